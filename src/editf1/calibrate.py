@@ -1,0 +1,223 @@
+"""Fitting the embedded judges on labelled data, and reporting how well they agree.
+
+* The content judge's classifier is fitted on physicians' "does this answer contain
+  this claim" labels (K-QA), split by question so no question is in both halves; the
+  held-out half gives the agreement with a case-level bootstrap CI, and the physicians'
+  own pairwise agreement gives the human ceiling.
+* The theme judge is a logistic regression over sentence embeddings of the labelled
+  sentences the package ships, with stratified 5-fold cross-validated per-label F1.
+
+The outputs are the JSON parameter files in ``editf1/data`` that the judges load.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import date
+from importlib import resources
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import classification_report
+from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold, cross_val_predict
+
+from editf1.agreement import binary_agreement_report, inter_annotator_report
+from editf1.judges.base import JudgeRequest
+from editf1.judges.embedding import EmbeddingContentJudge
+from editf1.judges.encoder import SentenceEncoder, default_encoder
+from editf1.segment import Sentence, SentenceSplitter
+from editf1.themes import THEMES
+
+__all__ = [
+    "calibrate_content_judge",
+    "fit_content_classifier",
+    "load_theme_sentences",
+    "train_theme_judge",
+]
+
+
+def _claim_requests(rows: Sequence[dict], splitter: SentenceSplitter) -> list[JudgeRequest]:
+    """Each K-QA claim as the one reference sentence of a request against its answer."""
+    return [
+        JudgeRequest(
+            (Sentence(r["claim"], 0, len(r["claim"])),),
+            r["answer"],
+            tuple(splitter.split(r["answer"])),
+        )
+        for r in rows
+    ]
+
+
+def fit_content_classifier(
+    features: np.ndarray, labels: Sequence[bool], *, C: float = 1.0, seed: int = 0
+) -> dict:
+    """Fit the content judge's logistic regression.
+
+    Args:
+        features: (N, 2) array of [cosine, word_recall] of each item's best span.
+        labels: N booleans, True for a match.
+
+    Returns:
+        ``{"weights": {"cosine": w1, "word_recall": w2}, "bias": b}``.
+    """
+    model = LogisticRegression(C=C, class_weight="balanced", random_state=seed)
+    model.fit(features, np.asarray(labels, dtype=bool))
+    w1, w2 = model.coef_[0]
+    return {
+        "weights": {"cosine": round(float(w1), 6), "word_recall": round(float(w2), 6)},
+        "bias": round(float(model.intercept_[0]), 6),
+    }
+
+
+def calibrate_content_judge(
+    rows: Sequence[dict],
+    *,
+    window: int = 2,
+    test_size: float = 0.4,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    encoder: SentenceEncoder | None = None,
+) -> dict:
+    """Fit the embedding content judge on K-QA-style labels and measure its agreement.
+
+    The classifier is fitted on the features of each training item's most similar span
+    (by cosine), with balanced class weights; the judge is then run as it runs when
+    scoring (most probable span, probability >= 0.5) on the held-out questions.
+
+    Args:
+        rows: dicts with ``question`` (the case), ``claim``, ``answer``, ``match``
+            (majority label) and ``annotator_matches`` (one bool per physician), as
+            :func:`editf1.corpora.kqa_nli_rows` returns.
+        window: the judge's span window.
+        test_size: share of questions held out.
+        seed: seed of the split, the classifier and the bootstrap.
+        n_resamples: bootstrap resamples for the CIs.
+
+    Returns:
+        The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
+        ``agreement`` (judge vs physician majority on held-out questions, with 95% CIs
+        from a bootstrap over questions), ``human_ceiling`` (mean pairwise agreement of
+        the three physicians on the same items), the split and provenance.
+    """
+    encoder = encoder or default_encoder()
+    splitter = SentenceSplitter()
+    requests = _claim_requests(rows, splitter)
+    groups = np.array([r["question"] for r in rows])
+    labels = np.array([r["match"] for r in rows])
+    probe = EmbeddingContentJudge(
+        window=window,
+        params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0},
+        encoder=encoder,
+    )
+    features = np.array(
+        [
+            [s.cosine[0].max(), s.word_recall[0][s.cosine[0].argmax()]]
+            if len(s.spans)
+            else [-1.0, 0.0]
+            for s in probe.span_scores(requests)
+        ]
+    )
+    split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
+    train, test = next(split.split(features, labels, groups))
+    params = fit_content_classifier(features[train], labels[train], seed=seed) | {"window": window}
+    judge = EmbeddingContentJudge(params=params, encoder=encoder)
+    decisions = np.array(
+        [answers[0].status == "match" for answers in judge.match([requests[i] for i in test])]
+    )
+    stats = {"groups": groups[test], "n_resamples": n_resamples, "seed": seed}
+    held_out = binary_agreement_report(labels[test], decisions, **stats)
+    humans = np.array([rows[i]["annotator_matches"] for i in test]).T
+    ceiling = inter_annotator_report(humans, **stats)
+    return params | {
+        "encoder": encoder.name,
+        "fitted_on": "K-QA NLI_medical_annotator.csv (physician majority: Entailment = match)",
+        "split": {
+            "by": "question",
+            "seed": seed,
+            "train_items": len(train),
+            "test_items": len(test),
+            "train_questions": len(set(groups[train])),
+            "test_questions": len(set(groups[test])),
+            "test_match_rate": round(float(labels[test].mean()), 4),
+        },
+        "agreement": _jsonable(held_out),
+        "human_ceiling": _jsonable({k: ceiling[k] for k in ("agreement", "cohen_kappa")}),
+        "date": date.today().isoformat(),
+    }
+
+
+def load_theme_sentences() -> tuple[list[str], list[str]]:
+    """The labelled sentences shipped in ``data/theme_sentences.jsonl``: (texts, themes)."""
+    raw = resources.files("editf1.data").joinpath("theme_sentences.jsonl").read_text("utf-8")
+    rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    return [r["text"] for r in rows], [r["theme"] for r in rows]
+
+
+def train_theme_judge(
+    texts: Sequence[str],
+    themes: Sequence[str],
+    *,
+    C: float = 10.0,
+    folds: int = 5,
+    seed: int = 0,
+    encoder: SentenceEncoder | None = None,
+) -> dict:
+    """Train the embedding theme judge; report its cross-validated per-label F1.
+
+    Args:
+        texts, themes: N sentences and their labels (each one of :data:`THEMES`).
+        C: inverse L2 regularisation strength of the logistic regression.
+        folds: stratified cross-validation folds for the report.
+
+    Returns:
+        The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
+        ``encoder``, ``cross_validation`` (per-label precision/recall/F1, macro F1,
+        accuracy), ``n_sentences`` and provenance.
+
+    Raises:
+        ValueError: if a label is not a theme or a theme has no sentence.
+    """
+    unknown = sorted(set(themes) - set(THEMES))
+    missing = sorted(set(THEMES) - set(themes))
+    if unknown or missing:
+        raise ValueError(f"theme labels: unknown {unknown}, without sentences {missing}")
+    encoder = encoder or default_encoder()
+    features = encoder.encode(list(texts))
+    y = np.array([THEMES.index(t) for t in themes])
+    model = LogisticRegression(C=C, max_iter=2000, random_state=seed)
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    predicted = cross_val_predict(model, features, y, cv=cv)
+    report = classification_report(
+        y,
+        predicted,
+        labels=range(len(THEMES)),
+        target_names=list(THEMES),
+        output_dict=True,
+        zero_division=0.0,
+    )
+    model.fit(features, y)
+    return {
+        "labels": list(THEMES),
+        "coef": np.round(model.coef_, 6).tolist(),
+        "intercept": np.round(model.intercept_, 6).tolist(),
+        "encoder": encoder.name,
+        "C": C,
+        "n_sentences": len(texts),
+        "cross_validation": {
+            "folds": folds,
+            "seed": seed,
+            "per_label": {
+                t: {k: round(report[t][k], 4) for k in ("precision", "recall", "f1-score")}
+                | {"support": int(report[t]["support"])}
+                for t in THEMES
+            },
+            "macro_f1": round(report["macro avg"]["f1-score"], 4),
+            "accuracy": round(report["accuracy"], 4),
+        },
+        "date": date.today().isoformat(),
+    }
+
+
+def _jsonable(report: dict) -> dict:
+    return {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in report.items()}

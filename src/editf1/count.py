@@ -1,0 +1,101 @@
+"""Counting expected matches, additions and deletions: step 3 of the pipeline.
+
+Implements the counting half of Algorithm 1 of Seegmiller et al. (arXiv 2601.11344):
+given the content judge's answer for every reference sentence,
+
+* expected matches (EM, true positives): reference sentences with a matching draft span;
+* expected additions (EA, false negatives): reference sentences without one (NO MATCH,
+  or a judgement the judge could not produce — those are also counted as ``unusable``);
+* expected deletions (ED, false positives): remove every matched span from the draft,
+  split what is left into sentences and keep those that still hold a word.
+
+A span is removed by blanking its characters, so offsets into the draft stay valid.
+What is left is split inside each of the draft's own sentences, so the words left on
+both sides of a span inside one sentence stay one sentence ("I think [you should rest]
+today." leaves one deletion), and a fragment left before a sentence boundary is not
+glued to the next sentence ("I think [you should rest.] Call us." leaves two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from editf1.judges.base import ContentJudgement
+from editf1.segment import Sentence, SentenceSplitter
+
+__all__ = ["ContentCounts", "count_content"]
+
+
+@dataclass(frozen=True)
+class ContentCounts:
+    """The three counts of one pair, and the draft sentences left after removal.
+
+    Attributes:
+        expected_matches: EM, an int >= 0.
+        expected_additions: EA, an int >= 0 (includes ``unusable``).
+        expected_deletions: ED, an int >= 0, ``== len(deletions)``.
+        unusable: judgements the judge could not produce, counted in EA.
+        deletions: the draft sentences left over, with offsets into the draft; ``text``
+            is what is left of the sentence once matched spans are removed.
+    """
+
+    expected_matches: int
+    expected_additions: int
+    expected_deletions: int
+    unusable: int
+    deletions: tuple[Sentence, ...]
+
+
+def count_content(
+    prediction: str,
+    prediction_sentences: Sequence[Sentence],
+    judgements: Sequence[ContentJudgement],
+    splitter: SentenceSplitter,
+) -> ContentCounts:
+    """Count EM, EA and ED for one pair (Algorithm 1).
+
+    Args:
+        prediction: the draft.
+        prediction_sentences: ``splitter.split(prediction)``.
+        judgements: one per reference sentence.
+        splitter: splits what is left of each draft sentence after removal.
+
+    Returns:
+        The counts; ``expected_matches + expected_additions == len(judgements)``.
+
+    Example (a judge that matched reference sentence 1 to "Rest today."):
+        >>> from editf1.judges.base import ContentJudgement
+        >>> draft = "Rest today. Drink water. Call us."
+        >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
+        ...      ContentJudgement("no_match")]
+        >>> splitter = SentenceSplitter()
+        >>> c = count_content(draft, splitter.split(draft), j, splitter)
+        >>> c.expected_matches, c.expected_additions, c.expected_deletions
+        (1, 1, 2)
+        >>> [d.text for d in c.deletions]
+        ['Drink water.', 'Call us.']
+    """
+    chars = list(prediction)
+    for judgement in judgements:
+        if judgement.span is not None:
+            for i in range(judgement.span.start, judgement.span.end):
+                if not chars[i].isspace():
+                    chars[i] = " "
+    left = "".join(chars)
+    deletions = tuple(
+        Sentence(
+            " ".join(piece.text.split()), sentence.start + piece.start, sentence.start + piece.end
+        )
+        for sentence in prediction_sentences
+        for piece in splitter.split(left[sentence.start : sentence.end])
+    )
+    matches = sum(j.status == "match" for j in judgements)
+    unusable = sum(j.status == "unusable" for j in judgements)
+    return ContentCounts(
+        expected_matches=matches,
+        expected_additions=len(judgements) - matches,
+        expected_deletions=len(deletions),
+        unusable=unusable,
+        deletions=deletions,
+    )

@@ -1,0 +1,212 @@
+"""What the ``evaluate`` module ``metrics/edit_f1/edit_f1.py`` delegates to.
+
+The module itself only adapts evaluate's calling convention; descriptions, argument
+checks and scoring live here so they are tested once and cannot drift.
+"""
+
+from __future__ import annotations
+
+import shutil
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from editf1.score import EditF1Scorer
+
+__all__ = [
+    "CITATION",
+    "COMPUTE_OPTIONS",
+    "DESCRIPTION",
+    "INIT_OPTIONS",
+    "KWARGS_DESCRIPTION",
+    "compute",
+    "install_metric",
+    "metric_path",
+    "split_init_options",
+]
+
+CITATION = """\
+@article{seegmiller2026editf1,
+  title   = {How Much Would a Clinician Edit This Draft? Evaluating LLM Alignment for
+             Patient Message Response Drafting},
+  author  = {Seegmiller, Parker and others},
+  journal = {arXiv preprint arXiv:2601.11344},
+  year    = {2026}
+}
+"""
+
+DESCRIPTION = """\
+edit-F1 estimates how much a clinician would edit an LLM-drafted reply to a patient
+portal message. The clinician's reply (reference) is split into sentences; a content
+judge finds, for each, the verbatim span of the draft (prediction) that says the same
+thing or NO MATCH. Matched sentences are expected matches (EM), unmatched ones expected
+additions (EA); the draft sentences left once matched spans are removed are expected
+deletions (ED). precision = EM/(EM+ED), recall = EM/(EM+EA), F1 their harmonic mean,
+micro-averaged over the corpus (Seegmiller et al. 2026, Algorithm 1). A theme judge
+labels each sentence with one of eight clinical response themes or Other, and the
+draft's themes are scored against the reply's (theme-level edit-F1, §3.2). Every
+result carries its alignment.
+"""
+
+KWARGS_DESCRIPTION = """
+Computes content- and theme-level edit-F1.
+
+Args (evaluate.load):
+    content_judge (`str` or `ContentJudge`, default "embedding"): "embedding" (offline
+        default: all-MiniLM-L6-v2 similarity and word overlap, fitted on physician
+        labels), "exact" (same words only), or a judge object.
+    judge: shorthand for content_judge.
+    theme_judge (`str`, `ThemeJudge` or None, default "embedding"): None skips themes.
+    content_judge_options, theme_judge_options (`dict`): constructor options of a named
+        judge, e.g. {"threshold": 0.7}.
+Args (compute / add_batch):
+    predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
+    references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
+    include_other (`bool`, default False): count the theme Other in theme scores.
+    zero_division ("warn", 0.0 or 1.0, default "warn"): value of an undefined ratio;
+        "warn" gives 0.0 and one warning naming the rows.
+    return_pairs (`bool`, default True): add "per_pair" (scores and alignment of
+        every pair).
+    batch_size (`int`, default 128): pairs handed to the judges at once.
+Returns:
+    precision, recall, f1 (`float` in [0, 1]): micro-averaged content edit-F1.
+    expected_matches, expected_additions, expected_deletions, n_pairs (`int`).
+    theme_precision, theme_recall, theme_f1 (`float` in [0, 1]) and per_theme
+        (`dict`: per-theme F1, proportions of replies and drafts containing it,
+        content recall), unless theme_judge is None.
+    unusable_judgements (`int`): judge outputs that could not be used (counted as NO
+        MATCH).
+    reproducibility (`str`): judges, splitter and library versions.
+    per_pair (`list` of `dict`): scores, alignment, expected deletions and themes.
+Examples:
+    >>> import evaluate
+    >>> edit_f1 = evaluate.load("metrics/edit_f1", content_judge="exact", theme_judge=None)
+    >>> results = edit_f1.compute(
+    ...     predictions=["Rest today. Drink water. Call us."],
+    ...     references=["Rest today. Take ibuprofen."],
+    ... )
+    >>> print(round(results["precision"], 4), results["recall"], results["f1"])
+    0.3333 0.5 0.4
+    >>> results["per_pair"][0]["alignment"][0]["match"]
+    {'text': 'Rest today.', 'start': 0, 'end': 11}
+"""
+
+#: Options evaluate.load passes to the module's constructor, with their defaults.
+INIT_OPTIONS = {
+    "content_judge": "embedding",
+    "judge": None,
+    "theme_judge": "embedding",
+    "content_judge_options": None,
+    "theme_judge_options": None,
+}
+
+#: Options of compute() besides predictions and references, with their defaults.
+COMPUTE_OPTIONS = {
+    "include_other": False,
+    "zero_division": "warn",
+    "return_pairs": True,
+    "batch_size": 128,
+}
+
+
+def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
+    """Separate edit-F1's constructor options from evaluate's own.
+
+    Args:
+        kwargs: what evaluate.load passed to the module's constructor.
+        evaluate_parameters: names ``evaluate.EvaluationModule.__init__`` accepts.
+
+    Returns:
+        (edit-F1 options with defaults filled in, evaluate's options).
+
+    Raises:
+        TypeError: naming unknown options (evaluate itself would drop them silently).
+        ValueError: if both ``judge`` and ``content_judge`` are given.
+    """
+    unknown = sorted(k for k in kwargs if k not in INIT_OPTIONS and k not in evaluate_parameters)
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {unknown} for edit_f1; it takes {sorted(INIT_OPTIONS)} "
+            f"in evaluate.load and {sorted(COMPUTE_OPTIONS)} in compute"
+        )
+    options = {k: kwargs.get(k, default) for k, default in INIT_OPTIONS.items()}
+    if options.pop("judge") is not None:
+        if "content_judge" in kwargs:
+            raise ValueError("pass either judge or content_judge, not both")
+        options["content_judge"] = kwargs["judge"]
+    rest = {k: v for k, v in kwargs.items() if k not in INIT_OPTIONS}
+    return options, rest
+
+
+@lru_cache(maxsize=4)
+def _scorer(key):
+    return EditF1Scorer(**dict(key))
+
+
+def compute(init_options: dict, predictions, references, **kwargs) -> dict:
+    """Score and return evaluate's result dict.
+
+    Raises:
+        TypeError: naming unknown options.
+        editf1.validate.InputError: naming bad rows and fields.
+    """
+    unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
+        )
+    options = COMPUTE_OPTIONS | kwargs
+    config = init_options | {
+        "include_other": options["include_other"],
+        "zero_division": options["zero_division"],
+        "batch_size": options["batch_size"],
+    }
+    try:
+        scorer = _scorer(tuple(sorted((k, _hashable(v)) for k, v in config.items())))
+    except TypeError:  # an unhashable judge object or options: build a fresh scorer
+        scorer = EditF1Scorer(**config)
+    result = scorer.score(list(predictions), list(references), keep_pairs=options["return_pairs"])
+    return result.to_dict()
+
+
+def _hashable(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    hash(value)
+    return value
+
+
+def metric_path() -> Path:
+    """The folder of the installed ``evaluate`` module: ``evaluate.load(str(metric_path()))``."""
+    return Path(str(resources.files("editf1.metric")))
+
+
+def install_metric(modules_cache: str | Path | None = None) -> Path:
+    """Make ``evaluate.load("edit_f1")`` work offline by the bare name.
+
+    evaluate looks for a bare name in ``./edit_f1/edit_f1.py``, then on the Hub as
+    ``evaluate-metric/edit_f1``, then in its module cache under
+    ``<HF_MODULES_CACHE>/evaluate_modules/metrics/evaluate-metric--edit_f1/<hash>/``.
+    This writes the installed module there, as evaluate itself would after a download.
+
+    Args:
+        modules_cache: default: evaluate's ``HF_MODULES_CACHE``.
+
+    Returns:
+        The folder written.
+    """
+    import hashlib
+
+    from evaluate import config
+
+    source = metric_path()
+    script = (source / "edit_f1.py").read_bytes()
+    digest = hashlib.sha256(script).hexdigest()
+    root = Path(modules_cache or config.HF_MODULES_CACHE) / "evaluate_modules"
+    target = root / "metrics" / "evaluate-metric--edit_f1" / digest
+    target.mkdir(parents=True, exist_ok=True)
+    for folder in (root, root / "metrics", target.parent, target):
+        (folder / "__init__.py").touch()
+    for name in ("edit_f1.py", "README.md", "requirements.txt"):
+        shutil.copyfile(source / name, target / name)
+    return target

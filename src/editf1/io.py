@@ -1,0 +1,95 @@
+"""Reading pairs from JSONL or CSV files and writing per-row results as JSONL."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+__all__ = ["JsonlWriter", "read_rows"]
+
+FORMATS = ("jsonl", "csv")
+
+
+def _format_of(path: Path, input_format: str) -> str:
+    if input_format != "auto":
+        return input_format
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix in (".csv", ".tsv"):
+        return "csv"
+    raise ValueError(
+        f"cannot tell the format of {path} from its suffix; pass --input-format jsonl or csv"
+    )
+
+
+def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -> list[dict]:
+    """Read every row of a JSONL or CSV file.
+
+    Args:
+        path: the file. ``.jsonl``/``.json``/``.ndjson`` are JSON Lines (one object per
+            line, blank lines skipped); ``.csv`` is comma-separated, ``.tsv``
+            tab-separated, with a header row.
+        fields: names every row must have (e.g. the prediction and reference columns).
+        input_format: ``"auto"`` (by suffix), ``"jsonl"`` or ``"csv"``.
+
+    Returns:
+        The rows as dicts, in file order.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the line of a line that is not a JSON object, or the missing
+            field and the fields that are there.
+    """
+    path = Path(path)
+    kind = _format_of(path, input_format)
+    if kind == "csv":
+        with open(path, newline="", encoding="utf-8") as handle:
+            dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
+            reader = csv.DictReader(handle, dialect=dialect)
+            missing = [f for f in fields if f not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path}: no column {missing}; the header has {reader.fieldnames}")
+            return list(reader)
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}, line {number}: not valid JSON ({error})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}, line {number}: expected a JSON object, got {row!r:.60}")
+            missing = [f for f in fields if f not in row]
+            if missing:
+                raise ValueError(
+                    f"{path}, line {number}: no field {missing}; the row has {sorted(row)}"
+                )
+            rows.append(row)
+    return rows
+
+
+class JsonlWriter:
+    """Write dicts as JSON Lines, one per call, flushed as they come.
+
+    Use as a context manager; ``written`` counts the lines.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.written = 0
+
+    def __enter__(self) -> JsonlWriter:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.path, "w", encoding="utf-8")
+        return self
+
+    def __call__(self, record: dict) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.written += 1
+
+    def __exit__(self, *exc) -> None:
+        self._handle.close()

@@ -1,0 +1,134 @@
+"""The judge interface: step 2 of the pipeline (segment → judge → count → aggregate).
+
+A *content judge* answers, for each sentence of the reference (the clinician's reply),
+which span of the prediction (the LLM draft) says the same thing, or NO MATCH
+(Seegmiller et al., arXiv 2601.11344, Algorithm 1 and Appendix C). A *theme judge*
+labels sentences with one of :data:`editf1.themes.THEMES` (§3.2).
+
+Both are batch-first: the scorer hands a judge every pair (or sentence) of a batch at
+once, so encoders and generative models run in large batches. The counting code never
+knows which judge answered; it only reads :class:`ContentJudgement` and
+:class:`ThemeJudgement`.
+
+A judgement whose model output could not be used (text that is not in the draft, a
+label that is not a theme) has status ``"unusable"``: the scorer counts it, reports it
+beside the scores and treats it as unmatched (content) or unlabelled (theme). It is
+never turned silently into a score.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from editf1.segment import Sentence
+
+__all__ = [
+    "ContentJudge",
+    "ContentJudgement",
+    "JudgeRequest",
+    "ThemeJudge",
+    "ThemeJudgement",
+]
+
+Status = Literal["match", "no_match", "unusable"]
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One (reference, prediction) pair, already segmented.
+
+    Attributes:
+        reference_sentences: the clinician reply's sentences; the judge answers each.
+        prediction: the full draft text; returned spans index into it.
+        prediction_sentences: the draft's sentences (offsets into ``prediction``).
+    """
+
+    reference_sentences: tuple[Sentence, ...]
+    prediction: str
+    prediction_sentences: tuple[Sentence, ...]
+
+
+@dataclass(frozen=True)
+class ContentJudgement:
+    """A content judge's answer for one reference sentence.
+
+    Attributes:
+        status: ``"match"`` (``span`` is set), ``"no_match"`` or ``"unusable"``.
+        span: the verbatim draft span judged to say the same thing, with offsets into
+            the draft; ``None`` unless ``status == "match"``.
+        score: the judge's confidence or similarity in [0, 1] where it has one.
+        raw: the model's raw output, for generative judges.
+    """
+
+    status: Status
+    span: Sentence | None = None
+    score: float | None = None
+    raw: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.status == "match") != (self.span is not None):
+            raise ValueError("a ContentJudgement has a span if and only if status is 'match'")
+
+
+@dataclass(frozen=True)
+class ThemeJudgement:
+    """A theme judge's answer for one sentence.
+
+    Attributes:
+        theme: one of :data:`editf1.themes.THEMES`, or ``None`` when unusable.
+        score: the judge's probability for ``theme`` in [0, 1] where it has one.
+        raw: the model's raw output, for generative judges.
+    """
+
+    theme: str | None
+    score: float | None = None
+    raw: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.theme is not None
+
+
+class ContentJudge(abc.ABC):
+    """Decides, per reference sentence, which verbatim draft span says the same thing."""
+
+    @property
+    @abc.abstractmethod
+    def fingerprint(self) -> str:
+        """A string naming the judge, its model and revision and its settings."""
+
+    @abc.abstractmethod
+    def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
+        """Judge every reference sentence of every request.
+
+        Args:
+            requests: N pairs.
+
+        Returns:
+            N lists; list ``i`` holds one judgement per sentence of
+            ``requests[i].reference_sentences``, in order. Every ``span`` satisfies
+            ``requests[i].prediction[span.start:span.end] == span.text``.
+        """
+
+
+class ThemeJudge(abc.ABC):
+    """Labels sentences with one of the nine themes."""
+
+    @property
+    @abc.abstractmethod
+    def fingerprint(self) -> str:
+        """A string naming the judge, its model and revision and its settings."""
+
+    @abc.abstractmethod
+    def classify(self, sentences: Sequence[str]) -> list[ThemeJudgement]:
+        """Label each sentence.
+
+        Args:
+            sentences: M sentence texts (any mix of reference and draft sentences).
+
+        Returns:
+            M judgements, in order.
+        """

@@ -1,0 +1,94 @@
+"""Input checks that name the row and the field, before any model runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editf1.segment import has_word
+
+__all__ = ["InputError", "check_pair", "check_pairs", "shorten"]
+
+MAX_ERRORS_SHOWN = 10
+
+
+class InputError(ValueError):
+    """Bad input. ``errors`` lists one message per bad (row, field)."""
+
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        shown = errors[:MAX_ERRORS_SHOWN]
+        more = len(errors) - len(shown)
+        super().__init__(
+            f"{len(errors)} bad input(s):\n  "
+            + "\n  ".join(shown)
+            + (f"\n  ... and {more} more" if more else "")
+        )
+
+
+def shorten(value, width: int = 60) -> str:
+    """``repr(value)``, cut to ``width`` characters.
+
+    >>> shorten("x" * 100, 12)
+    "'xxxxxxxx...(100 chars)"
+    """
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    size = f"({len(value)} chars)" if isinstance(value, str) else ""
+    return text[: width - len(size) - 3] + "..." + size
+
+
+def check_pair(
+    row, prediction, reference, prediction_field="predictions", reference_field="references"
+) -> list[str]:
+    """Problems with one (prediction, reference) pair, as messages naming row and field.
+
+    A prediction must be a string; it may be empty (it then scores precision 0, see
+    :mod:`editf1.aggregate`). A reference must be a string with at least one word: the
+    metric measures a draft against the clinician's reply and has nothing to measure
+    without one.
+    """
+    errors = []
+    if not isinstance(prediction, str):
+        errors.append(
+            f"{prediction_field}[{row}] must be a string, got "
+            f"{type(prediction).__name__} {shorten(prediction)}"
+        )
+    if not isinstance(reference, str):
+        errors.append(
+            f"{reference_field}[{row}] must be a string, got "
+            f"{type(reference).__name__} {shorten(reference)}"
+        )
+    elif not has_word(reference):
+        errors.append(
+            f"{reference_field}[{row}] has no word (empty, whitespace or punctuation only: "
+            f"{shorten(reference)}); edit-F1 needs a clinician reply to compare against"
+        )
+    return errors
+
+
+def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0) -> None:
+    """Check every pair; raise once, listing every problem.
+
+    Raises:
+        TypeError: if either argument is a single string or not a sequence.
+        ValueError: if the lengths differ.
+        InputError: listing each bad row and field.
+    """
+    for name, value in (("predictions", predictions), ("references", references)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(
+                f"{name} must be a list of strings, got {type(value).__name__} {shorten(value)}"
+            )
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"predictions and references must have the same length, got "
+            f"{len(predictions)} predictions and {len(references)} references"
+        )
+    errors = [
+        e
+        for i, (p, r) in enumerate(zip(predictions, references), start=first_row)
+        for e in check_pair(i, p, r)
+    ]
+    if errors:
+        raise InputError(errors)
