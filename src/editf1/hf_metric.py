@@ -207,6 +207,7 @@ def install_metric(modules_cache: str | Path | None = None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     for folder in (root, root / "metrics", target.parent, target):
         (folder / "__init__.py").touch()
-    for name in ("edit_f1.py", "README.md", "requirements.txt"):
-        shutil.copyfile(source / name, target / name)
+    for name in ("edit_f1.py", "README.md", "requirements.txt"):  # the card is optional
+        if (source / name).is_file():
+            shutil.copyfile(source / name, target / name)
     return target

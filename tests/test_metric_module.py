@@ -1,0 +1,153 @@
+"""The evaluate module: both load paths, the bare name offline, options, distributed mode."""
+
+from __future__ import annotations
+
+import doctest
+import multiprocessing
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import evaluate
+import pytest
+
+from editf1 import hf_metric
+from editf1.validate import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+METRIC_DIR = ROOT / "metrics" / "edit_f1"
+
+PREDICTIONS = ["Rest today. Drink water. Call us.", "Take 2.5 mg b.i.d. with food."]
+REFERENCES = ["Rest today. Take ibuprofen.", "Take 2.5 mg b.i.d. with food."]
+# Pair 0: EM 1 (Rest today.), EA 1 (Take ibuprofen.), ED 2 (Drink water., Call us.).
+# Pair 1: identical, EM 1, EA 0, ED 0.
+# Micro: P = 2/(2+2) = 0.5, R = 2/(2+1) = 2/3, F1 = 2*0.5*(2/3)/(0.5+2/3) = 4/7.
+
+
+def _exact(path: str):
+    return evaluate.load(path, content_judge="exact", theme_judge=None)
+
+
+def test_load_from_repository_folder_micro_averages(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = _exact("metrics/edit_f1").compute(predictions=PREDICTIONS, references=REFERENCES)
+    assert result["precision"] == pytest.approx(0.5)
+    assert result["recall"] == pytest.approx(2 / 3)
+    assert result["f1"] == pytest.approx(4 / 7)
+    assert (result["expected_matches"], result["expected_additions"]) == (2, 1)
+    assert result["expected_deletions"] == 2
+    assert [p["f1"] for p in result["per_pair"]] == pytest.approx([0.4, 1.0])
+    assert "theme_f1" not in result
+    assert result["reproducibility"].startswith("content:exact-sentence-match|theme:none|")
+
+
+def test_load_from_installed_package_path_and_add_batch():
+    metric = _exact(str(hf_metric.metric_path()))
+    for prediction, reference in zip(PREDICTIONS, REFERENCES):
+        metric.add_batch(predictions=[prediction], references=[reference])
+    result = metric.compute(return_pairs=False)
+    assert result["f1"] == pytest.approx(4 / 7)
+    assert "per_pair" not in result
+
+
+def test_metric_path_holds_the_module():
+    assert (hf_metric.metric_path() / "edit_f1.py").is_file()
+
+
+def test_unknown_options_raise_instead_of_being_dropped():
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['contnet_judge'\]"):
+        evaluate.load(str(METRIC_DIR), contnet_judge="exact")
+    metric = _exact(str(METRIC_DIR))
+    with pytest.raises(TypeError, match=r"unknown compute option\(s\) \['include_others'\]"):
+        metric.compute(predictions=["a b."], references=["a b."], include_others=True)
+
+
+def test_judge_is_shorthand_for_content_judge():
+    metric = evaluate.load(str(METRIC_DIR), judge="exact", theme_judge=None)
+    result = metric.compute(predictions=PREDICTIONS, references=REFERENCES)
+    assert result["reproducibility"].startswith("content:exact-sentence-match")
+    with pytest.raises(ValueError, match="either judge or content_judge"):
+        evaluate.load(str(METRIC_DIR), judge="exact", content_judge="exact")
+
+
+def test_bad_rows_are_named():
+    metric = _exact(str(METRIC_DIR))
+    with pytest.raises(InputError, match=r"references\[1\] has no word"):
+        metric.compute(predictions=["a b.", "c d."], references=["a b.", "   "])
+
+
+def test_zero_division_option_reaches_the_scorer():
+    metric = _exact(str(METRIC_DIR))
+    result = metric.compute(predictions=[""], references=["Rest today."], zero_division=1.0)
+    # Empty draft: EM 0, ED 0, EA 1 -> precision undefined -> 1.0; recall 0; F1 0.
+    assert (result["precision"], result["recall"], result["f1"]) == (1.0, 0.0, 0.0)
+
+
+def test_docstring_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(hf_metric.KWARGS_DESCRIPTION, {}, "KWARGS_DESCRIPTION", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 4
+
+
+def test_bare_name_loads_offline_after_install_metric(tmp_path):
+    """`edit-f1 install-metric` then `evaluate.load("edit_f1")`, offline, from a folder
+    without ./edit_f1/, in a fresh process with an empty module cache."""
+    env = os.environ | {"HF_MODULES_CACHE": str(tmp_path / "modules"), "HF_HUB_OFFLINE": "1"}
+    cli = Path(sys.executable).with_name("edit-f1")
+    subprocess.run([str(cli), "install-metric"], env=env, check=True, cwd=tmp_path)
+    code = (
+        "import evaluate\n"
+        "m = evaluate.load('edit_f1', content_judge='exact', theme_judge=None)\n"
+        f"r = m.compute(predictions={PREDICTIONS!r}, references={REFERENCES!r})\n"
+        "print(round(r['f1'], 6))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(round(4 / 7, 6))
+
+
+def _rank(process_id: int, cache_dir: str, queue) -> None:
+    metric = evaluate.load(
+        str(METRIC_DIR),
+        content_judge="exact",
+        theme_judge=None,
+        num_process=2,
+        process_id=process_id,
+        experiment_id="test_distributed",
+        cache_dir=cache_dir,
+    )
+    metric.add_batch(predictions=[PREDICTIONS[process_id]], references=[REFERENCES[process_id]])
+    result = metric.compute(return_pairs=False)
+    queue.put(
+        (
+            process_id,
+            None if result is None else result["f1"],
+            None if result is None else result["n_pairs"],
+        )
+    )
+
+
+def test_evaluate_distributed_mode_gathers_all_ranks(tmp_path):
+    """One process per rank, as under accelerate: rank 0 returns the corpus score."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    ranks = [context.Process(target=_rank, args=(i, str(tmp_path), queue)) for i in (0, 1)]
+    for rank in ranks:
+        rank.start()
+    results = dict((pid, (f1, n)) for pid, f1, n in (queue.get(timeout=300) for _ in ranks))
+    for rank in ranks:
+        rank.join(timeout=60)
+    assert results[1] == (None, None)
+    assert results[0][0] == pytest.approx(4 / 7)
+    assert results[0][1] == 2
