@@ -29,3 +29,15 @@ def test_no_top_level_folder_shadows_an_installed_library():
     import datasets
 
     assert Path(datasets.__file__).resolve().parent.parent != ROOT
+
+
+def test_all_extra_holds_every_other_extra():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    extras = config["options.extras_require"]
+    requirements = {
+        name: {line.strip() for line in extras[name].splitlines() if line.strip()}
+        for name in extras
+    }
+    union = set().union(*(reqs for name, reqs in requirements.items() if name != "all"))
+    assert requirements["all"] == union
