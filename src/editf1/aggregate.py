@@ -173,14 +173,18 @@ class CorpusAccumulator:
                 self.ref_sentences[sentence.theme] += 1
                 self.ref_matched[sentence.theme] += sentence.status == "match"
 
-    def result(self, reproducibility: str):
-        """The :class:`~editf1.results.CorpusResult` of everything added so far."""
+    def result(self, reproducibility: str, *, warn: bool = True):
+        """The :class:`~editf1.results.CorpusResult` of everything added so far.
+
+        ``warn=False`` skips the corpus-level :class:`UndefinedMetricWarning` (for a
+        caller that already warned about the rows that caused it).
+        """
         from editf1.results import CorpusResult, ThemeScore
 
         if not self.n_pairs:
             raise ValueError("no pairs to score: predictions and references are empty")
         content = prf(self.em, self.ed, self.ea, self.zero_division)
-        if content.undefined:
+        if content.undefined and warn:
             warn_undefined("corpus " + " and ".join(content.undefined), ["all"], self.zero_division)
         theme, per_theme = None, {}
         if self.has_themes:

@@ -204,7 +204,8 @@ class EditF1Scorer:
                 UnusableJudgementWarning,
                 stacklevel=2,
             )
-        return accumulator.result(self.reproducibility)
+        # corpus precision is undefined only if every row's is: those rows were named above
+        return accumulator.result(self.reproducibility, warn=not empty_rows)
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
         """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.

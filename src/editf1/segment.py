@@ -13,7 +13,8 @@ Rules, in order:
    ships (``data/clinical_abbreviations.txt``), so "Dr. Lee", "e.g.", "i.e.", "p.m.",
    "vs.", "approx." and "b.i.d." stay inside a sentence and decimals ("2.5 mg") are
    never split. Nothing is downloaded (``nltk.sent_tokenize`` would need ``punkt_tab``).
-4. A piece with no letter or digit (a lone "." or emoji) is not a sentence.
+4. A piece with no letter or digit (a lone "." or emoji), or only a list marker
+   ("2." of an inline list), is not a sentence.
 
 Known limitation: after an abbreviation, a capitalised word starts a new sentence only
 if it is a frequent sentence starter ("...at 5 p.m. Please call" splits, "...at 5 p.m.
@@ -130,9 +131,12 @@ class SentenceSplitter:
             if marker:
                 block_start += marker.end()
                 block = block[marker.end() :]
+            indent = len(block) - len(block.lstrip())  # Punkt keeps leading blanks
+            block_start, block = block_start + indent, block[indent:]
             for start, end in self._punkt.span_tokenize(block):
                 piece = block[start:end]
-                if has_word(piece):
+                # an inline list marker ("...: 1. Rest. 2. Ice.") is not a sentence
+                if has_word(piece) and not _LIST_MARKER.fullmatch(piece):
                     sentences.append(Sentence(piece, block_start + start, block_start + end))
         return sentences
 

@@ -28,14 +28,14 @@ class InputError(ValueError):
 def shorten(value, width: int = 60) -> str:
     """``repr(value)``, cut to ``width`` characters.
 
-    >>> shorten("x" * 100, 12)
-    "'xxxxxxxx...(100 chars)"
+    >>> shorten("x" * 100, 24)
+    "'xxxxxxxxx...(100 chars)"
     """
     text = repr(value)
     if len(text) <= width:
         return text
     size = f"({len(value)} chars)" if isinstance(value, str) else ""
-    return text[: width - len(size) - 3] + "..." + size
+    return text[: max(width - len(size) - 3, 1)] + "..." + size
 
 
 def check_pair(

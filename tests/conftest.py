@@ -1,0 +1,138 @@
+"""Shared fixtures: scripted judges whose answers are known, the real judges (loaded once
+per session through the registry's cache) and the path of the shared real data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from editf1.judges import ContentJudge, ContentJudgement, ThemeJudge, ThemeJudgement
+from editf1.segment import Sentence, SentenceSplitter
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+#: ``../shared/data`` relative to the repository root.
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+#: A scripted content answer meaning "the judge's output could not be used".
+UNUSABLE = object()
+
+
+def find_span(text: str, part: str, occurrence: int = 0) -> Sentence:
+    """The ``occurrence``-th (0-based) verbatim occurrence of ``part`` in ``text``."""
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(part, start + 1)
+    return Sentence(part, start, start + len(part))
+
+
+class ScriptedContentJudge(ContentJudge):
+    """Answers from a dict ``{reference sentence: draft substring | None | UNUSABLE}``.
+
+    A substring is matched at its first occurrence in the draft, and is NO MATCH when
+    the draft does not hold it; a ``Sentence`` is returned as is, even if it is not
+    verbatim; a sentence missing from the dict is NO MATCH.
+    ``calls`` counts calls of :meth:`match`.
+    """
+
+    def __init__(self, answers: dict | None = None) -> None:
+        self.answers = dict(answers or {})
+        self.calls = 0
+
+    @property
+    def fingerprint(self) -> str:
+        return "scripted-content"
+
+    def _judge(self, request, sentence) -> ContentJudgement:
+        answer = self.answers.get(sentence.text)
+        if answer is None:
+            return ContentJudgement("no_match", None, 0.0)
+        if answer is UNUSABLE:
+            return ContentJudgement("unusable", raw="<garbled output>")
+        if isinstance(answer, Sentence):
+            return ContentJudgement("match", answer, 1.0)
+        if answer not in request.prediction:
+            return ContentJudgement("no_match", None, 0.0)
+        return ContentJudgement("match", find_span(request.prediction, answer), 1.0)
+
+    def match(self, requests):
+        self.calls += 1
+        return [[self._judge(r, s) for s in r.reference_sentences] for r in requests]
+
+
+class ScriptedThemeJudge(ThemeJudge):
+    """Labels from a dict ``{sentence: theme | None}``; unknown sentences get ``default``.
+
+    ``classified`` lists every sentence it was asked about, in order; ``calls`` counts
+    calls of :meth:`classify`.
+    """
+
+    def __init__(self, labels: dict | None = None, default: str | None = "Other") -> None:
+        self.labels = dict(labels or {})
+        self.default = default
+        self.classified: list[str] = []
+        self.calls = 0
+
+    @property
+    def fingerprint(self) -> str:
+        return "scripted-theme"
+
+    def classify(self, sentences):
+        self.calls += 1
+        self.classified.extend(sentences)
+        return [ThemeJudgement(self.labels.get(s, self.default), 1.0) for s in sentences]
+
+
+@pytest.fixture(scope="session")
+def splitter() -> SentenceSplitter:
+    return SentenceSplitter()
+
+
+@pytest.fixture
+def content_judge_cls():
+    """The :class:`ScriptedContentJudge` class (tests import nothing from conftest)."""
+    return ScriptedContentJudge
+
+
+@pytest.fixture
+def theme_judge_cls():
+    """The :class:`ScriptedThemeJudge` class."""
+    return ScriptedThemeJudge
+
+
+@pytest.fixture
+def unusable():
+    """The scripted content answer for an unusable judgement."""
+    return UNUSABLE
+
+
+@pytest.fixture
+def span():
+    """:func:`find_span`: ``span(text, part, occurrence=0) -> Sentence``."""
+    return find_span
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``; tests using it skip with a reason when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data folder {SHARED_DATA} is absent (outside this workplace)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def real_content_judge():
+    """The embedded content judge, loaded once (the registry caches it)."""
+    from editf1.judges import load_content_judge
+
+    return load_content_judge("embedding")
+
+
+@pytest.fixture(scope="session")
+def real_theme_judge():
+    """The embedded theme judge, loaded once (the registry caches it)."""
+    from editf1.judges import load_theme_judge
+
+    return load_theme_judge("embedding")

@@ -1,0 +1,285 @@
+"""prf, zero_division and CorpusAccumulator: micro averages computed by hand."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+from editf1.aggregate import (
+    PRF,
+    CorpusAccumulator,
+    UndefinedMetricWarning,
+    check_zero_division,
+    prf,
+)
+from editf1.results import PairResult, SentenceAlignment
+from editf1.segment import Sentence
+from editf1.themes import CLINICAL_THEMES, THEMES
+
+EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
+
+
+def pair(em, ea, ed, *, ref_themes=None, pred_themes=None, aligned=(), unusable=(0, 0)):
+    """A PairResult with the given counts; ``aligned`` is [(theme, status)] per
+    reference sentence; themes None means no theme judge."""
+    alignment = tuple(
+        SentenceAlignment(Sentence("x", 0, 1), status, None, None, theme)
+        for theme, status in aligned
+    )
+    themed = ref_themes is not None
+    return PairResult(
+        row=0,
+        id=None,
+        expected_matches=em,
+        expected_additions=ea,
+        expected_deletions=ed,
+        content=prf(em, ed, ea),
+        alignment=alignment,
+        expected_deletion_sentences=(),
+        prediction_sentences=(),
+        prediction_sentence_themes=(),
+        reference_themes=frozenset(ref_themes or ()),
+        prediction_themes=frozenset(pred_themes or ()),
+        theme=PRF(0.0, 0.0, 0.0) if themed else None,
+        unusable_judgements=unusable[0],
+        unusable_theme_judgements=unusable[1],
+    )
+
+
+# ---------------------------------------------------------------- prf
+
+
+def test_prf_by_hand():
+    # P = 2/(2+1), R = 2/(2+2), F1 = 2PR/(P+R) = 2*(2/3)(1/2)/(7/6) = 4/7
+    result = prf(tp=2, fp=1, fn=2)
+    assert result.precision == pytest.approx(2 / 3)
+    assert result.recall == pytest.approx(1 / 2)
+    assert result.f1 == pytest.approx(4 / 7)
+    assert result.undefined == ()
+
+
+def test_nothing_expected_nothing_given_is_perfect():
+    assert prf(0, 0, 0) == PRF(1.0, 1.0, 1.0, ())
+    assert prf(0, 0, 0, zero_division=0.0) == PRF(1.0, 1.0, 1.0, ())
+
+
+def test_warn_policy_fills_zero():
+    # empty draft vs 3 reference sentences: precision 0/0 → 0.0, recall 0/3, F1 0
+    assert prf(0, 0, 3) == PRF(0.0, 0.0, 0.0, ("precision",))
+    # 2 draft sentences left, no reference sentence: recall 0/0 → 0.0, F1 0
+    assert prf(0, 2, 0, "warn") == PRF(0.0, 0.0, 0.0, ("recall",))
+
+
+def test_zero_division_one():
+    # precision takes 1.0, recall 0/3 = 0 → F1 = 2*1*0/(1+0) = 0
+    assert prf(0, 0, 3, zero_division=1.0) == PRF(1.0, 0.0, 0.0, ("precision",))
+    assert prf(0, 2, 0, zero_division=1.0) == PRF(0.0, 1.0, 0.0, ("recall",))
+    assert prf(0, 0, 3, zero_division=0.0) == PRF(0.0, 0.0, 0.0, ("precision",))
+
+
+def test_f1_is_zero_when_precision_plus_recall_is_zero():
+    # P = 0/2, R = 0/3: both defined and 0 → F1 0, not 0/0
+    result = prf(0, 2, 3)
+    assert result == PRF(0.0, 0.0, 0.0, ())
+    assert not math.isnan(result.f1)
+
+
+def test_prf_never_warns_by_itself():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prf(0, 0, 3)
+
+
+@pytest.mark.parametrize("value", ["warn", 0, 0.0, 1, 1.0])
+def test_check_zero_division_accepts(value):
+    assert check_zero_division(value) == value
+
+
+@pytest.mark.parametrize("value", [0.5, "zero", "1", None, True, False, -1, 2])
+def test_check_zero_division_rejects(value):
+    with pytest.raises(ValueError, match=r"zero_division must be 'warn', 0\.0 or 1\.0"):
+        check_zero_division(value)
+
+
+def test_prf_to_dict_prefix():
+    assert prf(1, 1, 0).to_dict("theme_") == {
+        "theme_precision": 0.5,
+        "theme_recall": 1.0,
+        "theme_f1": pytest.approx(2 / 3),
+    }
+
+
+# ---------------------------------------------------------------- micro averages
+
+
+def test_micro_average_sums_counts_then_divides():
+    acc = CorpusAccumulator(CLINICAL_THEMES)
+    for p in (pair(3, 1, 2), pair(1, 1, 2), pair(0, 2, 0)):
+        acc.add(p)
+    result = acc.result("test")
+    # EM = 3+1+0 = 4, EA = 1+1+2 = 4, ED = 2+2+0 = 4
+    assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
+        4,
+        4,
+        4,
+    )
+    # P = 4/(4+4) = 0.5, R = 4/(4+4) = 0.5, F1 = 0.5
+    assert (result.precision, result.recall, result.f1) == pytest.approx((0.5, 0.5, 0.5))
+    # macro mean of the pair F1s: pair 1 P 3/5 R 3/4 F1 2/3; pair 2 P 1/3 R 1/2 F1 2/5;
+    # pair 3 P 0/0 → 0, R 0/2 → F1 0. Mean (2/3 + 2/5 + 0)/3 = 16/45 ≈ 0.356 ≠ 0.5
+    macro = sum(p.content.f1 for p in result.pairs) / 3
+    assert macro == pytest.approx(16 / 45)
+    assert result.f1 != pytest.approx(macro)
+    assert result.n_pairs == 3
+    assert result.theme is None and result.per_theme == {} and result.themes_scored == ()
+
+
+def test_micro_average_two_pairs_differs_from_macro():
+    acc = CorpusAccumulator(CLINICAL_THEMES)
+    acc.add(pair(1, 0, 0))  # F1 1
+    acc.add(pair(1, 9, 0))  # P 1, R 1/10, F1 2/11
+    result = acc.result("test")
+    # micro: EM 2, EA 9, ED 0: P 1, R 2/11, F1 = 2*2/(2*2+9+0) = 4/13
+    assert result.f1 == pytest.approx(4 / 13)
+    macro = (1 + 2 / 11) / 2  # = 13/22 ≈ 0.591
+    assert result.f1 != pytest.approx(macro)
+
+
+def test_corpus_precision_undefined_warns_and_is_zero():
+    acc = CorpusAccumulator(CLINICAL_THEMES)
+    acc.add(pair(0, 2, 0))  # an empty draft
+    with pytest.warns(UndefinedMetricWarning, match="corpus precision"):
+        result = acc.result("test")
+    assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
+
+
+def test_corpus_warning_can_be_left_to_the_caller():
+    acc = CorpusAccumulator(CLINICAL_THEMES)
+    acc.add(pair(0, 2, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = acc.result("test", warn=False)
+    assert result.precision == 0.0
+
+
+def test_corpus_precision_undefined_with_explicit_policy_is_silent():
+    acc = CorpusAccumulator(CLINICAL_THEMES, zero_division=1.0)
+    acc.add(pair(0, 2, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = acc.result("test")
+    assert (result.precision, result.recall, result.f1) == (1.0, 0.0, 0.0)
+
+
+def test_empty_corpus_raises():
+    with pytest.raises(ValueError, match="no pairs"):
+        CorpusAccumulator(CLINICAL_THEMES).result("test")
+
+
+def test_keep_pairs_false_keeps_none_and_unusable_are_summed():
+    acc = CorpusAccumulator(CLINICAL_THEMES, keep_pairs=False)
+    acc.add(pair(1, 1, 0, unusable=(1, 2)))
+    acc.add(pair(1, 0, 0, unusable=(0, 1)))
+    result = acc.result("repro")
+    assert result.pairs is None
+    assert (result.unusable_judgements, result.unusable_theme_judgements) == (1, 3)
+    assert result.reproducibility == "repro"
+    assert "per_pair" not in result.to_dict()
+
+
+# ---------------------------------------------------------------- themes
+
+
+def themed_corpus(themes_scored=CLINICAL_THEMES):
+    acc = CorpusAccumulator(themes_scored)
+    # pair A: reply {MAE, MPI, CP, Other}, draft {MAE, MPI, LOG, Other}
+    acc.add(
+        pair(
+            3,
+            1,
+            2,
+            ref_themes={MAE, MPI, CP, "Other"},
+            pred_themes={MAE, MPI, LOG, "Other"},
+            aligned=[("Other", "match"), (MAE, "match"), (MPI, "match"), (CP, "no_match")],
+        )
+    )
+    # pair B: reply {EMP, MPI}, draft {MPI, Other}
+    acc.add(
+        pair(
+            1,
+            1,
+            2,
+            ref_themes={EMP, MPI},
+            pred_themes={MPI, "Other"},
+            aligned=[(EMP, "no_match"), (MPI, "match")],
+        )
+    )
+    # pair C: reply {MPI}, draft {} (nothing clinical)
+    acc.add(pair(0, 2, 0, ref_themes={MPI}, pred_themes=set(), aligned=[(MPI, "unusable")] * 2))
+    return acc
+
+
+def test_theme_micro_over_pair_theme_decisions():
+    result = themed_corpus().result("test")
+    # 8 clinical themes. A: tp MAE, MPI = 2; fp LOG = 1; fn CP = 1.
+    # B: tp MPI = 1; fp 0; fn EMP = 1. C: tp 0; fp 0; fn MPI = 1.
+    # tp 3, fp 1, fn 3: P 3/4, R 3/6, F1 = 2*3/(2*3+1+3) = 0.6
+    assert result.theme.precision == pytest.approx(3 / 4)
+    assert result.theme.recall == pytest.approx(1 / 2)
+    assert result.theme.f1 == pytest.approx(0.6)
+    assert result.themes_scored == CLINICAL_THEMES
+    assert set(result.per_theme) == set(CLINICAL_THEMES)
+
+
+def test_theme_micro_with_other():
+    result = themed_corpus(THEMES).result("test")
+    # Other adds: A tp 1; B fp 1. tp 4, fp 2, fn 3: P 4/6, R 4/7, F1 = 8/(8+2+3) = 8/13
+    assert result.theme.precision == pytest.approx(2 / 3)
+    assert result.theme.recall == pytest.approx(4 / 7)
+    assert result.theme.f1 == pytest.approx(8 / 13)
+    assert result.per_theme["Other"].reference_count == 1
+    assert result.per_theme["Other"].prediction_count == 2
+
+
+def test_per_theme_scores_proportions_and_content_recall():
+    per = themed_corpus().result("test").per_theme
+    # MPI: in all 3 replies; drafts A, B → tp 2, fn 1: P 1, R 2/3, F1 0.8
+    mpi = per[MPI]
+    assert (mpi.precision, mpi.recall, mpi.f1) == pytest.approx((1.0, 2 / 3, 0.8))
+    assert (mpi.reference_count, mpi.prediction_count) == (3, 2)
+    # proportions over 3 pairs: 3/3 and 2/3
+    assert (mpi.reference_proportion, mpi.prediction_proportion) == pytest.approx((1.0, 2 / 3))
+    # MPI reference sentences: A 1 (match), B 1 (match), C 2 (unusable) → 2/4
+    assert mpi.reference_sentences == 4
+    assert mpi.content_recall == pytest.approx(0.5)
+
+    # LOG: only draft A → fp 1: P 0, R 0/0 → 0.0 ("warn"), F1 0; no reference sentence
+    log = per[LOG]
+    assert (log.precision, log.recall, log.f1) == (0.0, 0.0, 0.0)
+    assert (log.reference_proportion, log.prediction_proportion) == pytest.approx((0.0, 1 / 3))
+    assert (log.reference_sentences, log.content_recall) == (0, 1.0)
+
+    # EMP: only reply B, its one sentence unmatched → content recall 0/1
+    emp = per[EMP]
+    assert (emp.precision, emp.recall, emp.f1) == (0.0, 0.0, 0.0)
+    assert (emp.reference_sentences, emp.content_recall) == (1, 0.0)
+
+    # MAE: A has it on both sides, its sentence matched → 1.0 everywhere
+    assert (per[MAE].f1, per[MAE].content_recall) == (1.0, 1.0)
+    # CP: reply A only, sentence unmatched → R 0, content recall 0/1
+    assert (per[CP].recall, per[CP].content_recall) == (0.0, 0.0)
+
+    # SYM: in no reply and no draft: tp+fp+fn = 0 → 1.0, proportions 0
+    sym = per[SYM]
+    assert (sym.precision, sym.recall, sym.f1) == (1.0, 1.0, 1.0)
+    assert (sym.reference_count, sym.prediction_count, sym.reference_proportion) == (0, 0, 0.0)
+
+
+def test_other_is_not_in_clinical_per_theme_figures():
+    result = themed_corpus().result("test")
+    assert "Other" not in result.per_theme
+    summary = result.summary()
+    assert summary["themes_scored"] == list(CLINICAL_THEMES)
+    assert summary["per_theme"][MPI]["content_recall"] == pytest.approx(0.5)

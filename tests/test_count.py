@@ -1,0 +1,174 @@
+"""count_content: Algorithm 1 counting (EM, EA, ED) on hand-checked drafts."""
+
+from __future__ import annotations
+
+import pytest
+
+from editf1.count import count_content
+from editf1.judges.base import ContentJudgement
+from editf1.segment import Sentence
+
+
+def match(span):
+    return ContentJudgement("match", span, 1.0)
+
+
+NO_MATCH = ContentJudgement("no_match", None, 0.0)
+
+
+def count(splitter, draft, judgements):
+    counts = count_content(draft, splitter.split(draft), judgements, splitter)
+    assert counts.expected_matches + counts.expected_additions == len(judgements)
+    assert counts.expected_deletions == len(counts.deletions)
+    return counts
+
+
+def test_whole_sentences(splitter, span):
+    draft = "Rest today. Drink water. Call us."
+    counts = count(splitter, draft, [match(span(draft, "Rest today.")), NO_MATCH])
+    # EM 1 ("Rest today."), EA 1 (NO MATCH), ED 2 (the two draft sentences left)
+    assert (counts.expected_matches, counts.expected_additions) == (1, 1)
+    assert counts.expected_deletions == 2
+    # "Rest today. " is 0-12, "Drink water." 12-24, " ", "Call us." 25-33
+    assert counts.deletions == (Sentence("Drink water.", 12, 24), Sentence("Call us.", 25, 33))
+    assert counts.unusable == 0
+
+
+def test_span_in_the_middle_of_a_sentence_leaves_one_deletion(splitter, span):
+    draft = "I think you should rest today. Call us."
+    counts = count(splitter, draft, [match(span(draft, "you should rest"))])
+    # "I think" + "today." are what is left of ONE sentence: one deletion, spaces squeezed;
+    # offsets run from "I" (0) to the end of "today." (30) in the draft
+    assert counts.deletions == (Sentence("I think today.", 0, 30), Sentence("Call us.", 31, 39))
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        1,
+        0,
+        2,
+    )
+
+
+def test_fragment_before_a_sentence_boundary_is_not_glued_to_the_next(splitter, span):
+    draft = "I think you should rest. Call us."
+    counts = count(splitter, draft, [match(span(draft, "you should rest."))])
+    # "I think" (0-7) stays its own deletion: it is not joined with "Call us." (25-33)
+    assert counts.deletions == (Sentence("I think", 0, 7), Sentence("Call us.", 25, 33))
+    assert counts.expected_deletions == 2
+
+
+def test_middle_of_sentence_leftover_with_list_and_greeting(splitter, span):
+    draft = (
+        "Hello Ann. Good news: your results were normal. Please keep taking iron. "
+        "We can schedule a follow-up visit."
+    )
+    judgements = [match(span(draft, "your results were normal.")), match(span(draft, "Hello Ann."))]
+    counts = count(splitter, draft, judgements)
+    # left: "Good news:" (11-21), "Please keep taking iron." (48-72),
+    # "We can schedule a follow-up visit." (73-107)
+    assert counts.deletions == (
+        Sentence("Good news:", 11, 21),
+        Sentence("Please keep taking iron.", 48, 72),
+        Sentence("We can schedule a follow-up visit.", 73, 107),
+    )
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        2,
+        0,
+        3,
+    )
+
+
+def test_duplicate_spans_from_two_reference_sentences(splitter, span):
+    draft = "Rest today. Drink water. Call us."
+    same = span(draft, "Drink water.")
+    counts = count(splitter, draft, [match(same), match(same)])
+    # both reference sentences match (EM 2); the span is removed once: ED 2
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        2,
+        0,
+        2,
+    )
+    assert [d.text for d in counts.deletions] == ["Rest today.", "Call us."]
+
+
+def test_overlapping_spans_from_two_reference_sentences(splitter, span):
+    draft = "Rest today. Drink water. Call us."
+    judgements = [match(span(draft, "Rest today. Drink water.")), match(span(draft, "water. Call"))]
+    counts = count(splitter, draft, judgements)
+    # removed: 0-24 and 18-29 → what is left is "us." (30-33) of the third sentence
+    assert counts.deletions == (Sentence("us.", 30, 33),)
+    assert (counts.expected_matches, counts.expected_deletions) == (2, 1)
+
+
+def test_span_covering_two_sentences(splitter, span):
+    draft = "Rest today. Drink water. Call us."
+    counts = count(splitter, draft, [match(span(draft, "Rest today. Drink water.")), NO_MATCH])
+    # one EM removes two draft sentences; "Call us." is the only deletion
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        1,
+        1,
+        1,
+    )
+    assert counts.deletions == (Sentence("Call us.", 25, 33),)
+
+
+def test_unusable_judgement_counts_as_addition_and_as_unusable(splitter, span):
+    draft = "Rest today. Drink water. Call us."
+    judgements = [
+        match(span(draft, "Rest today.")),
+        ContentJudgement("unusable", raw="I think the span is 'Drink lots'"),
+        NO_MATCH,
+    ]
+    counts = count(splitter, draft, judgements)
+    # EM 1; EA 2 = the unusable one + NO MATCH; ED 2 (nothing removed for the unusable)
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        1,
+        2,
+        2,
+    )
+    assert counts.unusable == 1
+
+
+def test_draft_repeating_one_sentence_five_times(splitter, span):
+    draft = " ".join(["Rest today."] * 5)
+    counts = count(splitter, draft, [match(span(draft, "Rest today."))])
+    # the one reference sentence matches the first copy: EM 1, ED 4 (copies at 12, 24, 36, 48)
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        1,
+        0,
+        4,
+    )
+    assert counts.deletions == tuple(Sentence("Rest today.", s, s + 11) for s in (12, 24, 36, 48))
+
+
+def test_empty_draft(splitter):
+    counts = count(splitter, "", [NO_MATCH, NO_MATCH])
+    assert (counts.expected_matches, counts.expected_additions, counts.expected_deletions) == (
+        0,
+        2,
+        0,
+    )
+    assert counts.deletions == ()
+
+
+def test_punctuation_left_after_removal_is_not_a_deletion(splitter, span):
+    draft = "Rest today! Call us."
+    counts = count(splitter, draft, [match(span(draft, "Rest today"))])
+    # "!" holds no word: ignored; ED 1 ("Call us.")
+    assert counts.deletions == (Sentence("Call us.", 12, 20),)
+
+
+def test_judgement_span_iff_match():
+    with pytest.raises(ValueError):
+        ContentJudgement("match")
+    with pytest.raises(ValueError):
+        ContentJudgement("no_match", Sentence("x", 0, 1))
+
+
+def test_nothing_matched_every_draft_sentence_is_a_deletion(splitter):
+    # re-splitting what is left must find the draft's own sentences again, list items
+    # and inline lists included
+    draft = "Hi Ann,\nYou can: 1. Rest. 2. Ice the knee.\n- Elevate it\n3) Call us."
+    sentences = splitter.split(draft)
+    counts = count(splitter, draft, [NO_MATCH])
+    assert counts.deletions == tuple(sentences)
+    # "Hi Ann,", "You can: 1.", "Rest.", "Ice the knee.", "Elevate it", "Call us."
+    assert counts.expected_deletions == 6

@@ -1,0 +1,277 @@
+"""The judges: exact baseline, embedded judges on real sentences, and the registry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from editf1.calibrate import load_theme_sentences
+from editf1.judges import (
+    CONTENT_JUDGES,
+    THEME_JUDGES,
+    ContentJudge,
+    JudgeRequest,
+    ThemeJudge,
+    load_content_judge,
+    load_theme_judge,
+)
+from editf1.judges.embedding import EmbeddingContentJudge, candidate_spans, word_recall
+from editf1.judges.exact import ExactMatchContentJudge, normalize
+from editf1.segment import Sentence
+from editf1.themes import THEMES
+
+
+def request(splitter, reference, draft):
+    return JudgeRequest(tuple(splitter.split(reference)), draft, tuple(splitter.split(draft)))
+
+
+# ---------------------------------------------------------------- exact judge
+
+
+def test_normalize():
+    assert normalize("Call us  at 5 p.m.!") == ("call", "us", "at", "5", "p", "m")
+    assert normalize("🙂 ...") == ()
+
+
+def test_exact_judge_ignores_case_punctuation_and_spacing(splitter):
+    draft = "Rest today. Call us at 5 p.m.!  Rest today."
+    answers = ExactMatchContentJudge().match(
+        [request(splitter, "call US, at 5 P.M.\nDrink water. REST, today", draft)]
+    )[0]
+    assert [a.status for a in answers] == ["match", "no_match", "match"]
+    assert answers[0].span == Sentence("Call us at 5 p.m.!", 12, 30)
+    # the first of two identical draft sentences
+    assert answers[2].span == Sentence("Rest today.", 0, 11)
+    assert [a.score for a in answers] == [1.0, 0.0, 1.0]
+
+
+def test_exact_judge_empty_draft(splitter):
+    answers = ExactMatchContentJudge().match([request(splitter, "Rest.", "")])
+    assert [a.status for a in answers[0]] == ["no_match"]
+
+
+# ---------------------------------------------------------------- features
+
+
+def test_candidate_spans_windows(splitter):
+    draft = "Rest. Drink water. Call us."
+    sentences = splitter.split(draft)
+    assert [c.text for c in candidate_spans(draft, sentences, 1)] == [
+        "Rest.",
+        "Drink water.",
+        "Call us.",
+    ]
+    three = candidate_spans(draft, sentences, 3)
+    # 3 singles, 2 pairs, 1 triple; spans keep the draft's own characters and offsets
+    assert [c.text for c in three] == [
+        "Rest.",
+        "Drink water.",
+        "Call us.",
+        "Rest. Drink water.",
+        "Drink water. Call us.",
+        "Rest. Drink water. Call us.",
+    ]
+    assert all(draft[c.start : c.end] == c.text for c in three)
+    assert candidate_spans(draft, sentences, 5) == three  # no window past the end
+    assert candidate_spans("", [], 2) == []
+
+
+def test_candidate_spans_across_lines_keep_the_line_break(splitter):
+    draft = "Hi Ann,\nRest."
+    spans = candidate_spans(draft, splitter.split(draft), 2)
+    assert spans[-1] == Sentence("Hi Ann,\nRest.", 0, 13)
+
+
+def test_word_recall_by_hand():
+    references = ["Take two tablets daily.", "Call us", "rest rest REST"]
+    candidates = ["take two pills", "Tablets, daily!", "call me", "Rest."]
+    values = word_recall(references, candidates)
+    assert values.shape == (3, 4)
+    # ref 0 {take, two, tablets, daily}: cand 0 has take, two → 2/4; cand 1 tablets,
+    # daily → 2/4; cand 2, 3 → 0
+    # ref 1 {call, us}: cand 2 has call → 1/2
+    # ref 2 {rest} (distinct words, case-folded): cand 3 → 1/1
+    expected = [[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    np.testing.assert_allclose(values, expected)
+    assert word_recall([], ["x"]).shape == (0, 1)
+    assert word_recall(["x"], []).shape == (1, 0)
+
+
+def test_word_recall_reference_without_words():
+    # no word: denominator clamped to 1, recall 0, never NaN
+    assert word_recall(["..."], ["Rest."]).tolist() == [[0.0]]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"), [({"threshold": 1.5}, "threshold"), ({"window": 0}, "window")]
+)
+def test_embedding_content_judge_rejects_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        EmbeddingContentJudge(encoder=object(), **kwargs)
+
+
+# ---------------------------------------------------------------- embedded judges (real model)
+
+DRAFT = (
+    "Hi Maria, thanks for your message. Your blood pressure readings look a little high "
+    "this week. Please take your lisinopril every morning. If you feel chest pain, call "
+    "911. We will see you in two weeks."
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("reference", "span"),
+    [
+        (
+            "Your blood pressure has been somewhat elevated over the past week.",
+            "Your blood pressure readings look a little high this week.",
+        ),
+        ("Take lisinopril each morning.", "Please take your lisinopril every morning."),
+        ("Please call 911 if you have chest pain.", "If you feel chest pain, call 911."),
+    ],
+)
+def test_close_paraphrase_matches_its_draft_sentence(splitter, real_content_judge, reference, span):
+    (answer,) = real_content_judge.match([request(splitter, reference, DRAFT)])[0]
+    assert answer.status == "match"
+    assert answer.span.text == span
+    assert DRAFT[answer.span.start : answer.span.end] == span
+    assert 0.5 <= answer.score <= 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "I recommend a colonoscopy next year.",
+        "The parking garage is closed on Sundays.",
+        "Your thyroid levels are within the normal range.",
+    ],
+)
+def test_unrelated_sentence_does_not_match(splitter, real_content_judge, reference):
+    (answer,) = real_content_judge.match([request(splitter, reference, DRAFT)])[0]
+    assert answer.status == "no_match" and answer.span is None
+    assert 0.0 <= answer.score < 0.5
+
+
+@pytest.mark.slow
+def test_embedding_content_judge_batch_and_empty_draft(splitter, real_content_judge):
+    requests = [
+        request(splitter, "Take lisinopril each morning. Rest.", DRAFT),
+        request(splitter, "Take lisinopril each morning.", ""),
+    ]
+    first, empty = real_content_judge.match(requests)
+    assert len(first) == 2 and first[0].status == "match"
+    assert [(a.status, a.score) for a in empty] == [("no_match", 0.0)]
+    alone = real_content_judge.match(requests[:1])[0]
+    assert [(a.status, a.span) for a in alone] == [(a.status, a.span) for a in first]
+
+
+@pytest.mark.slow
+def test_threshold_extremes(splitter):
+    req = request(splitter, "The parking garage is closed on Sundays.", DRAFT)
+    everything = load_content_judge("embedding", {"threshold": 0.0}).match([req])[0]
+    nothing = load_content_judge("embedding", {"threshold": 1.0}).match([req])[0]
+    assert everything[0].status == "match"  # the best span, however poor
+    assert nothing[0].status == "no_match"
+
+
+CLEAR_THEMES = {
+    "I'm so sorry you've been dealing with this pain, that sounds exhausting.": (
+        "Empathetic communication"
+    ),
+    "Have you noticed any fever or chills along with the cough?": (
+        "Symptom-related follow-up questions"
+    ),
+    "How many times a day have you been using the albuterol inhaler?": (
+        "Medication-related follow-up questions"
+    ),
+    "Your MRI shows a small disc bulge that explains the numbness in your leg.": (
+        "Medical assessment explanation"
+    ),
+    "Our front desk can move your appointment to Thursday afternoon.": "Logistics",
+    "I'll ask our care manager to coordinate with your home health nurse.": "Care coordination",
+    "If the swelling gets worse or you develop a fever, go to the emergency room.": (
+        "Contingency planning"
+    ),
+}
+
+
+def test_clear_theme_examples_are_not_training_sentences():
+    training = set(load_theme_sentences()[0])
+    assert not set(CLEAR_THEMES) & training
+
+
+@pytest.mark.slow
+def test_theme_judge_labels_clear_examples(real_theme_judge):
+    sentences = list(CLEAR_THEMES)
+    labels = real_theme_judge.classify(sentences)
+    assert [j.theme for j in labels] == [CLEAR_THEMES[s] for s in sentences]
+    assert all(j.usable and 0.5 < j.score <= 1.0 for j in labels)
+
+
+@pytest.mark.slow
+def test_theme_probabilities(real_theme_judge):
+    probs = real_theme_judge.probabilities(["Best regards,", "Please rest."])
+    assert probs.shape == (2, len(THEMES))
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert real_theme_judge.classify([]) == []
+    assert real_theme_judge.probabilities([]).shape == (0, len(THEMES))
+
+
+# ---------------------------------------------------------------- registry
+
+
+def test_registry_names():
+    assert set(CONTENT_JUDGES) == {"embedding", "exact"}
+    assert set(THEME_JUDGES) == {"embedding"}
+
+
+@pytest.mark.parametrize("name", ["gpt-judge", "", None, 3])
+def test_unknown_judge_names_list_the_known_ones(name):
+    with pytest.raises(ValueError, match=r"content_judge must be one of \['embedding', 'exact'\]"):
+        load_content_judge(name)
+    with pytest.raises(ValueError, match=r"theme_judge must be one of \['embedding'\]"):
+        load_theme_judge(name)
+
+
+def test_options_for_a_judge_object_raise():
+    judge = ExactMatchContentJudge()
+    assert load_content_judge(judge) is judge
+    with pytest.raises(ValueError, match="content_judge_options apply to a judge name"):
+        load_content_judge(judge, {"threshold": 0.7})
+
+    class Theme(ThemeJudge):
+        fingerprint = "t"
+
+        def classify(self, sentences):
+            return []
+
+    theme = Theme()
+    assert load_theme_judge(theme) is theme
+    with pytest.raises(ValueError, match="theme_judge_options apply to a judge name"):
+        load_theme_judge(theme, {"x": 1})
+
+
+def test_unknown_option_for_a_named_judge_raises():
+    with pytest.raises(TypeError):
+        load_content_judge("exact", {"threshold": 0.7})
+
+
+def test_loaded_judges_are_cached():
+    first = load_content_judge("exact")
+    assert load_content_judge("exact") is first
+    assert load_content_judge("exact", {}) is first
+    assert isinstance(first, ContentJudge)
+
+
+@pytest.mark.slow
+def test_embedded_judges_are_cached_and_share_one_encoder(real_content_judge, real_theme_judge):
+    assert load_content_judge("embedding") is real_content_judge
+    assert load_theme_judge("embedding") is real_theme_judge
+    assert load_content_judge("embedding", None) is real_content_judge
+    other = load_content_judge("embedding", {"threshold": 0.7})
+    assert other is not real_content_judge
+    assert load_content_judge("embedding", {"threshold": 0.7}) is other
+    assert other.threshold == 0.7 and "threshold=0.7" in other.fingerprint
+    assert other.encoder is real_content_judge.encoder is real_theme_judge.encoder

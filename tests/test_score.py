@@ -1,0 +1,403 @@
+"""EditF1Scorer end to end with scripted judges, so every value is known by hand."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+from editf1.aggregate import UndefinedMetricWarning
+from editf1.judges.exact import ExactMatchContentJudge
+from editf1.score import EditF1Scorer, UnusableJudgementWarning
+from editf1.segment import Sentence
+from editf1.themes import CLINICAL_THEMES, THEMES
+
+EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
+
+# Reference sentences (offsets): "Hi Ann," 0-7, "Your test results are normal." 8-37,
+# "Keep taking the iron pills." 38-65, "Call us if you feel dizzy." 66-92
+REF_0 = (
+    "Hi Ann,\nYour test results are normal. Keep taking the iron pills. Call us if you feel dizzy."
+)
+# Draft sentences: "Hello Ann." 0-10, "Good news: your results were normal." 11-47,
+# "Please keep taking iron." 48-72, "We can schedule a follow-up visit." 73-107
+DRAFT_0 = (
+    "Hello Ann. Good news: your results were normal. Please keep taking iron. "
+    "We can schedule a follow-up visit."
+)
+# "I am sorry you are in pain." 0-27, "Take ibuprofen 400 mg every 8 hours." 28-64
+REF_1 = "I am sorry you are in pain. Take ibuprofen 400 mg every 8 hours."
+# "Take ibuprofen 400 mg every 8 hours." 0-36, "Best wishes," 37-49, "Dr. Cole" 50-58
+DRAFT_1 = "Take ibuprofen 400 mg every 8 hours.\nBest wishes,\nDr. Cole"
+
+CONTENT = {
+    "Hi Ann,": "Hello Ann.",
+    "Your test results are normal.": "your results were normal.",  # inside a sentence
+    "Keep taking the iron pills.": "Please keep taking iron.",
+    "Call us if you feel dizzy.": None,
+    "I am sorry you are in pain.": None,
+    "Take ibuprofen 400 mg every 8 hours.": "Take ibuprofen 400 mg every 8 hours.",
+}
+THEME_LABELS = {
+    "Hi Ann,": "Other",
+    "Your test results are normal.": MAE,
+    "Keep taking the iron pills.": MPI,
+    "Call us if you feel dizzy.": CP,
+    "Hello Ann.": "Other",
+    "Good news: your results were normal.": MAE,
+    "Please keep taking iron.": MPI,
+    "We can schedule a follow-up visit.": LOG,
+    "I am sorry you are in pain.": EMP,
+    "Take ibuprofen 400 mg every 8 hours.": MPI,
+    "Best wishes,": "Other",
+    "Dr. Cole": "Other",
+}
+
+
+@pytest.fixture
+def judges(content_judge_cls, theme_judge_cls):
+    return content_judge_cls(CONTENT), theme_judge_cls(THEME_LABELS, default=None)
+
+
+@pytest.fixture
+def scorer(judges):
+    return EditF1Scorer(*judges)
+
+
+def finite(value):
+    """Every float inside a nested to_dict() is finite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(finite(v) for v in value)
+    return True
+
+
+# ---------------------------------------------------------------- content level
+
+
+def test_content_scores_and_alignment_by_hand(scorer):
+    result = scorer.score(predictions=[DRAFT_0, DRAFT_1], references=[REF_0, REF_1])
+    a, b = result.pairs
+    # pair 0: EM 3, EA 1 (dizzy), ED 2 ("Good news:" left of sentence 2, "We can schedule...")
+    assert (a.expected_matches, a.expected_additions, a.expected_deletions) == (3, 1, 2)
+    # P 3/5, R 3/4, F1 = 2*3/(2*3+1+2) = 2/3
+    assert (a.content.precision, a.content.recall, a.content.f1) == pytest.approx(
+        (0.6, 0.75, 2 / 3)
+    )
+    assert a.expected_deletion_sentences == (
+        Sentence("Good news:", 11, 21),
+        Sentence("We can schedule a follow-up visit.", 73, 107),
+    )
+    # pair 1: EM 1, EA 1, ED 2 ("Best wishes,", "Dr. Cole"): P 1/3, R 1/2, F1 2/(2+1+2) = 0.4
+    assert (b.expected_matches, b.expected_additions, b.expected_deletions) == (1, 1, 2)
+    assert (b.content.precision, b.content.recall, b.content.f1) == pytest.approx((1 / 3, 0.5, 0.4))
+    # corpus micro: EM 4, EA 2, ED 4 → P 4/8, R 4/6, F1 = 8/(8+2+4) = 4/7
+    assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
+        4,
+        2,
+        4,
+    )
+    assert (result.precision, result.recall, result.f1) == pytest.approx((0.5, 2 / 3, 4 / 7))
+    # ... which is not the macro mean (2/3 + 0.4)/2 = 8/15
+    assert result.f1 != pytest.approx(8 / 15)
+
+    alignment = a.alignment
+    assert [s.status for s in alignment] == ["match", "match", "match", "no_match"]
+    assert alignment[1].reference == Sentence("Your test results are normal.", 8, 37)
+    # "your results were normal." starts after "Hello Ann. Good news: " (22 chars)
+    assert alignment[1].match == Sentence("your results were normal.", 22, 47)
+    assert DRAFT_0[22:47] == "your results were normal."
+    assert alignment[0].match == Sentence("Hello Ann.", 0, 10)
+    assert alignment[3].match is None and alignment[3].reference.start == 66
+    assert [s.theme for s in alignment] == ["Other", MAE, MPI, CP]
+    assert b.alignment[1].match == Sentence("Take ibuprofen 400 mg every 8 hours.", 0, 36)
+    assert b.prediction_sentence_themes == (MPI, "Other", "Other")
+    assert finite(result.to_dict())
+
+
+def test_pair_to_dict_carries_the_alignment(scorer):
+    pair = scorer.score([DRAFT_0], [REF_0], ids=["case-7"]).pairs[0]
+    out = pair.to_dict()
+    assert out["id"] == "case-7" and out["row"] == 0
+    assert out["alignment"][1] == {
+        "reference_sentence": {"text": "Your test results are normal.", "start": 8, "end": 37},
+        "status": "match",
+        "match": {"text": "your results were normal.", "start": 22, "end": 47},
+        "score": 1.0,
+        "theme": MAE,
+    }
+    assert out["expected_deletion_sentences"][0] == {"text": "Good news:", "start": 11, "end": 21}
+    assert out["prediction_sentences"][3]["theme"] == LOG
+
+
+# ---------------------------------------------------------------- theme level
+
+
+def test_theme_scores_clinical_themes_only(scorer):
+    result = scorer.score([DRAFT_0, DRAFT_1], [REF_0, REF_1])
+    a, b = result.pairs
+    # pair 0: reply {MAE, MPI, CP}, draft {MAE, MPI, LOG}: tp 2, fp 1, fn 1 → 2/3 each
+    assert a.reference_themes == {MAE, MPI, CP}
+    assert a.prediction_themes == {MAE, MPI, LOG}
+    assert (a.theme.precision, a.theme.recall, a.theme.f1) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    # pair 1: reply {EMP, MPI}, draft {MPI}: tp 1, fp 0, fn 1 → P 1, R 1/2, F1 2/3
+    assert (b.theme.precision, b.theme.recall, b.theme.f1) == pytest.approx((1.0, 0.5, 2 / 3))
+    # micro: tp 3, fp 1, fn 2 → P 3/4, R 3/5, F1 = 6/(6+1+2) = 2/3
+    assert (result.theme.precision, result.theme.recall, result.theme.f1) == pytest.approx(
+        (0.75, 0.6, 2 / 3)
+    )
+    assert result.themes_scored == CLINICAL_THEMES
+    per = result.per_theme
+    # MPI: both replies, both drafts; 2 reference sentences, both matched
+    assert (per[MPI].f1, per[MPI].reference_proportion, per[MPI].content_recall) == (1.0, 1.0, 1.0)
+    # EMP: reply 1 only, its sentence unmatched: proportion 1/2, content recall 0/1
+    assert (per[EMP].recall, per[EMP].reference_proportion, per[EMP].content_recall) == (
+        0.0,
+        0.5,
+        0.0,
+    )
+    # LOG: draft 0 only → precision 0/1, prediction proportion 1/2
+    assert (per[LOG].precision, per[LOG].prediction_proportion) == (0.0, 0.5)
+
+
+def test_theme_scores_with_other(judges):
+    scorer = EditF1Scorer(*judges, include_other=True)
+    result = scorer.score([DRAFT_0, DRAFT_1], [REF_0, REF_1])
+    a, b = result.pairs
+    # pair 0 adds Other on both sides: tp 3, fp 1, fn 1 → 3/4 each
+    assert (a.theme.precision, a.theme.recall, a.theme.f1) == pytest.approx((0.75, 0.75, 0.75))
+    # pair 1 adds Other to the draft only: tp 1, fp 1, fn 1 → 1/2 each
+    assert (b.theme.precision, b.theme.recall, b.theme.f1) == pytest.approx((0.5, 0.5, 0.5))
+    # micro: tp 4, fp 2, fn 2 → 4/6 each
+    assert (result.theme.precision, result.theme.recall, result.theme.f1) == pytest.approx(
+        (2 / 3, 2 / 3, 2 / 3)
+    )
+    assert result.themes_scored == THEMES
+    # Other in 1 of 2 replies, in 2 of 2 drafts
+    other = result.per_theme["Other"]
+    assert (other.reference_proportion, other.prediction_proportion) == (0.5, 1.0)
+    assert "include_other:True" in result.reproducibility
+
+
+# ---------------------------------------------------------------- zero division
+
+
+def test_empty_draft_scores_precision_zero_with_one_warning(scorer):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score([DRAFT_0, ""], [REF_0, REF_1])
+    undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+    assert len(undefined) == 1
+    assert "1 row(s) [1]" in str(undefined[0].message)
+    empty = result.pairs[1]
+    # EM 0, EA 2, ED 0: precision 0/0 → 0.0 ("warn"), recall 0/2, F1 0
+    assert (empty.expected_matches, empty.expected_additions, empty.expected_deletions) == (0, 2, 0)
+    assert (empty.content.precision, empty.content.recall, empty.content.f1) == (0.0, 0.0, 0.0)
+    assert empty.content.undefined == ("precision",)
+    assert empty.warnings and "prediction has no sentence" in empty.warnings[0]
+    # corpus: EM 3, EA 1+2, ED 2 → P 3/5, R 3/6, F1 6/11
+    assert (result.precision, result.recall, result.f1) == pytest.approx((0.6, 0.5, 6 / 11))
+    assert result.n_pairs == 2  # no row dropped
+    assert finite(result.to_dict())
+
+
+def test_single_empty_draft_gives_one_warning_not_two(scorer):
+    # corpus precision is undefined too (EM 0 + ED 0), but it is the same row's fault:
+    # one warning, naming row 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score([""], [REF_1])
+    undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+    assert [str(w.message).split(" is undefined")[0] for w in undefined] == [
+        "precision (prediction has no sentence)"
+    ]
+    assert "1 row(s) [0]" in str(undefined[0].message)
+    assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
+
+
+def test_empty_draft_with_zero_division_one_is_silent(judges):
+    scorer = EditF1Scorer(*judges, zero_division=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = scorer.score([""], [REF_1])
+    # precision 0/0 → 1.0, recall 0/2 = 0, F1 0; corpus the same
+    assert (result.precision, result.recall, result.f1) == (1.0, 0.0, 0.0)
+
+
+def test_identical_texts_score_one_with_scripted_judge(content_judge_cls, theme_judge_cls):
+    sentences = [s for s in CONTENT if s in REF_0]
+    identity = {s: s for s in sentences}  # every reference sentence matches itself
+    assert len(identity) == 4
+    scorer = EditF1Scorer(content_judge_cls(identity), theme_judge_cls(THEME_LABELS))
+    result = scorer.score([REF_0], [REF_0])
+    assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
+        4,
+        0,
+        0,
+    )
+    assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
+    assert (result.theme.precision, result.theme.recall, result.theme.f1) == (1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("judge", ["exact", ExactMatchContentJudge()])
+def test_identical_texts_score_one_with_exact_judge(judge):
+    scorer = EditF1Scorer(content_judge=judge, theme_judge=None)
+    result = scorer.score([REF_0, DRAFT_1], [REF_0, DRAFT_1])
+    assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
+    assert all(p.content.f1 == 1.0 for p in result.pairs)
+    assert result.theme is None and result.pairs[0].theme is None
+
+
+# ---------------------------------------------------------------- unusable judgements
+
+
+def test_unusable_judgements_are_counted_reported_and_warned_once(
+    content_judge_cls, theme_judge_cls, unusable
+):
+    content = CONTENT | {"Call us if you feel dizzy.": unusable}
+    labels = THEME_LABELS | {"We can schedule a follow-up visit.": None, "Dr. Cole": None}
+    scorer = EditF1Scorer(content_judge_cls(content), theme_judge_cls(labels, default=None))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score([DRAFT_0, DRAFT_1], [REF_0, REF_1])
+    unusable_warnings = [w for w in caught if issubclass(w.category, UnusableJudgementWarning)]
+    assert len(unusable_warnings) == 1
+    message = str(unusable_warnings[0].message)
+    assert "1 unusable content and 2 unusable theme" in message and "[0, 1]" in message
+    a, b = result.pairs
+    # pair 0: the unusable sentence is an expected addition: EM 3, EA 1, ED 2 as before
+    assert (a.expected_matches, a.expected_additions, a.unusable_judgements) == (3, 1, 1)
+    assert a.alignment[3].status == "unusable"
+    assert a.alignment[3].judge_output == "<garbled output>"
+    assert a.unusable_theme_judgements == 1 and b.unusable_theme_judgements == 1
+    # the unlabelled draft sentence takes no theme: draft {MAE, MPI} vs reply {MAE, MPI, CP}
+    assert a.prediction_themes == {MAE, MPI}
+    assert (a.theme.precision, a.theme.recall) == pytest.approx((1.0, 2 / 3))
+    assert a.prediction_sentence_themes[3] is None
+    assert any("unusable" in note for note in a.warnings)
+    assert (result.unusable_judgements, result.unusable_theme_judgements) == (1, 2)
+    summary = result.summary()
+    assert (summary["unusable_judgements"], summary["unusable_theme_judgements"]) == (1, 2)
+
+
+# ---------------------------------------------------------------- broken judges
+
+
+def test_non_verbatim_span_raises(content_judge_cls):
+    judge = content_judge_cls({"Hi Ann,": Sentence("Hi Anne,", 0, 8)})
+    scorer = EditF1Scorer(judge, None)
+    with pytest.raises(RuntimeError, match="not verbatim"):
+        scorer.score([DRAFT_0], [REF_0])
+
+
+def test_wrong_number_of_content_answers_raises(content_judge_cls):
+    class DropsLast(content_judge_cls):
+        def match(self, requests):
+            return [answers[:-1] for answers in super().match(requests)]
+
+    class DropsPair(content_judge_cls):
+        def match(self, requests):
+            return super().match(requests)[:-1]
+
+    with pytest.raises(RuntimeError, match="answered 3 of 4 reference sentences"):
+        EditF1Scorer(DropsLast(CONTENT), None).score([DRAFT_0], [REF_0])
+    with pytest.raises(RuntimeError, match="answered 1 of 2 pairs"):
+        EditF1Scorer(DropsPair(CONTENT), None).score([DRAFT_0, DRAFT_1], [REF_0, REF_1])
+
+
+def test_wrong_number_of_theme_labels_raises(content_judge_cls, theme_judge_cls):
+    class DropsLabel(theme_judge_cls):
+        def classify(self, sentences):
+            return super().classify(sentences)[:-1]
+
+    scorer = EditF1Scorer(content_judge_cls(CONTENT), DropsLabel(THEME_LABELS))
+    with pytest.raises(RuntimeError, match="labels for"):
+        scorer.score([DRAFT_0], [REF_0])
+
+
+# ---------------------------------------------------------------- batching and streaming
+
+
+def test_batch_size_does_not_change_results(content_judge_cls, theme_judge_cls):
+    predictions = [DRAFT_0, DRAFT_1, "", REF_1]
+    references = [REF_0, REF_1, REF_0, REF_1]
+    results, calls = [], []
+    for size in (1, 128):
+        content = content_judge_cls(CONTENT)
+        scorer = EditF1Scorer(content, theme_judge_cls(THEME_LABELS), batch_size=size)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            results.append(scorer.score(predictions, references).to_dict())
+        calls.append(content.calls)
+    assert results[0] == results[1]
+    assert calls == [4, 1]  # 4 batches of one pair vs one batch
+
+
+def test_score_stream_sink_in_row_order_without_keeping_pairs(scorer):
+    rows = ((f"id-{i}", p, r) for i, (p, r) in enumerate([(DRAFT_0, REF_0), (DRAFT_1, REF_1)] * 3))
+    seen = []
+    result = scorer.score_stream(rows, sink=seen.append)
+    assert [p.row for p in seen] == [0, 1, 2, 3, 4, 5]
+    assert [p.id for p in seen] == [f"id-{i}" for i in range(6)]
+    assert result.pairs is None and result.n_pairs == 6
+    # three copies of the two-pair corpus: EM 12, EA 6, ED 12 → same ratios as one copy
+    assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
+        12,
+        6,
+        12,
+    )
+    assert result.f1 == pytest.approx(4 / 7)
+
+
+def test_score_keep_pairs_false_and_ids(scorer):
+    assert scorer.score([DRAFT_0], [REF_0], keep_pairs=False).pairs is None
+    result = scorer.score([DRAFT_0, DRAFT_1], [REF_0, REF_1], ids=["a", "b"])
+    assert [p.id for p in result.pairs] == ["a", "b"]
+    assert [p["id"] for p in result.to_dict()["per_pair"]] == ["a", "b"]
+
+
+# ---------------------------------------------------------------- theme cache
+
+
+def test_theme_cache_skips_reference_sentences_for_a_second_system(
+    content_judge_cls, theme_judge_cls
+):
+    theme_judge = theme_judge_cls(THEME_LABELS)
+    scorer = EditF1Scorer(content_judge_cls(CONTENT), theme_judge)
+    scorer.score([DRAFT_0, DRAFT_1], [REF_0, REF_1])
+    # first system: 6 reference + 7 draft sentences, each distinct text classified once,
+    # in one call: "Take ibuprofen 400 mg every 8 hours." is in reply 1 and draft 1 → 12
+    assert theme_judge.calls == 1 and len(theme_judge.classified) == 12
+    first = list(theme_judge.classified)
+
+    system_b = ["Your labs are fine. Rest up.", "Sorry to hear that. Take ibuprofen."]
+    scorer.score(system_b, [REF_0, REF_1])
+    second = theme_judge.classified[len(first) :]
+    # only system B's 4 new draft sentences are classified; no reference sentence again
+    assert second == ["Your labs are fine.", "Rest up.", "Sorry to hear that.", "Take ibuprofen."]
+    assert not set(second) & {s for s in first}
+
+    scorer.score(system_b, [REF_0, REF_1])  # everything cached: the judge is not called
+    assert theme_judge.calls == 2
+
+
+# ---------------------------------------------------------------- constructor
+
+
+def test_constructor_rejects_bad_options(judges):
+    with pytest.raises(ValueError, match="batch_size"):
+        EditF1Scorer(*judges, batch_size=0)
+    with pytest.raises(ValueError, match="zero_division"):
+        EditF1Scorer(*judges, zero_division=0.5)
+    with pytest.raises(ValueError, match="content_judge must be one of"):
+        EditF1Scorer("no-such-judge", None)
+
+
+def test_reproducibility_names_judges_and_splitter(scorer):
+    text = scorer.reproducibility
+    assert "content:scripted-content" in text and "theme:scripted-theme" in text
+    assert "splitter:punkt-clinical:" in text and "zero_division:warn" in text

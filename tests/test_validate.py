@@ -1,0 +1,151 @@
+"""Input checks: errors name the row and the field, list every bad row at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from editf1.aggregate import UndefinedMetricWarning
+from editf1.score import EditF1Scorer
+from editf1.validate import InputError, check_pair, check_pairs, shorten
+
+OK = "Rest today."
+
+
+def errors_of(predictions, references):
+    with pytest.raises(InputError) as info:
+        check_pairs(predictions, references)
+    return info.value.errors
+
+
+@pytest.mark.parametrize(
+    ("bad", "type_name"),
+    [(None, "NoneType"), (42, "int"), (["Rest."], "list"), (b"Rest.", "bytes")],
+)
+def test_non_string_prediction_and_reference(bad, type_name):
+    errors = errors_of([OK, bad], [bad, OK])
+    # listed in row order
+    assert errors == [
+        f"references[0] must be a string, got {type_name} {bad!r}",
+        f"predictions[1] must be a string, got {type_name} {bad!r}",
+    ]
+
+
+@pytest.mark.parametrize("reference", ["", "   ", "\n\t ", "...", "?! -", "🙂"])
+def test_reference_without_a_word(reference):
+    errors = errors_of([OK, OK, OK, OK], [OK, OK, OK, reference])
+    assert len(errors) == 1
+    assert errors[0].startswith("references[3] has no word (empty, whitespace or punctuation")
+    assert repr(reference) in errors[0]
+
+
+@pytest.mark.parametrize("prediction", ["", "   ", "...", "🙂"])
+def test_empty_prediction_is_accepted(prediction):
+    assert check_pair(0, prediction, OK) == []
+    check_pairs([prediction], [OK])  # does not raise
+
+
+def test_every_bad_row_is_listed_at_once():
+    predictions = [OK, None, OK, 7, OK]
+    references = [OK, OK, "", None, "  "]
+    errors = errors_of(predictions, references)
+    assert [e.split(" ", 1)[0] for e in errors] == [
+        "predictions[1]",
+        "references[2]",
+        "predictions[3]",
+        "references[3]",
+        "references[4]",
+    ]
+    with pytest.raises(InputError, match=r"5 bad input\(s\)"):
+        check_pairs(predictions, references)
+
+
+def test_many_bad_rows_are_summarised():
+    with pytest.raises(InputError) as info:
+        check_pairs([OK] * 25, [""] * 25)
+    assert len(info.value.errors) == 25
+    message = str(info.value)
+    # 10 shown, the rest counted
+    assert "references[9]" in message and "references[10]" not in message
+    assert "... and 15 more" in message
+
+
+def test_long_values_are_shortened():
+    errors = errors_of([OK], ["." * 5000])
+    assert len(errors[0]) < 250
+    assert "(5000 chars)" in errors[0]
+    errors = errors_of([list(range(10_000))], [OK])
+    assert len(errors[0]) < 150 and "..." in errors[0]
+
+
+def test_shorten():
+    assert shorten("abc") == "'abc'"
+    # width 24 = 10 characters of repr + "..." (3) + "(100 chars)" (11)
+    assert shorten("x" * 100, 24) == "'xxxxxxxxx...(100 chars)"
+    short = shorten("x" * 100, 40)
+    assert short.endswith("...(100 chars)") and len(short) == 40
+    # a width too small for the size note still cuts the text (was: the whole repr)
+    assert shorten("x" * 100, 12) == "'...(100 chars)"
+    assert shorten(list(range(100)), 10) == "[0, 1, ..."
+
+
+@pytest.mark.parametrize("value", ["Rest.", b"Rest.", 42, None, {"a": 1}])
+def test_a_single_value_instead_of_a_list(value):
+    with pytest.raises(TypeError, match="predictions must be a list of strings"):
+        check_pairs(value, [OK])
+    with pytest.raises(TypeError, match="references must be a list of strings"):
+        check_pairs([OK], value)
+
+
+def test_mismatched_lengths():
+    with pytest.raises(ValueError, match="got 2 predictions and 3 references"):
+        check_pairs([OK, OK], [OK, OK, OK])
+
+
+def test_custom_field_names():
+    assert check_pair(4, None, OK, prediction_field="draft") == [
+        "draft[4] must be a string, got NoneType None"
+    ]
+
+
+# ---------------------------------------------------------------- through the scorer
+
+
+@pytest.fixture
+def scorer(content_judge_cls, theme_judge_cls):
+    return EditF1Scorer(content_judge_cls(), theme_judge_cls())
+
+
+def test_scorer_checks_everything_before_scoring(scorer):
+    with pytest.raises(InputError) as info:
+        scorer.score([OK, OK, None, OK], [OK, OK, OK, "  "])
+    assert [e.split(" ", 1)[0] for e in info.value.errors] == ["predictions[2]", "references[3]"]
+    assert scorer.content_judge.calls == 0  # no judge ran
+
+
+def test_scorer_rejects_single_string_and_length_mismatch(scorer):
+    with pytest.raises(TypeError, match="predictions must be a list"):
+        scorer.score("Rest today.", [OK])
+    with pytest.raises(ValueError, match="same length"):
+        scorer.score([OK], [OK, OK])
+    with pytest.raises(ValueError, match="ids has 1 items for 2 predictions"):
+        scorer.score([OK, OK], [OK, OK], ids=["a"])
+
+
+def test_scorer_empty_corpus_raises(scorer):
+    with pytest.raises(ValueError, match="no pairs to score"):
+        scorer.score([], [])
+
+
+def test_score_stream_names_rows_of_the_bad_batch(content_judge_cls, theme_judge_cls):
+    scorer = EditF1Scorer(content_judge_cls(), theme_judge_cls(), batch_size=2)
+    rows = [(None, OK, OK), (None, OK, OK), (None, OK, OK), (None, 3, OK)]
+    seen = []
+    with pytest.raises(InputError, match=r"predictions\[3\] must be a string, got int 3"):
+        scorer.score_stream(iter(rows), sink=seen.append)
+    assert [p.row for p in seen] == [0, 1]  # the batch before the bad one was scored
+
+
+def test_scorer_accepts_an_empty_prediction(scorer):
+    with pytest.warns(UndefinedMetricWarning, match=r"1 row\(s\) \[0\]"):
+        result = scorer.score([""], [OK], keep_pairs=True)
+    assert result.n_pairs == 1 and result.pairs[0].content.precision == 0.0
