@@ -213,7 +213,7 @@ def test_single_empty_draft_gives_one_warning_not_two(scorer):
         result = scorer.score([""], [REF_1])
     undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     assert [str(w.message).split(" is undefined")[0] for w in undefined] == [
-        "precision (prediction has no sentence)"
+        "precision (prediction has no sentence; theme scores too)"
     ]
     assert "1 row(s) [0]" in str(undefined[0].message)
     assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
@@ -383,6 +383,23 @@ def test_theme_cache_skips_reference_sentences_for_a_second_system(
 
     scorer.score(system_b, [REF_0, REF_1])  # everything cached: the judge is not called
     assert theme_judge.calls == 2
+
+
+def test_theme_scores_undefined_for_a_draft_without_themes_warn_once(
+    content_judge_cls, theme_judge_cls
+):
+    # The draft's only sentence is labelled Other, which is not scored by default: the
+    # draft has no scored theme, so theme precision is 0/0 -> 0.0, named in one warning.
+    labels = {"Rest today.": "Medical planning instruction", "Hello there.": "Other"}
+    scorer = EditF1Scorer(content_judge_cls({}), theme_judge_cls(labels), zero_division="warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score(["Hello there."], ["Rest today."])
+    messages = [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+    assert len(messages) == 1 and messages[0].startswith("theme precision or recall")
+    pair = result.pairs[0]
+    assert pair.theme.undefined == ("precision",)
+    assert (pair.theme.precision, pair.theme.recall, pair.theme.f1) == (0.0, 0.0, 0.0)
 
 
 # ---------------------------------------------------------------- constructor

@@ -11,6 +11,9 @@ Undefined ratios (Notes)
   non-empty reply) takes the value of ``zero_division``; with ``"warn"`` (default) that
   value is 0.0 and the scorer issues one :class:`UndefinedMetricWarning` naming the rows.
 * F1 is 0.0 when precision + recall is 0.
+* Per-theme corpus scores (:class:`CorpusAccumulator`) follow the same rules without a
+  warning: each comes with the counts of replies and drafts containing the theme, which
+  show when a ratio was undefined.
 
 No score is ever NaN.
 """

@@ -185,16 +185,27 @@ class EditF1Scorer:
             InputError: for the first batch with bad rows (rows before it are scored).
         """
         accumulator = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
-        empty_rows, unusable_rows = [], []
+        empty_rows, themeless_rows, unusable_rows = [], [], []
         for pair in self.iter_pairs(rows, total=total):
             accumulator.add(pair)
-            if pair.content.undefined:
+            if pair.content.undefined:  # an empty draft: its theme scores are named with it
                 empty_rows.append(pair.row)
+            elif pair.theme is not None and pair.theme.undefined:
+                themeless_rows.append(pair.row)
             if pair.unusable_judgements or pair.unusable_theme_judgements:
                 unusable_rows.append(pair.row)
             if sink is not None:
                 sink(pair)
-        warn_undefined("precision (prediction has no sentence)", empty_rows, self.zero_division)
+        warn_undefined(
+            "precision (prediction has no sentence; theme scores too)",
+            empty_rows,
+            self.zero_division,
+        )
+        warn_undefined(
+            "theme precision or recall (prediction or reference has none of the scored themes)",
+            themeless_rows,
+            self.zero_division,
+        )
         if unusable_rows:
             warnings.warn(
                 f"the judges produced {accumulator.unusable} unusable content and "

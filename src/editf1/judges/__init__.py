@@ -65,7 +65,12 @@ THEME_JUDGES: dict[str, Callable[..., ThemeJudge]] = {
 @lru_cache(maxsize=8)
 def _load(kind: str, name: str, options: tuple):
     registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
-    return registry[name](**dict(options))
+    try:
+        return registry[name](**dict(options))
+    except TypeError as error:
+        raise TypeError(
+            f"{kind} judge {name!r} does not take options {sorted(k for k, _ in options)}: {error}"
+        ) from None
 
 
 def _resolve(kind: str, judge, options: dict | None, base: type):
