@@ -41,6 +41,8 @@ _WORD = re.compile(r"[^\W_]")
 #: Lower-cased words after which an abbreviation-final period may end a sentence.
 DEFAULT_SENTENCE_STARTERS = frozenset(
     {"please", "then", "if", "call", "we", "you", "your", "let", "also", "our", "thank", "thanks"}
+    # imperatives that open a clinician's instruction ("...on Main St. Check your BP.")
+    | {"check", "take", "stop", "start", "keep", "continue", "avoid", "try", "schedule"}
 )
 
 
