@@ -6,7 +6,22 @@ the dataset builders wrap them.
 """
 
 from editf1.corpora.demo import demo_rows
-from editf1.corpora.kqa import kqa_nli_rows
-from editf1.corpora.oncqa import ONCQA_SETTINGS, oncqa_rows
+from editf1.corpora.expertqa import expertqa_medicine_rows
+from editf1.corpora.kqa import kqa_nli_rows, kqa_question_rows
+from editf1.corpora.oncqa import (
+    ONCQA_SETTINGS,
+    oncqa_content_grading_rows,
+    oncqa_rows,
+    parse_oncqa_input,
+)
 
-__all__ = ["ONCQA_SETTINGS", "demo_rows", "kqa_nli_rows", "oncqa_rows"]
+__all__ = [
+    "ONCQA_SETTINGS",
+    "demo_rows",
+    "expertqa_medicine_rows",
+    "kqa_nli_rows",
+    "kqa_question_rows",
+    "oncqa_content_grading_rows",
+    "oncqa_rows",
+    "parse_oncqa_input",
+]

@@ -11,8 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from editf1.corpora.oncqa import read_csv
+from editf1.io import read_rows
 
-__all__ = ["kqa_nli_rows"]
+__all__ = ["KQA_LABELS", "kqa_nli_rows", "kqa_question_rows"]
+
+#: The NLI labels of ``NLI_medical_annotator.csv``.
+KQA_LABELS = ("Entailment", "Neutral", "Contradiction")
 
 
 def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
@@ -21,9 +25,21 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
     Returns:
         Dicts with ``question``, ``answer`` (the LLM answer, the "draft"), ``claim`` (the
         "reference sentence"), ``system``, ``match`` (True when the physicians' majority
-        is Entailment) and ``annotator_matches`` (three booleans, one per physician).
+        is Entailment), ``annotator_matches`` (three booleans, one per physician), and
+        the upstream detail: ``row`` (the file's unnamed index column), ``category``
+        (``Must_have`` / ``Nice_to_have``), ``labels`` (the three labels ``label_0..2``)
+        and ``majority_label`` (each one of :data:`KQA_LABELS`).
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the row and field of a label outside :data:`KQA_LABELS`.
     """
-    rows = read_csv(Path(data_dir) / "NLI_medical_annotator.csv")
+    path = Path(data_dir) / "NLI_medical_annotator.csv"
+    rows = read_csv(path)
+    for i, r in enumerate(rows):
+        for field in ("majority_label", "label_0", "label_1", "label_2"):
+            if r[field] not in KQA_LABELS:
+                raise ValueError(f"{path.name} row {i}: field {field} has {r[field]!r}")
     return [
         {
             "question": r["Question"],
@@ -32,6 +48,26 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
             "system": r["llm_x"],
             "match": r["majority_label"] == "Entailment",
             "annotator_matches": [r[f"label_{k}"] == "Entailment" for k in range(3)],
+            "row": r[""],
+            "category": r["category_x"],
+            "labels": [r[f"label_{k}"] for k in range(3)],
+            "majority_label": r["majority_label"],
         }
         for r in rows
     ]
+
+
+def kqa_question_rows(data_dir: str | Path) -> list[dict]:
+    """Rows of ``questions_w_answers.jsonl``: real patient questions with physician answers.
+
+    Returns:
+        The upstream dicts, in file order: ``Question``, ``Free_form_answer`` (the
+        physician's answer), ``Must_have`` and ``Nice_to_have`` (lists of
+        physician-curated statements), ``Sources`` and ``ICD_10_diag``.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the line of a line that is not a JSON object or lacks a field.
+    """
+    fields = ["Question", "Free_form_answer", "Must_have", "Nice_to_have", "Sources", "ICD_10_diag"]
+    return read_rows(Path(data_dir) / "questions_w_answers.jsonl", fields, "jsonl")

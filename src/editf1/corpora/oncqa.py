@@ -7,9 +7,17 @@ Oncology portal messages with an EHR context, GPT-4 drafts, oncologists' own rep
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
-__all__ = ["ONCQA_SETTINGS", "oncqa_rows", "read_csv"]
+__all__ = [
+    "ONCQA_CONTENT_FLAGS",
+    "ONCQA_SETTINGS",
+    "oncqa_content_grading_rows",
+    "oncqa_rows",
+    "parse_oncqa_input",
+    "read_csv",
+]
 
 #: ``own_reply``: GPT-4 draft (``Master2.csv`` ``Output``) against the reply an
 #: oncologist wrote without seeing it (``stage1.csv`` ``response``), the paper's setting;
@@ -76,4 +84,181 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
                 "reference": r["response"],
             }
         )
+    return rows
+
+
+#: Physician-annotated content flags of ``content_grading_s44.csv`` /
+#: ``content_grading_d56.csv`` (upstream ``Data/content_grading/s44.csv``, ``d56.csv``),
+#: in file order. ``Clarify``: the response asks the patient for information; the others
+#: are defined in the upstream ``Content_Grading_Guidelines.docx``.
+ONCQA_CONTENT_FLAGS = (
+    "AnyEdu",
+    "ExtentEdu",
+    "Manage",
+    "Inform",
+    "UrgentVisit",
+    "NonurgentVisit",
+    "Clarify",
+    "Delegate",
+    "Act",
+    "Contingency",
+)
+
+#: ``Master2.csv`` ``Input`` keys that become structured fields (the rest go to ``other``).
+_EHR_KEYS = {
+    "age": "age",
+    "gender": "sex",
+    "pmh": "problems",
+    "current medication list": "medications",
+}
+_NONE_WORDS = {"none", "n/a", "na", ""}
+_KEY_LINE = re.compile(
+    r"^(?P<key>[A-Za-z][^:\n]{0,80}?)\s*(?:\((?P<when>[^)]*)\))?:\s?(?P<value>.*)$"
+)
+
+
+def _split_list(text: str) -> list[str]:
+    """Items of a comma- or semicolon-separated list, keeping commas inside brackets.
+
+    >>> _split_list("insulin glargine (10 units, nightly), metformin; aspirin")
+    ['insulin glargine (10 units, nightly)', 'metformin', 'aspirin']
+    >>> _split_list(" None ")
+    []
+    """
+    if text.strip().lower() in _NONE_WORDS:
+        return []
+    items, depth, current = [], 0, []
+    for char in text:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if char in ",;" and depth <= 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [item.strip() for item in items if item.strip()]
+
+
+def parse_oncqa_input(text: str) -> dict:
+    r"""Split one OncQA ``Input`` (``Master2.csv``) into chart summary and patient message.
+
+    ``Input`` is one string: an optional sample label line (``"Sample 1 (active
+    treatment):"``), ``"EHR Context:"``, ``"Key: value"`` lines (age, gender, cancer
+    diagnosis, PMH, prior and current cancer treatments, current medication list,
+    summary of the most recent oncology visit) and ``"Patient message:"`` followed by
+    the message.
+
+    Args:
+        text: the ``Input`` cell.
+
+    Returns:
+        ``{"sample_label": str | None, "ehr_summary": str, "ehr": dict, "message": str}``:
+        ``ehr_summary`` is the EHR block verbatim (stripped); ``ehr`` has ``age`` and
+        ``sex`` (strings as written, e.g. ``"55 years"``, ``"Male"``), ``problems`` (PMH
+        items) and ``medications`` (lists of strings; ``"None"`` gives ``[]``),
+        ``encounters`` (``[{"date": "1 week ago", "summary": ...}]`` from the visit
+        summary; ``date`` is the relative time written in the key) and ``other``
+        (``[{"name", "value"}]`` for every other key, in order). Values are upstream
+        text, typos included.
+
+    Raises:
+        ValueError: if ``"EHR Context:"`` or ``"Patient message:"`` is missing, appears
+            twice, or the message is empty.
+
+    >>> case = parse_oncqa_input(
+    ...     "Sample 1 (active treatment):\nEHR Context:\nAge: 55 years\nGender: Male\n"
+    ...     "PMH: hypertension, hyperlipidemia\nCurrent medication list: None\n"
+    ...     "Summary of most recent oncology visit (1 week ago): Tolerating treatment.\n\n"
+    ...     "Patient message:\nIs this fatigue normal?\n"
+    ... )
+    >>> case["message"], case["ehr"]["age"], case["ehr"]["problems"], case["ehr"]["medications"]
+    ('Is this fatigue normal?', '55 years', ['hypertension', 'hyperlipidemia'], [])
+    >>> case["ehr"]["encounters"], case["sample_label"]
+    ([{'date': '1 week ago', 'summary': 'Tolerating treatment.'}], 'Sample 1 (active treatment)')
+    """
+    for marker in ("EHR Context:", "Patient message:"):
+        if text.count(marker) != 1:
+            raise ValueError(f"expected one {marker!r}, found {text.count(marker)}")
+    head, rest = text.split("EHR Context:")
+    ehr_text, message = rest.split("Patient message:")
+    message = message.strip()
+    if not message:
+        raise ValueError("the patient message after 'Patient message:' is empty")
+    ehr = {"age": None, "sex": None, "problems": [], "medications": [], "encounters": []}
+    other: list[dict] = []
+    last: dict | None = None
+    for line in ehr_text.strip().splitlines():
+        if not line.strip():
+            continue
+        match = _KEY_LINE.match(line.strip())
+        if match is None:  # a continuation of the previous value
+            if last is None:
+                raise ValueError(f"EHR line without a 'Key:' before it: {line.strip()[:60]!r}")
+            last["value"] = f"{last['value']}\n{line.strip()}"
+            continue
+        key, value, when = match["key"].strip(), match["value"].strip(), match["when"]
+        field = _EHR_KEYS.get(key.lower())
+        if field in ("age", "sex"):
+            ehr[field] = value
+        elif field is not None:
+            ehr[field] = _split_list(value)
+        elif key.lower().startswith("summary of most recent"):
+            ehr["encounters"].append({"date": when, "summary": value})
+        else:
+            last = {"name": key if when is None else f"{key} ({when})", "value": value}
+            other.append(last)
+            continue
+        last = None
+    label = head.strip().rstrip(":").strip() or None
+    return {
+        "sample_label": label,
+        "ehr_summary": ehr_text.strip(),
+        "ehr": {**ehr, "other": other},
+        "message": message,
+    }
+
+
+def oncqa_content_grading_rows(data_dir: str | Path) -> list[dict]:
+    """Rows of ``content_grading_s44.csv`` then ``content_grading_d56.csv``.
+
+    Upstream these are ``Data/content_grading/s44.csv`` and ``d56.csv``: physicians
+    flagged what each response does (:data:`ONCQA_CONTENT_FLAGS`). ``order`` names the
+    response: ``gpt_raw_N`` (the GPT-4 draft), ``doc_edit_N`` (the N-th oncologist's
+    edit of it, stage 2) or ``raw_md_N`` (the N-th oncologist's own reply, stage 1).
+
+    Returns:
+        Dicts with ``file`` (``"s44"`` or ``"d56"``), ``row`` (0-based row in that
+        file), ``case_id``, ``source`` (``"gpt_raw"``, ``"doc_edit"``, ``"raw_md"``),
+        ``source_index`` (N, int), ``response`` and ``flags`` (flag name -> bool; an
+        empty cell is False, ``"1"`` is True).
+
+    Raises:
+        FileNotFoundError: if a file is missing.
+        ValueError: naming file, row and field for an unknown ``order`` or a flag cell
+            that is neither empty nor ``"1"``.
+    """
+    rows = []
+    for name in ("s44", "d56"):
+        path = Path(data_dir) / f"content_grading_{name}.csv"
+        for i, r in enumerate(read_csv(path)):
+            order = re.fullmatch(r"(gpt_raw|doc_edit|raw_md)_(\d+)", r["order"].strip())
+            if order is None:
+                raise ValueError(f"{path.name} row {i}: field order has {r['order']!r}")
+            flags = {}
+            for flag in ONCQA_CONTENT_FLAGS:
+                cell = r[flag].strip()
+                if cell not in ("", "1"):
+                    raise ValueError(f"{path.name} row {i}: field {flag} has {r[flag]!r}")
+                flags[flag] = cell == "1"
+            rows.append(
+                {
+                    "file": name,
+                    "row": i,
+                    "case_id": r["id"],
+                    "source": order[1],
+                    "source_index": int(order[2]),
+                    "response": r["response"],
+                    "flags": flags,
+                }
+            )
     return rows

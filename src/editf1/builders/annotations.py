@@ -1,0 +1,269 @@
+"""Builders of annotation datasets for training and validating judges.
+
+Both read long-format exports (CSV, TSV, JSONL or parquet): one row per (item,
+annotator), several annotators per item, mapped with ``column_map`` like the hospital
+exports (:mod:`editf1.builders.hospital`), and produce one row per item with every
+annotator's answer.
+
+Content-match annotations (Seegmiller et al., §3.1): for a reference sentence (from a
+clinician's reply) and a draft, the annotator marks the verbatim span of the draft that
+says the same thing, or ``NO MATCH``:
+
+================== ======== =======================================================
+field              required value
+================== ======== =======================================================
+reference_sentence yes      the sentence of the clinician reply
+prediction         yes      the draft
+matched_span       yes      a verbatim span of the draft, or ``NO MATCH`` (any case)
+annotator_id       yes      who annotated
+item_id            no       groups rows into items; else items are rows with the same
+                            (reference_sentence, prediction, context, system)
+context            no       e.g. the patient message
+system             no       the system that wrote the draft
+split              no       the export's own split; else a seeded split by item
+================== ======== =======================================================
+
+Theme annotations (§3.2, Table 3): the annotator gives a sentence one of
+:data:`editf1.themes.THEMES`. Fields ``sentence``, ``theme``, ``annotator_id`` (all
+required), ``item_id``, ``context`` and ``split`` (optional; without ``item_id``, items
+are rows with the same sentence and context).
+
+Errors, each naming file, row and field: a missing or empty required field, non-text
+values, a span that is not verbatim in the draft, an unknown theme, one annotator
+twice on one item, rows of one item that disagree on its text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from editf1.builders.exports import (
+    ExportRow,
+    id_value,
+    split_value,
+    text_value,
+)
+from editf1.builders.hospital import ExportBuilder, ExportConfig
+from editf1.builders.public import SEEGMILLER_CITATION
+from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
+from editf1.themes import THEMES
+
+__all__ = [
+    "CONTENT_MATCH_EXPORT_FIELDS",
+    "THEME_EXPORT_FIELDS",
+    "ContentMatchBuilder",
+    "ThemeAnnotationBuilder",
+    "majority",
+]
+
+CONTENT_MATCH_EXPORT_FIELDS = {
+    "reference_sentence": True,
+    "prediction": True,
+    "matched_span": True,
+    "annotator_id": True,
+    "item_id": False,
+    "context": False,
+    "system": False,
+    "split": False,
+}
+THEME_EXPORT_FIELDS = {
+    "sentence": True,
+    "theme": True,
+    "annotator_id": True,
+    "item_id": False,
+    "context": False,
+    "split": False,
+}
+
+
+def majority(values: list) -> object | None:
+    """The value most annotators gave; None on a tie for the most (or no value).
+
+    >>> majority([True, True, False]), majority(["Logistics", "Other"]), majority([])
+    (True, None, None)
+    """
+    counts = Counter(values).most_common()
+    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+class _AnnotationBuilder(ExportBuilder):
+    """Grouping of (item, annotator) rows shared by the two annotation builders."""
+
+    ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _annotation(self, row: ExportRow, values: dict, errors: list[str]) -> dict | None:
+        """The annotator's answer on ``row``, or None (with errors appended)."""
+        raise NotImplementedError
+
+    def _example(self, item_id: str, values: dict, annotations: list[dict]) -> dict:
+        raise NotImplementedError
+
+    def _items(self, rows, errors):
+        items: dict[str, tuple[ExportRow, dict, list[dict]]] = {}
+        keys: dict[tuple, str] = {}
+        annotators: dict[tuple[str, str], ExportRow] = {}
+        for row in rows:
+            n_errors = len(errors)
+            values = {
+                field: text_value(row, field, errors, required=self.EXPORT_FIELDS[field])
+                for field in self.ITEM_FIELDS
+            }
+            annotator = id_value(row, "annotator_id", errors)
+            item_id = id_value(row, "item_id", errors, required=False)
+            split = split_value(row, errors)
+            answer = self._annotation(row, values, errors)
+            if len(errors) > n_errors:
+                continue
+            if item_id is None:
+                key = tuple(values[field] for field in self.ITEM_FIELDS)
+                item_id = keys.setdefault(key, str(len(keys)))
+            if item_id in items:
+                first, first_values, _ = items[item_id]
+                for field in (*self.ITEM_FIELDS, "split"):
+                    value = split if field == "split" else values[field]
+                    if value != first_values[field]:
+                        errors.append(
+                            f"{row.where}: field {field!r} differs from {first.where} "
+                            f"(same item {item_id!r})"
+                        )
+            else:
+                items[item_id] = (row, {**values, "split": split}, [])
+            if (item_id, annotator) in annotators:
+                errors.append(
+                    f"{row.where}: field 'annotator_id': {annotator!r} already annotated item "
+                    f"{item_id!r} at {annotators[item_id, annotator].where}"
+                )
+                continue
+            annotators[item_id, annotator] = row
+            items[item_id][2].append({"annotator_id": annotator, **answer})
+        examples = [
+            (item_id, self._example(item_id, values, annotations))
+            for item_id, (_, values, annotations) in items.items()
+        ]
+        given = {item_id: (row.where, v["split"]) for item_id, (row, v, _) in items.items()}
+        return examples, given
+
+
+class ContentMatchBuilder(_AnnotationBuilder):
+    """Content-match annotations: reference sentence, draft, and per annotator the
+    matching draft span or NO MATCH (:data:`~editf1.builders.schema.CONTENT_MATCH_FEATURES`).
+
+    ``span_start``/``span_end`` are character offsets of the span's first occurrence
+    in the draft; ``majority_match`` is the majority of ``match`` (None on a tie). One
+    config, ``default``; splits as in :class:`~editf1.builders.hospital.ExportBuilder`
+    (default train 0.8 / validation 0.1 / test 0.1 of the items).
+    """
+
+    DATASET_NAME = "content_matches"
+    PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
+    DESCRIPTION = (
+        "For a sentence of a clinician's reply and an LLM draft, each annotator's "
+        "verbatim span of the draft that says the same thing, or NO MATCH: the content "
+        "judge's task in edit-F1 (Seegmiller et al., §3.1)."
+    )
+    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    LICENSE = "other"
+    LICENSE_NAME = "annotator-institution-terms"
+    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
+    CITATION = SEEGMILLER_CITATION
+    CAVEATS = (
+        "Sentences and drafts may hold patient information: keep the repository private "
+        "unless the text is de-identified or synthetic.",
+        "Offsets are those of the span's first occurrence in the draft.",
+    )
+    FIELD_DOCS: ClassVar[dict] = {
+        "context": "the patient message or question, when exported",
+        "system": "the system that wrote the draft, when exported",
+        "prediction": "the draft",
+    }
+    BUILDER_CONFIG_CLASS = ExportConfig
+    BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="content_matches")]
+    KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
+    EXPORT_FIELDS = CONTENT_MATCH_EXPORT_FIELDS
+    ITEM_FIELDS = ("reference_sentence", "prediction", "context", "system")
+
+    def _annotation(self, row, values, errors):
+        span = text_value(row, "matched_span", errors)
+        if span is None or values["prediction"] is None:
+            return None
+        if span.strip().upper() == NO_MATCH:
+            return {"match": False, "matched_span": None, "span_start": None, "span_end": None}
+        start = values["prediction"].find(span)
+        if start < 0:
+            errors.append(
+                f"{row.where}: field 'matched_span' is not a verbatim span of the draft "
+                f"(field 'prediction'), nor {NO_MATCH!r}: {span[:60]!r}"
+            )
+            return None
+        return {
+            "match": True,
+            "matched_span": span,
+            "span_start": start,
+            "span_end": start + len(span),
+        }
+
+    def _example(self, item_id, values, annotations):
+        return {
+            "id": item_id,
+            "context": values["context"],
+            "system": values["system"],
+            "prediction": values["prediction"],
+            "reference_sentence": values["reference_sentence"],
+            "annotations": [{**a, "label": None} for a in annotations],
+            "majority_match": majority([a["match"] for a in annotations]),
+            "attributes": [],
+        }
+
+
+class ThemeAnnotationBuilder(_AnnotationBuilder):
+    """Theme annotations: a sentence and per annotator one of the nine themes
+    (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`); ``majority_theme`` is
+    None on a tie. One config, ``default``; splits as in
+    :class:`~editf1.builders.hospital.ExportBuilder`.
+    """
+
+    DATASET_NAME = "theme_annotations"
+    PRETTY_NAME = "Theme annotations of clinician reply sentences"
+    DESCRIPTION = (
+        "Sentences of clinicians' replies and LLM drafts, each labelled by one or more "
+        "annotators with one of the nine response themes of edit-F1 (Seegmiller et al., "
+        "§3.2, Table 3): " + "; ".join(THEMES) + "."
+    )
+    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    LICENSE = "other"
+    LICENSE_NAME = "annotator-institution-terms"
+    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
+    CITATION = SEEGMILLER_CITATION
+    CAVEATS = (
+        "Sentences may hold patient information: keep the repository private unless the "
+        "text is de-identified or synthetic.",
+    )
+    FIELD_DOCS: ClassVar[dict] = {"context": "the reply or message the sentence comes from"}
+    BUILDER_CONFIG_CLASS = ExportConfig
+    BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="themes")]
+    KIND_FEATURES: ClassVar[dict] = {"themes": THEME_ANNOTATION_FEATURES}
+    EXPORT_FIELDS = THEME_EXPORT_FIELDS
+    ITEM_FIELDS = ("sentence", "context")
+
+    def _annotation(self, row, values, errors):
+        theme = text_value(row, "theme", errors)
+        if theme is None:
+            return None
+        if theme.strip() not in THEMES:
+            errors.append(
+                f"{row.where}: field 'theme' has {theme!r}; expected one of {list(THEMES)}"
+            )
+            return None
+        return {"theme": theme.strip()}
+
+    def _example(self, item_id, values, annotations):
+        return {
+            "id": item_id,
+            "sentence": values["sentence"],
+            "context": values["context"],
+            "annotations": annotations,
+            "majority_theme": majority([a["theme"] for a in annotations]),
+        }

@@ -1,0 +1,206 @@
+"""The base class of every edit-F1 dataset builder.
+
+Builders are :class:`datasets.GeneratorBasedBuilder` subclasses used directly
+(``datasets`` 4+ no longer runs loading scripts)::
+
+    builder = OncQABuilder(config_name="own_reply", data_dir="../shared/data/oncqa",
+                           cache_dir="/tmp/hf-cache")
+    builder.download_and_prepare()
+    pairs = builder.as_dataset(split="test")
+
+Every builder reads a local ``data_dir`` (no network), or, when ``data_dir`` is None,
+downloads its documented upstream files at a pinned revision (an explicit request).
+The cache is keyed by a SHA-256 fingerprint of the files read, so an edited export is
+never served from a stale cache. Nothing is uploaded unless :meth:`EditF1Builder.push_to_hub`
+is called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import datasets
+
+__all__ = ["EditF1Builder", "EditF1Config", "UpstreamFile"]
+
+
+@dataclass
+class EditF1Config(datasets.BuilderConfig):
+    """A configuration of an edit-F1 builder.
+
+    Attributes:
+        kind: what one row is (``"cases"``, ``"pairs_reply"``, ``"pairs_edited"``, or a
+            builder's own kind); it selects the features and the generator.
+        revision: upstream revision (git commit or Hub revision) to download when
+            ``data_dir`` is None; None means the builder's pinned default.
+    """
+
+    kind: str = "cases"
+    revision: str | None = None
+
+
+@dataclass(frozen=True)
+class UpstreamFile:
+    """One upstream file: ``url`` with ``{revision}`` in it, and its pinned revision."""
+
+    url: str
+    revision: str
+
+    def resolve(self, revision: str | None = None) -> str:
+        return self.url.format(revision=revision or self.revision)
+
+
+class EditF1Builder(datasets.GeneratorBasedBuilder):
+    """Shared machinery: source resolution, fingerprinted cache, per-kind features.
+
+    Subclasses set the class attributes below and implement :meth:`_examples`.
+
+    Attributes:
+        DATASET_NAME: registry name and cache folder name.
+        PRETTY_NAME, DESCRIPTION, HOMEPAGE, CITATION: for ``DatasetInfo`` and the card.
+        SOURCE_NOTE: where the data comes from, for the card, when not from ``UPSTREAM``.
+        LICENSE: a Hub licence id (``"mit"``, ``"other"``, ``"unknown"``, ...).
+        LICENSE_NAME: a short slug naming the terms when ``LICENSE`` is ``"other"``.
+        LICENSE_NOTE: what the licence means for users, in words.
+        SOURCE_FILES: file names read from ``data_dir``.
+        UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
+        CAVEATS: card caveats, one sentence or paragraph each.
+        FIELD_DOCS: descriptions of fields the shared field docs do not cover.
+        KIND_FEATURES: kind -> :class:`datasets.Features`.
+        CONTAINS_PATIENT_DATA: True for private data; see :mod:`editf1.builders.hub`.
+        PUSHABLE: whether :func:`editf1.builders.hub.push_to_hub` accepts this set.
+    """
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIG_CLASS = EditF1Config
+
+    DATASET_NAME: ClassVar[str] = ""
+    PRETTY_NAME: ClassVar[str] = ""
+    DESCRIPTION: ClassVar[str] = ""
+    HOMEPAGE: ClassVar[str] = ""
+    SOURCE_NOTE: ClassVar[str] = ""
+    CITATION: ClassVar[str] = ""
+    LICENSE: ClassVar[str] = "unknown"
+    LICENSE_NAME: ClassVar[str] = ""
+    LICENSE_NOTE: ClassVar[str] = ""
+    SOURCE_FILES: ClassVar[tuple[str, ...]] = ()
+    UPSTREAM: ClassVar[dict[str, UpstreamFile]] = {}
+    CAVEATS: ClassVar[tuple[str, ...]] = ()
+    FIELD_DOCS: ClassVar[dict[str, str]] = {}
+    KIND_FEATURES: ClassVar[dict[str, datasets.Features]] = {}
+    CONTAINS_PATIENT_DATA: ClassVar[bool] = False
+    PUSHABLE: ClassVar[bool] = False
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("dataset_name", self.DATASET_NAME)
+        # The config is only known after DatasetBuilder.__init__, so the fingerprint is
+        # set afterwards and the cache folder rebuilt with it.
+        super().__init__(*args, **kwargs)
+        self.hash = self._fingerprint()
+        self._cache_dir = self._build_cache_dir()
+        self._output_dir = self._cache_dir
+        self._examples: dict[str, list[dict]] | None = None
+
+    # -- what subclasses provide -------------------------------------------------
+    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
+        """``{split: [example, ...]}`` for the config, read from ``source``."""
+        raise NotImplementedError
+
+    def _source_paths(self) -> list[Path]:
+        """The local files this config reads (for the cache fingerprint); none when
+        downloading."""
+        if self.config.data_dir is None:
+            return []
+        return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES]
+
+    def _upstream_identity(self) -> str:
+        """What is downloaded when ``data_dir`` is None (URLs at their revisions)."""
+        return repr(sorted((n, f.resolve(self.config.revision)) for n, f in self.UPSTREAM.items()))
+
+    def _download(self, dl_manager) -> Path | None:
+        """Fetch :attr:`UPSTREAM` into a folder laid out like ``data_dir``."""
+        if not self.UPSTREAM:
+            raise ValueError(f"{self.DATASET_NAME}: no upstream download; pass data_dir=")
+        urls = {name: f.resolve(self.config.revision) for name, f in self.UPSTREAM.items()}
+        paths = dl_manager.download(urls)
+        tag = hashlib.sha256(repr(sorted(urls.items())).encode()).hexdigest()[:16]
+        folder = Path(self._cache_downloaded_dir) / "editf1" / self.DATASET_NAME / tag
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, path in paths.items():
+            shutil.copyfile(path, folder / name)
+        return folder
+
+    # -- datasets machinery ------------------------------------------------------
+    def _info(self) -> datasets.DatasetInfo:
+        if self.config.kind not in self.KIND_FEATURES:
+            raise ValueError(
+                f"{self.DATASET_NAME}: config {self.config.name!r} has unknown kind "
+                f"{self.config.kind!r}; kinds are {sorted(self.KIND_FEATURES)}"
+            )
+        return datasets.DatasetInfo(
+            description=self.DESCRIPTION,
+            features=self.KIND_FEATURES[self.config.kind],
+            homepage=self.HOMEPAGE,
+            license=self.LICENSE,
+            citation=self.CITATION,
+        )
+
+    def _fingerprint(self) -> str:
+        """SHA-256 over the config, the bytes of every source file, and, when
+        downloading, the upstream URLs at their revisions."""
+        digest = hashlib.sha256(self.config.kind.encode())
+        digest.update(repr(sorted(vars(self.config).items(), key=str)).encode())
+        if self.config.data_dir is None:
+            digest.update(self._upstream_identity().encode())
+        for path in self._source_paths():
+            digest.update(str(path.name).encode())
+            if path.is_file():
+                with open(path, "rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(block)
+            else:
+                digest.update(b"<missing>")
+        return digest.hexdigest()[:32]
+
+    def _split_generators(self, dl_manager):
+        if self.config.data_dir is not None:
+            source = Path(self.config.data_dir)
+            if not source.is_dir():
+                raise FileNotFoundError(f"{self.DATASET_NAME}: data_dir {source} is not a folder")
+        else:
+            source = self._download(dl_manager)
+        self._examples = self._examples_by_split(source)
+        for split, rows in self._examples.items():
+            if not rows:
+                raise ValueError(
+                    f"{self.DATASET_NAME}: split {split!r} of config {self.config.name!r} "
+                    "would be empty; give fewer splits or larger fractions"
+                )
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"split": split})
+            for split in self._examples
+        ]
+
+    def _generate_examples(self, split: str):
+        yield from enumerate(self._examples[split])
+
+    def push_to_hub(self, repo_id: str, *, private: bool = True, token: str | None = None) -> str:
+        """Upload this prepared config to the Hub as a Hub-ready folder (network: yes).
+
+        Call :meth:`download_and_prepare` first. Only on request: nothing else in the
+        library uploads. See :func:`editf1.builders.hub.push_to_hub` for what is allowed
+        (patient data: private repositories only).
+
+        Returns:
+            The URL of the upload commit.
+        """
+        from editf1.builders.hub import push_to_hub, write_builders
+
+        with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
+            write_builders([self], folder)
+            return push_to_hub(type(self), folder, repo_id, private=private, token=token)

@@ -1,0 +1,246 @@
+"""Command-line glue for datasets: ``edit-f1 score --dataset ...`` and
+``edit-f1 export-dataset``. Imports nothing heavy until a command runs.
+
+edit-f1 score --dataset oncqa --config edited --data-dir ../shared/data/oncqa
+edit-f1 score --dataset kqa --data-dir ../shared/data/kqa          # default config, test
+edit-f1 score --dataset ./hub-folder --config pairs --split test    # a Hub-ready folder
+edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncqa
+edit-f1 export-dataset ippm --data-dir /secure/export --export-file portal.csv \\
+    --column-map map.json --output /secure/ippm [--push-to-hub org/ippm]   # private
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from dataclasses import fields
+from pathlib import Path
+
+from editf1.builders import BUILDER_NAMES, builder_class
+
+__all__ = ["add_builder_options", "add_export_dataset", "dataset_rows"]
+
+#: CLI option dest -> builder config field.
+_OPTIONS = {
+    "revision": "revision",
+    "hub_repo": "hub_repo",
+    "export_file": "export_files",
+    "column_map": "column_map",
+    "keep_column": "keep_columns",
+    "split_fractions": "split_fractions",
+    "split_seed": "seed",
+    "list_separator": "list_separator",
+    "export_format": "file_format",
+}
+
+
+def _fractions(text: str) -> dict[str, float]:
+    """``"train=0.8,test=0.2"`` -> ``{"train": 0.8, "test": 0.2}``."""
+    out = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise argparse.ArgumentTypeError(f"expected name=fraction pairs, got {part!r}")
+    return out
+
+
+def _column_map(text: str) -> dict[str, str]:
+    """A JSON object, inline or in a ``.json`` file: standard field -> export column."""
+    path = Path(text)
+    source = path.read_text(encoding="utf-8") if path.suffix == ".json" else text
+    try:
+        value = json.loads(source)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"--column-map is not valid JSON ({error})") from None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise argparse.ArgumentTypeError("--column-map must be a JSON object of strings")
+    return value
+
+
+def add_builder_options(p: argparse.ArgumentParser) -> None:
+    """Options that configure a dataset builder (shared by score and export-dataset)."""
+    g = p.add_argument_group("dataset builder options")
+    g.add_argument("--cache-dir", type=Path, help="datasets cache (default: a temporary folder)")
+    g.add_argument(
+        "--download",
+        action="store_true",
+        help="without --data-dir: download the pinned upstream files (or a Hub dataset)",
+    )
+    g.add_argument("--revision", help="upstream revision to download (git commit or Hub sha)")
+    g.add_argument("--hub-repo", help="syppm: the Hub dataset repository to download")
+    g.add_argument(
+        "--export-file",
+        action="append",
+        help="an export file in --data-dir (repeat; default: every data file there)",
+    )
+    g.add_argument(
+        "--column-map",
+        type=_column_map,
+        help='JSON (inline or a .json file): {"message": "PATIENT_TEXT", ...}',
+    )
+    g.add_argument("--keep-column", action="append", help="carry this export column (repeat)")
+    g.add_argument(
+        "--split-fractions", type=_fractions, help="e.g. train=0.8,validation=0.1,test=0.1"
+    )
+    g.add_argument("--split-seed", type=int, help="seed of the split shuffle (default 0)")
+    g.add_argument("--list-separator", help="separator of list fields in text cells (;)")
+    g.add_argument(
+        "--export-format", choices=["auto", "csv", "jsonl", "parquet"], help="export file format"
+    )
+
+
+def _builder_kwargs(args, name: str) -> dict:
+    """Config options given on the command line, checked against the builder."""
+    cls = builder_class(name)
+    accepted = {f.name for f in fields(cls.BUILDER_CONFIG_CLASS)}
+    kwargs = {}
+    for dest, field in _OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if field not in accepted:
+            option = "--" + dest.replace("_", "-")
+            raise ValueError(f"{option} does not apply to dataset {name!r}")
+        kwargs[field] = tuple(value) if isinstance(value, list) else value
+    if args.data_dir is None and not args.download and name != "demo":
+        raise SystemExit(
+            f"edit-f1: dataset {name} needs --data-dir (folder of its files), or --download "
+            "to fetch the pinned upstream files"
+        )
+    if args.data_dir is not None:
+        kwargs["data_dir"] = str(args.data_dir)
+    return kwargs
+
+
+def dataset_rows(args) -> tuple[str, list[dict]]:
+    """``(run name, rows)`` of ``--dataset`` for ``edit-f1 score``.
+
+    ``--dataset`` is a builder name (see :data:`editf1.builders.BUILDER_NAMES`), a
+    Hub-ready folder, or, with ``--download``, a Hub dataset repository id.
+    ``--config`` (``--setting`` for oncqa, kept for compatibility) and ``--split``
+    (default ``test``, or the only split) choose the rows. The run name is
+    ``<dataset>_<config>``, plus ``_<split>`` for a split other than ``test``.
+
+    Raises:
+        SystemExit: for conflicting options or a missing --data-dir.
+        ValueError: for an unknown dataset, config or split, or a config without
+            ``prediction`` and ``reference`` columns.
+    """
+    import datasets
+
+    from editf1.builders import choose_split, load_builder
+
+    if args.no_progress:
+        datasets.disable_progress_bars()
+    setting = getattr(args, "setting", None)
+    if setting and args.dataset != "oncqa":
+        raise SystemExit("edit-f1 score: --setting is for --dataset oncqa; use --config")
+    if setting and args.config and setting != args.config:
+        raise SystemExit(f"edit-f1 score: --setting {setting} and --config {args.config} differ")
+    config = args.config or setting
+    with tempfile.TemporaryDirectory(prefix="editf1-cache-") as tmp:
+        cache_dir = str(args.cache_dir or tmp)
+        if args.dataset in BUILDER_NAMES:
+            label = args.dataset
+            kwargs = _builder_kwargs(args, label)
+            builder = load_builder(label, config, cache_dir=cache_dir, **kwargs)
+            builder.download_and_prepare()
+            splits, config = builder.as_dataset(), builder.config.name
+            pair_configs = [
+                c.name for c in type(builder).BUILDER_CONFIGS if c.kind.startswith("pairs")
+            ]
+        else:
+            path = Path(args.dataset)
+            if path.is_dir():
+                source, label = str(path), path.resolve().name
+            elif args.download and "/" in args.dataset:
+                source, label = args.dataset, args.dataset.replace("/", "__")
+            else:
+                raise ValueError(
+                    f"--dataset {args.dataset!r} is neither a known dataset "
+                    f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
+                    "--download"
+                )
+            splits = datasets.load_dataset(source, config, cache_dir=cache_dir)
+            config = config or next(iter(splits.values())).info.config_name
+            pair_configs = []
+        split = choose_split(splits, args.split, f"{label}/{config}")
+        rows = splits[split].to_list()
+        columns = splits[split].column_names
+    missing = [c for c in (args.prediction_field, args.reference_field) if c not in columns]
+    if missing:
+        hint = f"; score a pairs config: {pair_configs}" if pair_configs else ""
+        raise ValueError(f"{label}/{config} has no column {missing} (it has {columns}){hint}")
+    name = f"{label}_{config}" + ("" if split == "test" else f"_{split}")
+    return name, rows
+
+
+def add_export_dataset(commands) -> None:
+    """The ``export-dataset`` subcommand."""
+    p = commands.add_parser(
+        "export-dataset",
+        help="write a Hub-ready dataset folder (data files + dataset card)",
+        description="Prepares every config of a dataset (or --config ones) and writes "
+        "FOLDER/README.md (a dataset card whose YAML names configs and splits) and "
+        "FOLDER/data/<config>/<split>.<format>, so that datasets.load_dataset(FOLDER, "
+        "config) loads it. Uploads nothing unless --push-to-hub is given (then to a "
+        "private repository).",
+    )
+    p.add_argument("name", help="dataset: " + ", ".join(BUILDER_NAMES))
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--output", "-o", type=Path, required=True, help="folder to write")
+    p.add_argument("--config", action="append", dest="configs", help="config to write (repeat)")
+    p.add_argument("--format", default="parquet", choices=["parquet", "jsonl"])
+    p.add_argument("--overwrite", action="store_true", help="replace the folder's data files")
+    p.add_argument(
+        "--card-only",
+        action="store_true",
+        help="write only README.md, the card as known without data (no counts)",
+    )
+    p.add_argument(
+        "--push-to-hub",
+        metavar="REPO_ID",
+        help="then upload the folder to this Hub dataset repository, created private "
+        "(network; refused for third-party sets and public repositories of patient data)",
+    )
+    add_builder_options(p)
+    p.set_defaults(run=_export_dataset)
+
+
+def _export_dataset(args) -> int:
+    import datasets
+
+    from editf1.builders.hub import push_to_hub, write_card, write_hub_folder
+
+    datasets.disable_progress_bars()
+    if args.card_only:
+        card = write_card(args.name, args.output, file_format=args.format)
+        print(f"wrote {card}")
+        return 0
+    kwargs = _builder_kwargs(args, args.name)
+    try:
+        written = write_hub_folder(
+            args.name,
+            args.output,
+            configs=args.configs,
+            file_format=args.format,
+            cache_dir=args.cache_dir,
+            overwrite=args.overwrite,
+            **kwargs,
+        )
+    except FileExistsError as error:
+        raise ValueError(str(error)) from None
+    print(f"wrote {written.path / 'README.md'}")
+    for config, counts in written.counts.items():
+        listed = ", ".join(f"{split} {n}" for split, n in counts.items())
+        print(f"  {config}: {listed} row(s) in {written.path / 'data' / config}")
+    print(f'load with: datasets.load_dataset("{written.path}", "<config>")')
+    if args.push_to_hub:
+        url = push_to_hub(args.name, written.path, args.push_to_hub, private=True)
+        print(f"uploaded to the private repository {args.push_to_hub}: {url}")
+    return 0

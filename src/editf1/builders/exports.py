@@ -1,0 +1,382 @@
+"""Reading and validating tabular exports (CSV, JSONL, parquet) into the shared schema.
+
+A hospital's export (the paper's IPPM / SoCPPM style data, §2) or an annotation export
+arrives as rows with the hospital's own column names. :func:`read_table` reads a file,
+:func:`map_columns` renames its columns to the standard fields, and the ``*_rows``
+functions check every value, listing every problem as ``file, row N, field F: ...``
+in one :class:`ExportError`. Nothing is dropped silently: a bad row is an error, never
+a skipped row, and columns the mapping does not use are reported (and never carried,
+so that identifiers a hospital did not choose to publish stay out of the dataset).
+
+Row numbers are 1-based data rows: the N-th row after a CSV's header, the N-th
+non-blank line of a JSONL file, the N-th row of a parquet file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from editf1.io import read_rows
+from editf1.validate import InputError, shorten
+
+__all__ = [
+    "CASE_EXPORT_FIELDS",
+    "ExportError",
+    "ExportRow",
+    "UnusedColumnsWarning",
+    "assign_splits",
+    "check_split_fractions",
+    "map_columns",
+    "read_table",
+]
+
+#: Standard fields of a case export, and whether each is required. One row is one
+#: (message, clinician response) with an optional draft; rows sharing ``message_id``
+#: are one case with several responses (e.g. the paper's 40 messages x 3 clinicians).
+CASE_EXPORT_FIELDS: dict[str, bool] = {
+    "message_id": True,
+    "message": True,
+    "response": True,
+    "annotator_id": False,
+    "ehr_summary": False,
+    "age": False,
+    "sex": False,
+    "problems": False,
+    "medications": False,
+    "encounters": False,
+    "draft": False,
+    "draft_system": False,
+    "split": False,
+}
+
+_SPLIT_NAME = re.compile(r"^\w+$")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+class ExportError(InputError):
+    """A bad export. ``errors`` lists one message per (file, row, field)."""
+
+
+class UnusedColumnsWarning(UserWarning):
+    """Columns of an export that the column mapping does not use (not carried)."""
+
+
+class ExportRow(dict):
+    """One row of an export with standard field names; ``where`` names file and row."""
+
+    def __init__(self, values: Mapping, file: str, row: int):
+        super().__init__(values)
+        self.file = file
+        self.row = row
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}, row {self.row}"
+
+
+def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict], list[str]]:
+    """Every row of a CSV, TSV, JSONL or parquet file.
+
+    Args:
+        path: the file. The format comes from the suffix (``.csv``, ``.tsv``,
+            ``.jsonl``/``.json``/``.ndjson``, ``.parquet``/``.pq``) unless given.
+        file_format: ``"auto"``, ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+
+    Returns:
+        ``(rows, columns)``: the rows as dicts in file order (CSV cells are strings, an
+        empty cell is ``""``; JSONL and parquet values keep their types) and the column
+        names (CSV header or parquet schema; for JSONL, every key seen, in order).
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the file for an unknown format, and the line of a JSONL line
+            that is not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"export file {path} does not exist")
+    if file_format == "parquet" or (
+        file_format == "auto" and path.suffix.lower() in PARQUET_SUFFIXES
+    ):
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path)
+        return table.to_pylist(), list(table.column_names)
+    if file_format not in ("auto", "csv", "jsonl"):
+        raise ValueError(f"file_format must be auto, csv, jsonl or parquet, got {file_format!r}")
+    rows = read_rows(path, [], file_format)
+    columns: dict[str, None] = {}
+    if path.suffix.lower() in (".csv", ".tsv") or file_format == "csv":
+        import csv
+
+        with open(path, newline="", encoding="utf-8") as handle:
+            dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
+            columns = dict.fromkeys(next(csv.reader(handle, dialect=dialect), []))
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    return rows, list(columns)
+
+
+def map_columns(
+    files: Iterable[str | Path],
+    fields: Mapping[str, bool],
+    column_map: Mapping[str, str] | None = None,
+    keep_columns: Iterable[str] = (),
+    file_format: str = "auto",
+) -> tuple[list[ExportRow], list[str]]:
+    """Read export files and rename their columns to standard fields.
+
+    Args:
+        files: the export files, read in order.
+        fields: standard field -> required (e.g. :data:`CASE_EXPORT_FIELDS`).
+        column_map: standard field -> the export's column name; a field not named
+            here is looked up under its own name.
+        keep_columns: further export columns to carry as ``attributes`` (opt-in: an
+            export may hold identifiers that must not be published).
+        file_format: see :func:`read_table`.
+
+    Returns:
+        ``(rows, errors)``: :class:`ExportRow` objects holding the standard fields a
+        file has (an optional field absent from a file is absent from its rows) plus
+        ``"attributes"`` (``{column: value}`` of ``keep_columns``), and the list of
+        file-level problems (a required or explicitly mapped column missing from a
+        file, or a JSONL row lacking it). Unused columns raise one
+        :class:`UnusedColumnsWarning` per file.
+
+    Raises:
+        ValueError: for a ``column_map`` key that is not a standard field.
+    """
+    column_map = dict(column_map or {})
+    unknown = sorted(set(column_map) - set(fields))
+    if unknown:
+        raise ValueError(f"column_map has unknown field(s) {unknown}; fields are {list(fields)}")
+    keep_columns = list(keep_columns)
+    rows: list[ExportRow] = []
+    errors: list[str] = []
+    for path in files:
+        path = Path(path)
+        table, columns = read_table(path, file_format)
+        source = {field: column_map.get(field, field) for field in fields}
+        present = {f: c for f, c in source.items() if c in columns}
+        for field, column in source.items():
+            if column not in columns and (fields[field] or field in column_map):
+                errors.append(
+                    f"{path.name}: no column {column!r} for field {field!r}; the file has {columns}"
+                )
+        for column in keep_columns:
+            if column not in columns:
+                errors.append(f"{path.name}: no column {column!r} to keep; the file has {columns}")
+        used = set(present.values()) | set(keep_columns)
+        unused = [c for c in columns if c not in used]
+        if unused:
+            warnings.warn(
+                f"{path.name}: column(s) {unused} are not mapped to a field and are not "
+                "carried into the dataset (name them in keep_columns to keep them)",
+                UnusedColumnsWarning,
+                stacklevel=2,
+            )
+        for number, raw in enumerate(table, start=1):
+            row = ExportRow({}, path.name, number)
+            for field, column in present.items():
+                if column in raw:
+                    row[field] = raw[column]
+                elif fields[field] or field in column_map:
+                    errors.append(f"{row.where}: field {field!r} (column {column!r}) is missing")
+            row["attributes"] = {c: raw[c] for c in keep_columns if c in raw}
+            rows.append(row)
+    return rows, errors
+
+
+def id_value(row: ExportRow, field: str, errors: list[str], required: bool = True) -> str | None:
+    """An identifier: text or an integer, returned as stripped text."""
+    value = row.get(field)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            errors.append(f"{row.where}: field {field!r} is empty")
+        return None
+    errors.append(
+        f"{row.where}: field {field!r} must be text or an integer id, "
+        f"got {type(value).__name__} {shorten(value)}"
+    )
+    return None
+
+
+def text_value(row: ExportRow, field: str, errors: list[str], required: bool = True) -> str | None:
+    """A text field; an empty or whitespace-only value is an error when required and
+    ``None`` otherwise. Text is returned as written (not stripped)."""
+    value = row.get(field)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            errors.append(f"{row.where}: field {field!r} is empty")
+        return None
+    if not isinstance(value, str):
+        errors.append(
+            f"{row.where}: field {field!r} must be text, got {type(value).__name__} "
+            f"{shorten(value)}"
+        )
+        return None
+    return value
+
+
+def list_value(row: ExportRow, field: str, errors: list[str], separator: str) -> list[str]:
+    """A list of strings: a list, a JSON array in a text cell, or text split on
+    ``separator`` (items stripped, empty items left out: ``"a;;b"`` is two items)."""
+    value = row.get(field)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    if isinstance(value, str):
+        if value.lstrip().startswith("["):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as error:
+                errors.append(f"{row.where}: field {field!r} is not a valid JSON array ({error})")
+                return []
+        else:
+            return [item.strip() for item in value.split(separator) if item.strip()]
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(item, str) and item.strip() for item in value
+    ):
+        errors.append(
+            f"{row.where}: field {field!r} must be a list of non-empty strings, got "
+            f"{shorten(value)}"
+        )
+        return []
+    return [item.strip() for item in value]
+
+
+def encounters_value(row: ExportRow, errors: list[str]) -> list[dict]:
+    """Encounters: a list (or JSON array text) of ``{"date", "summary"}`` objects or of
+    summary strings."""
+    value = row.get("encounters")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as error:
+            errors.append(f"{row.where}: field 'encounters' is not a valid JSON array ({error})")
+            return []
+    bad = f"{row.where}: field 'encounters' must be a list of {{date, summary}} objects or strings"
+    if not isinstance(value, (list, tuple)):
+        errors.append(f"{bad}, got {shorten(value)}")
+        return []
+    encounters = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            encounters.append({"date": None, "summary": item})
+        elif (
+            isinstance(item, dict)
+            and isinstance(item.get("summary"), str)
+            and item["summary"].strip()
+            and (item.get("date") is None or isinstance(item.get("date"), str))
+            and set(item) <= {"date", "summary"}
+        ):
+            encounters.append({"date": item.get("date") or None, "summary": item["summary"]})
+        else:
+            errors.append(f"{bad}, got item {shorten(item)}")
+            return []
+    return encounters
+
+
+def age_value(row: ExportRow, errors: list[str]) -> str | None:
+    """Age as text: text, or an integer (``58`` becomes ``"58"``)."""
+    value = row.get("age")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return text_value(row, "age", errors, required=False)
+
+
+def split_value(row: ExportRow, errors: list[str]) -> str | None:
+    """A split name from the export (letters, digits, underscores)."""
+    value = text_value(row, "split", errors, required=False)
+    if value is not None and not _SPLIT_NAME.match(value.strip()):
+        errors.append(f"{row.where}: field 'split' must be a name like 'test', got {value!r}")
+        return None
+    return None if value is None else value.strip()
+
+
+def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
+    """``keep_columns`` values as ``[{"name", "value"}]`` (text or numbers; None kept)."""
+    out = []
+    for name, value in row["attributes"].items():
+        if value is None or isinstance(value, str):
+            out.append({"name": name, "value": value})
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append({"name": name, "value": str(value)})
+        else:
+            errors.append(
+                f"{row.where}: kept column {name!r} must be text or a number, got "
+                f"{type(value).__name__} {shorten(value)}"
+            )
+    return out
+
+
+def check_split_fractions(fractions: Mapping[str, float]) -> dict[str, float]:
+    """Validate split fractions: names like ``test``, values > 0 summing to 1.
+
+    >>> check_split_fractions({"train": 0.8, "test": 0.2})
+    {'train': 0.8, 'test': 0.2}
+
+    Raises:
+        ValueError: naming the bad split or the sum.
+    """
+    fractions = dict(fractions)
+    if not fractions:
+        raise ValueError("split fractions are empty; give at least one split, e.g. {'test': 1.0}")
+    for name, value in fractions.items():
+        if not isinstance(name, str) or not _SPLIT_NAME.match(name):
+            raise ValueError(f"split name must be like 'test' (letters, digits, _), got {name!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"split {name!r} fraction must be a number > 0, got {value!r}")
+    total = sum(fractions.values())
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(f"split fractions must sum to 1, got {total:g} ({fractions})")
+    return fractions
+
+
+def assign_splits(ids: Iterable[str], fractions: Mapping[str, float], seed: int) -> dict[str, str]:
+    """Assign ids to splits reproducibly.
+
+    The sorted unique ids are shuffled with ``numpy.random.default_rng(seed)``; split
+    sizes are the fractions of the number of ids rounded by largest remainder (ties to
+    the earlier split), so sizes sum to the number of ids; splits take consecutive
+    blocks of the shuffled ids in the order given. The same ids, fractions and seed
+    always give the same assignment, whatever the row order of the export.
+
+    Args:
+        ids: case (or item) ids; all rows of one case go to one split, so no message
+            is in two splits.
+        fractions: split name -> fraction (see :func:`check_split_fractions`).
+        seed: the shuffle seed.
+
+    Returns:
+        id -> split name.
+
+    >>> assignment = assign_splits([f"m{i}" for i in range(10)], {"train": 0.8, "test": 0.2}, 0)
+    >>> sorted(assignment.values()).count("test")
+    2
+    """
+    import numpy as np
+
+    fractions = check_split_fractions(fractions)
+    unique = sorted(set(ids))
+    exact = [fraction * len(unique) for fraction in fractions.values()]
+    sizes = [int(x) for x in exact]
+    by_remainder = sorted(range(len(exact)), key=lambda i: (-(exact[i] - sizes[i]), i))
+    for i in by_remainder[: len(unique) - sum(sizes)]:
+        sizes[i] += 1
+    order = np.random.default_rng(seed).permutation(len(unique))
+    assignment, start = {}, 0
+    for name, size in zip(fractions, sizes):
+        for position in order[start : start + size]:
+            assignment[unique[position]] = name
+        start += size
+    return assignment

@@ -1,0 +1,470 @@
+"""Builders for portal-message exports: a hospital's own data (IPPM / SoCPPM style) and
+SyPPM, the paper's public semi-synthetic set (Seegmiller et al., arXiv 2601.11344, §2).
+
+A hospital export is one file or several (CSV, TSV, JSONL or parquet) with one row per
+(patient message, clinician response), an optional LLM draft, and the hospital's own
+column names, mapped with ``column_map`` (standard field -> export column):
+
+==============  ========  ==========================================================
+field           required  value
+==============  ========  ==========================================================
+message_id      yes       text or integer; rows sharing it are one case
+message         yes       the patient's portal message
+response        yes       a clinician's reply (the reference)
+annotator_id    no        the clinician; needed when a message has several replies
+ehr_summary     no        the chart summary as text (else rendered from the fields
+                          below by :func:`editf1.builders.schema.ehr_text`)
+age, sex        no        as written (an integer age is accepted)
+problems        no        active problem list: a list, a JSON array, or text split on
+                          ``list_separator`` (default ``;``)
+medications     no        outpatient medications, as ``problems``
+encounters      no        recent encounters: a list (or JSON array) of
+                          ``{"date", "summary"}`` objects or of summary strings
+draft           no        an LLM draft of the reply
+draft_system    no        the system that wrote the draft (needs ``draft``)
+split           no        the export's own split name; otherwise a seeded split
+==============  ========  ==========================================================
+
+Rules, each broken rule an :class:`~editf1.builders.exports.ExportError` line naming
+file, row and field: required fields are present and non-empty; text fields are text;
+rows of one message agree on message, chart and split; one clinician replies once per
+message (several rows of the same clinician and reply may only add different drafts);
+no row is dropped. Columns the mapping does not use are not carried (a warning names
+them; ``keep_columns`` carries chosen ones as response ``attributes``).
+
+Privacy: these builders read local files only and never upload. The prepared Arrow
+cache is a copy of the data: keep ``cache_dir`` on storage approved for it (the CLI
+uses a temporary folder it deletes). Uploading is a separate, explicit step
+(:func:`editf1.builders.hub.push_to_hub`, private repositories only).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from editf1.builders.base import EditF1Builder, EditF1Config
+from editf1.builders.exports import (
+    CASE_EXPORT_FIELDS,
+    PARQUET_SUFFIXES,
+    ExportError,
+    ExportRow,
+    age_value,
+    assign_splits,
+    attributes_value,
+    check_split_fractions,
+    encounters_value,
+    id_value,
+    list_value,
+    map_columns,
+    split_value,
+    text_value,
+)
+from editf1.builders.public import SEEGMILLER_CITATION
+from editf1.builders.schema import CASE_FEATURES, case_pairs, ehr_text, pair_features
+
+__all__ = [
+    "ExportBuilder",
+    "ExportConfig",
+    "HospitalExportBuilder",
+    "IPPMBuilder",
+    "SoCPPMBuilder",
+    "SyPPMBuilder",
+    "export_files_in",
+]
+
+DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".ndjson", *PARQUET_SUFFIXES)
+_CASE_FIELDS = ("message", "ehr_summary", "age", "sex", "problems", "medications", "encounters")
+
+
+@dataclass
+class ExportConfig(EditF1Config):
+    """Configuration of an export builder (see the module docstring for the fields).
+
+    Attributes:
+        export_files: files to read, relative to ``data_dir`` (or absolute); None reads
+            every ``.csv``/``.tsv``/``.jsonl``/``.json``/``.ndjson``/``.parquet`` file
+            directly in ``data_dir``, sorted by name.
+        column_map: standard field -> export column name.
+        keep_columns: export columns to carry as response ``attributes``.
+        file_format: ``"auto"`` (by suffix), ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+        list_separator: separator of ``problems`` / ``medications`` in a text cell.
+        split_fractions: split name -> fraction of cases (sums to 1); None: the
+            builder's default. Ignored when the export has a ``split`` column.
+        seed: seed of the split shuffle (:func:`~editf1.builders.exports.assign_splits`).
+    """
+
+    export_files: tuple[str, ...] | None = None
+    column_map: dict | None = None
+    keep_columns: tuple[str, ...] = ()
+    file_format: str = "auto"
+    list_separator: str = ";"
+    split_fractions: dict | None = None
+    seed: int = 0
+
+
+def export_files_in(folder: Path) -> list[Path]:
+    """Data files directly in ``folder`` (by suffix), sorted by name."""
+    return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in DATA_SUFFIXES)
+
+
+class ExportBuilder(EditF1Builder):
+    """Shared machinery of builders that read local tabular exports.
+
+    Subclasses set :attr:`EXPORT_FIELDS` (standard field -> required) and implement
+    :meth:`_items`. Exports are never downloaded; splits come from the export's
+    ``split`` column or from :func:`~editf1.builders.exports.assign_splits` over item
+    ids with ``split_fractions`` (default :attr:`DEFAULT_SPLITS`) and ``seed``.
+    """
+
+    BUILDER_CONFIG_CLASS = ExportConfig
+    SOURCE_NOTE = "A local export, read from the exporting institution's own files."
+    EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
+    DEFAULT_SPLITS: ClassVar[Mapping[str, float]] = {"train": 0.8, "validation": 0.1, "test": 0.1}
+    CONTAINS_PATIENT_DATA = True
+    PUSHABLE = True
+    KEEPS_COLUMNS: ClassVar[bool] = False
+
+    # -- sources -----------------------------------------------------------------
+    def _export_paths(self, source: Path) -> list[Path]:
+        if self.config.export_files is None:
+            files = export_files_in(source)
+            if not files:
+                raise FileNotFoundError(
+                    f"{self.DATASET_NAME}: no {'/'.join(DATA_SUFFIXES)} file in {source}"
+                )
+            return files
+        if isinstance(self.config.export_files, str):
+            raise ValueError("export_files must be a list of file names, not one string")
+        return [source / name for name in self.config.export_files]
+
+    def _source_paths(self) -> list[Path]:
+        if self.config.data_dir is None or not Path(self.config.data_dir).is_dir():
+            return []
+        try:
+            return self._export_paths(Path(self.config.data_dir))
+        except FileNotFoundError:
+            return []
+
+    def _download(self, dl_manager) -> Path:
+        raise ValueError(
+            f"{self.DATASET_NAME} reads a local export and never downloads: pass data_dir="
+        )
+
+    # -- rows -> splits ------------------------------------------------------------
+    def _items(
+        self, rows: list[ExportRow], errors: list[str]
+    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+        """Validate and group rows, appending problems to ``errors``.
+
+        Returns:
+            ``[(item id, example)]`` in order of first row, and item id -> (where its
+            first row is, the split that row gives or None).
+        """
+        raise NotImplementedError
+
+    def _split_examples(self, items, assignment, names) -> dict[str, list[dict]]:
+        examples: dict[str, list[dict]] = {name: [] for name in names}
+        for item_id, example in items:
+            examples[assignment[item_id]].append(example)
+        return examples
+
+    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
+        config = self.config
+        fractions = check_split_fractions(config.split_fractions or self.DEFAULT_SPLITS)
+        if config.list_separator == "":
+            raise ValueError("list_separator must not be empty")
+        if config.keep_columns and not self.KEEPS_COLUMNS:
+            raise ValueError(f"{self.DATASET_NAME} carries no extra columns: drop keep_columns")
+        rows, errors = map_columns(
+            self._export_paths(source),
+            self.EXPORT_FIELDS,
+            config.column_map,
+            config.keep_columns,
+            config.file_format,
+        )
+        if errors:  # a missing column would repeat once per row below
+            raise ExportError(errors)
+        items, given = self._items(rows, errors)
+        if errors:
+            raise ExportError(errors)
+        if any(split is not None for _, split in given.values()):
+            missing = [where for where, split in given.values() if split is None]
+            if missing:
+                raise ExportError(
+                    [f"{where}: field 'split' is empty (other rows give one)" for where in missing]
+                )
+            assignment = {item_id: split for item_id, (_, split) in given.items()}
+            names = list(dict.fromkeys(assignment.values()))
+        else:
+            assignment = assign_splits([item_id for item_id, _ in items], fractions, config.seed)
+            names = list(fractions)
+        return self._split_examples(items, assignment, names)
+
+
+class HospitalExportBuilder(ExportBuilder):
+    """A hospital's export of portal messages, chart summaries, replies and drafts.
+
+    Configs: ``cases`` (default; :data:`~editf1.builders.schema.CASE_FEATURES`, one row
+    per message) and ``pairs`` (every draft against every reply of its message, for
+    ``edit-f1 score``; needs a ``draft`` column). Splits: the export's ``split`` column,
+    or a seeded split of the messages, by default train 0.8 / validation 0.1 / test 0.1.
+
+    Example::
+
+        builder = HospitalExportBuilder(
+            config_name="pairs", data_dir="/secure/exports",
+            export_files=("portal_2024.csv",),
+            column_map={"message_id": "MSG_ID", "message": "PATIENT_TEXT",
+                        "response": "CLINICIAN_REPLY", "annotator_id": "PROVIDER_KEY",
+                        "draft": "AI_DRAFT", "draft_system": "AI_MODEL"},
+            split_fractions={"test": 1.0}, cache_dir="/secure/hf-cache")
+        builder.download_and_prepare()
+        test = builder.as_dataset(split="test")
+
+    Raises (at ``download_and_prepare``):
+        FileNotFoundError: if ``data_dir`` or an export file is missing.
+        ExportError: listing every bad file, row and field.
+        ValueError: for bad config values, a split that would be empty, or a ``pairs``
+            config on an export without drafts.
+    """
+
+    DATASET_NAME = "hospital_export"
+    PRETTY_NAME = "Patient portal messages with clinician replies (hospital export)"
+    DESCRIPTION = (
+        "Patient portal messages with a summary of each patient's chart, the replies "
+        "clinicians sent, and LLM drafts of those replies, from a hospital's own export. "
+        "Private patient data."
+    )
+    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    LICENSE = "other"
+    LICENSE_NAME = "institutional-data-use-agreement"
+    LICENSE_NOTE = (
+        "Private patient data: use only as the exporting institution's data use "
+        "agreement and IRB approval allow. Never make this repository public."
+    )
+    CITATION = SEEGMILLER_CITATION
+    CAVEATS = (
+        "Contains protected health information unless the export was de-identified; "
+        "keep the repository private and the cache on approved storage.",
+        "Splits are by message: all replies to one message are in one split.",
+        "Columns the column mapping did not name were not carried.",
+    )
+    BUILDER_CONFIGS: ClassVar[list] = [
+        ExportConfig(name="cases", kind="cases", description="one row per message"),
+        ExportConfig(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
+    ]
+    DEFAULT_CONFIG_NAME = "cases"
+    KIND_FEATURES: ClassVar[dict] = {"cases": CASE_FEATURES, "pairs_reply": pair_features()}
+    EXPORT_FIELDS = CASE_EXPORT_FIELDS
+    KEEPS_COLUMNS = True
+
+    def _split_examples(self, items, assignment, names) -> dict[str, list[dict]]:
+        if self.config.kind == "cases":
+            return super()._split_examples(items, assignment, names)
+        without = [case_id for case_id, case in items if not case["drafts"]]
+        if len(without) == len(items):
+            raise ValueError(
+                f"{self.DATASET_NAME}: config {self.config.name!r} pairs drafts with replies, "
+                "but the export has no draft (map the 'draft' field); see config 'cases'"
+            )
+        if without:
+            warnings.warn(
+                f"{self.DATASET_NAME}: {len(without)} message(s) have no draft and give no "
+                f"pair (they are in config 'cases'): {without[:10]}",
+                stacklevel=2,
+            )
+        examples: dict[str, list[dict]] = {name: [] for name in names}
+        for case_id, case in items:
+            examples[assignment[case_id]].extend(case_pairs(case, "reply"))
+        return examples
+
+    def _items(
+        self, rows: list[ExportRow], errors: list[str]
+    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+        """Group rows into cases (one per ``message_id``); see the module rules."""
+        separator = self.config.list_separator
+        cases: dict[str, dict] = {}
+        first_rows: dict[str, tuple[ExportRow, dict]] = {}
+        splits: dict[str, tuple[str, str | None]] = {}
+        seen: dict[tuple[str, str | None], tuple[ExportRow, dict]] = {}
+        for row in rows:
+            n_errors = len(errors)
+            message_id = id_value(row, "message_id", errors)
+            values = {
+                "message": text_value(row, "message", errors),
+                "ehr_summary": text_value(row, "ehr_summary", errors, required=False),
+                "age": age_value(row, errors),
+                "sex": text_value(row, "sex", errors, required=False),
+                "problems": list_value(row, "problems", errors, separator),
+                "medications": list_value(row, "medications", errors, separator),
+                "encounters": encounters_value(row, errors),
+            }
+            response = text_value(row, "response", errors)
+            annotator = id_value(row, "annotator_id", errors, required=False)
+            draft = text_value(row, "draft", errors, required=False)
+            system = text_value(row, "draft_system", errors, required=False)
+            if system is not None and draft is None:
+                errors.append(f"{row.where}: field 'draft' is empty but draft_system is {system!r}")
+            split = split_value(row, errors)
+            attributes = attributes_value(row, errors)
+            if len(errors) > n_errors or message_id is None:
+                continue
+            if message_id not in cases:
+                ehr = {
+                    key: values[key]
+                    for key in ("age", "sex", "problems", "medications", "encounters")
+                }
+                ehr["other"] = []
+                cases[message_id] = {
+                    "id": message_id,
+                    "message": values["message"],
+                    "ehr_summary": values["ehr_summary"] or ehr_text(ehr),
+                    "ehr": ehr,
+                    "responses": [],
+                    "drafts": [],
+                    "themes": [],
+                    "matches": [],
+                    "attributes": [],
+                }
+                first_rows[message_id] = (row, {**values, "split": split})
+                splits[message_id] = (row.where, split)
+            else:
+                first, first_values = first_rows[message_id]
+                for field in (*_CASE_FIELDS, "split"):
+                    value = split if field == "split" else values[field]
+                    if value != first_values[field]:
+                        errors.append(
+                            f"{row.where}: field {field!r} differs from {first.where} "
+                            f"(same message_id {message_id!r})"
+                        )
+            case = cases[message_id]
+            new_draft = None
+            if draft is not None:
+                new_draft = {"system": system, "text": draft}
+                if new_draft in case["drafts"]:
+                    new_draft = None
+                else:
+                    case["drafts"].append(new_draft)
+            key = (message_id, annotator)
+            if key in seen:
+                earlier, response_entry = seen[key]
+                who = "annotator_id " + repr(annotator) if annotator else "no annotator_id"
+                if response_entry["text"] != response:
+                    errors.append(
+                        f"{row.where}: duplicate reply to message_id {message_id!r} by {who} "
+                        f"(first at {earlier.where}); map annotator_id to tell clinicians apart"
+                    )
+                elif new_draft is None:
+                    errors.append(
+                        f"{row.where}: duplicate row: message_id {message_id!r}, {who} and "
+                        f"reply as {earlier.where}, adding no new draft"
+                    )
+                continue
+            entry = {
+                "annotator_id": annotator,
+                "text": response,
+                "draft_index": None,
+                "attributes": attributes,
+            }
+            case["responses"].append(entry)
+            seen[key] = (row, entry)
+        return list(cases.items()), splits
+
+
+class IPPMBuilder(HospitalExportBuilder):
+    """The paper's IPPM set as a hospital exports it: private portal messages with
+    clinician replies (§2). Same export format and rules as
+    :class:`HospitalExportBuilder`."""
+
+    DATASET_NAME = "ippm"
+    PRETTY_NAME = "IPPM-style patient portal messages (private hospital export)"
+
+
+class SoCPPMBuilder(HospitalExportBuilder):
+    """The paper's SoCPPM set as a hospital exports it (§2): private portal messages with
+    clinician replies. Same export format and rules as :class:`HospitalExportBuilder`."""
+
+    DATASET_NAME = "socppm"
+    PRETTY_NAME = "SoCPPM-style patient portal messages (private hospital export)"
+
+
+@dataclass
+class SyPPMConfig(ExportConfig):
+    """:class:`ExportConfig` plus the Hub source.
+
+    Attributes:
+        hub_repo: Hub dataset repository of SyPPM, e.g. ``"org/syppm"`` (not named
+            ``repo_id``: ``datasets`` reserves that builder argument).
+        revision: Hub revision (a commit sha pins it; a branch name does not).
+    """
+
+    hub_repo: str | None = None
+
+
+class SyPPMBuilder(HospitalExportBuilder):
+    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
+    theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
+
+    Reads a local copy (``data_dir``) or downloads the Hub dataset repository
+    ``hub_repo`` at ``revision`` with :func:`huggingface_hub.snapshot_download` (only the
+    data files: ``export_files`` or every CSV/JSONL/parquet file). The files are read
+    with the export rules of :class:`HospitalExportBuilder`; ``column_map`` maps the
+    release's column names. This library does not assume a repository id or column
+    names it could not check: pass ``hub_repo`` and ``revision`` (a commit sha) from the
+    paper's release notes. Configs ``cases`` and ``pairs``; one split, ``test``, unless
+    ``split_fractions`` says otherwise.
+
+    Raises:
+        ValueError: when downloading without ``hub_repo`` or ``revision``.
+    """
+
+    DATASET_NAME = "syppm"
+    PRETTY_NAME = "SyPPM: semi-synthetic patient portal messages with clinician replies"
+    DESCRIPTION = (
+        "One hundred semi-synthetic patient portal messages with chart summaries and "
+        "theme-guided clinician replies, the public evaluation set of Seegmiller et al."
+    )
+    SOURCE_NOTE = (
+        "The Hub dataset repository given as `hub_repo` at `revision` (a commit sha), or "
+        "a local copy of its data files."
+    )
+    LICENSE = "unknown"
+    LICENSE_NOTE = "The licence is the release's own: read its dataset card."
+    CAVEATS = (
+        "Semi-synthetic messages: scores on SyPPM need not transfer to real inboxes.",
+        "The column names of the release are mapped by the caller (`column_map`); check "
+        "the counts against the release's card (100 messages).",
+    )
+    BUILDER_CONFIG_CLASS = SyPPMConfig
+    BUILDER_CONFIGS: ClassVar[list] = [
+        SyPPMConfig(name="cases", kind="cases", description="one row per message"),
+        SyPPMConfig(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
+    ]
+    DEFAULT_SPLITS: ClassVar[dict] = {"test": 1.0}
+    CONTAINS_PATIENT_DATA = False
+    PUSHABLE = False
+
+    def _upstream_identity(self) -> str:
+        return f"hf://datasets/{self.config.hub_repo}@{self.config.revision}"
+
+    def _download(self, dl_manager) -> Path:
+        if not self.config.hub_repo or not self.config.revision:
+            raise ValueError(
+                "SyPPM: pass data_dir= (a local copy), or hub_repo= and revision= (a commit "
+                "sha) of the Hub release to download it"
+            )
+        from huggingface_hub import snapshot_download
+
+        patterns = list(self.config.export_files or [f"*{s}" for s in DATA_SUFFIXES])
+        folder = snapshot_download(
+            self.config.hub_repo,
+            repo_type="dataset",
+            revision=self.config.revision,
+            allow_patterns=patterns,
+            cache_dir=Path(self._cache_downloaded_dir) / "editf1" / "syppm",
+        )
+        return Path(folder)

@@ -1,0 +1,427 @@
+"""Hub-ready dataset folders: data files plus a dataset card, and the private upload.
+
+``datasets`` 4+ loads a folder or Hub repository of data files whose README.md YAML
+``configs:`` names each config's files per split (one file format per repository).
+:func:`write_hub_folder` prepares a builder's configs and writes such a folder::
+
+    <output>/README.md                     # card: YAML configs + dataset_info, prose
+    <output>/data/<config>/<split>.parquet # or .jsonl
+
+so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the same rows
+and features as the builder. :func:`render_card` writes the card (source, licence,
+citation, fields, caveats, loading). :func:`push_to_hub` uploads a folder, and only when
+called: private repositories for patient data, never a third party's set.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import datasets
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from editf1.builders.base import EditF1Builder
+
+__all__ = [
+    "FILE_FORMATS",
+    "HubFolder",
+    "card_configs",
+    "push_to_hub",
+    "render_card",
+    "write_builders",
+    "write_card",
+    "write_hub_folder",
+]
+
+#: Data file formats a folder may use (one per folder).
+FILE_FORMATS = ("parquet", "jsonl")
+
+
+@dataclass(frozen=True)
+class HubFolder:
+    """A written Hub-ready folder: its ``path`` and ``counts`` (config -> split -> rows)."""
+
+    path: Path
+    counts: dict[str, dict[str, int]]
+
+
+_NESTED_LIST = "list of {%s}"
+
+#: Descriptions of the shared schema's top-level fields.
+SHARED_FIELD_DOCS = {
+    "id": "unique id of the row",
+    "case_id": "id of the case (patient message) the row belongs to",
+    "message": "the patient's portal message (for question sets: the question)",
+    "ehr_summary": "summary of the patient's chart as text; null when the set has none",
+    "ehr": "structured chart summary {age, sex, problems[], medications[], "
+    "encounters[{date, summary}], other[{name, value}]}; nulls and empty lists when the "
+    "set records none",
+    "responses": "clinician responses, "
+    + _NESTED_LIST % "annotator_id, text, draft_index, attributes[{name, value}]"
+    + "; `draft_index` is the draft a response edits (null: written without a draft)",
+    "drafts": "LLM drafts, " + _NESTED_LIST % "system, text",
+    "themes": "sentence theme annotations, "
+    + _NESTED_LIST % "target (response or draft), index, sentence, theme, annotator_id"
+    + "; empty when the set has none",
+    "matches": "content-match annotations, "
+    + _NESTED_LIST % "response_index, draft_index, reference_sentence, matched_span, annotator_id"
+    + " (`matched_span` null: NO MATCH); empty when the set has none",
+    "attributes": "other values from the source, " + _NESTED_LIST % "name, value",
+    "prediction": "the LLM draft (edit-F1's prediction)",
+    "reference": "the clinician's reply (edit-F1's reference)",
+    "system": "the system that wrote the draft",
+    "annotator_id": "the clinician who wrote the reply; null when the source does not record it",
+    "context": "the patient message or question the item belongs to",
+    "reference_sentence": "a sentence of a clinician's reply",
+    "sentence": "a sentence of a reply or draft",
+    "majority_match": "true when most annotators found a match, null on a tie",
+    "majority_theme": "the theme most annotators chose, null on a tie",
+}
+_KIND_FIELD_DOCS = {
+    "content_matches": {
+        "annotations": "one per annotator, "
+        + _NESTED_LIST % "annotator_id, match, matched_span, span_start, span_end, label"
+        + ": `matched_span` is the verbatim draft span (null for NO MATCH or when the "
+        "source gives no span), `span_start`/`span_end` its character offsets in the "
+        "draft, `label` the source's own label",
+    },
+    "themes": {"annotations": "one per annotator, " + _NESTED_LIST % "annotator_id, theme"},
+}
+_KIND_ROWS = {
+    "cases": "one patient message (case) with its chart, responses and drafts",
+    "pairs_reply": "one (draft, clinician reply written without the draft) pair",
+    "pairs_edited": "one (draft, the clinician's edit of that draft) pair",
+    "content_matches": "one (reference sentence, draft) item with every annotator's answer",
+    "themes": "one sentence with every annotator's theme",
+    "content_grading": "one graded response with its content flags",
+}
+
+
+def _field_doc(builder_cls: type[EditF1Builder], kind: str, field: str) -> str:
+    for docs in (builder_cls.FIELD_DOCS, _KIND_FIELD_DOCS.get(kind, {}), SHARED_FIELD_DOCS):
+        if field in docs:
+            return docs[field]
+    raise KeyError(f"{builder_cls.__name__}: field {field!r} of kind {kind!r} is undocumented")
+
+
+def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
+    """The ``configs`` argument of :func:`render_card` as known without data: every
+    config, with splits ``test`` for upstream sets or the export's split names, and no
+    row counts."""
+    splits = list(getattr(builder_cls, "DEFAULT_SPLITS", None) or ["test"])
+    fractions = (builder_kwargs or {}).get("split_fractions")
+    if fractions:
+        splits = list(fractions)
+    return [
+        (c.name, c.kind, c.description or "", dict.fromkeys(splits))
+        for c in builder_cls.BUILDER_CONFIGS
+    ]
+
+
+def render_card(
+    builder_cls: type[EditF1Builder],
+    configs: list[tuple[str, str, str, dict[str, int | None]]],
+    *,
+    file_format: str = "parquet",
+    registry_name: str | None = None,
+) -> str:
+    """The dataset card (README.md) of a Hub-ready folder.
+
+    Args:
+        builder_cls: the builder whose class attributes describe the set.
+        configs: ``(config name, kind, description, {split: rows or None})`` per config,
+            in order; the first is the default config.
+        file_format: ``"parquet"`` or ``"jsonl"``: data files are
+            ``data/<config>/<split>.<file_format>``.
+        registry_name: the name of the builder in :data:`editf1.builders.BUILDERS`.
+
+    Returns:
+        The card text: YAML front matter (``license``, ``pretty_name``, ``language``,
+        ``tags``, ``task_categories``, ``configs`` with ``data_files`` per split, and
+        ``dataset_info`` with every config's features) and a Markdown body.
+
+    Raises:
+        ValueError: for an unknown file format.
+        KeyError: if a field has no description.
+    """
+    if file_format not in FILE_FORMATS:
+        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
+    name = registry_name or builder_cls.DATASET_NAME
+    yaml_configs, infos = [], {}
+    for i, (config, kind, _, splits) in enumerate(configs):
+        entry = {
+            "config_name": config,
+            "data_files": [
+                {"split": split, "path": f"data/{config}/{split}.{file_format}"} for split in splits
+            ],
+        }
+        if i == 0:
+            entry["default"] = True
+        yaml_configs.append(entry)
+        infos[config] = datasets.DatasetInfo(
+            features=builder_cls.KIND_FEATURES[kind], config_name=config
+        )
+    extra = {}
+    if builder_cls.LICENSE == "other" and builder_cls.LICENSE_NAME:
+        extra["license_name"] = builder_cls.LICENSE_NAME
+    card_data = DatasetCardData(
+        license=builder_cls.LICENSE,
+        pretty_name=builder_cls.PRETTY_NAME,
+        language=["en"],
+        tags=["medical", "clinical", "patient-portal-messages", "edit-f1"],
+        task_categories=["text-generation"],
+        configs=yaml_configs,
+        **extra,
+    )
+    from datasets.info import DatasetInfosDict
+
+    DatasetInfosDict(infos).to_dataset_card_data(card_data)
+    counted = all(n is not None for *_, splits in configs for n in splits.values())
+    body = [f"# {builder_cls.PRETTY_NAME}", "", builder_cls.DESCRIPTION, ""]
+    body += [
+        "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how "
+        "much a clinician would have to edit an LLM-drafted reply to a patient message, "
+        f"by the `editf1` library's `{builder_cls.__name__}`.",
+        "",
+        "## Source",
+        "",
+        f"- Homepage: {builder_cls.HOMEPAGE}",
+    ]
+    for local, upstream in builder_cls.UPSTREAM.items():
+        body.append(f"- `{local}`: {upstream.resolve()} (pinned revision `{upstream.revision}`)")
+    if builder_cls.SOURCE_NOTE:
+        body.append(f"- {builder_cls.SOURCE_NOTE}")
+    body += ["", "## Licence", "", f"`{builder_cls.LICENSE}`: {builder_cls.LICENSE_NOTE}", ""]
+    default, _, _, default_splits = configs[0]
+    split = "test" if "test" in default_splits else next(iter(default_splits))
+    body += [
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'rows = load_dataset("path/to/this/folder", "{default}", split="{split}")',
+        "```",
+        "",
+        "Or from the source files, without this folder:",
+        "",
+        "```python",
+        "from editf1.builders import load_split",
+        "",
+        f'rows = load_split("{name}", "{default}", "{split}", data_dir="...")',
+        "```",
+        "",
+        "Write this folder (data files and card) with "
+        f"`edit-f1 export-dataset {name}{'' if name == 'demo' else ' --data-dir DIR'} "
+        "--output FOLDER`.",
+    ]
+    pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
+    if pair_configs:
+        body += [
+            "",
+            "Score a split with edit-F1: "
+            f"`edit-f1 score --dataset FOLDER --config {pair_configs[0]} --split {split}`.",
+        ]
+    body += ["", "## Configurations", ""]
+    body += ["| config | one row is | splits" + (" (rows)" if counted else "") + " |"]
+    body += ["|---|---|---|"]
+    for config, kind, _, splits in configs:
+        listed = ", ".join(
+            f"`{split}` ({n})" if counted else f"`{split}`" for split, n in splits.items()
+        )
+        body.append(f"| `{config}` | {_KIND_ROWS[kind]} | {listed} |")
+    if not counted:
+        body += ["", "Row counts are written into this card when the data is exported."]
+    body += ["", "## Fields", ""]
+    for config, kind, _, _ in configs:
+        body += [f"### `{config}`", ""]
+        for field in builder_cls.KIND_FEATURES[kind]:
+            body.append(f"- `{field}`: {_field_doc(builder_cls, kind, field)}")
+        body.append("")
+    body += ["## Caveats", ""]
+    body += [f"- {caveat}" for caveat in builder_cls.CAVEATS]
+    body += ["", "## Citation", "", "```bibtex", builder_cls.CITATION.strip(), "```", ""]
+    return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
+
+
+def write_card(name: str, output: str | Path, *, file_format: str = "parquet") -> Path:
+    """Write ``output/README.md``: the card of builder ``name`` as known without data
+    (every config, default splits, no counts), as committed under ``datasets/<name>/``.
+
+    Returns:
+        The path of the README.md.
+    """
+    from editf1.builders import builder_class
+
+    cls = builder_class(name)
+    path = Path(output) / "README.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    card = render_card(cls, card_configs(cls), file_format=file_format, registry_name=name)
+    path.write_text(card, encoding="utf-8")
+    return path
+
+
+def write_builders(
+    builders: list[EditF1Builder],
+    output: str | Path,
+    *,
+    file_format: str = "parquet",
+    registry_name: str | None = None,
+) -> HubFolder:
+    """Write prepared builders (configs of one set) as a Hub-ready folder.
+
+    Args:
+        builders: one prepared builder per config (``download_and_prepare`` done), all
+            of one class; the first config is the default.
+        output: the folder; ``data/`` in it is replaced.
+        file_format: ``"parquet"`` (default) or ``"jsonl"``.
+        registry_name: the builders' name in :data:`editf1.builders.BUILDER_NAMES`.
+
+    Returns:
+        The folder and its row counts.
+    """
+    if file_format not in FILE_FORMATS:
+        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
+    output = Path(output)
+    shutil.rmtree(output / "data", ignore_errors=True)
+    configs = []
+    for builder in builders:
+        splits = builder.as_dataset()
+        folder = output / "data" / builder.config.name
+        folder.mkdir(parents=True, exist_ok=True)
+        counts = {}
+        for split, rows in splits.items():
+            path = folder / f"{split}.{file_format}"
+            if file_format == "parquet":
+                rows.to_parquet(str(path))
+            else:  # readable JSON Lines: UTF-8 text, no escaped slashes
+                with open(path, "w", encoding="utf-8") as handle:
+                    for row in rows:
+                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            counts[split] = rows.num_rows
+        configs.append(
+            (builder.config.name, builder.config.kind, builder.config.description, counts)
+        )
+    card = render_card(
+        type(builders[0]), configs, file_format=file_format, registry_name=registry_name
+    )
+    (output / "README.md").write_text(card, encoding="utf-8")
+    return HubFolder(output, {config: counts for config, _, _, counts in configs})
+
+
+def write_hub_folder(
+    name: str,
+    output: str | Path,
+    *,
+    configs: list[str] | None = None,
+    file_format: str = "parquet",
+    cache_dir: str | Path | None = None,
+    overwrite: bool = False,
+    **builder_kwargs,
+) -> HubFolder:
+    """Prepare every config (or ``configs``) of a set and write its Hub-ready folder.
+
+    Args:
+        name: a builder name of :data:`editf1.builders.BUILDERS`.
+        output: the folder to write; it must be empty or absent, or hold only a
+            README.md, unless ``overwrite``.
+        configs: config names, default all of the builder's (default config first).
+        file_format: ``"parquet"`` or ``"jsonl"``.
+        cache_dir: the ``datasets`` cache; default a temporary folder deleted
+            afterwards (no lingering copy of the data).
+        **builder_kwargs: passed to each builder (``data_dir``, ``export_files``,
+            ``column_map``, ``split_fractions``, ``seed``, ...).
+
+    Returns:
+        The folder and its row counts.
+
+    Raises:
+        FileExistsError: if ``output`` holds other files and ``overwrite`` is False.
+        ValueError: for an unknown name or config.
+    """
+    from editf1.builders import builder_class
+
+    cls = builder_class(name)
+    output = Path(output)
+    if output.exists() and not overwrite:
+        other = [p.name for p in output.iterdir() if p.name != "README.md"]
+        if other:
+            raise FileExistsError(
+                f"{output} is not empty ({other[:5]}); pass overwrite=True (--overwrite)"
+            )
+    names = [c.name for c in cls.BUILDER_CONFIGS]
+    chosen = configs or names
+    unknown = [c for c in chosen if c not in names]
+    if unknown:
+        raise ValueError(f"{name}: unknown config(s) {unknown}; configs are {names}")
+    with tempfile.TemporaryDirectory(prefix="editf1-export-") as tmp:
+        builders = []
+        for config in chosen:
+            builder = cls(config_name=config, cache_dir=str(cache_dir or tmp), **builder_kwargs)
+            builder.download_and_prepare()
+            builders.append(builder)
+        output.mkdir(parents=True, exist_ok=True)
+        return write_builders(builders, output, file_format=file_format, registry_name=name)
+
+
+def push_to_hub(
+    name: str | type[EditF1Builder],
+    folder: str | Path,
+    repo_id: str,
+    *,
+    private: bool = True,
+    token: str | None = None,
+) -> str:
+    """Upload a Hub-ready folder written by :func:`write_hub_folder`. Network: yes.
+
+    Args:
+        name: the builder (name or class) the folder was written with; its class
+            decides what is allowed.
+        folder: the folder (README.md and ``data/``).
+        repo_id: the Hub dataset repository, ``"org/name"``.
+        private: create the repository private (default). Patient data
+            (``CONTAINS_PATIENT_DATA``) may only go to a private repository.
+        token: a Hub token; default the logged-in one.
+
+    Returns:
+        The URL of the upload commit.
+
+    Raises:
+        ValueError: for a set this library does not upload (third-party data whose
+            licence is its owners'), or a public upload of patient data.
+        PermissionError: if ``repo_id`` already exists as a public repository and the
+            folder holds patient data.
+        FileNotFoundError: if the folder has no README.md card.
+    """
+    from huggingface_hub import HfApi
+
+    from editf1.builders import builder_class
+
+    cls = builder_class(name) if isinstance(name, str) else name
+    name = cls.DATASET_NAME
+    if not cls.PUSHABLE:
+        raise ValueError(
+            f"{name} is a third party's data set: upload it only as its owners allow, "
+            "not with edit-f1"
+        )
+    if cls.CONTAINS_PATIENT_DATA and not private:
+        raise ValueError(f"{name} holds patient data: it may only go to a private repository")
+    folder = Path(folder)
+    DatasetCard.load(folder / "README.md")  # a readable card, or an error
+    api = HfApi(token=token)
+    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    if cls.CONTAINS_PATIENT_DATA and not api.repo_info(repo_id, repo_type="dataset").private:
+        raise PermissionError(
+            f"{repo_id} exists and is public: refusing to upload patient data to it"
+        )
+    commit = api.upload_folder(
+        folder_path=str(folder),
+        repo_id=repo_id,
+        repo_type="dataset",
+        commit_message=f"edit-f1 export of {name}",
+    )
+    return str(getattr(commit, "commit_url", commit))

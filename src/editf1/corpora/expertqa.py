@@ -1,0 +1,77 @@
+"""ExpertQA (Malaviya et al., NAACL 2024; github.com/chaitanyamalaviya/ExpertQA), MIT licence.
+
+Experts in a field judged and revised LLM answers to their own questions. The
+Healthcare / Medicine rows give (LLM answer, expert revision of that answer) pairs: the
+revision is the answer the expert would stand behind, as a clinician's edit of a draft.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from editf1.io import read_rows
+
+__all__ = ["EXPERTQA_MEDICINE_FIELD", "expertqa_medicine_rows"]
+
+#: The ``metadata.field`` value of the medicine rows.
+EXPERTQA_MEDICINE_FIELD = "Healthcare / Medicine"
+
+
+def expertqa_medicine_rows(path: str | Path) -> list[dict]:
+    """Healthcare / Medicine rows of an ExpertQA JSONL file, one per (question, system).
+
+    Args:
+        path: ``medicine_val.jsonl`` (the team's copy, medicine rows only) or upstream
+            ``data/lfqa/domain_val.jsonl`` (all fields; rows of other fields are left
+            out, see :data:`EXPERTQA_MEDICINE_FIELD`). A folder is read as
+            ``<folder>/medicine_val.jsonl``.
+
+    Returns:
+        Dicts in file order with ``line`` (1-based line of the record), ``question``,
+        ``system`` (the answering system, e.g. ``"gpt4"``), ``answer`` (its
+        ``answer_string``), ``revision`` (the expert's ``revised_answer_string``),
+        ``annotator_id`` (the expert), ``usefulness``, ``question_type`` and
+        ``specific_field``. Texts are upstream text: citation markers like ``[1]`` are
+        kept in both the answer and the revision.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the line and field of a record that is not a JSON object,
+            lacks a field, whose ``answers`` does not hold exactly one system, or whose
+            answer or revision is not a string.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "medicine_val.jsonl"
+    records = read_rows(path, ["question", "annotator_id", "answers", "metadata"], "jsonl")
+    with open(path, encoding="utf-8") as handle:
+        lines = [number for number, text in enumerate(handle, start=1) if text.strip()]
+    rows = []
+    for line, record in zip(lines, records):
+        metadata = record["metadata"] if isinstance(record["metadata"], dict) else {}
+        if metadata.get("field") != EXPERTQA_MEDICINE_FIELD:
+            continue
+        answers = record["answers"]
+        if not isinstance(answers, dict) or len(answers) != 1:
+            raise ValueError(f"{path.name}, line {line}: field answers must hold one system")
+        ((system, answer),) = answers.items()
+        for field in ("answer_string", "revised_answer_string"):
+            if not isinstance(answer.get(field), str):
+                raise ValueError(
+                    f"{path.name}, line {line}: field answers.{system}.{field} must be a "
+                    f"string, got {type(answer.get(field)).__name__}"
+                )
+        rows.append(
+            {
+                "line": line,
+                "question": record["question"],
+                "system": system,
+                "answer": answer["answer_string"],
+                "revision": answer["revised_answer_string"],
+                "annotator_id": answer.get("annotator_id") or record["annotator_id"],
+                "usefulness": answer.get("usefulness"),
+                "question_type": metadata.get("question_type"),
+                "specific_field": metadata.get("specific_field"),
+            }
+        )
+    return rows

@@ -1,0 +1,690 @@
+"""Dataset builders on small exports written here: schema, validation errors naming file,
+row and field, reproducible splits, annotation builders, Hub-ready folders and cards,
+privacy (no network, private uploads only), and ``edit-f1`` on a dataset split."""
+
+from __future__ import annotations
+
+import json
+import socket
+import warnings
+from pathlib import Path
+from typing import ClassVar
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCard
+
+from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
+from editf1.builders.exports import UnusedColumnsWarning, assign_splits
+from editf1.builders.hub import card_configs, push_to_hub, render_card, write_hub_folder
+from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
+from editf1.cli import main
+from editf1.corpora import demo_rows
+
+pytestmark = pytest.mark.filterwarnings("ignore::editf1.builders.exports.UnusedColumnsWarning")
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO / "datasets"
+FAST = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
+
+#: The hospital's own column names -> standard fields.
+COLUMN_MAP = {
+    "message_id": "MSG_ID",
+    "message": "PATIENT_TEXT",
+    "response": "REPLY",
+    "annotator_id": "DOC",
+    "draft": "AI_DRAFT",
+    "draft_system": "MODEL",
+    "age": "AGE",
+    "problems": "PROBLEMS",
+    "split": "SPLIT",
+}
+HEADER = ["MSG_ID", "PATIENT_TEXT", "REPLY", "DOC", "AI_DRAFT", "MODEL", "AGE", "PROBLEMS"]
+HEADER += ["SPLIT", "MRN"]
+COUGH = "I have a dry cough since the new blood pressure pill."
+DRAFT = "A dry cough can be a side effect of lisinopril. Please call us."
+ROWS = [
+    ["1", COUGH, "Stop lisinopril and start losartan 50 mg.", "dr-a", DRAFT, "gpt-x", "58",
+     "HTN; prediabetes", "test", "MRN-001"],
+    ["1", COUGH, "Switch to losartan. Check your BP in 2 weeks.", "dr-b", DRAFT, "gpt-x", "58",
+     "HTN; prediabetes", "test", "MRN-001"],
+    ["2", "Can I get a metformin refill?", "Sent a 90-day refill to your pharmacy.", "dr-a",
+     "I sent your refill.", "gpt-x", "63", "T2DM", "train", "MRN-002"],
+    ["3", "Rash after amoxicillin, what now?", "Stop amoxicillin and send a photo.", "dr-c",
+     "Please stop the antibiotic and send us a photo.", "gpt-x", "34", "", "train", "MRN-003"],
+]  # fmt: skip
+
+
+def write_csv(path: Path, header: list[str], rows: list[list]) -> Path:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def records(header=HEADER, rows=ROWS) -> list[dict]:
+    return [dict(zip(header, row)) for row in rows]
+
+
+def export_kwargs(tmp_path: Path, name: str, **extra) -> dict:
+    return {
+        "data_dir": str(tmp_path),
+        "export_files": (name,),
+        "column_map": COLUMN_MAP,
+        "cache_dir": str(tmp_path / "cache"),
+        **extra,
+    }
+
+
+def build(name: str, config: str, **kwargs) -> datasets.DatasetDict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedColumnsWarning)
+        builder = load_builder(name, config, **kwargs)
+        builder.download_and_prepare()
+    return builder.as_dataset()
+
+
+# -- schema --------------------------------------------------------------------------
+def test_case_pairs_pair_every_draft_with_every_written_reply():
+    case = {
+        "id": "m1",
+        "message": "m",
+        "ehr_summary": None,
+        "drafts": [{"system": "a", "text": "A."}, {"system": "b", "text": "B."}],
+        "responses": [
+            {"annotator_id": "x", "text": "X.", "draft_index": None},
+            {"annotator_id": "y", "text": "A, edited.", "draft_index": 0},
+        ],
+    }
+    reply = case_pairs(case, "reply")
+    assert [(p["id"], p["system"], p["reference"]) for p in reply] == [
+        ("m1-1-d1", "a", "X."),
+        ("m1-1-d2", "b", "X."),
+    ]
+    assert [(p["id"], p["prediction"]) for p in case_pairs(case, "edited")] == [("m1-2", "A.")]
+    assert set(reply[0]) == set(PAIR_FEATURES)
+    case["responses"][1]["draft_index"] = 5
+    with pytest.raises(ValueError, match="response 2 edits draft 5, but the case has 2"):
+        case_pairs(case, "edited")
+
+
+def test_assign_splits_is_exact_reproducible_and_order_free():
+    ids = [f"m{i:02d}" for i in range(10)]
+    fractions = {"train": 0.8, "validation": 0.1, "test": 0.1}
+    first = assign_splits(ids, fractions, seed=0)
+    assert sorted(first.values()).count("train") == 8
+    assert sorted(first.values()).count("test") == 1
+    assert assign_splits(list(reversed(ids)), fractions, seed=0) == first
+    assert {assign_splits(ids, fractions, seed=s)["m00"] for s in range(20)} == set(fractions)
+    # 7 ids: 5.6 / 0.7 / 0.7 -> largest remainders give 6 / 1 / 0 ... ties to the earlier split
+    sizes = sorted(assign_splits(ids[:7], fractions, seed=0).values())
+    assert (sizes.count("train"), sizes.count("validation"), sizes.count("test")) == (5, 1, 1)
+    with pytest.raises(ValueError, match=r"must sum to 1, got 0\.9"):
+        assign_splits(ids, {"train": 0.8, "test": 0.1}, seed=0)
+
+
+# -- hospital export -----------------------------------------------------------------
+def test_hospital_csv_export_becomes_cases_and_pairs(tmp_path):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    with pytest.warns(UnusedColumnsWarning, match=r"\['MRN'\] are not mapped"):
+        builder = load_builder("ippm", "cases", **export_kwargs(tmp_path, "export.csv"))
+        builder.download_and_prepare()
+    cases = builder.as_dataset()
+    assert list(cases) == ["test", "train"]  # the export's own split column, in file order
+    assert cases["test"].num_rows == 1 and cases["train"].num_rows == 2
+    cough = cases["test"][0]
+    assert cough["id"] == "1" and cough["message"] == COUGH
+    assert [r["annotator_id"] for r in cough["responses"]] == ["dr-a", "dr-b"]
+    assert cough["drafts"] == [{"system": "gpt-x", "text": DRAFT}]  # one draft, two replies
+    assert cough["ehr"]["age"] == "58" and cough["ehr"]["problems"] == ["HTN", "prediabetes"]
+    assert cough["ehr_summary"] == "Age: 58\nActive problems: HTN; prediabetes"
+    assert cases["train"][1]["ehr"]["problems"] == []  # an empty cell is no problem
+    assert "MRN" not in json.dumps(cases["test"][0]) and "MRN-001" not in json.dumps(cough)
+    assert cases["test"].features == CASE_FEATURES
+
+    pairs = build("ippm", "pairs", **export_kwargs(tmp_path, "export.csv"))
+    assert pairs["test"]["id"] == ["1-1", "1-2"]
+    assert pairs["train"]["id"] == ["2-1", "3-1"]
+    assert pairs["test"][1]["reference"] == ROWS[1][2] and pairs["test"][1]["prediction"] == DRAFT
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_jsonl_and_parquet_exports_equal_the_csv(tmp_path, kind):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    rows = records()
+    for row in rows:  # typed values, as a database export would hold them
+        row["MSG_ID"], row["AGE"] = int(row["MSG_ID"]), int(row["AGE"])
+        row["PROBLEMS"] = [p.strip() for p in row["PROBLEMS"].split(";") if p.strip()]
+    if kind == "jsonl":
+        write_jsonl(tmp_path / "export.jsonl", rows)
+    else:
+        pq.write_table(pa.Table.from_pylist(rows), tmp_path / "export.parquet")
+    expected = build("ippm", "cases", **export_kwargs(tmp_path, "export.csv"))
+    got = build("ippm", "cases", **export_kwargs(tmp_path, f"export.{kind}"))
+    for split in expected:
+        assert got[split].to_list() == expected[split].to_list()
+
+
+def test_seeded_split_without_a_split_column(tmp_path):
+    header = HEADER[:-2]
+    rows = [[str(i), f"Message {i}?", f"Reply {i}.", "dr", f"Draft {i}.", "m", "40", ""] for i in
+            range(20)]  # fmt: skip
+    write_csv(tmp_path / "export.csv", header, rows)
+    mapping = {k: v for k, v in COLUMN_MAP.items() if k != "split"}
+    kwargs = export_kwargs(tmp_path, "export.csv", column_map=mapping)
+    cases = build("ippm", "cases", **kwargs)
+    assert {s: cases[s].num_rows for s in cases} == {"train": 16, "validation": 2, "test": 2}
+    expected = assign_splits([str(i) for i in range(20)], {"train": 0.8, "validation": 0.1,
+                                                          "test": 0.1}, 0)  # fmt: skip
+    assert sorted(cases["test"]["id"]) == sorted(i for i, s in expected.items() if s == "test")
+    again = build("ippm", "cases", **{**kwargs, "cache_dir": str(tmp_path / "other-cache")})
+    assert again["test"]["id"] == cases["test"]["id"]
+    reseeded = build("ippm", "cases", **kwargs, seed=1)
+    assert reseeded["train"]["id"] != cases["train"]["id"]
+
+
+def test_an_edited_export_is_not_served_from_a_stale_cache(tmp_path):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    kwargs = export_kwargs(tmp_path, "export.csv")
+    assert build("ippm", "cases", **kwargs)["train"].num_rows == 2
+    write_csv(tmp_path / "export.csv", HEADER, ROWS[:3])
+    assert build("ippm", "cases", **kwargs)["train"].num_rows == 1
+
+
+BROKEN = [
+    # (file name, header, rows, expected message)
+    (
+        "missing_column.csv",
+        [h for h in HEADER if h != "REPLY"],
+        [[c for h, c in zip(HEADER, ROWS[0]) if h != "REPLY"]],
+        "missing_column.csv: no column 'REPLY' for field 'response'; the file has",
+    ),
+    (
+        "empty_message.csv",
+        HEADER,
+        [ROWS[0], [ROWS[2][0], "  ", *ROWS[2][2:]]],
+        "empty_message.csv, row 2: field 'message' is empty",
+    ),
+    (
+        "duplicate_reply.csv",
+        HEADER,
+        [ROWS[0], [*ROWS[0][:2], "A different reply.", *ROWS[0][3:]]],
+        "duplicate_reply.csv, row 2: duplicate reply to message_id '1' by annotator_id 'dr-a' "
+        "(first at duplicate_reply.csv, row 1)",
+    ),
+    (
+        "duplicate_row.csv",
+        HEADER,
+        [ROWS[0], ROWS[0]],
+        "duplicate_row.csv, row 2: duplicate row: message_id '1', annotator_id 'dr-a' and "
+        "reply as duplicate_row.csv, row 1, adding no new draft",
+    ),
+    (
+        "conflicting_case.csv",
+        HEADER,
+        [ROWS[0], [ROWS[1][0], "Another message.", *ROWS[1][2:]]],
+        "conflicting_case.csv, row 2: field 'message' differs from conflicting_case.csv, row 1 "
+        "(same message_id '1')",
+    ),
+    (
+        "system_without_draft.csv",
+        HEADER,
+        [[*ROWS[0][:4], "", *ROWS[0][5:]]],
+        "system_without_draft.csv, row 1: field 'draft' is empty but draft_system is 'gpt-x'",
+    ),
+    (
+        "bad_split.csv",
+        HEADER,
+        [[*ROWS[0][:8], "test set", ROWS[0][9]]],
+        "bad_split.csv, row 1: field 'split' must be a name like 'test', got 'test set'",
+    ),
+    (
+        "half_split.csv",
+        HEADER,
+        [ROWS[0], [*ROWS[2][:8], "", ROWS[2][9]]],
+        "half_split.csv, row 2: field 'split' is empty (other rows give one)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "header", "rows", "message"), BROKEN, ids=[b[0] for b in BROKEN])
+def test_broken_csv_exports_name_file_row_and_field(tmp_path, name, header, rows, message):
+    write_csv(tmp_path / name, header, rows)
+    with pytest.raises(ExportError) as error:
+        build("ippm", "cases", **export_kwargs(tmp_path, name))
+    assert message in str(error.value)
+
+
+def test_broken_jsonl_export_lists_every_problem(tmp_path):
+    rows = records()
+    rows[0]["REPLY"] = 5  # a number, not text
+    rows[1]["MSG_ID"] = 1.5  # not an id
+    rows[2]["AGE"] = [63]  # not an age
+    del rows[3]["PATIENT_TEXT"]  # a JSONL row without the field
+    write_jsonl(tmp_path / "export.jsonl", rows)
+    with pytest.raises(ExportError) as error:
+        build("ippm", "cases", **export_kwargs(tmp_path, "export.jsonl"))
+    assert error.value.errors == [
+        "export.jsonl, row 4: field 'message' (column 'PATIENT_TEXT') is missing",
+    ]
+    rows[3]["PATIENT_TEXT"] = "Rash?"
+    write_jsonl(tmp_path / "export.jsonl", rows)
+    with pytest.raises(ExportError) as error:
+        build("ippm", "cases", **export_kwargs(tmp_path, "export.jsonl"))
+    assert error.value.errors == [
+        "export.jsonl, row 1: field 'response' must be text, got int 5",
+        "export.jsonl, row 2: field 'message_id' must be text or an integer id, got float 1.5",
+        "export.jsonl, row 3: field 'age' must be text, got list [63]",
+    ]
+    assert str(error.value).startswith("3 bad input(s):")
+
+
+def test_broken_parquet_export_names_nulls_and_lists(tmp_path):
+    rows = records()
+    rows[0]["PATIENT_TEXT"] = None
+    rows[1]["REPLY"] = ""
+    rows[2]["PROBLEMS"] = "[not json"
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "export.parquet")
+    with pytest.raises(ExportError) as error:
+        build("ippm", "cases", **export_kwargs(tmp_path, "export.parquet"))
+    assert error.value.errors[:2] == [
+        "export.parquet, row 1: field 'message' is empty",
+        "export.parquet, row 2: field 'response' is empty",
+    ]
+    assert error.value.errors[2].startswith(
+        "export.parquet, row 3: field 'problems' is not a valid JSON array"
+    )
+
+
+def test_bad_options_and_empty_splits_are_errors(tmp_path):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    mapping = {k: v for k, v in COLUMN_MAP.items() if k != "split"}
+    kwargs = export_kwargs(tmp_path, "export.csv", column_map=mapping)
+    with pytest.raises(ValueError, match="split 'test' of config 'cases' would be empty"):
+        build("ippm", "cases", **kwargs, split_fractions={"train": 0.9, "test": 0.1})
+    with pytest.raises(ValueError, match="column_map has unknown field"):
+        build("ippm", "cases", **{**kwargs, "column_map": {"patient": "PATIENT_TEXT"}})
+    with pytest.raises(ValueError, match="doesn't have a 'split_fraction' key"):
+        load_builder("ippm", "cases", **kwargs, split_fraction={"test": 1.0})
+    no_draft = {k: v for k, v in mapping.items() if k not in ("draft", "draft_system")}
+    with pytest.raises(ValueError, match="the export has no draft"):
+        build("ippm", "pairs", **{**kwargs, "column_map": no_draft, "split_fractions": {"test": 1}})
+    with pytest.raises(ValueError, match="reads a local export and never downloads"):
+        build("ippm", "cases", cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match="unknown dataset 'nope'"):
+        builder_class("nope")
+
+
+def test_builders_never_touch_the_network(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a builder tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    assert build("ippm", "pairs", **export_kwargs(tmp_path, "export.csv"))["test"].num_rows == 2
+    assert load_split("demo", "pairs", cache_dir=str(tmp_path / "demo")).num_rows == 12
+    folder = write_hub_folder("ippm", tmp_path / "hub", **export_kwargs(tmp_path, "export.csv"))
+    assert (folder.path / "data" / "pairs" / "test.parquet").is_file()
+
+
+# -- uploads: only on request, private for patient data -----------------------------
+class FakeApi:
+    """Records HfApi calls; ``public`` says whether the repository exists as public."""
+
+    calls: ClassVar[list] = []
+    public = False
+
+    def __init__(self, token=None):
+        pass
+
+    def create_repo(self, repo_id, **kwargs):
+        FakeApi.calls.append(("create_repo", repo_id, kwargs))
+
+    def repo_info(self, repo_id, **kwargs):
+        return type("Info", (), {"private": not FakeApi.public})()
+
+    def upload_folder(self, **kwargs):
+        FakeApi.calls.append(("upload_folder", kwargs["repo_id"], kwargs["repo_type"]))
+        return type("Commit", (), {"commit_url": "https://hub/commit/1"})()
+
+
+@pytest.fixture
+def fake_hub(monkeypatch):
+    import huggingface_hub
+
+    FakeApi.calls, FakeApi.public = [], False
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    return FakeApi
+
+
+def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_hub):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    kwargs = export_kwargs(tmp_path, "export.csv")
+    folder = write_hub_folder("ippm", tmp_path / "hub", **kwargs).path
+    assert push_to_hub("ippm", folder, "org/ippm") == "https://hub/commit/1"
+    assert fake_hub.calls == [
+        ("create_repo", "org/ippm", {"repo_type": "dataset", "private": True, "exist_ok": True}),
+        ("upload_folder", "org/ippm", "dataset"),
+    ]
+    with pytest.raises(ValueError, match="may only go to a private repository"):
+        push_to_hub("ippm", folder, "org/ippm", private=False)
+    fake_hub.calls, fake_hub.public = [], True
+    with pytest.raises(PermissionError, match="exists and is public"):
+        push_to_hub("ippm", folder, "org/ippm")
+    assert [c[0] for c in fake_hub.calls] == ["create_repo"]  # nothing uploaded
+    with pytest.raises(ValueError, match="third party's data set"):
+        push_to_hub("oncqa", folder, "org/oncqa")
+    fake_hub.calls, fake_hub.public = [], False
+    builder = load_builder("ippm", "pairs", **kwargs)
+    builder.download_and_prepare()
+    assert builder.push_to_hub("org/ippm-pairs") == "https://hub/commit/1"
+    assert fake_hub.calls[0][2]["private"] is True
+
+
+def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    (tmp_path / "map.json").write_text(json.dumps(COLUMN_MAP))
+    args = ["export-dataset", "ippm", "--data-dir", str(tmp_path), "--export-file", "export.csv"]
+    args += ["--column-map", str(tmp_path / "map.json"), "--output", str(tmp_path / "out")]
+    with pytest.warns(UnusedColumnsWarning):
+        assert main(args) == 0
+    assert fake_hub.calls == []
+    out = capsys.readouterr().out
+    assert "cases: test 1, train 2 row(s)" in out and "pairs: test 2, train 2 row(s)" in out
+    assert main([*args, "--overwrite", "--push-to-hub", "org/ippm"]) == 0
+    assert fake_hub.calls[0] == (
+        "create_repo",
+        "org/ippm",
+        {"repo_type": "dataset", "private": True, "exist_ok": True},
+    )
+    assert main([*args]) == 2  # the folder now holds data: no silent overwrite
+    assert "is not empty" in capsys.readouterr().err
+
+
+# -- annotation builders ------------------------------------------------------------
+MATCH_HEADER = ["item", "reference_sentence", "draft", "span", "annotator", "split"]
+MATCH_DRAFT = "Stop lisinopril today. Start losartan 50 mg daily. Call if the cough persists."
+MATCH_ROWS = [
+    ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "Stop lisinopril today.", "ann-1", "test"],
+    ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "Stop lisinopril today.", "ann-2", "test"],
+    ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "NO MATCH", "ann-3", "test"],
+    ["s2", "Check your BP twice a week.", MATCH_DRAFT, "no match", "ann-1", "test"],
+    ["s2", "Check your BP twice a week.", MATCH_DRAFT, "Call if the cough persists.", "ann-2",
+     "test"],
+]  # fmt: skip
+MATCH_MAP = {
+    "item_id": "item",
+    "prediction": "draft",
+    "matched_span": "span",
+    "annotator_id": "annotator",
+}
+
+
+def test_content_match_annotations_group_annotators_with_offsets(tmp_path):
+    write_csv(tmp_path / "matches.csv", MATCH_HEADER, MATCH_ROWS)
+    items = build(
+        "content_matches",
+        "default",
+        **export_kwargs(tmp_path, "matches.csv", column_map=MATCH_MAP),
+    )["test"]
+    assert items["id"] == ["s1", "s2"]
+    first = items[0]
+    assert [a["annotator_id"] for a in first["annotations"]] == ["ann-1", "ann-2", "ann-3"]
+    assert first["annotations"][0] == {
+        "annotator_id": "ann-1",
+        "match": True,
+        "matched_span": "Stop lisinopril today.",
+        "span_start": 0,
+        "span_end": 22,
+        "label": None,
+    }
+    assert first["annotations"][2]["matched_span"] is None
+    assert first["majority_match"] is True
+    assert items[1]["annotations"][1]["span_start"] == MATCH_DRAFT.index("Call")
+    assert items[1]["majority_match"] is None  # one match, one NO MATCH: a tie
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            [
+                "s1",
+                "Please stop the lisinopril.",
+                MATCH_DRAFT,
+                "Stop lisinopril now.",
+                "ann-9",
+                "test",
+            ],
+            "matches.csv, row 6: field 'matched_span' is not a verbatim span of the draft",
+        ),
+        (
+            ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "NO MATCH", "ann-1", "test"],
+            "matches.csv, row 6: field 'annotator_id': 'ann-1' already annotated item 's1' at "
+            "matches.csv, row 1",
+        ),
+        (
+            ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "", "ann-9", "test"],
+            "matches.csv, row 6: field 'matched_span' is empty",
+        ),
+        (
+            ["s1", "Stop the ACE inhibitor.", MATCH_DRAFT, "NO MATCH", "ann-9", "test"],
+            "matches.csv, row 6: field 'reference_sentence' differs from matches.csv, row 1 "
+            "(same item 's1')",
+        ),
+    ],
+    ids=["not-verbatim", "same-annotator-twice", "empty-span", "item-text-differs"],
+)
+def test_broken_content_match_exports(tmp_path, row, message):
+    write_csv(tmp_path / "matches.csv", MATCH_HEADER, [*MATCH_ROWS, row])
+    with pytest.raises(ExportError) as error:
+        build(
+            "content_matches",
+            "default",
+            **export_kwargs(tmp_path, "matches.csv", column_map=MATCH_MAP),
+        )
+    assert message in str(error.value)
+
+
+def test_theme_annotations_majority_and_unknown_theme(tmp_path):
+    rows = [
+        {"sentence": "Stop lisinopril.", "theme": "Medical planning instruction", "who": "a"},
+        {"sentence": "Stop lisinopril.", "theme": "Medical planning instruction", "who": "b"},
+        {"sentence": "Stop lisinopril.", "theme": "Logistics", "who": "c"},
+        {"sentence": "I'm sorry you feel unwell.", "theme": "Empathetic communication", "who": "a"},
+        {"sentence": "I'm sorry you feel unwell.", "theme": "Other", "who": "b"},
+    ]
+    write_jsonl(tmp_path / "themes.jsonl", rows)
+    kwargs = export_kwargs(
+        tmp_path,
+        "themes.jsonl",
+        column_map={"annotator_id": "who"},
+        split_fractions={"test": 1.0},
+    )
+    items = build("theme_annotations", "default", **kwargs)["test"]
+    assert items["id"] == ["0", "1"]  # no item_id: grouped by sentence and context
+    assert items["majority_theme"] == ["Medical planning instruction", None]
+    assert items[0]["annotations"][2] == {"annotator_id": "c", "theme": "Logistics"}
+    write_jsonl(tmp_path / "themes.jsonl", [*rows, {**rows[0], "who": "d", "theme": "Billing"}])
+    with pytest.raises(ExportError, match=r"themes.jsonl, row 6: field 'theme' has 'Billing'; "):
+        build("theme_annotations", "default", **kwargs)
+
+
+# -- Hub-ready folders and cards -------------------------------------------------------
+@pytest.mark.parametrize("file_format", ["parquet", "jsonl"])
+def test_hub_folder_loads_with_load_dataset_like_the_builder(tmp_path, file_format):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    kwargs = export_kwargs(tmp_path, "export.csv")
+    kwargs.pop("cache_dir")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedColumnsWarning)
+        folder = write_hub_folder("ippm", tmp_path / "hub", file_format=file_format, **kwargs)
+    assert folder.counts == {"cases": {"test": 1, "train": 2}, "pairs": {"test": 2, "train": 2}}
+    card = DatasetCard.load(folder.path / "README.md")
+    assert card.data.license == "other" and card.data.license_name
+    assert [c["config_name"] for c in card.data.configs] == ["cases", "pairs"]
+    assert card.data.configs[0]["default"] is True
+    for config in ("cases", "pairs"):
+        loaded = datasets.load_dataset(str(folder.path), config, cache_dir=str(tmp_path / "c"))
+        built = build("ippm", config, **{**kwargs, "cache_dir": str(tmp_path / "cache")})
+        assert list(loaded) == list(built) == ["test", "train"]
+        for split in built:
+            assert loaded[split].features == built[split].features
+            assert loaded[split].to_list() == built[split].to_list()
+    row = "| `pairs` | one (draft, clinician reply written without the draft) pair | `test` (2)"
+    assert row in card.text
+
+
+def test_committed_folders_are_cards_of_the_builders(tmp_path):
+    folders = sorted(p.name for p in DATASETS.iterdir() if p.is_dir())
+    assert folders == sorted(
+        [
+            *("edit_f1_demo", "oncqa", "kqa", "kqa_nli", "expertqa_medicine", "syppm"),
+            *("ippm", "socppm", "content_matches", "theme_annotations"),
+        ]
+    )
+    assert not list(DATASETS.rglob("__init__.py")), "datasets/ must never shadow HF datasets"
+    for name in folders:
+        if name == "edit_f1_demo":
+            continue
+        cls = builder_class(name)
+        card_text = (DATASETS / name / "README.md").read_text(encoding="utf-8")
+        assert card_text == render_card(cls, card_configs(cls), registry_name=name), name
+        card = DatasetCard.load(DATASETS / name / "README.md")
+        assert [c["config_name"] for c in card.data.configs] == [
+            c.name for c in cls.BUILDER_CONFIGS
+        ]
+        for section in ("## Source", "## Licence", "## Fields", "## Caveats", "## Citation"):
+            assert section in card.text, (name, section)
+        infos = DatasetInfosDict.from_dataset_card_data(card.data)
+        for config in cls.BUILDER_CONFIGS:
+            assert infos[config.name].features == cls.KIND_FEATURES[config.kind]
+
+
+def test_committed_demo_folder_loads_and_is_up_to_date(tmp_path):
+    folder = DATASETS / "edit_f1_demo"
+    pairs = datasets.load_dataset(str(folder), "pairs", split="test", cache_dir=str(tmp_path))
+    demo = demo_rows()
+    assert pairs.num_rows == 12
+    assert pairs["id"] == [r["id"] for r in demo]
+    assert pairs["prediction"] == [r["prediction"] for r in demo]
+    assert pairs["reference"] == [r["reference"] for r in demo]
+    cases = datasets.load_dataset(str(folder), "cases", split="test", cache_dir=str(tmp_path))
+    assert cases.features == CASE_FEATURES and cases[0]["drafts"][0]["system"] == "draft-model-a"
+    assert datasets.load_dataset(str(folder), cache_dir=str(tmp_path))["test"].num_rows == 12
+    fresh = write_hub_folder("demo", tmp_path / "demo", file_format="jsonl").path
+    for path in sorted(p for p in fresh.rglob("*") if p.is_file()):
+        relative = path.relative_to(fresh)
+        assert (folder / relative).read_bytes() == path.read_bytes(), f"{relative} is stale"
+
+
+def test_demo_builder_pairs_equal_the_shipped_rows(tmp_path):
+    pairs = load_split("demo", cache_dir=str(tmp_path))
+    assert [(r["id"], r["prediction"], r["reference"], r["system"]) for r in pairs] == [
+        (r["id"], r["prediction"], r["reference"], r["system"]) for r in demo_rows()
+    ]
+    assert set(BUILDER_NAMES) >= {"demo", "oncqa", "kqa", "kqa_nli", "expertqa_medicine"}
+
+
+# -- edit-f1 score on a dataset split -------------------------------------------------
+def test_score_a_dataset_split_and_a_hub_folder(tmp_path, capsys):
+    out = tmp_path / "demo.jsonl"
+    code = main(["score", "--dataset", "demo", "--split", "test", "-o", str(out), *FAST])
+    assert code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [r["id"] for r in demo_rows()]
+    assert "edit-F1 on 12 pair(s)" in capsys.readouterr().out
+    folder = tmp_path / "folder.jsonl"
+    demo_folder = str(DATASETS / "edit_f1_demo")
+    args = ["score", "--dataset", demo_folder, "--config", "pairs", "-o", str(folder), *FAST]
+    assert main(args) == 0
+    assert folder.read_text() == out.read_text()  # same rows, same scores
+
+
+def test_score_explains_bad_dataset_choices(tmp_path, capsys):
+    assert main(["score", "--dataset", "demo", "--config", "cases", *FAST]) == 2
+    assert "demo/cases has no column ['prediction', 'reference']" in capsys.readouterr().err
+    assert main(["score", "--dataset", "demo", "--split", "train", *FAST]) == 2
+    assert "demo/pairs: no split 'train'; splits are ['test']" in capsys.readouterr().err
+    assert main(["score", "--dataset", "no-such-set", *FAST]) == 2
+    assert "is neither a known dataset" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="needs --data-dir"):
+        main(["score", "--dataset", "oncqa", *FAST])
+    with pytest.raises(SystemExit, match="--setting is for --dataset oncqa"):
+        main(["score", "--dataset", "kqa", "--setting", "edited", *FAST])
+
+
+# -- SyPPM: a local copy, or the Hub repository at a pinned revision ---------------------
+def syppm_rows() -> list[dict]:
+    return [
+        {
+            "message_id": f"sy-{i}",
+            "message": f"Semi-synthetic message {i}?",
+            "ehr_summary": f"Chart {i}.",
+            "response": f"Theme-guided reply {i}.",
+            "annotator_id": "clinician-1",
+            "draft": f"Draft {i}.",
+            "draft_system": "model-z",
+        }
+        for i in range(3)
+    ]
+
+
+def test_syppm_reads_a_local_copy_as_one_test_split(tmp_path):
+    write_jsonl(tmp_path / "syppm.jsonl", syppm_rows())
+    pairs = build("syppm", "pairs", data_dir=str(tmp_path), cache_dir=str(tmp_path / "cache"))
+    assert list(pairs) == ["test"] and pairs["test"]["id"] == ["sy-0-1", "sy-1-1", "sy-2-1"]
+    assert pairs["test"][0]["ehr_summary"] == "Chart 0."
+
+
+def test_syppm_downloads_only_with_hub_repo_and_revision(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    with pytest.raises(ValueError, match=r"pass data_dir=.*or hub_repo= and revision="):
+        build("syppm", "cases", cache_dir=str(tmp_path / "cache"))
+    calls = []
+
+    def snapshot_download(repo_id, **kwargs):
+        calls.append((repo_id, kwargs["repo_type"], kwargs["revision"], kwargs["allow_patterns"]))
+        folder = tmp_path / "snapshot"
+        folder.mkdir(exist_ok=True)
+        write_jsonl(folder / "data.jsonl", syppm_rows())
+        return str(folder)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    cases = build(
+        "syppm",
+        "cases",
+        hub_repo="org/syppm",
+        revision="abc123",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    assert cases["test"].num_rows == 3
+    assert calls[0][:3] == ("org/syppm", "dataset", "abc123")
+    assert "*.jsonl" in calls[0][3] and "*.parquet" in calls[0][3]
+
+
+def test_keep_columns_are_carried_only_when_named(tmp_path):
+    write_csv(tmp_path / "export.csv", HEADER, ROWS)
+    kwargs = export_kwargs(tmp_path, "export.csv", keep_columns=("MRN",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnusedColumnsWarning)  # nothing left unused
+        cases = build("ippm", "cases", **kwargs)
+    responses = cases["test"][0]["responses"]
+    assert responses[0]["attributes"] == [{"name": "MRN", "value": "MRN-001"}]
+    with pytest.raises(ExportError, match="no column 'VISIT' to keep"):
+        build("ippm", "cases", **{**kwargs, "keep_columns": ("VISIT",)})
+    with pytest.raises(ValueError, match="carries no extra columns"):
+        build("content_matches", "default", **{**kwargs, "column_map": MATCH_MAP})
