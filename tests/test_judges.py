@@ -223,15 +223,15 @@ def test_theme_probabilities(real_theme_judge):
 
 
 def test_registry_names():
-    assert set(CONTENT_JUDGES) == {"embedding", "exact"}
-    assert set(THEME_JUDGES) == {"embedding"}
+    assert set(CONTENT_JUDGES) == {"embedding", "exact", "llm"}
+    assert set(THEME_JUDGES) == {"embedding", "llm"}
 
 
 @pytest.mark.parametrize("name", ["gpt-judge", "", None, 3])
 def test_unknown_judge_names_list_the_known_ones(name):
-    with pytest.raises(ValueError, match=r"content_judge must be one of \['embedding', 'exact'\]"):
+    with pytest.raises(ValueError, match=r"content_judge must be one of \['embedding', 'exact', 'llm'\]"):
         load_content_judge(name)
-    with pytest.raises(ValueError, match=r"theme_judge must be one of \['embedding'\]"):
+    with pytest.raises(ValueError, match=r"theme_judge must be one of \['embedding', 'llm'\]"):
         load_theme_judge(name)
 
 

@@ -19,7 +19,7 @@ from importlib import resources
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import classification_report
+from sklearn.metrics import classification_report, confusion_matrix
 from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold, cross_val_predict
 
 from editf1.agreement import binary_agreement_report, inter_annotator_report
@@ -173,7 +173,7 @@ def train_theme_judge(
     Returns:
         The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
         ``encoder``, ``cross_validation`` (per-label precision/recall/F1, macro F1,
-        accuracy), ``n_sentences`` and provenance.
+        accuracy, confusion matrix), ``n_sentences`` and provenance.
 
     Raises:
         ValueError: if a label is not a theme or a theme has no sentence.
@@ -214,6 +214,8 @@ def train_theme_judge(
             },
             "macro_f1": round(report["macro avg"]["f1-score"], 4),
             "accuracy": round(report["accuracy"], 4),
+            # rows: true theme, columns: cross-validated prediction, both in THEMES order
+            "confusion_matrix": confusion_matrix(y, predicted, labels=range(len(THEMES))).tolist(),
         },
         "date": date.today().isoformat(),
     }

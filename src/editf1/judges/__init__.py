@@ -1,7 +1,9 @@
 """Judges behind one small interface, and the registry that loads them by name.
 
-Names: ``"embedding"`` (the embedded default, offline on a CPU) and ``"exact"`` (a
-model-free baseline, content only). A judge object is passed through unchanged. Loaded
+Names: ``"embedding"`` (the embedded default, offline on a CPU), ``"exact"`` (a
+model-free baseline, content only) and ``"llm"`` (a causal LM plus an optional LoRA
+adapter, :mod:`editf1.judges.generative`; options ``{"base": ..., "adapter": ...}``,
+needs the ``llm`` extra). A judge object is passed through unchanged. Loaded
 judges are cached per process, keyed by their name and options, so a model is loaded
 once however many times a metric is computed.
 """
@@ -44,6 +46,18 @@ def _exact_content(**options) -> ContentJudge:
     return ExactMatchContentJudge(**options)
 
 
+def _llm_content(**options) -> ContentJudge:
+    from editf1.judges.generative import LLMContentJudge
+
+    return LLMContentJudge(**options)
+
+
+def _llm_theme(**options) -> ThemeJudge:
+    from editf1.judges.generative import LLMThemeJudge
+
+    return LLMThemeJudge(**options)
+
+
 def _embedding_theme(**options) -> ThemeJudge:
     from editf1.judges.embedding import EmbeddingThemeJudge
 
@@ -54,11 +68,13 @@ def _embedding_theme(**options) -> ThemeJudge:
 CONTENT_JUDGES: dict[str, Callable[..., ContentJudge]] = {
     "embedding": _embedding_content,
     "exact": _exact_content,
+    "llm": _llm_content,
 }
 
 #: Theme judges by name.
 THEME_JUDGES: dict[str, Callable[..., ThemeJudge]] = {
     "embedding": _embedding_theme,
+    "llm": _llm_theme,
 }
 
 
@@ -84,7 +100,8 @@ def _resolve(kind: str, judge, options: dict | None, base: type):
             f"{kind}_judge must be one of {sorted(registry)} or a {base.__name__} object, "
             f"got {judge!r}"
         )
-    return _load(kind, judge, tuple(sorted((options or {}).items())))
+    # dict() also accepts the (key, value) pairs hf_metric hashes options into
+    return _load(kind, judge, tuple(sorted(dict(options or {}).items())))
 
 
 def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | None = None):

