@@ -6,7 +6,6 @@ descriptions, argument checks and scoring all live in `editf1.hf_metric`.
 
 import inspect
 
-import datasets
 import evaluate
 
 from editf1 import hf_metric
@@ -24,11 +23,23 @@ class EditF1(evaluate.Metric):
             description=hf_metric.DESCRIPTION,
             citation=hf_metric.CITATION,
             inputs_description=hf_metric.KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
-            ),
+            features=hf_metric.features(),
             reference_urls=["https://arxiv.org/abs/2601.11344"],
         )
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add drafts and their clinician replies (one, or a list per draft)."""
+        if self.selected_feature_format is None:  # a new computation starts
+            self._reference_kind = None
+        self._reference_kind = hf_metric.reference_kind(references, self._reference_kind)
+        super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one draft and its clinician reply (or list of replies)."""
+        if self.selected_feature_format is None:
+            self._reference_kind = None
+        self._reference_kind = hf_metric.reference_kind([reference], self._reference_kind)
+        super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions, references, **kwargs):
         return hf_metric.compute(self.edit_f1_options, predictions, references, **kwargs)

@@ -19,6 +19,7 @@ __all__ = [
     "agreement",
     "binary_agreement_report",
     "bootstrap",
+    "bootstrap_resamples",
     "cohen_kappa",
     "inter_annotator_report",
 ]
@@ -100,6 +101,47 @@ def bootstrap(
     Raises:
         ValueError: if there are no items or ``groups`` has the wrong length.
     """
+    values = bootstrap_resamples(
+        statistic, n_items, groups=groups, n_resamples=n_resamples, seed=seed
+    )
+    alpha = (1 - confidence) / 2
+    if np.isnan(values).all():
+        raise ValueError("the statistic is undefined on every bootstrap resample")
+    # A resample can hold no item of a class (e.g. no human match): it is skipped.
+    low, high = np.nanquantile(values, [alpha, 1 - alpha])
+    return Estimate(
+        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
+    )
+
+
+def bootstrap_resamples(
+    statistic: Callable[[np.ndarray], float],
+    n_items: int,
+    *,
+    groups: Sequence | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> np.ndarray:
+    """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
+
+    The resampling behind :func:`bootstrap`, for callers that need the whole
+    distribution (e.g. a paired bootstrap test, :mod:`editf1.compare`). The same seed
+    and arguments draw the same resamples as :func:`bootstrap`.
+
+    Args:
+        statistic: maps an array of item indices (with repeats) to a float (NaN where
+            undefined on a resample).
+        n_items: number of items.
+        groups: the case of each item (length ``n_items``); default: one case per item.
+        n_resamples: bootstrap resamples.
+        seed: seed of the NumPy generator.
+
+    Returns:
+        Array of shape ``(n_resamples,)``.
+
+    Raises:
+        ValueError: if there are no items or ``groups`` has the wrong length.
+    """
     if n_items < 1:
         raise ValueError("bootstrap needs at least one item")
     group_ids = np.arange(n_items) if groups is None else np.asarray(groups)
@@ -112,14 +154,7 @@ def bootstrap(
     for b in range(n_resamples):
         drawn = rng.integers(0, len(cases), size=len(cases))
         values[b] = statistic(np.concatenate([members[k] for k in drawn]))
-    alpha = (1 - confidence) / 2
-    if np.isnan(values).all():
-        raise ValueError("the statistic is undefined on every bootstrap resample")
-    # A resample can hold no item of a class (e.g. no human match): it is skipped.
-    low, high = np.nanquantile(values, [alpha, 1 - alpha])
-    return Estimate(
-        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
-    )
+    return values
 
 
 def binary_agreement_report(

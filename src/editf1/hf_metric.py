@@ -20,8 +20,10 @@ __all__ = [
     "INIT_OPTIONS",
     "KWARGS_DESCRIPTION",
     "compute",
+    "features",
     "install_metric",
     "metric_path",
+    "reference_kind",
     "split_init_options",
 ]
 
@@ -62,6 +64,10 @@ Args (evaluate.load):
 Args (compute / add_batch):
     predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
     references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
+        Or `list` of `list` of `str` for several clinicians per message: the top-level
+        scores then use each draft's best-matching reply, "all_references" holds the
+        scores over every (draft, reply) pair, and each per_pair entry adds
+        "best_reference", "n_references" and the means over replies ("mean_f1", ...).
     include_other (`bool`, default False): count the theme Other in theme scores.
     zero_division ("warn", 0.0 or 1.0, default "warn"): value of an undefined ratio;
         "warn" gives 0.0 and one warning naming the rows.
@@ -165,8 +171,60 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         scorer = _scorer(tuple(sorted((k, _hashable(v)) for k, v in config.items())))
     except TypeError:  # an unhashable judge object or options: build a fresh scorer
         scorer = EditF1Scorer(**config)
+    if any(isinstance(r, (list, tuple)) for r in references):
+        from editf1.multi_reference import score_multi_reference
+
+        out = score_multi_reference(scorer, list(predictions), list(references)).to_dict()
+        if not options["return_pairs"]:
+            del out["per_pair"]
+        return out
     result = scorer.score(list(predictions), list(references), keep_pairs=options["return_pairs"])
     return result.to_dict()
+
+
+def reference_kind(references, expected: str | None = None) -> str | None:
+    """``"multi"`` if every reference is a list of replies, ``"single"`` if none is.
+
+    evaluate picks one input format from the first example and would turn a list that
+    comes later into its string form (``"['a', 'b']"``) and score that as a reply; the
+    module calls this on every batch to refuse mixed input instead.
+
+    Args:
+        references: a batch of references (``None``: nothing to check).
+        expected: the kind of earlier batches of the same computation, if any.
+
+    Returns:
+        The batch's kind (``expected`` for an empty batch).
+
+    Raises:
+        TypeError: naming the first reference whose kind differs.
+
+    >>> reference_kind(["a.", "b."]), reference_kind([["a.", "b."]], "multi")
+    ('single', 'multi')
+    """
+    kind = expected
+    for i, reference in enumerate(references or ()):
+        this = "multi" if isinstance(reference, (list, tuple)) else "single"
+        if kind is not None and this != kind:
+            want = "a list of replies" if kind == "multi" else "one reply (a string)"
+            raise TypeError(
+                f"references[{i}] is {type(reference).__name__}, but earlier references "
+                f"are {want}: give every draft one reply, or every draft a list of replies"
+            )
+        kind = this
+    return kind
+
+
+def features() -> list:
+    """The input formats the evaluate module accepts, tried in order by evaluate: one
+    reply per draft, or a list of replies per draft (several clinicians)."""
+    import datasets
+
+    string = datasets.Value("string")
+    return [
+        datasets.Features({"predictions": string, "references": string}),
+        datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
+    ]
 
 
 def _hashable(value):

@@ -1,0 +1,424 @@
+"""edit-F1 in training loops: a ``transformers`` callback and a ``compute_metrics`` helper.
+
+:class:`EditF1Callback` generates drafts for a held-out set of (patient message, EHR
+summary, clinician reply) examples with the model being trained, at every evaluation,
+scores them with :class:`~editf1.score.EditF1Scorer` and logs content- and theme-level
+edit-F1 beside ``eval_loss`` through ``Trainer.log`` (so every logger the Trainer
+reports to gets them: the console, TensorBoard, Weights & Biases, MLflow,
+``trainer.state.log_history``). It does not change training: the model's train/eval
+mode, gradients, the tokenizer and every random number generator are left as they
+were (generation runs under ``torch.no_grad`` inside a forked RNG).
+
+:func:`make_compute_metrics` is the same measurement for ``Seq2SeqTrainer`` with
+``predict_with_generate=True`` (or any loop that hands ``compute_metrics`` generated
+token ids).
+
+Logged keys (``<prefix>`` is ``eval`` by default): ``<prefix>_edit_f1_content_precision``,
+``..._content_recall``, ``..._content_f1``, ``..._theme_precision``, ``..._theme_recall``,
+``..._theme_f1`` (fractions in [0, 1], micro-averaged; theme keys only with a theme
+judge), ``..._pairs`` (drafts scored), ``..._empty_drafts`` (drafts with no sentence,
+scored precision 0) and ``..._unusable_judgements``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import random
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import GenerationConfig, TrainerCallback
+
+from editf1.io import JsonlWriter
+from editf1.results import CorpusResult
+from editf1.score import EditF1Scorer
+from editf1.validate import InputError, check_pair
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "EditF1Callback",
+    "build_prompt",
+    "edit_f1_logs",
+    "make_compute_metrics",
+    "read_drafts",
+    "uses_chat_template",
+]
+
+#: The instruction the default prompt gives the model.
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a clinician replying to a patient's portal message. Use the EHR summary. "
+    "Write the reply you would send: brief, accurate, and kind."
+)
+
+
+def uses_chat_template(tokenizer) -> bool:
+    """True if ``tokenizer`` has a chat template (then prompts carry their own special
+    tokens and are tokenized with ``add_special_tokens=False``)."""
+    return bool(getattr(tokenizer, "chat_template", None))
+
+
+def build_prompt(
+    example: dict,
+    tokenizer,
+    *,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    message_field: str = "message",
+    ehr_field: str = "ehr_summary",
+) -> str:
+    """The prompt for one example: the tokenizer's chat template if it has one, else a
+    plain-text template ending in ``"Reply:\\n"``.
+
+    Use the same function to build training texts (prompt + reply) and evaluation
+    prompts, so the callback asks the model the question it is trained on.
+
+    Args:
+        example: a dict with the patient message and, optionally, the EHR summary
+            (missing or empty: left out of the prompt).
+        tokenizer: a ``transformers`` tokenizer.
+        system_prompt: the instruction.
+        message_field, ehr_field: the example's keys.
+
+    Returns:
+        The prompt text; the model's reply is expected to follow it.
+
+    Raises:
+        KeyError: if the example has no ``message_field``.
+    """
+    ehr = example.get(ehr_field) or ""
+    message = f"Patient message:\n{example[message_field]}"
+    user = f"EHR summary:\n{ehr}\n\n{message}" if ehr else message
+    if uses_chat_template(tokenizer):
+        messages = [
+            {"role": "system", "content": system_prompt},
+            {"role": "user", "content": user},
+        ]
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return f"{system_prompt}\n\n{user}\n\nReply:\n"
+
+
+def edit_f1_logs(result: CorpusResult, drafts: Sequence[str], prefix: str) -> dict[str, float]:
+    """The scalars a training loop logs for one scored set of drafts.
+
+    Args:
+        result: the scorer's corpus result.
+        drafts: the drafts scored (to count those with no sentence).
+        prefix: key prefix, e.g. ``"eval_"``.
+
+    Returns:
+        ``{prefix + "edit_f1_content_f1": ..., ...}``: see the module docstring.
+    """
+    logs = {
+        "content_precision": result.precision,
+        "content_recall": result.recall,
+        "content_f1": result.f1,
+    }
+    if result.theme is not None:
+        logs |= {
+            "theme_precision": result.theme.precision,
+            "theme_recall": result.theme.recall,
+            "theme_f1": result.theme.f1,
+        }
+    empty = sum(not p.prediction_sentences for p in result.pairs) if result.pairs else None
+    if empty is None:
+        empty = sum(not d.strip() for d in drafts)
+    logs |= {
+        "pairs": result.n_pairs,
+        "empty_drafts": empty,
+        "unusable_judgements": result.unusable_judgements + result.unusable_theme_judgements,
+    }
+    return {f"{prefix}edit_f1_{k}": float(v) for k, v in logs.items()}
+
+
+def _seed(device: torch.device, seed: int) -> None:
+    """Seed the CPU generator and the model's own accelerator only (``torch.manual_seed``
+    would also reseed every other GPU, outside the forked state)."""
+    torch.random.default_generator.manual_seed(seed)
+    if device.type != "cpu":
+        module = getattr(torch, device.type)
+        scope = module.device(device) if hasattr(module, "device") else contextlib.nullcontext()
+        with scope:
+            module.manual_seed(seed)
+
+
+def _default_scorer() -> EditF1Scorer:
+    # Empty drafts are common early in training: score them 0 without a warning per
+    # evaluation; they are counted in ..._empty_drafts instead.
+    return EditF1Scorer(zero_division=0.0)
+
+
+class EditF1Callback(TrainerCallback):
+    """Log edit-F1 of drafts the model generates at every evaluation.
+
+    Add it after building the Trainer, which it logs through::
+
+        trainer = Trainer(model=model, args=args, train_dataset=..., eval_dataset=...)
+        trainer.add_callback(EditF1Callback(trainer, held_out, num_examples=32))
+
+    Args:
+        trainer: the ``transformers.Trainer`` whose ``log`` reaches every logger.
+            ``None`` for use outside a Trainer (call :meth:`evaluate` yourself).
+        examples: held-out examples (list of dicts or a ``datasets.Dataset``) with a
+            patient message, an optional EHR summary and the clinician's reply.
+        num_examples: score the first ``num_examples`` (default: all). Generation time
+            grows linearly with it.
+        scorer: the :class:`~editf1.score.EditF1Scorer` (default: the embedded judges,
+            ``zero_division=0.0``; empty drafts are counted in ``..._empty_drafts``).
+        tokenizer: default: the Trainer's ``processing_class``.
+        generation_config: a ``GenerationConfig`` or dict of generation settings
+            (default: greedy, ``max_new_tokens=256``). Copied, never modified.
+        batch_size: prompts generated at once.
+        prompt_builder: ``(example, tokenizer) -> prompt`` (default: :func:`build_prompt`
+            with the field names below).
+        add_special_tokens: passed to the tokenizer with each prompt (default: False if
+            the tokenizer has a chat template, which adds its own, else True).
+        message_field, ehr_field, reference_field: the examples' keys.
+        seed: seed of the forked torch RNG that sampling draws from (when
+            ``do_sample=True``), so drafts are reproducible; the training RNG is
+            restored afterwards.
+        metric_key_prefix: logged keys start with ``"<prefix>_edit_f1_"``.
+        drafts_dir: if set, every evaluation writes ``step-<global step>.jsonl`` there
+            (prompt fields, draft, reference, scores and alignment). Off by default:
+            these are patient texts.
+
+    Raises:
+        InputError: naming each example and field that is missing or not usable.
+        ValueError: for ``num_examples`` or ``batch_size`` below 1.
+
+    Notes:
+        * With several eval datasets the Trainer calls ``on_evaluate`` once per
+          dataset; the callback generates once per global step and adds the same
+          figures to each dataset's metrics (logged once).
+        * The figures are also added to the metrics ``Trainer.evaluate`` returns, so
+          ``metric_for_best_model="edit_f1_content_f1"`` works.
+        * Under DDP every process generates (the model is replicated) and only the
+          main process's loggers write. Sharded models (FSDP, DeepSpeed ZeRO-3) need
+          generation on all ranks in lock-step: keep ``batch_size`` and examples equal.
+    """
+
+    def __init__(
+        self,
+        trainer,
+        examples: Iterable[dict],
+        *,
+        num_examples: int | None = None,
+        scorer: EditF1Scorer | None = None,
+        tokenizer=None,
+        generation_config: GenerationConfig | dict | None = None,
+        batch_size: int = 8,
+        prompt_builder: Callable[[dict, object], str] | None = None,
+        add_special_tokens: bool | None = None,
+        message_field: str = "message",
+        ehr_field: str = "ehr_summary",
+        reference_field: str = "reference",
+        seed: int = 0,
+        metric_key_prefix: str = "eval",
+        drafts_dir: str | Path | None = None,
+    ) -> None:
+        if num_examples is not None and num_examples < 1:
+            raise ValueError(f"num_examples must be >= 1, got {num_examples}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        rows = list(examples)[:num_examples]
+        errors = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict) or message_field not in row or reference_field not in row:
+                errors.append(
+                    f"examples[{i}] needs the keys {message_field!r} and {reference_field!r}"
+                )
+                continue
+            errors += check_pair(i, "", row[reference_field], reference_field=reference_field)
+            if not isinstance(row[message_field], str):
+                errors.append(f"{message_field}[{i}] must be a string")
+        if not rows:
+            errors.append("examples is empty: give at least one held-out example")
+        if errors:
+            raise InputError(errors)
+        self.trainer = trainer
+        self.examples = rows
+        self.scorer = scorer or _default_scorer()
+        self.tokenizer = tokenizer
+        if isinstance(generation_config, dict):
+            generation_config = GenerationConfig(**generation_config)
+        self.generation_config = copy.deepcopy(
+            generation_config or GenerationConfig(max_new_tokens=256, do_sample=False)
+        )
+        self.batch_size = batch_size
+        self.prompt_builder = prompt_builder or (
+            lambda example, tok: build_prompt(
+                example, tok, message_field=message_field, ehr_field=ehr_field
+            )
+        )
+        self.add_special_tokens = add_special_tokens
+        self.reference_field = reference_field
+        self.seed = seed
+        self.prefix = f"{metric_key_prefix}_" if metric_key_prefix else ""
+        self.drafts_dir = None if drafts_dir is None else Path(drafts_dir)
+        self.last_drafts: list[str] | None = None
+        self.last_result: CorpusResult | None = None
+        self._cached: tuple[int, dict] | None = None
+
+    @property
+    def references(self) -> list[str]:
+        return [row[self.reference_field] for row in self.examples]
+
+    def generate(self, model, tokenizer) -> list[str]:
+        """Drafts for the held-out examples, one string per example, in order.
+
+        The model's mode, the tokenizer's padding side and pad token, and the torch,
+        NumPy and Python RNG states are restored afterwards, even on error.
+        """
+        generation_config = copy.deepcopy(self.generation_config)
+        was_training = model.training
+        padding_side, pad_token = tokenizer.padding_side, tokenizer.pad_token
+        encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
+        special = self.add_special_tokens
+        if special is None:
+            special = not uses_chat_template(tokenizer)
+        prompts = [self.prompt_builder(example, tokenizer) for example in self.examples]
+        device = model.device
+        fork = {"devices": [device] if device.type != "cpu" else []}
+        if device.type != "cpu":
+            fork["device_type"] = device.type
+        python_state, numpy_state = random.getstate(), np.random.get_state()
+        drafts: list[str] = []
+        try:
+            model.eval()
+            if not encoder_decoder:
+                tokenizer.padding_side = "left"  # generated tokens follow the prompt
+            if tokenizer.pad_token is None:
+                tokenizer.pad_token = tokenizer.eos_token
+            if generation_config.pad_token_id is None:
+                generation_config.pad_token_id = tokenizer.pad_token_id
+            with torch.no_grad(), torch.random.fork_rng(**fork):
+                _seed(device, self.seed)
+                for start in range(0, len(prompts), self.batch_size):
+                    batch = tokenizer(
+                        prompts[start : start + self.batch_size],
+                        return_tensors="pt",
+                        padding=True,
+                        add_special_tokens=special,
+                    ).to(device)
+                    output = model.generate(**batch, generation_config=generation_config)
+                    if not encoder_decoder:
+                        output = output[:, batch["input_ids"].shape[1] :]
+                    drafts += [
+                        d.strip() for d in tokenizer.batch_decode(output, skip_special_tokens=True)
+                    ]
+        finally:
+            model.train(was_training)
+            tokenizer.padding_side, tokenizer.pad_token = padding_side, pad_token
+            random.setstate(python_state)
+            np.random.set_state(numpy_state)
+        return drafts
+
+    def evaluate(self, model, tokenizer=None, *, step: int | None = None) -> dict[str, float]:
+        """Generate, score and return the logged figures (see the module docstring).
+
+        Args:
+            model: the model being trained (``generate`` must work on it).
+            tokenizer: default: the one given at construction or the Trainer's.
+            step: the global step, for ``drafts_dir`` file names.
+
+        Raises:
+            ValueError: without a tokenizer.
+        """
+        tokenizer = tokenizer or self.tokenizer
+        if tokenizer is None and self.trainer is not None:
+            tokenizer = self.trainer.processing_class
+        if tokenizer is None:
+            raise ValueError("EditF1Callback needs a tokenizer (tokenizer= or the Trainer's)")
+        drafts = self.generate(model, tokenizer)
+        ids = [str(row.get("id", i)) for i, row in enumerate(self.examples)]
+        result = self.scorer.score(drafts, self.references, ids=ids)
+        self.last_drafts, self.last_result = drafts, result
+        if self.drafts_dir is not None:
+            self._write_drafts(result, drafts, step)
+        return edit_f1_logs(result, drafts, self.prefix)
+
+    def _write_drafts(self, result: CorpusResult, drafts: list[str], step: int | None) -> None:
+        name = "final" if step is None else f"step-{step}"
+        with JsonlWriter(self.drafts_dir / f"{name}.jsonl") as write:
+            for example, draft, pair in zip(self.examples, drafts, result.pairs):
+                write({"step": step, **example, "prediction": draft, **pair.to_dict()})
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self._cached = None
+
+    def on_train_end(self, args, state, control, **kwargs):
+        self._cached = None
+
+    def on_evaluate(self, args, state, control, model=None, metrics=None, **kwargs):
+        if self._cached is not None and self._cached[0] == state.global_step:
+            logs = self._cached[1]
+        else:
+            tokenizer = self.tokenizer or kwargs.get("processing_class")
+            logs = self.evaluate(model, tokenizer, step=state.global_step)
+            self._cached = (state.global_step, logs)
+            if self.trainer is not None:
+                self.trainer.log(dict(logs))
+        if metrics is not None:
+            metrics.update(logs)
+
+
+def make_compute_metrics(
+    tokenizer,
+    *,
+    scorer: EditF1Scorer | None = None,
+    references: Sequence[str] | None = None,
+) -> Callable:
+    """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)`` loops.
+
+    The returned function decodes the generated token ids (``-100`` read as padding)
+    into drafts and the label ids into clinician replies, scores them and returns
+    ``{"edit_f1_content_f1": ..., ...}`` (the Trainer adds ``eval_``). It supports
+    ``batch_eval_metrics=True`` (called per batch with ``compute_result``; scores once
+    at the end).
+
+    Args:
+        tokenizer: decodes predictions and labels.
+        scorer: default: embedded judges, ``zero_division=0.0``.
+        references: the clinician replies in evaluation order, used instead of decoding
+            the labels (truncated labels would cut replies short).
+
+    Returns:
+        ``compute_metrics(eval_pred, compute_result=None) -> dict[str, float]``.
+
+    Raises (when called):
+        ValueError: if ``references`` does not have one reply per prediction.
+
+    Decoder-only models under ``predict_with_generate`` return prompt and reply
+    together; strip the prompt first (or use :class:`EditF1Callback`).
+    """
+    scorer = scorer or _default_scorer()
+    pending: dict[str, list[str]] = {"drafts": [], "references": []}
+
+    def decode(ids) -> list[str]:
+        ids = ids[0] if isinstance(ids, tuple) else ids
+        ids = np.where(np.asarray(ids) == -100, tokenizer.pad_token_id, ids)
+        return [t.strip() for t in tokenizer.batch_decode(ids, skip_special_tokens=True)]
+
+    def compute_metrics(eval_pred, compute_result: bool | None = None) -> dict[str, float]:
+        pending["drafts"] += decode(eval_pred.predictions)
+        if references is None:
+            pending["references"] += decode(eval_pred.label_ids)
+        if compute_result is False:
+            return {}
+        drafts = pending["drafts"]
+        replies = list(references) if references is not None else pending["references"]
+        pending["drafts"], pending["references"] = [], []
+        if len(replies) != len(drafts):
+            raise ValueError(
+                f"references has {len(replies)} replies for {len(drafts)} generated drafts"
+            )
+        return edit_f1_logs(scorer.score(drafts, replies), drafts, "")
+
+    return compute_metrics
+
+
+def read_drafts(path: str | Path) -> list[dict]:
+    """Rows of a ``drafts_dir`` file written by :class:`EditF1Callback`."""
+    return [json.loads(line) for line in Path(path).read_text("utf-8").splitlines() if line]

@@ -1,0 +1,446 @@
+"""Scored runs read back from disk, and paired comparisons of systems.
+
+``edit-f1 score`` writes one JSON object per pair (:meth:`PairResult.to_dict`).
+:func:`load_run` reads such a file back into :class:`~editf1.results.PairResult`
+objects and re-aggregates them with :class:`~editf1.aggregate.CorpusAccumulator`, so a
+report shows exactly the figures the scorer printed.
+
+:func:`compare_runs` answers "does system B really need fewer edits than system A?"
+for two runs scored against the *same* references: the difference in micro-averaged
+edit-F1 with a paired, case-level bootstrap 95% CI and a two-sided p-value
+(:func:`editf1.agreement.bootstrap_resamples`, seeded; the percentile interval and the
+p-value that inverts it, Efron & Tibshirani 1993, §13 and §16).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from editf1.aggregate import PRF, CorpusAccumulator, prf
+from editf1.agreement import Estimate, bootstrap, bootstrap_resamples
+from editf1.results import CorpusResult, PairResult, SentenceAlignment
+from editf1.segment import Sentence
+from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
+
+__all__ = [
+    "METRICS",
+    "PairedDifference",
+    "ScoredRun",
+    "case_pattern",
+    "compare_all",
+    "compare_runs",
+    "corpus_estimates",
+    "load_run",
+    "pair_result_from_dict",
+    "reference_mismatch",
+]
+
+#: Micro-averaged figures a comparison can test; ``theme_*`` need theme scores in both runs.
+METRICS = ("f1", "precision", "recall", "theme_f1", "theme_precision", "theme_recall")
+
+
+def _sentence(d: dict) -> Sentence:
+    return Sentence(d["text"], d["start"], d["end"])
+
+
+def pair_result_from_dict(d: dict) -> PairResult:
+    """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output.
+
+    The inverse of ``to_dict`` except for ``PRF.undefined`` (which ratios took the
+    zero-division value), which the per-pair ``warnings`` still name.
+
+    Raises:
+        KeyError: naming a missing field.
+    """
+    has_themes = "theme_f1" in d
+    return PairResult(
+        row=d["row"],
+        id=d.get("id"),
+        expected_matches=d["expected_matches"],
+        expected_additions=d["expected_additions"],
+        expected_deletions=d["expected_deletions"],
+        content=PRF(d["precision"], d["recall"], d["f1"]),
+        alignment=tuple(
+            SentenceAlignment(
+                reference=_sentence(a["reference_sentence"]),
+                status=a["status"],
+                match=_sentence(a["match"]) if a["match"] else None,
+                score=a["score"],
+                theme=a["theme"],
+                judge_output=a.get("judge_output"),
+            )
+            for a in d["alignment"]
+        ),
+        expected_deletion_sentences=tuple(map(_sentence, d["expected_deletion_sentences"])),
+        prediction_sentences=tuple(map(_sentence, d["prediction_sentences"])),
+        prediction_sentence_themes=tuple(s.get("theme") for s in d["prediction_sentences"]),
+        reference_themes=frozenset(d.get("reference_themes", ())),
+        prediction_themes=frozenset(d.get("prediction_themes", ())),
+        theme=PRF(d["theme_precision"], d["theme_recall"], d["theme_f1"]) if has_themes else None,
+        unusable_judgements=d.get("unusable_judgements", 0),
+        unusable_theme_judgements=d.get("unusable_theme_judgements", 0),
+        warnings=tuple(d.get("warnings", ())),
+    )
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """One system's scored pairs, as read back from ``edit-f1 score`` output.
+
+    Attributes:
+        name: the system's name in reports.
+        path: the per-row JSONL file.
+        result: the corpus result re-aggregated from the pairs (``result.pairs`` holds
+            them, in file order).
+        keys: one pairing key per pair: its ``id`` when every row has one, else its
+            ``row`` number as a string.
+    """
+
+    name: str
+    path: Path | None
+    result: CorpusResult
+    keys: tuple[str, ...]
+
+    @property
+    def pairs(self) -> list[PairResult]:
+        return self.result.pairs
+
+    @property
+    def has_themes(self) -> bool:
+        return self.result.theme is not None
+
+
+def load_run(
+    path: str | Path,
+    name: str | None = None,
+    *,
+    summary: str | Path | dict | None = None,
+) -> ScoredRun:
+    """Read a per-row JSONL file written by ``edit-f1 score`` (or ``to_dict`` rows).
+
+    Args:
+        path: the JSONL file.
+        name: the system's name (default: the file name without ``.edit_f1.jsonl``).
+        summary: the run's summary (``edit-f1 score --summary-json`` file, or the dict):
+            gives the judges' reproducibility string and the scored themes, and is
+            checked against the pairs.
+
+    Returns:
+        :class:`ScoredRun`. Without a summary the scored themes are the 8 clinical ones
+        unless a row lists Other (scored with ``--include-other``).
+
+    Raises:
+        FileNotFoundError: if a file is missing.
+        ValueError: naming the line of a row that is not a scored pair, duplicate ids,
+            an empty file, or a summary whose figures differ from the pairs'.
+    """
+    path = Path(path)
+    pairs: list[PairResult] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                pairs.append(pair_result_from_dict(json.loads(line)))
+            except (json.JSONDecodeError, KeyError, TypeError) as error:
+                raise ValueError(
+                    f"{path}, line {number}: not a scored pair written by edit-f1 score "
+                    f"({type(error).__name__}: {error})"
+                ) from None
+    if not pairs:
+        raise ValueError(f"{path}: no scored pairs")
+    if isinstance(summary, (str, Path)):
+        summary = json.loads(Path(summary).read_text(encoding="utf-8"))
+    if summary and summary.get("themes_scored"):
+        themes = tuple(summary["themes_scored"])
+    elif any(OTHER in p.reference_themes | p.prediction_themes for p in pairs):
+        themes = THEMES
+    else:
+        themes = CLINICAL_THEMES
+    accumulator = CorpusAccumulator(themes, zero_division=0.0, keep_pairs=True)
+    for pair in pairs:
+        accumulator.add(pair)
+    reproducibility = (summary or {}).get("reproducibility", "not recorded (no summary given)")
+    result = accumulator.result(reproducibility)
+    if summary:
+        for key, value in result.summary().items():
+            if (
+                key in summary
+                and isinstance(value, (int, float))
+                and abs(summary[key] - value) > 1e-9
+            ):
+                raise ValueError(
+                    f"the summary gives {key} = {summary[key]} but the pairs in {path} "
+                    f"give {value}: they are not from the same run"
+                )
+    with_ids = all(p.id is not None for p in pairs)
+    keys = tuple(p.id if with_ids else str(p.row) for p in pairs)
+    duplicates = sorted({k for k in keys if keys.count(k) > 1})
+    if duplicates:
+        raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
+    default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
+    return ScoredRun(name or default_name, path, result, keys)
+
+
+def case_pattern(pattern: str) -> Callable[[str], str]:
+    """A function mapping a pair's key to its case with a regular expression.
+
+    The case is the first group of ``pattern`` (``re.fullmatch``), e.g. ``(.+)-\\d+`` for
+    OncQA ids ``"<case>-<n>"`` (two oncologists' replies to one message are one case).
+
+    Raises:
+        ValueError: at call time, naming a key the pattern does not match.
+
+    >>> case_pattern(r"(.+)-\\d+")("31-2")
+    '31'
+    """
+    compiled = re.compile(pattern)
+    if compiled.groups < 1:
+        raise ValueError(f"case pattern {pattern!r} needs a group, e.g. (.+)-\\d+")
+
+    def case(key: str) -> str:
+        found = compiled.fullmatch(key)
+        if found is None:
+            raise ValueError(f"case pattern {pattern!r} does not match the pair id {key!r}")
+        return found.group(1)
+
+    return case
+
+
+def _counts(pairs: Sequence[PairResult], metric: str) -> np.ndarray:
+    """(N, 3) array of (tp, fp, fn) per pair for a content or theme metric."""
+    if metric.startswith("theme_"):
+        return np.array(
+            [
+                (
+                    len(p.reference_themes & p.prediction_themes),
+                    len(p.prediction_themes - p.reference_themes),
+                    len(p.reference_themes - p.prediction_themes),
+                )
+                for p in pairs
+            ]
+        )
+    return np.array(
+        [(p.expected_matches, p.expected_deletions, p.expected_additions) for p in pairs]
+    )
+
+
+def _micro(counts: np.ndarray, metric: str) -> Callable[[np.ndarray], float]:
+    field = metric.removeprefix("theme_")
+    return lambda idx: getattr(prf(*(int(c) for c in counts[idx].sum(axis=0)), 0.0), field)
+
+
+def corpus_estimates(
+    run: ScoredRun,
+    *,
+    cases: Callable[[str], str] | None = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """Each of :data:`METRICS` the run has, with a case-level bootstrap CI.
+
+    Returns:
+        ``{metric: Estimate}``; ``Estimate.value`` equals the corpus figure.
+    """
+    groups = None if cases is None else [cases(k) for k in run.keys]
+    return {
+        metric: bootstrap(
+            _micro(_counts(run.pairs, metric), metric),
+            len(run.pairs),
+            groups=groups,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+        for metric in METRICS
+        if run.has_themes or not metric.startswith("theme_")
+    }
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """``system − baseline`` for one micro-averaged metric, on the same references.
+
+    Attributes:
+        metric: one of :data:`METRICS`.
+        baseline, system: the runs' names.
+        baseline_value, system_value: the metric of each run, fractions in [0, 1].
+        difference: ``system_value - baseline_value`` with its paired bootstrap CI
+            (an :class:`~editf1.agreement.Estimate`; ``n`` is the number of pairs).
+        p_value: two-sided bootstrap p-value for "no difference", in (0, 1]:
+            ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))`` over the B resampled differences
+            ``d*``, each proportion counted as ``(1 + #) / (B + 1)``. It inverts the
+            percentile CI: p < 1 - confidence exactly when the CI excludes 0 (up to the
+            resolution of B resamples).
+        n_cases: cases resampled (pairs of one case are drawn together).
+        n_resamples, seed: the bootstrap's settings.
+    """
+
+    metric: str
+    baseline: str
+    system: str
+    baseline_value: float
+    system_value: float
+    difference: Estimate
+    p_value: float
+    n_cases: int
+    n_resamples: int
+    seed: int
+
+    def to_dict(self) -> dict:
+        out = dict(self.__dict__)
+        out["difference"] = self.difference.to_dict()
+        return out
+
+
+def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
+    """Why two runs cannot be compared pair by pair, or ``None`` if they can.
+
+    Runs are comparable when they hold the same pair keys and, for each key, the same
+    reference sentences (the clinician reply each draft was scored against).
+    """
+    if set(baseline.keys) != set(system.keys):
+        only_base = sorted(set(baseline.keys) - set(system.keys))
+        only_system = sorted(set(system.keys) - set(baseline.keys))
+        return (
+            f"the runs hold different pairs: {len(only_base)} only in {baseline.name!r} "
+            f"(e.g. {only_base[:3]}), {len(only_system)} only in {system.name!r} "
+            f"(e.g. {only_system[:3]})"
+        )
+    other = dict(zip(system.keys, system.pairs))
+    for key, pair in zip(baseline.keys, baseline.pairs):
+        ours = [a.reference.text for a in pair.alignment]
+        theirs = [a.reference.text for a in other[key].alignment]
+        if ours != theirs:
+            return f"pair {key!r} was scored against different references in the two runs"
+    themes = baseline.has_themes and system.has_themes
+    if themes and baseline.result.themes_scored != system.result.themes_scored:
+        return "the runs score different theme sets (one with --include-other)"
+    return None
+
+
+def compare_runs(
+    baseline: ScoredRun,
+    system: ScoredRun,
+    *,
+    metrics: Sequence[str] = ("f1", "precision", "recall", "theme_f1"),
+    cases: Callable[[str], str] | None = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[PairedDifference]:
+    """Paired bootstrap comparison of two systems scored against the same references.
+
+    Each resample draws cases with replacement (``cases`` maps a pair key to its case;
+    default: every pair is a case), takes the *same* pairs from both runs and
+    recomputes both micro-averaged metrics from the summed counts; their difference
+    over ``n_resamples`` resamples gives the percentile CI and the p-value (see
+    :class:`PairedDifference`).
+
+    Args:
+        baseline, system: runs from :func:`load_run`.
+        metrics: names from :data:`METRICS`; theme metrics need theme scores in both.
+        cases: key -> case, e.g. :func:`case_pattern`.
+        n_resamples, confidence, seed: bootstrap settings; the same seed gives the same
+            CIs and p-values.
+
+    Returns:
+        One :class:`PairedDifference` per metric, in order.
+
+    Raises:
+        ValueError: if the runs are not comparable (:func:`reference_mismatch`), or a
+            metric is unknown or needs theme scores a run lacks.
+
+    Example:
+        >>> from editf1.score import EditF1Scorer
+        >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+        >>> refs = ["Rest. Drink water.", "Call us.", "Take ibuprofen."]
+        >>> runs = [
+        ...     ScoredRun(name, None, scorer.score(drafts, refs), ("a", "b", "c"))
+        ...     for name, drafts in [("A", ["Rest.", "Hi.", "Hi."]),
+        ...                          ("B", ["Rest. Drink water.", "Call us.", "Hi."])]
+        ... ]
+        >>> d = compare_runs(*runs, metrics=["f1"], n_resamples=200)[0]
+        >>> round(d.baseline_value, 4), round(d.system_value, 4), round(d.difference.value, 4)
+        (0.2857, 0.75, 0.4643)
+    """
+    reason = reference_mismatch(baseline, system)
+    if reason:
+        raise ValueError(f"cannot compare {baseline.name!r} with {system.name!r}: {reason}")
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; choose from {list(METRICS)}")
+    lacking = [r.name for r in (baseline, system) if not r.has_themes]
+    if lacking and any(m.startswith("theme_") for m in metrics):
+        raise ValueError(f"theme metrics need theme scores; {lacking} were scored without")
+    order = {key: i for i, key in enumerate(system.keys)}
+    aligned = [system.pairs[order[key]] for key in baseline.keys]
+    groups = None if cases is None else [cases(k) for k in baseline.keys]
+    n_cases = len(set(groups)) if groups is not None else len(aligned)
+    alpha = (1 - confidence) / 2
+    out = []
+    for metric in metrics:
+        base = _micro(_counts(baseline.pairs, metric), metric)
+        other = _micro(_counts(aligned, metric), metric)
+
+        def difference(idx, base=base, other=other):
+            return other(idx) - base(idx)
+
+        everything = np.arange(len(aligned))
+        observed = difference(everything)
+        values = bootstrap_resamples(
+            difference, len(aligned), groups=groups, n_resamples=n_resamples, seed=seed
+        )
+        low, high = np.quantile(values, [alpha, 1 - alpha])
+        below = (1 + np.count_nonzero(values <= 0)) / (n_resamples + 1)
+        above = (1 + np.count_nonzero(values >= 0)) / (n_resamples + 1)
+        out.append(
+            PairedDifference(
+                metric=metric,
+                baseline=baseline.name,
+                system=system.name,
+                baseline_value=base(everything),
+                system_value=other(everything),
+                difference=Estimate(observed, float(low), float(high), len(aligned), confidence),
+                p_value=min(1.0, 2 * min(below, above)),
+                n_cases=n_cases,
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        )
+    return out
+
+
+def compare_all(
+    runs: Sequence[ScoredRun], **options
+) -> tuple[list[PairedDifference], list[tuple[str, str, str]]]:
+    """:func:`compare_runs` for every pair of runs (earlier run as the baseline).
+
+    Args:
+        runs: two or more runs.
+        **options: passed to :func:`compare_runs`; theme metrics are kept only for
+            pairs of runs that both have theme scores.
+
+    Returns:
+        (differences, skipped): ``skipped`` lists ``(baseline, system, reason)`` for
+        pairs of runs that cannot be compared, so a report can say why.
+    """
+    differences, skipped = [], []
+    metrics = options.pop("metrics", ("f1", "precision", "recall", "theme_f1"))
+    for baseline, system in combinations(runs, 2):
+        reason = reference_mismatch(baseline, system)
+        if reason:
+            skipped.append((baseline.name, system.name, reason))
+            continue
+        themes = baseline.has_themes and system.has_themes
+        chosen = [m for m in metrics if themes or not m.startswith("theme_")]
+        differences += compare_runs(baseline, system, metrics=chosen, **options)
+    return differences, skipped

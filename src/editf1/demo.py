@@ -1,0 +1,273 @@
+"""The single-pair demo (the Hugging Face Space): scores and why, for one draft.
+
+:func:`explain_pair` turns one scored pair into what a clinician needs to see: content
+and theme precision/recall/F1, the draft with matched spans and expected deletions
+marked, the reply sentences the draft lacks (expected additions) and every sentence's
+theme. :func:`build_demo` lays that out as a Gradio app; ``metrics/edit_f1/app.py``
+(the Space's entry point) and ``edit-f1 demo`` launch it. Scoring is
+:class:`~editf1.score.EditF1Scorer`, nothing else.
+
+Needs the ``demo`` extra (``pip install "edit-f1[demo]"``). The app runs on the machine
+that launches it; Gradio's analytics are switched off.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from editf1.corpora import demo_rows
+from editf1.results import PairResult
+from editf1.score import EditF1Scorer
+from editf1.validate import InputError
+
+__all__ = ["EXPECTED_DELETION", "MATCHED", "PairView", "build_demo", "explain_pair"]
+
+#: Label of draft text that a reply sentence matched (kept by the clinician).
+MATCHED = "matched"
+#: Label of draft text left once matched spans are removed (deleted by the clinician).
+EXPECTED_DELETION = "expected deletion"
+COLOR_MAP = {MATCHED: "#4caf50", EXPECTED_DELETION: "#ef5350"}
+
+INTRO = """\
+# edit-F1: how much would a clinician edit this draft?
+
+Paste an LLM-drafted reply to a patient portal message and the reply a clinician wrote.
+Each sentence of the clinician's reply is looked for in the draft: found, it is an
+**expected match** (green in the draft); missing, an **expected addition** (listed
+below). Draft text left over is an **expected deletion** (red). precision = EM/(EM+ED),
+recall = EM/(EM+EA). Theme-level scores compare which of eight clinical themes each text
+covers (Seegmiller et al., arXiv 2601.11344). Do not paste identifiable patient data
+into a public Space.
+"""
+
+
+@dataclass(frozen=True)
+class PairView:
+    """What the demo shows for one pair.
+
+    Attributes:
+        scores_markdown: a Markdown table of content and theme precision/recall/F1 and
+            the counts behind them.
+        highlights: the draft as ``(text, label)`` segments covering it in order, the
+            label :data:`MATCHED`, :data:`EXPECTED_DELETION` or ``None`` (whitespace,
+            list markers).
+        additions: ``(reply sentence, theme or "")`` for each expected addition.
+        sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``, the
+            judgement being "matched", "expected addition", "expected deletion" or
+            "kept" (a draft sentence whose text a reply sentence matched).
+        notes: warnings to show (empty draft, unusable judge outputs).
+        pair: the underlying :class:`~editf1.results.PairResult`.
+    """
+
+    scores_markdown: str
+    highlights: list[tuple[str, str | None]]
+    additions: list[tuple[str, str]]
+    sentences: list[list[str]]
+    notes: tuple[str, ...]
+    pair: PairResult
+
+
+def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
+    labels: list[str | None] = [None] * len(draft)
+    for deletion in pair.expected_deletion_sentences:
+        for i in range(deletion.start, deletion.end):
+            labels[i] = EXPECTED_DELETION
+    for sentence in pair.alignment:
+        if sentence.match is not None:
+            for i in range(sentence.match.start, sentence.match.end):
+                labels[i] = MATCHED
+    # Whitespace keeps a mark only inside one marked run ("Rest today."), never at its
+    # edges, so runs of different marks are separated by plain whitespace.
+    around: list[list[str | None]] = [[None, None] for _ in draft]
+    for side, order in ((0, range(len(draft))), (1, reversed(range(len(draft))))):
+        seen = None
+        for i in order:
+            around[i][side] = seen
+            if not draft[i].isspace():
+                seen = labels[i]
+    for i, char in enumerate(draft):
+        if char.isspace() and not (around[i][0] == labels[i] == around[i][1]):
+            labels[i] = None
+    segments: list[tuple[str, str | None]] = []
+    for char, label in zip(draft, labels):
+        if segments and segments[-1][1] == label:
+            segments[-1] = (segments[-1][0] + char, label)
+        else:
+            segments.append((char, label))
+    return segments
+
+
+def _overlap(a, b) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _scores_markdown(pair: PairResult) -> str:
+    c = pair.content
+    lines = [
+        "| level | precision | recall | F1 |",
+        "|---|---|---|---|",
+        f"| content | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} |",
+    ]
+    if pair.theme is not None:
+        t = pair.theme
+        lines.append(f"| theme | {t.precision:.3f} | {t.recall:.3f} | {t.f1:.3f} |")
+    lines += [
+        "",
+        f"Content: expected matches {pair.expected_matches}, expected additions "
+        f"{pair.expected_additions}, expected deletions {pair.expected_deletions}.",
+    ]
+    if pair.theme is not None:
+        shared = len(pair.reference_themes & pair.prediction_themes)
+        lines[-1] += (
+            f" Themes: {shared} shared, {len(pair.prediction_themes)} in the draft, "
+            f"{len(pair.reference_themes)} in the reply."
+        )
+    return "\n".join(lines)
+
+
+def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
+    """Score one (draft, reply) pair and lay out its explanation.
+
+    Args:
+        scorer: the :class:`~editf1.score.EditF1Scorer`.
+        draft: the LLM draft (may be empty: precision is then the scorer's
+            ``zero_division`` value and a note says so).
+        reply: the clinician's reply (a string with at least one word).
+
+    Returns:
+        :class:`PairView`; its highlight segments concatenate to ``draft``.
+
+    Raises:
+        InputError: naming the field, for a reply without a word or a non-string.
+
+    Example:
+        >>> view = explain_pair(EditF1Scorer(content_judge="exact", theme_judge=None),
+        ...                     "Rest today. Drink water.", "Rest today. Take ibuprofen.")
+        >>> view.highlights
+        [('Rest today.', 'matched'), (' ', None), ('Drink water.', 'expected deletion')]
+        >>> view.additions
+        [('Take ibuprofen.', '')]
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score([draft], [reply])
+    pair = result.pairs[0]
+    matched = [s.match for s in pair.alignment if s.match]
+    sentences = [
+        ["reply", s.reference.text, s.theme or "",
+         MATCHED if s.status == "match" else "expected addition"]
+        for s in pair.alignment
+    ]  # fmt: skip
+    for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
+        kept = any(_overlap(sentence, span) for span in matched)
+        deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
+        judgement = {
+            (True, True): "kept, partly deleted",
+            (True, False): "kept",
+            (False, True): EXPECTED_DELETION,
+            (False, False): "kept",
+        }[kept, deleted]
+        sentences.append(["draft", sentence.text, theme or "", judgement])
+    notes = tuple(pair.warnings) + tuple(
+        str(w.message) for w in caught if "unusable" in str(w.message)
+    )
+    return PairView(
+        scores_markdown=_scores_markdown(pair),
+        highlights=_highlights(draft, pair),
+        additions=[(s.reference.text, s.theme or "") for s in pair.alignment if not s.match],
+        sentences=sentences,
+        notes=notes,
+        pair=pair,
+    )
+
+
+def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None = None):
+    """The Gradio app: inputs, a Score button and the :class:`PairView` outputs.
+
+    Args:
+        scorer: default: the embedded content and theme judges (offline, CPU),
+            ``zero_division=0.0`` (an empty draft scores precision 0, with a note).
+        examples: preloaded pairs (dicts with ``message``, ``prediction``,
+            ``reference`` and ``id``); default: the demo set shipped with the package.
+
+    Returns:
+        A ``gradio.Blocks``; call ``.launch()``. Elements have stable ``elem_id`` s
+        (``message``, ``draft``, ``reply``, ``score-button``, ``scores``,
+        ``draft-highlights``, ``expected-additions``, ``sentence-themes``, ``notes``).
+
+    Raises:
+        ImportError: without gradio (the ``demo`` extra).
+    """
+    import gradio as gr
+
+    scorer = scorer or EditF1Scorer(zero_division=0.0)
+    examples = demo_rows() if examples is None else examples
+
+    def score(message: str, draft: str, reply: str):
+        try:
+            view = explain_pair(scorer, draft or "", reply or "")
+        except InputError as error:
+            raise gr.Error(
+                "The clinician reply needs at least one word." if "no word" in str(error)
+                else str(error)
+            ) from None  # fmt: skip
+        additions = (
+            "\n".join(f"- {text}" + (f" — *{theme}*" if theme else "")
+                      for text, theme in view.additions)
+            or "None: every sentence of the reply is in the draft."
+        )  # fmt: skip
+        notes = "\n".join(f"- {n}" for n in view.notes)
+        return (
+            view.scores_markdown,
+            view.highlights,
+            additions,
+            view.sentences,
+            gr.update(value=notes, visible=bool(notes)),
+        )
+
+    with gr.Blocks(title="edit-F1", analytics_enabled=False) as demo:
+        gr.Markdown(INTRO)
+        with gr.Row():
+            with gr.Column():
+                message = gr.Textbox(
+                    label="Patient message (optional: context only, not scored)",
+                    lines=3,
+                    elem_id="message",
+                )
+                draft = gr.Textbox(label="LLM draft", lines=8, elem_id="draft")
+                reply = gr.Textbox(label="Clinician reply", lines=6, elem_id="reply")
+                button = gr.Button("Score", variant="primary", elem_id="score-button")
+            with gr.Column():
+                scores = gr.Markdown(elem_id="scores")
+                notes = gr.Markdown(visible=False, elem_id="notes")
+                highlights = gr.HighlightedText(
+                    label="Draft: matched spans (kept) and expected deletions",
+                    color_map=COLOR_MAP,
+                    show_legend=True,
+                    combine_adjacent=True,
+                    elem_id="draft-highlights",
+                )
+                gr.Markdown("**Expected additions** (reply sentences the draft lacks)")
+                additions = gr.Markdown(elem_id="expected-additions")
+        sentences = gr.Dataframe(
+            headers=["text", "sentence", "theme", "judgement"],
+            label="Every sentence's theme",
+            interactive=False,
+            wrap=True,
+            column_widths=["8%", "57%", "20%", "15%"],
+            max_height=600,
+            elem_id="sentence-themes",
+        )
+        if examples:
+            gr.Examples(
+                examples=[
+                    [r.get("message", ""), r["prediction"], r["reference"]] for r in examples
+                ],
+                inputs=[message, draft, reply],
+                example_labels=[str(r.get("id", i)) for i, r in enumerate(examples)],
+                label="Example pairs (invented, no patient data)",
+            )
+        outputs = [scores, highlights, additions, sentences, notes]
+        button.click(score, inputs=[message, draft, reply], outputs=outputs)
+    return demo

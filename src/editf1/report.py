@@ -1,0 +1,390 @@
+"""``edit-f1 report``: HTML and Markdown reports with plots from scored runs.
+
+From one or more runs of ``edit-f1 score`` (:func:`editf1.compare.load_run`) the report
+shows, per system: corpus content- and theme-level precision/recall/F1 with case-level
+bootstrap 95% CIs; per-theme F1 bars (Seegmiller et al., arXiv 2601.11344, Table 15);
+the share of responses containing each theme, systems beside the clinicians (Table 5);
+per-theme content recall (Table 14); histograms of per-pair F1; and, for every two
+runs scored against the same references, the paired bootstrap difference in edit-F1
+with its 95% CI and p-value (:func:`editf1.compare.compare_all`).
+
+Plots use matplotlib's object API (no global pyplot state); needs the ``report``
+extra (``pip install "edit-f1[report]"``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib.metadata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from editf1.compare import (
+    PairedDifference,
+    ScoredRun,
+    compare_all,
+    corpus_estimates,
+    reference_mismatch,
+)
+
+__all__ = ["ReportFiles", "write_report"]
+
+_COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
+_CLINICIAN_COLOR = "#333333"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What :func:`write_report` wrote: ``html``, ``markdown`` and the PNG ``figures``."""
+
+    html: Path
+    markdown: Path
+    figures: tuple[Path, ...]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _ci(estimate) -> str:
+    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
+
+
+def _p(p: float) -> str:
+    return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=110, layout="constrained")
+
+
+def _grouped_barh(ax, labels: Sequence[str], series: list[tuple[str, Sequence[float], str]]):
+    """Horizontal grouped bars: one group per label, one bar per series (top to bottom)."""
+    y = np.arange(len(labels))
+    height = 0.8 / len(series)
+    for k, (name, values, color) in enumerate(series):
+        offsets = y - 0.4 + height * (k + 0.5)
+        ax.barh(offsets, values, height=height, label=name, color=color)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.figure.legend(loc="outside lower center", ncols=min(len(series), 4), fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+
+
+def _plot_per_theme_f1(runs, path: Path) -> None:
+    themes = list(runs[0].result.per_theme)
+    fig = _figure(8, 0.55 * len(themes) + 1.5)
+    ax = fig.add_subplot()
+    series = [
+        (run.name, [run.result.per_theme[t].f1 for t in themes], _COLORS[k % len(_COLORS)])
+        for k, run in enumerate(runs)
+    ]
+    _grouped_barh(ax, themes, series)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("theme F1 (draft has theme → reply has theme)")
+    ax.set_title("Per-theme F1 (Table 15 view)")
+    fig.savefig(path)
+
+
+def _clinician_series(runs) -> list[tuple[str, ScoredRun]]:
+    """One 'Clinicians' series when all runs share references, else one per run."""
+    if all(reference_mismatch(runs[0], other) is None for other in runs[1:]):
+        return [("Clinicians", runs[0])]
+    return [(f"Clinicians ({run.name})", run) for run in runs]
+
+
+def _plot_theme_proportions(runs, path: Path) -> None:
+    themes = list(runs[0].result.per_theme)
+    fig = _figure(8, 0.6 * len(themes) + 1.5)
+    ax = fig.add_subplot()
+    clinicians = _clinician_series(runs)
+    shades = np.linspace(0.2, 0.55, len(clinicians))
+    series = [
+        (
+            name,
+            [100 * run.result.per_theme[t].reference_proportion for t in themes],
+            _CLINICIAN_COLOR if len(clinicians) == 1 else str(shade),
+        )
+        for (name, run), shade in zip(clinicians, shades)
+    ]
+    series += [
+        (
+            run.name,
+            [100 * run.result.per_theme[t].prediction_proportion for t in themes],
+            _COLORS[k % len(_COLORS)],
+        )
+        for k, run in enumerate(runs)
+    ]
+    _grouped_barh(ax, themes, series)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of responses containing the theme")
+    ax.set_title("Theme proportions: systems beside clinicians (Table 5 view)")
+    fig.savefig(path)
+
+
+def _plot_histograms(runs, path: Path) -> None:
+    panels = [("content edit-F1 per pair", lambda p: p.content.f1)]
+    if all(run.has_themes for run in runs):
+        panels.append(("theme edit-F1 per pair", lambda p: p.theme.f1))
+    fig = _figure(5 * len(panels), 3.6)
+    bins = np.linspace(0, 1, 11)
+    for k, (label, value) in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), k + 1)
+        ax.hist(
+            [[value(p) for p in run.pairs] for run in runs],
+            bins=bins,
+            label=[run.name for run in runs],
+            color=[_COLORS[i % len(_COLORS)] for i in range(len(runs))],
+        )
+        ax.set_xlabel(label)
+        ax.set_ylabel("pairs")
+        ax.set_xlim(0, 1)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("Distribution of per-pair F1")
+    fig.savefig(path)
+
+
+def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tuple]:
+    """The report as a list of blocks, rendered to Markdown and HTML alike."""
+    blocks: list[tuple] = [("h1", options["title"])]
+    blocks.append(
+        (
+            "p",
+            f"{len(runs)} scored run(s). Corpus figures are micro-averaged (counts summed "
+            "over pairs, then divided; Seegmiller et al. 2026, §3). Brackets hold "
+            f"{options['confidence']:.0%} percentile bootstrap CIs over "
+            f"{options['case_note']}, {options['n_resamples']} resamples, seed "
+            f"{options['seed']}.",
+        )
+    )
+    themes = all(run.has_themes for run in runs)
+    header = ["system", "pairs", "precision", "recall", "edit-F1", "EM", "EA", "ED"]
+    if themes:
+        header += ["theme precision", "theme recall", "theme edit-F1"]
+    header.append("unusable judge outputs")
+    rows = []
+    for run in runs:
+        r, e = run.result, estimates[run.name]
+        row = [run.name, str(r.n_pairs), _ci(e["precision"]), _ci(e["recall"]), _ci(e["f1"])]
+        row += [str(r.expected_matches), str(r.expected_additions), str(r.expected_deletions)]
+        if themes:
+            row += [_ci(e["theme_precision"]), _ci(e["theme_recall"]), _ci(e["theme_f1"])]
+        row.append(str(r.unusable_judgements + r.unusable_theme_judgements))
+        rows.append(row)
+    blocks += [("h2", "Systems"), ("table", header, rows)]
+    blocks.append(
+        (
+            "p",
+            "EM: expected matches (reply sentences the draft already says), EA: expected "
+            "additions (reply sentences missing from the draft), ED: expected deletions "
+            "(draft sentences the clinician would remove). precision = EM/(EM+ED), "
+            "recall = EM/(EM+EA).",
+        )
+    )
+    if len(runs) > 1:
+        blocks.append(("h2", "Paired comparisons (same references)"))
+        if differences:
+            blocks.append(
+                (
+                    "table",
+                    ["baseline", "system", "metric", "baseline value", "system value",
+                     "difference (system − baseline) [95% CI]", "p-value", "pairs", "cases"],
+                    [
+                        [d.baseline, d.system, d.metric, _fmt(d.baseline_value),
+                         _fmt(d.system_value), _ci(d.difference), _p(d.p_value),
+                         str(d.difference.n), str(d.n_cases)]
+                        for d in differences
+                    ],
+                )
+            )  # fmt: skip
+            blocks.append(
+                (
+                    "p",
+                    "Each bootstrap resample draws the same cases for both systems. The "
+                    "p-value is two-sided, 2·min(P(d* ≤ 0), P(d* ≥ 0)) over the B "
+                    "resampled differences d*; it is below 0.05 exactly when the 95% CI "
+                    "excludes 0. Such a difference is unlikely to come from which messages "
+                    "happened to be sampled; it says nothing about judge error.",
+                )
+            )
+        for baseline, system, reason in skipped:
+            blocks.append(("p", f"Not compared, {baseline} and {system}: {reason}."))
+    for name, caption in figures:
+        blocks.append(("figure", name, caption))
+    if themes:
+        per_theme_header = ["theme"]
+        clinicians = _clinician_series(runs)
+        per_theme_header += [f"{name} % replies" for name, _ in clinicians]
+        for run in runs:
+            per_theme_header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
+        per_theme_rows = []
+        for theme in runs[0].result.per_theme:
+            row = [theme]
+            row += [f"{100 * run.result.per_theme[theme].reference_proportion:.1f}"
+                    for _, run in clinicians]  # fmt: skip
+            for run in runs:
+                s = run.result.per_theme[theme]
+                row += [_fmt(s.f1), f"{100 * s.prediction_proportion:.1f}", _fmt(s.content_recall)]
+            per_theme_rows.append(row)
+        blocks += [
+            ("h2", "Per theme"),
+            (
+                "p",
+                "F1: theme edit-F1 (Table 15). % replies / % drafts: share of responses "
+                "containing the theme (Table 5). recall: content recall of the reply "
+                "sentences of this theme, matched / all (Table 14).",
+            ),
+            ("table", per_theme_header, per_theme_rows),
+        ]
+    blocks.append(("h2", "Reproducibility"))
+    blocks.append(
+        (
+            "table",
+            ["system", "per-row file", "judges, options and versions"],
+            [[run.name, str(run.path or ""), run.result.reproducibility] for run in runs],
+        )
+    )
+    blocks.append(("p", f"Report written by edit-f1 {options['version']}."))
+    return blocks
+
+
+def _markdown(blocks) -> str:
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    out = []
+    for kind, *rest in blocks:
+        if kind == "h1":
+            out.append(f"# {rest[0]}")
+        elif kind == "h2":
+            out.append(f"## {rest[0]}")
+        elif kind == "p":
+            out.append(rest[0])
+        elif kind == "table":
+            header, rows = rest
+            out.append("| " + " | ".join(map(cell, header)) + " |")
+            out.append("|" + "---|" * len(header))
+            out += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
+        elif kind == "figure":
+            name, caption = rest
+            out.append(f"![{caption}]({name})\n\n*{caption}*")
+        out.append("")
+    return "\n".join(out)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; }
+th { background: #f3f3f3; }
+figure { margin: 1.5em 0; } img { max-width: 100%; }
+figcaption { font-style: italic; color: #555; }
+"""
+
+
+def _html(blocks, folder: Path) -> str:
+    out = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">']
+    title = next(rest[0] for kind, *rest in blocks if kind == "h1")
+    out.append(f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>")
+    for kind, *rest in blocks:
+        if kind in ("h1", "h2"):
+            out.append(f"<{kind}>{html.escape(rest[0])}</{kind}>")
+        elif kind == "p":
+            out.append(f"<p>{html.escape(rest[0])}</p>")
+        elif kind == "table":
+            header, rows = rest
+            out.append("<table><thead><tr>")
+            out += [f"<th>{html.escape(h)}</th>" for h in header]
+            out.append("</tr></thead><tbody>")
+            for row in rows:
+                out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            out.append("</tbody></table>")
+        elif kind == "figure":
+            name, caption = rest
+            data = base64.b64encode((folder / name).read_bytes()).decode("ascii")
+            out.append(
+                f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_report(
+    runs: Sequence[ScoredRun],
+    output_dir: str | Path,
+    *,
+    title: str = "edit-F1 report",
+    cases: Callable[[str], str] | None = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> ReportFiles:
+    """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
+
+    Args:
+        runs: one or more runs (:func:`editf1.compare.load_run`), with distinct names.
+        output_dir: folder to write (created if missing; files in it are overwritten).
+        title: the report's title.
+        cases: pair key -> case for the bootstrap (:func:`editf1.compare.case_pattern`);
+            default: every pair is its own case.
+        n_resamples, confidence, seed: bootstrap settings (the same seed gives the same
+            report).
+
+    Returns:
+        :class:`ReportFiles`.
+
+    Raises:
+        ValueError: for no runs or repeated names.
+        ImportError: if matplotlib is not installed (the ``report`` extra).
+    """
+    if not runs:
+        raise ValueError("a report needs at least one scored run")
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"runs need distinct names, got {names}; pass a name per run")
+    folder = Path(output_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
+    estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
+    differences: list[PairedDifference]
+    differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
+    figures = []
+    if all(run.has_themes for run in runs):
+        _plot_per_theme_f1(runs, folder / "per_theme_f1.png")
+        _plot_theme_proportions(runs, folder / "theme_proportions.png")
+        figures += [
+            ("per_theme_f1.png", "Per-theme F1 of each system (Table 15 view)"),
+            (
+                "theme_proportions.png",
+                "Share of responses containing each theme: clinicians' replies beside "
+                "each system's drafts (Table 5 view)",
+            ),
+        ]
+    _plot_histograms(runs, folder / "per_pair_f1.png")
+    figures.append(("per_pair_f1.png", "Histograms of per-pair content and theme edit-F1"))
+    options = {
+        "title": title,
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "case_note": "cases (pairs of one case drawn together)" if cases else "pairs",
+        "version": importlib.metadata.version("edit-f1"),
+    }
+    blocks = _blocks(runs, estimates, differences, skipped, figures, options)
+    if not all(run.has_themes for run in runs):
+        blocks.insert(
+            2, ("p", "Theme figures are omitted: a run was scored without a theme judge.")
+        )
+    markdown = folder / "report.md"
+    markdown.write_text(_markdown(blocks), encoding="utf-8")
+    page = folder / "report.html"
+    page.write_text(_html(blocks, folder), encoding="utf-8")
+    return ReportFiles(page, markdown, tuple(folder / name for name, _ in figures))

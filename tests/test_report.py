@@ -1,0 +1,225 @@
+"""Scored runs read back, paired bootstrap comparisons and `edit-f1 report`: hand-computed
+values on small runs, and two systems on OncQA (GPT-4 drafts vs the oncologists' edited
+drafts, both against the oncologists' own replies)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from editf1.cli import main
+from editf1.compare import (
+    case_pattern,
+    compare_all,
+    compare_runs,
+    corpus_estimates,
+    load_run,
+    pair_result_from_dict,
+)
+from editf1.io import JsonlWriter
+from editf1.score import EditF1Scorer
+
+pytest.importorskip("matplotlib", reason="matplotlib is not installed (pip install '.[report]')")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+needs_oncqa = pytest.mark.skipif(
+    not (SHARED_DATA / "oncqa" / "stage1.csv").is_file(),
+    reason="../shared/data/oncqa is absent (the team's read-only copy of AIM-Harvard/OncQA)",
+)
+PNG = b"\x89PNG\r\n\x1a\n"
+THEMES = {
+    "Rest today.": "Medical planning instruction",
+    "Drink water.": "Medical planning instruction",
+    "Take ibuprofen.": "Medication-related follow-up questions",
+    "Call us.": "Contingency planning",
+}
+IDS = ["c1-1", "c1-2", "c2-1", "c3-1"]
+REFS = [
+    "Rest today. Call us.",
+    "Rest today. Take ibuprofen.",
+    "Drink water.",
+    "Call us. Rest today.",
+]
+# By hand, exact judge:
+#   A: (EM, EA, ED) = (1,1,0) (0,2,1) (0,1,1) (1,1,0): EM 2, EA 5, ED 2: P 1/2, R 2/7, F1 4/11.
+#   B: (2,0,0) (1,1,0) (1,0,0) (2,0,0): EM 6, EA 1, ED 0: P 1, R 6/7, F1 12/13.
+DRAFTS_A = ["Rest today.", "Hi there.", "Hi there.", "Call us."]
+DRAFTS_B = ["Rest today. Call us.", "Rest today.", "Drink water.", "Call us. Rest today."]
+CASES = r"(c\d)-\d"
+
+
+def _score_to_files(scorer, folder: Path, name: str, drafts, refs=REFS, ids=IDS):
+    """What `edit-f1 score` writes: per-row JSONL and the summary JSON."""
+    run, summary = folder / f"{name}.edit_f1.jsonl", folder / f"{name}.summary.json"
+    with JsonlWriter(run) as write:
+        result = scorer.score_stream(zip(ids, drafts, refs), sink=lambda p: write(p.to_dict()),
+                                     keep_pairs=True)  # fmt: skip
+    summary.write_text(json.dumps(result.summary()), encoding="utf-8")
+    return run, summary, result
+
+
+@pytest.fixture
+def scorer(theme_judge_cls):
+    return EditF1Scorer(
+        content_judge="exact", theme_judge=theme_judge_cls(THEMES), zero_division=0.0
+    )
+
+
+@pytest.fixture
+def runs(scorer, tmp_path):
+    a = _score_to_files(scorer, tmp_path, "A", DRAFTS_A)
+    b = _score_to_files(scorer, tmp_path, "B", DRAFTS_B)
+    return a, b
+
+
+def test_load_run_gives_back_the_scorers_figures(runs):
+    (path, summary, result), _ = runs
+    run = load_run(path, summary=summary)
+    assert run.name == "A" and run.keys == tuple(IDS)
+    assert run.result.summary() == result.summary()
+    assert [p.to_dict() for p in run.pairs] == [p.to_dict() for p in result.pairs]
+    assert pair_result_from_dict(result.pairs[1].to_dict()).alignment == result.pairs[1].alignment
+    # Without the summary: the same figures; the judges are then "not recorded".
+    bare = load_run(path, "system A")
+    assert bare.name == "system A" and bare.result.f1 == pytest.approx(4 / 11)
+    assert bare.result.reproducibility == "not recorded (no summary given)"
+
+
+def test_load_run_refuses_files_that_do_not_belong(runs, tmp_path):
+    (path_a, _, _), (_, summary_b, _) = runs
+    with pytest.raises(ValueError, match="not from the same run"):
+        load_run(path_a, summary=summary_b)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(path_a.read_text().splitlines()[0] + '\n{"row": 1}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl, line 2: not a scored pair"):
+        load_run(bad)
+
+
+def test_paired_bootstrap_difference_by_hand(runs):
+    a, b = (load_run(path, summary=summary) for path, summary, _ in runs)
+    f1, theme = compare_runs(a, b, metrics=["f1", "theme_f1"], cases=case_pattern(CASES),
+                             n_resamples=199, seed=3)  # fmt: skip
+    assert (f1.baseline_value, f1.system_value) == pytest.approx((4 / 11, 12 / 13))
+    assert f1.difference.value == pytest.approx(12 / 13 - 4 / 11)
+    # B keeps every sentence of A's and adds more: its micro F1 is higher on every
+    # resample, so no resampled difference is <= 0 and p = 2 (1 + 0) / (199 + 1).
+    assert f1.difference.low > 0 and f1.p_value == pytest.approx(0.01)
+    assert (f1.n_cases, f1.difference.n) == (3, 4)
+    # Themes: A tp 2, fn 5 (F1 4/9); B tp 6, fn 1 (F1 12/13).
+    assert (theme.baseline_value, theme.system_value) == pytest.approx((4 / 9, 12 / 13))
+    # The same seed gives the same interval; a run against itself differs by exactly 0.
+    assert compare_runs(a, b, metrics=["f1"], cases=case_pattern(CASES), n_resamples=199,
+                        seed=3)[0] == f1  # fmt: skip
+    (same,) = compare_runs(a, a, metrics=["f1"], n_resamples=50)
+    assert (same.difference.value, same.difference.low, same.difference.high) == (0, 0, 0)
+    assert same.p_value == 1.0
+    estimates = corpus_estimates(b, n_resamples=50)
+    assert estimates["f1"].value == pytest.approx(12 / 13)
+    assert estimates["theme_f1"].low <= estimates["theme_f1"].value
+
+
+def test_runs_on_different_references_are_not_compared(scorer, runs, tmp_path):
+    a = load_run(runs[0][0])
+    other_refs = [*REFS[:3], "Call us. Rest now."]
+    c = load_run(_score_to_files(scorer, tmp_path, "C", DRAFTS_B, refs=other_refs)[0])
+    with pytest.raises(ValueError, match="pair 'c3-1' was scored against different references"):
+        compare_runs(a, c)
+    d = load_run(_score_to_files(scorer, tmp_path, "D", DRAFTS_B[:3], REFS[:3], IDS[:3])[0])
+    differences, skipped = compare_all([a, c, d], n_resamples=20)
+    assert differences == []
+    assert [(s[0], s[1]) for s in skipped] == [("A", "C"), ("A", "D"), ("C", "D")]
+    assert "1 only in 'A'" in skipped[1][2]
+    with pytest.raises(ValueError, match="does not match the pair id 'x'"):
+        case_pattern(CASES)("x")
+
+
+def test_report_command_writes_html_markdown_and_plots(runs, tmp_path, capsys):
+    (path_a, summary_a, _), (path_b, summary_b, _) = runs
+    out = tmp_path / "report"
+    args = ["report", str(path_a), str(path_b), "--name", "model A", "--name", "model B",
+            "--summary", str(summary_a), "--summary", str(summary_b), "--case-pattern", CASES,
+            "--n-resamples", "199", "--seed", "3", "-o", str(out),
+            "--title", "Two models"]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    for name in ("report.html", "report.md", "per_theme_f1.png", "theme_proportions.png",
+                 "per_pair_f1.png"):  # fmt: skip
+        assert f"wrote {out / name}" in printed
+    for name in ("per_theme_f1.png", "theme_proportions.png", "per_pair_f1.png"):
+        assert (out / name).read_bytes()[:8] == PNG
+    md = (out / "report.md").read_text()
+    assert md.startswith("# Two models")
+    row_a = next(line for line in md.splitlines() if line.startswith("| model A | 4 |"))
+    assert "| 2 | 5 | 2 |" in row_a and "0.364 [" in row_a  # EM, EA, ED and F1 4/11
+    comparison = next(
+        line for line in md.splitlines() if line.startswith("| model A | model B | f1")
+    )
+    assert "| 0.364 | 0.923 | 0.559 [" in comparison and "| 0.0100 | 4 | 3 |" in comparison
+    assert "| theme | Clinicians % replies | model A F1 |" in md
+    assert "![Per-theme F1 of each system (Table 15 view)](per_theme_f1.png)" in md
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 3 and "<td>model B</td>" in page
+
+
+def test_report_command_errors_name_the_problem(runs, tmp_path, capsys):
+    (path_a, _, _), (path_b, _, _) = runs
+    args = ["report", str(path_a), str(path_b), "--name", "only one", "-o", str(tmp_path)]
+    assert main(args) == 2
+    assert "give --name once per run (2), got 1" in capsys.readouterr().err
+    assert main(["report", str(path_a), str(path_a), "-o", str(tmp_path)]) == 2
+    assert "distinct names" in capsys.readouterr().err
+
+
+def _oncqa_example():
+    spec = importlib.util.spec_from_file_location(
+        "oncqa_report", ROOT / "examples" / "oncqa_report.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_oncqa
+def test_two_systems_on_oncqa_with_paired_cis(tmp_path):
+    """GPT-4 drafts and the oncologists' edits of them, on the same own replies."""
+    systems = _oncqa_example().system_rows(SHARED_DATA / "oncqa")
+    runs = []
+    for name, rows in systems.items():
+        source = tmp_path / f"{name}.jsonl"
+        source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        runs.append(tmp_path / f"{name}.edit_f1.jsonl")
+        assert main(["score", str(source), "-o", str(runs[-1]), "--content-judge", "exact",
+                     "--theme-judge", "none", "--no-progress"]) == 0  # fmt: skip
+    out = tmp_path / "report"
+    assert main(["report", *map(str, runs), "--case-pattern", r"(.+)-\d+",
+                 "--n-resamples", "300", "-o", str(out)]) == 0  # fmt: skip
+    md = (out / "report.md").read_text()
+    assert "| gpt4-draft | 100 |" in md and "| oncologist-edited-draft | 100 |" in md
+    comparison = [line for line in md.splitlines() if line.startswith("| gpt4-draft | onc")]
+    assert [line.split(" | ")[2] for line in comparison] == ["f1", "precision", "recall"]
+    assert all(line.endswith("| 100 | 63 |") for line in comparison)  # 100 pairs, 63 messages
+    assert "Theme figures are omitted" in md and (out / "per_pair_f1.png").is_file()
+
+
+@pytest.mark.slow
+@needs_oncqa
+def test_oncqa_example_report_with_embedded_judges(tmp_path, monkeypatch):
+    out = tmp_path / "oncqa"
+    argv = ["oncqa_report.py", "--data-dir", str(SHARED_DATA / "oncqa"), "--output-dir", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as status:
+        _oncqa_example().main()
+    assert status.value.code == 0
+    for name in ("per_theme_f1.png", "theme_proportions.png", "per_pair_f1.png"):
+        assert (out / "report" / name).read_bytes()[:8] == PNG
+    md = (out / "report" / "report.md").read_text()
+    theme_row = next(line for line in md.splitlines() if "| theme_f1 |" in line)
+    low, high = theme_row.split("[")[1].split("]")[0].split(", ")
+    assert float(low) <= float(high)
+    iap = json.loads((out / "iap.summary.json").read_text())
+    assert (iap["n_messages"], iap["n_ordered_pairs"]) == (37, 74)
