@@ -229,7 +229,9 @@ def test_registry_names():
 
 @pytest.mark.parametrize("name", ["gpt-judge", "", None, 3])
 def test_unknown_judge_names_list_the_known_ones(name):
-    with pytest.raises(ValueError, match=r"content_judge must be one of \['embedding', 'exact', 'llm'\]"):
+    with pytest.raises(
+        ValueError, match=r"content_judge must be one of \['embedding', 'exact', 'llm'\]"
+    ):
         load_content_judge(name)
     with pytest.raises(ValueError, match=r"theme_judge must be one of \['embedding', 'llm'\]"):
         load_theme_judge(name)
