@@ -200,6 +200,36 @@ def test_shared_prefix_batching_equals_one_generate_call_per_sentence(tiny, spli
     assert all(t.theme in THEMES and 0 < t.score <= 1 for t in themes)
 
 
+def test_batches_mixing_drafts_answer_as_one_generate_call_per_row(tiny, tokenizer):
+    """Rows of three prefixes of different lengths in batches of 4 (so one batch holds
+    several drafts, left-padded), with per-row answer limits, against generate."""
+    from transformers import AutoModelForCausalLM
+
+    from editf1.judges.generative.decoding import Row, decode_per_sentence, decode_shared_prefix
+
+    model = AutoModelForCausalLM.from_pretrained(tiny).eval()
+    prefixes = [tokenizer(d, add_special_tokens=False).input_ids for d in DRAFTS[:3]]
+    assert len({len(p) for p in prefixes}) == 3
+    suffix = [tokenizer(t, add_special_tokens=False).input_ids for t in REFERENCES[:3]]
+    eos = tokenizer.eos_token_id
+    rows = [
+        Row(k, tuple(suffix[(k + i) % 3]), None, limit, eos)
+        for k, i, limit in [(0, 0, 5), (1, 0, 1), (0, 1, 3), (2, 0, 4), (1, 2, 6), (2, 1, 2)]
+    ]
+    batched = decode_shared_prefix(model, prefixes, rows, eos_id=eos, pad_id=eos, batch_size=4)
+    naive = decode_per_sentence(model, prefixes, rows, eos_id=eos, pad_id=eos)
+    assert [a.tokens for a in batched] == [a.tokens for a in naive]
+    assert [a.finished for a in batched] == [a.finished for a in naive]
+    # unconstrained rows stop at their own limit (EOS counts toward it)
+    for row, answer in zip(rows, batched):
+        assert len(answer.tokens) + answer.finished <= row.max_new_tokens
+    assert [len(a.tokens) for a in batched if not a.finished] == [
+        r.max_new_tokens for r, a in zip(rows, batched) if not a.finished
+    ]
+    assert [a.logprob for a in batched] == pytest.approx([a.logprob for a in naive], abs=1e-4)
+    assert [a.probe for a in batched] == pytest.approx([a.probe for a in naive], abs=1e-5)
+
+
 def test_answers_cut_off_are_unusable_and_counted_by_the_scorer(tiny):
     scorer = EditF1Scorer(
         content_judge=LLMContentJudge(str(tiny), max_new_tokens=1),

@@ -1,29 +1,30 @@
-"""Greedy constrained decoding of many short answers that share one prompt prefix.
+"""Greedy constrained decoding of many short answers whose prompts share prefixes.
 
 All reference sentences of a pair share the draft, and all sentences given to the theme
-judge share the instructions. :func:`decode_shared_prefix` runs the model over the
-shared prefix once, repeats its key/value cache for every sentence (a batch of rows),
-runs all the sentences' suffixes in one padded forward pass and then decodes every row
-together, one token per step. :func:`decode_per_sentence` is the plain baseline: one
-``model.generate`` call per sentence over its whole prompt. Both apply the same
+judge share the instructions. Each prompt is a :class:`Row`: a shared prefix (by index)
+plus its own suffix. :func:`decode_shared_prefix` takes up to ``batch_size`` rows at a
+time, possibly of several prefixes (several drafts), runs the model once over those
+prefixes (one left-padded batch), gives every row its prefix's key/value cache, runs
+all the rows' suffixes in one padded forward pass and then decodes every row together,
+one token per step. :func:`decode_per_sentence` is the plain baseline: one
+``model.generate`` call per row over its whole prompt. Both apply the same
 :class:`~.constraints.ConstraintLogitsProcessor` and greedy choice, so they give the
 same answers (up to floating-point rounding); the batched path exists for speed and is
 the default, the baseline for benchmarks and as a reference.
 
-Layout of a batch in :func:`decode_shared_prefix` (P prefix tokens, S = longest
-suffix)::
+Layout of a batch in :func:`decode_shared_prefix` (P = longest prefix of the batch,
+S = longest suffix)::
 
-    row r:  [ prefix (cached, shared) | pad ... pad  suffix_r | answer_r ... ]
-    mask:   [ 1 ...                 1 | 0 ...   0  1 ...    1 | 1 ...        ]
-    positions of suffix_r: P .. P + len(suffix_r) - 1, then the answer's follow on.
+    row r:  [ pad ... pad  prefix_r (cached) | pad ... pad  suffix_r | answer_r ... ]
+    mask:   [ 0 ...   0    1 ...           1 | 0 ...   0    1 ...  1 | 1 ...        ]
+    positions: prefix_r 0 .. p_r - 1, suffix_r p_r .. p_r + s_r - 1, then the answer's.
 
 Padding is masked and positions are given explicitly, so every row sees exactly the
-token sequence ``prefix + suffix_r + answer_r`` at the positions it would have alone.
+token sequence ``prefix_r + suffix_r + answer_r`` at the positions it would have alone.
 """
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from transformers import GenerationConfig
 
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
 
-__all__ = ["Answer", "decode_per_sentence", "decode_shared_prefix"]
+__all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix"]
 
 
 @dataclass(frozen=True)
@@ -55,29 +56,56 @@ class Answer:
     logprob: float
 
 
-class _Collector:
-    """Collects greedy choices of a batch of rows, step by step."""
+@dataclass(frozen=True)
+class Row:
+    """One prompt to answer: ``prefixes[prefix] + suffix``.
 
-    def __init__(self, rows: int, eos_id: int, probes: Sequence[int | None]) -> None:
-        self.tokens: list[list[int]] = [[] for _ in range(rows)]
-        self.finished = [False] * rows
-        self.logprob = [0.0] * rows
-        self.probe: list[float | None] = [None] * rows
-        self.probes = list(probes)
+    Attributes:
+        prefix: index of the shared prefix (into the ``prefixes`` argument).
+        suffix: the row's own token ids (>= 1).
+        constraint: ``allowed(generated) -> token ids``, or ``None`` (unconstrained).
+        max_new_tokens: longest answer, EOS included (>= 1).
+        probe: token id whose first-step probability to report, or ``None``.
+    """
+
+    prefix: int
+    suffix: tuple[int, ...]
+    constraint: object | None
+    max_new_tokens: int
+    probe: int | None = None
+
+
+class _Collector:
+    """Collects greedy choices of a batch of rows, step by step; a row stops at EOS or
+    at its own ``max_new_tokens``."""
+
+    def __init__(self, rows: Sequence[Row], eos_id: int) -> None:
+        self.tokens: list[list[int]] = [[] for _ in rows]
+        self.finished = [False] * len(rows)
+        self.logprob = [0.0] * len(rows)
+        self.probe: list[float | None] = [None] * len(rows)
+        self.probes = [row.probe for row in rows]
+        self.limits = [row.max_new_tokens for row in rows]
+        self.steps = 0
         self.eos_id = eos_id
 
-    def step(self, scores: torch.Tensor, chosen: torch.Tensor, first: bool) -> None:
+    def stopped(self, row: int) -> bool:
+        return self.finished[row] or self.steps >= self.limits[row]
+
+    def step(self, scores: torch.Tensor, chosen: torch.Tensor, live: Sequence[int]) -> None:
+        """Record one step: ``scores`` and ``chosen`` hold one row per ``live`` row."""
         logprobs = torch.log_softmax(scores.float(), dim=-1)
-        for row, token in enumerate(chosen.tolist()):
-            if self.finished[row]:
+        for i, (row, token) in enumerate(zip(live, chosen.tolist())):
+            if self.stopped(row):
                 continue
-            if first and self.probes[row] is not None:
-                self.probe[row] = float(logprobs[row, self.probes[row]].exp())
-            self.logprob[row] += float(logprobs[row, token])
+            if self.steps == 0 and self.probes[row] is not None:
+                self.probe[row] = float(logprobs[i, self.probes[row]].exp())
+            self.logprob[row] += float(logprobs[i, token])
             if token == self.eos_id:
                 self.finished[row] = True
             else:
                 self.tokens[row].append(token)
+        self.steps += 1
 
     def answers(self) -> list[Answer]:
         return [
@@ -89,54 +117,37 @@ class _Collector:
 @torch.inference_mode()
 def decode_shared_prefix(
     model,
-    prefix: Sequence[int],
-    suffixes: Sequence[Sequence[int]],
-    constraints: Sequence,
+    prefixes: Sequence[Sequence[int]],
+    rows: Sequence[Row],
     *,
     eos_id: int,
     pad_id: int,
-    max_new_tokens: int,
     batch_size: int = 16,
-    probes: Sequence[int | None] | None = None,
 ) -> list[Answer]:
-    """Greedy answers for ``prefix + suffix`` of every suffix, computing the prefix once.
+    """Greedy answers for every row, computing each prefix once per batch of rows.
+
+    Rows are taken ``batch_size`` at a time, in order; the distinct prefixes of a batch
+    are run together (left-padded) and their key/value caches given to their rows, so
+    a batch may mix several drafts' sentences and a GPU stays busy even when each
+    draft has few sentences.
 
     Args:
         model: a causal LM that accepts a cache (``cache``, formerly
-            ``past_key_values``), ``attention_mask`` and
-            ``position_ids`` (every ``transformers`` decoder-only model does).
-        prefix: P >= 1 token ids shared by all rows.
-        suffixes: R lists of token ids (each >= 1 token).
-        constraints: R constraints (``allowed(generated) -> token ids``) or ``None``.
+            ``past_key_values``), ``attention_mask`` and ``position_ids`` (every
+            ``transformers`` decoder-only model does).
+        prefixes: K lists of token ids (each >= 1 token).
+        rows: R :class:`Row` objects, each naming one of the K prefixes.
         eos_id, pad_id: end-of-answer and padding token ids.
-        max_new_tokens: longest answer, EOS included.
-        batch_size: rows decoded together (the prefix cache is repeated this often).
-        probes: R token ids whose first-step probability to report, or ``None``s.
+        batch_size: rows decoded together.
 
     Returns:
         R :class:`Answer` objects, in order.
     """
-    if not suffixes:
-        return []
-    probes = list(probes) if probes is not None else [None] * len(suffixes)
-    device = model.device
-    prefix_ids = torch.tensor([list(prefix)], device=device)
-    argument = _cache_argument(model)
-    shared = getattr(model(input_ids=prefix_ids, use_cache=True), argument)
     answers: list[Answer] = []
-    for start in range(0, len(suffixes), batch_size):
-        stop = start + batch_size
-        cache = _repeat(shared, len(suffixes[start:stop]))
-        answers += _decode_rows(
-            model,
-            cache,
-            len(prefix),
-            suffixes[start:stop],
-            ConstraintLogitsProcessor(constraints[start:stop], 0, eos_id),
-            _Collector(len(suffixes[start:stop]), eos_id, probes[start:stop]),
-            pad_id=pad_id,
-            max_new_tokens=max_new_tokens,
-        )
+    for start in range(0, len(rows), batch_size):
+        batch = rows[start : start + batch_size]
+        cache, prefix_mask = _prefix_cache(model, prefixes, batch, pad_id)
+        answers += _decode_rows(model, cache, prefix_mask, batch, eos_id=eos_id, pad_id=pad_id)
     return answers
 
 
@@ -154,42 +165,67 @@ def _cache_argument(model) -> str:
     return name
 
 
-def _repeat(cache, rows: int):
-    """A copy of a one-row cache, repeated for ``rows`` rows."""
-    repeated = copy.deepcopy(cache)
-    if rows > 1:
-        repeated.batch_repeat_interleave(rows)
-    return repeated
+def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
+    """``(ids, mask, positions)``, each ``[len(sequences), longest]``, left-padded;
+    positions count each sequence's own tokens from 0 (pads get 0)."""
+    width = max(map(len, sequences))
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long, device=device)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long, device=device)
+    for row, tokens in enumerate(sequences):
+        if tokens:
+            ids[row, width - len(tokens) :] = torch.tensor(list(tokens), device=device)
+            mask[row, width - len(tokens) :] = 1
+    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    return ids, mask, positions
 
 
-def _decode_rows(
-    model, cache, prefix_length, suffixes, processor, collector, *, pad_id, max_new_tokens
-):
+def _prefix_cache(model, prefixes, batch: Sequence[Row], pad_id: int):
+    """The key/value cache of the batch's prefixes, one row per batch row, and the
+    prefixes' attention mask ``[rows, P]``."""
+    used = list(dict.fromkeys(row.prefix for row in batch))
+    ids, mask, positions = _left_padded([prefixes[k] for k in used], pad_id, model.device)
+    argument = _cache_argument(model)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+    cache = getattr(out, argument)
+    index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
+    if len(batch) > 1:
+        cache.batch_select_indices(index)
+    return cache, mask[index]
+
+
+def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_id):
     device = model.device
-    rows, width = len(suffixes), max(map(len, suffixes))
-    ids = torch.full((rows, width), pad_id, dtype=torch.long, device=device)
-    mask = torch.zeros((rows, prefix_length + width), dtype=torch.long, device=device)
-    mask[:, :prefix_length] = 1
-    positions = torch.full((rows, width), prefix_length, dtype=torch.long, device=device)
-    for row, suffix in enumerate(suffixes):
-        n = len(suffix)
-        ids[row, width - n :] = torch.tensor(list(suffix), device=device)
-        mask[row, prefix_length + width - n :] = 1
-        positions[row, width - n :] = torch.arange(prefix_length, prefix_length + n)
+    ids, suffix_mask, positions = _left_padded([row.suffix for row in rows], pad_id, device)
+    prefix_lengths = prefix_mask.sum(dim=1, keepdim=True)
+    positions = positions + prefix_lengths
+    mask = torch.cat([prefix_mask, suffix_mask], dim=1)
     next_position = positions[:, -1] + 1
     argument = _cache_argument(model)
     logits = model(
         input_ids=ids, attention_mask=mask, position_ids=positions, **{argument: cache}
     ).logits[:, -1]
-    answered = torch.zeros((rows, 0), dtype=torch.long, device=device)
-    for step in range(max_new_tokens):
+    collector = _Collector(rows, eos_id)
+    live = list(range(len(rows)))  # rows still decoding, in the cache's order
+    processor = ConstraintLogitsProcessor([row.constraint for row in rows], 0, eos_id)
+    answered = torch.zeros((len(rows), 0), dtype=torch.long, device=device)
+    while True:
         scores = processor(answered, logits.float())
         chosen = scores.argmax(dim=-1)
-        collector.step(scores, chosen, first=step == 0)
-        if all(collector.finished):
+        collector.step(scores, chosen, live)
+        keep = [i for i, row in enumerate(live) if not collector.stopped(row)]
+        if not keep:
             break
+        if len(live) - len(keep) >= max(1, len(live) // 4):
+            # drop finished rows from the batch (and the cache) once a quarter are done,
+            # so a long answer does not keep the short ones' rows busy
+            index = torch.tensor(keep, device=device)
+            cache.batch_select_indices(index)
+            live = [live[i] for i in keep]
+            chosen, answered, mask = chosen[index], answered[index], mask[index]
+            next_position = next_position[index]
+            processor = ConstraintLogitsProcessor([rows[r].constraint for r in live], 0, eos_id)
         answered = torch.cat([answered, chosen[:, None]], dim=1)
-        mask = torch.cat([mask, mask.new_ones((rows, 1))], dim=1)
+        mask = torch.cat([mask, mask.new_ones((len(live), 1))], dim=1)
         logits = model(
             input_ids=chosen[:, None],
             attention_mask=mask,
@@ -202,39 +238,30 @@ def _decode_rows(
 
 @torch.inference_mode()
 def decode_per_sentence(
-    model,
-    prefix: Sequence[int],
-    suffixes: Sequence[Sequence[int]],
-    constraints: Sequence,
-    *,
-    eos_id: int,
-    pad_id: int,
-    max_new_tokens: int,
-    probes: Sequence[int | None] | None = None,
+    model, prefixes: Sequence[Sequence[int]], rows: Sequence[Row], *, eos_id: int, pad_id: int
 ) -> list[Answer]:
-    """The baseline: one ``model.generate`` call per sentence, same arguments and
-    answers as :func:`decode_shared_prefix` (the prefix is recomputed every time)."""
-    probes = list(probes) if probes is not None else [None] * len(suffixes)
-    config = GenerationConfig(
-        do_sample=False,
-        num_beams=1,
-        max_new_tokens=max_new_tokens,
-        eos_token_id=eos_id,
-        pad_token_id=pad_id,
-        output_scores=True,
-        return_dict_in_generate=True,
-    )
+    """The baseline: one ``model.generate`` call per row, same arguments and answers as
+    :func:`decode_shared_prefix` (the prefix is recomputed every time)."""
     answers = []
-    for suffix, constraint, probe in zip(suffixes, constraints, probes):
-        prompt = torch.tensor([[*prefix, *suffix]], device=model.device)
+    for row in rows:
+        config = GenerationConfig(
+            do_sample=False,
+            num_beams=1,
+            max_new_tokens=row.max_new_tokens,
+            eos_token_id=eos_id,
+            pad_token_id=pad_id,
+            output_scores=True,
+            return_dict_in_generate=True,
+        )
+        prompt = torch.tensor([[*prefixes[row.prefix], *row.suffix]], device=model.device)
         out = model.generate(
             input_ids=prompt,
             attention_mask=torch.ones_like(prompt),
             generation_config=config,
-            logits_processor=[ConstraintLogitsProcessor([constraint], prompt.shape[1], eos_id)],
+            logits_processor=[ConstraintLogitsProcessor([row.constraint], prompt.shape[1], eos_id)],
         )
-        collector = _Collector(1, eos_id, [probe])
+        collector = _Collector([row], eos_id)
         for step, scores in enumerate(out.scores):
-            collector.step(scores, out.sequences[:, prompt.shape[1] + step], first=step == 0)
+            collector.step(scores, out.sequences[:, prompt.shape[1] + step], [0])
         answers += collector.answers()
     return answers

@@ -37,7 +37,12 @@ from editf1.judges.generative.constraints import (
     parse_content_answer,
     parse_theme_answer,
 )
-from editf1.judges.generative.decoding import decode_per_sentence, decode_shared_prefix
+from editf1.judges.generative.decoding import (
+    Answer,
+    Row,
+    decode_per_sentence,
+    decode_shared_prefix,
+)
 from editf1.judges.generative.loading import (
     ADAPTER_FILES,
     MODEL_FILES,
@@ -258,26 +263,39 @@ class _GenerativeJudge:
             f"max_new_tokens={limit},batching={self.batching})"
         )
 
-    def _decode(self, prefix, suffixes, constraints, limit, probes):
-        """Answers for every suffix, or ``None`` where the prompt does not fit."""
+    def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | None]]:
+        """Answers for every suffix of every prompt, ``None`` where a prompt does not
+        fit the model's context.
+
+        Args:
+            prompts: ``(prefix, suffixes, constraint, max_new_tokens, probe)`` tuples:
+                one shared prefix (token ids), its suffixes, and the constraint, answer
+                limit and probe token shared by those suffixes.
+
+        Returns:
+            One list per prompt, an :class:`Answer` (or ``None``) per suffix.
+        """
         j = self.loaded
         context = j.context
-        fits = [context is None or len(prefix) + len(s) + 1 <= context for s in suffixes]
-        kept = [i for i, ok in enumerate(fits) if ok]
-        if context is not None and kept:
-            limit = min(limit, context - len(prefix) - max(len(suffixes[i]) for i in kept))
-        kwargs = {"eos_id": j.eos_id, "pad_id": j.pad_id, "max_new_tokens": limit}
-        pick = [suffixes[i] for i in kept], [constraints[i] for i in kept]
-        probes = [probes[i] for i in kept]
+        prefixes = [prompt[0] for prompt in prompts]
+        rows, where = [], []
+        for k, (prefix, suffixes, constraint, limit, probe) in enumerate(prompts):
+            for i, suffix in enumerate(suffixes):
+                room = None if context is None else context - len(prefix) - len(suffix)
+                if room is not None and room < 1:
+                    continue
+                rows.append(Row(k, tuple(suffix), constraint, min(limit, room or limit), probe))
+                where.append((k, i))
+        kwargs = {"eos_id": j.eos_id, "pad_id": j.pad_id}
         if self.batching == "shared_prefix":
             answers = decode_shared_prefix(
-                j.model, prefix, *pick, batch_size=self.batch_size, probes=probes, **kwargs
+                j.model, prefixes, rows, batch_size=self.batch_size, **kwargs
             )
         else:
-            answers = decode_per_sentence(j.model, prefix, *pick, probes=probes, **kwargs)
-        out = [None] * len(suffixes)
-        for i, answer in zip(kept, answers):
-            out[i] = answer
+            answers = decode_per_sentence(j.model, prefixes, rows, **kwargs)
+        out: list[list[Answer | None]] = [[None] * len(prompt[1]) for prompt in prompts]
+        for (k, i), answer in zip(where, answers):
+            out[k][i] = answer
         return out
 
     def _too_long(self, prefix, suffix) -> str:
@@ -300,10 +318,12 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         decoding: ``"constrained"`` (default: answers are draft spans or NO MATCH by
             construction) or ``"free"`` (unconstrained; answers that are not verbatim
             up to whitespace are unusable).
-        batching: ``"shared_prefix"`` (default: the draft's prompt prefix is computed
-            once per pair and its key/value cache shared by all its sentences) or
-            ``"per_sentence"`` (one ``generate`` call per sentence, for comparison).
-        batch_size: sentences decoded together (shared_prefix).
+        batching: ``"shared_prefix"`` (default: each draft's prompt prefix is
+            computed once per batch and its key/value cache shared by its sentences;
+            a batch holds sentences of several drafts) or ``"per_sentence"`` (one
+            ``generate`` call per sentence, for comparison).
+        batch_size: sentences decoded together (shared_prefix), across the drafts of
+            one ``match`` call; raise it on a GPU.
         max_new_tokens: longest answer in tokens, EOS included. Default: the longest
             possible answer (the whole draft), so constrained answers always end.
             Answers cut off by a smaller limit are unusable.
@@ -328,26 +348,21 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
         j = self.loaded
         no_match_ids = j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids
-        results = []
+        constrained = self.decoding == "constrained"
+        prompts, constraints = [], []
         for request in requests:
-            sentences = request.reference_sentences
-            if not sentences:
-                results.append([])
-                continue
             draft = DraftTokens.of(j.tokenizer, request.prediction)
             prefix, after = content_prompt(j.prompt, request.prediction)
-            suffixes = [j.prompt.suffix(s.text, after) for s in sentences]
-            constrained = self.decoding == "constrained"
+            suffixes = [j.prompt.suffix(s.text, after) for s in request.reference_sentences]
             constraint = SpanOrNoMatch(draft, no_match_ids, j.eos_id) if constrained else None
             bound = max(len(draft.ids), len(no_match_ids)) + 1
             probe = no_match_ids[0] if constrained else None
-            answers = self._decode(
-                prefix,
-                suffixes,
-                [constraint] * len(suffixes),
-                self.max_new_tokens or bound,
-                [probe] * len(suffixes),
-            )
+            prompts.append((prefix, suffixes, constraint, self.max_new_tokens or bound, probe))
+            constraints.append(constraint)
+        results = []
+        answered = self._decode(prompts)
+        for request, prompt, constraint, answers in zip(requests, prompts, constraints, answered):
+            prefix, suffixes = prompt[0], prompt[1]
             judgements = []
             for suffix, answer in zip(suffixes, answers):
                 if answer is None:
@@ -390,12 +405,8 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         labels = OneOf(THEMES, j.tokenizer, j.eos_id)
         constrained = self.decoding == "constrained"
         constraint = labels if constrained else None
-        answers = self._decode(
-            prefix,
-            suffixes,
-            [constraint] * len(suffixes),
-            self.max_new_tokens or labels.max_length,
-            [None] * len(suffixes),
+        [answers] = self._decode(
+            [(prefix, suffixes, constraint, self.max_new_tokens or labels.max_length, None)]
         )
         out = []
         for suffix, answer in zip(suffixes, answers):
