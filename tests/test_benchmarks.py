@@ -1,0 +1,253 @@
+"""Smoke tests of the benchmark scripts' code paths (benchmarks/): the figures they
+compute, on small hand-made pairs with values worked out by hand. No timing is asserted
+here; speed and memory figures live in benchmarks/results."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from editf1.score import EditF1Scorer
+from editf1.segment import SentenceSplitter
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    """Import ``benchmarks/<name>.py`` (the scripts import ``benchlib`` beside them)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+benchlib = _load("benchlib")
+validity = _load("validity")
+scaling = _load("scaling")
+speed = _load("speed")
+
+# (draft, reply): exact judge EM/EA/ED = 1/1/2 (F1 0.4), 2/0/0 (1.0), 0/1/1 (0.0)
+PAIRS = [
+    ("Rest today. Drink water. Call us.", "Rest today. Take ibuprofen."),
+    ("Take two tablets. Call us.", "Take two tablets. Call us."),
+    ("Rest.", "Call us tomorrow."),
+]
+
+
+def _exact() -> EditF1Scorer:
+    return EditF1Scorer(content_judge="exact", theme_judge=None, zero_division=0.0)
+
+
+def test_character_ratio_and_normalised_edit_distance_by_hand():
+    # SequenceMatcher ratio 2M/T: "abc" common in "abcd"/"abce" -> 2*3/8
+    assert validity.char_ratio("abcd", "abce") == 0.75
+    assert validity.char_ratio("Rest today.", "Rest today.") == 1.0
+    assert validity.char_ratio("ab", "cd") == 0.0
+    assert validity.normalised_edit_distance(1, "abcd", "abce") == 0.25
+    assert validity.normalised_edit_distance(3, "ab", "abcde") == 0.6
+    assert validity.normalised_edit_distance(0, "", "") == 0.0
+
+
+def test_per_row_scores_of_the_exact_judge_and_difflib_on_three_pairs():
+    rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
+    scored = validity.score_rows({"exact": _exact()}, rows)
+    assert validity.per_row(scored, "exact") == pytest.approx([0.4, 1.0, 0.0])
+    counts = [
+        (p.expected_matches, p.expected_additions, p.expected_deletions) for p in scored["exact"]
+    ]
+    assert counts == [(1, 1, 2), (2, 0, 0), (0, 1, 1)]
+    assert validity.per_row(scored, "difflib")[1] == 1.0
+
+
+def test_spearman_with_bootstrap_and_undefined_cases():
+    estimate = validity.spearman_estimate([1, 2, 3, 4], [0.9, 0.5, 0.2, 0.1], None, 50, 0)
+    assert estimate["value"] == -1.0 and estimate["low"] == -1.0 and estimate["high"] == -1.0
+    constant = validity.spearman_estimate([0, 0, 0], [1, 2, 3], None, 50, 0)
+    assert constant["value"] is None and constant["note"] == "constant input"
+    assert validity._fmt(constant) == "undefined (constant score)"
+
+
+def test_micro_f1_sums_counts_before_dividing():
+    pairs = _exact().score([p for p, _ in PAIRS], [r for _, r in PAIRS]).pairs
+    # EM 3, ED 3, EA 2 -> P 0.5, R 0.6, F1 6/11
+    estimate = validity.micro_f1_estimate(pairs, None, 50, 0)
+    assert estimate["value"] == pytest.approx(6 / 11)
+    assert validity.mean_estimate([0.0, 0.5, 1.0], None, 50, 0)["value"] == 0.5
+
+
+def test_distribution_per_acceptability_class():
+    d = validity.distribution([0.0, 0.5, 1.0, 1.0])
+    assert d == {
+        "n": 4,
+        "mean": 0.625,
+        "q1": 0.375,
+        "median": 0.75,
+        "q3": 1.0,
+        "share_perfect": 0.5,
+    }
+
+
+def test_edited_figures_on_hand_made_rows():
+    a, b, c = validity.ACCEPTABILITY
+    rows = [
+        {"prediction": p, "reference": r, "case_id": str(i), "edit_distance": d, "acceptability": k}
+        for i, ((p, r), d, k) in enumerate(zip(PAIRS, [20, 0, 15], [b, a, c]))
+    ]
+    scored = validity.score_rows({"exact": _exact()}, rows)
+    scored["edit-F1"] = scored["exact"]  # the embedded judge needs the real model
+    figures = validity.edited_figures(rows, scored, n_resamples=20, seed=0)
+    assert figures["changed_rows"] == 2 and figures["changed_cases"] == 2
+    exact = figures["metrics"]["exact"]
+    # normalised edit distances 20/33 and 15/17 against F1 0.4 and 0.0: rho -1 on 2
+    # rows is undefined (fewer than 3), on all 3 rows (0.4, 1.0, 0.0) vs (0.61, 0, 0.88): -1
+    assert exact["rho_with_normalised_edit_distance_changed_rows"]["value"] is None
+    assert exact["rho_with_normalised_edit_distance_all_rows"]["value"] == -1.0
+    assert exact["rho_with_acceptability_all_rows"]["value"] == -1.0
+    assert exact["per_class"]["as is"]["median"] == 1.0
+    assert exact["per_class"]["unacceptable"]["median"] == 0.0
+    assert exact["changed_rows_scored_perfect"] == 0
+    assert exact["corpus_f1"]["value"] == pytest.approx(6 / 11)
+
+
+def test_inter_annotator_figures_with_the_exact_judge():
+    rows = [
+        {
+            "case_id": "m1",
+            "prediction": "Rest today. Call us.",
+            "reference": "Rest today. Drink water.",
+        },
+        {"case_id": "m1", "prediction": "Rest today. Call us.", "reference": "Rest today."},
+        {"case_id": "m2", "prediction": "Hi.", "reference": "Hello there."},
+    ]
+    scored = validity.score_rows({"exact": _exact()}, rows)
+    scored["edit-F1"] = scored["exact"]
+    figures = validity.iap_figures(rows, scored, {"edit-F1": _exact(), "exact": _exact()}, 20, 0)
+    assert figures["cases"] == 1
+    exact = figures["metrics"]["exact"]
+    # replies scored on each other: EM 2, EA 1, ED 1 -> F1 2/3 (multi_reference doctest)
+    assert exact["oncologist_vs_oncologist"]["value"] == pytest.approx(2 / 3)
+    # the draft against both replies of m1: EM 2, EA 1, ED 2 -> P 0.5, R 2/3, F1 4/7
+    assert exact["draft_vs_oncologist_same_cases"]["value"] == pytest.approx(4 / 7)
+    assert exact["gap"] == pytest.approx(2 / 3 - 4 / 7)
+
+
+def test_whitespace_variants_keep_sentences_and_words():
+    splitter = SentenceSplitter()
+    text = "Hi Maria,\nPlease take 2.5 mg twice daily. Call us at 5 p.m. if it hurts.\nBest,"
+    assert benchlib.whitespace_variant(text, 0, splitter) == text
+    variant = benchlib.whitespace_variant(text, 3, splitter)
+    assert variant.startswith("Hi    Maria,\nPlease    take 2.5 mg")
+    original = [s.text for s in splitter.split(text)]
+    changed = [s.text for s in splitter.split(variant)]
+    assert [s.split() for s in changed] == [s.split() for s in original]
+    assert changed[-1] == "Best," and changed[0] != original[0]  # no space: unchanged
+
+
+def test_variant_rows_and_their_check():
+    rows = [
+        {"id": "a", "prediction": "Rest today.", "reference": "Call us now."},
+        {"id": "b", "prediction": "Drink water.", "reference": "Rest."},
+    ]
+    out = scaling.variant_rows(rows, 5, SentenceSplitter())
+    assert [r["id"] for r in out] == ["a#0", "b#0", "a#1", "b#1", "a#2"]
+    assert out[4]["prediction"] == "Rest   today." and out[3]["reference"] == "Rest."
+
+    def words(texts):
+        return {"input_ids": [t.split() for t in texts]}
+
+    checked = scaling.check_variants(rows, [1, 2], SentenceSplitter(), words)
+    assert checked["sentences_checked"] == 8 and checked["sentences_unchanged"] == 2
+
+
+def test_timed_judges_answer_as_the_judges_they_wrap(theme_judge_cls):
+    from editf1.judges import ContentJudge, ThemeJudge, load_content_judge
+
+    content = benchlib.timed_judge(load_content_judge("exact"))
+    theme = benchlib.timed_judge(theme_judge_cls({"Rest today.": "Medical planning instruction"}))
+    assert isinstance(content, ContentJudge) and isinstance(theme, ThemeJudge)
+    scorer = EditF1Scorer(content_judge=content, theme_judge=theme, zero_division=0.0)
+    result = scorer.score([p for p, _ in PAIRS], [r for _, r in PAIRS])
+    assert result.expected_matches == 3 and content.fingerprint == "exact-sentence-match"
+    assert theme.classified[0] == "Rest today." and len(theme.classified) == len(
+        set(theme.classified)
+    )
+
+
+class _FakeSentenceTransformer:
+    """Deterministic 384-dimensional unit vectors per text, no model."""
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return 384
+
+    def encode(self, texts, **kwargs):
+        out = np.stack([np.random.default_rng(sum(map(ord, t))).normal(size=384) for t in texts])
+        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_a_second_system_encodes_and_classifies_no_reference_again():
+    model = _FakeSentenceTransformer()
+    splitter = SentenceSplitter()
+    second = speed._second_system(
+        model, [p for p, _ in PAIRS], [r for _, r in PAIRS], splitter, repeats=1
+    )
+    run = second["repeats"][0]
+    assert second["distinct_reference_sentences"] == 5
+    assert run["reference_texts_encoded_a"] == 5 and run["reference_texts_encoded_b"] == 0
+    assert run["reference_sentences_classified_a"] == 5
+    assert run["reference_sentences_classified_b"] == 0
+    assert run["texts_encoded_b"] > 0  # the new drafts' sentences and spans
+    scorer, timed = benchlib.fresh_scorer(model)
+    scorer.score(["Rest today."], ["Rest today."])
+    assert timed.texts == ["Rest today."]
+
+
+def test_peak_memory_of_a_child_process(tmp_path):
+    measured = benchlib.run_measured([sys.executable, "-c", "print('hi')"], tmp_path / "log")
+    assert measured["returncode"] == 0 and measured["peak_rss_mb"] > 0
+    assert (tmp_path / "log").read_text() == "hi\n"
+
+
+def test_scripts_exit_with_a_clear_message_without_data(tmp_path):
+    with pytest.raises(SystemExit, match="--data-dir"):
+        benchlib.oncqa_rows_or_exit(tmp_path, "own_reply")
+
+
+@pytest.mark.filterwarnings("ignore::editf1.score.UnusableJudgementWarning")
+def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
+    pytest.importorskip("peft", reason="the generative judges need the llm extra")
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    llm_judge = _load("llm_judge")
+    tiny = build_tiny_causal_lm(tmp_path / "tiny")
+    args = argparse.Namespace(
+        base=str(tiny),
+        adapter=None,
+        theme_base=None,
+        theme_adapter=None,
+        skip_theme=False,
+        batch_size=4,
+        max_new_tokens=6,
+        device="cpu",
+        dtype=None,
+    )
+    loaded = llm_judge.judges(args)
+    rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
+    records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
+    assert [r["pairs"] for r in records] == [2, 1]
+    assert [r["reference_sentences"] for r in records] == [4, 1]
+    summary = llm_judge.summarise(records, list(loaded))
+    # both ways decode greedily under the same constraints: the same answers
+    assert summary["pairs"] == 3 and summary["same_answers"] == 3
+    assert summary["content"]["sentences"] == 5
+    # the naive way reads the draft's prompt prefix once per sentence, batched once
+    tokens = summary["content"]["prompt_tokens"]
+    assert tokens["per_sentence"] > tokens["shared_prefix"] > 0
+    statuses = summary["content_answers"]
+    assert statuses["matches"] + statuses["no_matches"] + statuses["unusable"] == 5
