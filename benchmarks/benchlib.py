@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import importlib.metadata
 import json
 import os
 import platform
@@ -19,6 +18,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from editf1.versions import installed_versions
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the scripts write their latest output (small JSON, Markdown and PNG files).
@@ -43,17 +44,6 @@ def oncqa_rows_or_exit(data_dir: str | Path, setting: str) -> list[dict]:
             "in this workplace ../shared/data/oncqa)."
         )
     return oncqa_rows(data_dir, setting)
-
-
-def versions(*packages: str) -> dict[str, str]:
-    """Installed versions of ``packages`` (``"absent"`` if not installed)."""
-    out = {}
-    for name in packages:
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "absent"
-    return out
 
 
 def busy_processes(threshold: float = 20.0, sample_s: float = 1.0) -> list[dict]:
@@ -156,7 +146,7 @@ def machine_state() -> dict:
         "other_busy_processes": busy_processes(),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "versions": versions(
+        "versions": installed_versions(
             "edit-f1", "torch", "transformers", "sentence-transformers", "bert-score"
         ),
     }

@@ -8,7 +8,6 @@ the CLI, the demo and the training callback are thin shells over it.
 
 from __future__ import annotations
 
-import importlib.metadata
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,6 +35,7 @@ from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.validate import InputError, check_pair, check_pairs
+from editf1.versions import installed_versions
 
 __all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
 
@@ -44,13 +44,6 @@ Row = tuple  # (id or None, prediction, reference)
 
 class UnusableJudgementWarning(UserWarning):
     """A judge produced output that could not be used; see ``unusable_judgements``."""
-
-
-def _version(package: str) -> str:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "absent"
 
 
 class EditF1Scorer:
@@ -128,7 +121,7 @@ class EditF1Scorer:
                 f"splitter:{self.splitter.fingerprint}",
                 f"include_other:{self.include_other}",
                 f"zero_division:{self.zero_division}",
-                *(f"{name}:{_version(name)}" for name in libraries),
+                *(f"{name}:{v}" for name, v in installed_versions(*libraries).items()),
             ]
         )
 

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from editf1.labelled import ContentItem, ThemeItem, case_split
+from editf1.versions import installed_versions
 
 __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
 
@@ -187,19 +188,6 @@ def _collate(pad_id: int):
         }
 
     return collate
-
-
-def _library_versions() -> dict:
-    import importlib.metadata
-
-    names = ("edit-f1", "torch", "transformers", "peft", "huggingface-hub")
-    out = {}
-    for name in names:
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "absent"
-    return out
 
 
 def train_generative_judge(
@@ -419,7 +407,9 @@ def train_generative_judge(
             ),
             "target_spans": target_spans,
         },
-        "libraries": _library_versions(),
+        "libraries": installed_versions(
+            "edit-f1", "torch", "transformers", "peft", "huggingface-hub"
+        ),
         "date": date.today().isoformat(),
     }
     (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
