@@ -130,6 +130,44 @@ def test_missing_column_and_bad_json_are_named(tmp_path, capsys):
     assert "line 2: not valid JSON" in capsys.readouterr().err
 
 
+def test_ids_must_be_unique_and_a_named_id_field_must_exist(tmp_path, capsys):
+    source = tmp_path / "pairs.jsonl"
+    rows = [{"id": "a", "prediction": "ok.", "reference": "ok."}] * 2
+    source.write_text("\n".join(json.dumps(r) for r in rows))
+    out = tmp_path / "o.jsonl"
+    assert main(["score", str(source), *FAST, "-o", str(out)]) == 2
+    assert "ids[1] repeats ids[0] 'a'" in capsys.readouterr().err
+    assert main(["score", str(source), *FAST, "-o", str(out), "--id-field", "case"]) == 2
+    assert "--id-field 'case': no such field in row(s) [0, 1]" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_output_may_not_overwrite_the_input(tmp_path, capsys):
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(json.dumps({"prediction": "ok.", "reference": "ok."}))
+    assert main(["score", str(source), *FAST, "-o", str(source)]) == 2
+    assert "would overwrite the input file" in capsys.readouterr().err
+    assert json.loads(source.read_text()) == {"prediction": "ok.", "reference": "ok."}
+
+
+def test_csv_with_a_byte_order_mark_repeated_columns_or_extra_cells(tmp_path, capsys):
+    bom = tmp_path / "excel.csv"
+    bom.write_bytes("prediction,reference\nRest today.,Rest today.\n".encode("utf-8-sig"))
+    out = tmp_path / "o.jsonl"
+    assert main(["score", str(bom), *FAST, "-o", str(out)]) == 0
+    assert _jsonl(out)[0]["f1"] == 1.0
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text("prediction,reference,reference\na.,b.,c.\n")
+    assert main(["score", str(repeated), *FAST]) == 2
+    assert "the header repeats column(s) ['reference']" in capsys.readouterr().err
+    extra = tmp_path / "extra.csv"
+    extra.write_text("prediction,reference\na.,b.\nTake it.,Take it.,Extra stuff.\n")
+    assert main(["score", str(extra), *FAST]) == 2
+    assert "line 3: 3 cells for 2 columns; extra cells ['Extra stuff.']" in (
+        capsys.readouterr().err
+    )
+
+
 @needs_oncqa
 @pytest.mark.slow
 @pytest.mark.parametrize("setting", ["own_reply", "edited"])

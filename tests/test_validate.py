@@ -149,3 +149,17 @@ def test_scorer_accepts_an_empty_prediction(scorer):
     with pytest.warns(UndefinedMetricWarning, match=r"1 row\(s\) \[0\]"):
         result = scorer.score([""], [OK], keep_pairs=True)
     assert result.n_pairs == 1 and result.pairs[0].content.precision == 0.0
+
+
+def test_ids_are_optional_non_empty_and_unique(scorer):
+    drafts, replies = ["Rest.", "Rest.", "Rest."], ["Rest.", "Rest.", "Rest."]
+    with pytest.raises(InputError) as caught:
+        scorer.score(drafts, replies, ids=["m1", "m1", ""])
+    assert caught.value.errors == [
+        "ids[1] repeats ids[0] 'm1'",
+        "ids[2] must be a non-empty string, got str ''",
+    ]
+    with pytest.raises(InputError, match=r"ids\[0\] must be a non-empty string, got int 1"):
+        scorer.score(drafts, replies, ids=[1, 2, 3])
+    result = scorer.score(drafts, replies, ids=["m1", None, "m2"])
+    assert [p.id for p in result.pairs] == ["m1", None, "m2"]

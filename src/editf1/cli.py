@@ -67,7 +67,11 @@ def _add_score(commands) -> None:
         default="reference",
         help="column holding the clinician reply (default: reference)",
     )
-    p.add_argument("--id-field", default="id", help="column holding the row id, if present")
+    p.add_argument(
+        "--id-field",
+        help="column holding the row id (default: 'id' where the rows have one); ids must "
+        "be unique",
+    )
     p.add_argument(
         "--output", "-o", type=Path, help="per-row JSONL (default: runs/<name>.edit_f1.jsonl)"
     )
@@ -98,17 +102,18 @@ def _rows_for(args) -> tuple[str, list[dict], str, str, str]:
     """(name, rows, prediction field, reference field, id field) for the score command."""
     if args.input and (args.demo or args.dataset):
         raise SystemExit("edit-f1 score: give an input file or --demo/--dataset, not both")
+    id_field = args.id_field or "id"
     if args.input:
         from editf1.io import read_rows
 
         fields = [args.prediction_field, args.reference_field]
         rows = read_rows(args.input, fields, args.input_format)
-        return args.input.stem, rows, args.prediction_field, args.reference_field, args.id_field
+        return args.input.stem, rows, args.prediction_field, args.reference_field, id_field
     if args.dataset:
         from editf1.builders.cli import dataset_rows
 
         name, rows = dataset_rows(args)
-        return name, rows, args.prediction_field, args.reference_field, args.id_field
+        return name, rows, args.prediction_field, args.reference_field, id_field
     from editf1.corpora import demo_rows
 
     return "demo", demo_rows(), "prediction", "reference", "id"
@@ -118,11 +123,20 @@ def _score(args) -> int:
     from editf1.io import JsonlWriter
     from editf1.score import EditF1Scorer
     from editf1.summary import format_summary
-    from editf1.validate import InputError, check_pair
+    from editf1.validate import InputError, check_id, check_pair
 
     name, rows, pred, ref, id_field = _rows_for(args)
+    output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
+    if args.input and output.resolve() == args.input.resolve():
+        raise ValueError(f"-o {output} would overwrite the input file")
+    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
+        raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
+    seen: dict[str, int] = {}
     errors = [
-        e for i, row in enumerate(rows) for e in check_pair(i, row[pred], row[ref], pred, ref)
+        e
+        for i, row in enumerate(rows)
+        for e in check_id(i, _as_id(row.get(id_field)), seen)
+        + check_pair(i, row[pred], row[ref], pred, ref)
     ]
     if errors:
         raise InputError(errors)
@@ -141,7 +155,6 @@ def _score(args) -> int:
         batch_size=args.batch_size,
         progress=not args.no_progress,
     )
-    output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
     stream = ((_as_id(row.get(id_field)), row[pred], row[ref]) for row in rows)
     with JsonlWriter(output) as write:
         result = scorer.score_stream(

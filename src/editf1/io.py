@@ -39,19 +39,33 @@ def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming the line of a line that is not a JSON object, or the missing
-            field and the fields that are there.
+        ValueError: naming the line of a line that is not a JSON object or of a CSV row
+            with more cells than the header; the missing field and the fields that are
+            there; or a CSV header that repeats a column (one would hide the other).
     """
     path = Path(path)
     kind = _format_of(path, input_format)
     if kind == "csv":
-        with open(path, newline="", encoding="utf-8") as handle:
+        # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark
+        with open(path, newline="", encoding="utf-8-sig") as handle:
             dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
             reader = csv.DictReader(handle, dialect=dialect)
-            missing = [f for f in fields if f not in (reader.fieldnames or [])]
+            header = reader.fieldnames or []
+            repeated = sorted({name for name in header if header.count(name) > 1})
+            if repeated:
+                raise ValueError(f"{path}: the header repeats column(s) {repeated}")
+            missing = [f for f in fields if f not in header]
             if missing:
-                raise ValueError(f"{path}: no column {missing}; the header has {reader.fieldnames}")
-            return list(reader)
+                raise ValueError(f"{path}: no column {missing}; the header has {header}")
+            rows = []
+            for row in reader:
+                if None in row:
+                    raise ValueError(
+                        f"{path}, line {reader.line_num}: {len(header) + len(row[None])} cells "
+                        f"for {len(header)} columns; extra cells {row[None]!r:.80}"
+                    )
+                rows.append(row)
+            return rows
     rows = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):

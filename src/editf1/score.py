@@ -34,7 +34,7 @@ from editf1.judges import (
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import InputError, check_pair, check_pairs
+from editf1.validate import InputError, check_id, check_pair, check_pairs
 from editf1.versions import installed_versions
 
 __all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
@@ -138,7 +138,8 @@ class EditF1Scorer:
         Args:
             predictions: N drafts (strings; an empty draft is allowed).
             references: N clinician replies (strings with at least one word).
-            ids: N row ids to carry into the results, optional.
+            ids: N row ids to carry into the results, optional: non-empty strings,
+                each used once.
             keep_pairs: keep every :class:`PairResult` in the result.
 
         Returns:
@@ -146,11 +147,16 @@ class EditF1Scorer:
 
         Raises:
             TypeError, ValueError: for non-list arguments or different lengths.
-            InputError: listing every bad row and field, before any model runs.
+            InputError: listing every bad row and field (and every missing or repeated
+                id), before any model runs.
         """
         check_pairs(predictions, references)
-        if ids is not None and len(ids) != len(predictions):
-            raise ValueError(f"ids has {len(ids)} items for {len(predictions)} predictions")
+        if ids is not None:
+            if len(ids) != len(predictions):
+                raise ValueError(f"ids has {len(ids)} items for {len(predictions)} predictions")
+            seen: dict[str, int] = {}
+            if errors := [e for i, row_id in enumerate(ids) for e in check_id(i, row_id, seen)]:
+                raise InputError(errors)
         rows = zip(ids if ids is not None else [None] * len(predictions), predictions, references)
         return self.score_stream(rows, total=len(predictions), keep_pairs=keep_pairs)
 
@@ -217,11 +223,17 @@ class EditF1Scorer:
         Rows are checked and judged ``batch_size`` at a time.
 
         Raises:
-            InputError: naming each bad row and field of a batch.
+            InputError: naming each bad row and field of a batch, and each id that is
+                not a non-empty string or repeats an earlier row's.
         """
         numbered = enumerate(tqdm(rows, total=total, disable=not self.progress, unit="pair"))
+        seen_ids: dict[str, int] = {}
         while batch := list(islice(numbered, self.batch_size)):
-            errors = [e for i, (_, p, r) in batch for e in check_pair(i, p, r)]
+            errors = [
+                e
+                for i, (row_id, p, r) in batch
+                for e in check_id(i, row_id, seen_ids) + check_pair(i, p, r)
+            ]
             if errors:
                 raise InputError(errors)
             yield from self._score_batch(batch)

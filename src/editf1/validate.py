@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editf1.segment import has_word
 
-__all__ = ["InputError", "check_pair", "check_pairs", "shorten"]
+__all__ = ["InputError", "check_id", "check_pair", "check_pairs", "shorten"]
 
 MAX_ERRORS_SHOWN = 10
 
@@ -67,8 +67,35 @@ def check_pair(
     return errors
 
 
+def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
+    """Problems with one row id: ids are optional (``None``), otherwise non-empty
+    strings, each used once. ``seen`` maps the ids met so far to their rows and is
+    updated.
+
+    >>> seen = {}
+    >>> check_id(0, "m1", seen), check_id(1, "m1", seen), check_id(2, 7, seen)
+    ([], ["ids[1] repeats ids[0] 'm1'"], ['ids[2] must be a non-empty string, got int 7'])
+    """
+    if row_id is None:
+        return []
+    if not isinstance(row_id, str) or not row_id.strip():
+        return [
+            f"ids[{row}] must be a non-empty string, got {type(row_id).__name__} {shorten(row_id)}"
+        ]
+    if row_id in seen:
+        return [f"ids[{row}] repeats ids[{seen[row_id]}] {shorten(row_id)}"]
+    seen[row_id] = row
+    return []
+
+
 def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0) -> None:
     """Check every pair; raise once, listing every problem.
+
+    Args:
+        predictions: N drafts (strings; empty allowed).
+        references: N clinician replies (strings with at least one word).
+        first_row: the number of the first pair in messages (pairs are numbered from
+            it, e.g. the offset of a batch within a corpus).
 
     Raises:
         TypeError: if either argument is a single string or not a sequence.
