@@ -46,6 +46,8 @@ def test_cohen_kappa_degenerate_cases():
     assert cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0
     # rater 2 always says 1, rater 1 varies: p_o = 1/2, p_e = 1/2 → 0, never NaN
     assert cohen_kappa([0, 1], [1, 1]) == 0.0
+    with pytest.raises(ValueError, match="2 labels against 1"):
+        cohen_kappa([1, 1], [1])
 
 
 # ---------------------------------------------------------------- bootstrap

@@ -60,15 +60,28 @@ def agreement(y_true: Sequence, y_pred: Sequence) -> float:
 
 
 def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) -> float:
-    """Cohen's kappa (``weights="quadratic"`` for ordinal scores), via scikit-learn.
+    """Cohen's kappa (``weights="quadratic"`` for ordinal scores), via scikit-learn:
+    (p_o - p_e) / (1 - p_e), the agreement beyond chance (Buckley et al., arXiv
+    2609.12822, judge-agreement statistics).
 
-    When both raters use one and the same label on every item, kappa is 0/0; it is
-    reported as 1.0 (complete agreement), never NaN.
+    Args:
+        y_true, y_pred: N labels each (any hashable values), e.g. expert and judge.
+        weights: ``None``, ``"linear"`` or ``"quadratic"``.
+
+    Returns:
+        kappa in [-1, 1]. When both raters use one and the same label on every item,
+        kappa is 0/0; it is reported as 1.0 (the raters agree completely, and no
+        chance correction applies), never NaN.
+
+    Raises:
+        ValueError: if the lengths differ.
 
     >>> round(cohen_kappa([1, 0, 1, 1], [1, 0, 0, 1]), 4)
     0.5
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"cohen_kappa: {len(y_true)} labels against {len(y_pred)}")
     if len(set(y_true.tolist()) | set(y_pred.tolist())) < 2:
         return 1.0
     value = cohen_kappa_score(y_true, y_pred, weights=weights)
