@@ -27,6 +27,8 @@ def texts(splitter, text):
         "Drink approx. two liters of water a day.",
         "Take 2.5 mg of warfarin tonight.",
         "Take amoxicillin b.i.d. with food.",
+        "Take Tylenol 500 mg q.6h. as needed for pain.",
+        "Use the inhaler q.4h. while you are wheezing.",
     ],
 )
 def test_abbreviations_and_decimals_stay_inside_a_sentence(splitter, sentence):
