@@ -247,8 +247,19 @@ def corpus_estimates(
 ) -> dict[str, Estimate]:
     """Each of :data:`METRICS` the run has, with a case-level bootstrap CI.
 
+    Args:
+        run: a scored run read back from its per-pair JSONL.
+        cases: maps a pair's key to its case (message) id, so that pairs of one
+            message are resampled together; ``None``: every pair is its own case.
+        n_resamples, confidence, seed: of the percentile bootstrap
+            (:func:`editf1.agreement.bootstrap`).
+
     Returns:
-        ``{metric: Estimate}``; ``Estimate.value`` equals the corpus figure.
+        ``{metric: Estimate}``; ``Estimate.value`` equals the corpus (micro) figure, a
+        fraction in [0, 1].
+
+    Raises:
+        ValueError: if the run has no pairs.
     """
     groups = None if cases is None else [cases(k) for k in run.keys]
     return {

@@ -153,7 +153,22 @@ def _scorer(key):
 
 
 def compute(init_options: dict, predictions, references, **kwargs) -> dict:
-    """Score and return evaluate's result dict.
+    """Score and return evaluate's result dict (what ``EditF1.compute`` returns).
+
+    Args:
+        init_options: the ``evaluate.load`` options (judges and their options).
+        predictions: N drafts (strings).
+        references: N clinician replies: strings, or N lists of strings (several
+            replies per draft: scored by :func:`editf1.multi_reference.score_multi_reference`).
+        **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``.
+
+    Returns:
+        :meth:`editf1.results.CorpusResult.to_dict`: ``precision``, ``recall``, ``f1``
+        (fractions in [0, 1], micro-averaged; Seegmiller et al. §3), the counts
+        ``expected_matches`` / ``expected_additions`` / ``expected_deletions``, the
+        theme-level scores, ``unusable_judgements``, ``reproducibility`` and, with
+        ``return_pairs=True``, ``per_pair`` (scores and alignment of each pair). With
+        several replies per draft, the multi-reference result (best and mean).
 
     Raises:
         TypeError: naming unknown options.
