@@ -75,6 +75,13 @@ def test_bad_rows_are_named():
     metric = _exact(str(METRIC_DIR))
     with pytest.raises(InputError, match=r"references\[1\] has no word"):
         metric.compute(predictions=["a b.", "c d."], references=["a b.", "   "])
+    # evaluate's own format check would name neither row nor field
+    with pytest.raises(InputError, match=r"predictions\[0\] must be a string, got NoneType"):
+        metric.compute(predictions=[None, "a."], references=["a.", "b."])
+    # rows are numbered across the batches of one computation
+    metric.add_batch(predictions=["a.", "b."], references=["a.", "b."])
+    with pytest.raises(InputError, match=r"references\[2\]\[1\] must be a string, got int 7"):
+        metric.add_batch(predictions=["c."], references=[["c.", 7]])
 
 
 def test_zero_division_option_reaches_the_scorer():

@@ -30,16 +30,20 @@ class EditF1(evaluate.Metric):
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add drafts and their clinician replies (one, or a list per draft)."""
         if self.selected_feature_format is None:  # a new computation starts
-            self._reference_kind = None
+            self._reference_kind, self._rows_added = None, 0
+        hf_metric.check_types(predictions, references, self._rows_added)
         self._reference_kind = hf_metric.reference_kind(references, self._reference_kind)
         super().add_batch(predictions=predictions, references=references, **kwargs)
+        self._rows_added += len(predictions or ())
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one draft and its clinician reply (or list of replies)."""
         if self.selected_feature_format is None:
-            self._reference_kind = None
+            self._reference_kind, self._rows_added = None, 0
+        hf_metric.check_types([prediction], [reference], self._rows_added)
         self._reference_kind = hf_metric.reference_kind([reference], self._reference_kind)
         super().add(prediction=prediction, reference=reference, **kwargs)
+        self._rows_added += 1
 
     def _compute(self, predictions, references, **kwargs):
         return hf_metric.compute(self.edit_f1_options, predictions, references, **kwargs)

@@ -200,6 +200,47 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     return result.to_dict()
 
 
+def check_types(predictions, references, first_row: int = 0) -> None:
+    """Check that drafts are strings and replies strings (or lists of strings) before
+    evaluate's own format check, which names neither the row nor the field.
+
+    Args:
+        predictions, references: one batch given to ``add_batch`` / ``compute``.
+        first_row: the number of the batch's first row within the computation.
+
+    Raises:
+        editf1.validate.InputError: naming each bad ``predictions[i]``,
+            ``references[i]`` or ``references[i][k]``.
+
+    >>> check_types(["Rest."], [["Rest.", None]])
+    Traceback (most recent call last):
+    ...
+    editf1.validate.InputError: 1 bad input(s):
+      references[0][1] must be a string, got NoneType None
+    """
+    from editf1.validate import InputError, shorten
+
+    def bad(field: str, value) -> str:
+        return f"{field} must be a string, got {type(value).__name__} {shorten(value)}"
+
+    errors = [
+        bad(f"predictions[{i}]", p)
+        for i, p in enumerate(predictions or (), start=first_row)
+        if not isinstance(p, str)
+    ]
+    for i, reference in enumerate(references or (), start=first_row):
+        if isinstance(reference, (list, tuple)):
+            errors += [
+                bad(f"references[{i}][{k}]", r)
+                for k, r in enumerate(reference)
+                if not isinstance(r, str)
+            ]
+        elif not isinstance(reference, str):
+            errors.append(bad(f"references[{i}]", reference))
+    if errors:
+        raise InputError(errors)
+
+
 def reference_kind(references, expected: str | None = None) -> str | None:
     """``"multi"`` if every reference is a list of replies, ``"single"`` if none is.
 
