@@ -142,6 +142,18 @@ def test_ids_must_be_unique_and_a_named_id_field_must_exist(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_limit_scores_the_first_rows_after_checking_all(tmp_path, capsys):
+    source = tmp_path / "pairs.jsonl"
+    rows = [{"prediction": f"Rest {i}.", "reference": f"Rest {i}."} for i in range(3)]
+    source.write_text("\n".join(json.dumps(r) for r in rows))
+    out = tmp_path / "o.jsonl"
+    assert main(["score", str(source), *FAST, "-o", str(out), "--limit", "2"]) == 0
+    assert [r["row"] for r in _jsonl(out)] == [0, 1]
+    source.write_text("\n".join(json.dumps(r) for r in [*rows, {"prediction": "a."}]))
+    assert main(["score", str(source), *FAST, "--limit", "1"]) == 2  # row 3 is checked
+    assert "line 4: no field ['reference']" in capsys.readouterr().err
+
+
 def test_output_may_not_overwrite_the_input(tmp_path, capsys):
     source = tmp_path / "pairs.jsonl"
     source.write_text(json.dumps({"prediction": "ok.", "reference": "ok."}))

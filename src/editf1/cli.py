@@ -91,6 +91,9 @@ def _add_score(commands) -> None:
         help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
     )
     p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument(
+        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     from editf1.builders.cli import add_builder_options
 
@@ -140,6 +143,10 @@ def _score(args) -> int:
     ]
     if errors:
         raise InputError(errors)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {args.limit}")
+        rows = rows[: args.limit]
     from editf1.judge_cli import judge_options
 
     theme_options = judge_options(args.theme_judge_option)
