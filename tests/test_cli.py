@@ -125,9 +125,12 @@ def test_missing_column_and_bad_json_are_named(tmp_path, capsys):
         capsys.readouterr().err
     )
     broken = tmp_path / "pairs.jsonl"
-    broken.write_text('{"prediction": "a", "reference": "b"}\n{oops\n')
+    broken.write_text('{"prediction": "a", "reference": "b"}\n{oops\n[1]\n{"prediction": "c"}\n')
     assert main(["score", str(broken), *FAST]) == 2
-    assert "line 2: not valid JSON" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "3 bad input(s)" in err and "line 2: not valid JSON" in err
+    assert "line 3: expected a JSON object, got [1]" in err
+    assert "line 4: no field ['reference']; the row has ['prediction']" in err
 
 
 def test_ids_must_be_unique_and_a_named_id_field_must_exist(tmp_path, capsys):

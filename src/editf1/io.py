@@ -6,6 +6,8 @@ import csv
 import json
 from pathlib import Path
 
+from editf1.validate import InputError
+
 __all__ = ["JsonlWriter", "read_rows"]
 
 FORMATS = ("jsonl", "csv")
@@ -39,7 +41,8 @@ def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming the line of a line that is not a JSON object or of a CSV row
+        ValueError: (:class:`~editf1.validate.InputError` for JSON Lines, listing every
+            bad line at once) naming the line of a line that is not a JSON object or of a CSV row
             with more cells than the header; the missing field and the fields that are
             there; or a CSV header that repeats a column (one would hide the other).
     """
@@ -66,7 +69,7 @@ def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -
                     )
                 rows.append(row)
             return rows
-    rows = []
+    rows, errors = [], []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -74,15 +77,19 @@ def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                raise ValueError(f"{path}, line {number}: not valid JSON ({error})") from None
+                errors.append(f"{path}, line {number}: not valid JSON ({error})")
+                continue
             if not isinstance(row, dict):
-                raise ValueError(f"{path}, line {number}: expected a JSON object, got {row!r:.60}")
+                errors.append(f"{path}, line {number}: expected a JSON object, got {row!r:.60}")
+                continue
             missing = [f for f in fields if f not in row]
             if missing:
-                raise ValueError(
+                errors.append(
                     f"{path}, line {number}: no field {missing}; the row has {sorted(row)}"
                 )
             rows.append(row)
+    if errors:
+        raise InputError(errors)
     return rows
 
 
