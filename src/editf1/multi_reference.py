@@ -28,7 +28,7 @@ from editf1.aggregate import PRF, CorpusAccumulator, prf
 from editf1.agreement import Estimate, bootstrap
 from editf1.results import CorpusResult, PairResult
 from editf1.score import EditF1Scorer
-from editf1.validate import InputError, check_id, check_pair, shorten
+from editf1.validate import InputError, check_ids, check_pair, shorten
 
 __all__ = [
     "InterAnnotatorResult",
@@ -185,12 +185,7 @@ def score_multi_reference(
         (1.0, 0.75)
     """
     _check_multi(predictions, references)
-    if ids is not None:
-        if len(ids) != len(predictions):
-            raise ValueError(f"ids has {len(ids)} items for {len(predictions)} predictions")
-        seen: dict[str, int] = {}
-        if errors := [e for i, row_id in enumerate(ids) for e in check_id(i, row_id, seen)]:
-            raise InputError(errors)
+    check_ids(ids, len(predictions))
     owners = [i for i, replies in enumerate(references) for _ in replies]
     rows = (
         (None, predictions[i], reply) for i, replies in enumerate(references) for reply in replies

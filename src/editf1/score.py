@@ -34,7 +34,7 @@ from editf1.judges import (
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import InputError, check_id, check_pair, check_pairs
+from editf1.validate import InputError, check_id, check_ids, check_pair, check_pairs
 from editf1.versions import installed_versions
 
 __all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
@@ -151,12 +151,7 @@ class EditF1Scorer:
                 id), before any model runs.
         """
         check_pairs(predictions, references)
-        if ids is not None:
-            if len(ids) != len(predictions):
-                raise ValueError(f"ids has {len(ids)} items for {len(predictions)} predictions")
-            seen: dict[str, int] = {}
-            if errors := [e for i, row_id in enumerate(ids) for e in check_id(i, row_id, seen)]:
-                raise InputError(errors)
+        check_ids(ids, len(predictions))
         rows = zip(ids if ids is not None else [None] * len(predictions), predictions, references)
         return self.score_stream(rows, total=len(predictions), keep_pairs=keep_pairs)
 

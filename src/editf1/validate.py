@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editf1.segment import has_word
 
-__all__ = ["InputError", "check_id", "check_pair", "check_pairs", "shorten"]
+__all__ = ["InputError", "check_id", "check_ids", "check_pair", "check_pairs", "shorten"]
 
 MAX_ERRORS_SHOWN = 10
 
@@ -86,6 +86,22 @@ def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
         return [f"ids[{row}] repeats ids[{seen[row_id]}] {shorten(row_id)}"]
     seen[row_id] = row
     return []
+
+
+def check_ids(ids: Sequence | None, n_rows: int) -> None:
+    """Check optional row ids for ``n_rows`` rows (see :func:`check_id`).
+
+    Raises:
+        ValueError: if there are not ``n_rows`` ids.
+        InputError: listing every id that is not a non-empty string or repeats one.
+    """
+    if ids is None:
+        return
+    if len(ids) != n_rows:
+        raise ValueError(f"ids has {len(ids)} items for {n_rows} predictions")
+    seen: dict[str, int] = {}
+    if errors := [e for i, row_id in enumerate(ids) for e in check_id(i, row_id, seen)]:
+        raise InputError(errors)
 
 
 def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0) -> None:
