@@ -103,11 +103,94 @@ def test_word_recall_reference_without_words():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"), [({"threshold": 1.5}, "threshold"), ({"window": 0}, "window")]
+    ("kwargs", "message"),
+    [
+        ({"threshold": 1.5}, "threshold"),
+        ({"window": 0}, "window"),
+        ({"span_margin": -0.1}, "span_margin"),
+    ],
 )
 def test_embedding_content_judge_rejects_bad_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         EmbeddingContentJudge(encoder=object(), **kwargs)
+
+
+class TableEncoder:
+    """Embeddings from a table {text: vector}; records every text it is asked for."""
+
+    name = "table"
+    dimension = 3
+
+    def __init__(self, table):
+        self.table = {text: np.asarray(v, dtype=np.float32) for text, v in table.items()}
+        self.asked: list[str] = []
+
+    def encode(self, texts):
+        self.asked += texts
+        return np.array([self.table[t] for t in texts], dtype=np.float32).reshape(-1, 3)
+
+
+# probability = sigmoid(10 * cosine - 8): a match from cosine 0.8 up, word overlap ignored
+STEEP = {"weights": {"cosine": 10.0, "word_recall": 0.0}, "bias": -8.0, "window": 2}
+
+
+def bounded_case(splitter, span_vector, first_vector):
+    reference, draft = "Rest more.", "Sleep early. Avoid screens. Call us."
+    encoder = TableEncoder(
+        {
+            "Rest more.": [1, 0, 0],
+            "Sleep early.": first_vector,
+            "Avoid screens.": [0, 1, 0],
+            "Call us.": [0, 0, 1],
+            "Sleep early. Avoid screens.": span_vector,
+            "Avoid screens. Call us.": [0, 1, 0],
+        }
+    )
+    return encoder, request(splitter, reference, draft)
+
+
+def test_bounded_span_search_skips_runs_that_cannot_match(splitter):
+    # sentences at cosine 0, 0, 0 with the reference: bound 0 + 0.4 < 0.8, no run encoded
+    encoder, req = bounded_case(splitter, [1, 0, 0], [0, 0, 1])
+    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=0.4)
+    (scores,) = judge.span_scores([req])
+    assert [s.text for s in scores.spans] == ["Sleep early.", "Avoid screens.", "Call us."]
+    assert "Sleep early. Avoid screens." not in encoder.asked
+    assert scores.probability.shape == (1, 3)
+    (answer,) = judge.match([req])[0]
+    assert answer.status == "no_match" and answer.score == pytest.approx(1 / (1 + np.exp(8)))
+    # the exhaustive search finds the run this bound wrongly ruled out (cosine 1.0, a
+    # gain of 1.0 over its best sentence, far beyond any seen on real data)
+    everything = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=None)
+    (answer,) = everything.match([req])[0]
+    assert answer.status == "match" and answer.span.text == "Sleep early. Avoid screens."
+
+
+def test_bounded_span_search_scores_runs_that_could_match(splitter):
+    # "Sleep early." at cosine 0.6: bound 1.0 >= 0.8 for the first run only
+    encoder, req = bounded_case(splitter, [1, 0, 0], [0.6, 0.8, 0])
+    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=0.4)
+    (scores,) = judge.span_scores([req])
+    assert [s.text for s in scores.spans][3:] == ["Sleep early. Avoid screens."]
+    assert scores.cosine[0].tolist() == pytest.approx([0.6, 0.0, 0.0, 1.0])
+    assert "Avoid screens. Call us." not in encoder.asked
+    (answer,) = judge.match([req])[0]
+    assert answer.status == "match" and answer.span.text == "Sleep early. Avoid screens."
+    assert answer.score == pytest.approx(1 / (1 + np.exp(-2)))
+    # every_span scores both runs and gives the same answer
+    (full,) = judge.span_scores([req], every_span=True)
+    assert len(full.spans) == 5 and full.probability.argmax() == 3
+
+
+def test_bounded_span_search_without_references_encodes_no_run(splitter):
+    encoder, _ = bounded_case(splitter, [1, 0, 0], [0.6, 0.8, 0])
+    req = JudgeRequest(
+        (), "Sleep early. Avoid screens.", tuple(splitter.split("Sleep early. Avoid screens."))
+    )
+    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder)
+    (scores,) = judge.span_scores([req])
+    assert len(scores.spans) == 2 and scores.probability.shape == (0, 2)
+    assert encoder.asked == ["Sleep early.", "Avoid screens."]
 
 
 # ---------------------------------------------------------------- embedded judges (real model)
@@ -277,3 +360,38 @@ def test_embedded_judges_are_cached_and_share_one_encoder(real_content_judge, re
     assert load_content_judge("embedding", {"threshold": 0.7}) is other
     assert other.threshold == 0.7 and "threshold=0.7" in other.fingerprint
     assert other.encoder is real_content_judge.encoder is real_theme_judge.encoder
+
+
+@pytest.mark.slow
+def test_bounded_span_search_changes_no_decision_on_real_data(shared_data, real_content_judge):
+    """On K-QA, both OncQA settings and ExpertQA's medicine answers the default bound
+    rules out no run that the exhaustive search would have answered, and no run's
+    cosine gains the margin or more over its best sentence (largest gain: 0.266)."""
+    from editf1.corpora import expertqa_medicine_rows, kqa_nli_rows, oncqa_rows
+    from editf1.segment import SentenceSplitter
+
+    folders = [shared_data / name for name in ("kqa", "oncqa", "expertqa")]
+    if not all(folder.is_dir() for folder in folders):
+        pytest.skip(f"K-QA, OncQA or ExpertQA is absent from {shared_data}")
+    splitter = SentenceSplitter()
+    pairs = [(r["claim"], r["answer"]) for r in kqa_nli_rows(folders[0])]
+    for setting in ("own_reply", "edited"):
+        pairs += [(r["reference"], r["prediction"]) for r in oncqa_rows(folders[1], setting)]
+    pairs += [(r["revision"], r["answer"]) for r in expertqa_medicine_rows(folders[2])]
+    requests = [request(splitter, ref, draft) for ref, draft in pairs]
+    bounded = real_content_judge.match(requests)
+    exhaustive = real_content_judge.span_scores(requests, every_span=True)
+    gains, matches = [], 0
+    for req, answers, full in zip(requests, bounded, exhaustive):
+        n = len(req.prediction_sentences)
+        if n > 1 and len(req.reference_sentences):
+            best = np.maximum(full.cosine[:, : n - 1], full.cosine[:, 1:n])
+            gains.append((full.cosine[:, n:] - best).max())
+        for answer, row in zip(answers, full.probability):
+            expected = row.max() >= 0.5 if len(row) else False
+            assert (answer.status == "match") == expected
+            if expected:
+                matches += 1
+                assert answer.span == full.spans[int(row.argmax())]
+    assert len(gains) > 500 and max(gains) < real_content_judge.span_margin
+    assert matches > 100

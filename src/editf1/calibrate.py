@@ -115,7 +115,7 @@ def calibrate_content_judge(
             [s.cosine[0].max(), s.word_recall[0][s.cosine[0].argmax()]]
             if len(s.spans)
             else [-1.0, 0.0]
-            for s in probe.span_scores(requests)
+            for s in probe.span_scores(requests, every_span=True)
         ]
     )
     split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)

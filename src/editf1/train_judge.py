@@ -110,13 +110,14 @@ def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
 
 def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, int]], str]:
     """For human matches without an annotated span: the embedded judge's most probable
-    draft span (character offsets), and the judge's fingerprint."""
+    draft span (character offsets, every run of sentences scored), and the judge's
+    fingerprint."""
     from editf1.judges import JudgeRequest
     from editf1.judges.embedding import EmbeddingContentJudge
     from editf1.segment import Sentence, SentenceSplitter
 
     need = [i for i, item in enumerate(items) if item.match and item.span is None]
-    judge = EmbeddingContentJudge()
+    judge = EmbeddingContentJudge(span_margin=None)
     if not need:
         return {}, judge.fingerprint
     splitter = SentenceSplitter()
