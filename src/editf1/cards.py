@@ -518,8 +518,8 @@ def embedding_content_card_spec(
         summary=(
             "The embedded default content judge of edit-F1: for each reference sentence "
             "it scores every draft sentence and each run of up to "
-            f"{params['window']} adjacent sentences that could become the match with a "
-            "logistic regression over two "
+            f"{params['window']} adjacent sentences that could become the match (see Span "
+            "search) with a logistic regression over two "
             "features (cosine similarity of all-MiniLM-L6-v2 embeddings, share of the "
             "sentence's words in the span) and answers the most probable span if its "
             "probability reaches 0.5, else NO MATCH. Offline, CPU, nothing downloaded."
@@ -535,10 +535,12 @@ def embedding_content_card_spec(
             ("Parameters", "`editf1/data/content_judge.json`"),
             (
                 "Span search",
-                "a run of sentences is encoded only if, with its cosine bounded by its "
-                f"best sentence's + {DEFAULT_SPAN_MARGIN}, it could reach 0.5 and beat "
-                "every single sentence; on K-QA, OncQA and ExpertQA this changed no decision "
-                "(`span_margin=None` encodes every run)",
+                "a run of sentences is encoded only if, assuming its cosine is at most its "
+                f"best sentence's + {DEFAULT_SPAN_MARGIN} (an assumption checked on K-QA, "
+                "OncQA and ExpertQA with this encoder and window, where it changed no "
+                "decision), it could reach 0.5 and beat every single sentence; a NO MATCH "
+                "reports the best probability among the spans scored (`span_margin=None` "
+                "encodes every run)",
             ),
         ],
         usage="\n".join(

