@@ -230,6 +230,40 @@ def test_batches_mixing_drafts_answer_as_one_generate_call_per_row(tiny, tokeniz
     assert [a.probe for a in batched] == pytest.approx([a.probe for a in naive], abs=1e-5)
 
 
+def test_a_prefix_recurring_in_the_next_batch_is_computed_once(tiny, tokenizer):
+    """Seven rows of one prefix, then two of another, in batches of 3: the first prefix
+    runs through the model once for its first two batches, and answers are unchanged."""
+    import functools
+
+    from transformers import AutoModelForCausalLM
+
+    from editf1.judges.generative.decoding import Row, decode_per_sentence, decode_shared_prefix
+
+    model = AutoModelForCausalLM.from_pretrained(tiny).eval()
+    prefixes = [tokenizer(d, add_special_tokens=False).input_ids for d in DRAFTS[:2]]
+    suffix = [tokenizer(t, add_special_tokens=False).input_ids for t in REFERENCES[:3]]
+    eos = tokenizer.eos_token_id
+    rows = [Row(0, tuple(suffix[i % 3]), None, 4) for i in range(7)]
+    rows += [Row(1, tuple(suffix[i]), None, 4) for i in range(2)]
+    prefix_runs = []
+    forward = model.forward
+
+    @functools.wraps(forward)
+    def counting(*args, **kwargs):
+        if "cache" not in kwargs and "past_key_values" not in kwargs:
+            prefix_runs.append(kwargs["input_ids"].shape[0])
+        return forward(*args, **kwargs)
+
+    model.forward = counting
+    batched = decode_shared_prefix(model, prefixes, rows, eos_id=eos, pad_id=eos, batch_size=3)
+    model.forward = forward
+    # batches: prefix 0 x3 (computed), 0 x3 (copied), then 0 and 1 (both computed)
+    assert prefix_runs == [1, 2]
+    naive = decode_per_sentence(model, prefixes, rows, eos_id=eos, pad_id=eos)
+    assert [a.tokens for a in batched] == [a.tokens for a in naive]
+    assert [a.logprob for a in batched] == pytest.approx([a.logprob for a in naive], abs=1e-4)
+
+
 def test_answers_cut_off_are_unusable_and_counted_by_the_scorer(tiny):
     scorer = EditF1Scorer(
         content_judge=LLMContentJudge(str(tiny), max_new_tokens=1),

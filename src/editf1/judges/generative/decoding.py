@@ -25,6 +25,7 @@ token sequence ``prefix_r + suffix_r + answer_r`` at the positions it would have
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,7 +130,9 @@ def decode_shared_prefix(
     Rows are taken ``batch_size`` at a time, in order; the distinct prefixes of a batch
     are run together (left-padded) and their key/value caches given to their rows, so
     a batch may mix several drafts' sentences and a GPU stays busy even when each
-    draft has few sentences.
+    draft has few sentences. When the next batch needs the same prefixes (the theme
+    judge's instructions, a draft with more sentences than a batch), their cache is
+    copied, not computed again.
 
     Args:
         model: a causal LM that accepts a cache (``cache``, formerly
@@ -144,10 +147,17 @@ def decode_shared_prefix(
         R :class:`Answer` objects, in order.
     """
     answers: list[Answer] = []
+    computed = None  # the last batch's prefixes and their cache, reused while they recur
     for start in range(0, len(rows), batch_size):
         batch = rows[start : start + batch_size]
-        cache, prefix_mask = _prefix_cache(model, prefixes, batch, pad_id)
-        answers += _decode_rows(model, cache, prefix_mask, batch, eos_id=eos_id, pad_id=pad_id)
+        used = tuple(dict.fromkeys(row.prefix for row in batch))
+        if computed is None or computed[0] != used:
+            computed = (used, *_prefix_cache(model, [prefixes[k] for k in used], pad_id))
+        cache, mask = copy.deepcopy(computed[1]), computed[2]
+        index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
+        if len(batch) > 1:
+            cache.batch_select_indices(index)
+        answers += _decode_rows(model, cache, mask[index], batch, eos_id=eos_id, pad_id=pad_id)
     return answers
 
 
@@ -179,18 +189,12 @@ def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
     return ids, mask, positions
 
 
-def _prefix_cache(model, prefixes, batch: Sequence[Row], pad_id: int):
-    """The key/value cache of the batch's prefixes, one row per batch row, and the
-    prefixes' attention mask ``[rows, P]``."""
-    used = list(dict.fromkeys(row.prefix for row in batch))
-    ids, mask, positions = _left_padded([prefixes[k] for k in used], pad_id, model.device)
-    argument = _cache_argument(model)
+def _prefix_cache(model, prefixes: Sequence[Sequence[int]], pad_id: int):
+    """The key/value cache of ``prefixes`` run together (one left-padded row each) and
+    their attention mask ``[len(prefixes), P]``."""
+    ids, mask, positions = _left_padded(prefixes, pad_id, model.device)
     out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
-    cache = getattr(out, argument)
-    index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
-    if len(batch) > 1:
-        cache.batch_select_indices(index)
-    return cache, mask[index]
+    return getattr(out, _cache_argument(model)), mask
 
 
 def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_id):
