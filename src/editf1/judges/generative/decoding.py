@@ -147,13 +147,16 @@ def decode_shared_prefix(
         R :class:`Answer` objects, in order.
     """
     answers: list[Answer] = []
-    computed = None  # the last batch's prefixes and their cache, reused while they recur
+    kept = None  # (prefixes, cache, mask) of the last batch, kept when the next needs them
     for start in range(0, len(rows), batch_size):
         batch = rows[start : start + batch_size]
-        used = tuple(dict.fromkeys(row.prefix for row in batch))
-        if computed is None or computed[0] != used:
-            computed = (used, *_prefix_cache(model, [prefixes[k] for k in used], pad_id))
-        cache, mask = copy.deepcopy(computed[1]), computed[2]
+        used = _prefixes_of(batch)
+        if kept is not None and kept[0] == used:
+            cache, mask = kept[1], kept[2]
+        else:
+            cache, mask = _prefix_cache(model, [prefixes[k] for k in used], pad_id)
+        following = rows[start + batch_size : start + 2 * batch_size]
+        kept = (used, copy.deepcopy(cache), mask) if _prefixes_of(following) == used else None
         index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
         if len(batch) > 1:
             cache.batch_select_indices(index)
@@ -187,6 +190,11 @@ def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
             mask[row, width - len(tokens) :] = 1
     positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
     return ids, mask, positions
+
+
+def _prefixes_of(batch: Sequence[Row]) -> tuple[int, ...]:
+    """The distinct prefixes of a batch's rows, in order of first use."""
+    return tuple(dict.fromkeys(row.prefix for row in batch))
 
 
 def _prefix_cache(model, prefixes: Sequence[Sequence[int]], pad_id: int):
