@@ -127,9 +127,12 @@ _COSINE_ROUNDING = 1e-6
 _PROBABILITY_ROUNDING = 1e-6
 
 
-def _number(name: str, value, low: float, high: float) -> float:
-    """``value`` as a float in [low, high]; a ValueError naming ``name`` otherwise."""
-    hint = " (None in Python, null on the command line)" if name == "span_margin" else ""
+def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
+    """``value`` as a float in [low, high] (or ``None`` where allowed); a ValueError
+    naming ``name`` otherwise."""
+    if value is None and allow_none:
+        return None
+    hint = " (None in Python, null on the command line)" if allow_none else ""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
     if not low <= value <= high:  # also False for NaN
@@ -214,9 +217,7 @@ class EmbeddingContentJudge(ContentJudge):
         self.window = int(params["window"] if window is None else window)
         if self.window < 1:
             raise ValueError(f"window must be >= 1, got {self.window}")
-        self.span_margin = (
-            None if span_margin is None else _number("span_margin", span_margin, 0.0, 2.0)
-        )
+        self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
         self.encoder = encoder or default_encoder()
         self._digest = _digest([self.weights.tolist(), self.bias])
 
