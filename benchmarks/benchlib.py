@@ -30,9 +30,9 @@ MB = 1e6  #: memory figures are in megabytes (10^6 bytes); the target 1.5 GB = 1
 
 
 def oncqa_rows_or_exit(data_dir: str | Path, setting: str) -> list[dict]:
-    """OncQA rows (:func:`editf1.corpora.oncqa_rows`), or exit with a clear message when
+    """OncQA rows (:func:`editf1.builders.readers.oncqa_rows`), or exit with a clear message when
     the data folder is absent (a fresh clone outside this workplace)."""
-    from editf1.corpora import oncqa_rows
+    from editf1.builders.readers import oncqa_rows
 
     data_dir = Path(data_dir)
     needed = ["Master2.csv", "stage1.csv", "stage2.csv"]
@@ -219,7 +219,7 @@ def timed_judge(judge):
 
 
 def fresh_scorer(model, content_judge_options: dict | None = None, count_themes: bool = False):
-    """An :class:`~editf1.score.EditF1Scorer` with the embedded judges on an already
+    """An :class:`~editf1.scorer.EditF1Scorer` with the embedded judges on an already
     loaded encoder model, with empty caches: ``(scorer, timed_model)``.
 
     The judges are the library's own classes (nothing re-implemented); the encoder
@@ -227,7 +227,7 @@ def fresh_scorer(model, content_judge_options: dict | None = None, count_themes:
     ``count_themes`` wraps the theme judge in :func:`timed_judge` (``classified``)."""
     from editf1.judges.embedding import EmbeddingContentJudge, EmbeddingThemeJudge
     from editf1.judges.encoder import DEFAULT_ENCODER, SentenceEncoder
-    from editf1.score import EditF1Scorer
+    from editf1.scorer import EditF1Scorer
 
     timed = TimedModel(model)
     encoder = SentenceEncoder(timed, DEFAULT_ENCODER)

@@ -4,7 +4,7 @@ way the paper describes) against the batched shared-prefix decoding (the default
 Both ways are the library's own judges (:class:`editf1.judges.generative.LLMContentJudge`
 and :class:`~editf1.judges.generative.LLMThemeJudge` with ``batching="per_sentence"``
 or ``"shared_prefix"``) on the same loaded model, with the same prompts and the same
-constrained greedy decoding, run through :class:`editf1.score.EditF1Scorer` as a user
+constrained greedy decoding, run through :class:`editf1.scorer.EditF1Scorer` as a user
 would; so they must give the same answers, and the script counts the pairs where they
 do. Pairs are scored ``--chunk`` at a time, the two ways alternating chunk by chunk
 (which goes first alternates too), so both see the same machine load.
@@ -117,7 +117,7 @@ def prompt_tokens(loaded: dict, drafts: list[str], result, theme_sentences: list
 
 
 def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) -> list[dict]:
-    """Score ``rows`` with :class:`editf1.score.EditF1Scorer` both ways, ``chunk`` pairs
+    """Score ``rows`` with :class:`editf1.scorer.EditF1Scorer` both ways, ``chunk`` pairs
     at a time, the two ways alternating chunk by chunk (and which goes first, too).
 
     Args:
@@ -132,7 +132,7 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         each judge), ``total_<way>_s`` (the whole scorer call) and ``same_answers``
         (pairs whose every content and theme answer agree both ways).
     """
-    from editf1.score import EditF1Scorer
+    from editf1.scorer import EditF1Scorer
 
     records = []
     for k, start in enumerate(range(0, len(rows), chunk)):

@@ -112,8 +112,8 @@ def _profile_rest(model, predictions, references) -> dict:
         "word overlap feature (word_recall)": ("judges/embedding.py", "word_recall"),
         "candidate spans (candidate_spans)": ("judges/embedding.py", "candidate_spans"),
         "counting (count_content)": ("editf1/count.py", "count_content"),
-        "pair results (_pair_result)": ("editf1/score.py", "_pair_result"),
-        "theme lookup (_themes)": ("editf1/score.py", "_themes"),
+        "pair results (_pair_result)": ("editf1/scorer.py", "_pair_result"),
+        "theme lookup (_themes)": ("editf1/scorer.py", "_themes"),
         "input checks (check_pair)": ("editf1/validate.py", "check_pair"),
     }
     total = max(v[3] for (f, _, name), v in stats.items() if name == "score")
@@ -183,7 +183,7 @@ def _child(which: str, data_dir: Path, batch_size: int) -> None:
     predictions = [r["prediction"] for r in rows]
     references = [r["reference"] for r in rows]
     if which == "editf1":
-        from editf1.score import EditF1Scorer
+        from editf1.scorer import EditF1Scorer
 
         scorer = EditF1Scorer()
         loaded = benchlib.rss_mb()

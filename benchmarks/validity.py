@@ -13,7 +13,7 @@ compared on the same rows:
   a character-level similarity (autojunk off: on texts over 200 characters it would
   treat every common letter as junk).
 
-Figures (95% percentile bootstrap CIs from ``editf1.agreement.bootstrap``, resampling
+Figures (95% percentile bootstrap CIs from ``editf1.validation.agreement.bootstrap``, resampling
 cases, seeded):
 
 1. stage 2, edited drafts: Spearman's rho of each score with the normalised edit
@@ -23,7 +23,7 @@ cases, seeded):
 2. stage 1, the paper's setting: the draft against the oncologist's own reply (corpus
    micro F1, or mean ratio), and whether that predicts how much the same case's draft
    was edited in stage 2 (rho per case);
-3. inter-annotator predictability (``editf1.multi_reference``): one oncologist's reply
+3. inter-annotator predictability (``editf1.analysis.multi_reference``): one oncologist's reply
    scored against the other's, beside the draft on the same cases.
 
     python benchmarks/validity.py --data-dir ../shared/data/oncqa
@@ -82,7 +82,7 @@ def normalised_edit_distance(edit_distance: int, prediction: str, reference: str
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman's rho (scipy), NaN when one side is constant (a bootstrap resample can
-    be; :func:`editf1.agreement.bootstrap` skips those).
+    be; :func:`editf1.validation.agreement.bootstrap` skips those).
 
     >>> spearman([1, 2, 3], [0.3, 0.2, 0.1])
     -1.0
@@ -98,7 +98,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
 def spearman_estimate(x, y, groups, n_resamples: int, seed: int) -> dict:
     """rho of ``x`` and ``y`` with a case-level bootstrap CI, as a dict; ``value`` is
     ``None`` when rho is undefined (one side constant, e.g. every score 0)."""
-    from editf1.agreement import bootstrap
+    from editf1.validation.agreement import bootstrap
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if np.isnan(spearman(x, y)):
@@ -117,7 +117,7 @@ def spearman_estimate(x, y, groups, n_resamples: int, seed: int) -> dict:
 
 def mean_estimate(values, groups, n_resamples: int, seed: int) -> dict:
     """The mean of ``values`` with a case-level bootstrap CI, as a dict."""
-    from editf1.agreement import bootstrap
+    from editf1.validation.agreement import bootstrap
 
     values = np.asarray(values, dtype=float)
     return bootstrap(
@@ -132,7 +132,7 @@ def mean_estimate(values, groups, n_resamples: int, seed: int) -> dict:
 def micro_f1_estimate(pairs, groups, n_resamples: int, seed: int) -> dict:
     """Corpus (micro) content F1 of scored pairs, with a case-level bootstrap CI."""
     from editf1.aggregate import prf
-    from editf1.agreement import bootstrap
+    from editf1.validation.agreement import bootstrap
 
     counts = np.array(
         [(p.expected_matches, p.expected_deletions, p.expected_additions) for p in pairs]
@@ -166,7 +166,7 @@ def distribution(values: Sequence[float]) -> dict:
 
 def scorers() -> dict:
     """The two edit-F1 variants (content scores only; themes are not compared here)."""
-    from editf1.score import EditF1Scorer
+    from editf1.scorer import EditF1Scorer
 
     return {
         "edit-F1": EditF1Scorer(theme_judge=None, zero_division=0.0),
@@ -286,7 +286,7 @@ def own_reply_figures(rows, scored, edited_rows, n_resamples: int, seed: int) ->
 
 def iap_figures(rows, scored, scorer_by_name, n_resamples: int, seed: int) -> dict:
     """Inter-annotator predictability on cases with two oncologists, beside the draft."""
-    from editf1.multi_reference import inter_annotator_predictability
+    from editf1.analysis.multi_reference import inter_annotator_predictability
 
     replies: dict[str, list[str]] = {}
     for r in rows:

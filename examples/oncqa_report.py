@@ -28,8 +28,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from editf1.cli import main as edit_f1
-from editf1.corpora import oncqa_rows
+from editf1.builders.readers import oncqa_rows
+from editf1.cli.main import main as edit_f1
 
 OWN_REPLY_CASE = r"(.+)-\d+"
 

@@ -1,7 +1,7 @@
 """Fine-tune a small causal LM on the demo set and log edit-F1 beside the loss.
 
 A few optimisation steps on a CPU, in minutes: at each evaluation
-:class:`editf1.callback.EditF1Callback` drafts replies to held-out portal messages with
+:class:`editf1.integrations.callback.EditF1Callback` drafts replies to held-out portal messages with
 the model being trained and logs content- and theme-level edit-F1 next to
 ``eval_loss`` (console here; TensorBoard, W&B, ... with ``--report-to``).
 
@@ -35,9 +35,9 @@ from transformers import (
     TrainingArguments,
 )
 
-from editf1.callback import EditF1Callback, build_prompt, uses_chat_template
-from editf1.corpora import demo_rows
-from editf1.score import EditF1Scorer
+from editf1.builders.readers import demo_rows
+from editf1.integrations.callback import EditF1Callback, build_prompt, uses_chat_template
+from editf1.scorer import EditF1Scorer
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from editf1.agreement import (
+from editf1.validation.agreement import (
     Estimate,
     agreement,
     binary_agreement_report,

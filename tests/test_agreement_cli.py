@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from editf1.cli import main
-from editf1.judge_agreement import (
+from editf1.cli.main import main
+from editf1.judges import ThemeJudgement
+from editf1.validation.judge_agreement import (
     content_agreement_report,
     format_report,
     judge_content_items,
@@ -17,8 +18,7 @@ from editf1.judge_agreement import (
     span_overlap,
     theme_label_report,
 )
-from editf1.judges import ThemeJudgement
-from editf1.labelled import ContentItem, ThemeItem, read_content_items, select_split
+from editf1.validation.labelled import ContentItem, ThemeItem, read_content_items, select_split
 
 X = "Rest today. Drink water. Call us."
 Y = "Your labs are normal."
@@ -210,8 +210,8 @@ def test_bad_labels_name_the_row(tmp_path):
 
 
 def test_theme_labels_without_case_are_their_own_cases(tmp_path, theme_judge_cls):
-    from editf1.judge_agreement import judge_theme_items, theme_agreement_report
-    from editf1.labelled import read_theme_items
+    from editf1.validation.judge_agreement import judge_theme_items, theme_agreement_report
+    from editf1.validation.labelled import read_theme_items
 
     path = tmp_path / "themes.jsonl"
     path.write_text(
@@ -242,7 +242,7 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     shared_data, capsys
 ):
     from editf1.judges.embedding import load_params
-    from editf1.labelled import kqa_content_items
+    from editf1.validation.labelled import kqa_content_items
 
     shipped = load_params("content_judge.json")
     items = select_split(kqa_content_items(shared_data / "kqa"), "test")

@@ -11,8 +11,8 @@ import warnings
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
-from editf1.corpora import demo_rows
-from editf1.score import EditF1Scorer
+from editf1.builders.readers import demo_rows
+from editf1.scorer import EditF1Scorer
 
 pytestmark = pytest.mark.slow
 

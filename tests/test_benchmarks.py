@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.segment import SentenceSplitter
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -219,7 +219,7 @@ def test_scripts_exit_with_a_clear_message_without_data(tmp_path):
         benchlib.oncqa_rows_or_exit(tmp_path, "own_reply")
 
 
-@pytest.mark.filterwarnings("ignore::editf1.score.UnusableJudgementWarning")
+@pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
     pytest.importorskip("peft", reason="the generative judges need the llm extra")
     from editf1.judges.generative.tiny import build_tiny_causal_lm

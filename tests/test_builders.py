@@ -20,9 +20,9 @@ from huggingface_hub import DatasetCard
 from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
 from editf1.builders.exports import UnusedColumnsWarning, assign_splits
 from editf1.builders.hub import card_configs, push_to_hub, render_card, write_hub_folder
+from editf1.builders.readers import demo_rows
 from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
-from editf1.cli import main
-from editf1.corpora import demo_rows
+from editf1.cli.main import main
 
 pytestmark = pytest.mark.filterwarnings("ignore::editf1.builders.exports.UnusedColumnsWarning")
 

@@ -7,9 +7,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from editf1.calibrate import fit_content_classifier, load_theme_sentences, train_theme_judge
 from editf1.judges.embedding import load_params
 from editf1.themes import THEMES
+from editf1.training.classifiers import (
+    fit_content_classifier,
+    load_theme_sentences,
+    train_theme_judge,
+)
 
 
 def test_fit_content_classifier_on_separable_toy_set():
@@ -86,8 +90,8 @@ def test_shipped_theme_weights_fit_the_encoder(real_theme_judge):
 
 @pytest.mark.slow
 def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real_content_judge):
-    from editf1.calibrate import calibrate_content_judge
-    from editf1.corpora import kqa_nli_rows
+    from editf1.builders.readers import kqa_nli_rows
+    from editf1.training.classifiers import calibrate_content_judge
 
     folder = shared_data / "kqa"
     if not (folder / "NLI_medical_annotator.csv").is_file():

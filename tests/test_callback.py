@@ -22,15 +22,15 @@ from transformers import (
 )
 from transformers.trainer_utils import EvalPrediction
 
-from editf1.callback import (
+from editf1.builders.readers import demo_rows
+from editf1.integrations.callback import (
     EditF1Callback,
     build_prompt,
     edit_f1_logs,
     make_compute_metrics,
     read_drafts,
 )
-from editf1.corpora import demo_rows
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
 
 KEYS = [

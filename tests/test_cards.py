@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from huggingface_hub import ModelCard
 
-from editf1.cards import (
+from editf1.judges.embedding import load_params
+from editf1.themes import THEMES
+from editf1.validation.cards import (
     adapter_card_spec,
     build_cards,
     embedding_theme_card_spec,
     render_card,
     write_card,
 )
-from editf1.judges.embedding import load_params
-from editf1.themes import THEMES
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "judges" / "cards.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from editf1.cli import main
+from editf1.cli.main import main
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 needs_oncqa = pytest.mark.skipif(

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from editf1.corpora import ONCQA_SETTINGS, demo_rows, kqa_nli_rows, oncqa_rows
+from editf1.builders.readers import ONCQA_SETTINGS, demo_rows, kqa_nli_rows, oncqa_rows
 from editf1.segment import has_word
 
 ACCEPTABILITY = {

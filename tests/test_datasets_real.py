@@ -21,8 +21,8 @@ import pytest
 from editf1.builders import load_split
 from editf1.builders.hub import write_hub_folder
 from editf1.builders.public import DuplicateRecordsWarning, UnmatchedRecordsWarning
-from editf1.cli import main
-from editf1.corpora import kqa_nli_rows, oncqa_rows
+from editf1.builders.readers import kqa_nli_rows, oncqa_rows
+from editf1.cli.main import main
 from editf1.themes import THEMES
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

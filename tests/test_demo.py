@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from editf1.demo import EXPECTED_DELETION, MATCHED, explain_pair
-from editf1.score import EditF1Scorer
+from editf1.integrations.demo import EXPECTED_DELETION, MATCHED, explain_pair
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
 
 PLAN, CONTINGENCY = "Medical planning instruction", "Contingency planning"
@@ -76,8 +76,8 @@ def test_empty_draft_gets_a_note_and_bad_reply_an_error(scorer):
 
 
 def test_demo_command_launches_the_app_on_the_given_address(monkeypatch):
-    import editf1.demo
-    from editf1.cli import main
+    import editf1.integrations.demo
+    from editf1.cli.main import main
 
     launched = {}
 
@@ -85,6 +85,6 @@ def test_demo_command_launches_the_app_on_the_given_address(monkeypatch):
         def launch(self, **kwargs):
             launched.update(kwargs)
 
-    monkeypatch.setattr(editf1.demo, "build_demo", lambda: App())
+    monkeypatch.setattr(editf1.integrations.demo, "build_demo", lambda: App())
     assert main(["demo", "--port", "7999"]) == 0
     assert launched == {"server_name": "127.0.0.1", "server_port": 7999, "share": False}

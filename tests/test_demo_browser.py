@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from editf1.judges import ThemeJudge, ThemeJudgement
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 
 gradio = pytest.importorskip("gradio", reason="gradio is not installed (pip install '.[demo]')")
 sync_api = pytest.importorskip(
@@ -54,7 +54,7 @@ def _free_port() -> int:
 
 
 def _serve(scorer):
-    from editf1.demo import build_demo
+    from editf1.integrations.demo import build_demo
 
     demo = build_demo(scorer)
     port = _free_port()

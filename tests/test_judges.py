@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from editf1.calibrate import load_theme_sentences
 from editf1.judges import (
     CONTENT_JUDGES,
     THEME_JUDGES,
@@ -19,6 +18,7 @@ from editf1.judges.embedding import EmbeddingContentJudge, candidate_spans, word
 from editf1.judges.exact import ExactMatchContentJudge, normalize
 from editf1.segment import Sentence
 from editf1.themes import THEMES
+from editf1.training.classifiers import load_theme_sentences
 
 
 def request(splitter, reference, draft):
@@ -389,7 +389,12 @@ def test_bounded_span_search_changes_no_decision_on_real_data(shared_data, real_
     chosen) and on K-QA's physician answers against their curated statements (not used
     to choose it), the default bound rules out no run that the exhaustive search would
     have answered, and no run's cosine gains the margin or more over its best sentence."""
-    from editf1.corpora import expertqa_medicine_rows, kqa_nli_rows, kqa_question_rows, oncqa_rows
+    from editf1.builders.readers import (
+        expertqa_medicine_rows,
+        kqa_nli_rows,
+        kqa_question_rows,
+        oncqa_rows,
+    )
     from editf1.segment import SentenceSplitter
 
     folders = [shared_data / name for name in ("kqa", "oncqa", "expertqa")]

@@ -29,7 +29,7 @@ from editf1.judges.generative.constraints import (
 )
 from editf1.judges.generative.loading import resolve
 from editf1.judges.generative.tiny import build_tiny_causal_lm
-from editf1.score import EditF1Scorer, UnusableJudgementWarning
+from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.themes import THEMES
 
@@ -378,7 +378,7 @@ def test_offline_without_a_cached_copy_says_what_to_download(tmp_path):
     message = str(error.value)
     assert "not in the local Hugging Face cache" in message
     assert "hf download edit-f1-tests/absent --revision main" in message
-    from editf1.cli import main
+    from editf1.cli.main import main
 
     code = main(
         [

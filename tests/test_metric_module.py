@@ -12,7 +12,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from editf1 import hf_metric
+from editf1.integrations import hf_metric
 from editf1.validate import InputError
 
 ROOT = Path(__file__).resolve().parents[1]

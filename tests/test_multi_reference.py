@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from editf1.cli import main
-from editf1.multi_reference import inter_annotator_predictability, score_multi_reference
-from editf1.score import EditF1Scorer
+from editf1.analysis.multi_reference import inter_annotator_predictability, score_multi_reference
+from editf1.cli.main import main
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +185,7 @@ def test_iap_on_oncqa_cases_with_two_oncologists(tmp_path, capsys):
 @pytest.mark.slow
 @needs_oncqa
 def test_iap_on_oncqa_with_embedded_judges(tmp_path):
-    from editf1.corpora import oncqa_rows
+    from editf1.builders.readers import oncqa_rows
 
     replies: dict[str, list[str]] = {}
     for row in oncqa_rows(SHARED_DATA / "oncqa", "own_reply"):

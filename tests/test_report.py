@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from editf1.cli import main
-from editf1.compare import (
+from editf1.analysis.compare import (
     case_pattern,
     compare_all,
     compare_runs,
@@ -20,8 +19,9 @@ from editf1.compare import (
     load_run,
     pair_result_from_dict,
 )
+from editf1.cli.main import main
 from editf1.io import JsonlWriter
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 
 pytest.importorskip("matplotlib", reason="matplotlib is not installed (pip install '.[report]')")
 

@@ -9,7 +9,7 @@ import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.judges.exact import ExactMatchContentJudge
-from editf1.score import EditF1Scorer, UnusableJudgementWarning
+from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, THEMES
 

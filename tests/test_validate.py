@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError, check_pair, check_pairs, shorten
 
 OK = "Rest today."

@@ -1,10 +1,10 @@
 """The edit-F1 Space: score one (LLM draft, clinician reply) pair and see why.
 
 Runs the Gradio app of the `editf1` library (pip install "edit-f1[demo]"); the scoring
-and the layout live in `editf1.demo`, so the Space and `edit-f1 demo` are one app.
+and the layout live in `editf1.integrations.demo`, so the Space and `edit-f1 demo` are one app.
 """
 
-from editf1.demo import build_demo
+from editf1.integrations.demo import build_demo
 
 demo = build_demo()
 

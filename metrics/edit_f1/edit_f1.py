@@ -1,14 +1,14 @@
 """edit-F1: how much would a clinician edit this LLM-drafted reply to a patient message?
 
 A thin `evaluate` module over the `editf1` library (pip install edit-f1): the
-descriptions, argument checks and scoring all live in `editf1.hf_metric`.
+descriptions, argument checks and scoring all live in `editf1.integrations.hf_metric`.
 """
 
 import inspect
 
 import evaluate
 
-from editf1 import hf_metric
+from editf1.integrations import hf_metric
 
 
 @evaluate.utils.file_utils.add_start_docstrings(hf_metric.DESCRIPTION, hf_metric.KWARGS_DESCRIPTION)

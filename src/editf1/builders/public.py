@@ -2,7 +2,7 @@
 
 Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (the upstream
 files under their upstream names, except where noted), or downloads the upstream files
-at the pinned revision when ``data_dir`` is None. The readers in :mod:`editf1.corpora`
+at the pinned revision when ``data_dir`` is None. The readers in :mod:`editf1.builders.readers`
 do the parsing; these classes turn their rows into the shared schemas of
 :mod:`editf1.builders.schema`. Upstream sets carry no splits: every config has one
 split, ``test`` (evaluation data).
@@ -19,14 +19,7 @@ from datasets import Features, Value
 
 from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
 from editf1.builders.exports import ExportError
-from editf1.builders.schema import (
-    CASE_FEATURES,
-    CONTENT_MATCH_FEATURES,
-    case_pairs,
-    empty_ehr,
-    pair_features,
-)
-from editf1.corpora import (
+from editf1.builders.readers import (
     demo_rows,
     expertqa_medicine_rows,
     kqa_nli_rows,
@@ -35,7 +28,14 @@ from editf1.corpora import (
     oncqa_rows,
     parse_oncqa_input,
 )
-from editf1.corpora.oncqa import ONCQA_CONTENT_FLAGS, read_csv
+from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS, read_csv
+from editf1.builders.schema import (
+    CASE_FEATURES,
+    CONTENT_MATCH_FEATURES,
+    case_pairs,
+    empty_ehr,
+    pair_features,
+)
 from editf1.io import read_rows
 
 __all__ = [
@@ -175,13 +175,13 @@ class OncQABuilder(EditF1Builder):
         ``own_reply`` (default): each GPT-4 draft (``Master2.csv`` ``Output``) against
         the reply an oncologist wrote without seeing it (``stage1.csv``), the paper's
         setting; 100 pairs over 63 cases in ``../shared/data/oncqa``. Rows equal
-        :func:`editf1.corpora.oncqa_rows` (``id`` ``"<case>-<n>"``) plus message and
+        :func:`editf1.builders.readers.oncqa_rows` (``id`` ``"<case>-<n>"``) plus message and
         chart summary.
         ``edited``: the draft the oncologist saw (``stage2.csv`` ``raw_response``)
         against their edit of it (``doc_change``), with the upstream ``edit_distance``,
         ``acceptability`` (``q3``) and ``harm`` (``q5``); 100 pairs.
         ``cases``: one row per case (:data:`CASE_FEATURES`), message and chart summary
-        parsed from ``Input`` by :func:`editf1.corpora.parse_oncqa_input`; stage-1
+        parsed from ``Input`` by :func:`editf1.builders.readers.parse_oncqa_input`; stage-1
         replies and stage-2 edits are the responses.
         ``content_grading``: physicians' content flags of drafts, edits and own replies
         (``content_grading_s44.csv``, ``content_grading_d56.csv``); 263 rows.

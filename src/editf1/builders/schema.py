@@ -10,7 +10,7 @@ drafts. Four schemas cover every builder:
   ``responses`` with its annotator, the ``drafts`` with the system that wrote each, and
   optional sentence-level ``themes`` and content ``matches`` annotations.
 - :data:`PAIR_FEATURES` — one row per (draft, clinician reply) pair: what
-  ``edit-f1 score`` and :class:`editf1.score.EditF1Scorer` consume (``prediction`` is
+  ``edit-f1 score`` and :class:`editf1.scorer.EditF1Scorer` consume (``prediction`` is
   the draft, ``reference`` the reply). Builders add typed columns of their own.
 - :data:`CONTENT_MATCH_FEATURES` — content-match annotations (§3.1): a reference
   sentence, a draft, and per annotator the verbatim matching draft span or NO MATCH.

@@ -5,7 +5,7 @@
   over two features (cosine similarity of all-MiniLM-L6-v2 embeddings, and the share of
   the sentence's words found in the span) finds most probable, and calls it a match
   when that probability reaches ``threshold``. The weights are fitted on physicians'
-  labels (K-QA, see :mod:`editf1.calibrate`), not guessed; they ship in
+  labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; they ship in
   ``data/content_judge.json`` with the agreement they reached on held-out questions.
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
   embeddings, trained on the labelled sentences this package ships
@@ -157,7 +157,7 @@ class EmbeddingContentJudge(ContentJudge):
     up to ``window`` adjacent ones) it computes the cosine similarity of their
     all-MiniLM-L6-v2 embeddings and the share of the reference sentence's words found
     in the span, turns them into a match probability with a logistic regression fitted
-    on physicians' labels (:func:`editf1.calibrate.calibrate_content_judge`), and
+    on physicians' labels (:func:`editf1.training.classifiers.calibrate_content_judge`), and
     answers the most probable span if its probability reaches ``threshold``.
 
     Bounded span search: every draft sentence is encoded, a run of sentences only when

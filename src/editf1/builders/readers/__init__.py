@@ -5,10 +5,10 @@ Each reader returns plain dicts with at least ``id``, ``prediction`` (the draft)
 the dataset builders wrap them.
 """
 
-from editf1.corpora.demo import demo_rows
-from editf1.corpora.expertqa import expertqa_medicine_rows
-from editf1.corpora.kqa import kqa_nli_rows, kqa_question_rows
-from editf1.corpora.oncqa import (
+from editf1.builders.readers.demo import demo_rows
+from editf1.builders.readers.expertqa import expertqa_medicine_rows
+from editf1.builders.readers.kqa import kqa_nli_rows, kqa_question_rows
+from editf1.builders.readers.oncqa import (
     ONCQA_SETTINGS,
     oncqa_content_grading_rows,
     oncqa_rows,

@@ -6,7 +6,7 @@ match agreement with the exact span, span overlap, Cohen's kappa. Theme judges
 (Table 8): per-theme and micro F1, Cohen's kappa. Any labels (e.g. ordinal scores):
 agreement and Cohen's kappa, quadratic-weighted for ordinal scores. Every figure comes
 with a 95% percentile bootstrap CI from 2,000 resamples over *cases* with a fixed seed
-(Buckley et al., arXiv 2609.12822), via :func:`editf1.agreement.bootstrap`; every
+(Buckley et al., arXiv 2609.12822), via :func:`editf1.validation.agreement.bootstrap`; every
 report has its confusion matrix. When several humans labelled the same items, the
 same statistics between the humans (mean over annotator pairs) give the human ceiling,
 and the judge against each human (mean over annotators) is the figure to compare it
@@ -24,7 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.metrics import confusion_matrix
 
-from editf1.agreement import (
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, ThemeJudge
+from editf1.segment import Sentence, SentenceSplitter
+from editf1.themes import THEMES
+from editf1.validation.agreement import (
     Estimate,
     agreement,
     binary_agreement_report,
@@ -32,10 +35,7 @@ from editf1.agreement import (
     cohen_kappa,
     inter_annotator_report,
 )
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, ThemeJudge
-from editf1.labelled import ContentItem, ThemeItem
-from editf1.segment import Sentence, SentenceSplitter
-from editf1.themes import THEMES
+from editf1.validation.labelled import ContentItem, ThemeItem
 
 __all__ = [
     "UNUSABLE",
@@ -151,7 +151,7 @@ def _annotator_matrix(items) -> list | None:
 
 
 def _binary_report(human: np.ndarray, judge: np.ndarray, kw: dict) -> dict:
-    """:func:`~editf1.agreement.binary_agreement_report`, or, when the humans used one
+    """:func:`~editf1.validation.agreement.binary_agreement_report`, or, when the humans used one
     label only, the same keys with the other label's agreement ``None`` (undefined)."""
     if 0 < human.sum() < len(human):
         return binary_agreement_report(human, judge, **kw)
@@ -182,7 +182,7 @@ def content_agreement_report(
         n_resamples, seed: the bootstrap's (2,000 and 0 by default).
 
     Returns:
-        A dict of :class:`~editf1.agreement.Estimate` (value, 95% CI, n) and counts:
+        A dict of :class:`~editf1.validation.agreement.Estimate` (value, 95% CI, n) and counts:
         ``agreement``, ``cohen_kappa``, ``match_agreement`` (share of human matches the
         judge matched), ``non_match_agreement`` (``None`` when the humans used one label
         only), ``confusion_matrix`` ([[TN, FP], [FN,
@@ -403,7 +403,7 @@ def label_agreement_report(
 
 
 def to_jsonable(value):
-    """A report with every :class:`~editf1.agreement.Estimate` as a dict and NumPy
+    """A report with every :class:`~editf1.validation.agreement.Estimate` as a dict and NumPy
     numbers as Python numbers, ready for ``json.dumps``."""
     if isinstance(value, Estimate):
         return value.to_dict()

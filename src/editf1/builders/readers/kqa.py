@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.corpora.oncqa import read_csv
+from editf1.builders.readers.oncqa import read_csv
 from editf1.io import read_rows
 
 __all__ = ["KQA_LABELS", "kqa_nli_rows", "kqa_question_rows"]

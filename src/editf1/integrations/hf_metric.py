@@ -11,7 +11,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 
 __all__ = [
     "CITATION",
@@ -159,7 +159,7 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         init_options: the ``evaluate.load`` options (judges and their options).
         predictions: N drafts (strings).
         references: N clinician replies: strings, or N lists of strings (several
-            replies per draft: scored by :func:`editf1.multi_reference.score_multi_reference`).
+            replies per draft, scored by :meth:`editf1.scorer.EditF1Scorer.score`).
         **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``.
 
     Returns:
@@ -190,7 +190,7 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     except TypeError:  # an unhashable judge object or options: build a fresh scorer
         scorer = EditF1Scorer(**config)
     if any(isinstance(r, (list, tuple)) for r in references):
-        from editf1.multi_reference import score_multi_reference
+        from editf1.analysis.multi_reference import score_multi_reference
 
         out = score_multi_reference(scorer, list(predictions), list(references)).to_dict()
         if not options["return_pairs"]:

@@ -22,12 +22,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import classification_report, confusion_matrix
 from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold, cross_val_predict
 
-from editf1.agreement import binary_agreement_report, inter_annotator_report
 from editf1.judges.base import JudgeRequest
 from editf1.judges.embedding import EmbeddingContentJudge
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.themes import THEMES
+from editf1.validation.agreement import binary_agreement_report, inter_annotator_report
 
 __all__ = [
     "calibrate_content_judge",
@@ -88,7 +88,7 @@ def calibrate_content_judge(
     Args:
         rows: dicts with ``question`` (the case), ``claim``, ``answer``, ``match``
             (majority label) and ``annotator_matches`` (one bool per physician), as
-            :func:`editf1.corpora.kqa_nli_rows` returns.
+            :func:`editf1.builders.readers.kqa_nli_rows` returns.
         window: the judge's span window.
         test_size: share of questions held out.
         seed: seed of the split, the classifier and the bootstrap.

@@ -1,12 +1,12 @@
 """``edit-f1 report``: HTML and Markdown reports with plots from scored runs.
 
-From one or more runs of ``edit-f1 score`` (:func:`editf1.compare.load_run`) the report
+From one or more runs of ``edit-f1 score`` (:func:`editf1.analysis.compare.load_run`) the report
 shows, per system: corpus content- and theme-level precision/recall/F1 with case-level
 bootstrap 95% CIs; per-theme F1 bars (Seegmiller et al., arXiv 2601.11344, Table 15);
 the share of responses containing each theme, systems beside the clinicians (Table 5);
 per-theme content recall (Table 14); histograms of per-pair F1; and, for every two
 runs scored against the same references, the paired bootstrap difference in edit-F1
-with its 95% CI and p-value (:func:`editf1.compare.compare_all`).
+with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`).
 
 Plots use matplotlib's object API (no global pyplot state); needs the ``report``
 extra (``pip install "edit-f1[report]"``).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.compare import (
+from editf1.analysis.compare import (
     PairedDifference,
     ScoredRun,
     compare_all,
@@ -330,10 +330,10 @@ def write_report(
     """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
 
     Args:
-        runs: one or more runs (:func:`editf1.compare.load_run`), with distinct names.
+        runs: one or more runs (:func:`editf1.analysis.compare.load_run`), with distinct names.
         output_dir: folder to write (created if missing; files in it are overwritten).
         title: the report's title.
-        cases: pair key -> case for the bootstrap (:func:`editf1.compare.case_pattern`);
+        cases: pair key -> case for the bootstrap (:func:`editf1.analysis.compare.case_pattern`);
             default: every pair is its own case.
         n_resamples, confidence, seed: bootstrap settings (the same seed gives the same
             report).

@@ -11,8 +11,8 @@ Two questions arise when more than one clinician answered the same patient messa
   the inter-annotator predictability of Seegmiller et al. (arXiv 2601.11344, §4.2,
   Table 11), the edit-F1 a model could hope for if it wrote like one more clinician.
 
-Both are thin shells over :class:`editf1.score.EditF1Scorer`: all pairs go through
-one :meth:`~editf1.score.EditF1Scorer.score_stream` call (batched judges), and corpus
+Both are thin shells over :class:`editf1.scorer.EditF1Scorer`: all pairs go through
+one :meth:`~editf1.scorer.EditF1Scorer.score_stream` call (batched judges), and corpus
 figures are summed by :class:`editf1.aggregate.CorpusAccumulator`, as everywhere else.
 """
 
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from editf1.aggregate import PRF, CorpusAccumulator, prf
-from editf1.agreement import Estimate, bootstrap
 from editf1.results import CorpusResult, PairResult
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError, check_ids, check_pair, shorten
+from editf1.validation.agreement import Estimate, bootstrap
 
 __all__ = [
     "InterAnnotatorResult",
@@ -156,7 +156,7 @@ def score_multi_reference(
     """Score each draft against every one of its clinicians' replies.
 
     Args:
-        scorer: the :class:`~editf1.score.EditF1Scorer` (judges, options).
+        scorer: the :class:`~editf1.scorer.EditF1Scorer` (judges, options).
         predictions: N drafts (strings; may be empty).
         references: N non-empty lists of replies; list ``i`` holds the K_i replies
             (K_i >= 1, strings with a word) written for draft ``i``'s message.
@@ -223,7 +223,7 @@ class InterAnnotatorResult:
             pair's ``id`` is ``"<message>:<a>-><b>"``: reply ``a`` as the draft, reply
             ``b`` as the reference, 0-based positions within the message).
         f1, precision, recall: content edit-F1 with a 95% bootstrap CI over messages
-            (:class:`~editf1.agreement.Estimate`).
+            (:class:`~editf1.validation.agreement.Estimate`).
         theme_f1: theme-level edit-F1 with its CI; ``None`` without a theme judge.
         n_messages: messages with at least two replies (those scored).
         n_ordered_pairs: sum over those messages of K(K-1).
@@ -274,12 +274,12 @@ def inter_annotator_predictability(
     close to each other by construction.
 
     Args:
-        scorer: the :class:`~editf1.score.EditF1Scorer` (use the same judges as for the
+        scorer: the :class:`~editf1.scorer.EditF1Scorer` (use the same judges as for the
             model you compare with the ceiling).
         replies: message id -> the replies of the clinicians who answered it, in a
             fixed order. Messages with one reply are listed in the result, not scored.
         n_resamples, confidence, seed: the bootstrap over messages
-            (:func:`editf1.agreement.bootstrap`; all ordered pairs of a message are
+            (:func:`editf1.validation.agreement.bootstrap`; all ordered pairs of a message are
             drawn together).
 
     Returns:

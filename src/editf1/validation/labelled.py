@@ -86,7 +86,7 @@ def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
     question the case; "match" is the three physicians' majority label Entailment, and
     each physician's own label is kept for the human ceiling. K-QA has no spans.
     """
-    from editf1.corpora import kqa_nli_rows
+    from editf1.builders.readers import kqa_nli_rows
 
     return [
         ContentItem(
@@ -183,7 +183,7 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
 
 def shipped_theme_items() -> list[ThemeItem]:
     """The labelled theme sentences shipped with the package, each its own case."""
-    from editf1.calibrate import load_theme_sentences
+    from editf1.training.classifiers import load_theme_sentences
 
     texts, themes = load_theme_sentences()
     return [ThemeItem(f"row-{i}", t, th) for i, (t, th) in enumerate(zip(texts, themes))]
@@ -194,7 +194,7 @@ def case_split(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Split items by case: no case has items on both sides.
 
-    The same split as :func:`editf1.calibrate.calibrate_content_judge`
+    The same split as :func:`editf1.training.classifiers.calibrate_content_judge`
     (scikit-learn's ``GroupShuffleSplit``, one split), so judges calibrated on the same
     rows with the same seed are evaluated on the same held-out cases.
 

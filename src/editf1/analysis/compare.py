@@ -8,7 +8,7 @@ report shows exactly the figures the scorer printed.
 :func:`compare_runs` answers "does system B really need fewer edits than system A?"
 for two runs scored against the *same* references: the difference in micro-averaged
 edit-F1 with a paired, case-level bootstrap 95% CI and a two-sided p-value
-(:func:`editf1.agreement.bootstrap_resamples`, seeded; the percentile interval and the
+(:func:`editf1.validation.agreement.bootstrap_resamples`, seeded; the percentile interval and the
 p-value that inverts it, Efron & Tibshirani 1993, §13 and §16).
 """
 
@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from editf1.aggregate import PRF, CorpusAccumulator, prf
-from editf1.agreement import Estimate, bootstrap, bootstrap_resamples
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
+from editf1.validation.agreement import Estimate, bootstrap, bootstrap_resamples
 
 __all__ = [
     "METRICS",
@@ -252,7 +252,7 @@ def corpus_estimates(
         cases: maps a pair's key to its case (message) id, so that pairs of one
             message are resampled together; ``None``: every pair is its own case.
         n_resamples, confidence, seed: of the percentile bootstrap
-            (:func:`editf1.agreement.bootstrap`).
+            (:func:`editf1.validation.agreement.bootstrap`).
 
     Returns:
         ``{metric: Estimate}``; ``Estimate.value`` equals the corpus (micro) figure, a
@@ -285,7 +285,7 @@ class PairedDifference:
         baseline, system: the runs' names.
         baseline_value, system_value: the metric of each run, fractions in [0, 1].
         difference: ``system_value - baseline_value`` with its paired bootstrap CI
-            (an :class:`~editf1.agreement.Estimate`; ``n`` is the number of pairs).
+            (an :class:`~editf1.validation.agreement.Estimate`; ``n`` is the number of pairs).
         p_value: two-sided bootstrap p-value for "no difference", in (0, 1]:
             ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))`` over the B resampled differences
             ``d*``, each proportion counted as ``(1 + #) / (B + 1)``. It inverts the
@@ -371,7 +371,7 @@ def compare_runs(
             metric is unknown or needs theme scores a run lacks.
 
     Example:
-        >>> from editf1.score import EditF1Scorer
+        >>> from editf1.scorer import EditF1Scorer
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
         >>> refs = ["Rest. Drink water.", "Call us.", "Take ibuprofen."]
         >>> runs = [

@@ -1,0 +1,1 @@
+"""Reading scored runs back: comparing systems with paired CIs, reports, several references."""

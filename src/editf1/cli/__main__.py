@@ -1,0 +1,3 @@
+from editf1.cli.main import main
+
+raise SystemExit(main())

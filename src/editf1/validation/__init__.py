@@ -1,0 +1,1 @@
+"""Judges measured against clinicians: labelled items, agreement statistics, model cards."""
