@@ -4,16 +4,20 @@ A card is a ``README.md`` with ``huggingface_hub`` metadata (:class:`ModelCardDa
 with the agreement figures as ``model-index`` :class:`EvalResult` entries) and a
 ``confusion_matrix.png``. It states the base model and revision, the adapter, the
 training data and settings, every agreement figure with its 95% bootstrap CI next to
-the human ceiling, per-theme F1 for theme judges, intended use and limitations. Cards
-are never edited by hand: ``edit-f1 cards`` regenerates every shipped judge's card from
-``judges/cards.json``, and ``edit-f1 train-judge llm-*`` writes one into each adapter
-folder it trains, so the folder can be pushed to the Hub as it is.
+the human ceiling, per-theme F1 for theme judges, intended use and limitations. The
+layout and the fixed text are the Jinja template ``templates/judge_card.md``, rendered
+by ``huggingface_hub``'s :meth:`ModelCard.from_template`; a :class:`CardSpec` holds
+what differs between judges. Cards are never edited by hand: ``edit-f1 cards``
+regenerates every shipped judge's card from ``judges/cards.json``, and ``edit-f1
+train-judge llm-*`` writes one into each adapter folder it trains, so the folder can be
+pushed to the Hub as it is.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 
 from editf1.themes import THEMES
@@ -28,27 +32,14 @@ __all__ = [
     "write_card",
 ]
 
-_LIMITATIONS = [
-    "**Judges are tuned to the clinicians who labelled their data, and must be "
-    "re-validated elsewhere** (Seegmiller et al., arXiv 2601.11344, §8). What counts "
-    "as 'the draft already says this' differs between institutions, specialties and "
-    "clinicians. Before trusting edit-F1 computed with this judge on your data, label "
-    "a few dozen of your own (draft, sentence) items and run `edit-f1 agreement` on "
-    "them; `edit-f1 train-judge` recalibrates a judge on them.",
-    "The confidence intervals come from a bootstrap over cases (2,000 resamples, "
-    "seed 0); with few cases they are wide, and they do not cover a shift to other "
-    "data.",
-    "A judge's errors move edit-F1: a missed match adds an expected addition and an "
-    "expected deletion; a false match hides both. Report the judge and its agreement "
-    "with every edit-F1 figure (the scorer's `reproducibility` string names it).",
-    "Not a clinical decision tool: it scores drafts for evaluation and model "
-    "development; it says nothing about whether a draft is safe to send.",
-]
+#: the card's Jinja template, in ``editf1/validation/templates/``.
+_TEMPLATE = "judge_card.md"
 
 
 @dataclass(frozen=True)
 class CardSpec:
-    """Everything a judge's card says.
+    """Everything a judge's card says that differs between judges (the template holds
+    the rest).
 
     Attributes:
         name: the card's (and Hub repo's) name.
@@ -82,13 +73,6 @@ class CardSpec:
     comparison: list[tuple[str, dict]] = field(default_factory=list)
 
 
-def _ci(estimate: dict | None) -> str:
-    if estimate is None:
-        return "n/a | n/a | n/a"
-    value, low, high = estimate["value"], estimate["low"], estimate["high"]
-    return f"{value:.3f} | [{low:.3f}, {high:.3f}] | {estimate['n']}"
-
-
 _CONTENT_ROWS = [
     ("agreement", "Agreement (share of match / no-match decisions equal to the humans')"),
     ("non_match_agreement", "Non-match agreement (human NO MATCH judged NO MATCH)"),
@@ -102,112 +86,6 @@ _THEME_ROWS = [
     ("macro_f1", "Macro F1 (mean over themes)"),
     ("cohen_kappa", "Cohen's kappa"),
 ]
-
-
-def _chance_warning(report: dict) -> list[str]:
-    """A warning, derived from the figures, when kappa's CI does not exclude chance."""
-    kappa = report.get("cohen_kappa")
-    if not kappa or kappa["low"] > 0:
-        return []
-    return [
-        f"**Cohen's kappa is {kappa['value']:.3f} and its 95% CI [{kappa['low']:.3f}, "
-        f"{kappa['high']:.3f}] includes 0: on these items the judge's agreement with the "
-        "humans is not distinguishable from chance. Do not use it to score drafts.**",
-        "",
-    ]
-
-
-def _comparison_section(spec: CardSpec) -> list[str]:
-    if not spec.comparison or spec.report is None:
-        return []
-    key = "agreement" if spec.task == "content" else "micro_f1"
-    lines = [
-        "### Compared on the same items",
-        "",
-        f"| Judge | {key.replace('_', ' ')} | Cohen's kappa | vs each annotator, mean agreement |",
-        "|---|---|---|---|",
-    ]
-
-    def cell(estimate):
-        if not estimate:
-            return "n/a"
-        return f"{estimate['value']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}]"
-
-    for label, report in [(f"**{spec.name}** (this card)", spec.report), *spec.comparison]:
-        versus = report.get("judge_vs_annotators", {}).get("agreement")
-        lines.append(
-            f"| {label} | {cell(report.get(key))} | {cell(report.get('cohen_kappa'))} | "
-            f"{cell(versus)} |"
-        )
-    ceiling = spec.report.get("human_ceiling")
-    if ceiling:
-        lines.append(
-            f"| annotators vs each other (human ceiling) | {cell(ceiling['agreement'])} | "
-            f"{cell(ceiling['cohen_kappa'])} | {cell(ceiling['agreement'])} |"
-        )
-    return [*lines, ""]
-
-
-def _agreement_section(spec: CardSpec) -> str:
-    report = spec.report
-    if report is None:
-        return "## Agreement with human labels\n\nNot measured.\n"
-    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
-    lines = [
-        "## Agreement with human labels",
-        "",
-        f"Evaluated on {spec.evaluated_on}: {report['n']} items in {report['cases']} "
-        "cases. 95% percentile bootstrap confidence intervals from "
-        f"{report.get('n_resamples', 2000)} resamples over cases, seed "
-        f"{report.get('seed', 0)} (Buckley et al., arXiv 2609.12822).",
-        "",
-        "| Statistic | Value | 95% CI | n |",
-        "|---|---|---|---|",
-    ]
-    lines += [f"| {label} | {_ci(report.get(key))} |" for key, label in rows if key in report]
-    if "judge_vs_annotators" in report:
-        a = report["annotators"]
-        for key, label in (("agreement", "agreement"), ("cohen_kappa", "Cohen's kappa")):
-            lines.append(
-                f"| Judge vs each of the {a} annotators, mean {label} | "
-                f"{_ci(report['judge_vs_annotators'][key])} |"
-            )
-            lines.append(
-                f"| **Human ceiling**: annotator vs annotator, mean {label} | "
-                f"{_ci(report['human_ceiling'][key])} |"
-            )
-    lines.append("")
-    lines += _chance_warning(report)
-    lines += _comparison_section(spec)
-    if spec.task == "content" and report.get("spans_annotated", 0) == 0:
-        lines += [
-            "The labels say whether the draft contains each sentence, not where: the span "
-            "statistics are not available (n/a).",
-            "",
-        ]
-    if "unusable" in report:
-        counted = "NO MATCH" if spec.task == "content" else "a wrong theme"
-        unusable, n = report["unusable"], report["n"]
-        lines += [f"Unusable judgements (counted as {counted}): {unusable} of {n}.", ""]
-    if spec.task == "theme":
-        lines += [
-            "### Per-theme F1",
-            "",
-            "| Theme | F1 | 95% CI | n | support |",
-            "|---|---|---|---|---|",
-        ]
-        for theme, entry in report["per_theme"].items():
-            lines.append(f"| {theme} | {_ci(entry['f1'])} | {entry['support']} |")
-        lines.append("")
-    lines += ["### Confusion matrix", "", "Rows: humans; columns: judge.", ""]
-    labels = report.get("labels") or ["no match", "match"]
-    matrix = report["confusion_matrix"]
-    lines.append("| human \\ judge | " + " | ".join(labels) + " |")
-    lines.append("|---" * (len(labels) + 1) + "|")
-    for label, row in zip(labels, matrix):
-        lines.append(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
-    lines += ["", "![confusion matrix](confusion_matrix.png)", ""]
-    return "\n".join(lines)
 
 
 def _eval_results(spec: CardSpec):
@@ -241,12 +119,15 @@ def _eval_results(spec: CardSpec):
     return results or None
 
 
-def _table(rows: list[tuple[str, str]]) -> str:
-    return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
-
-
 def render_card(spec: CardSpec):
-    """The card as a :class:`huggingface_hub.ModelCard` (metadata + Markdown body)."""
+    """The card as a :class:`huggingface_hub.ModelCard`: ``spec``'s metadata
+    (:class:`ModelCardData`, agreement figures as ``model-index`` entries) rendered with
+    the package's Jinja template ``templates/judge_card.md`` by
+    :meth:`ModelCard.from_template`.
+
+    Raises:
+        ImportError: if jinja2 is not installed.
+    """
     from huggingface_hub import ModelCard, ModelCardData
 
     data = ModelCardData(
@@ -259,64 +140,33 @@ def render_card(spec: CardSpec):
         metrics=["accuracy", "cohen_kappa", "f1"],
         eval_results=_eval_results(spec),
     )
-    body = "\n".join(
-        [
-            f"# {spec.name}",
-            "",
-            spec.summary,
-            "",
-            "This card is generated by `edit-f1 cards` from the judge's training record "
-            "and agreement report; do not edit it by hand.",
-            "",
-            "## Judge",
-            "",
-            _table(spec.judge_rows),
-            "",
-            "## How to use",
-            "",
-            spec.usage,
-            "",
-            "## Training",
-            "",
-            _table(spec.training),
-            "",
-            _agreement_section(spec),
-            "## Intended use",
-            "",
-            "Scoring LLM-drafted replies to patient portal messages against clinicians' "
-            "replies with edit-F1 (Seegmiller et al., arXiv 2601.11344): "
-            + (
-                "for each sentence of the clinician's reply, the verbatim draft span that "
-                "says the same thing, or NO MATCH."
-                if spec.task == "content"
-                else "the theme of every sentence of the reply and of the draft."
-            )
-            + " For research and model development, with the agreement figures above "
-            "reported beside every score.",
-            "",
-            "## Limitations",
-            "",
-            *(f"- {note}" for note in [*_LIMITATIONS, *spec.notes]),
-            "",
-        ]
-    )
-    template = "---\n{{ card_data }}\n---\n\n{{ body }}"
-    return ModelCard.from_template(data, template_str=template, body=body)
+    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
+    template = resources.files("editf1.validation").joinpath("templates", _TEMPLATE)
+    with resources.as_file(template) as path:
+        return ModelCard.from_template(data, template_path=str(path), spec=spec, rows=rows)
 
 
 def confusion_plot(report: dict, path: Path, title: str) -> Path:
-    """Draw the report's confusion matrix (counts, rows human) as a PNG."""
-    import matplotlib
+    """Draw the report's confusion matrix as a PNG (matplotlib's object API, no pyplot).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Args:
+        report: an agreement report with ``confusion_matrix`` (counts, rows: humans,
+            columns: judge) and optional ``labels`` (default ``["no match", "match"]``).
+        path: the PNG to write.
+        title: the plot's title.
+
+    Returns:
+        ``path``.
+    """
     import numpy as np
+    from matplotlib.figure import Figure
 
     matrix = np.asarray(report["confusion_matrix"])
     columns = report.get("labels") or ["no match", "match"]
     rows = columns[: len(matrix)]
     size = 2.5 + 0.55 * len(columns)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    fig = Figure(figsize=(size + 1.5, size))
+    ax = fig.subplots()
     ax.imshow(matrix, cmap="Blues")
     for (i, j), count in np.ndenumerate(matrix):
         color = "white" if count > matrix.max() / 2 else "black"
@@ -328,7 +178,6 @@ def confusion_plot(report: dict, path: Path, title: str) -> Path:
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
     return path
 
 
