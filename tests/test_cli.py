@@ -129,7 +129,7 @@ def test_missing_column_and_bad_json_are_named(tmp_path, capsys):
     assert main(["score", str(broken), *FAST]) == 2
     err = capsys.readouterr().err
     assert "3 bad input(s)" in err and "line 2: not valid JSON" in err
-    assert "line 3: expected a JSON object, got [1]" in err
+    assert "line 3: expected a JSON object, got list" in err
     assert "line 4: no field ['reference']; the row has ['prediction']" in err
 
 
@@ -178,9 +178,8 @@ def test_csv_with_a_byte_order_mark_repeated_columns_or_extra_cells(tmp_path, ca
     extra = tmp_path / "extra.csv"
     extra.write_text("prediction,reference\na.,b.\nTake it.,Take it.,Extra stuff.\n")
     assert main(["score", str(extra), *FAST]) == 2
-    assert "line 3: 3 cells for 2 columns; extra cells ['Extra stuff.']" in (
-        capsys.readouterr().err
-    )
+    err = capsys.readouterr().err
+    assert "line 3: 3 cells for 2 columns" in err and "Extra" not in err
 
 
 @needs_oncqa

@@ -1,22 +1,87 @@
-"""Reading pairs from JSONL or CSV files and writing per-row results as JSONL."""
+"""Files in and out: the one reader of JSONL and CSV tables, and outputs written atomically.
+
+Reading: :func:`read_rows` (JSONL or CSV, checked fields), :func:`read_csv` and
+:func:`read_jsonl`. Input is UTF-8, with or without a byte-order mark; ``"-"`` is
+standard input. Errors name the file, the line and the field, never a row's text.
+
+Writing: :func:`atomic_output`, :class:`JsonlWriter` and :func:`staged_folder` write to
+a temporary file (or folder) beside the target and rename it onto the target only when
+everything was written (``os.replace``), so a failed or interrupted run leaves the
+previous output as it was and a file at its final name is always complete. ``"-"`` is
+standard output. :func:`check_output_path` and :func:`same_file` catch, before any
+work, an output that is a folder, sits under a file, or is an input (by file identity:
+through a hard link, a symbolic link or ``..`` alike).
+"""
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
+import os
+import shutil
+import stat
+import sys
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO
 
 from editf1.validate import InputError
 
-__all__ = ["JsonlWriter", "read_rows"]
+__all__ = [
+    "STDIO",
+    "CsvRows",
+    "JsonlWriter",
+    "atomic_output",
+    "check_output_path",
+    "describe",
+    "read_csv",
+    "read_jsonl",
+    "read_rows",
+    "same_file",
+    "staged_folder",
+]
 
 FORMATS = ("jsonl", "csv")
+#: The path that means standard input (when reading) or standard output (when writing).
+STDIO = "-"
+#: Largest CSV cell read, in characters: the csv module's default (131,072) would refuse
+#: a long reply; 2**31 - 1 is the largest value every platform's C long accepts.
+CSV_FIELD_LIMIT = 2**31 - 1
 
 
-def _format_of(path: Path, input_format: str) -> str:
+def _is_stdio(path: str | os.PathLike) -> bool:
+    return os.fspath(path) == STDIO
+
+
+def _name(path: str | os.PathLike) -> str:
+    return "<stdin>" if _is_stdio(path) else os.fspath(path)
+
+
+def describe(value) -> str:
+    """The type and length of a value, for messages that must not quote a row's text.
+
+    >>> describe("Neutral"), describe(None), describe([1, 2])
+    ('str of 7 characters', 'NoneType', 'list of 2 items')
+    """
+    if isinstance(value, str):
+        return f"str of {len(value)} characters"
+    if isinstance(value, (list, tuple, dict)):
+        return f"{type(value).__name__} of {len(value)} items"
+    return type(value).__name__
+
+
+def _format_of(path: str | os.PathLike, input_format: str) -> str:
     if input_format != "auto":
+        if input_format not in FORMATS:
+            raise ValueError(f"input format must be auto, jsonl or csv, got {input_format!r}")
         return input_format
-    suffix = path.suffix.lower()
+    if _is_stdio(path):
+        return "jsonl"
+    suffix = Path(path).suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         return "jsonl"
     if suffix in (".csv", ".tsv"):
@@ -26,13 +91,148 @@ def _format_of(path: Path, input_format: str) -> str:
     )
 
 
-def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -> list[dict]:
-    """Read every row of a JSONL or CSV file.
+def _read_text(path: str | os.PathLike) -> str:
+    """The whole file (or standard input) decoded as UTF-8, a byte-order mark dropped.
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, PermissionError: from opening the file.
+        ValueError: naming the file, line and byte column of the first byte that is not
+            UTF-8.
+    """
+    data = sys.stdin.buffer.read() if _is_stdio(path) else Path(path).read_bytes()
+    data = data.removeprefix(codecs.BOM_UTF8)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ValueError(
+            f"{_name(path)}, line {line}: byte 0x{data[error.start]:02x} at column {column} is "
+            "not UTF-8; save the file as UTF-8"
+        ) from None
+
+
+def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tuple[int, dict]]:
+    """Every object of a JSON Lines file, with its line number.
+
+    Args:
+        path: the file (UTF-8, optional byte-order mark; blank lines skipped), or ``"-"``
+            for standard input.
+        fields: names every object must have.
+
+    Returns:
+        ``(line, object)`` pairs in file order; ``line`` is 1-based.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: for bytes that are not UTF-8 (naming line and column).
+        InputError: listing every line that is not valid JSON, not a JSON object, or
+            lacks a field (naming the missing fields and the fields there).
+    """
+    rows, errors = [], []
+    # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
+    for number, line in enumerate(_read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{_name(path)}, line {number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            errors.append(f"{where}: not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        if not isinstance(row, dict):
+            errors.append(f"{where}: expected a JSON object, got {type(row).__name__}")
+            continue
+        missing = [f for f in fields if f not in row]
+        if missing:
+            errors.append(f"{where}: no field {missing}; the row has {sorted(row)}")
+        rows.append((number, row))
+    if errors:
+        raise InputError(errors)
+    return rows
+
+
+class CsvRows(list):
+    """The rows of a CSV file (``{column: cell}`` dicts); ``columns`` is its header."""
+
+    def __init__(self, rows: Iterable[dict[str, str]], columns: list[str]):
+        super().__init__(rows)
+        self.columns = columns
+
+
+def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
+    """Every row of a CSV file (TSV for a ``.tsv`` suffix) with a header row.
+
+    Quoted cells may hold commas, quotes (doubled) and line breaks, and may be of any
+    length (up to :data:`CSV_FIELD_LIMIT` characters). Blank lines are skipped.
+
+    Args:
+        path: the file (UTF-8, optional byte-order mark as Excel's "CSV UTF-8" writes),
+            or ``"-"`` for standard input (comma-separated).
+        fields: columns the header must have.
+
+    Returns:
+        :class:`CsvRows`: the rows as ``{column: cell}`` dicts of strings (an empty
+        cell is ``""``), in file order; ``columns`` holds the header's column names.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        ValueError: naming the file and line for bytes that are not UTF-8, a quote that
+            is never closed (which would swallow every later row into one cell) or
+            another quoting error; a header that repeats a column (one would hide the
+            other) or lacks one of ``fields``.
+        InputError: listing every row with more or fewer cells than the header.
+    """
+    name = _name(path)
+    dialect = "excel-tab" if Path(path).suffix.lower() == ".tsv" else "excel"
+    reader = csv.reader(io.StringIO(_read_text(path), newline=""), dialect=dialect, strict=True)
+    records: list[tuple[int, list[str]]] = []
+    limit = csv.field_size_limit(CSV_FIELD_LIMIT)
+    try:
+        while True:
+            start = reader.line_num + 1
+            try:
+                record = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as error:
+                problem = (
+                    "a quoted cell that starts in this row is never closed (it runs to the "
+                    "end of the file)"
+                    if "unexpected end of data" in str(error)
+                    else f"badly quoted cell ({error}, at line {reader.line_num})"
+                )
+                raise ValueError(f"{name}, line {start}: {problem}") from None
+            if record:
+                records.append((start, record))
+    finally:
+        csv.field_size_limit(limit)
+    header = records.pop(0)[1] if records else []
+    repeated = sorted({column for column in header if header.count(column) > 1})
+    if repeated:
+        raise ValueError(f"{name}: the header repeats column(s) {repeated}")
+    missing = [f for f in fields if f not in header]
+    if missing:
+        raise ValueError(f"{name}: no column {missing}; the header has {header}")
+    errors = [
+        f"{name}, line {line}: {len(record)} cells for {len(header)} columns"
+        for line, record in records
+        if len(record) != len(header)
+    ]
+    if errors:
+        raise InputError(errors)
+    return CsvRows((dict(zip(header, record)) for _, record in records), header)
+
+
+def read_rows(
+    path: str | os.PathLike, fields: Sequence[str], input_format: str = "auto"
+) -> list[dict]:
+    """Every row of a JSONL or CSV file: :func:`read_jsonl` or :func:`read_csv`.
 
     Args:
         path: the file. ``.jsonl``/``.json``/``.ndjson`` are JSON Lines (one object per
-            line, blank lines skipped); ``.csv`` is comma-separated, ``.tsv``
-            tab-separated, with a header row.
+            line); ``.csv`` is comma-separated, ``.tsv`` tab-separated, with a header
+            row. ``"-"`` is standard input (JSON Lines unless ``input_format`` says csv).
         fields: names every row must have (e.g. the prediction and reference columns).
         input_format: ``"auto"`` (by suffix), ``"jsonl"`` or ``"csv"``.
 
@@ -41,76 +241,200 @@ def read_rows(path: str | Path, fields: list[str], input_format: str = "auto") -
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: (:class:`~editf1.validate.InputError` for JSON Lines, listing every
-            bad line at once) naming the line of a line that is not a JSON object or of a CSV row
-            with more cells than the header; the missing field and the fields that are
-            there; or a CSV header that repeats a column (one would hide the other).
+        ValueError: for a suffix that names no format, and the errors of
+            :func:`read_jsonl` and :func:`read_csv` (:class:`~editf1.validate.InputError`
+            where every bad line is listed at once).
     """
-    path = Path(path)
-    kind = _format_of(path, input_format)
-    if kind == "csv":
-        # utf-8-sig: Excel's "CSV UTF-8" starts with a byte-order mark
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
-            reader = csv.DictReader(handle, dialect=dialect)
-            header = reader.fieldnames or []
-            repeated = sorted({name for name in header if header.count(name) > 1})
-            if repeated:
-                raise ValueError(f"{path}: the header repeats column(s) {repeated}")
-            missing = [f for f in fields if f not in header]
-            if missing:
-                raise ValueError(f"{path}: no column {missing}; the header has {header}")
-            rows = []
-            for row in reader:
-                if None in row:
-                    raise ValueError(
-                        f"{path}, line {reader.line_num}: {len(header) + len(row[None])} cells "
-                        f"for {len(header)} columns; extra cells {row[None]!r:.80}"
-                    )
-                rows.append(row)
-            return rows
-    rows, errors = [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                errors.append(f"{path}, line {number}: not valid JSON ({error})")
-                continue
-            if not isinstance(row, dict):
-                errors.append(f"{path}, line {number}: expected a JSON object, got {row!r:.60}")
-                continue
-            missing = [f for f in fields if f not in row]
-            if missing:
-                errors.append(
-                    f"{path}, line {number}: no field {missing}; the row has {sorted(row)}"
-                )
-            rows.append(row)
-    if errors:
-        raise InputError(errors)
-    return rows
+    if _format_of(path, input_format) == "csv":
+        return read_csv(path, fields)
+    return [row for _, row in read_jsonl(path, fields)]
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: the same file system object when both exist
+    (a hard link, a symbolic link, ``..`` all count), otherwise the same resolved path.
+    Standard input/output (``"-"``) is never a file.
+
+    >>> same_file("a/../b.jsonl", "b.jsonl"), same_file("-", "-")
+    (True, False)
+    """
+    if _is_stdio(a) or _is_stdio(b):
+        return False
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def _inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
+    """Whether ``path`` is ``folder`` or lies anywhere under it."""
+    real, top = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return same_file(real, top) or top in real.parents
+
+
+def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool = False) -> None:
+    """Check that ``path`` can be written as a file (or, with ``folder``, a folder).
+
+    Args:
+        path: the output; ``"-"`` (standard output) always passes for a file.
+        label: how to name it in the message (e.g. ``"-o"``); default the path.
+        folder: the output is a folder of files.
+
+    Raises:
+        ValueError: if the path is an existing folder (a file is wanted) or an existing
+            file (a folder is wanted), or if a folder above it is a file.
+    """
+    if _is_stdio(path) and not folder:
+        return
+    where = f"{label} {path}" if label else str(path)
+    target = Path(os.path.realpath(path))
+    if target.is_dir() and not folder:
+        raise ValueError(f"{where} is a folder; give a file name")
+    if target.exists() and not target.is_dir() and folder:
+        raise ValueError(f"{where} is a file; give a folder")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{where}: {parent} is a file, not a folder")
+            return
+
+
+def _temporary_beside(target: Path, make) -> Path:
+    """A new hidden name in ``target``'s folder, created by ``make(path)`` (exclusive)."""
+    for _ in range(100):
+        candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            make(candidate)
+        except FileExistsError:
+            continue
+        return candidate
+    raise FileExistsError(f"no free temporary name beside {target}")
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
+    """Open ``path`` for writing so that it appears only once complete.
+
+    Writes go to a hidden temporary file in the same folder (``.<name>.<random>.tmp``,
+    the folder created if missing), flushed to disk and renamed onto ``path`` when the
+    ``with`` block ends without an exception; on an exception (a ``KeyboardInterrupt``
+    included) the temporary file is removed and any previous ``path`` is left as it
+    was. A symbolic link is written through to its target; a replaced file keeps its
+    permission bits, a new one gets the usual ones (umask).
+
+    Args:
+        path: the file, or ``"-"`` for standard output (written as it comes, not closed).
+        binary: yield a binary handle instead of a UTF-8 text one.
+
+    Yields:
+        The open handle.
+
+    Raises:
+        ValueError: see :func:`check_output_path`.
+        OSError: from creating, writing or renaming the file.
+    """
+    if _is_stdio(path):
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
+    check_output_path(path)
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    descriptor = None
+
+    def make(candidate: Path) -> None:
+        nonlocal descriptor
+        descriptor = os.open(candidate, flags, 0o666)
+
+    temporary = _temporary_beside(target, make)
+    try:
+        if target.exists():
+            os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+        mode = "wb" if binary else "w"
+        with os.fdopen(descriptor, mode, **({} if binary else {"encoding": "utf-8"})) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+@contextmanager
+def staged_folder(
+    path: str | os.PathLike, *, protect: Iterable[str | os.PathLike] = ()
+) -> Iterator[Path]:
+    """Build a folder's new files in a temporary folder, then move them into ``path``.
+
+    The temporary folder is a hidden sibling of ``path`` (same file system). When the
+    ``with`` block ends without an exception each entry written there replaces the
+    entry of that name in ``path`` (created if missing): a file by one ``os.replace``,
+    a sub-folder as a whole. Entries of ``path`` that were not written are kept. On an
+    exception nothing in ``path`` changes and the temporary folder is removed.
+
+    Args:
+        path: the output folder.
+        protect: inputs that must survive: an entry that is one of them, or holds one,
+            is not replaced.
+
+    Yields:
+        The empty temporary folder to write into.
+
+    Raises:
+        ValueError: see :func:`check_output_path`; or, before anything in ``path`` is
+            replaced, naming an entry that would replace an input in ``protect``.
+        OSError: from writing or moving the files.
+    """
+    check_output_path(path, folder=True)
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = _temporary_beside(target, os.mkdir)
+    try:
+        yield stage
+        entries = sorted(stage.iterdir())
+        for entry in entries:
+            destination = target / entry.name
+            for kept in protect:
+                if destination.exists() and _inside(kept, destination):
+                    raise ValueError(f"writing {destination} would replace the input {kept}")
+        target.mkdir(exist_ok=True)
+        for entry in entries:
+            destination = target / entry.name
+            if entry.is_dir() and destination.is_dir():
+                old = _temporary_beside(destination, destination.rename)
+                try:
+                    os.replace(entry, destination)
+                except OSError:
+                    os.replace(old, destination)
+                    raise
+                shutil.rmtree(old)
+            else:
+                os.replace(entry, destination)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 class JsonlWriter:
-    """Write dicts as JSON Lines, one per call, flushed as they come.
+    """Write dicts as JSON Lines (UTF-8, one per call), atomically (:func:`atomic_output`).
 
-    Use as a context manager; ``written`` counts the lines.
+    Use as a context manager: the file appears under its name, complete, when the
+    ``with`` block ends without an exception; ``written`` counts the lines. ``"-"``
+    writes to standard output as the lines come.
     """
 
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike):
+        self.path = path if _is_stdio(path) else Path(path)
         self.written = 0
 
     def __enter__(self) -> JsonlWriter:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "w", encoding="utf-8")
+        self._output = atomic_output(self.path)
+        self._handle = self._output.__enter__()
         return self
 
     def __call__(self, record: dict) -> None:
         self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         self.written += 1
 
-    def __exit__(self, *exc) -> None:
-        self._handle.close()
+    def __exit__(self, *exc) -> bool | None:
+        return self._output.__exit__(*exc)

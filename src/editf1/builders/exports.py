@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from editf1.io import read_rows
+from editf1.io import read_csv, read_rows
 from editf1.validate import InputError, shorten
 
 __all__ = [
@@ -108,14 +108,11 @@ def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict],
         return table.to_pylist(), list(table.column_names)
     if file_format not in ("auto", "csv", "jsonl"):
         raise ValueError(f"file_format must be auto, csv, jsonl or parquet, got {file_format!r}")
-    rows = read_rows(path, [], file_format)
-    columns: dict[str, None] = {}
-    if path.suffix.lower() in (".csv", ".tsv") or file_format == "csv":
-        import csv
-
-        with open(path, newline="", encoding="utf-8") as handle:
-            dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
-            columns = dict.fromkeys(next(csv.reader(handle, dialect=dialect), []))
+    if file_format == "csv" or (file_format == "auto" and path.suffix.lower() in (".csv", ".tsv")):
+        rows = read_csv(path)
+        columns = dict.fromkeys(rows.columns)
+    else:
+        rows, columns = read_rows(path, [], file_format), {}
     for row in rows:
         columns.update(dict.fromkeys(row))
     return rows, list(columns)

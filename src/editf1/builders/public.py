@@ -28,7 +28,7 @@ from editf1.builders.readers import (
     oncqa_rows,
     parse_oncqa_input,
 )
-from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS, read_csv
+from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS
 from editf1.builders.schema import (
     CASE_FEATURES,
     CONTENT_MATCH_FEATURES,
@@ -36,7 +36,7 @@ from editf1.builders.schema import (
     empty_ehr,
     pair_features,
 )
-from editf1.io import read_rows
+from editf1.io import read_csv, read_rows
 
 __all__ = [
     "SEEGMILLER_CITATION",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.io import read_rows
+from editf1.io import read_jsonl
 
 __all__ = ["EXPERTQA_MEDICINE_FIELD", "expertqa_medicine_rows"]
 
@@ -43,11 +43,9 @@ def expertqa_medicine_rows(path: str | Path) -> list[dict]:
     path = Path(path)
     if path.is_dir():
         path = path / "medicine_val.jsonl"
-    records = read_rows(path, ["question", "annotator_id", "answers", "metadata"], "jsonl")
-    with open(path, encoding="utf-8") as handle:
-        lines = [number for number, text in enumerate(handle, start=1) if text.strip()]
+    records = read_jsonl(path, ["question", "annotator_id", "answers", "metadata"])
     rows = []
-    for line, record in zip(lines, records):
+    for line, record in records:
         metadata = record["metadata"] if isinstance(record["metadata"], dict) else {}
         if metadata.get("field") != EXPERTQA_MEDICINE_FIELD:
             continue

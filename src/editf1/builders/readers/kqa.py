@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.builders.readers.oncqa import read_csv
-from editf1.io import read_rows
+from editf1.io import describe, read_csv, read_rows
 
 __all__ = ["KQA_LABELS", "kqa_nli_rows", "kqa_question_rows"]
 
@@ -35,11 +34,15 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
         ValueError: naming the row and field of a label outside :data:`KQA_LABELS`.
     """
     path = Path(data_dir) / "NLI_medical_annotator.csv"
-    rows = read_csv(path)
+    labels = ("majority_label", "label_0", "label_1", "label_2")
+    rows = read_csv(path, ["", "Question", "answer", "claim", "llm_x", "category_x", *labels])
     for i, r in enumerate(rows):
-        for field in ("majority_label", "label_0", "label_1", "label_2"):
+        for field in labels:
             if r[field] not in KQA_LABELS:
-                raise ValueError(f"{path.name} row {i}: field {field} has {r[field]!r}")
+                raise ValueError(
+                    f"{path.name} row {i}: field {field} is not one of {KQA_LABELS} "
+                    f"({describe(r[field])})"
+                )
     return [
         {
             "question": r["Question"],

@@ -6,9 +6,10 @@ Oncology portal messages with an EHR context, GPT-4 drafts, oncologists' own rep
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
+
+from editf1.io import describe, read_csv
 
 __all__ = [
     "ONCQA_CONTENT_FLAGS",
@@ -16,7 +17,6 @@ __all__ = [
     "oncqa_content_grading_rows",
     "oncqa_rows",
     "parse_oncqa_input",
-    "read_csv",
 ]
 
 #: ``own_reply``: GPT-4 draft (``Master2.csv`` ``Output``) against the reply an
@@ -26,12 +26,6 @@ __all__ = [
 #: their edit of it (``doc_change``), with the upstream ``edit_distance`` and the
 #: acceptability rating ``q3``.
 ONCQA_SETTINGS = ("own_reply", "edited")
-
-
-def read_csv(path: Path) -> list[dict]:
-    """All rows of a CSV file as dicts (UTF-8, quoted multi-line fields)."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
@@ -69,11 +63,13 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
                 "edit_distance": int(float(r["edit_distance"])),
                 "acceptability": r["q3"],
             }
-            for r in read_csv(data_dir / "stage2.csv")
+            for r in read_csv(
+                data_dir / "stage2.csv", ["id", "raw_response", "doc_change", "edit_distance", "q3"]
+            )
         ]
-    drafts = {r["pin"]: r["Output"] for r in read_csv(data_dir / "Master2.csv")}
+    drafts = {r["pin"]: r["Output"] for r in read_csv(data_dir / "Master2.csv", ["pin", "Output"])}
     rows = []
-    for i, r in enumerate(read_csv(data_dir / "stage1.csv")):
+    for i, r in enumerate(read_csv(data_dir / "stage1.csv", ["id", "response"])):
         if r["id"] not in drafts:
             raise ValueError(f"stage1.csv row {i}: case id {r['id']!r} is not in Master2.csv")
         rows.append(
@@ -240,15 +236,21 @@ def oncqa_content_grading_rows(data_dir: str | Path) -> list[dict]:
     rows = []
     for name in ("s44", "d56"):
         path = Path(data_dir) / f"content_grading_{name}.csv"
-        for i, r in enumerate(read_csv(path)):
+        for i, r in enumerate(read_csv(path, ["id", "order", "response", *ONCQA_CONTENT_FLAGS])):
             order = re.fullmatch(r"(gpt_raw|doc_edit|raw_md)_(\d+)", r["order"].strip())
             if order is None:
-                raise ValueError(f"{path.name} row {i}: field order has {r['order']!r}")
+                raise ValueError(
+                    f"{path.name} row {i}: field order is not gpt_raw_N, doc_edit_N or "
+                    f"raw_md_N ({describe(r['order'])})"
+                )
             flags = {}
             for flag in ONCQA_CONTENT_FLAGS:
                 cell = r[flag].strip()
                 if cell not in ("", "1"):
-                    raise ValueError(f"{path.name} row {i}: field {flag} has {r[flag]!r}")
+                    raise ValueError(
+                        f"{path.name} row {i}: field {flag} is neither empty nor 1 "
+                        f"({describe(r[flag])})"
+                    )
                 flags[flag] = cell == "1"
             rows.append(
                 {

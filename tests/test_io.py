@@ -1,0 +1,243 @@
+"""Reading tables (JSONL, CSV) and writing outputs atomically: editf1.io."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+from editf1.io import (
+    CsvRows,
+    JsonlWriter,
+    atomic_output,
+    check_output_path,
+    read_csv,
+    read_jsonl,
+    read_rows,
+    same_file,
+    staged_folder,
+)
+from editf1.validate import InputError
+
+SECRET = "Patient Jane Roe"  # row text that no message may quote
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+# -- CSV -----------------------------------------------------------------------------------
+def test_csv_unclosed_quote_names_the_line_instead_of_swallowing_rows(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text(f'prediction,reference\na.,b.\n"{SECRET},c.\nd.,e.\nf.,g.\n')
+    with pytest.raises(ValueError, match=r"pairs.csv, line 3: a quoted cell .* never closed") as e:
+        read_csv(path)
+    assert SECRET not in str(e.value)
+
+
+def test_csv_text_after_a_closing_quote_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text(f'prediction,reference\na.,b.\n"{SECRET}"x,c.\n')
+    with pytest.raises(ValueError, match=r"pairs.csv, line 3: badly quoted cell") as e:
+        read_csv(path)
+    assert SECRET not in str(e.value)
+
+
+def test_csv_reads_quoted_line_breaks_long_cells_and_skips_blank_lines(tmp_path):
+    path = tmp_path / "pairs.csv"
+    long = "word " * 40_000  # 200,000 characters: above the csv module's 131,072 default
+    path.write_text(f'id,prediction,reference\n1,"Rest.\nCall, ""now"".",{long}\n\n2,x.,y.\n')
+    rows = read_csv(path, ["prediction"])
+    assert isinstance(rows, CsvRows) and rows.columns == ["id", "prediction", "reference"]
+    assert rows[0] == {"id": "1", "prediction": 'Rest.\nCall, "now".', "reference": long}
+    assert rows[1] == {"id": "2", "prediction": "x.", "reference": "y."}
+    import csv
+
+    assert csv.field_size_limit() == 131_072  # the global limit is restored
+
+
+def test_csv_rows_with_too_many_or_too_few_cells_are_listed_without_their_text(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text(f"prediction,reference\na.,b.\n{SECRET},b.,{SECRET}\nonly\n")
+    with pytest.raises(InputError) as e:
+        read_csv(path)
+    assert e.value.errors == [
+        f"{path}, line 3: 3 cells for 2 columns",
+        f"{path}, line 4: 1 cells for 2 columns",
+    ]
+
+
+def test_csv_header_checks_and_tsv(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("prediction\treference\na, b.\tc.\n")
+    assert read_rows(path, ["prediction", "reference"]) == [
+        {"prediction": "a, b.", "reference": "c."}
+    ]
+    with pytest.raises(ValueError, match=r"no column \['id'\]; the header has \['prediction'"):
+        read_rows(path, ["id"])
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text("a,a\n1,2\n")
+    with pytest.raises(ValueError, match=r"the header repeats column\(s\) \['a'\]"):
+        read_csv(repeated)
+
+
+# -- JSONL ---------------------------------------------------------------------------------
+def test_jsonl_with_a_byte_order_mark_line_numbers_and_u2028(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    text = json.dumps({"prediction": "a\u2028b.", "reference": "c."}, ensure_ascii=False)
+    second = '{"prediction": "x", "reference": "y"}'
+    path.write_bytes(f"\ufeff{text}\n\n{second}\n".encode())
+    assert read_jsonl(path, ["prediction"]) == [
+        (1, {"prediction": "a\u2028b.", "reference": "c."}),
+        (3, {"prediction": "x", "reference": "y"}),
+    ]
+
+
+def test_jsonl_bad_lines_are_listed_by_type_never_by_text(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(f'["{SECRET}"]\n{{"prediction": "{SECRET}"\n{{"reference": "{SECRET}"}}\n')
+    with pytest.raises(InputError) as e:
+        read_rows(path, ["prediction"])
+    assert e.value.errors == [
+        f"{path}, line 1: expected a JSON object, got list",
+        # the line is 33 characters long: the missing "}" is at column 34
+        f"{path}, line 2: not valid JSON (Expecting ',' delimiter at column 34)",
+        f"{path}, line 3: no field ['prediction']; the row has ['reference']",
+    ]
+
+
+# -- encodings, standard input, formats -----------------------------------------------------
+@pytest.mark.parametrize("name", ["pairs.csv", "pairs.jsonl"])
+def test_non_utf8_input_names_file_line_and_column(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b'{"prediction": "a", "reference": "b"}\nab\xe9c\n')
+    with pytest.raises(ValueError) as e:
+        read_rows(path, [])
+    assert str(e.value) == (
+        f"{path}, line 2: byte 0xe9 at column 3 is not UTF-8; save the file as UTF-8"
+    )
+
+
+def test_standard_input_is_jsonl_unless_told_csv(monkeypatch):
+    _stdin(monkeypatch, b'{"prediction": "a", "reference": "b"}\n')
+    assert read_rows("-", ["prediction"]) == [{"prediction": "a", "reference": "b"}]
+    _stdin(monkeypatch, b"\xef\xbb\xbfprediction,reference\na,b\n")
+    assert read_rows("-", ["reference"], "csv") == [{"prediction": "a", "reference": "b"}]
+    _stdin(monkeypatch, b"[1]\n")
+    with pytest.raises(InputError, match="<stdin>, line 1: expected a JSON object"):
+        read_rows("-", [])
+
+
+def test_unknown_suffix_and_missing_file(tmp_path):
+    with pytest.raises(ValueError, match=r"cannot tell the format of .*pairs\.txt"):
+        read_rows(tmp_path / "pairs.txt", [])
+    with pytest.raises(FileNotFoundError):
+        read_rows(tmp_path / "absent.jsonl", [])
+
+
+# -- file identity and output paths ---------------------------------------------------------
+def test_same_file_by_identity(tmp_path):
+    original = tmp_path / "pairs.jsonl"
+    original.write_text("{}\n")
+    (tmp_path / "sub").mkdir()
+    os.link(original, tmp_path / "hard.jsonl")
+    os.symlink(original, tmp_path / "soft.jsonl")
+    assert same_file(tmp_path / "hard.jsonl", original)
+    assert same_file(tmp_path / "soft.jsonl", original)
+    assert same_file(tmp_path / "sub" / ".." / "pairs.jsonl", original)
+    assert same_file(tmp_path / "new.jsonl", tmp_path / "sub" / ".." / "new.jsonl")
+    assert not same_file(tmp_path / "new.jsonl", original)
+    assert not same_file("-", original)
+
+
+def test_output_paths_that_are_folders_or_under_a_file(tmp_path):
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(ValueError, match=r"^-o .* is a folder; give a file name$"):
+        check_output_path(tmp_path, "-o")
+    with pytest.raises(ValueError, match=r"out.jsonl: .*file.txt is a file, not a folder$"):
+        check_output_path(tmp_path / "file.txt" / "deeper" / "out.jsonl", "-o")
+    with pytest.raises(ValueError, match=r"file.txt is a file; give a folder$"):
+        check_output_path(tmp_path / "file.txt", folder=True)
+    check_output_path(tmp_path / "new" / "deeper" / "out.jsonl")  # folders are created
+    check_output_path("-")
+
+
+# -- atomic writing -------------------------------------------------------------------------
+def _leftovers(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_atomic_output_appears_only_when_complete(tmp_path):
+    path = tmp_path / "out" / "summary.json"
+    with atomic_output(path) as handle:
+        handle.write("new")
+        assert not path.exists() and len(_leftovers(path.parent)) == 1
+    assert path.read_text() == "new" and _leftovers(path.parent) == []
+
+
+def test_a_failed_write_keeps_the_previous_output_and_removes_its_temporary_file(tmp_path):
+    path = tmp_path / "scores.jsonl"
+    path.write_text("previous\n")
+    os.chmod(path, 0o640)
+    with pytest.raises(KeyboardInterrupt), JsonlWriter(path) as write:
+        write({"row": 0})
+        raise KeyboardInterrupt
+    assert path.read_text() == "previous\n" and _leftovers(tmp_path) == []
+    with JsonlWriter(path) as write:
+        write({"row": 0})
+        write({"row": 1})
+    assert write.written == 2 and path.read_text() == '{"row": 0}\n{"row": 1}\n'
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # a replaced file keeps its mode
+
+
+def test_atomic_output_writes_through_a_symbolic_link(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    os.symlink(target, tmp_path / "link.json")
+    with atomic_output(tmp_path / "link.json") as handle:
+        handle.write("new")
+    assert (tmp_path / "link.json").is_symlink() and target.read_text() == "new"
+
+
+def test_standard_output(capsys):
+    with JsonlWriter("-") as write:
+        write({"a": "é"})
+    assert capsys.readouterr().out == '{"a": "é"}\n'
+
+
+def test_staged_folder_replaces_written_entries_only_on_success(tmp_path):
+    folder = tmp_path / "report"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "old.parquet").write_text("old")
+    (folder / "report.md").write_text("old")
+    (folder / "keep.txt").write_text("mine")
+    with pytest.raises(RuntimeError), staged_folder(folder) as stage:
+        (stage / "report.md").write_text("half")
+        raise RuntimeError
+    assert (folder / "report.md").read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report"]  # no staging folder left
+    with staged_folder(folder) as stage:
+        (stage / "data").mkdir()
+        (stage / "data" / "new.parquet").write_text("new")
+        (stage / "report.md").write_text("new")
+    assert sorted(p.name for p in folder.iterdir()) == ["data", "keep.txt", "report.md"]
+    assert [p.name for p in (folder / "data").iterdir()] == ["new.parquet"]
+    assert (folder / "report.md").read_text() == "new" and _leftovers(folder) == []
+
+
+def test_staged_folder_never_replaces_an_input(tmp_path):
+    folder = tmp_path / "out"
+    (folder / "data").mkdir(parents=True)
+    source = folder / "data" / "stage1.csv"
+    source.write_text("input")
+    protect = [folder / "data" / ".." / "data" / "stage1.csv"]
+    with (
+        pytest.raises(ValueError, match=r"would replace the input .*stage1\.csv"),
+        staged_folder(folder, protect=protect) as stage,
+    ):
+        (stage / "data").mkdir()
+    assert source.read_text() == "input"
