@@ -30,6 +30,7 @@ from editf1.analysis.compare import (
     corpus_estimates,
     reference_mismatch,
 )
+from editf1.io import staged_folder
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -331,7 +332,9 @@ def write_report(
 
     Args:
         runs: one or more runs (:func:`editf1.analysis.compare.load_run`), with distinct names.
-        output_dir: folder to write (created if missing; files in it are overwritten).
+        output_dir: folder to write (created if missing). The report's files are
+            written beside it first and replace those of the same names only once all
+            are written (:func:`editf1.io.staged_folder`); other files in it are kept.
         title: the report's title.
         cases: pair key -> case for the bootstrap (:func:`editf1.analysis.compare.case_pattern`);
             default: every pair is its own case.
@@ -342,7 +345,7 @@ def write_report(
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names.
+        ValueError: for no runs or repeated names, or an ``output_dir`` that is a file.
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
     if not runs:
@@ -351,15 +354,12 @@ def write_report(
     if len(set(names)) != len(names):
         raise ValueError(f"runs need distinct names, got {names}; pass a name per run")
     folder = Path(output_dir)
-    folder.mkdir(parents=True, exist_ok=True)
     boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
     differences: list[PairedDifference]
     differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
     figures = []
     if all(run.has_themes for run in runs):
-        _plot_per_theme_f1(runs, folder / "per_theme_f1.png")
-        _plot_theme_proportions(runs, folder / "theme_proportions.png")
         figures += [
             ("per_theme_f1.png", "Per-theme F1 of each system (Table 15 view)"),
             (
@@ -368,7 +368,6 @@ def write_report(
                 "each system's drafts (Table 5 view)",
             ),
         ]
-    _plot_histograms(runs, folder / "per_pair_f1.png")
     figures.append(("per_pair_f1.png", "Histograms of per-pair content and theme edit-F1"))
     options = {
         "title": title,
@@ -383,8 +382,13 @@ def write_report(
         blocks.insert(
             2, ("p", "Theme figures are omitted: a run was scored without a theme judge.")
         )
-    markdown = folder / "report.md"
-    markdown.write_text(_markdown(blocks), encoding="utf-8")
-    page = folder / "report.html"
-    page.write_text(_html(blocks, folder), encoding="utf-8")
-    return ReportFiles(page, markdown, tuple(folder / name for name, _ in figures))
+    with staged_folder(folder) as stage:
+        if all(run.has_themes for run in runs):
+            _plot_per_theme_f1(runs, stage / "per_theme_f1.png")
+            _plot_theme_proportions(runs, stage / "theme_proportions.png")
+        _plot_histograms(runs, stage / "per_pair_f1.png")
+        (stage / "report.md").write_text(_markdown(blocks), encoding="utf-8")
+        (stage / "report.html").write_text(_html(blocks, stage), encoding="utf-8")
+    return ReportFiles(
+        folder / "report.html", folder / "report.md", tuple(folder / n for n, _ in figures)
+    )
