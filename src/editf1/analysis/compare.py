@@ -8,8 +8,8 @@ report shows exactly the figures the scorer printed.
 :func:`compare_runs` answers "does system B really need fewer edits than system A?"
 for two runs scored against the *same* references: the difference in micro-averaged
 edit-F1 with a paired, case-level bootstrap 95% CI and a two-sided p-value
-(:func:`editf1.validation.agreement.bootstrap_resamples`, seeded; the percentile interval and the
-p-value that inverts it, Efron & Tibshirani 1993, §13 and §16).
+(:func:`editf1.stats.paired_bootstrap`, seeded; the percentile interval and the p-value
+that inverts it, Efron & Tibshirani 1993, §13 and §16).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import numpy as np
 from editf1.aggregate import PRF, CorpusAccumulator, prf
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
+from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
-from editf1.validation.agreement import Estimate, bootstrap, bootstrap_resamples
 
 __all__ = [
     "METRICS",
@@ -252,7 +252,7 @@ def corpus_estimates(
         cases: maps a pair's key to its case (message) id, so that pairs of one
             message are resampled together; ``None``: every pair is its own case.
         n_resamples, confidence, seed: of the percentile bootstrap
-            (:func:`editf1.validation.agreement.bootstrap`).
+            (:func:`editf1.stats.bootstrap`).
 
     Returns:
         ``{metric: Estimate}``; ``Estimate.value`` equals the corpus (micro) figure, a
@@ -285,12 +285,13 @@ class PairedDifference:
         baseline, system: the runs' names.
         baseline_value, system_value: the metric of each run, fractions in [0, 1].
         difference: ``system_value - baseline_value`` with its paired bootstrap CI
-            (an :class:`~editf1.validation.agreement.Estimate`; ``n`` is the number of pairs).
-        p_value: two-sided bootstrap p-value for "no difference", in (0, 1]:
-            ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))`` over the B resampled differences
-            ``d*``, each proportion counted as ``(1 + #) / (B + 1)``. It inverts the
-            percentile CI: p < 1 - confidence exactly when the CI excludes 0 (up to the
-            resolution of B resamples).
+            (an :class:`~editf1.stats.Estimate`; ``n`` is the number of pairs).
+        p_value: two-sided bootstrap p-value for "no difference", in (0, 1]
+            (:func:`editf1.stats.paired_bootstrap`): ``min(1, 2 min(P(d* <= 0),
+            P(d* >= 0)))`` over the B resampled differences ``d*``, each proportion
+            counted as ``(1 + #) / (B + 1)``. It inverts the percentile CI: p < 1 -
+            confidence exactly when the CI excludes 0 (up to the resolution of B
+            resamples).
         n_cases: cases resampled (pairs of one case are drawn together).
         n_resamples, seed: the bootstrap's settings.
     """
@@ -396,23 +397,20 @@ def compare_runs(
     aligned = [system.pairs[order[key]] for key in baseline.keys]
     groups = None if cases is None else [cases(k) for k in baseline.keys]
     n_cases = len(set(groups)) if groups is not None else len(aligned)
-    alpha = (1 - confidence) / 2
+    everything = np.arange(len(aligned))
     out = []
     for metric in metrics:
         base = _micro(_counts(baseline.pairs, metric), metric)
         other = _micro(_counts(aligned, metric), metric)
-
-        def difference(idx, base=base, other=other):
-            return other(idx) - base(idx)
-
-        everything = np.arange(len(aligned))
-        observed = difference(everything)
-        values = bootstrap_resamples(
-            difference, len(aligned), groups=groups, n_resamples=n_resamples, seed=seed
+        difference, p_value = paired_bootstrap(
+            base,
+            other,
+            len(aligned),
+            groups=groups,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
         )
-        low, high = np.quantile(values, [alpha, 1 - alpha])
-        below = (1 + np.count_nonzero(values <= 0)) / (n_resamples + 1)
-        above = (1 + np.count_nonzero(values >= 0)) / (n_resamples + 1)
         out.append(
             PairedDifference(
                 metric=metric,
@@ -420,8 +418,8 @@ def compare_runs(
                 system=system.name,
                 baseline_value=base(everything),
                 system_value=other(everything),
-                difference=Estimate(observed, float(low), float(high), len(aligned), confidence),
-                p_value=min(1.0, 2 * min(below, above)),
+                difference=difference,
+                p_value=p_value,
                 n_cases=n_cases,
                 n_resamples=n_resamples,
                 seed=seed,

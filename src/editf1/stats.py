@@ -1,0 +1,232 @@
+"""The statistics of edit-F1: case-level bootstrap confidence intervals and paired tests.
+
+Every interval in the package is a percentile bootstrap interval (Efron & Tibshirani,
+*An Introduction to the Bootstrap*, 1993, §13) from 2,000 resamples over *cases*
+(all items of a case, e.g. every sentence of one patient message, are drawn together)
+with a fixed seed, as in Buckley et al., arXiv 2609.12822; a paired comparison of two
+systems adds the two-sided bootstrap p-value that inverts that interval (§16).
+
+Why not ``scipy.stats.bootstrap`` or ``permutation_test``: given the same seeded
+``default_rng`` and the case indices, ``scipy.stats.bootstrap(method="percentile")``
+draws exactly the resamples drawn here (checked with SciPy 1.17), but its bounds come
+from ``scipy.stats.quantile``, which differs from NumPy's in the last bit, it returns NaN
+where a resample leaves the statistic undefined (a resample with no human match)
+instead of skipping that resample, and it refuses a single case, so published CIs would
+move or fail. ``permutation_test`` tests another null hypothesis (sign flips of paired
+differences) and would change published p-values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Estimate", "PairedBootstrap", "bootstrap", "bootstrap_resamples", "paired_bootstrap"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic with its bootstrap confidence interval.
+
+    Attributes:
+        value: the statistic on all items (in the statistic's units, e.g. a fraction
+            in [0, 1] for an agreement or an F1).
+        low, high: the CI bounds (percentile method), same units.
+        n: items the statistic was computed on.
+        confidence: the CI's level, e.g. 0.95.
+
+    >>> str(Estimate(0.5, 0.25, 0.75, 8))
+    '0.500 [0.250, 0.750]'
+    """
+
+    value: float
+    low: float
+    high: float
+    n: int
+    confidence: float = 0.95
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _alpha(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    return (1 - confidence) / 2
+
+
+def bootstrap(
+    statistic: Callable[[np.ndarray], float],
+    n_items: int,
+    *,
+    groups: Sequence | None = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Estimate:
+    """Percentile bootstrap CI of ``statistic`` over items, resampling whole cases
+    (Efron & Tibshirani 1993, §13).
+
+    Args:
+        statistic: maps an int array of item indices (with repeats, any length) to a
+            float; NaN where it is undefined on a resample (e.g. no item of a class).
+        n_items: number of items N.
+        groups: the case of each item (length N, any hashable values); cases are
+            resampled with replacement and bring all their items. Default: each item
+            is its own case.
+        n_resamples: bootstrap resamples B (Buckley et al. use 2,000).
+        confidence: CI level in (0, 1).
+        seed: seed of the NumPy generator; the same seed gives the same CI.
+
+    Returns:
+        :class:`Estimate` with ``value = statistic(all items)``; resamples on which the
+        statistic is NaN are left out of the interval.
+
+    Raises:
+        ValueError: if there are no items, ``groups`` has the wrong length,
+            ``n_resamples < 1``, ``confidence`` is outside (0, 1), or the statistic is
+            undefined on every resample.
+
+    >>> bootstrap(lambda idx: 0.5, 4, n_resamples=10)
+    Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
+    """
+    alpha = _alpha(confidence)
+    values = bootstrap_resamples(
+        statistic, n_items, groups=groups, n_resamples=n_resamples, seed=seed
+    )
+    if np.isnan(values).all():
+        raise ValueError("the statistic is undefined on every bootstrap resample")
+    low, high = np.nanquantile(values, [alpha, 1 - alpha])
+    return Estimate(
+        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
+    )
+
+
+def bootstrap_resamples(
+    statistic: Callable[[np.ndarray], float],
+    n_items: int,
+    *,
+    groups: Sequence | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> np.ndarray:
+    """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
+
+    The resampling behind :func:`bootstrap` and :func:`paired_bootstrap`, for callers
+    that need the whole distribution. Resample b draws C case indices uniformly with
+    replacement (C = number of distinct cases) from ``numpy.random.default_rng(seed)``
+    and passes the items of the drawn cases, in draw order, to ``statistic``; the same
+    seed and arguments draw the same resamples.
+
+    Args:
+        statistic: maps an int array of item indices (with repeats) to a float (NaN
+            where undefined on a resample).
+        n_items: number of items N.
+        groups: the case of each item (length N); default: one case per item.
+        n_resamples: bootstrap resamples B.
+        seed: seed of the NumPy generator.
+
+    Returns:
+        Float array of shape ``(B,)``.
+
+    Raises:
+        ValueError: if there are no items, ``groups`` has the wrong length or
+            ``n_resamples < 1``.
+    """
+    if n_items < 1:
+        raise ValueError("bootstrap needs at least one item")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    group_ids = np.arange(n_items) if groups is None else np.asarray(groups)
+    if len(group_ids) != n_items:
+        raise ValueError(f"groups has {len(group_ids)} entries for {n_items} items")
+    cases, inverse = np.unique(group_ids, return_inverse=True)
+    members = [np.flatnonzero(inverse == k) for k in range(len(cases))]
+    rng = np.random.default_rng(seed)
+    values = np.empty(n_resamples)
+    for b in range(n_resamples):
+        drawn = rng.integers(0, len(cases), size=len(cases))
+        values[b] = statistic(np.concatenate([members[k] for k in drawn]))
+    return values
+
+
+class PairedBootstrap(NamedTuple):
+    """The result of :func:`paired_bootstrap`.
+
+    Attributes:
+        difference: ``system − baseline`` on all items, with its percentile CI
+            (``n`` is the number of items).
+        p_value: two-sided bootstrap p-value for "no difference", in (0, 1].
+    """
+
+    difference: Estimate
+    p_value: float
+
+
+def paired_bootstrap(
+    baseline: Callable[[np.ndarray], float],
+    system: Callable[[np.ndarray], float],
+    n_items: int,
+    *,
+    groups: Sequence | None = None,
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairedBootstrap:
+    """Paired bootstrap of ``system − baseline`` on the same items, with a p-value.
+
+    Each resample draws cases with replacement (:func:`bootstrap_resamples`) and
+    evaluates *both* statistics on the same items; the B differences ``d*`` give the
+    percentile CI (Efron & Tibshirani 1993, §13) and the two-sided p-value
+    ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))``, each proportion counted as
+    ``(1 + #) / (B + 1)`` (§16). It inverts the interval: p < 1 - confidence exactly
+    when the CI excludes 0, up to the resolution of B resamples.
+
+    Args:
+        baseline, system: each maps an int array of item indices (with repeats) to a
+            float, e.g. a micro-averaged F1 in [0, 1]; both must be defined on every
+            resample.
+        n_items: number of items N (the same items in both).
+        groups: the case of each item (length N); default: one case per item.
+        n_resamples: bootstrap resamples B.
+        confidence: CI level in (0, 1).
+        seed: seed of the NumPy generator; the same seed gives the same CI and p-value.
+
+    Returns:
+        :class:`PairedBootstrap` ``(difference, p_value)``.
+
+    Raises:
+        ValueError: as :func:`bootstrap_resamples`, for ``confidence`` outside (0, 1),
+            or if the difference is NaN on a resample.
+
+    >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=20)
+    >>> same.difference.value, same.p_value
+    (0.0, 1.0)
+    """
+    alpha = _alpha(confidence)
+
+    def difference(idx: np.ndarray) -> float:
+        return system(idx) - baseline(idx)
+
+    values = bootstrap_resamples(
+        difference, n_items, groups=groups, n_resamples=n_resamples, seed=seed
+    )
+    undefined = int(np.isnan(values).sum())
+    if undefined:
+        raise ValueError(
+            f"the difference is undefined on {undefined} of {n_resamples} bootstrap resamples"
+        )
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    below = (1 + np.count_nonzero(values <= 0)) / (n_resamples + 1)
+    above = (1 + np.count_nonzero(values >= 0)) / (n_resamples + 1)
+    observed = float(difference(np.arange(n_items)))
+    return PairedBootstrap(
+        Estimate(observed, float(low), float(high), n_items, confidence),
+        min(1.0, 2 * min(below, above)),
+    )
