@@ -98,7 +98,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
 def spearman_estimate(x, y, groups, n_resamples: int, seed: int) -> dict:
     """rho of ``x`` and ``y`` with a case-level bootstrap CI, as a dict; ``value`` is
     ``None`` when rho is undefined (one side constant, e.g. every score 0)."""
-    from editf1.validation.agreement import bootstrap
+    from editf1.stats import bootstrap
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if np.isnan(spearman(x, y)):
@@ -117,7 +117,7 @@ def spearman_estimate(x, y, groups, n_resamples: int, seed: int) -> dict:
 
 def mean_estimate(values, groups, n_resamples: int, seed: int) -> dict:
     """The mean of ``values`` with a case-level bootstrap CI, as a dict."""
-    from editf1.validation.agreement import bootstrap
+    from editf1.stats import bootstrap
 
     values = np.asarray(values, dtype=float)
     return bootstrap(
@@ -132,7 +132,7 @@ def mean_estimate(values, groups, n_resamples: int, seed: int) -> dict:
 def micro_f1_estimate(pairs, groups, n_resamples: int, seed: int) -> dict:
     """Corpus (micro) content F1 of scored pairs, with a case-level bootstrap CI."""
     from editf1.aggregate import prf
-    from editf1.validation.agreement import bootstrap
+    from editf1.stats import bootstrap
 
     counts = np.array(
         [(p.expected_matches, p.expected_deletions, p.expected_additions) for p in pairs]

@@ -1,19 +1,32 @@
-"""agreement, Cohen's kappa, case-level bootstrap CIs and the agreement reports."""
+"""The agreement module: agreement, Cohen's kappa and the judge-agreement reports
+(Seegmiller et al. Tables 7 and 8) with case-level bootstrap CIs, checked by hand."""
 
 from __future__ import annotations
 
-import numpy as np
+import json
+import re
+
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from editf1.judges import ThemeJudgement
+from editf1.stats import Estimate
 from editf1.validation.agreement import (
-    Estimate,
     agreement,
     binary_agreement_report,
-    bootstrap,
     cohen_kappa,
+    content_agreement_report,
+    format_report,
     inter_annotator_report,
+    judge_content_items,
+    judge_theme_items,
+    label_agreement_report,
+    span_overlap,
+    theme_agreement_report,
+    theme_label_report,
+    to_jsonable,
 )
+from editf1.validation.labelled import ContentItem, ThemeItem, read_theme_items
 
 Y_TRUE = [1, 1, 0, 0, 1, 0, 1, 1]
 Y_PRED = [1, 0, 0, 0, 1, 1, 1, 1]
@@ -50,79 +63,6 @@ def test_cohen_kappa_degenerate_cases():
         cohen_kappa([1, 1], [1])
 
 
-# ---------------------------------------------------------------- bootstrap
-
-
-def mean_of(values):
-    values = np.asarray(values, dtype=float)
-    return lambda idx: float(values[idx].mean())
-
-
-def test_bootstrap_same_seed_same_ci():
-    values = np.random.default_rng(1).random(40)
-    first = bootstrap(mean_of(values), 40, n_resamples=300, seed=7)
-    again = bootstrap(mean_of(values), 40, n_resamples=300, seed=7)
-    other = bootstrap(mean_of(values), 40, n_resamples=300, seed=8)
-    assert first == again
-    assert (first.low, first.high) != (other.low, other.high)
-
-
-def test_bootstrap_ci_contains_the_value():
-    values = np.random.default_rng(2).random(50)
-    estimate = bootstrap(mean_of(values), 50, n_resamples=400, confidence=0.9)
-    assert estimate.value == pytest.approx(values.mean())
-    assert estimate.low <= estimate.value <= estimate.high
-    assert (estimate.n, estimate.confidence) == (50, 0.9)
-    assert str(estimate).count("[") == 1
-
-
-def test_cluster_resampling_keeps_a_case_together():
-    # 6 cases of 4 items each
-    groups = np.repeat(np.arange(6), 4)
-
-    def whole_cases(idx):
-        # 1.0 when every case contributes all of its 4 items the same number of times
-        counts = np.bincount(idx, minlength=24).reshape(6, 4)
-        return float((counts == counts[:, :1]).all())
-
-    by_case = bootstrap(whole_cases, 24, groups=groups, n_resamples=200)
-    by_item = bootstrap(whole_cases, 24, n_resamples=200)
-    assert (by_case.low, by_case.high) == (1.0, 1.0)
-    assert by_item.low == 0.0  # resampling items splits cases up
-
-
-def test_cluster_resampling_widens_the_ci_of_correlated_items():
-    # 10 cases; items of one case are identical (a case is all 0 or all 1), 10 items each
-    case_values = np.array([1, 0, 1, 1, 0, 1, 0, 1, 1, 0])
-    groups = np.repeat(np.arange(10), 10)
-    values = np.repeat(case_values, 10)
-    by_case = bootstrap(mean_of(values), 100, groups=groups, n_resamples=500)
-    by_item = bootstrap(mean_of(values), 100, n_resamples=500)
-    # 10 effective draws vs 100: the case-level CI is much wider (about sqrt(10) times)
-    assert by_case.value == by_item.value == pytest.approx(0.6)
-    assert (by_case.high - by_case.low) > 2 * (by_item.high - by_item.low)
-
-
-def test_bootstrap_errors():
-    with pytest.raises(ValueError, match="undefined on every bootstrap resample"):
-        bootstrap(lambda idx: float("nan"), 5, n_resamples=20)
-    with pytest.raises(ValueError, match="at least one item"):
-        bootstrap(mean_of([]), 0)
-    with pytest.raises(ValueError, match="groups has 2 entries for 3 items"):
-        bootstrap(mean_of([1, 2, 3]), 3, groups=[0, 1])
-
-
-def test_bootstrap_skips_resamples_where_the_statistic_is_undefined():
-    positive = np.array([True] + [False] * 9)
-
-    def share_positive_found(idx):  # undefined when the one positive item is not drawn
-        kept = idx[positive[idx]]
-        return 1.0 if len(kept) else float("nan")
-
-    estimate = bootstrap(share_positive_found, 10, n_resamples=200)
-    assert (estimate.value, estimate.low, estimate.high) == (1.0, 1.0, 1.0)
-
-
 # ---------------------------------------------------------------- reports
 
 
@@ -155,6 +95,34 @@ def test_binary_agreement_report_groups_and_seed():
     assert first == again
 
 
+def test_binary_agreement_report_when_the_humans_say_match_only():
+    # humans: 4 matches; judge misses item 2: agreement = match agreement = 3/4, and
+    # with no human NO MATCH the non-match agreement is undefined (None, not NaN)
+    report = binary_agreement_report([True] * 4, [True, True, False, True], n_resamples=100)
+    assert report["agreement"].value == report["match_agreement"].value == 0.75
+    assert report["match_agreement"] == report["agreement"]
+    assert report["non_match_agreement"] is None
+    # p_o = 3/4 = p_e = 1 * 3/4 (humans always say match): kappa 0
+    assert report["cohen_kappa"].value == 0.0
+    assert report["confusion_matrix"] == [[0, 0], [1, 3]]
+
+
+def test_binary_agreement_report_when_the_humans_say_no_match_only():
+    report = binary_agreement_report([False, False], [False, True], n_resamples=100)
+    assert report["non_match_agreement"].value == 0.5 and report["match_agreement"] is None
+    assert report["confusion_matrix"] == [[1, 1], [0, 0]]
+    # one label on both sides: complete agreement, kappa 1.0
+    same = binary_agreement_report([False] * 3, [False] * 3, n_resamples=50)
+    assert (same["agreement"].value, same["cohen_kappa"].value) == (1.0, 1.0)
+
+
+def test_binary_agreement_report_errors():
+    with pytest.raises(ValueError, match="3 human labels against 2 judge labels"):
+        binary_agreement_report([True, False, True], [True, False])
+    with pytest.raises(ValueError, match="at least one item"):
+        binary_agreement_report([], [])
+
+
 def test_inter_annotator_report_three_annotators_by_hand():
     a = [1, 1, 0, 0, 1, 0]
     b = [1, 0, 0, 0, 1, 0]
@@ -180,3 +148,157 @@ def test_inter_annotator_report_three_annotators_by_hand():
 def test_inter_annotator_report_needs_two_annotators():
     with pytest.raises(ValueError, match="at least two annotators"):
         inter_annotator_report([[1, 0, 1]])
+
+
+# ---------------------------------------------------------------- judge reports
+
+X = "Rest today. Drink water. Call us."
+Y = "Your labs are normal."
+ITEMS = [
+    ContentItem("x", X, "Rest.", True, "Rest today.", (True, True)),
+    ContentItem("x", X, "Hydrate.", True, "Drink water.", (True, False)),
+    ContentItem("x", X, "Take ibuprofen.", False, None, (False, False)),
+    ContentItem("y", Y, "Labs normal.", True, None, (True, True)),
+    ContentItem("y", Y, "See you soon.", False, None, (False, False)),
+]
+ANSWERS = {"Rest.": "Rest today.", "Hydrate.": "Drink", "Take ibuprofen.": "Call us."}
+
+
+@pytest.fixture
+def report(content_judge_cls):
+    judgements = judge_content_items(content_judge_cls(ANSWERS), ITEMS)
+    return content_agreement_report(ITEMS, judgements, n_resamples=500, seed=0)
+
+
+def test_content_agreement_by_hand(report):
+    # human [T, T, F, T, F], judge [T, T, T, F, F]
+    assert report["agreement"].value == pytest.approx(3 / 5)
+    assert report["match_agreement"].value == pytest.approx(2 / 3)
+    assert report["non_match_agreement"].value == pytest.approx(1 / 2)
+    # p_o = 0.6, p_e = 0.6 * 0.6 + 0.4 * 0.4 = 0.52
+    assert report["cohen_kappa"].value == pytest.approx((0.6 - 0.52) / (1 - 0.52))
+    assert report["confusion_matrix"] == [[1, 1], [1, 2]]
+    # spans annotated on items 1 and 2: exact on item 1; "Drink" covers 5 of the 11
+    # non-space characters of "Drink water."
+    assert report["spans_annotated"] == 2
+    assert report["exact_span_agreement"].value == pytest.approx(1 / 2)
+    assert report["span_overlap"].value == pytest.approx((1 + 5 / 11) / 2)
+    assert (report["unusable"], report["n"], report["cases"]) == (0, 5, 2)
+
+
+def test_judge_against_each_annotator_and_the_human_ceiling(report):
+    assert report["annotators"] == 2
+    # annotators agree on 4 of 5 items; the judge agrees with them on 3/5 and 2/5
+    assert report["human_ceiling"]["agreement"].value == pytest.approx(4 / 5)
+    assert report["judge_vs_annotators"]["agreement"].value == pytest.approx((3 / 5 + 2 / 5) / 2)
+
+
+def test_every_figure_has_a_reproducible_case_level_ci(report, content_judge_cls):
+    for key in ("agreement", "cohen_kappa", "match_agreement", "exact_span_agreement"):
+        estimate = report[key]
+        assert estimate.low <= estimate.value <= estimate.high and estimate.n == 5
+    again = content_agreement_report(
+        ITEMS, judge_content_items(content_judge_cls(ANSWERS), ITEMS), n_resamples=500, seed=0
+    )
+    assert again["agreement"] == report["agreement"]
+    # two cases: agreement 2/3 on case x, 1/2 on case y; any resample lies between
+    assert report["agreement"].low >= 1 / 2 - 1e-9 and report["agreement"].high <= 2 / 3 + 1e-9
+
+
+def test_unusable_judgements_count_as_no_match(content_judge_cls, unusable):
+    judgements = judge_content_items(content_judge_cls({"Rest.": unusable}), ITEMS[:2])
+    out = content_agreement_report(ITEMS[:2], judgements, n_resamples=100)
+    assert out["unusable"] == 1 and out["match_agreement"].value == 0.0
+
+
+def test_content_report_when_the_humans_say_no_match_only(content_judge_cls):
+    # items 2 and 4 are human NO MATCH; the judge matches item 2 ("Call us.") only
+    items = [ITEMS[2], ITEMS[4]]
+    out = content_agreement_report(
+        items, judge_content_items(content_judge_cls(ANSWERS), items), n_resamples=100
+    )
+    assert out["non_match_agreement"].value == 0.5 and out["match_agreement"] is None
+    assert out["exact_span_agreement"] is None and out["span_overlap"] is None
+    assert out["confusion_matrix"] == [[1, 1], [0, 0]] and out["cases"] == 2
+
+
+def test_span_overlap_counts_non_space_characters():
+    text = "ab cd ef"
+    assert span_overlap((0, 5), (0, 5), text) == 1.0
+    assert span_overlap((0, 2), (6, 8), text) == 0.0
+    assert span_overlap((0, 5), (3, 8), text) == pytest.approx(2 / 6)
+
+
+def test_theme_agreement_by_hand():
+    human = ["Logistics", "Logistics", "Other", "Care coordination"]
+    judge = ["Logistics", "Other", "Other", None]
+    out = theme_label_report(human, judge, n_resamples=200)
+    f1 = {t: e["f1"] for t, e in out["per_theme"].items()}
+    assert f1["Logistics"].value == pytest.approx(2 / 3)  # tp 1, fn 1
+    assert f1["Other"].value == pytest.approx(2 / 3)  # tp 1, fp 1
+    assert f1["Care coordination"].value == 0.0  # fn 1 (unusable)
+    assert f1["Contingency planning"] is None  # neither side used it
+    assert out["micro_f1"].value == 0.5
+    assert out["macro_f1"].value == pytest.approx((2 / 3 + 2 / 3 + 0) / 3)
+    assert out["unusable"] == 1
+    care = out["labels"].index("Care coordination")
+    assert out["confusion_matrix"][care][out["labels"].index("(unusable)")] == 1
+    assert len(out["confusion_matrix"]) == 9 and len(out["labels"]) == 10
+
+
+def test_quadratic_weighted_kappa_for_ordinal_scores_by_hand():
+    out = label_agreement_report([1, 2, 3, 4], [1, 2, 4, 4], weights="quadratic", n_resamples=200)
+    # sum(w * observed) = 1/4; sum(w * expected) = 3 (marginals 1/4 each vs 1/4,1/4,0,1/2)
+    assert out["cohen_kappa"].value == pytest.approx(1 - 0.25 / 3)
+    assert out["agreement"].value == 0.75
+    assert out["confusion_matrix"][2] == [0, 0, 0, 1]
+    with pytest.raises(ValueError, match="numeric"):
+        label_agreement_report(["low", "high"], ["low", "low"], weights="quadratic")
+
+
+def test_the_report_prints_each_figure_with_its_ci(report):
+    text = format_report(report | {"judge": "scripted"})
+    assert "agreement                    0.600 [" in text
+    assert "human ceiling" in text and "unusable judgements: 0 of 5" in text
+    assert re.search(r"\n\s+1\s+1\s+0: no match\n\s+1\s+2\s+1: match", text)
+
+
+def test_a_single_label_report_reads_back_from_json_and_prints_n_a():
+    report = binary_agreement_report([True] * 4, [True, True, False, True], n_resamples=50)
+    saved = json.loads(json.dumps(to_jsonable(report | {"cases": 4})))
+    assert saved["match_agreement"] == {
+        "value": 0.75,
+        "low": report["match_agreement"].low,
+        "high": report["match_agreement"].high,
+        "n": 4,
+        "confidence": 0.95,
+    }
+    assert saved["non_match_agreement"] is None and saved["n"] == 4
+    text = format_report(saved)
+    assert re.search(r"non_match_agreement\s+n/a", text)
+    assert "match_agreement              0.750 [" in text
+
+
+def test_theme_labels_without_case_are_their_own_cases(tmp_path, theme_judge_cls):
+    path = tmp_path / "themes.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "text": "Call the desk.",
+                    "theme": "Logistics",
+                    "annotators": ["Logistics", "Other"],
+                },
+                {"text": "Hello!", "theme": "Other", "annotators": ["Other", "Other"]},
+            ]
+        )
+    )
+    items = read_theme_items(path)
+    assert [i.case for i in items] == ["row-0", "row-1"]
+    judge = theme_judge_cls({"Call the desk.": "Logistics", "Hello!": None})
+    out = theme_agreement_report(items, judge_theme_items(judge, items), n_resamples=100)
+    assert out["micro_f1"].value == 0.5 and out["unusable"] == 1
+    assert out["human_ceiling"]["agreement"].value == 0.5
+    assert isinstance(judge_theme_items(judge, items)[1], ThemeJudgement)
+    assert items[0] == ThemeItem("row-0", "Call the desk.", "Logistics", ("Logistics", "Other"))

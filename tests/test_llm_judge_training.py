@@ -20,7 +20,7 @@ from editf1.judges.generative import LLMContentJudge, LLMThemeJudge, load_judge_
 from editf1.judges.generative.tiny import build_tiny_causal_lm
 from editf1.scorer import EditF1Scorer
 from editf1.training.lora import LoraTraining, balanced_resample, train_generative_judge
-from editf1.validation.judge_agreement import content_agreement_report, judge_content_items
+from editf1.validation.agreement import content_agreement_report, judge_content_items
 from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,8 +27,8 @@ import numpy as np
 from editf1.aggregate import PRF, CorpusAccumulator, prf
 from editf1.results import CorpusResult, PairResult
 from editf1.scorer import EditF1Scorer
+from editf1.stats import Estimate, bootstrap
 from editf1.validate import InputError, check_ids, check_pair, shorten
-from editf1.validation.agreement import Estimate, bootstrap
 
 __all__ = [
     "InterAnnotatorResult",

@@ -131,7 +131,7 @@ def _content_items(args):
 def train_llm_judge(args) -> int:
     """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report."""
     from editf1.training.lora import LoraTraining, train_generative_judge
-    from editf1.validation.judge_agreement import format_report
+    from editf1.validation.agreement import format_report
     from editf1.validation.labelled import read_theme_items, shipped_theme_items
 
     if args.base is None:
@@ -232,7 +232,7 @@ def add_agreement(commands) -> None:
 
 def _agreement(args) -> int:
     from editf1.judges import load_content_judge, load_theme_judge
-    from editf1.validation import judge_agreement as ja
+    from editf1.validation import agreement as ja
     from editf1.validation.labelled import (
         kqa_content_items,
         read_content_items,

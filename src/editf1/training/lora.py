@@ -427,7 +427,7 @@ def train_generative_judge(
 def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name) -> dict:
     """Load the saved adapter exactly as a user would and measure it on held-out cases."""
     from editf1.judges.generative.judges import LLMContentJudge, LLMThemeJudge, load_judge_model
-    from editf1.validation.judge_agreement import (
+    from editf1.validation.agreement import (
         content_agreement_report,
         judge_content_items,
         judge_theme_items,

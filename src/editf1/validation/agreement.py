@@ -1,52 +1,58 @@
-"""How far a judge agrees with clinicians, with bootstrap confidence intervals.
+"""How far a judge agrees with clinicians, next to how far clinicians agree with each other.
 
-Following Buckley et al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv
-2609.12822): agreement and Cohen's kappa, each with a 95% percentile bootstrap CI from
-2,000 resamples over *cases* (all items of a case are drawn together) and a fixed seed.
+The statistics: :func:`agreement` (share of items labelled alike) and :func:`cohen_kappa`,
+each with a 95% percentile bootstrap CI from 2,000 resamples over *cases* (all items of
+a case are drawn together) and a fixed seed (Buckley et al., "Scaling Clinical Judgment
+to Evaluate Medical AI", arXiv 2609.12822), via :func:`editf1.stats.bootstrap`.
+
+The reports, each with its confusion matrix: content judges (Seegmiller et al., arXiv
+2601.11344, Table 7): agreement, non-match agreement, match agreement, match agreement
+with the exact span, span overlap, Cohen's kappa (:func:`binary_agreement_report`,
+:func:`content_agreement_report`); theme judges (Table 8): per-theme, micro and macro
+F1, Cohen's kappa (:func:`theme_label_report`, :func:`theme_agreement_report`); any
+labels (e.g. ordinal scores, quadratic-weighted kappa): :func:`label_agreement_report`.
+When several humans labelled the same items, the same statistics between the humans
+(mean over annotator pairs, :func:`inter_annotator_report`) give the human ceiling, and
+the judge against each human (mean over annotators) is the figure to compare it with.
+
+A judgement the judge could not produce (status ``"unusable"``, theme ``None``) counts
+as NO MATCH / as a wrong theme, exactly as the scorer counts it, and the reports say
+how many there were.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, ThemeJudge
+from editf1.segment import Sentence, SentenceSplitter
+from editf1.stats import Estimate, bootstrap
+from editf1.themes import THEMES
+from editf1.validation.labelled import ContentItem, ThemeItem
+
 __all__ = [
-    "Estimate",
+    "UNUSABLE",
     "agreement",
     "binary_agreement_report",
-    "bootstrap",
-    "bootstrap_resamples",
     "cohen_kappa",
+    "content_agreement_report",
+    "format_report",
     "inter_annotator_report",
+    "judge_content_items",
+    "judge_theme_items",
+    "label_agreement_report",
+    "span_overlap",
+    "theme_agreement_report",
+    "theme_label_report",
+    "to_jsonable",
 ]
 
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic with its bootstrap confidence interval.
-
-    Attributes:
-        value: the statistic on all items.
-        low, high: the CI bounds (percentile method).
-        n: items the statistic was computed on.
-        confidence: the CI's level, e.g. 0.95.
-    """
-
-    value: float
-    low: float
-    high: float
-    n: int
-    confidence: float = 0.95
-
-    def __str__(self) -> str:
-        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
+#: The confusion-matrix column of theme judgements that could not be used.
+UNUSABLE = "(unusable)"
 
 
 def agreement(y_true: Sequence, y_pred: Sequence) -> float:
@@ -88,88 +94,6 @@ def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) 
     return 0.0 if np.isnan(value) else float(value)
 
 
-def bootstrap(
-    statistic: Callable[[np.ndarray], float],
-    n_items: int,
-    *,
-    groups: Sequence | None = None,
-    n_resamples: int = 2000,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> Estimate:
-    """Percentile bootstrap CI of ``statistic`` over items, resampling whole cases.
-
-    Args:
-        statistic: maps an array of item indices (with repeats) to a float.
-        n_items: number of items.
-        groups: the case of each item (length ``n_items``); cases are resampled with
-            replacement and bring all their items. Default: each item is its own case.
-        n_resamples: bootstrap resamples (Buckley et al. use 2,000).
-        confidence: CI level in (0, 1).
-        seed: seed of the NumPy generator; the same seed gives the same CI.
-
-    Returns:
-        :class:`Estimate` with ``value = statistic(all items)``.
-
-    Raises:
-        ValueError: if there are no items or ``groups`` has the wrong length.
-    """
-    values = bootstrap_resamples(
-        statistic, n_items, groups=groups, n_resamples=n_resamples, seed=seed
-    )
-    alpha = (1 - confidence) / 2
-    if np.isnan(values).all():
-        raise ValueError("the statistic is undefined on every bootstrap resample")
-    # A resample can hold no item of a class (e.g. no human match): it is skipped.
-    low, high = np.nanquantile(values, [alpha, 1 - alpha])
-    return Estimate(
-        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
-    )
-
-
-def bootstrap_resamples(
-    statistic: Callable[[np.ndarray], float],
-    n_items: int,
-    *,
-    groups: Sequence | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
-) -> np.ndarray:
-    """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
-
-    The resampling behind :func:`bootstrap`, for callers that need the whole
-    distribution (e.g. a paired bootstrap test, :mod:`editf1.analysis.compare`). The same seed
-    and arguments draw the same resamples as :func:`bootstrap`.
-
-    Args:
-        statistic: maps an array of item indices (with repeats) to a float (NaN where
-            undefined on a resample).
-        n_items: number of items.
-        groups: the case of each item (length ``n_items``); default: one case per item.
-        n_resamples: bootstrap resamples.
-        seed: seed of the NumPy generator.
-
-    Returns:
-        Array of shape ``(n_resamples,)``.
-
-    Raises:
-        ValueError: if there are no items or ``groups`` has the wrong length.
-    """
-    if n_items < 1:
-        raise ValueError("bootstrap needs at least one item")
-    group_ids = np.arange(n_items) if groups is None else np.asarray(groups)
-    if len(group_ids) != n_items:
-        raise ValueError(f"groups has {len(group_ids)} entries for {n_items} items")
-    cases, inverse = np.unique(group_ids, return_inverse=True)
-    members = [np.flatnonzero(inverse == k) for k in range(len(cases))]
-    rng = np.random.default_rng(seed)
-    values = np.empty(n_resamples)
-    for b in range(n_resamples):
-        drawn = rng.integers(0, len(cases), size=len(cases))
-        values[b] = statistic(np.concatenate([members[k] for k in drawn]))
-    return values
-
-
 def binary_agreement_report(
     human: Sequence[bool],
     judge: Sequence[bool],
@@ -178,19 +102,34 @@ def binary_agreement_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement of a match / no-match judge with human labels (Table 7 style).
+    """Agreement of a match / no-match judge with human labels (Seegmiller et al.,
+    arXiv 2601.11344, Table 7), with case-level bootstrap CIs.
 
     Args:
-        human, judge: N booleans, True for "the draft contains this sentence".
-        groups: the case of each item, for the bootstrap.
+        human, judge: N booleans each, True for "the draft contains this sentence".
+        groups: the case of each item (length N), for the bootstrap; default: each
+            item is its own case.
+        n_resamples, seed: the bootstrap's (:func:`editf1.stats.bootstrap`).
 
     Returns:
         ``{"agreement", "cohen_kappa", "match_agreement", "non_match_agreement":
-        Estimate, "confusion_matrix": [[TN, FP], [FN, TP]], "n": N}``;
+        Estimate, "confusion_matrix": [[TN, FP], [FN, TP]] (rows human), "n": N}``;
         match_agreement is the judge's agreement on items the humans call a match
-        (recall), non_match_agreement on items they call no match.
+        (recall), non_match_agreement on items they call no match. When the humans
+        used one label only, the agreement on the other label is undefined and is
+        ``None`` (and the one given equals ``agreement``); kappa then follows
+        :func:`cohen_kappa` (1.0 if the judge used that label on every item, else 0.0).
+
+    Raises:
+        ValueError: if the lengths differ or there are no items.
+
+    >>> report = binary_agreement_report([True, True], [True, False], n_resamples=10)
+    >>> report["match_agreement"].value, report["non_match_agreement"]
+    (0.5, None)
     """
     h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
+    if len(h) != len(j):
+        raise ValueError(f"{len(h)} human labels against {len(j)} judge labels")
 
     def on(mask_value: bool):
         def stat(idx):
@@ -203,8 +142,8 @@ def binary_agreement_report(
     return {
         "agreement": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
         "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
-        "match_agreement": bootstrap(on(True), len(h), **kw),
-        "non_match_agreement": bootstrap(on(False), len(h), **kw),
+        "match_agreement": bootstrap(on(True), len(h), **kw) if h.any() else None,
+        "non_match_agreement": bootstrap(on(False), len(h), **kw) if not h.all() else None,
         "confusion_matrix": confusion_matrix(h, j, labels=[False, True]).tolist(),
         "n": len(h),
     }
@@ -250,3 +189,413 @@ def inter_annotator_report(
             for a, b in pairs
         },
     }
+
+
+def judge_content_items(
+    judge: ContentJudge, items: Sequence[ContentItem], splitter: SentenceSplitter | None = None
+) -> list[ContentJudgement]:
+    """Run a content judge on labelled items in one batched call.
+
+    Items with the same case and draft become one :class:`JudgeRequest` whose
+    reference sentences are the items' sentences (used whole, not re-split), so a
+    generative judge shares the draft's prompt prefix across them.
+
+    Returns:
+        One judgement per item, in order.
+
+    Raises:
+        RuntimeError: if the judge breaks the interface (wrong count, a span not
+            verbatim in the draft).
+    """
+    splitter = splitter or SentenceSplitter()
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault((item.case, item.prediction), []).append(i)
+    requests = [
+        JudgeRequest(
+            tuple(Sentence(items[i].reference, 0, len(items[i].reference)) for i in members),
+            prediction,
+            tuple(splitter.split(prediction)),
+        )
+        for (_, prediction), members in groups.items()
+    ]
+    answers = judge.match(requests)
+    out: list[ContentJudgement | None] = [None] * len(items)
+    for request, members, pair in zip(requests, groups.values(), answers):
+        if len(pair) != len(members):
+            raise RuntimeError(f"{judge.fingerprint} answered {len(pair)} of {len(members)}")
+        for i, judgement in zip(members, pair):
+            span = judgement.span
+            if span is not None and request.prediction[span.start : span.end] != span.text:
+                raise RuntimeError(f"{judge.fingerprint} returned a non-verbatim span {span}")
+            out[i] = judgement
+    return out
+
+
+def judge_theme_items(judge: ThemeJudge, items: Sequence[ThemeItem]) -> list:
+    """Run a theme judge on labelled sentences in one call; one judgement per item."""
+    labels = judge.classify([item.text for item in items])
+    if len(labels) != len(items):
+        raise RuntimeError(f"{judge.fingerprint} answered {len(labels)} of {len(items)}")
+    return labels
+
+
+def span_overlap(a: tuple[int, int], b: tuple[int, int], text: str) -> float:
+    """Jaccard overlap of two character spans of ``text``, counting non-space characters.
+
+    Returns:
+        |a ∩ b| / |a ∪ b| in [0, 1] (1.0 for the same characters, 0.0 for disjoint).
+
+    >>> span_overlap((0, 10), (5, 15), "abcdefghijklmnopqrst")
+    0.3333333333333333
+    """
+    x, y = ({i for i in range(*s) if not text[i].isspace()} for s in (a, b))
+    return len(x & y) / len(x | y) if x | y else 0.0
+
+
+def _stats(groups, n_resamples: int, seed: int) -> dict:
+    return {"groups": groups, "n_resamples": n_resamples, "seed": seed}
+
+
+def _against_annotators(annotators, judge, groups, weights, n_resamples, seed) -> dict:
+    """The judge against each annotator (mean over annotators), and the annotators
+    against each other (mean over pairs): the like-for-like comparison."""
+    matrix = np.asarray(annotators).T  # (A, N)
+    kw = _stats(groups, n_resamples, seed)
+    judge = np.asarray(judge)
+
+    def mean_over_annotators(fn):
+        return lambda i: float(np.mean([fn(row[i], judge[i]) for row in matrix]))
+
+    ceiling = inter_annotator_report(matrix, weights=weights, **kw)
+    return {
+        "annotators": len(matrix),
+        "judge_vs_annotators": {
+            "agreement": bootstrap(mean_over_annotators(agreement), len(judge), **kw),
+            "cohen_kappa": bootstrap(
+                mean_over_annotators(lambda x, y: cohen_kappa(x, y, weights)), len(judge), **kw
+            ),
+        },
+        "human_ceiling": {k: ceiling[k] for k in ("agreement", "cohen_kappa")},
+    }
+
+
+def _annotator_matrix(items) -> list | None:
+    counts = {len(item.annotators) for item in items}
+    if len(counts) != 1 or counts.pop() < 2:
+        return None
+    return [list(item.annotators) for item in items]
+
+
+def content_agreement_report(
+    items: Sequence[ContentItem],
+    judgements: Sequence[ContentJudgement],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """Agreement of a content judge with human labels (Table 7), with bootstrap CIs.
+
+    Args:
+        items: N labelled items; their ``case`` is the bootstrap's unit.
+        judgements: the judge's N answers (:func:`judge_content_items`).
+        n_resamples, seed: the bootstrap's (2,000 and 0 by default).
+
+    Returns:
+        A dict of :class:`~editf1.stats.Estimate` (value, 95% CI, n) and counts: the
+        :func:`binary_agreement_report` figures ``agreement``, ``cohen_kappa``,
+        ``match_agreement`` (share of human matches the judge matched),
+        ``non_match_agreement`` (each of the two ``None`` when the humans never used
+        its label), ``confusion_matrix`` ([[TN, FP], [FN, TP]], rows human), ``n``;
+        ``exact_span_agreement`` (share of human matches
+        with an annotated span where the judge returned that span, whitespace aside)
+        and ``span_overlap`` (mean :func:`span_overlap` where both matched), each
+        ``None`` when no span is annotated; ``spans_annotated``; ``unusable`` (count);
+        ``cases``; and, when every item has the same two or more annotators,
+        ``annotators``, ``judge_vs_annotators`` and ``human_ceiling``.
+
+    Raises:
+        ValueError: if the lengths differ or there are no items.
+    """
+    if len(items) != len(judgements) or not items:
+        raise ValueError(f"{len(items)} items and {len(judgements)} judgements")
+    groups = np.array([item.case for item in items])
+    human = np.array([item.match for item in items])
+    judge = np.array([j.status == "match" for j in judgements])
+    kw = _stats(groups, n_resamples, seed)
+    report = binary_agreement_report(human, judge, **kw)
+    annotated = np.array([item.match and item.span is not None for item in items])
+    exact = np.zeros(len(items), dtype=bool)
+    overlap = np.full(len(items), np.nan)
+    for i in np.flatnonzero(annotated):
+        item, span = items[i], judgements[i].span
+        if span is None:
+            continue
+        exact[i] = " ".join(span.text.split()) == " ".join(item.span.split())
+        start = item.prediction.index(item.span)
+        overlap[i] = span_overlap(
+            (start, start + len(item.span)), (span.start, span.end), item.prediction
+        )
+
+    def share_where(values, where):
+        def stat(idx):
+            keep = idx[where[idx]]
+            return float(np.mean(values[keep])) if len(keep) else np.nan
+
+        return stat
+
+    both = annotated & judge
+    report["spans_annotated"] = int(annotated.sum())
+    report["exact_span_agreement"] = (
+        bootstrap(share_where(exact, annotated), len(items), **kw) if annotated.any() else None
+    )
+    report["span_overlap"] = (
+        bootstrap(share_where(overlap, both), len(items), **kw) if both.any() else None
+    )
+    report["unusable"] = sum(j.status == "unusable" for j in judgements)
+    report["cases"] = len(set(groups.tolist()))
+    annotators = _annotator_matrix(items)
+    if annotators is not None:
+        report |= _against_annotators(annotators, judge, groups, None, n_resamples, seed)
+    return report
+
+
+def _f1(human: np.ndarray, judge: np.ndarray, label: int):
+    def stat(idx):
+        h, j = human[idx] == label, judge[idx] == label
+        denominator = h.sum() + j.sum()
+        return 2 * float((h & j).sum()) / denominator if denominator else np.nan
+
+    return stat
+
+
+def theme_agreement_report(
+    items: Sequence[ThemeItem],
+    judgements: Sequence,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """Agreement of a theme judge with human labels (Table 8), with bootstrap CIs.
+
+    Args:
+        items: N labelled sentences; their ``case`` is the bootstrap's unit.
+        judgements: the judge's N :class:`~editf1.judges.ThemeJudgement`.
+
+    Returns:
+        :func:`theme_label_report` of the items' themes and the judge's, plus, when
+        every item has the same two or more annotators, ``annotators``,
+        ``judge_vs_annotators`` and ``human_ceiling``.
+
+    Raises:
+        ValueError: if the lengths differ or there are no items.
+    """
+    if len(items) != len(judgements) or not items:
+        raise ValueError(f"{len(items)} items and {len(judgements)} judgements")
+    groups = [item.case for item in items]
+    judge = [j.theme for j in judgements]
+    report = theme_label_report(
+        [item.theme for item in items], judge, groups=groups, n_resamples=n_resamples, seed=seed
+    )
+    annotators = _annotator_matrix(items)
+    if annotators is not None:
+        columns = [*THEMES, UNUSABLE]
+        coded = [[columns.index(t) for t in row] for row in annotators]
+        judged = [columns.index(UNUSABLE if t is None else t) for t in judge]
+        report |= _against_annotators(coded, judged, np.asarray(groups), None, n_resamples, seed)
+    return report
+
+
+def theme_label_report(
+    human: Sequence[str],
+    judge: Sequence[str | None],
+    *,
+    groups: Sequence | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """Per-theme and micro F1 and Cohen's kappa of theme labels (Table 8), with CIs.
+
+    Args:
+        human: N themes from :data:`THEMES`.
+        judge: N themes, ``None`` where the judge's answer was unusable (a wrong
+            label for every statistic).
+        groups: the case of each item (default: each sentence is its own case).
+
+    Returns:
+        ``per_theme`` ({theme: {"f1": Estimate or ``None`` for a theme neither side
+        used, "support": int}}), ``micro_f1`` (with one label per sentence, the share
+        labelled as the humans did), ``macro_f1`` (mean F1 over themes the humans
+        used), ``cohen_kappa``, ``confusion_matrix`` (rows: human themes in
+        :data:`THEMES` order; columns: the same plus :data:`UNUSABLE`), ``labels``,
+        ``unusable``, ``n``, ``cases``.
+
+    Raises:
+        ValueError: different lengths, no items, or a theme outside :data:`THEMES`.
+    """
+    if len(human) != len(judge) or not len(human):
+        raise ValueError(f"{len(human)} human and {len(judge)} judge labels")
+    columns = [*THEMES, UNUSABLE]
+    unknown = sorted({t for t in [*human, *judge] if t is not None} - set(THEMES))
+    if unknown:
+        raise ValueError(f"unknown theme(s) {unknown}; expected one of {list(THEMES)}")
+    h = np.array([THEMES.index(t) for t in human])
+    j = np.array([columns.index(UNUSABLE if t is None else t) for t in judge])
+    groups = np.arange(len(h)) if groups is None else np.asarray(groups)
+    kw = _stats(groups, n_resamples, seed)
+    per_theme = {}
+    for k, theme in enumerate(THEMES):
+        used = bool((h == k).any() or (j == k).any())
+        per_theme[theme] = {
+            "f1": bootstrap(_f1(h, j, k), len(h), **kw) if used else None,
+            "support": int((h == k).sum()),
+        }
+    present = sorted(set(h.tolist()))
+
+    def macro(idx):
+        values = [_f1(h, j, k)(idx) for k in present]
+        return float(np.nanmean(values)) if not np.isnan(values).all() else np.nan
+
+    return {
+        "per_theme": per_theme,
+        "micro_f1": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
+        "macro_f1": bootstrap(macro, len(h), **kw),
+        "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
+        "confusion_matrix": confusion_matrix(h, j, labels=range(len(columns)))[
+            : len(THEMES)
+        ].tolist(),
+        "labels": columns,
+        "unusable": int((j == len(THEMES)).sum()),
+        "n": len(h),
+        "cases": len(set(groups.tolist())),
+    }
+
+
+def label_agreement_report(
+    human: Sequence,
+    judge: Sequence,
+    *,
+    annotators: Sequence[Sequence] | None = None,
+    groups: Sequence | None = None,
+    weights: str | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """Agreement of any judge's labels with human labels, e.g. ordinal scores.
+
+    Args:
+        human: N reference labels (e.g. the adjudicated or majority label).
+        judge: N judge labels.
+        annotators: optional N rows of each annotator's label (two or more each).
+        groups: the case of each item (default: each item is its own case).
+        weights: ``None`` for nominal labels, ``"quadratic"`` (or ``"linear"``) for
+            ordinal scores, which must then be numbers.
+
+    Returns:
+        ``agreement``, ``cohen_kappa`` (weighted as asked), ``confusion_matrix`` and
+        ``labels`` (its row/column order), ``n``, ``cases``, ``weights``; with
+        annotators, ``annotators``, ``judge_vs_annotators``, ``human_ceiling``.
+
+    Raises:
+        ValueError: different lengths, no items, or non-numeric ordinal labels.
+    """
+    h, j = np.asarray(human), np.asarray(judge)
+    if len(h) != len(j) or not len(h):
+        raise ValueError(f"{len(h)} human and {len(j)} judge labels")
+    if weights is not None and not (
+        np.issubdtype(h.dtype, np.number) and np.issubdtype(j.dtype, np.number)
+    ):
+        raise ValueError(f"{weights}-weighted kappa needs numeric (ordinal) labels")
+    groups = np.arange(len(h)) if groups is None else np.asarray(groups)
+    kw = _stats(groups, n_resamples, seed)
+    labels = sorted(set(h.tolist()) | set(j.tolist()))
+    report = {
+        "agreement": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
+        "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i], weights), len(h), **kw),
+        "confusion_matrix": confusion_matrix(h, j, labels=labels).tolist(),
+        "labels": labels,
+        "weights": weights,
+        "n": len(h),
+        "cases": len(set(groups.tolist())),
+    }
+    if annotators is not None:
+        report |= _against_annotators(annotators, j, groups, weights, n_resamples, seed)
+    return report
+
+
+def to_jsonable(value):
+    """A report with every :class:`~editf1.stats.Estimate` as a dict and NumPy
+    numbers as Python numbers, ready for ``json.dumps``."""
+    if isinstance(value, Estimate):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _line(name: str, value) -> str:
+    if value is None:
+        return f"  {name:<28} n/a"
+    if isinstance(value, dict) and "value" in value:  # an Estimate read back from JSON
+        value = Estimate(**value)
+    if isinstance(value, Estimate):
+        return f"  {name:<28} {value}   (n={value.n})"
+    return f"  {name:<28} {value}"
+
+
+def format_report(report: dict) -> str:
+    """The report as text: each statistic with its 95% CI, then the confusion matrix.
+
+    ``report`` is what the ``*_agreement_report`` functions return, optionally with
+    ``judge`` and ``data`` descriptions added.
+    """
+    lines = []
+    for key in ("judge", "data"):
+        if key in report:
+            lines.append(f"{key}: {report[key]}")
+    lines.append(
+        f"{report['n']} items in {report['cases']} cases; value [95% CI] from "
+        f"{report.get('n_resamples', 2000)} bootstrap resamples over cases"
+    )
+    scalars = (
+        "agreement",
+        "non_match_agreement",
+        "match_agreement",
+        "exact_span_agreement",
+        "span_overlap",
+        "micro_f1",
+        "macro_f1",
+        "cohen_kappa",
+    )
+    lines += [_line(k, report[k]) for k in scalars if k in report]
+    if "per_theme" in report:
+        lines.append("  per-theme F1:")
+        for theme, entry in report["per_theme"].items():
+            lines.append(_line(f"  {theme[:26]}", entry["f1"]) + f"  support {entry['support']}")
+    if "judge_vs_annotators" in report:
+        lines.append(f"  judge vs each of {report['annotators']} annotators (mean):")
+        lines += [_line(f"  {k}", v) for k, v in report["judge_vs_annotators"].items()]
+        lines.append("  human ceiling (annotator pairs, mean):")
+        lines += [_line(f"  {k}", v) for k, v in report["human_ceiling"].items()]
+    if "unusable" in report:
+        lines.append(f"  unusable judgements: {report['unusable']} of {report['n']}")
+    matrix = report["confusion_matrix"]
+    labels = report.get("labels", ["no match", "match"])
+    lines.append("  confusion matrix (rows: human, columns: judge):")
+    width = max(len(str(x)) for row in matrix for x in row) + 1
+    lines.append("    " + " ".join(f"{k:>{width}}" for k in range(len(labels))) + "  labels")
+    for i, row in enumerate(matrix):
+        lines.append(
+            "    "
+            + " ".join(f"{x:>{width}}" for x in row)
+            + f"  {i}: {labels[i] if i < len(labels) else ''}"
+        )
+    if len(labels) > len(matrix):
+        lines.append(
+            "    " + "; ".join(f"{k}: {labels[k]}" for k in range(len(matrix), len(labels)))
+        )
+    return "\n".join(lines)

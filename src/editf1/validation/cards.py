@@ -436,7 +436,7 @@ def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardS
         ValueError: if the parameter file predates stored confusion matrices.
     """
     from editf1.judges.embedding import load_params
-    from editf1.validation.judge_agreement import theme_label_report, to_jsonable
+    from editf1.validation.agreement import theme_label_report, to_jsonable
 
     params = load_params("theme_judge.json")
     cv = params["cross_validation"]
