@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from editf1.judges.generative.tiny import build_tiny_causal_lm
 from editf1.scorer import EditF1Scorer
 from editf1.training.lora import LoraTraining, balanced_resample, train_generative_judge
 from editf1.validation.agreement import content_agreement_report, judge_content_items
+from editf1.validation.cards import adapter_card_spec, render_card
 from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,17 +116,16 @@ def trained(hub):
     return folder, record
 
 
-def test_the_adapter_folder_is_ready_for_the_hub(trained):
+def test_training_writes_the_adapter_and_its_record_and_leaves_the_card_to_the_caller(trained):
     folder, record = trained
     names = {p.name for p in folder.iterdir()}
     assert {"adapter_config.json", "adapter_model.safetensors", "editf1_judge.json"} <= names
-    assert {"README.md", "confusion_matrix.png"} <= names
+    assert "confusion_matrix.png" not in names  # edit-f1 train-judge writes the card
     assert not [n for n in names if n.endswith((".bin", ".pt", ".pkl"))]
     assert json.loads((folder / "editf1_judge.json").read_text()) == record
     config = json.loads((folder / "adapter_config.json").read_text())
     assert (config["r"], config["lora_alpha"]) == (8, 16)
     assert config["base_model_name_or_path"] == f"edit-f1-tests/tiny-base@{BASE_COMMIT}"
-    assert "model-index:" in (folder / "README.md").read_text()
 
 
 def test_the_record_holds_the_paper_settings_split_and_resampling(trained):
@@ -215,7 +216,9 @@ def test_evaluate_load_scores_pairs_with_the_hub_adapter(trained, hub):
     assert results["unusable_judgements"] == 0
 
 
-def test_a_theme_adapter_trains_and_is_refused_as_a_content_judge(hub):
+def test_the_command_trains_a_theme_adapter_with_its_card_refused_as_a_content_judge(hub):
+    from editf1.cli.main import main
+
     items = [
         ThemeItem(f"s{i}", text, theme)
         for i, (text, theme) in enumerate(
@@ -229,18 +232,18 @@ def test_a_theme_adapter_trains_and_is_refused_as_a_content_judge(hub):
             ]
         )
     ]
-    folder = hub / "theme-adapter"
-    record = train_generative_judge(
-        "theme",
-        items,
-        base=str(hub / "base"),
-        output=folder,
-        data_name="toy themes",
-        settings=LoraTraining(epochs=2, test_size=0.5),
-        progress=False,
-        n_resamples=100,
-    )
+    labels, folder = hub / "themes.jsonl", hub / "theme-adapter"
+    labels.write_text("".join(json.dumps(asdict(item)) + "\n" for item in items))
+    command = ["train-judge", "llm-theme", "--base", str(hub / "base"), "--data", str(labels)]
+    assert main([*command, "-o", str(folder), "--epochs", "2", "--test-size", "0.5"]) == 0
+    record = json.loads((folder / "editf1_judge.json").read_text())
     assert record["task"] == "theme" and record["prompt"] == "theme-v1"
+    assert record["data"]["name"] == "theme labels themes.jsonl"
+    # the command wrote the card of that record beside the adapter: ready for the Hub
+    card = (folder / "README.md").read_text()
+    assert card == str(render_card(adapter_card_spec(folder, record))) + "\n"
+    assert "model-index:" in card and "### Per-theme F1" in card
+    assert (folder / "confusion_matrix.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert set(record["agreement"]["per_theme"]) >= {"Logistics", "Other"}
     themes = LLMThemeJudge(adapter=str(folder)).classify([i.text for i in items])
     assert all(t.theme is not None for t in themes)

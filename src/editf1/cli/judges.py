@@ -129,9 +129,11 @@ def _content_items(args):
 
 
 def train_llm_judge(args) -> int:
-    """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report."""
+    """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report,
+    and write the adapter folder's model card (:mod:`editf1.validation.cards`)."""
     from editf1.training.lora import LoraTraining, train_generative_judge
     from editf1.validation.agreement import format_report
+    from editf1.validation.cards import adapter_card_spec, write_card
     from editf1.validation.labelled import read_theme_items, shipped_theme_items
 
     if args.base is None:
@@ -162,6 +164,7 @@ def train_llm_judge(args) -> int:
         settings=settings,
         device=args.device,
     )
+    write_card(adapter_card_spec(args.output, record), args.output)
     print(json.dumps({k: record[k] for k in ("base", "lora", "data")}, indent=2))
     print(format_report(record["agreement"]))
     print(f"wrote {args.output}/ (adapter, editf1_judge.json, README.md model card)")

