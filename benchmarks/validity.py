@@ -286,7 +286,7 @@ def own_reply_figures(rows, scored, edited_rows, n_resamples: int, seed: int) ->
 
 def iap_figures(rows, scored, scorer_by_name, n_resamples: int, seed: int) -> dict:
     """Inter-annotator predictability on cases with two oncologists, beside the draft."""
-    from editf1.analysis.multi_reference import inter_annotator_predictability
+    from editf1.analysis.inter_annotator import inter_annotator_predictability
 
     replies: dict[str, list[str]] = {}
     for r in rows:

@@ -131,7 +131,7 @@ def test_inter_annotator_figures_with_the_exact_judge():
     figures = validity.iap_figures(rows, scored, {"edit-F1": _exact(), "exact": _exact()}, 20, 0)
     assert figures["cases"] == 1
     exact = figures["metrics"]["exact"]
-    # replies scored on each other: EM 2, EA 1, ED 1 -> F1 2/3 (multi_reference doctest)
+    # replies scored on each other: EM 2, EA 1, ED 1 -> F1 2/3 (inter_annotator doctest)
     assert exact["oncologist_vs_oncologist"]["value"] == pytest.approx(2 / 3)
     # the draft against both replies of m1: EM 2, EA 1, ED 2 -> P 0.5, R 2/3, F1 4/7
     assert exact["draft_vs_oncologist_same_cases"]["value"] == pytest.approx(4 / 7)

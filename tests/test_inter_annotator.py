@@ -1,6 +1,5 @@
-"""Several clinicians per message: best-matching and mean scores against several replies,
-the evaluate module with lists of references, and inter-annotator predictability (§4.2,
-Table 11), by hand on small cases and for real on the OncQA cases with two oncologists."""
+"""Inter-annotator predictability (§4.2, Table 11): clinicians scored on each other, by
+hand on small cases and for real on the OncQA cases with two oncologists."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from editf1.analysis.multi_reference import inter_annotator_predictability, score_multi_reference
+from editf1.analysis.inter_annotator import inter_annotator_predictability
 from editf1.cli.main import main
 from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
@@ -36,95 +35,6 @@ def scorer(theme_judge_cls):
 @pytest.fixture
 def content_only():
     return EditF1Scorer(content_judge="exact", theme_judge=None)
-
-
-def test_best_and_mean_over_references_by_hand(scorer):
-    result = score_multi_reference(
-        scorer,
-        ["Rest today. Drink water.", "Call us."],
-        [["Rest today. Take ibuprofen.", "Drink water. Rest today."], ["Call us. Rest today."]],
-        ids=["a", "b"],
-    )
-    first, second = result.pairs
-    # Draft a: vs reply 0 EM 1, EA 1, ED 1 (F1 0.5); vs reply 1 EM 2 (F1 1.0): best 1.
-    assert first.best_reference == 1 and first.id == "a"
-    assert [p.content.f1 for p in first.per_reference] == [0.5, 1.0]
-    assert (first.mean.precision, first.mean.recall, first.mean.f1) == (0.75, 0.75, 0.75)
-    # Themes of a: {plan} vs {plan, medication} (F1 2/3) and vs {plan} (F1 1).
-    assert first.theme_mean.recall == 0.75 and first.theme_mean.f1 == pytest.approx(5 / 6)
-    # Draft b: EM 1, EA 1, ED 0 against its only reply.
-    assert second.best_reference == 0 and second.mean.f1 == pytest.approx(2 / 3)
-    # Best pairs: EM 3, EA 1, ED 0; every pair: EM 4, EA 2, ED 1.
-    best, every = result.best, result.all_references
-    assert (best.expected_matches, best.expected_additions, best.expected_deletions) == (3, 1, 0)
-    assert (best.precision, best.recall, best.f1) == pytest.approx((1.0, 0.75, 6 / 7))
-    assert (every.expected_matches, every.expected_additions, every.expected_deletions) == (4, 2, 1)
-    assert (every.precision, every.recall, every.f1) == pytest.approx((0.8, 2 / 3, 8 / 11))
-    assert every.n_pairs == 3 and [p.row for p in every.pairs] == [0, 0, 1]
-    # Best-pair themes: tp 2 ({plan}, {contingency}), fn 1 (plan missing from b): F1 0.8.
-    assert (best.theme.precision, best.theme.recall, best.theme.f1) == pytest.approx(
-        (1.0, 2 / 3, 0.8)
-    )
-    out = result.to_dict()
-    assert out["f1"] == pytest.approx(6 / 7) and out["all_references"]["f1"] == pytest.approx(
-        8 / 11
-    )
-    assert out["per_pair"][0]["best_reference"] == 1 and out["per_pair"][0]["n_references"] == 2
-    assert out["per_pair"][0]["mean_f1"] == 0.75 and out["per_pair"][0]["id"] == "a"
-    assert [r["f1"] for r in out["per_pair"][0]["per_reference"]] == [0.5, 1.0]
-
-
-def test_ties_go_to_higher_recall_then_the_earlier_reply(content_only):
-    # "Rest. Sleep." vs "Rest. Sleep. Eat. Walk.": P 1, R 0.5; vs "Rest.": P 0.5, R 1.
-    # Same F1 (2/3): the higher recall wins.
-    result = score_multi_reference(
-        content_only,
-        ["Rest. Sleep.", "Rest. Sleep."],
-        [["Rest. Sleep. Eat. Walk.", "Rest."], ["Rest. Eat.", "Sleep. Walk."]],
-    )
-    assert result.pairs[0].best_reference == 1
-    assert result.pairs[1].best_reference == 0  # equal F1 and recall: the earlier reply
-
-
-def test_one_reply_each_equals_single_reference_scoring(content_only):
-    drafts, replies = ["Rest today. Drink water.", "Call us."], ["Rest today.", "Call us now."]
-    multi = score_multi_reference(content_only, drafts, [[r] for r in replies])
-    single = content_only.score(drafts, replies)
-    assert multi.best.summary() == single.summary() == multi.all_references.summary()
-
-
-def test_bad_multi_reference_input_is_named(content_only):
-    with pytest.raises(InputError) as error:
-        score_multi_reference(content_only, ["a.", 3, "c."], [[], ["ok."], "a string"])
-    text = str(error.value)
-    assert "references[0] is an empty list" in text
-    assert "predictions[1] must be a string" in text
-    assert "references[2] must be a list of clinician replies" in text
-    with pytest.raises(InputError, match=r"references\[0\]\[1\] has no word"):
-        score_multi_reference(content_only, ["a."], [["Rest.", " "]])
-    with pytest.raises(ValueError, match="2 predictions and 1 lists of references"):
-        score_multi_reference(content_only, ["a.", "b."], [["c."]])
-
-
-def test_evaluate_module_accepts_lists_of_references():
-    evaluate = pytest.importorskip("evaluate")
-    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), content_judge="exact",
-                           theme_judge=None)  # fmt: skip
-    out = metric.compute(
-        predictions=["Rest today. Drink water."],
-        references=[["Rest today. Take ibuprofen.", "Drink water. Rest today."]],
-    )
-    assert out["f1"] == 1.0 and out["all_references"]["f1"] == 0.75
-    assert out["per_pair"][0]["best_reference"] == 1
-    # evaluate would turn a later list into its string form: mixing is refused.
-    with pytest.raises(TypeError, match=r"references\[1\] is list"):
-        metric.compute(predictions=["a.", "b."], references=["x.", ["y.", "b."]])
-    metric.add_batch(predictions=["Rest."], references=[["Rest.", "Eat."]])
-    with pytest.raises(TypeError, match=r"references\[0\] is str"):
-        metric.add_batch(predictions=["Rest."], references=["Rest."])
-    accumulated = metric.compute(return_pairs=False)
-    assert (accumulated["f1"], accumulated["all_references"]["f1"]) == (1.0, 0.5)
-    assert "per_pair" not in accumulated
 
 
 REPLIES = {

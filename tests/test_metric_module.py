@@ -158,3 +158,24 @@ def test_evaluate_distributed_mode_gathers_all_ranks(tmp_path):
     assert results[1] == (None, None)
     assert results[0][0] == pytest.approx(4 / 7)
     assert results[0][1] == 2
+
+
+def test_evaluate_module_accepts_lists_of_references():
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), content_judge="exact",
+                           theme_judge=None)  # fmt: skip
+    out = metric.compute(
+        predictions=["Rest today. Drink water."],
+        references=[["Rest today. Take ibuprofen.", "Drink water. Rest today."]],
+    )
+    assert out["f1"] == 1.0 and out["all_references"]["f1"] == 0.75
+    assert out["per_pair"][0]["best_reference"] == 1
+    # evaluate would turn a later list into its string form: mixing is refused.
+    with pytest.raises(TypeError, match=r"references\[1\] is list"):
+        metric.compute(predictions=["a.", "b."], references=["x.", ["y.", "b."]])
+    metric.add_batch(predictions=["Rest."], references=[["Rest.", "Eat."]])
+    with pytest.raises(TypeError, match=r"references\[0\] is str"):
+        metric.add_batch(predictions=["Rest."], references=["Rest."])
+    accumulated = metric.compute(return_pairs=False)
+    assert (accumulated["f1"], accumulated["all_references"]["f1"]) == (1.0, 0.5)
+    assert "per_pair" not in accumulated

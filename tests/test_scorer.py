@@ -12,6 +12,7 @@ from editf1.judges.exact import ExactMatchContentJudge
 from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, THEMES
+from editf1.validate import InputError
 
 EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
 
@@ -418,3 +419,94 @@ def test_reproducibility_names_judges_and_splitter(scorer):
     text = scorer.reproducibility
     assert "content:scripted-content" in text and "theme:scripted-theme" in text
     assert "splitter:punkt-clinical:" in text and "zero_division:warn" in text
+
+
+# Several clinicians' replies per draft: the pair is the best-matching reply.
+
+
+MULTI_THEMES = {
+    "Rest today.": MPI,
+    "Drink water.": MPI,
+    "Take ibuprofen.": MED,
+    "Call us.": CP,
+}
+
+
+@pytest.fixture
+def multi_scorer(theme_judge_cls):
+    return EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(MULTI_THEMES))
+
+
+@pytest.fixture
+def content_only():
+    return EditF1Scorer(content_judge="exact", theme_judge=None)
+
+
+def test_best_and_mean_over_references_by_hand(multi_scorer):
+    result = multi_scorer.score(
+        ["Rest today. Drink water.", "Call us."],
+        [["Rest today. Take ibuprofen.", "Drink water. Rest today."], ["Call us. Rest today."]],
+        ids=["a", "b"],
+    )
+    first, second = result.pairs
+    # Draft a: vs reply 0 EM 1, EA 1, ED 1 (F1 0.5); vs reply 1 EM 2 (F1 1.0): best 1.
+    assert first.best_reference == 1 and first.id == "a"
+    assert [p.content.f1 for p in first.per_reference] == [0.5, 1.0]
+    assert (first.mean.precision, first.mean.recall, first.mean.f1) == (0.75, 0.75, 0.75)
+    # Themes of a: {plan} vs {plan, medication} (F1 2/3) and vs {plan} (F1 1).
+    assert first.theme_mean.recall == 0.75 and first.theme_mean.f1 == pytest.approx(5 / 6)
+    # Draft b: EM 1, EA 1, ED 0 against its only reply.
+    assert second.best_reference == 0 and second.mean.f1 == pytest.approx(2 / 3)
+    # Best pairs: EM 3, EA 1, ED 0; every pair: EM 4, EA 2, ED 1.
+    best, every = result, result.all_references
+    assert (best.expected_matches, best.expected_additions, best.expected_deletions) == (3, 1, 0)
+    assert (best.precision, best.recall, best.f1) == pytest.approx((1.0, 0.75, 6 / 7))
+    assert (every.expected_matches, every.expected_additions, every.expected_deletions) == (4, 2, 1)
+    assert (every.precision, every.recall, every.f1) == pytest.approx((0.8, 2 / 3, 8 / 11))
+    assert every.n_pairs == 3 and [p.row for p in first.per_reference] == [0, 0]
+    # Best-pair themes: tp 2 ({plan}, {contingency}), fn 1 (plan missing from b): F1 0.8.
+    assert (best.theme.precision, best.theme.recall, best.theme.f1) == pytest.approx(
+        (1.0, 2 / 3, 0.8)
+    )
+    out = result.to_dict()
+    assert out["f1"] == pytest.approx(6 / 7) and out["all_references"]["f1"] == pytest.approx(
+        8 / 11
+    )
+    assert out["per_pair"][0]["best_reference"] == 1 and out["per_pair"][0]["n_references"] == 2
+    assert out["per_pair"][0]["mean_f1"] == 0.75 and out["per_pair"][0]["id"] == "a"
+    assert [r["f1"] for r in out["per_pair"][0]["per_reference"]] == [0.5, 1.0]
+
+
+def test_ties_go_to_higher_recall_then_the_earlier_reply(content_only):
+    # "Rest. Sleep." vs "Rest. Sleep. Eat. Walk.": P 1, R 0.5; vs "Rest.": P 0.5, R 1.
+    # Same F1 (2/3): the higher recall wins.
+    result = content_only.score(
+        ["Rest. Sleep.", "Rest. Sleep."],
+        [["Rest. Sleep. Eat. Walk.", "Rest."], ["Rest. Eat.", "Sleep. Walk."]],
+    )
+    assert result.pairs[0].best_reference == 1
+    assert result.pairs[1].best_reference == 0  # equal F1 and recall: the earlier reply
+
+
+def test_one_reply_each_equals_single_reference_scoring(content_only):
+    drafts, replies = ["Rest today. Drink water.", "Call us."], ["Rest today.", "Call us now."]
+    multi = content_only.score(drafts, [[r] for r in replies])
+    single = content_only.score(drafts, replies)
+    assert single.all_references is None
+    assert multi.all_references.summary() == single.summary()
+    assert {k: v for k, v in multi.summary().items() if k != "all_references"} == single.summary()
+    assert [p.content for p in multi.pairs] == [p.content for p in single.pairs]
+
+
+def test_bad_multi_reference_input_is_named(content_only):
+    with pytest.raises(InputError) as error:
+        content_only.score(["a.", 3, "c.", "d."], [[], ["ok."], "one reply", [7]])
+    text = str(error.value)
+    assert "references[0] is an empty list" in text
+    assert "predictions[1] must be a string" in text
+    assert "references[3][0] must be a string, got int" in text
+    assert "references[2]" not in text  # one reply as a string beside lists is fine
+    with pytest.raises(InputError, match=r"references\[0\]\[1\] has no word"):
+        content_only.score(["a."], [["Rest.", " "]])
+    with pytest.raises(ValueError, match="2 predictions and 1 references"):
+        content_only.score(["a.", "b."], [["c."]])

@@ -6,7 +6,14 @@ import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, check_pair, check_pairs, shorten
+from editf1.validate import (
+    InputError,
+    check_pairs,
+    check_prediction,
+    check_reference,
+    row_errors,
+    shorten,
+)
 
 OK = "Rest today."
 
@@ -19,7 +26,12 @@ def errors_of(predictions, references):
 
 @pytest.mark.parametrize(
     ("bad", "type_name"),
-    [(None, "NoneType"), (42, "int"), (["Rest."], "list"), (b"Rest.", "bytes")],
+    [
+        (None, "NoneType"),
+        (42, "int"),
+        (3.5, "float"),
+        (b"Rest.", "bytes"),
+    ],  # a list of replies is fine
 )
 def test_non_string_prediction_and_reference(bad, type_name):
     errors = errors_of([OK, bad], [bad, OK])
@@ -40,7 +52,7 @@ def test_reference_without_a_word(reference):
 
 @pytest.mark.parametrize("prediction", ["", "   ", "...", "🙂"])
 def test_empty_prediction_is_accepted(prediction):
-    assert check_pair(0, prediction, OK) == []
+    assert check_prediction(0, prediction) == []
     check_pairs([prediction], [OK])  # does not raise
 
 
@@ -102,8 +114,26 @@ def test_mismatched_lengths():
 
 
 def test_custom_field_names():
-    assert check_pair(4, None, OK, prediction_field="draft") == [
-        "draft[4] must be a string, got NoneType None"
+    assert check_prediction(4, None, "draft") == ["draft[4] must be a string, got NoneType None"]
+    assert check_reference(4, 3, "reply") == ["reply[4] must be a string, got int 3"]
+
+
+def test_several_replies_are_checked_one_by_one():
+    assert check_reference(1, [OK, OK]) == []
+    assert check_reference(1, []) == ["references[1] is an empty list; give at least one reply"]
+    assert check_reference(1, [OK, None]) == [
+        "references[1][1] must be a string, got NoneType None"
+    ]
+
+
+def test_row_errors_checks_id_draft_and_reply_once():
+    seen = {}
+    assert row_errors(0, "m1", OK, OK, seen) == []
+    assert row_errors(1, "m1", None, [" "], seen, prediction_field="draft") == [
+        "ids[1] repeats ids[0] 'm1'",
+        "draft[1] must be a string, got NoneType None",
+        "references[1][0] has no word (empty, whitespace or punctuation only: ' '); edit-F1 "
+        "needs a clinician reply to compare against",
     ]
 
 

@@ -21,8 +21,12 @@ No score is ever NaN.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal
+
+import numpy as np
+
+from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 
 __all__ = [
     "PRF",
@@ -30,6 +34,8 @@ __all__ = [
     "UndefinedMetricWarning",
     "ZeroDivision",
     "check_zero_division",
+    "micro_prf",
+    "pair_counts",
     "prf",
     "warn_undefined",
 ]
@@ -52,27 +58,6 @@ def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
     ):
         return zero_division
     raise ValueError(f"zero_division must be 'warn', 0.0 or 1.0, got {zero_division!r}")
-
-
-@dataclass(frozen=True)
-class PRF:
-    """Precision, recall and F1, each a fraction in [0, 1].
-
-    ``undefined`` names the ratios ("precision", "recall") whose denominator was 0 and
-    that therefore took the ``zero_division`` value.
-    """
-
-    precision: float
-    recall: float
-    f1: float
-    undefined: tuple[str, ...] = ()
-
-    def to_dict(self, prefix: str = "") -> dict[str, float]:
-        return {
-            f"{prefix}precision": self.precision,
-            f"{prefix}recall": self.recall,
-            f"{prefix}f1": self.f1,
-        }
 
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
@@ -106,6 +91,45 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
         name for name, den in (("precision", tp + fp), ("recall", tp + fn)) if not den
     )
     return PRF(precision, recall, f1, undefined)
+
+
+def pair_counts(pairs: Sequence[PairResult], level: Literal["content", "theme"]) -> np.ndarray:
+    """The (tp, fp, fn) of every pair, for re-aggregating subsets (e.g. bootstrap resamples).
+
+    Args:
+        pairs: N scored pairs; for ``level="theme"`` each must have theme scores.
+        level: ``"content"`` (EM, ED, EA; Algorithm 1) or ``"theme"`` (§3.2).
+
+    Returns:
+        An (N, 3) int array.
+
+    Raises:
+        ValueError: for an unknown level, or theme counts of a pair scored without themes.
+    """
+    if level == "content":
+        rows = [p.content_counts for p in pairs]
+    elif level == "theme":
+        if any(p.theme_counts is None for p in pairs):
+            raise ValueError("theme counts need pairs scored with a theme judge")
+        rows = [p.theme_counts.as_tuple() for p in pairs]
+    else:
+        raise ValueError(f"level must be 'content' or 'theme', got {level!r}")
+    return np.asarray(rows, dtype=np.int64).reshape(len(rows), 3)
+
+
+def micro_prf(counts: np.ndarray, zero_division: ZeroDivision = 0.0) -> PRF:
+    """Micro-averaged precision, recall and F1 of the pairs whose counts are the rows of
+    ``counts``: the counts are summed first, then divided (§3.1).
+
+    Args:
+        counts: a (N, 3) array of (tp, fp, fn), e.g. ``pair_counts(pairs, "content")[idx]``.
+        zero_division: as for :func:`prf` (default 0.0: resampling code does not warn).
+
+    >>> round(micro_prf(np.array([[1, 0, 1], [1, 2, 0]])).f1, 4)  # P 2/4, R 2/3
+    0.5714
+    """
+    tp, fp, fn = (int(c) for c in np.asarray(counts).reshape(-1, 3).sum(axis=0))
+    return prf(tp, fp, fn, zero_division)
 
 
 def warn_undefined(what: str, rows: list, zero_division: ZeroDivision) -> None:
@@ -182,8 +206,6 @@ class CorpusAccumulator:
         ``warn=False`` skips the corpus-level :class:`UndefinedMetricWarning` (for a
         caller that already warned about the rows that caused it).
         """
-        from editf1.results import CorpusResult, ThemeScore
-
         if not self.n_pairs:
             raise ValueError("no pairs to score: predictions and references are empty")
         content = prf(self.em, self.ed, self.ea, self.zero_division)

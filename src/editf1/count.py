@@ -1,4 +1,4 @@
-"""Counting expected matches, additions and deletions: step 3 of the pipeline.
+"""Counting: step 3 of the pipeline, for content and for themes.
 
 Implements the counting half of Algorithm 1 of Seegmiller et al. (arXiv 2601.11344):
 given the content judge's answer for every reference sentence,
@@ -9,6 +9,10 @@ given the content judge's answer for every reference sentence,
 * expected deletions (ED, false positives): remove every matched span from the draft,
   split what is left into sentences and keep those that still hold a word.
 
+Theme level (§3.2): the set of scored themes in the draft predicts the set in the
+reply; :func:`count_themes` gives the true positives (themes in both), false positives
+(draft only) and false negatives (reply only) of one pair.
+
 A span is removed by blanking its characters, so offsets into the draft stay valid.
 What is left is split inside each of the draft's own sentences, so the words left on
 both sides of a span inside one sentence stay one sentence ("I think [you should rest]
@@ -18,13 +22,13 @@ glued to the next sentence ("I think [you should rest.] Call us." leaves two).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from editf1.judges.base import ContentJudgement
+from editf1.judges.base import ContentJudgement, ThemeJudgement
 from editf1.segment import Sentence, SentenceSplitter
 
-__all__ = ["ContentCounts", "count_content"]
+__all__ = ["ContentCounts", "ThemeCounts", "count_content", "count_themes", "themes_present"]
 
 
 @dataclass(frozen=True)
@@ -98,4 +102,57 @@ def count_content(
         expected_deletions=len(deletions),
         unusable=unusable,
         deletions=deletions,
+    )
+
+
+@dataclass(frozen=True)
+class ThemeCounts:
+    """Theme-level counts of one pair (Seegmiller et al. §3.2).
+
+    Attributes:
+        true_positives: scored themes in both the reply and the draft, an int >= 0.
+        false_positives: scored themes in the draft only.
+        false_negatives: scored themes in the reply only.
+    """
+
+    true_positives: int
+    false_positives: int
+    false_negatives: int
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        """``(tp, fp, fn)``, the order :func:`editf1.aggregate.prf` takes."""
+        return self.true_positives, self.false_positives, self.false_negatives
+
+
+def themes_present(
+    judgements: Sequence[ThemeJudgement | None], themes_scored: Collection[str]
+) -> frozenset[str]:
+    """The scored themes among one text's sentence labels (unusable labels count as none).
+
+    >>> from editf1.judges.base import ThemeJudgement
+    >>> sorted(themes_present([ThemeJudgement("Logistics"), ThemeJudgement("Other"),
+    ...                        ThemeJudgement(None)], {"Logistics", "Care coordination"}))
+    ['Logistics']
+    """
+    return frozenset(j.theme for j in judgements if j is not None and j.theme in themes_scored)
+
+
+def count_themes(
+    reference_themes: Collection[str], prediction_themes: Collection[str]
+) -> ThemeCounts:
+    """Theme true/false positives and false negatives of one pair (§3.2).
+
+    Args:
+        reference_themes: the scored themes present in the reply.
+        prediction_themes: the scored themes present in the draft.
+
+    Returns:
+        :class:`ThemeCounts`.
+
+    >>> count_themes({"Logistics", "Care coordination"}, {"Logistics", "Contingency planning"})
+    ThemeCounts(true_positives=1, false_positives=1, false_negatives=1)
+    """
+    reference, prediction = set(reference_themes), set(prediction_themes)
+    return ThemeCounts(
+        len(reference & prediction), len(prediction - reference), len(reference - prediction)
     )

@@ -9,10 +9,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from editf1.aggregate import PRF
+from editf1.count import ThemeCounts, count_themes
 from editf1.segment import Sentence
 
-__all__ = ["CorpusResult", "PairResult", "SentenceAlignment", "ThemeScore"]
+__all__ = ["PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeScore"]
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1, each a fraction in [0, 1].
+
+    ``undefined`` names the ratios ("precision", "recall") whose denominator was 0 and
+    that therefore took the ``zero_division`` value.
+    """
+
+    precision: float
+    recall: float
+    f1: float
+    undefined: tuple[str, ...] = ()
+
+    def to_dict(self, prefix: str = "") -> dict[str, float]:
+        return {
+            f"{prefix}precision": self.precision,
+            f"{prefix}recall": self.recall,
+            f"{prefix}f1": self.f1,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,6 +78,12 @@ class PairResult:
     ``content`` is precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1 of
     Seegmiller et al.). ``theme`` compares the set of themes in the draft with the set
     in the reply (§3.2); it is ``None`` without a theme judge.
+
+    With several replies for one draft, the pair is the draft against its best-matching
+    reply (highest content F1; ties go to higher recall, then the earlier reply):
+    ``best_reference`` is that reply's 0-based index and ``per_reference`` holds the
+    draft's :class:`PairResult` against each of its K replies, in input order. With one
+    reply (a string), ``best_reference`` is ``None`` and ``per_reference`` empty.
     """
 
     row: int
@@ -75,9 +102,39 @@ class PairResult:
     unusable_judgements: int = 0
     unusable_theme_judgements: int = 0
     warnings: tuple[str, ...] = ()
+    best_reference: int | None = None
+    per_reference: tuple[PairResult, ...] = ()
+
+    @property
+    def content_counts(self) -> tuple[int, int, int]:
+        """``(EM, ED, EA)``: the (tp, fp, fn) of content edit-F1 (Algorithm 1)."""
+        return self.expected_matches, self.expected_deletions, self.expected_additions
+
+    @property
+    def theme_counts(self) -> ThemeCounts | None:
+        """Theme (tp, fp, fn) from the scored themes of reply and draft (§3.2), or
+        ``None`` without a theme judge."""
+        if self.theme is None:
+            return None
+        return count_themes(self.reference_themes, self.prediction_themes)
+
+    @property
+    def mean(self) -> PRF | None:
+        """Content precision, recall and F1, each the mean over the draft's K replies
+        (F1 is the mean F1, not the F1 of the means); ``None`` with one reply."""
+        return _mean_prf([p.content for p in self.per_reference]) if self.per_reference else None
+
+    @property
+    def theme_mean(self) -> PRF | None:
+        """:attr:`mean` for theme-level scores; ``None`` with one reply or no themes."""
+        if not self.per_reference or self.theme is None:
+            return None
+        return _mean_prf([p.theme for p in self.per_reference])
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict: scores, counts, alignment, deletions and themes."""
+        """A JSON-ready dict: scores, counts, alignment, deletions and themes (and, with
+        several replies, ``best_reference``, ``n_references``, the ``mean_*`` scores and a
+        ``per_reference`` list of each reply's scores)."""
         out = {"row": self.row}
         if self.id is not None:
             out["id"] = self.id
@@ -101,7 +158,27 @@ class PairResult:
         ]
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.per_reference:
+            out["best_reference"] = self.best_reference
+            out["n_references"] = len(self.per_reference)
+            out |= self.mean.to_dict("mean_")
+            if self.theme_mean is not None:
+                out |= self.theme_mean.to_dict("mean_theme_")
+            out["per_reference"] = [
+                {"reference": k, **p.content.to_dict()}
+                | ({} if p.theme is None else p.theme.to_dict("theme_"))
+                for k, p in enumerate(self.per_reference)
+            ]
         return out
+
+
+def _mean_prf(prfs: list[PRF]) -> PRF:
+    n = len(prfs)
+    return PRF(
+        sum(p.precision for p in prfs) / n,
+        sum(p.recall for p in prfs) / n,
+        sum(p.f1 for p in prfs) / n,
+    )
 
 
 @dataclass(frozen=True)
@@ -149,6 +226,9 @@ class CorpusResult:
         themes_scored: the themes the theme scores cover (8, or 9 with Other).
         reproducibility: names the judges, splitter and library versions.
         pairs: every :class:`PairResult`, unless scoring streamed them elsewhere.
+        all_references: with several replies per draft, the micro-averaged scores over
+            every (draft, reply) pair, so that every clinician's reply counts once (the
+            result itself is over each draft's best-matching reply); else ``None``.
     """
 
     n_pairs: int
@@ -163,6 +243,7 @@ class CorpusResult:
     themes_scored: tuple[str, ...]
     reproducibility: str
     pairs: list[PairResult] | None = field(default=None, repr=False)
+    all_references: CorpusResult | None = None
 
     @property
     def precision(self) -> float:
@@ -191,6 +272,8 @@ class CorpusResult:
             out["themes_scored"] = list(self.themes_scored)
             out["per_theme"] = {t: s.to_dict() for t, s in self.per_theme.items()}
         out["reproducibility"] = self.reproducibility
+        if self.all_references is not None:
+            out["all_references"] = self.all_references.summary()
         return out
 
     def to_dict(self) -> dict:

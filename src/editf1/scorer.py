@@ -8,8 +8,8 @@ the CLI, the demo and the training callback are thin shells over it.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 
@@ -22,7 +22,7 @@ from editf1.aggregate import (
     prf,
     warn_undefined,
 )
-from editf1.count import count_content
+from editf1.count import count_content, count_themes, themes_present
 from editf1.judges import (
     ContentJudge,
     JudgeRequest,
@@ -31,15 +31,16 @@ from editf1.judges import (
     load_content_judge,
     load_theme_judge,
 )
+from editf1.judges.contract import ThemeCache, judge_content
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import InputError, check_id, check_ids, check_pair, check_pairs
+from editf1.validate import InputError, check_ids, check_pairs, row_errors
 from editf1.versions import installed_versions
 
 __all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
 
-Row = tuple  # (id or None, prediction, reference)
+Row = tuple  # (id or None, prediction, reference: a reply or a list of replies)
 
 
 class UnusableJudgementWarning(UserWarning):
@@ -62,8 +63,10 @@ class EditF1Scorer:
             themes.
         zero_division: ``"warn"`` (default: 0.0 and one warning naming the rows), 0.0
             or 1.0, for undefined ratios; see :mod:`editf1.aggregate`.
-        batch_size: pairs handed to the judges at once.
-        progress: show a progress bar.
+        batch_size: rows handed to the judges at once (an int >= 1).
+        progress: show a progress bar, advanced as pairs are judged.
+        theme_cache_size: sentence texts whose theme labels are kept between batches
+            (:class:`~editf1.judges.contract.ThemeCache`).
 
     Raises:
         ValueError: for an unknown judge name or a bad ``zero_division``.
@@ -106,8 +109,7 @@ class EditF1Scorer:
         self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
         self.batch_size = batch_size
         self.progress = progress
-        self._theme_cache: OrderedDict[str, ThemeJudgement] = OrderedDict()
-        self._theme_cache_size = theme_cache_size
+        self.theme_cache = ThemeCache(theme_cache_size)
 
     @property
     def reproducibility(self) -> str:
@@ -128,7 +130,7 @@ class EditF1Scorer:
     def score(
         self,
         predictions: Sequence[str],
-        references: Sequence[str],
+        references: Sequence[str | Sequence[str]],
         *,
         ids: Sequence[str] | None = None,
         keep_pairs: bool = True,
@@ -137,7 +139,11 @@ class EditF1Scorer:
 
         Args:
             predictions: N drafts (strings; an empty draft is allowed).
-            references: N clinician replies (strings with at least one word).
+            references: N clinician replies (strings with at least one word). Where
+                several clinicians answered a message, reference ``i`` may be a list of
+                K_i >= 1 replies: draft ``i`` is then scored against each, its pair is
+                the best-matching reply (see :class:`~editf1.results.PairResult`) and
+                the result's ``all_references`` sums every (draft, reply) pair.
             ids: N row ids to carry into the results, optional: non-empty strings,
                 each used once.
             keep_pairs: keep every :class:`PairResult` in the result.
@@ -149,11 +155,23 @@ class EditF1Scorer:
             TypeError, ValueError: for non-list arguments or different lengths.
             InputError: listing every bad row and field (and every missing or repeated
                 id), before any model runs.
+
+        Example (two replies to one message; the second matches the draft best):
+            >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+            >>> result = scorer.score(
+            ...     ["Rest today. Drink water."],
+            ...     [["Rest today. Take ibuprofen.", "Drink water. Rest today."]],
+            ... )
+            >>> pair = result.pairs[0]
+            >>> pair.best_reference, round(pair.mean.f1, 4), result.f1
+            (1, 0.75, 1.0)
+            >>> round(result.all_references.f1, 4)
+            0.75
         """
         check_pairs(predictions, references)
         check_ids(ids, len(predictions))
         rows = zip(ids if ids is not None else [None] * len(predictions), predictions, references)
-        return self.score_stream(rows, total=len(predictions), keep_pairs=keep_pairs)
+        return self.score_stream(rows, total=len(predictions), keep_pairs=keep_pairs, checked=True)
 
     def score_stream(
         self,
@@ -162,14 +180,18 @@ class EditF1Scorer:
         total: int | None = None,
         keep_pairs: bool = False,
         sink: Callable[[PairResult], None] | None = None,
+        checked: bool = False,
     ) -> CorpusResult:
         """Score ``(id, prediction, reference)`` rows as they come; memory stays flat.
 
         Args:
-            rows: an iterable of ``(id or None, prediction, reference)``.
+            rows: an iterable of ``(id or None, prediction, reference)``; a reference
+                may be a list of replies (see :meth:`score`).
             total: number of rows, for the progress bar.
             keep_pairs: keep every pair in the result (memory grows with the corpus).
             sink: called with each :class:`PairResult` in row order (e.g. to write JSONL).
+            checked: the caller has already checked every row and id
+                (:func:`editf1.validate.row_errors`), so they are not checked again.
 
         Returns:
             The corpus result; issues one warning for all undefined pair scores and
@@ -179,9 +201,14 @@ class EditF1Scorer:
             InputError: for the first batch with bad rows (rows before it are scored).
         """
         accumulator = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
+        every_reply = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs=False)
+        several_replies = False
         empty_rows, themeless_rows, unusable_rows = [], [], []
-        for pair in self.iter_pairs(rows, total=total):
+        for pair in self.iter_pairs(rows, total=total, checked=checked):
             accumulator.add(pair)
+            several_replies |= bool(pair.per_reference)
+            for reply in pair.per_reference or (pair,):
+                every_reply.add(reply)
             if pair.content.undefined:  # an empty draft: its theme scores are named with it
                 empty_rows.append(pair.row)
             elif pair.theme is not None and pair.theme.undefined:
@@ -210,70 +237,66 @@ class EditF1Scorer:
                 stacklevel=2,
             )
         # corpus precision is undefined only if every row's is: those rows were named above
-        return accumulator.result(self.reproducibility, warn=not empty_rows)
+        result = accumulator.result(self.reproducibility, warn=not empty_rows)
+        if several_replies:
+            all_references = every_reply.result(self.reproducibility, warn=False)
+            result = dataclasses.replace(result, all_references=all_references)
+        return result
 
-    def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
+    def iter_pairs(
+        self, rows: Iterable[Row], *, total: int | None = None, checked: bool = False
+    ) -> Iterator[PairResult]:
         """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.
 
-        Rows are checked and judged ``batch_size`` at a time.
+        Rows are checked (unless ``checked``) and judged ``batch_size`` at a time; the
+        progress bar advances as each batch is judged.
 
         Raises:
             InputError: naming each bad row and field of a batch, and each id that is
                 not a non-empty string or repeats an earlier row's.
         """
-        numbered = enumerate(tqdm(rows, total=total, disable=not self.progress, unit="pair"))
+        numbered = enumerate(rows)
         seen_ids: dict[str, int] = {}
-        while batch := list(islice(numbered, self.batch_size)):
-            errors = [
-                e
-                for i, (row_id, p, r) in batch
-                for e in check_id(i, row_id, seen_ids) + check_pair(i, p, r)
-            ]
-            if errors:
-                raise InputError(errors)
-            yield from self._score_batch(batch)
+        with tqdm(total=total, disable=not self.progress, unit="pair") as bar:
+            while batch := list(islice(numbered, self.batch_size)):
+                if not checked:
+                    errors = [e for i, row in batch for e in row_errors(i, *row, seen_ids)]
+                    if errors:
+                        raise InputError(errors)
+                pairs = self._score_batch(batch)
+                bar.update(len(pairs))
+                yield from pairs
 
     def _score_batch(self, batch: list[tuple[int, Row]]) -> list[PairResult]:
-        requests = [
-            JudgeRequest(
-                tuple(self.splitter.split(reference)),
-                prediction,
-                tuple(self.splitter.split(prediction)),
-            )
-            for _, (_, prediction, reference) in batch
-        ]
-        judgements = self.content_judge.match(requests)
-        _check_judgements(self.content_judge, requests, judgements)
+        # one request per (row, reply): a row with K replies gives K requests
+        owners, requests = [], []
+        for b, (_, (_, prediction, reference)) in enumerate(batch):
+            prediction_sentences = tuple(self.splitter.split(prediction))
+            for reply in reference if isinstance(reference, (list, tuple)) else (reference,):
+                owners.append(b)
+                requests.append(
+                    JudgeRequest(
+                        tuple(self.splitter.split(reply)), prediction, prediction_sentences
+                    )
+                )
+        judgements = judge_content(self.content_judge, requests)
         themes = self._themes(requests)
+        grouped: list[list[PairResult]] = [[] for _ in batch]
+        for b, request, pair_judgements in zip(owners, requests, judgements):
+            row, (row_id, _, _) = batch[b]
+            grouped[b].append(self._pair_result(row, row_id, request, pair_judgements, themes))
         return [
-            self._pair_result(row, row_id, request, pair_judgements, themes)
-            for (row, (row_id, _, _)), request, pair_judgements in zip(batch, requests, judgements)
+            _best_of(group) if isinstance(reference, (list, tuple)) else group[0]
+            for (_, (_, _, reference)), group in zip(batch, grouped)
         ]
 
     def _themes(self, requests: list[JudgeRequest]) -> dict[str, ThemeJudgement]:
         if self.theme_judge is None:
             return {}
-        texts = {
-            s.text: None
-            for r in requests
-            for s in (*r.reference_sentences, *r.prediction_sentences)
-        }
-        missing = [t for t in texts if t not in self._theme_cache]
-        if missing:
-            labels = self.theme_judge.classify(missing)
-            if len(labels) != len(missing):
-                raise RuntimeError(
-                    f"theme judge {self.theme_judge.fingerprint} returned {len(labels)} "
-                    f"labels for {len(missing)} sentences"
-                )
-            self._theme_cache.update(zip(missing, labels))
-        found = {}
-        for text in texts:
-            found[text] = self._theme_cache[text]
-            self._theme_cache.move_to_end(text)
-        while len(self._theme_cache) > self._theme_cache_size:
-            self._theme_cache.popitem(last=False)
-        return found
+        texts = (
+            s.text for r in requests for s in (*r.reference_sentences, *r.prediction_sentences)
+        )
+        return self.theme_cache.labels(self.theme_judge, texts)
 
     def _pair_result(self, row, row_id, request, judgements, themes) -> PairResult:
         counts = count_content(
@@ -304,16 +327,11 @@ class EditF1Scorer:
         )
         theme_prf, reference_themes, prediction_themes, unusable_themes = None, set(), set(), 0
         if self.theme_judge is not None:
-            scored = set(self.themes_scored)
-            reference_themes = {j.theme for j in reference_labels if j.theme in scored}
-            prediction_themes = {j.theme for j in prediction_labels if j.theme in scored}
+            reference_themes = themes_present(reference_labels, self.themes_scored)
+            prediction_themes = themes_present(prediction_labels, self.themes_scored)
             unusable_themes = sum(not j.usable for j in (*reference_labels, *prediction_labels))
-            theme_prf = prf(
-                len(reference_themes & prediction_themes),
-                len(prediction_themes - reference_themes),
-                len(reference_themes - prediction_themes),
-                self.zero_division,
-            )
+            theme_counts = count_themes(reference_themes, prediction_themes)
+            theme_prf = prf(*theme_counts.as_tuple(), self.zero_division)
         notes = []
         if content.undefined:
             notes.append(
@@ -342,22 +360,8 @@ class EditF1Scorer:
         )
 
 
-def _check_judgements(judge, requests, judgements) -> None:
-    """Judges are plug-ins: check that one kept the interface's promises."""
-    if len(judgements) != len(requests):
-        raise RuntimeError(
-            f"content judge {judge.fingerprint} answered {len(judgements)} of {len(requests)} pairs"
-        )
-    for request, answers in zip(requests, judgements):
-        if len(answers) != len(request.reference_sentences):
-            raise RuntimeError(
-                f"content judge {judge.fingerprint} answered {len(answers)} of "
-                f"{len(request.reference_sentences)} reference sentences"
-            )
-        for answer in answers:
-            span = answer.span
-            if span is not None and request.prediction[span.start : span.end] != span.text:
-                raise RuntimeError(
-                    f"content judge {judge.fingerprint} returned a span that is not verbatim "
-                    f"in the draft: {span}"
-                )
+def _best_of(group: list[PairResult]) -> PairResult:
+    """The pair of the best-matching reply (highest content F1, then recall, then the
+    earlier reply), carrying every reply's pair."""
+    best = max(range(len(group)), key=lambda k: (group[k].content.f1, group[k].content.recall, -k))
+    return dataclasses.replace(group[best], best_reference=best, per_reference=tuple(group))

@@ -6,7 +6,16 @@ from collections.abc import Sequence
 
 from editf1.segment import has_word
 
-__all__ = ["InputError", "check_id", "check_ids", "check_pair", "check_pairs", "shorten"]
+__all__ = [
+    "InputError",
+    "check_id",
+    "check_ids",
+    "check_pairs",
+    "check_prediction",
+    "check_reference",
+    "row_errors",
+    "shorten",
+]
 
 MAX_ERRORS_SHOWN = 10
 
@@ -38,33 +47,50 @@ def shorten(value, width: int = 60) -> str:
     return text[: max(width - len(size) - 3, 1)] + "..." + size
 
 
-def check_pair(
-    row, prediction, reference, prediction_field="predictions", reference_field="references"
-) -> list[str]:
-    """Problems with one (prediction, reference) pair, as messages naming row and field.
+def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
+    """Problems with one draft, as messages naming row and field.
 
     A prediction must be a string; it may be empty (it then scores precision 0, see
-    :mod:`editf1.aggregate`). A reference must be a string with at least one word: the
-    metric measures a draft against the clinician's reply and has nothing to measure
-    without one.
+    :mod:`editf1.aggregate`).
+
+    >>> check_prediction(3, None)
+    ['predictions[3] must be a string, got NoneType None']
     """
-    errors = []
-    if not isinstance(prediction, str):
-        errors.append(
-            f"{prediction_field}[{row}] must be a string, got "
-            f"{type(prediction).__name__} {shorten(prediction)}"
-        )
+    if isinstance(prediction, str):
+        return []
+    return [
+        f"{field}[{row}] must be a string, got {type(prediction).__name__} {shorten(prediction)}"
+    ]
+
+
+def check_reference(row, reference, field: str = "references") -> list[str]:
+    """Problems with one clinician reply, or with a list of replies to the same message.
+
+    A reply must be a string with at least one word: the metric measures a draft against
+    the clinician's reply and has nothing to measure without one. A list (several
+    clinicians' replies to one message) must hold at least one reply; each is checked
+    and named ``field[row][k]``.
+
+    >>> check_reference(0, ["Rest.", " "])
+    ["references[0][1] has no word (empty, whitespace or punctuation only: ' '); edit-F1 \
+needs a clinician reply to compare against"]
+    """
+    if isinstance(reference, (list, tuple)):
+        if not reference:
+            return [f"{field}[{row}] is an empty list; give at least one reply"]
+        return [
+            e for k, r in enumerate(reference) for e in check_reference(f"{row}][{k}", r, field)
+        ]
     if not isinstance(reference, str):
-        errors.append(
-            f"{reference_field}[{row}] must be a string, got "
-            f"{type(reference).__name__} {shorten(reference)}"
-        )
-    elif not has_word(reference):
-        errors.append(
-            f"{reference_field}[{row}] has no word (empty, whitespace or punctuation only: "
+        return [
+            f"{field}[{row}] must be a string, got {type(reference).__name__} {shorten(reference)}"
+        ]
+    if not has_word(reference):
+        return [
+            f"{field}[{row}] has no word (empty, whitespace or punctuation only: "
             f"{shorten(reference)}); edit-F1 needs a clinician reply to compare against"
-        )
-    return errors
+        ]
+    return []
 
 
 def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
@@ -88,6 +114,30 @@ def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
     return []
 
 
+def row_errors(
+    row: int,
+    row_id,
+    prediction,
+    reference,
+    seen: dict[str, int],
+    *,
+    prediction_field: str = "predictions",
+    reference_field: str = "references",
+) -> list[str]:
+    """Every problem of one row: its id (:func:`check_id`, updating ``seen``), its
+    draft (:func:`check_prediction`) and its reply or replies (:func:`check_reference`).
+
+    >>> row_errors(2, None, "Rest.", "", {})
+    ["references[2] has no word (empty, whitespace or punctuation only: ''); edit-F1 needs \
+a clinician reply to compare against"]
+    """
+    return (
+        check_id(row, row_id, seen)
+        + check_prediction(row, prediction, prediction_field)
+        + check_reference(row, reference, reference_field)
+    )
+
+
 def check_ids(ids: Sequence | None, n_rows: int) -> None:
     """Check optional row ids for ``n_rows`` rows (see :func:`check_id`).
 
@@ -109,7 +159,8 @@ def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0)
 
     Args:
         predictions: N drafts (strings; empty allowed).
-        references: N clinician replies (strings with at least one word).
+        references: N clinician replies (strings with at least one word), or N lists
+            of replies (several clinicians per message).
         first_row: the number of the first pair in messages (pairs are numbered from
             it, e.g. the offset of a batch within a corpus).
 
@@ -131,7 +182,7 @@ def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0)
     errors = [
         e
         for i, (p, r) in enumerate(zip(predictions, references), start=first_row)
-        for e in check_pair(i, p, r)
+        for e in check_prediction(i, p) + check_reference(i, r)
     ]
     if errors:
         raise InputError(errors)

@@ -126,7 +126,7 @@ def _score(args) -> int:
     from editf1.cli.summary import format_summary
     from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
-    from editf1.validate import InputError, check_id, check_pair
+    from editf1.validate import InputError, row_errors
 
     name, rows, pred, ref, id_field = _rows_for(args)
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
@@ -138,8 +138,15 @@ def _score(args) -> int:
     errors = [
         e
         for i, row in enumerate(rows)
-        for e in check_id(i, _as_id(row.get(id_field)), seen)
-        + check_pair(i, row[pred], row[ref], pred, ref)
+        for e in row_errors(
+            i,
+            _as_id(row.get(id_field)),
+            row[pred],
+            row[ref],
+            seen,
+            prediction_field=pred,
+            reference_field=ref,
+        )
     ]
     if errors:
         raise InputError(errors)
@@ -165,7 +172,7 @@ def _score(args) -> int:
     stream = ((_as_id(row.get(id_field)), row[pred], row[ref]) for row in rows)
     with JsonlWriter(output) as write:
         result = scorer.score_stream(
-            stream, total=len(rows), sink=lambda pair: write(pair.to_dict())
+            stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
         )
     summary = result.summary()
     print(format_summary(summary))
@@ -342,7 +349,7 @@ def _add_iap(commands) -> None:
 
 
 def _iap(args) -> int:
-    from editf1.analysis.multi_reference import inter_annotator_predictability
+    from editf1.analysis.inter_annotator import inter_annotator_predictability
     from editf1.io import JsonlWriter, read_rows
     from editf1.scorer import EditF1Scorer
 

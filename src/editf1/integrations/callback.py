@@ -36,7 +36,7 @@ from transformers import GenerationConfig, TrainerCallback
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, check_pair
+from editf1.validate import InputError, check_reference
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -230,7 +230,7 @@ class EditF1Callback(TrainerCallback):
                     f"examples[{i}] needs the keys {message_field!r} and {reference_field!r}"
                 )
                 continue
-            errors += check_pair(i, "", row[reference_field], reference_field=reference_field)
+            errors += check_reference(i, row[reference_field], reference_field)
             if not isinstance(row[message_field], str):
                 errors.append(f"{message_field}[{i}] must be a string")
         if not rows:

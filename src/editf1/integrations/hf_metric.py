@@ -7,10 +7,10 @@ checks and scoring live here so they are tested once and cannot drift.
 from __future__ import annotations
 
 import shutil
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from editf1.judges import options_key
 from editf1.scorer import EditF1Scorer
 
 __all__ = [
@@ -147,9 +147,7 @@ def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
     return options, rest
 
 
-@lru_cache(maxsize=4)
-def _scorer(key):
-    return EditF1Scorer(**dict(key))
+_scorers: dict[str, EditF1Scorer] = {}
 
 
 def compute(init_options: dict, predictions, references, **kwargs) -> dict:
@@ -185,18 +183,17 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         "zero_division": options["zero_division"],
         "batch_size": options["batch_size"],
     }
-    try:
-        scorer = _scorer(tuple(sorted((k, _hashable(v)) for k, v in config.items())))
-    except TypeError:  # an unhashable judge object or options: build a fresh scorer
+    # keyed like the judge registry (canonical JSON + local weight files); the scorer
+    # is built from the original objects, never from the key
+    key = options_key(config)
+    scorer = _scorers.get(key) if key is not None else None
+    if scorer is None:
         scorer = EditF1Scorer(**config)
-    if any(isinstance(r, (list, tuple)) for r in references):
-        from editf1.analysis.multi_reference import score_multi_reference
-
-        out = score_multi_reference(scorer, list(predictions), list(references)).to_dict()
-        if not options["return_pairs"]:
-            del out["per_pair"]
-        return out
-    result = scorer.score(list(predictions), list(references), keep_pairs=options["return_pairs"])
+        if key is not None:
+            _scorers.clear()  # one scorer at a time: its judges stay in the registry cache
+            _scorers[key] = scorer
+    references = [list(r) if isinstance(r, (list, tuple)) else r for r in references]
+    result = scorer.score(list(predictions), references, keep_pairs=options["return_pairs"])
     return result.to_dict()
 
 
@@ -284,13 +281,6 @@ def features() -> list:
         datasets.Features({"predictions": string, "references": string}),
         datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
     ]
-
-
-def _hashable(value):
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    hash(value)
-    return value
 
 
 def metric_path() -> Path:

@@ -3,15 +3,25 @@
 Names: ``"embedding"`` (the embedded default, offline on a CPU), ``"exact"`` (a
 model-free baseline, content only) and ``"llm"`` (a causal LM plus an optional LoRA
 adapter, :mod:`editf1.judges.generative`; options ``{"base": ..., "adapter": ...}``,
-needs the ``llm`` extra). A judge object is passed through unchanged. Loaded
-judges are cached per process, keyed by their name and options, so a model is loaded
-once however many times a metric is computed.
+needs the ``llm`` extra). A judge object is passed through unchanged.
+
+Loaded judges are cached per process (the 8 most recently used), so a model is loaded
+once however many times a metric is computed. The cache key is the judge's kind, name
+and a canonical JSON form of its options (nested dicts and lists are fine), plus the
+size and modification time of every file under any option that names a local path: an
+adapter re-trained into the same folder is loaded afresh, not served stale. Options
+that are not JSON (e.g. a model object) are never cached. :func:`clear_judge_cache`
+empties the cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
+import inspect
+import json
+import os
+from collections import OrderedDict
+from importlib import import_module
+from pathlib import Path
 
 from editf1.judges.base import (
     ContentJudge,
@@ -29,64 +39,86 @@ __all__ = [
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
+    "clear_judge_cache",
     "load_content_judge",
     "load_theme_judge",
+    "options_key",
 ]
 
-
-def _embedding_content(**options) -> ContentJudge:
-    from editf1.judges.embedding import EmbeddingContentJudge
-
-    return EmbeddingContentJudge(**options)
-
-
-def _exact_content(**options) -> ContentJudge:
-    from editf1.judges.exact import ExactMatchContentJudge
-
-    return ExactMatchContentJudge(**options)
-
-
-def _llm_content(**options) -> ContentJudge:
-    from editf1.judges.generative import LLMContentJudge
-
-    return LLMContentJudge(**options)
-
-
-def _llm_theme(**options) -> ThemeJudge:
-    from editf1.judges.generative import LLMThemeJudge
-
-    return LLMThemeJudge(**options)
-
-
-def _embedding_theme(**options) -> ThemeJudge:
-    from editf1.judges.embedding import EmbeddingThemeJudge
-
-    return EmbeddingThemeJudge(**options)
-
-
-#: Content judges by name: a factory taking the judge's options as keyword arguments.
-CONTENT_JUDGES: dict[str, Callable[..., ContentJudge]] = {
-    "embedding": _embedding_content,
-    "exact": _exact_content,
-    "llm": _llm_content,
+#: Content judges by name: ``(module, class)``, imported when first loaded.
+CONTENT_JUDGES: dict[str, tuple[str, str]] = {
+    "embedding": ("editf1.judges.embedding", "EmbeddingContentJudge"),
+    "exact": ("editf1.judges.exact", "ExactMatchContentJudge"),
+    "llm": ("editf1.judges.generative", "LLMContentJudge"),
 }
 
 #: Theme judges by name.
-THEME_JUDGES: dict[str, Callable[..., ThemeJudge]] = {
-    "embedding": _embedding_theme,
-    "llm": _llm_theme,
+THEME_JUDGES: dict[str, tuple[str, str]] = {
+    "embedding": ("editf1.judges.embedding", "EmbeddingThemeJudge"),
+    "llm": ("editf1.judges.generative", "LLMThemeJudge"),
 }
 
+_CACHE_SIZE = 8
+_cache: OrderedDict[str, ContentJudge | ThemeJudge] = OrderedDict()
 
-@lru_cache(maxsize=8)
-def _load(kind: str, name: str, options: tuple):
-    registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
+
+def _local_files(value) -> list:
+    """(path, size, mtime_ns) of every file under each string in ``value`` that names a
+    local file or folder: what a re-trained adapter changes."""
+    found = []
+    if isinstance(value, dict):
+        for v in value.values():
+            found += _local_files(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            found += _local_files(v)
+    elif isinstance(value, (str, os.PathLike)) and str(value) and os.path.exists(value):
+        root = Path(value)
+        for path in sorted([root] if root.is_file() else root.rglob("*")):
+            if path.is_file():
+                stat = path.stat()
+                found.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return found
+
+
+def options_key(value) -> str | None:
+    """A canonical string for cache keys: JSON with sorted keys, plus the state of the
+    local files the value names; ``None`` if ``value`` is not JSON (then do not cache).
+
+    >>> options_key({"b": [1, 2], "a": {"y": 1, "x": None}})
+    '[{"a": {"x": null, "y": 1}, "b": [1, 2]}, []]'
+    """
+
+    def refuse(obj):
+        if isinstance(obj, os.PathLike):
+            return os.fspath(obj)
+        raise TypeError
+
     try:
-        return registry[name](**dict(options))
-    except TypeError as error:
+        return json.dumps([value, _local_files(value)], sort_keys=True, default=refuse)
+    except (TypeError, ValueError):
+        return None
+
+
+def clear_judge_cache() -> None:
+    """Forget every cached judge, e.g. to reload weights changed in place on a file
+    system that keeps modification times (the cache already notices changed files)."""
+    _cache.clear()
+
+
+def _construct(kind: str, name: str, options: dict):
+    registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
+    module, class_name = registry[name]
+    cls = getattr(import_module(module), class_name)
+    parameters = inspect.signature(cls).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    unknown = sorted(k for k in options if k not in parameters)
+    if unknown and not takes_any:
+        known = sorted(k for k, p in parameters.items() if p.kind is not p.VAR_POSITIONAL)
         raise TypeError(
-            f"{kind} judge {name!r} does not take options {sorted(k for k, _ in options)}: {error}"
-        ) from None
+            f"{kind} judge {name!r} does not take option(s) {unknown}; it takes {known}"
+        )
+    return cls(**options)
 
 
 def _resolve(kind: str, judge, options: dict | None, base: type):
@@ -100,8 +132,19 @@ def _resolve(kind: str, judge, options: dict | None, base: type):
             f"{kind}_judge must be one of {sorted(registry)} or a {base.__name__} object, "
             f"got {judge!r}"
         )
-    # dict() also accepts the (key, value) pairs hf_metric hashes options into
-    return _load(kind, judge, tuple(sorted(dict(options or {}).items())))
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"{kind}_judge_options must be a dict, got {type(options).__name__}")
+    options = dict(options or {})
+    key = options_key([kind, judge, options])
+    if key is None:
+        return _construct(kind, judge, options)
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    loaded = _cache[key] = _construct(kind, judge, options)
+    while len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return loaded
 
 
 def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | None = None):
@@ -114,6 +157,8 @@ def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | 
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
+        TypeError: for options that are not a dict, or option names the judge does not
+            take (listing those it takes).
     """
     return _resolve("content", judge, options, ContentJudge)
 

@@ -23,6 +23,7 @@ from typing import Literal
 
 import torch
 
+from editf1.judges import options_key
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
@@ -126,6 +127,7 @@ def load_judge_model(
     chat_template: bool | None,
     cache_dir: str | None,
     local_files_only: bool,
+    files: str = "",
 ) -> JudgeModel:
     """Load (once per process) a judge's model: ``base`` plus the LoRA ``adapter``.
 
@@ -139,6 +141,9 @@ def load_judge_model(
         chat_template: use the tokenizer's chat template; ``None``: as the adapter
             was trained, or (no adapter) if the tokenizer has one.
         cache_dir, local_files_only: see :func:`.loading.resolve`.
+        files: part of the cache key only: the state of the local files ``base`` and
+            ``adapter`` name (:func:`editf1.judges.options_key`), so that an adapter
+            re-trained into the same folder is loaded afresh.
 
     Raises:
         ValueError: neither base nor adapter given; an adapter trained for another
@@ -253,6 +258,7 @@ class _GenerativeJudge:
             chat_template=chat_template,
             cache_dir=None if cache_dir is None else str(cache_dir),
             local_files_only=bool(local_files_only),
+            files=options_key([base, adapter]) or "",
         )
 
     @property

@@ -1,0 +1,144 @@
+"""The judge contract, checked in one place, and the cache of theme labels.
+
+Judges are plug-ins (:mod:`editf1.judges.base`); everything that calls one — the scorer,
+the agreement reports of :mod:`editf1.validation` — calls it through
+:func:`judge_content` and :func:`judge_themes`, which check that it kept the
+interface's promises: one answer list per pair, one judgement per reference sentence,
+every matched span verbatim in the draft; one label per sentence. A judge that breaks
+them is a bug in the judge, so it raises :class:`JudgeContractError` rather than being
+counted like an unusable answer.
+
+:class:`ThemeCache` keeps the labels of recently seen sentences, so the sentences that
+several drafts share with their replies (or a reply scored against several systems)
+are labelled once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+
+from editf1.judges.base import (
+    ContentJudge,
+    ContentJudgement,
+    JudgeRequest,
+    ThemeJudge,
+    ThemeJudgement,
+)
+
+__all__ = ["JudgeContractError", "ThemeCache", "judge_content", "judge_themes"]
+
+
+class JudgeContractError(RuntimeError):
+    """A judge returned answers that break the judge interface (a bug in the judge)."""
+
+
+def judge_content(
+    judge: ContentJudge, requests: Sequence[JudgeRequest]
+) -> list[list[ContentJudgement]]:
+    """``judge.match(requests)``, checked.
+
+    Args:
+        judge: any content judge.
+        requests: N segmented pairs.
+
+    Returns:
+        N lists, list ``i`` with one judgement per reference sentence of request ``i``.
+
+    Raises:
+        JudgeContractError: naming the judge and the pair (by position in the batch, never
+            by its text) when the answers do not have that shape or a span is not verbatim
+            at its offsets in the draft.
+    """
+    judgements = judge.match(requests)
+    name = judge.fingerprint
+    if len(judgements) != len(requests):
+        raise JudgeContractError(
+            f"content judge {name} answered {len(judgements)} of {len(requests)} pairs"
+        )
+    for i, (request, answers) in enumerate(zip(requests, judgements)):
+        if len(answers) != len(request.reference_sentences):
+            raise JudgeContractError(
+                f"content judge {name} answered {len(answers)} of "
+                f"{len(request.reference_sentences)} reference sentences of pair {i} of the batch"
+            )
+        for k, answer in enumerate(answers):
+            span = answer.span
+            if span is not None and request.prediction[span.start : span.end] != span.text:
+                raise JudgeContractError(
+                    f"content judge {name} returned, for reference sentence {k} of pair {i} "
+                    f"of the batch, a span ({span.start}, {span.end}) that is not verbatim "
+                    "in the draft at those offsets"
+                )
+    return judgements
+
+
+def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudgement]:
+    """``judge.classify(sentences)``, checked.
+
+    Args:
+        judge: any theme judge.
+        sentences: M sentence texts.
+
+    Returns:
+        M judgements, in order.
+
+    Raises:
+        JudgeContractError: if the judge returned another number of labels, or a label
+            that is neither one of :data:`editf1.themes.THEMES` nor ``None`` (unusable).
+    """
+    from editf1.themes import THEMES
+
+    labels = judge.classify(sentences)
+    if len(labels) != len(sentences):
+        raise JudgeContractError(
+            f"theme judge {judge.fingerprint} returned {len(labels)} labels for "
+            f"{len(sentences)} sentences"
+        )
+    bad = [i for i, j in enumerate(labels) if j.theme is not None and j.theme not in THEMES]
+    if bad:
+        raise JudgeContractError(
+            f"theme judge {judge.fingerprint} returned labels that are not themes for "
+            f"sentence(s) {bad[:10]}"
+        )
+    return labels
+
+
+class ThemeCache:
+    """Theme labels of the most recently used sentence texts (least recently used out).
+
+    Args:
+        size: the most sentences kept, an int >= 1 (a label is a few hundred bytes).
+
+    Raises:
+        ValueError: for a size below 1.
+    """
+
+    def __init__(self, size: int = 200_000) -> None:
+        if size < 1:
+            raise ValueError(f"theme cache size must be >= 1, got {size}")
+        self.size = size
+        self._labels: OrderedDict[str, ThemeJudgement] = OrderedDict()
+
+    def labels(self, judge: ThemeJudge, texts: Iterable[str]) -> dict[str, ThemeJudgement]:
+        """The label of each distinct text; only texts not cached are sent to the judge
+        (in one :func:`judge_themes` call).
+
+        Returns:
+            text -> judgement, for every text given.
+        """
+        wanted = dict.fromkeys(texts)
+        missing = [t for t in wanted if t not in self._labels]
+        if missing:
+            self._labels.update(zip(missing, judge_themes(judge, missing)))
+        found = {}
+        for text in wanted:
+            found[text] = self._labels[text]
+            self._labels.move_to_end(text)
+        while len(self._labels) > self.size:
+            self._labels.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        """Forget every label (e.g. after swapping the judge's weights)."""
+        self._labels.clear()
