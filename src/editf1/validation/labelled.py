@@ -52,6 +52,7 @@ class ContentItem:
         match: the human (majority) decision: the draft says what the sentence says.
         span: the human's verbatim draft span, where annotated (``match`` only).
         annotators: each annotator's decision, when several labelled the item.
+        source: where the item comes from (e.g. ``"oncqa/stage1.csv"``), for reports.
     """
 
     case: str
@@ -60,6 +61,7 @@ class ContentItem:
     match: bool
     span: str | None = None
     annotators: tuple[bool, ...] = ()
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,12 +73,14 @@ class ThemeItem:
         text: the sentence.
         theme: the human (majority) theme, one of :data:`editf1.themes.THEMES`.
         annotators: each annotator's theme, when several labelled the sentence.
+        source: where the sentence comes from (e.g. ``"oncqa/stage1.csv"``), for reports.
     """
 
     case: str
     text: str
     theme: str
     annotators: tuple[str, ...] = ()
+    source: str = ""
 
 
 def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
