@@ -10,10 +10,13 @@ import pytest
 from editf1.judges.embedding import load_params
 from editf1.themes import THEMES
 from editf1.training.classifiers import (
+    calibrate_content_judge,
+    content_requests,
     fit_content_classifier,
     load_theme_sentences,
     train_theme_judge,
 )
+from editf1.validation.labelled import ContentItem
 
 
 def test_fit_content_classifier_on_separable_toy_set():
@@ -29,6 +32,34 @@ def test_fit_content_classifier_on_separable_toy_set():
     w = np.array([params["weights"]["cosine"], params["weights"]["word_recall"]])
     logits = features @ w + params["bias"]
     assert ((logits > 0) == np.array(labels)).all()
+
+
+def test_content_requests_hold_one_reference_sentence_against_the_split_draft():
+    items = [
+        ContentItem("q1", "Rest today. Drink water.", "Stay hydrated.", True),
+        ContentItem("q1", "Rest today. Drink water.", "Take ibuprofen.", False),
+    ]
+    requests = content_requests(items)
+    assert [r.reference_sentences[0].text for r in requests] == [
+        "Stay hydrated.",
+        "Take ibuprofen.",
+    ]
+    assert [(s.text, s.start, s.end) for s in requests[0].prediction_sentences] == [
+        ("Rest today.", 0, 11),
+        ("Drink water.", 12, 24),
+    ]
+
+
+def test_content_calibration_needs_every_items_annotators_before_encoding():
+    three = (True, True, False)
+    items = [
+        ContentItem("q1", "Rest today.", "Rest.", True, None, three),
+        ContentItem("q2", "Drink water.", "Rest.", False, None, three[:2]),
+    ]
+    with pytest.raises(ValueError, match=r"item 1 \(case 'q2'\) has 2 annotator decisions"):
+        calibrate_content_judge(items, encoder=object())
+    with pytest.raises(ValueError, match=r"item 0 \(case 'q1'\) has 0 annotator"):
+        calibrate_content_judge([ContentItem("q1", "Rest today.", "Rest.", True)])
 
 
 def test_train_theme_judge_rejects_unknown_labels():
@@ -90,13 +121,13 @@ def test_shipped_theme_weights_fit_the_encoder(real_theme_judge):
 
 @pytest.mark.slow
 def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real_content_judge):
-    from editf1.builders.readers import kqa_nli_rows
     from editf1.training.classifiers import calibrate_content_judge
+    from editf1.validation.labelled import kqa_content_items
 
     folder = shared_data / "kqa"
     if not (folder / "NLI_medical_annotator.csv").is_file():
         pytest.skip(f"{folder / 'NLI_medical_annotator.csv'} is absent")
-    fitted = calibrate_content_judge(kqa_nli_rows(folder), n_resamples=20)
+    fitted = calibrate_content_judge(kqa_content_items(folder), n_resamples=20)
     shipped = load_params("content_judge.json")
     assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
     assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)

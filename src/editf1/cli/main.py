@@ -231,11 +231,11 @@ def _train_judge(args) -> int:
         params = calibrate.train_theme_judge(texts, themes, seed=args.seed)
         report = params["cross_validation"]
     else:
-        from editf1.builders.readers import kqa_nli_rows
+        from editf1.validation.labelled import kqa_content_items
 
         if args.data is None:
             raise SystemExit("edit-f1 train-judge embedding-content needs --data (K-QA folder)")
-        params = calibrate.calibrate_content_judge(kqa_nli_rows(args.data), seed=args.seed)
+        params = calibrate.calibrate_content_judge(kqa_content_items(args.data), seed=args.seed)
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")

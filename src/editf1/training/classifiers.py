@@ -1,9 +1,11 @@
 """Fitting the embedded judges on labelled data, and reporting how well they agree.
 
 * The content judge's classifier is fitted on physicians' "does this answer contain
-  this claim" labels (K-QA), split by question so no question is in both halves; the
-  held-out half gives the agreement with a case-level bootstrap CI, and the physicians'
-  own pairwise agreement gives the human ceiling.
+  this claim" labels (K-QA, as :class:`~editf1.validation.labelled.ContentItem`), split
+  by case (question) with :func:`~editf1.validation.labelled.case_split`, the items and
+  split the LoRA judges train on (:mod:`editf1.training.lora`); the held-out half gives
+  the agreement with a case-level bootstrap CI, and the physicians' own pairwise
+  agreement gives the human ceiling.
 * The theme judge is a logistic regression over sentence embeddings of the labelled
   sentences the package ships, with stratified 5-fold cross-validated per-label F1.
 
@@ -20,7 +22,7 @@ from importlib import resources
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import classification_report, confusion_matrix
-from sklearn.model_selection import GroupShuffleSplit, StratifiedKFold, cross_val_predict
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from editf1.judges.base import JudgeRequest
 from editf1.judges.embedding import EmbeddingContentJudge
@@ -28,24 +30,30 @@ from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.themes import THEMES
 from editf1.validation.agreement import binary_agreement_report, inter_annotator_report
+from editf1.validation.labelled import ContentItem, case_split
 
 __all__ = [
     "calibrate_content_judge",
+    "content_requests",
     "fit_content_classifier",
     "load_theme_sentences",
     "train_theme_judge",
 ]
 
 
-def _claim_requests(rows: Sequence[dict], splitter: SentenceSplitter) -> list[JudgeRequest]:
-    """Each K-QA claim as the one reference sentence of a request against its answer."""
+def content_requests(items: Sequence[ContentItem]) -> list[JudgeRequest]:
+    """Each item's reference sentence as the one reference sentence of a request against
+    its draft (the draft split by :class:`SentenceSplitter`): one request per item, in
+    order, so the judge's answer to request i is its decision on item i.
+    """
+    splitter = SentenceSplitter()
     return [
         JudgeRequest(
-            (Sentence(r["claim"], 0, len(r["claim"])),),
-            r["answer"],
-            tuple(splitter.split(r["answer"])),
+            (Sentence(item.reference, 0, len(item.reference)),),
+            item.prediction,
+            tuple(splitter.split(item.prediction)),
         )
-        for r in rows
+        for item in items
     ]
 
 
@@ -71,7 +79,7 @@ def fit_content_classifier(
 
 
 def calibrate_content_judge(
-    rows: Sequence[dict],
+    items: Sequence[ContentItem],
     *,
     window: int = 2,
     test_size: float = 0.4,
@@ -79,32 +87,46 @@ def calibrate_content_judge(
     n_resamples: int = 2000,
     encoder: SentenceEncoder | None = None,
 ) -> dict:
-    """Fit the embedding content judge on K-QA-style labels and measure its agreement.
+    """Fit the embedding content judge on expert match labels and measure its agreement.
 
-    The classifier is fitted on the features of each training item's most similar span
-    (by cosine), with balanced class weights; the judge is then run as it runs when
-    scoring (most probable span, probability >= 0.5) on the held-out questions.
+    The items are split by case with :func:`~editf1.validation.labelled.case_split` (the
+    split the LoRA judges train on). The classifier is fitted on the features of each
+    training item's most similar span (by cosine), with balanced class weights; the
+    judge is then run as it runs when scoring (most probable span, probability >= 0.5)
+    on the held-out cases.
 
     Args:
-        rows: dicts with ``question`` (the case), ``claim``, ``answer``, ``match``
-            (majority label) and ``annotator_matches`` (one bool per physician), as
-            :func:`editf1.builders.readers.kqa_nli_rows` returns.
+        items: content items with their annotators' decisions, e.g.
+            :func:`~editf1.validation.labelled.kqa_content_items` (K-QA: the question is
+            the case, the physicians' majority the label, three physicians each).
         window: the judge's span window.
-        test_size: share of questions held out.
+        test_size: share of cases held out.
         seed: seed of the split, the classifier and the bootstrap.
         n_resamples: bootstrap resamples for the CIs.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
-        ``agreement`` (judge vs physician majority on held-out questions, with 95% CIs
-        from a bootstrap over questions), ``human_ceiling`` (mean pairwise agreement of
-        the three physicians on the same items), the split and provenance.
+        ``agreement`` (judge vs the majority label on held-out cases, with 95% CIs from
+        a bootstrap over cases), ``human_ceiling`` (mean pairwise agreement of the
+        annotators on the same items), the split (cases are K-QA's questions, hence its
+        keys ``train_questions`` / ``test_questions``) and provenance (``fitted_on``
+        names K-QA: ``edit-f1 train-judge embedding-content`` fits on K-QA only).
+
+    Raises:
+        ValueError: with fewer than two cases, or an item whose number of annotators
+            differs from the first item's or is below two (naming the item and case).
     """
+    annotators = len(items[0].annotators) if items else 0
+    for i, item in enumerate(items):
+        if len(item.annotators) != annotators or annotators < 2:
+            raise ValueError(
+                f"item {i} (case {item.case!r}) has {len(item.annotators)} annotator "
+                f"decisions; the human ceiling needs the same number (>= 2) on every item"
+            )
     encoder = encoder or default_encoder()
-    splitter = SentenceSplitter()
-    requests = _claim_requests(rows, splitter)
-    groups = np.array([r["question"] for r in rows])
-    labels = np.array([r["match"] for r in rows])
+    requests = content_requests(items)
+    groups = np.array([item.case for item in items])
+    labels = np.array([item.match for item in items])
     probe = EmbeddingContentJudge(
         window=window,
         params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0},
@@ -118,8 +140,7 @@ def calibrate_content_judge(
             for s in probe.span_scores(requests, every_span=True)
         ]
     )
-    split = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
-    train, test = next(split.split(features, labels, groups))
+    train, test = case_split(groups, test_size=test_size, seed=seed)
     params = fit_content_classifier(features[train], labels[train], seed=seed) | {"window": window}
     judge = EmbeddingContentJudge(params=params, encoder=encoder)
     decisions = np.array(
@@ -127,7 +148,7 @@ def calibrate_content_judge(
     )
     stats = {"groups": groups[test], "n_resamples": n_resamples, "seed": seed}
     held_out = binary_agreement_report(labels[test], decisions, **stats)
-    humans = np.array([rows[i]["annotator_matches"] for i in test]).T
+    humans = np.array([items[i].annotators for i in test]).T
     ceiling = inter_annotator_report(humans, **stats)
     return params | {
         "encoder": encoder.name,

@@ -116,23 +116,14 @@ def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, in
     """For human matches without an annotated span: the embedded judge's most probable
     draft span (character offsets, every run of sentences scored), and the judge's
     fingerprint."""
-    from editf1.judges import JudgeRequest
     from editf1.judges.embedding import EmbeddingContentJudge
-    from editf1.segment import Sentence, SentenceSplitter
+    from editf1.training.classifiers import content_requests
 
     need = [i for i, item in enumerate(items) if item.match and item.span is None]
     judge = EmbeddingContentJudge(span_margin=None)
     if not need:
         return {}, judge.fingerprint
-    splitter = SentenceSplitter()
-    requests = [
-        JudgeRequest(
-            (Sentence(items[i].reference, 0, len(items[i].reference)),),
-            items[i].prediction,
-            tuple(splitter.split(items[i].prediction)),
-        )
-        for i in need
-    ]
+    requests = content_requests([items[i] for i in need])
     spans = {}
     for i, scores in zip(need, judge.span_scores(requests)):
         if not len(scores.spans):
