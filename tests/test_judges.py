@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from editf1.judges import (
     CONTENT_JUDGES,
-    THEME_JUDGES,
     ContentJudge,
+    ContentJudgement,
     JudgeRequest,
     ThemeJudge,
     load_content_judge,
@@ -326,9 +328,93 @@ def test_theme_probabilities(real_theme_judge):
 # ---------------------------------------------------------------- registry
 
 
-def test_registry_names():
-    assert set(CONTENT_JUDGES) == {"embedding", "exact", "llm"}
-    assert set(THEME_JUDGES) == {"embedding", "llm"}
+def test_every_registered_name_loads_a_judge_of_its_kind():
+    from editf1.judges import clear_judge_cache
+
+    assert isinstance(load_content_judge("exact"), ContentJudge)
+    # the generative judges need a model; without one they say which options to give
+    for load in (load_content_judge, load_theme_judge):
+        with pytest.raises(ValueError, match="an llm judge needs base"):
+            load("llm")
+    clear_judge_cache()
+
+
+class OptionJudge(ContentJudge):
+    """A registered judge that records the options it was built with (registry tests)."""
+
+    def __init__(self, params: dict | None = None, weights: str | None = None) -> None:
+        self.params = params
+        self.weights = None if weights is None else Path(weights).read_text()
+
+    @property
+    def fingerprint(self) -> str:
+        return "option-judge"
+
+    def match(self, requests):
+        return [[ContentJudgement("no_match") for _ in r.reference_sentences] for r in requests]
+
+
+@pytest.fixture
+def option_judge(monkeypatch):
+    from editf1.judges import clear_judge_cache
+
+    monkeypatch.setitem(CONTENT_JUDGES, "options", (__name__, "OptionJudge"))
+    clear_judge_cache()
+    yield
+    clear_judge_cache()
+
+
+def test_nested_options_reach_the_judge_as_given(option_judge):
+    params = {"weights": {"cosine": 1.5, "word_recall": [0.1, 0.2]}, "bias": -1}
+    judge = load_content_judge("options", {"params": params})
+    assert judge.params == params and isinstance(judge.params["weights"], dict)
+    # equal options in another order or another dict object: the cached judge
+    same = {"bias": -1, "weights": {"word_recall": [0.1, 0.2], "cosine": 1.5}}
+    assert load_content_judge("options", {"params": same}) is judge
+    assert load_content_judge("options", {"params": {**params, "bias": 0}}) is not judge
+
+
+def test_unknown_option_names_are_listed_not_hidden(option_judge):
+    with pytest.raises(TypeError, match=r"does not take option\(s\) \['threshold'\]; it takes "
+                       r"\['params', 'weights'\]"):  # fmt: skip
+        load_content_judge("options", {"threshold": 0.5})
+
+
+def test_a_retrained_adapter_in_the_same_folder_is_not_served_stale(option_judge, tmp_path):
+    from editf1.judges import clear_judge_cache
+
+    weights = tmp_path / "adapter" / "weights.txt"
+    weights.parent.mkdir()
+    weights.write_text("epoch 1")
+    first = load_content_judge("options", {"weights": str(weights)})
+    assert load_content_judge("options", {"weights": str(weights)}) is first
+    weights.write_text("epoch 2, longer")  # re-trained in place: size and time change
+    second = load_content_judge("options", {"weights": str(weights)})
+    assert second is not first and second.weights == "epoch 2, longer"
+    clear_judge_cache()
+    assert load_content_judge("options", {"weights": str(weights)}) is not second
+
+
+def test_options_that_are_not_json_are_never_cached(option_judge):
+    params = {"encoder": object()}
+    assert load_content_judge("options", {"params": params}) is not load_content_judge(
+        "options", {"params": params}
+    )
+
+
+def test_nested_options_through_evaluate_load(option_judge):
+    evaluate = pytest.importorskip("evaluate")
+    params = {"weights": {"cosine": 2.0}, "window": [1, 2]}
+    metric = evaluate.load(
+        str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"),
+        content_judge="options",
+        theme_judge=None,
+        content_judge_options={"params": params},
+    )
+    out = metric.compute(predictions=["Rest today."], references=["Rest today."])
+    assert (out["expected_matches"], out["expected_additions"]) == (0, 1)
+    assert "content:option-judge" in out["reproducibility"]
+    assert load_content_judge("options", {"params": params}).params == params
 
 
 @pytest.mark.parametrize("name", ["gpt-judge", "", None, 3])
@@ -360,7 +446,7 @@ def test_options_for_a_judge_object_raise():
 
 
 def test_unknown_option_for_a_named_judge_raises():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"'exact' does not take option\(s\) \['threshold'\]"):
         load_content_judge("exact", {"threshold": 0.7})
 
 
