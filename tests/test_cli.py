@@ -1,10 +1,18 @@
-"""The edit-f1 command: the demo, files of pairs, bad input, and real OncQA data."""
+"""The edit-f1 command: the demo, files of pairs, bad input, and real OncQA data; its
+conventions (one error format and exit status 2, ``-`` for standard input and output,
+--quiet, --version) and its outputs (atomic, never an input, complete runs only)."""
 
 from __future__ import annotations
 
 import csv
+import importlib.metadata
+import io
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -192,7 +200,7 @@ def test_oncqa_scores_offline(setting, tmp_path, capsys):
             "score",
             "--dataset",
             "oncqa",
-            "--setting",
+            "--config",
             setting,
             "--data-dir",
             str(SHARED_DATA / "oncqa"),
@@ -221,3 +229,320 @@ def test_oncqa_scores_offline(setting, tmp_path, capsys):
     if setting == "edited":
         # An edited draft keeps most of the draft: far above the own-reply setting.
         assert sum(r["expected_matches"] for r in rows) > sum(r["expected_additions"] for r in rows)
+
+
+# -- conventions: one error format, standard input and output, --quiet, --version ---------
+PAIRS = [
+    {"id": "a", "prediction": "Rest today. Drink water.", "reference": "Rest today."},
+    {"id": "b", "prediction": "Call us.", "reference": "Call us. Take ibuprofen."},
+    {"id": "c", "prediction": "Rest today.", "reference": "Rest today."},
+]
+
+
+@pytest.fixture
+def pairs(tmp_path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in PAIRS))
+    return path
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("edit-f1: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+def _user_errors(tmp_path: Path, pairs: Path) -> dict[str, tuple[list[str], str]]:
+    """Case -> (arguments, part of the one-line message)."""
+    (tmp_path / "sub").mkdir()
+    os.link(pairs, tmp_path / "hard.jsonl")
+    os.symlink(pairs, tmp_path / "soft.jsonl")
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"prediction": "caf\xe9", "reference": "x"}\n')
+    (tmp_path / "open.csv").write_text('prediction,reference\n"Rest.,Rest.\nCall.,Call.\n')
+    score = ["score", str(pairs), *FAST]
+    return {
+        "bad option value": (
+            [*score, "--zero-division", "x"],
+            "argument --zero-division: expected warn, 0 or 1, got 'x'",
+        ),
+        "unknown option": ([*score, "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        "removed --setting": ([*score, "--setting", "edited"], "unrecognized arguments"),
+        "unknown judge option": (
+            [*score, "--content-judge-option", "foo=1"],
+            "content judge 'exact' does not take option(s) ['foo']",
+        ),
+        "unknown judge": ([*score, "--content-judge", "nosuch"], "content_judge must be one of"),
+        "missing file": (["score", str(tmp_path / "absent.jsonl"), *FAST], "absent.jsonl: No such"),
+        "unknown suffix": (["score", str(tmp_path / "x.txt"), *FAST], "cannot tell the format"),
+        "not UTF-8": (
+            ["score", str(tmp_path / "latin1.jsonl"), *FAST],
+            "latin1.jsonl, line 1: byte 0xe9 at column 20 is not UTF-8",
+        ),
+        "unclosed quote": (
+            ["score", str(tmp_path / "open.csv"), *FAST],
+            "open.csv, line 2: a quoted cell that starts in this row is never closed",
+        ),
+        "limit": ([*score, "--limit", "0"], "--limit must be >= 1, got 0"),
+        "input and demo": ([*score, "--demo"], "give an input file or --demo/--dataset"),
+        "dataset without data": (
+            ["score", "--dataset", "oncqa", *FAST],
+            "dataset oncqa needs --data-dir",
+        ),
+        "output is a folder": ([*score, "-o", str(tmp_path)], "is a folder; give a file name"),
+        "output under a file": (
+            [*score, "-o", str(pairs / "out.jsonl")],
+            "pairs.jsonl is a file, not a folder",
+        ),
+        "output is the input by a hard link": (
+            [*score, "-o", str(tmp_path / "hard.jsonl")],
+            "would overwrite the input file",
+        ),
+        "output is the input by a symbolic link": (
+            [*score, "-o", str(tmp_path / "soft.jsonl")],
+            "would overwrite the input file",
+        ),
+        "output is the input by ..": (
+            [*score, "-o", str(tmp_path / "sub" / ".." / "pairs.jsonl")],
+            "would overwrite the input file",
+        ),
+        "summary is the input": (
+            [
+                *score,
+                "-o",
+                str(tmp_path / "o.jsonl"),
+                "--summary-json",
+                str(tmp_path / "hard.jsonl"),
+            ],
+            "--summary-json",
+        ),
+        "summary is the per-row output": (
+            [*score, "-o", str(tmp_path / "o.jsonl"), "--summary-json", str(tmp_path / "o.jsonl")],
+            "are the same file",
+        ),
+        "both to standard output": (
+            [*score, "-o", "-", "--summary-json", "-"],
+            "-o and --summary-json cannot both be - (standard output)",
+        ),
+        "train-judge without data": (
+            ["train-judge", "embedding-content", "-o", str(tmp_path / "j.json")],
+            "needs --data",
+        ),
+        "report of a missing run": (["report", str(tmp_path / "absent.jsonl")], "absent.jsonl"),
+    }
+
+
+USER_ERRORS = [
+    "bad option value",
+    "unknown option",
+    "removed --setting",
+    "unknown judge option",
+    "unknown judge",
+    "missing file",
+    "unknown suffix",
+    "not UTF-8",
+    "unclosed quote",
+    "limit",
+    "input and demo",
+    "dataset without data",
+    "output is a folder",
+    "output under a file",
+    "output is the input by a hard link",
+    "output is the input by a symbolic link",
+    "output is the input by ..",
+    "summary is the input",
+    "summary is the per-row output",
+    "both to standard output",
+    "train-judge without data",
+    "report of a missing run",
+]
+
+
+@pytest.mark.parametrize("case", USER_ERRORS)
+def test_every_user_error_is_one_line_and_exit_2(case, tmp_path, pairs, capsys):
+    argv, message = _user_errors(tmp_path, pairs)[case]
+    before = pairs.read_bytes()
+    assert main(argv) == 2
+    assert message in _one_error_line(capsys)
+    assert pairs.read_bytes() == before
+    assert not (tmp_path / "o.jsonl").exists()  # outputs are checked before any work
+
+
+def test_bad_rows_list_one_line_per_row_without_their_text(tmp_path, capsys):
+    source = tmp_path / "pairs.jsonl"
+    source.write_text('{"prediction": "Secret words.", "reference": 3}\n["Secret words."]\n')
+    assert main(["score", str(source), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "edit-f1: error: 1 bad input(s):",
+        f"  {source}, line 2: expected a JSON object, got list",
+    ]
+
+
+def _run(*argv: str, stdin: bytes = b"", cwd=None) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "editf1.cli", *argv]
+    return subprocess.run(command, input=stdin, capture_output=True, cwd=cwd, timeout=300)
+
+
+def test_exit_status_and_stderr_of_the_installed_command(tmp_path, pairs):
+    bad = _run("score", str(pairs), *FAST, "--limit", "-3")
+    assert bad.returncode == 2 and bad.stdout == b""
+    assert bad.stderr.decode() == "edit-f1: error: --limit must be >= 1, got -3\n"
+    missing = _run("report", str(tmp_path / "nothing.jsonl"))
+    assert missing.returncode == 2 and b"Traceback" not in missing.stderr
+    assert missing.stderr.decode().count("\n") == 1
+    usage = _run("score", "--zero-division")
+    assert usage.returncode == 2 and usage.stderr.decode() == (
+        "edit-f1: error: argument --zero-division: expected one argument "
+        "(see: edit-f1 score --help)\n"
+    )
+
+
+def test_version():
+    done = _run("--version")
+    assert done.returncode == 0
+    assert done.stdout.decode() == f"edit-f1 {importlib.metadata.version('edit-f1')}\n"
+
+
+def test_standard_input_in_summary_json_out_human_text_to_stderr(tmp_path, pairs):
+    out = tmp_path / "o.jsonl"
+    done = _run(
+        "score", "-", "-o", str(out), "--summary-json", "-", *FAST, stdin=pairs.read_bytes()
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)  # standard output holds the summary only
+    # EM: a 1, b 1, c 1 = 3; EA: b 1; ED: a 1 -> P 3/4, R 3/4.
+    assert (summary["n_pairs"], summary["precision"], summary["recall"]) == (3, 0.75, 0.75)
+    assert "edit-F1 on 3 pair(s)" in done.stderr.decode()
+    assert [r["id"] for r in _jsonl(out)] == ["a", "b", "c"]
+
+
+def test_per_row_results_to_standard_output(monkeypatch, pairs, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(pairs.read_bytes())))
+    assert main(["score", "-", "-o", "-", *FAST]) == 0
+    captured = capsys.readouterr()
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert [(r["id"], r["precision"], r["recall"]) for r in rows] == [
+        ("a", 0.5, 1.0),
+        ("b", 1.0, 0.5),
+        ("c", 1.0, 1.0),
+    ]
+    assert "edit-F1 on 3 pair(s)" in captured.err and "standard output" in captured.err
+
+
+def test_csv_from_standard_input_needs_input_format(monkeypatch, tmp_path, capsys):
+    data = b"prediction,reference\nRest today.,Rest today.\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out = tmp_path / "o.jsonl"
+    assert main(["score", "-", "--input-format", "csv", "-o", str(out), *FAST]) == 0
+    assert _jsonl(out)[0]["f1"] == 1.0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["score", "-", "-o", str(out), *FAST]) == 2  # JSONL by default
+    assert "<stdin>, line 1: not valid JSON" in capsys.readouterr().err
+
+
+def test_quiet_prints_nothing_and_silences_the_libraries_bars(tmp_path, pairs, capsys):
+    from huggingface_hub.utils import are_progress_bars_disabled, enable_progress_bars
+
+    enable_progress_bars()
+    try:
+        out = tmp_path / "o.jsonl"
+        assert main(["score", str(pairs), "-o", str(out), "--quiet", *FAST[:4]]) == 0
+        assert capsys.readouterr() == ("", "")
+        assert len(_jsonl(out)) == 3
+        assert are_progress_bars_disabled()
+    finally:
+        enable_progress_bars()
+
+
+# -- outputs: atomic, complete runs only --------------------------------------------------
+def test_a_failed_or_killed_run_leaves_the_previous_output(monkeypatch, tmp_path, pairs):
+    from editf1.scorer import EditF1Scorer
+
+    out = tmp_path / "o.jsonl"
+    out.write_text("previous\n")
+
+    def one_pair_then(stop):
+        def score_stream(self, rows, *, sink, **kwargs):
+            sink(type("Pair", (), {"to_dict": lambda self: {"row": 0}})())
+            stop()
+
+        return score_stream
+
+    def crash():
+        raise RuntimeError("a judge crashed")
+
+    monkeypatch.setattr(EditF1Scorer, "score_stream", one_pair_then(crash))
+    with pytest.raises(RuntimeError):  # a bug still raises
+        main(["score", str(pairs), "-o", str(out), *FAST])
+    assert out.read_text() == "previous\n"
+    monkeypatch.setattr(
+        EditF1Scorer, "score_stream", one_pair_then(lambda: os.kill(os.getpid(), signal.SIGTERM))
+    )
+    assert main(["score", str(pairs), "-o", str(out), *FAST]) == 143
+    assert out.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.jsonl", "pairs.jsonl"]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is restored
+
+
+@pytest.fixture
+def run(tmp_path, pairs) -> tuple[Path, Path]:
+    out, summary = tmp_path / "run.edit_f1.jsonl", tmp_path / "run.summary.json"
+    assert main(["score", str(pairs), "-o", str(out), "--summary-json", str(summary), *FAST]) == 0
+    return out, summary
+
+
+def test_report_refuses_a_run_that_is_not_complete(tmp_path, run, capsys):
+    out, summary = run
+    capsys.readouterr()
+    lines = out.read_text().splitlines(keepends=True)
+    report = ["report", "--n-resamples", "20", "-o", str(tmp_path / "report")]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:2]))  # cut at a line break: only the summary tells
+    assert main([*report, str(cut), "--summary", str(summary)]) == 2
+    err = _one_error_line(capsys)
+    assert "cut.jsonl give 0.666" in err and "they are not from the same run" in err  # P 2/3
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text(lines[0] + lines[2])
+    assert main([*report, str(gap)]) == 2
+    assert "gap.jsonl: pair 2 is row 2, expected row 1" in _one_error_line(capsys)
+    short = tmp_path / "short.jsonl"
+    short.write_text("".join(lines).rstrip("\n"))
+    assert main([*report, str(short)]) == 2
+    assert "short.jsonl: the last line is cut short" in _one_error_line(capsys)
+    assert not (tmp_path / "report").exists()
+    assert main([*report, str(out), "--summary", str(summary)]) == 0
+    assert (tmp_path / "report" / "report.md").is_file()
+
+
+def test_report_never_replaces_its_inputs(tmp_path, run, capsys):
+    out, _ = run
+    inside = tmp_path / "report"
+    inside.mkdir()
+    os.replace(out, inside / "report.md")  # a run file with a report file's name
+    before = (inside / "report.md").read_bytes()
+    assert (
+        main(["report", str(inside / "report.md"), "-o", str(inside), "--n-resamples", "20"]) == 2
+    )
+    assert "would replace the input" in _one_error_line(capsys)
+    assert (inside / "report.md").read_bytes() == before
+    assert sorted(p.name for p in inside.iterdir()) == ["report.md"]
+
+
+def test_export_replaces_a_previous_export_whole_and_keeps_other_files(tmp_path, capsys):
+    folder = tmp_path / "demo"
+    assert main(["export-dataset", "demo", "-o", str(folder), "--format", "jsonl"]) == 0
+    written = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert "README.md" in written and any(name.startswith("data/") for name in written)
+    (folder / "data" / "stale.jsonl").write_text("old")
+    (folder / "notes.txt").write_text("mine")
+    assert main(["export-dataset", "demo", "-o", str(folder), "--format", "jsonl"]) == 2
+    assert "is not empty" in _one_error_line(capsys)
+    argv = ["export-dataset", "demo", "-o", str(folder), "--format", "jsonl", "--overwrite"]
+    assert main(argv) == 0
+    again = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert again == sorted([*written, "notes.txt"])  # data/stale.jsonl went with the old data/
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no staging folder left
+    (tmp_path / "file").write_text("x")
+    assert main(["export-dataset", "demo", "-o", str(tmp_path / "file")]) == 2
+    assert "file is a file; give a folder" in _one_error_line(capsys)

@@ -212,11 +212,11 @@ def test_real_sets_export_to_folders_that_load_dataset_reads(tmp_path, name, fol
     ("options", "folder", "rows"),
     [
         (["--dataset", "oncqa", "--config", "edited"], "oncqa", 100),
-        (["--dataset", "oncqa", "--setting", "own_reply"], "oncqa", 100),
+        (["--dataset", "oncqa", "--config", "own_reply"], "oncqa", 100),
         (["--dataset", "expertqa_medicine"], "expertqa", 57),
         (["--dataset", "kqa", "--config", "pairs", "--split", "test"], "kqa", 26),
     ],
-    ids=["oncqa-edited", "oncqa-setting", "expertqa", "kqa"],
+    ids=["oncqa-edited", "oncqa-own-reply", "expertqa", "kqa"],
 )
 def test_score_dataset_splits_end_to_end(tmp_path, capsys, options, folder, rows):
     args = [*options, "--data-dir", str(SHARED_DATA / folder)]

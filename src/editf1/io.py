@@ -38,6 +38,7 @@ __all__ = [
     "atomic_output",
     "check_output_path",
     "describe",
+    "is_inside",
     "read_csv",
     "read_jsonl",
     "read_rows",
@@ -265,8 +266,13 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
 
 
-def _inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
-    """Whether ``path`` is ``folder`` or lies anywhere under it."""
+def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
+    """Whether ``path`` is ``folder`` or lies anywhere under it (symbolic links and
+    ``..`` resolved).
+
+    >>> is_inside("runs/../data/a.csv", "data"), is_inside("data", "data/a.csv")
+    (True, False)
+    """
     real, top = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
     return same_file(real, top) or top in real.parents
 
@@ -396,7 +402,7 @@ def staged_folder(
         for entry in entries:
             destination = target / entry.name
             for kept in protect:
-                if destination.exists() and _inside(kept, destination):
+                if destination.exists() and is_inside(kept, destination):
                     raise ValueError(f"writing {destination} would replace the input {kept}")
         target.mkdir(exist_ok=True)
         for entry in entries:

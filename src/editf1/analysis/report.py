@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import html
 import importlib.metadata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -327,6 +327,7 @@ def write_report(
     n_resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
+    protect: Iterable[str | Path] = (),
 ) -> ReportFiles:
     """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
 
@@ -340,12 +341,15 @@ def write_report(
             default: every pair is its own case.
         n_resamples, confidence, seed: bootstrap settings (the same seed gives the same
             report).
+        protect: inputs (the runs' files, their summaries) that a report file may not
+            replace.
 
     Returns:
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, or an ``output_dir`` that is a file.
+        ValueError: for no runs or repeated names, an ``output_dir`` that is a file, or
+            a report file that would replace a file in ``protect``.
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
     if not runs:
@@ -382,7 +386,7 @@ def write_report(
         blocks.insert(
             2, ("p", "Theme figures are omitted: a run was scored without a theme judge.")
         )
-    with staged_folder(folder) as stage:
+    with staged_folder(folder, protect=protect) as stage:
         if all(run.has_themes for run in runs):
             _plot_per_theme_f1(runs, stage / "per_theme_f1.png")
             _plot_theme_proportions(runs, stage / "theme_proportions.png")

@@ -108,9 +108,9 @@ def _builder_kwargs(args, name: str) -> dict:
             raise ValueError(f"{option} does not apply to dataset {name!r}")
         kwargs[field] = tuple(value) if isinstance(value, list) else value
     if args.data_dir is None and not args.download and name != "demo":
-        raise SystemExit(
-            f"edit-f1: dataset {name} needs --data-dir (folder of its files), or --download "
-            "to fetch the pinned upstream files"
+        raise ValueError(
+            f"dataset {name} needs --data-dir (folder of its files), or --download to fetch "
+            "the pinned upstream files"
         )
     if args.data_dir is not None:
         kwargs["data_dir"] = str(args.data_dir)
@@ -122,27 +122,22 @@ def dataset_rows(args) -> tuple[str, list[dict]]:
 
     ``--dataset`` is a builder name (see :data:`editf1.builders.BUILDER_NAMES`), a
     Hub-ready folder, or, with ``--download``, a Hub dataset repository id.
-    ``--config`` (``--setting`` for oncqa, kept for compatibility) and ``--split``
-    (default ``test``, or the only split) choose the rows. The run name is
-    ``<dataset>_<config>``, plus ``_<split>`` for a split other than ``test``.
+    ``--config`` and ``--split`` (default ``test``, or the only split) choose the rows.
+    The run name is ``<dataset>_<config>``, plus ``_<split>`` for a split other than
+    ``test``.
 
     Raises:
-        SystemExit: for conflicting options or a missing --data-dir.
-        ValueError: for an unknown dataset, config or split, or a config without
-            ``prediction`` and ``reference`` columns.
+        ValueError: for an unknown dataset, config or split, a config without
+            ``prediction`` and ``reference`` columns, an option the dataset does not
+            take, or a missing --data-dir.
     """
     import datasets
 
     from editf1.builders import choose_split, load_builder
 
-    if args.no_progress:
+    if args.no_progress or args.quiet:
         datasets.disable_progress_bars()
-    setting = getattr(args, "setting", None)
-    if setting and args.dataset != "oncqa":
-        raise SystemExit("edit-f1 score: --setting is for --dataset oncqa; use --config")
-    if setting and args.config and setting != args.config:
-        raise SystemExit(f"edit-f1 score: --setting {setting} and --config {args.config} differ")
-    config = args.config or setting
+    config = args.config
     with tempfile.TemporaryDirectory(prefix="editf1-cache-") as tmp:
         cache_dir = str(args.cache_dir or tmp)
         if args.dataset in BUILDER_NAMES:
@@ -213,34 +208,49 @@ def add_export_dataset(commands) -> None:
 
 
 def _export_dataset(args) -> int:
+    """Write the folder through :func:`editf1.io.staged_folder`: README.md and data/ are
+    built beside it and replace the folder's own only once all are written, so a failed
+    or interrupted export leaves a previous export whole; other files there are kept and
+    the input files (--data-dir, --export-file) are never replaced."""
     import datasets
 
     from editf1.builders.hub import push_to_hub, write_card, write_hub_folder
+    from editf1.io import check_output_path, staged_folder
 
     datasets.disable_progress_bars()
+    output = args.output
+    check_output_path(output, "--output", folder=True)
+    protect = [args.data_dir] if args.data_dir else []
+    if args.data_dir:
+        protect += [args.data_dir / name for name in args.export_file or []]
     if args.card_only:
-        card = write_card(args.name, args.output, file_format=args.format)
-        print(f"wrote {card}")
+        with staged_folder(output, protect=protect) as stage:
+            write_card(args.name, stage, file_format=args.format)
+        print(f"wrote {output / 'README.md'}")
         return 0
+    if output.is_dir() and not args.overwrite:
+        other = sorted(p.name for p in output.iterdir() if p.name != "README.md")
+        if other:
+            raise ValueError(
+                f"{output} is not empty ({other[:5]}); pass --overwrite to replace its "
+                "README.md and data/"
+            )
     kwargs = _builder_kwargs(args, args.name)
-    try:
+    with staged_folder(output, protect=protect) as stage:
         written = write_hub_folder(
             args.name,
-            args.output,
+            stage,
             configs=args.configs,
             file_format=args.format,
             cache_dir=args.cache_dir,
-            overwrite=args.overwrite,
             **kwargs,
         )
-    except FileExistsError as error:
-        raise ValueError(str(error)) from None
-    print(f"wrote {written.path / 'README.md'}")
+    print(f"wrote {output / 'README.md'}")
     for config, counts in written.counts.items():
         listed = ", ".join(f"{split} {n}" for split, n in counts.items())
-        print(f"  {config}: {listed} row(s) in {written.path / 'data' / config}")
-    print(f'load with: datasets.load_dataset("{written.path}", "<config>")')
+        print(f"  {config}: {listed} row(s) in {output / 'data' / config}")
+    print(f'load with: datasets.load_dataset("{output}", "<config>")')
     if args.push_to_hub:
-        url = push_to_hub(args.name, written.path, args.push_to_hub, private=True)
+        url = push_to_hub(args.name, output, args.push_to_hub, private=True)
         print(f"uploaded to the private repository {args.push_to_hub}: {url}")
     return 0

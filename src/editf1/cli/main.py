@@ -2,7 +2,7 @@
 
 edit-f1 score                       # the demo set shipped with the package
 edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
-edit-f1 score --dataset oncqa --setting own_reply --data-dir ../shared/data/oncqa
+edit-f1 score --dataset oncqa --config own_reply --data-dir ../shared/data/oncqa
 edit-f1 score --dataset kqa --config pairs --split test --data-dir ../shared/data/kqa
 edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncqa
 edit-f1 train-judge embedding-theme --output theme_judge.json
@@ -13,23 +13,115 @@ edit-f1 install-metric              # evaluate.load("edit_f1") offline
 edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
 edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
 edit-f1 demo                        # the Gradio app for one pair
+edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON out
+
+Every command follows the same conventions. A user error (bad input, a bad option, a
+missing or unwritable file, a download without network) prints ``edit-f1: error: ...``
+(one line, or one per bad row) on standard error and exits with status 2; Ctrl-C or
+SIGTERM exits with 130 or 143. ``-`` is standard input for an input file and standard
+output for ``-o`` or ``--summary-json``, and then every human-readable line goes to
+standard error. Outputs appear under their names only once complete and are never an
+input (:mod:`editf1.io`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
+import os
+import signal
 import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 __all__ = ["main"]
 
 DEFAULT_RUNS = Path("runs")
+STDIO = "-"  # editf1.io.STDIO, without importing it for --help
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are raised for :func:`main` to report like any other."""
+
+    def error(self, message: str):
+        raise ValueError(f"{message} (see: {self.prog} --help)")
 
 
 def _zero_division(value: str):
-    return value if value == "warn" else float(value)
+    if value == "warn":
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {value!r}") from None
+
+
+def _stdio(path) -> bool:
+    return path is not None and str(path) == STDIO
+
+
+def _human(*outputs) -> TextIO:
+    """Where human-readable text goes: standard error when an output is standard output."""
+    return sys.stderr if any(_stdio(path) for path in outputs) else sys.stdout
+
+
+def _check_outputs(outputs: list[tuple[str, Path | None]], inputs=()) -> None:
+    """Before any work: every output file can be written and is neither an input (nor a
+    file inside an input folder) nor another output, by file identity; at most one is
+    standard output.
+
+    Args:
+        outputs: ``(option, path or None)`` pairs, e.g. ``[("-o", args.output)]``.
+        inputs: input files and folders (``None`` and ``-`` are skipped).
+
+    Raises:
+        ValueError: naming the option and the path.
+    """
+    from editf1.io import check_output_path, is_inside, same_file
+
+    given = [(label, path) for label, path in outputs if path is not None]
+    to_stdout = [label for label, path in given if _stdio(path)]
+    if len(to_stdout) > 1:
+        raise ValueError(f"{' and '.join(to_stdout)} cannot both be - (standard output)")
+    sources = [source for source in inputs if source is not None and not _stdio(source)]
+    for k, (label, path) in enumerate(given):
+        check_output_path(path, label)
+        for source in sources:
+            in_folder = os.path.isdir(source) and os.path.isfile(path)
+            if same_file(path, source) or (in_folder and is_inside(path, source)):
+                raise ValueError(f"{label} {path} would overwrite the input file {source}")
+        for other_label, other in given[:k]:
+            if same_file(path, other):
+                raise ValueError(f"{label} {path} and {other_label} {other} are the same file")
+
+
+def _write_json(path: Path, value, indent: int = 2) -> None:
+    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``)."""
+    from editf1.io import atomic_output
+
+    with atomic_output(path) as handle:
+        handle.write(json.dumps(value, indent=indent) + "\n")
+
+
+def _silence_progress_bars() -> None:
+    """Hide the model libraries' own progress bars too (downloads, loading weights):
+    huggingface_hub's, which transformers copies when it is imported, and those of
+    transformers and datasets where they are imported already."""
+    from huggingface_hub.utils import disable_progress_bars
+
+    disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging
+
+        logging.disable_progress_bar()
+    if "datasets" in sys.modules:
+        import datasets
+
+        datasets.disable_progress_bars()
 
 
 def _add_score(commands) -> None:
@@ -39,7 +131,12 @@ def _add_score(commands) -> None:
         description="Score every (draft, clinician reply) row. Without an input file, "
         "scores the demo set shipped with the package.",
     )
-    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV file of pairs")
+    p.add_argument(
+        "input",
+        nargs="?",
+        type=Path,
+        help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
+    )
     p.add_argument("--demo", action="store_true", help="score the shipped demo set")
     p.add_argument(
         "--dataset",
@@ -49,12 +146,6 @@ def _add_score(commands) -> None:
     )
     p.add_argument("--config", help="the dataset's config (default: its default config)")
     p.add_argument("--split", help="the split to score (default: test, or the only split)")
-    p.add_argument(
-        "--setting",
-        choices=["own_reply", "edited"],
-        help="oncqa: draft vs the oncologist's own reply (default), or vs their edit of "
-        "it; the same as --config",
-    )
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
     p.add_argument(
@@ -73,9 +164,14 @@ def _add_score(commands) -> None:
         "be unique",
     )
     p.add_argument(
-        "--output", "-o", type=Path, help="per-row JSONL (default: runs/<name>.edit_f1.jsonl)"
+        "--output",
+        "-o",
+        type=Path,
+        help="per-row JSONL (default: runs/<name>.edit_f1.jsonl); - for standard output",
     )
-    p.add_argument("--summary-json", type=Path, help="also write the summary as JSON")
+    p.add_argument(
+        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+    )
     p.add_argument("--content-judge", default="embedding", help="embedding (default), exact or llm")
     p.add_argument("--theme-judge", default="embedding", help="embedding (default), llm or none")
     from editf1.cli.judges import add_judge_option_arguments
@@ -94,7 +190,14 @@ def _add_score(commands) -> None:
     p.add_argument(
         "--limit", type=int, help="score only the first N rows (all rows are still checked)"
     )
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bars (also those of model downloads and loading)",
+    )
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
+    )
     from editf1.cli.datasets import add_builder_options
 
     add_builder_options(p)
@@ -104,14 +207,15 @@ def _add_score(commands) -> None:
 def _rows_for(args) -> tuple[str, list[dict], str, str, str]:
     """(name, rows, prediction field, reference field, id field) for the score command."""
     if args.input and (args.demo or args.dataset):
-        raise SystemExit("edit-f1 score: give an input file or --demo/--dataset, not both")
+        raise ValueError("give an input file or --demo/--dataset, not both")
     id_field = args.id_field or "id"
     if args.input:
         from editf1.io import read_rows
 
         fields = [args.prediction_field, args.reference_field]
         rows = read_rows(args.input, fields, args.input_format)
-        return args.input.stem, rows, args.prediction_field, args.reference_field, id_field
+        name = "stdin" if _stdio(args.input) else args.input.stem
+        return name, rows, args.prediction_field, args.reference_field, id_field
     if args.dataset:
         from editf1.cli.datasets import dataset_rows
 
@@ -128,10 +232,14 @@ def _score(args) -> int:
     from editf1.scorer import EditF1Scorer
     from editf1.validate import InputError, row_errors
 
+    progress = not (args.no_progress or args.quiet)
+    if not progress:
+        _silence_progress_bars()
+    inputs = [args.input, args.data_dir]
+    _check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     name, rows, pred, ref, id_field = _rows_for(args)
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
-    if args.input and output.resolve() == args.input.resolve():
-        raise ValueError(f"-o {output} would overwrite the input file")
+    _check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
     seen: dict[str, int] = {}
@@ -156,31 +264,39 @@ def _score(args) -> int:
         rows = rows[: args.limit]
     from editf1.cli.judges import judge_options
 
+    content_options = judge_options(args.content_judge_option)
     theme_options = judge_options(args.theme_judge_option)
     if args.theme_judge == "none" and theme_options:
         raise ValueError("--theme-judge-option given with --theme-judge none")
-    scorer = EditF1Scorer(
-        content_judge=args.content_judge,
-        theme_judge=None if args.theme_judge == "none" else args.theme_judge,
-        content_judge_options=judge_options(args.content_judge_option),
-        theme_judge_options=theme_options,
-        include_other=args.include_other,
-        zero_division=args.zero_division,
-        batch_size=args.batch_size,
-        progress=not args.no_progress,
-    )
+    try:
+        scorer = EditF1Scorer(
+            content_judge=args.content_judge,
+            theme_judge=None if args.theme_judge == "none" else args.theme_judge,
+            content_judge_options=content_options,
+            theme_judge_options=theme_options,
+            include_other=args.include_other,
+            zero_division=args.zero_division,
+            batch_size=args.batch_size,
+            progress=progress,
+        )
+    except TypeError as error:  # the judges' answer to an option they do not take
+        if not (content_options or theme_options):
+            raise
+        raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
     stream = ((_as_id(row.get(id_field)), row[pred], row[ref]) for row in rows)
     with JsonlWriter(output) as write:
         result = scorer.score_stream(
             stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
         )
     summary = result.summary()
-    print(format_summary(summary))
-    print(f"  per-row results: {output}")
+    human = _human(output, args.summary_json)
+    if not args.quiet:
+        print(format_summary(summary), file=human)
+        print(f"  per-row results: {'standard output' if _stdio(output) else output}", file=human)
     if args.summary_json:
-        args.summary_json.parent.mkdir(parents=True, exist_ok=True)
-        args.summary_json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        print(f"  summary: {args.summary_json}")
+        _write_json(args.summary_json, summary)
+        if not (args.quiet or _stdio(args.summary_json)):
+            print(f"  summary: {args.summary_json}", file=human)
     return 0
 
 
@@ -220,6 +336,7 @@ def _train_judge(args) -> int:
     if args.judge.startswith("llm-"):
         return train_llm_judge(args)
     reject_llm_training_options(args)
+    _check_outputs([("-o", args.output)], [args.data])
     if args.judge == "embedding-theme":
         if args.data:
             from editf1.io import read_rows
@@ -234,13 +351,14 @@ def _train_judge(args) -> int:
         from editf1.validation.labelled import kqa_content_items
 
         if args.data is None:
-            raise SystemExit("edit-f1 train-judge embedding-content needs --data (K-QA folder)")
+            raise ValueError("train-judge embedding-content needs --data (K-QA folder)")
         params = calibrate.calibrate_content_judge(kqa_content_items(args.data), seed=args.seed)
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(report, indent=2))
-    print(f"wrote {args.output}")
+    _write_json(args.output, params, indent=1)
+    human = _human(args.output)
+    print(json.dumps(report, indent=2), file=human)
+    if not _stdio(args.output):
+        print(f"wrote {args.output}", file=human)
     return 0
 
 
@@ -274,7 +392,12 @@ def _add_report(commands) -> None:
         "against the same references the paired bootstrap difference in edit-F1 with its "
         "95% CI and p-value.",
     )
-    p.add_argument("runs", nargs="+", type=Path, help="per-row JSONL files of edit-f1 score")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        help="per-row JSONL files of edit-f1 score; each must hold a complete run",
+    )
     p.add_argument(
         "--name",
         action="append",
@@ -288,7 +411,13 @@ def _add_report(commands) -> None:
         default=[],
         help="the run's --summary-json file, once per run in order (optional; checked)",
     )
-    p.add_argument("--output", "-o", type=Path, default=Path("report"), help="folder to write")
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=Path("report"),
+        help="folder to write (its other files are kept)",
+    )
     p.add_argument("--title", default="edit-F1 report")
     p.add_argument(
         "--case-pattern",
@@ -307,12 +436,18 @@ def _report(args) -> int:
     for option, values in (("--name", args.name), ("--summary", args.summary)):
         if values and len(values) != len(args.runs):
             raise ValueError(f"give {option} once per run ({len(args.runs)}), got {len(values)}")
+    from editf1.io import check_output_path
+
+    check_output_path(args.output, "-o", folder=True)
     names = args.name or [None] * len(args.runs)
     summaries = args.summary or [None] * len(args.runs)
     runs = [load_run(path, name, summary=s) for path, name, s in zip(args.runs, names, summaries)]
+    for path, run in zip(args.runs, runs):
+        _check_complete_run(path, run)
     files = write_report(
         runs,
         args.output,
+        protect=[*args.runs, *args.summary],
         title=args.title,
         cases=case_pattern(args.case_pattern) if args.case_pattern else None,
         n_resamples=args.n_resamples,
@@ -325,6 +460,31 @@ def _report(args) -> int:
     return 0
 
 
+def _check_complete_run(path: Path, run) -> None:
+    """Refuse a per-row file that is not a whole run of ``edit-f1 score``.
+
+    ``edit-f1 score`` writes rows 0, 1, ..., n-1 in order, each line ending in a line
+    break, and the file appears only once the run is complete (:mod:`editf1.io`); a file
+    cut short or missing rows (e.g. copied from an interrupted run) fails these checks,
+    and one cut at a line break fails the check against ``--summary`` (its ``n_pairs``
+    and figures, :func:`editf1.analysis.compare.load_run`).
+
+    Raises:
+        ValueError: naming the file and the first row out of place.
+    """
+    rows = [pair.row for pair in run.pairs]
+    for k, row in enumerate(rows):
+        if row != k:
+            raise ValueError(
+                f"{path}: pair {k + 1} is row {row}, expected row {k}: not the per-row file "
+                "of a complete edit-f1 score run"
+            )
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) != b"\n":
+            raise ValueError(f"{path}: the last line is cut short: not a complete run")
+
+
 def _add_iap(commands) -> None:
     p = commands.add_parser(
         "iap",
@@ -333,14 +493,18 @@ def _add_iap(commands) -> None:
         "reply as the draft for every other reply (each ordered pair) and micro-averages "
         "(Seegmiller et al. 2026, §4.2, Table 11): the human ceiling for edit-F1.",
     )
-    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV: one reply per row")
+    p.add_argument(
+        "input", nargs="?", type=Path, help="JSONL or CSV: one reply per row; - reads stdin"
+    )
     p.add_argument("--dataset", choices=["oncqa"], help="OncQA stage-1 replies (stage1.csv)")
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
     p.add_argument("--group-field", default="message_id", help="column naming the message")
     p.add_argument("--reference-field", default="reference", help="column holding a reply")
-    p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL")
-    p.add_argument("--summary-json", type=Path, help="also write the summary as JSON")
+    p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL; - for stdout")
+    p.add_argument(
+        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+    )
     p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
     p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
     p.add_argument("--n-resamples", type=int, default=2000)
@@ -354,12 +518,14 @@ def _iap(args) -> int:
     from editf1.scorer import EditF1Scorer
 
     if bool(args.input) == bool(args.dataset):
-        raise SystemExit("edit-f1 iap: give an input file or --dataset oncqa (one of them)")
+        raise ValueError("iap: give an input file or --dataset oncqa (one of them)")
+    outputs = [("-o", args.output), ("--summary-json", args.summary_json)]
+    _check_outputs(outputs, [args.input, args.data_dir])
     if args.dataset:
         from editf1.builders.readers import oncqa_rows
 
         if args.data_dir is None:
-            raise SystemExit("edit-f1 iap --dataset oncqa needs --data-dir (folder of the CSVs)")
+            raise ValueError("iap --dataset oncqa needs --data-dir (folder of the CSVs)")
         rows = oncqa_rows(args.data_dir, "own_reply")
         group_field, reference_field = "case_id", "reference"
     else:
@@ -375,25 +541,31 @@ def _iap(args) -> int:
     iap = inter_annotator_predictability(
         scorer, replies, n_resamples=args.n_resamples, seed=args.seed
     )
+    human = _human(args.output, args.summary_json)
     print(
         f"inter-annotator predictability on {iap.n_messages} message(s) with two or more "
         f"replies ({iap.n_ordered_pairs} ordered pairs; {len(iap.single_reply_messages)} "
-        "message(s) with one reply not scored)"
+        "message(s) with one reply not scored)",
+        file=human,
     )
-    print(f"  content  precision {iap.precision}  recall {iap.recall}  F1 {iap.f1}")
+    print(f"  content  precision {iap.precision}  recall {iap.recall}  F1 {iap.f1}", file=human)
     if iap.theme_f1 is not None:
         c = iap.corpus.theme
-        print(f"  themes   precision {c.precision:.3f}  recall {c.recall:.3f}  F1 {iap.theme_f1}")
-    print("  [95% bootstrap CI over messages]")
+        print(
+            f"  themes   precision {c.precision:.3f}  recall {c.recall:.3f}  F1 {iap.theme_f1}",
+            file=human,
+        )
+    print("  [95% bootstrap CI over messages]", file=human)
     if args.output:
         with JsonlWriter(args.output) as write:
             for pair in iap.corpus.pairs:
                 write(pair.to_dict())
-        print(f"  per-pair results: {args.output}")
+        if not _stdio(args.output):
+            print(f"  per-pair results: {args.output}", file=human)
     if args.summary_json:
-        args.summary_json.parent.mkdir(parents=True, exist_ok=True)
-        args.summary_json.write_text(json.dumps(iap.summary(), indent=2) + "\n", encoding="utf-8")
-        print(f"  summary: {args.summary_json}")
+        _write_json(args.summary_json, iap.summary())
+        if not _stdio(args.summary_json):
+            print(f"  summary: {args.summary_json}", file=human)
     return 0
 
 
@@ -419,10 +591,13 @@ def _demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="edit-f1",
         description="How much would a clinician edit this LLM-drafted reply? "
         "Content- and theme-level edit-F1, offline.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('edit-f1')}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     _add_score(commands)
@@ -441,17 +616,85 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for bad input)."""
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that outputs are cleaned up as for Ctrl-C."""
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _error_lines(error: BaseException) -> str:
+    """The message of a user error: ``edit-f1: error: ...`` on one line, or the lines of
+    an :class:`~editf1.validate.InputError` (one per bad row)."""
     from editf1.validate import InputError
 
-    args = build_parser().parse_args(argv)
+    if isinstance(error, OSError) and error.filename is not None:
+        text = f"{error.filename}: {error.strerror or error}"
+    elif isinstance(error, FileNotFoundError) and str(error).startswith(("http://", "https://")):
+        text = f"cannot download {error} (no network, or no such file there)"
+    else:
+        text = str(error) or type(error).__name__
+    if not isinstance(error, InputError):
+        text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+    return f"edit-f1: error: {text}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 on success (``--help`` and ``--version`` included); 2 for a
+        user error (bad input or option, a missing or unwritable file, a download
+        without network, a missing optional library), after printing
+        ``edit-f1: error: ...`` on standard error, never a traceback; 130 for Ctrl-C
+        and 143 for SIGTERM (outputs keep their previous content).
+
+    Raises:
+        Exception: a bug (anything but the user errors above) propagates.
+    """
     try:
-        with warnings.catch_warnings():
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as done:  # --help, --version
+            return done.code if isinstance(done.code, int) else 0
+        with _sigterm_as_interrupt(), warnings.catch_warnings():
             warnings.simplefilter("default")
             return args.run(args)
-    except (InputError, ValueError, FileNotFoundError) as error:
-        print(f"edit-f1 {args.command}: error: {error}", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, _Terminated)
+        print(
+            f"edit-f1: error: {'terminated' if terminated else 'interrupted'}; outputs were "
+            "left as they were",
+            file=sys.stderr,
+        )
+        return 143 if terminated else 130
+    except (ValueError, OSError) as error:  # InputError is a ValueError
+        print(_error_lines(error), file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:
+        if (error.name or "editf1").partition(".")[0] == "editf1":
+            raise
+        print(
+            f"edit-f1: error: {error}; install the extra that provides it "
+            "(e.g. pip install 'edit-f1[all]')",
+            file=sys.stderr,
+        )
         return 2
 
 
