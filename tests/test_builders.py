@@ -19,7 +19,13 @@ from huggingface_hub import DatasetCard
 
 from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
 from editf1.builders.exports import UnusedColumnsWarning, assign_splits
-from editf1.builders.hub import card_configs, push_to_hub, render_card, write_hub_folder
+from editf1.builders.hub import (
+    card_configs,
+    push_builder,
+    push_to_hub,
+    render_card,
+    write_hub_folder,
+)
 from editf1.builders.readers import demo_rows
 from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
 from editf1.cli.main import main
@@ -389,7 +395,7 @@ def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_h
     fake_hub.calls, fake_hub.public = [], False
     builder = load_builder("ippm", "pairs", **kwargs)
     builder.download_and_prepare()
-    assert builder.push_to_hub("org/ippm-pairs") == "https://hub/commit/1"
+    assert push_builder(builder, "org/ippm-pairs") == "https://hub/commit/1"
     assert fake_hub.calls[0][2]["private"] is True
 
 

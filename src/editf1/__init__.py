@@ -1,1 +1,118 @@
-"""edit-F1: how much would a clinician edit this LLM-drafted reply to a patient message?"""
+"""edit-F1: how much would a clinician edit this LLM-drafted reply to a patient message?
+
+Content- and theme-level precision, recall and F1 of a draft against the clinician's
+reply, with the alignment behind every number (Seegmiller et al., arXiv 2601.11344):
+
+>>> import editf1
+>>> result = editf1.score(
+...     predictions=["Rest today. Drink water. Call us."],
+...     references=["Rest today. Take ibuprofen."],
+...     content_judge="exact", theme_judge=None,
+... )
+>>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
+(0.3333, 0.5, 0.4)
+
+Everything is imported lazily: ``import editf1`` loads no model and no heavy library.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from editf1.aggregate import UndefinedMetricWarning
+    from editf1.judges import ContentJudge, ThemeJudge, load_content_judge, load_theme_judge
+    from editf1.results import CorpusResult, PairResult
+    from editf1.scorer import EditF1Scorer
+    from editf1.themes import THEMES
+    from editf1.validate import InputError
+
+__all__ = [
+    "THEMES",
+    "ContentJudge",
+    "CorpusResult",
+    "EditF1Scorer",
+    "InputError",
+    "PairResult",
+    "ThemeJudge",
+    "UndefinedMetricWarning",
+    "__version__",
+    "load_content_judge",
+    "load_theme_judge",
+    "score",
+]
+
+_EXPORTS = {
+    "EditF1Scorer": "editf1.scorer",
+    "CorpusResult": "editf1.results",
+    "PairResult": "editf1.results",
+    "ContentJudge": "editf1.judges",
+    "ThemeJudge": "editf1.judges",
+    "load_content_judge": "editf1.judges",
+    "load_theme_judge": "editf1.judges",
+    "THEMES": "editf1.themes",
+    "InputError": "editf1.validate",
+    "UndefinedMetricWarning": "editf1.aggregate",
+}
+
+#: ``score``'s keyword arguments that go to :meth:`EditF1Scorer.score`; the rest build
+#: the scorer.
+_SCORE_OPTIONS = ("ids", "keep_pairs")
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    if name == "__version__":
+        from editf1.versions import installed_versions
+
+        return installed_versions("edit-f1")["edit-f1"]
+    raise AttributeError(f"module 'editf1' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+_scorers: dict = {}
+
+
+def score(*, predictions, references, **options) -> CorpusResult:
+    """Score drafts against clinician replies in one call: content and theme edit-F1.
+
+    Args:
+        predictions: N drafts (strings; an empty draft scores precision 0 with a
+            warning).
+        references: N clinician replies (strings with a word), or lists of replies
+            where several clinicians answered a message.
+        **options: ``ids`` and ``keep_pairs`` (see :meth:`EditF1Scorer.score`); every
+            other option builds the :class:`EditF1Scorer` (``content_judge``,
+            ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
+            ``include_other``, ``zero_division``, ``batch_size``, ``progress``). The
+            scorer of the last options used is kept, and judges are cached by the
+            registry, so repeated calls load no model twice.
+
+    Returns:
+        A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1],
+        theme scores, counts and every pair's alignment.
+
+    Raises:
+        TypeError: for an unknown option (naming it).
+        ValueError, InputError: as :class:`EditF1Scorer` and its ``score`` raise.
+    """
+    from editf1.judges import options_key
+    from editf1.scorer import EditF1Scorer
+
+    call = {k: options.pop(k) for k in _SCORE_OPTIONS if k in options}
+    key = options_key(options)
+    scorer = _scorers.get(key) if key is not None else None
+    if scorer is None:
+        try:
+            scorer = EditF1Scorer(**options)
+        except TypeError as error:
+            raise TypeError(f"editf1.score: {error}") from None
+        if key is not None:
+            _scorers.clear()
+            _scorers[key] = scorer
+    return scorer.score(predictions, references, **call)

@@ -11,15 +11,15 @@ Builders are :class:`datasets.GeneratorBasedBuilder` subclasses used directly
 Every builder reads a local ``data_dir`` (no network), or, when ``data_dir`` is None,
 downloads its documented upstream files at a pinned revision (an explicit request).
 The cache is keyed by a SHA-256 fingerprint of the files read, so an edited export is
-never served from a stale cache. Nothing is uploaded unless :meth:`EditF1Builder.push_to_hub`
-is called.
+never served from a stale cache. Nothing is uploaded unless
+:func:`editf1.builders.hub.push_builder` (or ``edit-f1 export-dataset --push-to-hub``) is
+called.
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -58,7 +58,7 @@ class UpstreamFile:
 class EditF1Builder(datasets.GeneratorBasedBuilder):
     """Shared machinery: source resolution, fingerprinted cache, per-kind features.
 
-    Subclasses set the class attributes below and implement :meth:`_examples`.
+    Subclasses set the class attributes below and implement :meth:`_examples_by_split`.
 
     Attributes:
         DATASET_NAME: registry name and cache folder name.
@@ -188,19 +188,3 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, split: str):
         yield from enumerate(self._examples[split])
-
-    def push_to_hub(self, repo_id: str, *, private: bool = True, token: str | None = None) -> str:
-        """Upload this prepared config to the Hub as a Hub-ready folder (network: yes).
-
-        Call :meth:`download_and_prepare` first. Only on request: nothing else in the
-        library uploads. See :func:`editf1.builders.hub.push_to_hub` for what is allowed
-        (patient data: private repositories only).
-
-        Returns:
-            The URL of the upload commit.
-        """
-        from editf1.builders.hub import push_to_hub, write_builders
-
-        with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
-            write_builders([self], folder)
-            return push_to_hub(type(self), folder, repo_id, private=private, token=token)

@@ -425,3 +425,20 @@ def push_to_hub(
         commit_message=f"edit-f1 export of {name}",
     )
     return str(getattr(commit, "commit_url", commit))
+
+
+def push_builder(
+    builder: EditF1Builder, repo_id: str, *, private: bool = True, token: str | None = None
+) -> str:
+    """Upload one prepared builder config to the Hub as a Hub-ready folder. Network: yes.
+
+    Call ``builder.download_and_prepare()`` first. Only on request: nothing else in the
+    library uploads; :func:`push_to_hub` says what is allowed (patient data: private
+    repositories only).
+
+    Returns:
+        The URL of the upload commit.
+    """
+    with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
+        write_builders([builder], folder)
+        return push_to_hub(type(builder), folder, repo_id, private=private, token=token)

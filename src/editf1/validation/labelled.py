@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -186,11 +187,14 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
 
 
 def shipped_theme_items() -> list[ThemeItem]:
-    """The labelled theme sentences shipped with the package, each its own case."""
-    from editf1.training.classifiers import load_theme_sentences
-
-    texts, themes = load_theme_sentences()
-    return [ThemeItem(f"row-{i}", t, th) for i, (t, th) in enumerate(zip(texts, themes))]
+    """The team-written theme sentences shipped in ``data/theme_sentences.jsonl`` (50
+    per label), each its own case."""
+    raw = resources.files("editf1.data").joinpath("theme_sentences.jsonl").read_text("utf-8")
+    rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    return [
+        ThemeItem(f"row-{i}", r["text"], check_theme(r["theme"]), source="team-written")
+        for i, r in enumerate(rows)
+    ]
 
 
 def case_split(
