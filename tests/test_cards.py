@@ -5,6 +5,7 @@ exactly what ``edit-f1 cards`` generates."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,25 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
                 tmp_path / entry["name"] / "README.md"
             ).read_text()
             assert (folder / "adapter_model.safetensors").stat().st_size < 5_000_000
+
+
+def test_the_template_warns_on_chance_level_kappa_and_says_when_nothing_was_measured(tmp_path):
+    chance = RECORD | {
+        "agreement": RECORD["agreement"] | {"cohen_kappa": _estimate(0.1, -0.05, 0.3)}
+    }
+    text = render_card(adapter_card_spec(tmp_path / "judge", chance)).text
+    assert (
+        "\n\n**Cohen's kappa is 0.100 and its 95% CI [-0.050, 0.300] includes 0: on these items "
+        "the judge's agreement with the humans is not distinguishable from chance."
+    ) in text
+    # RECORD's kappa CI starts at 0.05: no warning
+    assert "includes 0" not in render_card(adapter_card_spec(tmp_path / "judge", RECORD)).text
+    spec = replace(adapter_card_spec(tmp_path / "judge", RECORD), report=None)
+    files = write_card(spec, tmp_path / "card")
+    assert [f.name for f in files] == ["README.md"]  # no report, no plot
+    card = ModelCard.load(files[0])
+    assert "## Agreement with human labels\n\nNot measured.\n\n## Intended use\n" in card.text
+    assert card.data.eval_results is None
+    # the judge's own notes follow the fixed limitations; the file ends in a blank line
+    assert len(spec.notes) == 2
+    assert card.text.endswith("safe to send.\n" + "".join(f"- {n}\n" for n in spec.notes) + "\n")
