@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 from editf1.aggregate import (
-    PRF,
     CorpusAccumulator,
     UndefinedMetricWarning,
     check_zero_division,
     prf,
 )
-from editf1.results import PairResult, SentenceAlignment
+from editf1.results import PRF, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, THEMES
 
@@ -283,3 +283,25 @@ def test_other_is_not_in_clinical_per_theme_figures():
     summary = result.summary()
     assert summary["themes_scored"] == list(CLINICAL_THEMES)
     assert summary["per_theme"][MPI]["content_recall"] == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------- re-aggregating subsets
+
+
+def test_pair_counts_and_micro_prf_re_aggregate_like_the_accumulator():
+    from editf1.aggregate import micro_prf, pair_counts
+
+    a = pair(2, 1, 1, ref_themes={MAE, CP}, pred_themes={MAE, LOG})
+    b = pair(0, 2, 0, ref_themes={EMP}, pred_themes=set())
+    np.testing.assert_array_equal(pair_counts([a, b], "content"), [[2, 1, 1], [0, 0, 2]])
+    # themes: a tp MAE, fp LOG, fn CP; b fn EMP
+    np.testing.assert_array_equal(pair_counts([a, b], "theme"), [[1, 1, 1], [0, 0, 1]])
+    # both pairs: EM 2, ED 1, EA 3: P 2/3, R 2/5, F1 0.5; pair b alone: P undefined -> 0
+    both = micro_prf(pair_counts([a, b], "content"))
+    assert (both.precision, both.recall, both.f1) == pytest.approx((2 / 3, 0.4, 0.5))
+    assert micro_prf(pair_counts([a, b], "content")[[1]]).precision == 0.0
+    assert micro_prf(pair_counts([], "content")).f1 == 1.0  # nothing expected, nothing given
+    with pytest.raises(ValueError, match="theme counts need pairs scored with a theme judge"):
+        pair_counts([pair(1, 0, 0)], "theme")
+    with pytest.raises(ValueError, match="level must be"):
+        pair_counts([a], "sentence")

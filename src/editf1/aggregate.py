@@ -29,7 +29,6 @@ import numpy as np
 from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 
 __all__ = [
-    "PRF",
     "CorpusAccumulator",
     "UndefinedMetricWarning",
     "ZeroDivision",

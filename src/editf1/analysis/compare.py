@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.aggregate import PRF, CorpusAccumulator, prf
-from editf1.results import CorpusResult, PairResult, SentenceAlignment
+from editf1.aggregate import CorpusAccumulator, micro_prf, pair_counts
+from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
@@ -214,27 +214,11 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
     return case
 
 
-def _counts(pairs: Sequence[PairResult], metric: str) -> np.ndarray:
-    """(N, 3) array of (tp, fp, fn) per pair for a content or theme metric."""
-    if metric.startswith("theme_"):
-        return np.array(
-            [
-                (
-                    len(p.reference_themes & p.prediction_themes),
-                    len(p.prediction_themes - p.reference_themes),
-                    len(p.reference_themes - p.prediction_themes),
-                )
-                for p in pairs
-            ]
-        )
-    return np.array(
-        [(p.expected_matches, p.expected_deletions, p.expected_additions) for p in pairs]
-    )
-
-
-def _micro(counts: np.ndarray, metric: str) -> Callable[[np.ndarray], float]:
+def _micro(pairs: Sequence[PairResult], metric: str) -> Callable[[np.ndarray], float]:
+    """``metric`` of the pairs at the given indices, micro-averaged from their counts."""
+    counts = pair_counts(pairs, "theme" if metric.startswith("theme_") else "content")
     field = metric.removeprefix("theme_")
-    return lambda idx: getattr(prf(*(int(c) for c in counts[idx].sum(axis=0)), 0.0), field)
+    return lambda idx: getattr(micro_prf(counts[idx]), field)
 
 
 def corpus_estimates(
@@ -264,7 +248,7 @@ def corpus_estimates(
     groups = None if cases is None else [cases(k) for k in run.keys]
     return {
         metric: bootstrap(
-            _micro(_counts(run.pairs, metric), metric),
+            _micro(run.pairs, metric),
             len(run.pairs),
             groups=groups,
             n_resamples=n_resamples,
@@ -400,8 +384,8 @@ def compare_runs(
     everything = np.arange(len(aligned))
     out = []
     for metric in metrics:
-        base = _micro(_counts(baseline.pairs, metric), metric)
-        other = _micro(_counts(aligned, metric), metric)
+        base = _micro(baseline.pairs, metric)
+        other = _micro(aligned, metric)
         difference, p_value = paired_bootstrap(
             base,
             other,

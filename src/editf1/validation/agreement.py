@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, ThemeJudge
+from editf1.judges.contract import judge_content, judge_themes
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.stats import Estimate, bootstrap
 from editf1.themes import THEMES
@@ -219,25 +220,16 @@ def judge_content_items(
         )
         for (_, prediction), members in groups.items()
     ]
-    answers = judge.match(requests)
     out: list[ContentJudgement | None] = [None] * len(items)
-    for request, members, pair in zip(requests, groups.values(), answers):
-        if len(pair) != len(members):
-            raise RuntimeError(f"{judge.fingerprint} answered {len(pair)} of {len(members)}")
+    for members, pair in zip(groups.values(), judge_content(judge, requests)):
         for i, judgement in zip(members, pair):
-            span = judgement.span
-            if span is not None and request.prediction[span.start : span.end] != span.text:
-                raise RuntimeError(f"{judge.fingerprint} returned a non-verbatim span {span}")
             out[i] = judgement
     return out
 
 
 def judge_theme_items(judge: ThemeJudge, items: Sequence[ThemeItem]) -> list:
     """Run a theme judge on labelled sentences in one call; one judgement per item."""
-    labels = judge.classify([item.text for item in items])
-    if len(labels) != len(items):
-        raise RuntimeError(f"{judge.fingerprint} answered {len(labels)} of {len(items)}")
-    return labels
+    return judge_themes(judge, [item.text for item in items])
 
 
 def span_overlap(a: tuple[int, int], b: tuple[int, int], text: str) -> float:
