@@ -546,3 +546,23 @@ def test_export_replaces_a_previous_export_whole_and_keeps_other_files(tmp_path,
     (tmp_path / "file").write_text("x")
     assert main(["export-dataset", "demo", "-o", str(tmp_path / "file")]) == 2
     assert "file is a file; give a folder" in _one_error_line(capsys)
+
+
+def test_a_download_without_network_is_one_line(monkeypatch, capsys):
+    import editf1.cli.datasets
+
+    url = "https://raw.githubusercontent.com/org/set/0123abc/data.jsonl"
+
+    def offline(args):
+        raise FileNotFoundError(url)  # what fsspec raises when the host cannot be reached
+
+    monkeypatch.setattr(editf1.cli.datasets, "dataset_rows", offline)
+    assert main(["score", "--dataset", "kqa", "--download", *FAST]) == 2
+    assert f"cannot download {url} (no network" in _one_error_line(capsys)
+
+
+def test_a_missing_optional_library_is_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as if the demo extra were absent
+    assert main(["demo"]) == 2
+    err = _one_error_line(capsys)
+    assert "gradio" in err and "pip install 'edit-f1[all]'" in err
