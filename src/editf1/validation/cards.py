@@ -50,7 +50,7 @@ class CardSpec:
         usage: the Python and command-line code that loads this judge.
         training: (field, value) rows of the "Training" table.
         report: the agreement report (``to_jsonable`` of a
-            :mod:`editf1.validation.judge_agreement` report), or ``None``.
+            :mod:`editf1.validation.agreement` report), or ``None``.
         evaluated_on: what the report was computed on.
         base_model: Hub id of the base model for the card's metadata, or ``None``.
         library_name: the card metadata's library, or ``None``.
