@@ -45,8 +45,8 @@ from editf1.builders.exports import (
     text_value,
 )
 from editf1.builders.hospital import ExportBuilder, ExportConfig
-from editf1.builders.public import SEEGMILLER_CITATION
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
+from editf1.citation import PAPER_CITATION
 from editf1.themes import THEMES
 
 __all__ = [
@@ -168,7 +168,7 @@ class ContentMatchBuilder(_AnnotationBuilder):
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
     LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = SEEGMILLER_CITATION
+    CITATION = PAPER_CITATION
     CAVEATS = (
         "Sentences and drafts may hold patient information: keep the repository private "
         "unless the text is de-identified or synthetic.",
@@ -236,7 +236,7 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
     LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = SEEGMILLER_CITATION
+    CITATION = PAPER_CITATION
     CAVEATS = (
         "Sentences may hold patient information: keep the repository private unless the "
         "text is de-identified or synthetic.",

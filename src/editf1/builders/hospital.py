@@ -63,8 +63,8 @@ from editf1.builders.exports import (
     split_value,
     text_value,
 )
-from editf1.builders.public import SEEGMILLER_CITATION
 from editf1.builders.schema import CASE_FEATURES, case_pairs, ehr_text, pair_features
+from editf1.citation import PAPER_CITATION
 
 __all__ = [
     "ExportBuilder",
@@ -246,7 +246,7 @@ class HospitalExportBuilder(ExportBuilder):
         "Private patient data: use only as the exporting institution's data use "
         "agreement and IRB approval allow. Never make this repository public."
     )
-    CITATION = SEEGMILLER_CITATION
+    CITATION = PAPER_CITATION
     CAVEATS = (
         "Contains protected health information unless the export was de-identified; "
         "keep the repository private and the cache on approved storage.",

@@ -36,10 +36,10 @@ from editf1.builders.schema import (
     empty_ehr,
     pair_features,
 )
+from editf1.citation import PAPER_CITATION
 from editf1.io import read_csv, read_rows
 
 __all__ = [
-    "SEEGMILLER_CITATION",
     "DemoBuilder",
     "DuplicateRecordsWarning",
     "ExpertQAMedicineBuilder",
@@ -50,13 +50,6 @@ __all__ = [
 ]
 
 TEST = "test"
-
-SEEGMILLER_CITATION = """@article{seegmiller2026clinicianedit,
-  title   = {How Much Would a Clinician Edit This Draft?},
-  author  = {Seegmiller and others},
-  journal = {arXiv preprint arXiv:2601.11344},
-  year    = {2026}
-}"""
 
 
 class DuplicateRecordsWarning(UserWarning):
@@ -98,7 +91,7 @@ class DemoBuilder(EditF1Builder):
     )
     LICENSE = "apache-2.0"
     LICENSE_NOTE = "Apache-2.0, as the edit-F1 library."
-    CITATION = SEEGMILLER_CITATION
+    CITATION = PAPER_CITATION
     SOURCE_FILES = ("demo.jsonl",)
     CAVEATS = (
         "Invented text: the messages, charts, replies and drafts are realistic but "
@@ -221,7 +214,7 @@ class OncQABuilder(EditF1Builder):
   note    = {arXiv:2310.17703}
 }
 """
-        + SEEGMILLER_CITATION
+        + PAPER_CITATION
     )
     SOURCE_FILES = (
         "Master2.csv",
@@ -469,7 +462,7 @@ class KQABuilder(EditF1Builder):
     HOMEPAGE = "https://github.com/Itaymanes/K-QA"
     LICENSE = "mit"
     LICENSE_NOTE = "MIT (upstream licence)."
-    CITATION = KQA_CITATION + SEEGMILLER_CITATION
+    CITATION = KQA_CITATION + PAPER_CITATION
     SOURCE_FILES = ("questions_w_answers.jsonl", "NLI_medical_annotator.csv")
     UPSTREAM: ClassVar[dict] = {
         "questions_w_answers.jsonl": UpstreamFile(
@@ -565,7 +558,7 @@ class KQANLIBuilder(EditF1Builder):
     HOMEPAGE = KQABuilder.HOMEPAGE
     LICENSE = "mit"
     LICENSE_NOTE = "MIT (upstream licence)."
-    CITATION = KQA_CITATION + SEEGMILLER_CITATION
+    CITATION = KQA_CITATION + PAPER_CITATION
     SOURCE_FILES = ("NLI_medical_annotator.csv",)
     UPSTREAM: ClassVar[dict] = {
         "NLI_medical_annotator.csv": KQABuilder.UPSTREAM["NLI_medical_annotator.csv"]
@@ -660,7 +653,7 @@ class ExpertQAMedicineBuilder(EditF1Builder):
   note      = {arXiv:2309.07852}
 }
 """
-        + SEEGMILLER_CITATION
+        + PAPER_CITATION
     )
     SOURCE_FILES = ("medicine_val.jsonl",)
     UPSTREAM: ClassVar[dict] = {

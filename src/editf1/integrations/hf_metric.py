@@ -10,6 +10,7 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
+from editf1.citation import PAPER_CITATION
 from editf1.judges import options_key
 from editf1.scorer import EditF1Scorer
 
@@ -27,15 +28,7 @@ __all__ = [
     "split_init_options",
 ]
 
-CITATION = """\
-@article{seegmiller2026editf1,
-  title   = {How Much Would a Clinician Edit This Draft? Evaluating LLM Alignment for
-             Patient Message Response Drafting},
-  author  = {Seegmiller, Parker and others},
-  journal = {arXiv preprint arXiv:2601.11344},
-  year    = {2026}
-}
-"""
+CITATION = PAPER_CITATION
 
 DESCRIPTION = """\
 edit-F1 estimates how much a clinician would edit an LLM-drafted reply to a patient
