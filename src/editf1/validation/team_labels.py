@@ -25,19 +25,24 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from editf1.themes import check_theme
+from editf1.themes import THEMES, check_theme
 from editf1.validation.labelled import ContentItem, ThemeItem
 
 __all__ = [
+    "LABEL_SETS",
+    "PRIMARY_ANNOTATOR",
+    "SOURCE_NAMES",
     "LabelTextError",
+    "label_set_summary",
     "load_team_content_items",
     "load_team_theme_items",
     "read_label_rows",
+    "summary_markdown",
 ]
 
 #: The annotator whose label is the item's label; others are kept for the ceiling.
@@ -53,6 +58,18 @@ def read_label_rows(name: str) -> list[dict]:
     one dict per (item, annotator), without any text."""
     raw = resources.files("editf1.data").joinpath("labels", f"{name}.jsonl").read_text("utf-8")
     return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def _label_groups(name: str) -> dict[tuple, list[dict]]:
+    """The rows of ``name`` grouped by item, ``(file, record, field, start, end)`` ->
+    its rows, the :data:`PRIMARY_ANNOTATOR`'s first, then the others by annotator id;
+    items in the order of their first row."""
+    grouped: dict[tuple, list[dict]] = defaultdict(list)
+    for row in read_label_rows(name):
+        grouped[(row["file"], row["record"], row["field"], row["start"], row["end"])].append(row)
+    for rows in grouped.values():
+        rows.sort(key=lambda r: (r["annotator"] != PRIMARY_ANNOTATOR, r["annotator"]))
+    return dict(grouped)
 
 
 def _sha256(text: str) -> str:
@@ -120,12 +137,8 @@ def load_team_theme_items(data_root: str | Path) -> list[ThemeItem]:
         LabelTextError: if a sentence's text does not match its recorded hash.
     """
     root = Path(data_root)
-    grouped: dict[tuple, list[dict]] = defaultdict(list)
-    for row in read_label_rows("theme_labels"):
-        grouped[(row["file"], row["record"], row["field"], row["start"], row["end"])].append(row)
     items = []
-    for key, rows in grouped.items():
-        rows.sort(key=lambda r: (r["annotator"] != PRIMARY_ANNOTATOR, r["annotator"]))
+    for key, rows in _label_groups("theme_labels").items():
         text = _sentence(root, rows[0], f"theme label {key}")
         themes = tuple(check_theme(r["theme"]) for r in rows)
         items.append(
@@ -157,12 +170,8 @@ def load_team_content_items(data_root: str | Path) -> list[ContentItem]:
         LabelTextError: if a sentence or draft does not match its recorded hash.
     """
     root = Path(data_root)
-    grouped: dict[tuple, list[dict]] = defaultdict(list)
-    for row in read_label_rows("content_match_labels"):
-        grouped[(row["file"], row["record"], row["field"], row["start"], row["end"])].append(row)
     items = []
-    for key, rows in grouped.items():
-        rows.sort(key=lambda r: (r["annotator"] != PRIMARY_ANNOTATOR, r["annotator"]))
+    for key, rows in _label_groups("content_match_labels").items():
         first = rows[0]
         sentence = _sentence(root, first, f"content label {key}")
         draft = _field_text(
@@ -186,3 +195,193 @@ def load_team_content_items(data_root: str | Path) -> list[ContentItem]:
             )
         )
     return items
+
+
+#: Label sets :func:`label_set_summary` knows, and their labels in table order.
+LABEL_SETS = {"theme_labels": THEMES, "content_match_labels": ("match", "no_match")}
+
+#: What each labelled upstream file holds, for the cards' tables.
+SOURCE_NAMES = {
+    "oncqa/stage1.csv": "OncQA oncologists' replies",
+    "oncqa/Master2.csv": "OncQA GPT-4 drafts",
+    "kqa/questions_w_answers.jsonl": "K-QA physicians' answers",
+    "expertqa/medicine_val.jsonl": "ExpertQA experts' revisions",
+}
+
+
+def _label(name: str, row: dict) -> str:
+    if name == "theme_labels":
+        return row["theme"]
+    return "match" if row["match"] else "no_match"
+
+
+def _source_order(rows: list[dict]) -> int:
+    """Position of an item's source in :data:`SOURCE_NAMES` (unknown sources last)."""
+    order = list(SOURCE_NAMES)
+    source = f"{rows[0]['source']}/{rows[0]['file']}"
+    return order.index(source) if source in order else len(order)
+
+
+def label_set_summary(name: str, *, n_resamples: int = 2000, seed: int = 0) -> dict:
+    """Counts and inter-annotator figures of a shipped label set, from its label rows
+    alone (no text needed): the figures of the set's dataset card.
+
+    Args:
+        name: ``"theme_labels"`` or ``"content_match_labels"`` (:data:`LABEL_SETS`).
+        n_resamples, seed: the case-level bootstrap's (:func:`editf1.stats.bootstrap`).
+
+    Returns:
+        A dict:
+
+        * ``labels``: the set's labels in table order (the nine themes, or ``"match"``,
+          ``"no_match"``); ``items`` (labelled sentences), ``cases``;
+        * ``sources``: ``"<source>/<file>"`` (in :data:`SOURCE_NAMES` order) ->
+          ``{"field", "items", "cases", "double_labelled", "labels": {label: items}}``,
+          with each item's label that of the :data:`PRIMARY_ANNOTATOR` (the label the
+          loaders give);
+        * ``annotators``: annotator id -> ``{"items", "labels": {label: items}}``;
+        * ``double_labelled``: the items a second annotator labelled, primary against
+          second: ``items``, ``cases``, ``agreed`` (items labelled alike),
+          ``agreement`` and ``cohen_kappa`` (:class:`~editf1.stats.Estimate`, 95%
+          percentile CI over cases, via
+          :func:`editf1.validation.agreement.inter_annotator_report`),
+          ``sources`` (``"<source>/<file>"`` -> ``{"items", "agreed"}``) and
+          ``disagreements`` (``(primary label, second label)`` -> items, most
+          frequent first); content sets add ``both_match`` (items both matched) and
+          ``same_span`` (of those, items with the same draft span offsets).
+
+    Raises:
+        KeyError: for an unknown ``name``.
+        ValueError: from the bootstrap (e.g. ``n_resamples < 1``).
+    """
+    from editf1.validation.agreement import inter_annotator_report
+
+    labels = LABEL_SETS[name]
+    groups = list(_label_groups(name).values())
+
+    def by_label(rows) -> dict[str, int]:
+        counts = Counter(_label(name, r) for r in rows)
+        return {label: counts[label] for label in labels}
+
+    sources: dict[str, list[list[dict]]] = defaultdict(list)
+    for rows in sorted(groups, key=_source_order):
+        sources[f"{rows[0]['source']}/{rows[0]['file']}"].append(rows)
+    annotators: dict[str, list[dict]] = defaultdict(list)
+    for row in read_label_rows(name):
+        annotators[row["annotator"]].append(row)
+    double = [rows for rows in groups if len(rows) > 1]
+    first = [_label(name, rows[0]) for rows in double]
+    second = [_label(name, rows[1]) for rows in double]
+    ceiling = inter_annotator_report(
+        [first, second],
+        groups=[rows[0]["case"] for rows in double],
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    double_sources: dict[str, list[bool]] = defaultdict(list)
+    for rows, a, b in sorted(zip(double, first, second), key=lambda d: _source_order(d[0])):
+        double_sources[f"{rows[0]['source']}/{rows[0]['file']}"].append(a == b)
+    summary_double = {
+        "items": len(double),
+        "cases": len({rows[0]["case"] for rows in double}),
+        "agreed": sum(a == b for a, b in zip(first, second)),
+        "agreement": ceiling["agreement"],
+        "cohen_kappa": ceiling["cohen_kappa"],
+        "sources": {s: {"items": len(v), "agreed": sum(v)} for s, v in double_sources.items()},
+        "disagreements": dict(
+            Counter((a, b) for a, b in zip(first, second) if a != b).most_common()
+        ),
+    }
+    if name == "content_match_labels":
+        both = [rows for rows in double if rows[0]["match"] and rows[1]["match"]]
+        summary_double["both_match"] = len(both)
+        summary_double["same_span"] = sum(
+            (r[0]["span_start"], r[0]["span_end"]) == (r[1]["span_start"], r[1]["span_end"])
+            for r in both
+        )
+    return {
+        "labels": labels,
+        "items": len(groups),
+        "cases": len({rows[0]["case"] for rows in groups}),
+        "sources": {
+            source: {
+                "field": members[0][0]["field"],
+                "items": len(members),
+                "cases": len({rows[0]["case"] for rows in members}),
+                "double_labelled": sum(len(rows) > 1 for rows in members),
+                "labels": by_label(rows[0] for rows in members),
+            }
+            for source, members in sources.items()
+        },
+        "annotators": {
+            annotator: {"items": len(rows), "labels": by_label(rows)}
+            for annotator, rows in sorted(annotators.items())
+        },
+        "double_labelled": summary_double,
+    }
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def summary_markdown(summary: dict) -> str:
+    """The figures block of a label set's dataset card: Markdown tables of
+    :func:`label_set_summary`'s counts and inter-annotator figures.
+
+    Args:
+        summary: what :func:`label_set_summary` returned.
+
+    Returns:
+        Markdown text (tables with a bold title line each), ending in a newline.
+    """
+    labels, sources = summary["labels"], summary["sources"]
+    double = summary["double_labelled"]
+    names = [SOURCE_NAMES.get(s, s) for s in sources]
+    out = ["**Items per source** (one item is one labelled sentence)", ""]
+    out += _table(
+        ["source", "file", "field", "items", "cases", "double-labelled"],
+        [
+            [name, f"`{s}`", f"`{v['field']}`", v["items"], v["cases"], v["double_labelled"]]
+            for name, (s, v) in zip(names, sources.items())
+        ]
+        + [["all", "", "", summary["items"], summary["cases"], double["items"]]],
+    )
+    per_label = {label: [v["labels"][label] for v in sources.values()] for label in labels}
+    out += ["", f"**Labels per source** (the primary annotator's, `{PRIMARY_ANNOTATOR}`)", ""]
+    out += _table(
+        ["label", *names, "all"],
+        [[label, *counts, sum(counts)] for label, counts in per_label.items()],
+    )
+    out += ["", "**Labels per annotator** (every row of the label file)", ""]
+    annotators = summary["annotators"]
+    out += _table(
+        ["label", *annotators],
+        [[label, *(a["labels"][label] for a in annotators.values())] for label in labels]
+        + [["all", *(a["items"] for a in annotators.values())]],
+    )
+    out += ["", "**Inter-annotator agreement** (primary against second annotator)", ""]
+    rows = [
+        ["double-labelled items (cases)", f"{double['items']} ({double['cases']})"],
+        ["items labelled alike", double["agreed"]],
+        ["agreement [95% CI]", str(double["agreement"])],
+        ["Cohen's kappa [95% CI]", str(double["cohen_kappa"])],
+    ]
+    rows += [
+        [f"agreed, {SOURCE_NAMES.get(s, s)}", f"{v['agreed']} of {v['items']}"]
+        for s, v in double["sources"].items()
+    ]
+    if "both_match" in double:
+        rows.append(
+            [
+                "same draft span where both matched",
+                f"{double['same_span']} of {double['both_match']}",
+            ]
+        )
+    out += _table(["", "value"], rows)
+    out += ["", "**Disagreements** (primary label → second label)", ""]
+    out += _table(
+        ["primary", "second", "items"], [[a, b, n] for (a, b), n in double["disagreements"].items()]
+    )
+    return "\n".join(out) + "\n"
