@@ -561,7 +561,7 @@ def test_a_download_without_network_is_one_line(monkeypatch, capsys):
 
     url = "https://raw.githubusercontent.com/org/set/0123abc/data.jsonl"
 
-    def offline(args):
+    def offline(args, reference_fields):
         raise FileNotFoundError(url)  # what fsspec raises when the host cannot be reached
 
     monkeypatch.setattr(editf1.cli.datasets, "dataset_rows", offline)
@@ -574,3 +574,47 @@ def test_a_missing_optional_library_is_one_line(monkeypatch, capsys):
     assert main(["demo"]) == 2
     err = _one_error_line(capsys)
     assert "gradio" in err and "pip install 'edit-f1[all]'" in err
+
+
+# ---------------------------------------------------------------- several replies per draft
+
+
+def test_score_against_several_reply_columns_and_a_list_valued_column(tmp_path, capsys):
+    rows = [
+        {"id": "a", "prediction": "Rest today. Drink water.", "reply_1": "Rest today. Eat.",
+         "reply_2": "Drink water. Rest today.", "replies": ["Rest today. Eat.", "Call us."]},
+        {"id": "b", "prediction": "Call us.", "reply_1": "Call us.", "reply_2": "Eat.",
+         "replies": ["Call us."]},
+    ]  # fmt: skip
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out, summary = tmp_path / "out.jsonl", tmp_path / "s.json"
+    args = ["score", str(source), "-o", str(out), "--summary-json", str(summary), *FAST]
+    assert main([*args, "--reference-field", "reply_1", "--reference-field", "reply_2"]) == 0
+    scored = _jsonl(out)
+    # a: vs reply_1 EM 1 EA 1 ED 1 (F1 0.5); vs reply_2 EM 2 (F1 1): best is reply_2.
+    # b: vs reply_1 F1 1, vs reply_2 F1 0: best is reply_1.
+    assert [r["best_reference"] for r in scored] == [1, 0]
+    assert [[p["f1"] for p in r["per_reference"]] for r in scored] == [[0.5, 1.0], [1.0, 0.0]]
+    s = json.loads(summary.read_text())
+    assert (s["expected_matches"], s["expected_additions"], s["expected_deletions"]) == (3, 0, 0)
+    every = s["all_references"]  # EM 4, EA 2 (Eat., Eat.), ED 2 (Drink water., Call us.)
+    assert (every["expected_matches"], every["expected_additions"]) == (4, 2)
+    assert every["expected_deletions"] == 2 and every["n_pairs"] == 4
+    # one column holding lists: a has 2 replies, b has 1
+    assert main([*args, "--reference-field", "replies"]) == 0
+    assert [r["n_references"] for r in _jsonl(out)] == [2, 1]
+    capsys.readouterr()
+
+
+def test_several_reply_columns_name_the_bad_column(tmp_path, capsys):
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(json.dumps({"prediction": "Rest.", "r1": "Rest.", "r2": " "}) + "\n")
+    code = main(["score", str(source), "-o", str(tmp_path / "o.jsonl"), *FAST,
+                 "--reference-field", "r1", "--reference-field", "r2"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "r2[0] has no word" in err and "Traceback" not in err
+    assert main(["score", str(source), *FAST, "--reference-field", "r1",
+                 "--reference-field", "r1"]) == 2  # fmt: skip
+    assert "names a column twice" in capsys.readouterr().err

@@ -117,8 +117,9 @@ def _builder_kwargs(args, name: str) -> dict:
     return kwargs
 
 
-def dataset_rows(args) -> tuple[str, list[dict]]:
-    """``(run name, rows)`` of ``--dataset`` for ``edit-f1 score``.
+def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
+    """``(run name, rows)`` of ``--dataset`` for ``edit-f1 score``; the rows must have
+    ``--prediction-field`` and every one of ``reference_fields``.
 
     ``--dataset`` is a builder name (see :data:`editf1.builders.BUILDER_NAMES`), a
     Hub-ready folder, or, with ``--download``, a Hub dataset repository id.
@@ -167,7 +168,7 @@ def dataset_rows(args) -> tuple[str, list[dict]]:
         split = choose_split(splits, args.split, f"{label}/{config}")
         rows = splits[split].to_list()
         columns = splits[split].column_names
-    missing = [c for c in (args.prediction_field, args.reference_field) if c not in columns]
+    missing = [c for c in (args.prediction_field, *reference_fields) if c not in columns]
     if missing:
         hint = f"; score a pairs config: {pair_configs}" if pair_configs else ""
         raise ValueError(f"{label}/{config} has no column {missing} (it has {columns}){hint}")

@@ -155,8 +155,12 @@ def _add_score(commands) -> None:
     )
     p.add_argument(
         "--reference-field",
-        default="reference",
-        help="column holding the clinician reply (default: reference)",
+        action="append",
+        metavar="FIELD",
+        help="column holding the clinician reply (default: reference). In JSON Lines it may "
+        "hold a list of replies (several clinicians); given several times, each draft is "
+        "scored against every one of those columns: its best-matching reply is the pair, "
+        "and the summary adds all_references",
     )
     p.add_argument(
         "--id-field",
@@ -204,58 +208,85 @@ def _add_score(commands) -> None:
     p.set_defaults(run=_score)
 
 
-def _rows_for(args) -> tuple[str, list[dict], str, str, str]:
-    """(name, rows, prediction field, reference field, id field) for the score command."""
+def reference_fields(args) -> list[str]:
+    """The ``--reference-field`` columns given (default ``["reference"]``), each once.
+
+    Raises:
+        ValueError: for a column named twice.
+    """
+    fields = args.reference_field or ["reference"]
+    if len(set(fields)) < len(fields):
+        raise ValueError(f"--reference-field names a column twice: {fields}")
+    return fields
+
+
+def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
+    """(name, rows, prediction field, reference fields, id field) for the score command."""
     if args.input and (args.demo or args.dataset):
         raise ValueError("give an input file or --demo/--dataset, not both")
     id_field = args.id_field or "id"
+    refs = reference_fields(args)
     if args.input:
         from editf1.io import read_rows
 
-        fields = [args.prediction_field, args.reference_field]
-        rows = read_rows(args.input, fields, args.input_format)
+        rows = read_rows(args.input, [args.prediction_field, *refs], args.input_format)
         name = "stdin" if _stdio(args.input) else args.input.stem
-        return name, rows, args.prediction_field, args.reference_field, id_field
+        return name, rows, args.prediction_field, refs, id_field
     if args.dataset:
         from editf1.cli.datasets import dataset_rows
 
-        name, rows = dataset_rows(args)
-        return name, rows, args.prediction_field, args.reference_field, id_field
+        name, rows = dataset_rows(args, refs)
+        return name, rows, args.prediction_field, refs, id_field
     from editf1.builders.readers import demo_rows
 
-    return "demo", demo_rows(), "prediction", "reference", "id"
+    return "demo", demo_rows(), "prediction", ["reference"], id_field
 
 
 def _score(args) -> int:
     from editf1.cli.summary import format_summary
     from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
-    from editf1.validate import InputError, row_errors
+    from editf1.validate import (
+        InputError,
+        check_id,
+        check_prediction,
+        check_reference,
+        row_errors,
+    )
 
     progress = not (args.no_progress or args.quiet)
     if not progress:
         _silence_progress_bars()
     inputs = [args.input, args.data_dir]
     _check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
-    name, rows, pred, ref, id_field = _rows_for(args)
+    name, rows, pred, refs, id_field = _rows_for(args)
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
     _check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
     seen: dict[str, int] = {}
-    errors = [
-        e
-        for i, row in enumerate(rows)
-        for e in row_errors(
-            i,
-            _as_id(row.get(id_field)),
-            row[pred],
-            row[ref],
-            seen,
-            prediction_field=pred,
-            reference_field=ref,
-        )
-    ]
+    if len(refs) == 1:
+        errors = [
+            e
+            for i, row in enumerate(rows)
+            for e in row_errors(
+                i,
+                _as_id(row.get(id_field)),
+                row[pred],
+                row[refs[0]],
+                seen,
+                prediction_field=pred,
+                reference_field=refs[0],
+            )
+        ]
+    else:  # several reply columns: each is named in its own messages
+        errors = [
+            e
+            for i, row in enumerate(rows)
+            for e in check_id(i, _as_id(row.get(id_field)), seen)
+            + check_prediction(i, row[pred], pred)
+            + [m for field in refs for m in check_reference(i, row[field], field)]
+        ]
     if errors:
         raise InputError(errors)
     if args.limit is not None:
@@ -283,7 +314,11 @@ def _score(args) -> int:
         if not (content_options or theme_options):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
-    stream = ((_as_id(row.get(id_field)), row[pred], row[ref]) for row in rows)
+
+    def reference(row):
+        return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
+
+    stream = ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows)
     with JsonlWriter(output) as write:
         result = scorer.score_stream(
             stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
