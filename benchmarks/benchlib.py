@@ -1,7 +1,7 @@
 """Helpers shared by the benchmark scripts (a plain module next to them, not a package).
 
 Every script reuses the library's core (``EditF1Scorer``, the embedded judges, the
-corpora readers, ``agreement.bootstrap``); what lives here is only measurement: the
+readers, ``editf1.stats.bootstrap``); what lives here is only measurement: the
 machine's state, a timer around the encoder's forward passes, cache-defeating text
 variants, peak memory of a child process and writing the results.
 """

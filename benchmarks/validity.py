@@ -13,7 +13,7 @@ compared on the same rows:
   a character-level similarity (autojunk off: on texts over 200 characters it would
   treat every common letter as junk).
 
-Figures (95% percentile bootstrap CIs from ``editf1.validation.agreement.bootstrap``, resampling
+Figures (95% percentile bootstrap CIs from ``editf1.stats.bootstrap``, resampling
 cases, seeded):
 
 1. stage 2, edited drafts: Spearman's rho of each score with the normalised edit
@@ -23,7 +23,7 @@ cases, seeded):
 2. stage 1, the paper's setting: the draft against the oncologist's own reply (corpus
    micro F1, or mean ratio), and whether that predicts how much the same case's draft
    was edited in stage 2 (rho per case);
-3. inter-annotator predictability (``editf1.analysis.multi_reference``): one oncologist's reply
+3. inter-annotator predictability (``editf1.analysis.inter_annotator``): one oncologist's reply
    scored against the other's, beside the draft on the same cases.
 
     python benchmarks/validity.py --data-dir ../shared/data/oncqa
@@ -82,7 +82,7 @@ def normalised_edit_distance(edit_distance: int, prediction: str, reference: str
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman's rho (scipy), NaN when one side is constant (a bootstrap resample can
-    be; :func:`editf1.validation.agreement.bootstrap` skips those).
+    be; :func:`editf1.stats.bootstrap` skips those).
 
     >>> spearman([1, 2, 3], [0.3, 0.2, 0.1])
     -1.0

@@ -36,7 +36,7 @@ class InterAnnotatorResult:
             pair's ``id`` is ``"<message>:<a>-><b>"``: reply ``a`` as the draft, reply
             ``b`` as the reference, 0-based positions within the message).
         f1, precision, recall: content edit-F1 with a 95% bootstrap CI over messages
-            (:class:`~editf1.validation.agreement.Estimate`).
+            (:class:`~editf1.stats.Estimate`).
         theme_f1: theme-level edit-F1 with its CI; ``None`` without a theme judge.
         n_messages: messages with at least two replies (those scored).
         n_ordered_pairs: sum over those messages of K(K-1).
@@ -92,7 +92,7 @@ def inter_annotator_predictability(
         replies: message id -> the replies of the clinicians who answered it, in a
             fixed order. Messages with one reply are listed in the result, not scored.
         n_resamples, confidence, seed: the bootstrap over messages
-            (:func:`editf1.validation.agreement.bootstrap`; all ordered pairs of a message are
+            (:func:`editf1.stats.bootstrap`; all ordered pairs of a message are
             drawn together).
 
     Returns:
