@@ -247,8 +247,9 @@ def label_set_summary(name: str, *, n_resamples: int = 2000, seed: int = 0) -> d
           :func:`editf1.validation.agreement.inter_annotator_report`),
           ``sources`` (``"<source>/<file>"`` -> ``{"items", "agreed"}``) and
           ``disagreements`` (``(primary label, second label)`` -> items, most
-          frequent first); content sets add ``both_match`` (items both matched) and
-          ``same_span`` (of those, items with the same draft span offsets).
+          frequent first); content sets add ``both_match`` (items both matched),
+          ``same_span`` and ``overlapping_span`` (of those, items whose two draft
+          spans have the same offsets, or share at least one character).
 
     Raises:
         KeyError: for an unknown ``name``.
@@ -295,10 +296,9 @@ def label_set_summary(name: str, *, n_resamples: int = 2000, seed: int = 0) -> d
     if name == "content_match_labels":
         both = [rows for rows in double if rows[0]["match"] and rows[1]["match"]]
         summary_double["both_match"] = len(both)
-        summary_double["same_span"] = sum(
-            (r[0]["span_start"], r[0]["span_end"]) == (r[1]["span_start"], r[1]["span_end"])
-            for r in both
-        )
+        spans = [[(r["span_start"], r["span_end"]) for r in rows[:2]] for rows in both]
+        summary_double["same_span"] = sum(a == b for a, b in spans)
+        summary_double["overlapping_span"] = sum(a[0] < b[1] and b[0] < a[1] for a, b in spans)
     return {
         "labels": labels,
         "items": len(groups),
@@ -373,12 +373,13 @@ def summary_markdown(summary: dict) -> str:
         for s, v in double["sources"].items()
     ]
     if "both_match" in double:
-        rows.append(
-            [
-                "same draft span where both matched",
-                f"{double['same_span']} of {double['both_match']}",
+        rows += [
+            [f"{what} where both matched", f"{double[key]} of {double['both_match']}"]
+            for what, key in [
+                ("same draft span", "same_span"),
+                ("overlapping draft spans", "overlapping_span"),
             ]
-        )
+        ]
     out += _table(["", "value"], rows)
     out += ["", "**Disagreements** (primary label → second label)", ""]
     out += _table(
