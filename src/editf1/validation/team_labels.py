@@ -1,8 +1,10 @@
 """The team's label sets on real clinical text, stored by reference.
 
 Two label sets ship with the package (``editf1/data/labels/``), made by the project
-team's annotators following its annotation guide (the rules are copied into each set's
-dataset card under ``datasets/``):
+team's annotators (LLM-based annotator agents, not clinicians) following its annotation
+guide; each set's dataset card (``datasets/team_theme_labels/``,
+``datasets/team_content_labels/``) copies the rules and shows the figures of
+:func:`label_set_summary`:
 
 * ``theme_labels.jsonl``: one of the nine themes for sentences of OncQA oncologists'
   replies (``stage1.csv`` ``response``), GPT-4 drafts (``Master2.csv`` ``Output``),
@@ -18,6 +20,8 @@ record (the 0-based data row of ``stage1.csv``; the ``pin`` of ``Master2.csv``; 
 the sentence's character ``start``/``end`` in that field and the sha256 of the sentence
 text. The loaders read the text from the data folder (``../shared/data`` in this
 workplace) and verify every hash, so labels never silently attach to changed text.
+Content labels derived from OncQA's stage-2 edits are in
+:mod:`editf1.validation.stage2_labels`.
 """
 
 from __future__ import annotations
