@@ -1,0 +1,149 @@
+"""Chat prompts for a drafting model: the strategies of Seegmiller et al. (arXiv
+2601.11344, §4.1.2 and Appendix D) as lists of ``{"role", "content"}`` messages.
+
+* :func:`zero_shot_messages`: the instruction, the EHR summary and the patient's message;
+* :func:`thematic_messages`: the same, with the eight clinical themes described in the
+  instruction (thematic prompting);
+* :func:`few_shot_messages`: prior (message, reply) pairs as earlier turns before the
+  message (k-shot; the paper retrieves 5 nearest by a sentence encoder, which
+  :mod:`editf1.integrations.drafting` does);
+* :func:`enhance_messages`, :func:`corrupt_messages`: the rewrites of a base draft that
+  TADPOLE's preference tuples are made of (Appendix D: add, or remove, the content of
+  one theme), used by :mod:`editf1.training.preferences`.
+
+The wording is this package's (the paper's exact prompts are not reproduced); its
+version, :data:`DRAFT_PROMPT`, goes into every row these prompts produce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editf1.judges.generative.prompts import _THEME_DESCRIPTIONS as THEME_DESCRIPTIONS
+from editf1.themes import CLINICAL_THEMES, check_theme
+
+__all__ = [
+    "DRAFT_PROMPT",
+    "STRATEGIES",
+    "SYSTEM_PROMPT",
+    "corrupt_messages",
+    "enhance_messages",
+    "few_shot_messages",
+    "thematic_messages",
+    "user_text",
+    "zero_shot_messages",
+]
+
+#: Version of the wording below, recorded with every draft and preference row.
+DRAFT_PROMPT = "draft-v1"
+
+#: The drafting strategies (§4.1.2).
+STRATEGIES = ("zero-shot", "thematic", "few-shot")
+
+#: The instruction every drafting prompt starts with.
+SYSTEM_PROMPT = (
+    "You are a clinician replying to a patient's portal message. Use the EHR summary. "
+    "Write the reply you would send: brief, accurate, and kind."
+)
+
+_THEMES_TEXT = "\n".join(f"- {t}: {THEME_DESCRIPTIONS[t]}" for t in CLINICAL_THEMES)
+
+
+def user_text(message: str, ehr_summary: str | None = None) -> str:
+    """The user turn: the EHR summary (left out when missing or empty) and the message.
+
+    >>> print(user_text("Can I get a refill?", "63M. T2DM."))
+    EHR summary:
+    63M. T2DM.
+    <BLANKLINE>
+    Patient message:
+    Can I get a refill?
+    """
+    body = f"Patient message:\n{message}"
+    return f"EHR summary:\n{ehr_summary}\n\n{body}" if ehr_summary else body
+
+
+def zero_shot_messages(message: str, ehr_summary: str | None = None) -> list[dict]:
+    """[system, user]: the instruction, then :func:`user_text`."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_text(message, ehr_summary)},
+    ]
+
+
+def thematic_messages(message: str, ehr_summary: str | None = None) -> list[dict]:
+    """[system, user]: the instruction with the eight clinical themes described
+    (thematic prompting, §4.1.2), then :func:`user_text`."""
+    system = (
+        f"{SYSTEM_PROMPT} Clinicians' replies are made of sentences of these themes; "
+        f"cover those this message needs, and no others:\n{_THEMES_TEXT}"
+    )
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user_text(message, ehr_summary)},
+    ]
+
+
+def few_shot_messages(
+    message: str, ehr_summary: str | None, examples: Sequence[tuple[str, str | None, str]]
+) -> list[dict]:
+    """[system, (user, assistant) per example, user]: prior replies as earlier turns.
+
+    Args:
+        message, ehr_summary: the message to answer.
+        examples: k ``(message, ehr_summary or None, clinician reply)`` triples, most
+            similar first (k >= 0; the paper uses 5).
+
+    Returns:
+        2 + 2k messages.
+    """
+    turns = [{"role": "system", "content": SYSTEM_PROMPT}]
+    for prior_message, prior_ehr, reply in examples:
+        turns.append({"role": "user", "content": user_text(prior_message, prior_ehr)})
+        turns.append({"role": "assistant", "content": reply})
+    turns.append({"role": "user", "content": user_text(message, ehr_summary)})
+    return turns
+
+
+def _rewrite(message, ehr_summary, draft, instruction) -> list[dict]:
+    return [
+        {"role": "system", "content": f"{SYSTEM_PROMPT} {instruction}"},
+        {
+            "role": "user",
+            "content": f"{user_text(message, ehr_summary)}\n\nDraft reply:\n{draft}",
+        },
+    ]
+
+
+def enhance_messages(message: str, ehr_summary: str | None, draft: str, theme: str) -> list[dict]:
+    """Ask for the draft rewritten to also cover ``theme`` (TADPOLE's r+, Appendix D).
+
+    Raises:
+        ValueError: for a theme not in :data:`editf1.themes.THEMES`.
+    """
+    check_theme(theme)
+    return _rewrite(
+        message,
+        ehr_summary,
+        draft,
+        f"Rewrite the draft reply below so that it also covers the theme {theme} "
+        f"({THEME_DESCRIPTIONS[theme]}) as a clinician would for this patient; keep "
+        "the rest of the draft. Answer with the reply only.",
+    )
+
+
+def corrupt_messages(message: str, ehr_summary: str | None, draft: str, theme: str) -> list[dict]:
+    """Ask for the draft with the content of ``theme`` removed (TADPOLE's r−, Appendix D).
+
+    Raises:
+        ValueError: for a theme not in :data:`editf1.themes.THEMES`.
+    """
+    check_theme(theme)
+    return _rewrite(
+        message,
+        ehr_summary,
+        draft,
+        f"Rewrite the draft reply below without any sentence of the theme {theme} "
+        f"({THEME_DESCRIPTIONS[theme]}); keep every other sentence as it is. Answer "
+        "with the reply only.",
+    )
