@@ -34,7 +34,7 @@ import signal
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TextIO
 
@@ -254,12 +254,15 @@ def _score(args) -> int:
         row_errors,
     )
 
-    progress = not (args.no_progress or args.quiet)
+    state = _process_state(args)  # None under one process
+    main_process = state is None or state.is_main_process
+    progress = not (args.no_progress or args.quiet) and main_process
     if not progress:
         _silence_progress_bars()
     inputs = [args.input, args.data_dir]
     _check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
-    name, rows, pred, refs, id_field = _rows_for(args)
+    with nullcontext() if state is None else state.main_process_first():
+        name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
     _check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
@@ -319,14 +322,23 @@ def _score(args) -> int:
         return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
 
     stream = ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows)
-    with JsonlWriter(output) as write:
-        result = scorer.score_stream(
-            stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
-        )
+    if state is None:
+        with JsonlWriter(output) as write:
+            result = scorer.score_stream(
+                stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
+            )
+    else:
+        run = _score_sharded(state, scorer, list(stream), output)
+        if run is None:  # not the main process: it wrote its share, the main one the rest
+            return 0
+        result = run.result
     summary = result.summary()
     human = _human(output, args.summary_json)
     if not args.quiet:
         print(format_summary(summary), file=human)
+        if state is not None:
+            shares = " + ".join(map(str, run.pairs_per_process))
+            print(f"  judged by {state.num_processes} processes: {shares} pairs", file=human)
         print(f"  per-row results: {'standard output' if _stdio(output) else output}", file=human)
     if args.summary_json:
         _write_json(args.summary_json, summary)
@@ -337,6 +349,53 @@ def _score(args) -> int:
 
 def _as_id(value):
     return None if value is None else str(value)
+
+
+class _ProcessError(ValueError):
+    """An error of one process of several, in its own share of the work: that process
+    reports it (errors before the work is shared are reported by the main process)."""
+
+
+def _other_process() -> bool:
+    """Whether this is a process other than the main one of a multi-process launch
+    (``torchrun`` and ``accelerate launch`` set ``RANK``)."""
+    return os.environ.get("RANK", "0") != "0"
+
+
+def _process_state(args):
+    """accelerate's ``PartialState`` under ``torchrun`` / ``accelerate launch`` with
+    several processes, else ``None`` (and nothing of accelerate is imported).
+
+    Every process reads and checks all rows (cheap beside judging): a bad row fails the
+    same way in each, and the main process alone reports it.
+
+    Raises:
+        ValueError: for standard input or output, which several processes cannot share.
+    """
+    from editf1.integrations.distributed import process_state, several_processes
+
+    if not several_processes():
+        return None
+    if _stdio(args.input) or _stdio(args.output):
+        raise ValueError(
+            "several processes cannot share standard input or output: give files (input, -o)"
+        )
+    return process_state()
+
+
+def _score_sharded(state, scorer, rows: list[tuple], output: Path):
+    """Each process judges its contiguous share of ``rows``; the main process writes
+    ``output`` in input order and returns the :class:`ShardedRun` (others ``None``)."""
+    from editf1.integrations.distributed import score_across_processes
+
+    try:
+        return score_across_processes(scorer, rows, output, state=state, checked=True)
+    except (ValueError, OSError) as error:
+        if state.is_main_process:
+            raise
+        where = f"process {state.process_index} of {state.num_processes}"
+        text = _error_lines(error).removeprefix("edit-f1: error: ")
+        raise _ProcessError(f"{where}: {text}") from error
 
 
 def _add_train_judge(commands) -> None:
@@ -648,6 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_agreement(commands)
     add_cards(commands)
+    from editf1.cli.training import add_training_commands
+
+    add_training_commands(commands)
     return parser
 
 
@@ -720,7 +782,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 143 if terminated else 130
     except (ValueError, OSError) as error:  # InputError is a ValueError
-        print(_error_lines(error), file=sys.stderr)
+        if isinstance(error, _ProcessError) or not _other_process():
+            print(_error_lines(error), file=sys.stderr)
         return 2
     except ModuleNotFoundError as error:
         if (error.name or "editf1").partition(".")[0] == "editf1":

@@ -1,0 +1,279 @@
+"""Scoring across processes: ``accelerate launch`` or ``torchrun``, on CPUs (gloo) or GPUs.
+
+Under N processes each one takes a contiguous share of the rows
+(``accelerate.PartialState.split_between_processes`` on the row indices: the first
+``n % N`` processes get one row more), judges only that share, and the per-pair results
+are merged back in input order, so the merged result is the one a single process gives
+(same decisions and counts; the embedded judges' probabilities may differ by float
+rounding, < 1e-6, because their encoder batches differ).
+
+:func:`score_across_processes` is the path of ``edit-f1 score`` under several processes:
+each process writes its pairs to a shard file in a hidden folder beside the output, the
+main process waits for all, writes the output (rows in input order) and aggregates the
+corpus result; the shards are then removed. Memory stays flat: pairs are streamed
+through files, never gathered in memory. Across machines the output's folder must be on
+a file system every process sees.
+
+:func:`aggregate_pairs` is the aggregation of
+:meth:`~editf1.scorer.EditF1Scorer.score_stream` (counts, the corpus result with
+``all_references`` for several replies per draft, and its warnings naming rows) over
+pairs judged elsewhere; :func:`gather_pairs` collects every process's pairs on every
+process (``accelerate.utils.gather_object``), for the training callback.
+
+accelerate is imported only when several processes run (it comes with the ``llm``
+extra and with ``transformers.Trainer``).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from editf1.io import JsonlWriter, atomic_output
+from editf1.results import CorpusResult, PairResult
+from editf1.scorer import EditF1Scorer
+from editf1.validate import InputError, row_errors
+
+__all__ = [
+    "ShardedRun",
+    "aggregate_pairs",
+    "gather_pairs",
+    "process_state",
+    "renumbered",
+    "score_across_processes",
+    "several_processes",
+    "share_of",
+]
+
+Row = tuple  # (id or None, prediction, reference: a reply or a list of replies)
+
+
+def several_processes() -> bool:
+    """Whether this process is one of several started together: ``torchrun`` and
+    ``accelerate launch`` set ``WORLD_SIZE``, or a ``torch.distributed`` process group of
+    more than one process is up."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        return True
+    distributed = sys.modules.get("torch.distributed")
+    return bool(
+        distributed is not None
+        and distributed.is_available()
+        and distributed.is_initialized()
+        and distributed.get_world_size() > 1
+    )
+
+
+def process_state():
+    """accelerate's ``PartialState`` of this launch (the process group is set up on first
+    use: gloo on CPUs, nccl on GPUs, each process on its own GPU).
+
+    On a machine without an accelerator the processes run on CPUs (``cpu=True``: without
+    it accelerate would treat each process as a single one).
+
+    Returns:
+        ``accelerate.PartialState`` (a shared singleton).
+
+    Raises:
+        ModuleNotFoundError: without accelerate (``pip install 'edit-f1[llm]'``).
+    """
+    import torch
+    from accelerate import PartialState
+
+    return PartialState(cpu=not torch.accelerator.is_available())
+
+
+def share_of(state, n_rows: int) -> range:
+    """The contiguous row indices this process judges out of ``n_rows``.
+
+    Args:
+        state: an ``accelerate.PartialState`` (``num_processes`` N, ``process_index`` k).
+        n_rows: the number of rows every process holds.
+
+    Returns:
+        ``range`` of the k-th share; the first ``n_rows % N`` shares have one row more
+        (e.g. 5 rows on 2 processes: ``range(0, 3)`` and ``range(3, 5)``); empty where
+        there are fewer rows than processes.
+    """
+    with state.split_between_processes(list(range(n_rows))) as mine:
+        return range(mine[0], mine[-1] + 1) if mine else range(0)
+
+
+def renumbered(pair: PairResult, first_row: int) -> PairResult:
+    """``pair`` (and its per-reply pairs) with ``row`` shifted by ``first_row``: a share's
+    local row numbers (0, 1, ...) become the input's."""
+    return dataclasses.replace(
+        pair,
+        row=pair.row + first_row,
+        per_reference=tuple(
+            dataclasses.replace(p, row=p.row + first_row) for p in pair.per_reference
+        ),
+    )
+
+
+def aggregate_pairs(
+    scorer: EditF1Scorer,
+    pairs: Iterable[PairResult],
+    *,
+    keep_pairs: bool = False,
+    sink: Callable[[PairResult], None] | None = None,
+) -> CorpusResult:
+    """The corpus result of pairs judged already (by other processes), exactly as
+    ``scorer.score_stream`` gives it for the same rows.
+
+    The aggregation is ``score_stream``'s own, run with judging replaced by the given
+    pairs: micro-averaged counts (Seegmiller et al. §3.1), ``all_references`` over every
+    (draft, reply) pair where drafts have several replies, the scorer's reproducibility
+    string, and the same warnings (undefined ratios, unusable judgements) naming the
+    pairs' ``row`` numbers.
+
+    Args:
+        scorer: the scorer that judged the pairs (zero-division policy, scored themes).
+        pairs: the pairs in input order, with input row numbers (:func:`renumbered`).
+        keep_pairs: keep every pair in the result.
+        sink: called with each pair, in order (e.g. to write JSONL).
+
+    Returns:
+        :class:`~editf1.results.CorpusResult`.
+
+    Raises:
+        ValueError: for no pairs at all.
+    """
+    replay = copy.copy(scorer)  # shares the judges; only its judging step is replaced
+    replay.iter_pairs = lambda given, **_: iter(given)
+    return replay.score_stream(pairs, keep_pairs=keep_pairs, sink=sink, checked=True)
+
+
+def gather_pairs(pairs: Sequence[PairResult]) -> list[PairResult]:
+    """Every process's pairs, on every process, in process order (a collective call:
+    every process must make it). With contiguous shares that is input order.
+
+    Args:
+        pairs: this process's pairs (picklable; input row numbers).
+
+    Returns:
+        The concatenation over processes 0, 1, ..., N-1.
+    """
+    from accelerate.utils import gather_object
+
+    return gather_object(list(pairs))
+
+
+@dataclass(frozen=True)
+class ShardedRun:
+    """What the main process of :func:`score_across_processes` returns.
+
+    Attributes:
+        result: the corpus result (``pairs`` not kept: they are in the output file).
+        pairs_per_process: the number of pairs each process judged, in process order.
+    """
+
+    result: CorpusResult
+    pairs_per_process: tuple[int, ...]
+
+
+def _shard_path(folder: str, process: int) -> Path:
+    return Path(folder) / f"process-{process}.pickle"
+
+
+def _read_shard(path: Path, counts: list[int]) -> Iterator[PairResult]:
+    """The pairs pickled in one shard, in order; appends their number to ``counts``."""
+    n = 0
+    with open(path, "rb") as handle:
+        while True:
+            try:
+                pair = pickle.load(handle)  # written by this run's own processes
+            except EOFError:
+                break
+            n += 1
+            yield pair
+    counts.append(n)
+
+
+def score_across_processes(
+    scorer: EditF1Scorer,
+    rows: Sequence[Row],
+    output: str | os.PathLike,
+    *,
+    state=None,
+    checked: bool = False,
+) -> ShardedRun | None:
+    """Judge ``rows`` with every process, each its own contiguous share, and write the
+    per-pair JSONL once, in input order, from the main process.
+
+    Every process calls this with the same rows (each reads and checks all of them:
+    cheap beside judging, and the same bad row fails the same way everywhere). Each
+    process judges its share (:func:`share_of`) and writes its pairs to a shard file in
+    a hidden folder beside ``output``; the main process waits for every process, then
+    streams the shards in process order into ``output`` (written atomically, one
+    :meth:`~editf1.results.PairResult.to_dict` line per row, as ``edit-f1 score`` writes
+    under one process) and aggregates them (:func:`aggregate_pairs`). The shard folder
+    is removed, whatever happens on the main process.
+
+    Args:
+        scorer: this process's scorer (same judges and options in every process).
+        rows: ``(id or None, prediction, reference)`` rows; a reference may be a list of
+            replies (scored against each; the best-matching one is the pair).
+        output: the per-pair JSONL file (not standard output). Across machines its
+            folder must be shared by every process.
+        state: the ``accelerate.PartialState`` (default :func:`process_state`).
+        checked: the caller has checked every row (:func:`editf1.validate.row_errors`).
+
+    Returns:
+        On the main process a :class:`ShardedRun`; on the others ``None``.
+
+    Raises:
+        InputError: naming every bad row and field (on every process), unless ``checked``.
+        ValueError: for ``output`` ``"-"``, no rows, or a process's shard missing (its
+            folder not shared).
+        OSError: from writing the shards or the output.
+    """
+    if os.fspath(output) == "-":
+        raise ValueError("several processes write the per-pair results to a file, not to -")
+    if not checked:
+        seen: dict[str, int] = {}
+        errors = [e for i, row in enumerate(rows) for e in row_errors(i, *row, seen)]
+        if errors:
+            raise InputError(errors)
+    if not rows:  # the scorer's own message, on every process
+        raise ValueError("no pairs to score: predictions and references are empty")
+    state = state or process_state()
+    from accelerate.utils import broadcast_object_list
+
+    folder = [None]
+    if state.is_main_process:
+        target = Path(os.path.realpath(output))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder[0] = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".shards", dir=target.parent)
+    try:
+        if state.num_processes > 1:
+            broadcast_object_list(folder)
+        share = share_of(state, len(rows))
+        judged = scorer.iter_pairs((rows[i] for i in share), total=len(share), checked=True)
+        with atomic_output(_shard_path(folder[0], state.process_index), binary=True) as handle:
+            for pair in judged:
+                pickle.dump(renumbered(pair, share.start), handle, pickle.HIGHEST_PROTOCOL)
+        state.wait_for_everyone()
+        if not state.is_main_process:
+            return None
+        paths = [_shard_path(folder[0], k) for k in range(state.num_processes)]
+        if missing := [k for k, path in enumerate(paths) if not path.is_file()]:
+            raise ValueError(
+                f"the results of process(es) {missing} are missing from {folder[0]}: the "
+                "output's folder must be on a file system every process sees"
+            )
+        counts: list[int] = []
+        pairs = (pair for path in paths for pair in _read_shard(path, counts))
+        with JsonlWriter(output) as write:
+            result = aggregate_pairs(scorer, pairs, sink=lambda pair: write(pair.to_dict()))
+        return ShardedRun(result, tuple(counts))
+    finally:
+        if state.is_main_process and folder[0] is not None:
+            shutil.rmtree(folder[0], ignore_errors=True)

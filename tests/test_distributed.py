@@ -1,0 +1,228 @@
+"""Scoring across processes: shares, row numbers and the merge checked in one process by
+hand; ``edit-f1 score`` under ``torchrun`` and ``accelerate launch`` with 2 CPU processes
+(gloo) gives the output and summary of one process while each process judges half."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from editf1.aggregate import UndefinedMetricWarning
+from editf1.cli.main import main
+from editf1.integrations.distributed import (
+    aggregate_pairs,
+    renumbered,
+    score_across_processes,
+    share_of,
+)
+from editf1.scorer import EditF1Scorer
+
+BIN = Path(sys.executable).parent
+FAST = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
+
+
+class FakeState:
+    """Stands in for accelerate's PartialState: process ``index`` of ``n``, no process
+    group; its split is accelerate's own method."""
+
+    def __init__(self, index: int = 0, n: int = 1):
+        self.process_index, self.num_processes = index, n
+        self.is_main_process = index == 0
+        self.waited = 0
+
+    def split_between_processes(self, inputs):
+        from accelerate import PartialState
+
+        return PartialState.split_between_processes(self, inputs)
+
+    def wait_for_everyone(self):
+        self.waited += 1
+
+
+def test_shares_are_contiguous_first_ones_longer():
+    assert [share_of(FakeState(k, 2), 5) for k in range(2)] == [range(0, 3), range(3, 5)]
+    assert [share_of(FakeState(k, 3), 1) for k in range(3)] == [range(0, 1), range(0), range(0)]
+    assert share_of(FakeState(0, 1), 4) == range(0, 4)
+
+
+# Five rows, exact judge; the themes of the scripted judge below.
+ROWS = [
+    ("a", "Rest today. Drink water.", "Rest today. Take ibuprofen."),
+    ("b", "Call us.", "Call us."),
+    ("c", "Rest today.", ["Take ibuprofen.", "Rest today. Call us."]),
+    ("d", "", "Call us."),
+    ("e", "Take ibuprofen.", "Take ibuprofen. Rest today."),
+]
+THEMES = {
+    "Rest today.": "Medical planning instruction",
+    "Take ibuprofen.": "Medical planning instruction",
+    "Drink water.": "Medical planning instruction",
+    "Call us.": "Contingency planning",
+}
+
+
+@pytest.fixture
+def scorer(theme_judge_cls):
+    return EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(THEMES))
+
+
+def _shared(scorer, rows, n):
+    """Each of ``n`` processes' pairs, judged one after the other here, renumbered."""
+    pairs = []
+    for k in range(n):
+        share = share_of(FakeState(k, n), len(rows))
+        judged = scorer.iter_pairs([rows[i] for i in share], checked=True)
+        pairs += [renumbered(pair, share.start) for pair in judged]
+    return pairs
+
+
+def test_merged_shares_equal_one_process(scorer):
+    with pytest.warns(UndefinedMetricWarning) as one_warnings:
+        whole = scorer.score([p for _, p, _ in ROWS], [r for _, _, r in ROWS], ids=list("abcde"))
+    pairs = _shared(scorer, ROWS, 2)  # rows 0-2 and 3-4
+    # row numbers are the input's; the third row's two replies keep that number too
+    assert [p.row for p in pairs] == [0, 1, 2, 3, 4]
+    assert [p.row for p in pairs[2].per_reference] == [2, 2]
+    with pytest.warns(UndefinedMetricWarning) as merged_warnings:
+        merged = aggregate_pairs(scorer, pairs, keep_pairs=True)
+    assert merged.summary() == whole.summary()
+    assert [p.to_dict() for p in merged.pairs] == [p.to_dict() for p in whole.pairs]
+    # The empty draft is row 3 (the second share's first row), named as in one process.
+    assert "1 row(s) [3]" in str(merged_warnings[0].message)
+    assert [str(w.message) for w in merged_warnings] == [str(w.message) for w in one_warnings]
+    # By hand: EM 1+1+1+0+1 = 4 (row 2: its second reply, "Rest today."), EA 1+0+1+1+1
+    # = 4, ED 1+0+0+0+0 = 1. all_references adds row 2's first reply (EM 0, EA 1, ED 1).
+    assert (merged.expected_matches, merged.expected_additions) == (4, 4)
+    assert merged.expected_deletions == 1
+    every = merged.all_references
+    assert (every.expected_matches, every.expected_additions, every.expected_deletions) == (
+        4,
+        5,
+        2,
+    )
+
+
+def test_one_process_writes_the_output_and_leaves_no_shards(scorer, tmp_path):
+    state = FakeState(0, 1)
+    out = tmp_path / "out" / "run.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        run = score_across_processes(scorer, ROWS, out, state=state)
+        whole = scorer.score([p for _, p, _ in ROWS], [r for _, _, r in ROWS], ids=list("abcde"))
+    assert run.pairs_per_process == (5,) and state.waited == 1
+    assert run.result.summary() == whole.summary()
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [p.to_dict() for p in whole.pairs]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["run.jsonl"]
+
+
+def test_missing_share_and_standard_output_are_refused(scorer, tmp_path, monkeypatch):
+    import accelerate.utils
+
+    monkeypatch.setattr(accelerate.utils, "broadcast_object_list", lambda objects: objects)
+    out = tmp_path / "run.jsonl"
+    # process 0 of 2 alone: process 1 never wrote its share (no shared folder)
+    with pytest.raises(ValueError, match=r"results of process\(es\) \[1\] are missing"):
+        score_across_processes(scorer, ROWS, out, state=FakeState(0, 2))
+    assert list(tmp_path.iterdir()) == []  # neither an output nor the shard folder
+    with pytest.raises(ValueError, match="to a file, not to -"):
+        score_across_processes(scorer, ROWS, "-", state=FakeState(0, 2))
+    bad = [*ROWS, ("f", "Rest.", " ")]
+    with pytest.raises(ValueError, match=r"references\[5\] has no word"):
+        score_across_processes(scorer, bad, out, state=FakeState(1, 2))
+
+
+def test_only_the_main_process_reports_shared_errors(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prediction": "Rest.", "reference": " "}\n', encoding="utf-8")
+    out = ["-o", str(tmp_path / "o.jsonl")]
+    monkeypatch.setenv("RANK", "1")  # a non-main process; WORLD_SIZE unset: one process
+    assert main(["score", str(bad), *out, *FAST]) == 2
+    assert capsys.readouterr().err == ""  # the main process reports the same bad row
+    monkeypatch.setenv("RANK", "0")
+    assert main(["score", str(bad), *out, *FAST]) == 2
+    assert "reference[0] has no word" in capsys.readouterr().err
+
+
+def test_standard_input_and_output_are_refused_under_several_processes(
+    tmp_path, capsys, monkeypatch
+):
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text('{"prediction": "Rest.", "reference": "Rest."}\n', encoding="utf-8")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert main(["score", str(pairs), "-o", "-", *FAST]) == 2
+    assert "cannot share standard input or output" in capsys.readouterr().err
+
+
+# ---- two real processes (slow: each starts Python, torch and the process group) ----
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pairs_file(path: Path) -> Path:
+    """20 rows: row 13 has an empty draft, rows 2, 7, 12, 17 two replies."""
+    rows = []
+    for i in range(20):
+        reference = f"Rest today. Take ibuprofen {i} mg. Call us if worse."
+        if i % 5 == 2:
+            reference = [reference, f"Drink water. Rest today {i}."]
+        draft = "" if i == 13 else f"Rest today. Drink water. Take ibuprofen {i} mg."
+        rows.append({"id": f"r{i}", "prediction": draft, "reference": reference})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _launch(launcher: list[str], args: list[str]) -> subprocess.CompletedProcess:
+    command = [*launcher, "-m", "editf1.cli", "score", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.mark.slow
+def test_torchrun_two_processes_equal_one(tmp_path, capsys):
+    pairs = _pairs_file(tmp_path / "pairs.jsonl")
+    one, two = tmp_path / "one", tmp_path / "two"
+    with pytest.warns(UndefinedMetricWarning, match=r"1 row\(s\) \[13\]"):
+        args = [str(pairs), "-o", str(one / "out.jsonl"), "--summary-json", str(one / "s.json")]
+        assert main(["score", *args, *FAST]) == 0
+    single = capsys.readouterr().out
+    torchrun = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port"]
+    args = [str(pairs), "-o", str(two / "out.jsonl"), "--summary-json", str(two / "s.json")]
+    done = _launch([*torchrun, str(_free_port())], [*args, *FAST])
+    assert (two / "out.jsonl").read_bytes() == (one / "out.jsonl").read_bytes()
+    assert (two / "s.json").read_bytes() == (one / "s.json").read_bytes()
+    assert "all_references" in json.loads((two / "s.json").read_text())
+    # each process judged half; the table is printed once, by the main process
+    assert "judged by 2 processes: 10 + 10 pairs" in done.stdout
+    assert done.stdout.count("edit-F1 on 20 pair(s)") == 1
+    assert done.stdout.replace("  judged by 2 processes: 10 + 10 pairs\n", "") == single.replace(
+        str(one), str(two)
+    )
+    # the warning names the input's row 13 (the second process's fourth), once
+    assert done.stderr.count("UndefinedMetricWarning") == 1 and "[13]" in done.stderr
+    assert sorted(p.name for p in two.iterdir()) == ["out.jsonl", "s.json"]  # no shards left
+
+
+@pytest.mark.slow
+def test_accelerate_launch_shards_a_dataset_split(tmp_path, capsys):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert main(["score", "--dataset", "demo", "-o", str(one), "-q", *FAST]) == 0
+    launcher = [str(BIN / "accelerate"), "launch", "--multi_gpu", "--num_processes", "2"]
+    launcher += ["--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"]
+    done = _launch(
+        [*launcher, "--main_process_port", str(_free_port())],
+        ["--dataset", "demo", "-o", str(two), *FAST],
+    )
+    assert two.read_bytes() == one.read_bytes()
+    assert "judged by 2 processes: 6 + 6 pairs" in done.stdout
