@@ -132,3 +132,29 @@ def test_dpo_trainer_takes_the_pairs(tmp_path):
     [log] = [log for log in trainer.state.log_history if "loss" in log]
     assert log["loss"] == pytest.approx(0.6931, abs=1e-3)  # log 2: the policy is the reference
     assert log["logps/chosen"] < 0 and log["logps/rejected"] < 0
+
+
+def test_the_command_writes_a_dataset_folder_and_the_counts(tmp_path, capsys):
+    import json
+
+    import datasets
+
+    from editf1.cli import main
+
+    drafts = tmp_path / "drafts.jsonl"
+    drafts.write_text("".join(json.dumps(r) + "\n" for r in draft_rows()), encoding="utf-8")
+    out, summary = tmp_path / "pairs", tmp_path / "counts.json"
+    argv = ["preference-pairs", str(drafts), "-o", str(out), "--content-judge", "exact"]
+    assert main([*argv, "--summary-json", str(summary)]) == 0
+    assert "1 pair(s) from 3 message(s); dropped: 1 tie(s), 0 below" in capsys.readouterr().out
+    pairs = datasets.load_from_disk(str(out))
+    assert pairs["chosen"] == [[{"role": "assistant", "content": "Rest today. Drink water."}]]
+    assert json.loads(summary.read_text()) == {
+        "messages": 3,
+        "pairs": 1,
+        "ties": 1,
+        "below_margin": 0,
+        "single_draft": 1,
+    }
+    assert main(argv) == 2  # the folder is not empty any more
+    assert "-o " + str(out) + " is not empty" in capsys.readouterr().err
