@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,12 +77,95 @@ def test_bad_rows_are_named():
     with pytest.raises(InputError, match=r"references\[1\] has no word"):
         metric.compute(predictions=["a b.", "c d."], references=["a b.", "   "])
     # evaluate's own format check would name neither row nor field
-    with pytest.raises(InputError, match=r"predictions\[0\] must be a string, got NoneType"):
+    with pytest.raises(InputError, match=r"predictions\[0\] must be a string, got None$"):
         metric.compute(predictions=[None, "a."], references=["a.", "b."])
     # rows are numbered across the batches of one computation
     metric.add_batch(predictions=["a.", "b."], references=["a.", "b."])
-    with pytest.raises(InputError, match=r"references\[2\]\[1\] must be a string, got int 7"):
+    with pytest.raises(InputError, match=r"references\[2\]\[1\] must be a string, got int$"):
         metric.add_batch(predictions=["c."], references=[["c.", 7]])
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("include_other", "False", "include_other must be a bool (True or False), got str"),
+        ("include_other", 0, "include_other must be a bool (True or False), got int"),
+        ("return_pairs", None, "return_pairs must be a bool (True or False), got None"),
+        ("batch_size", 1.5, "batch_size must be an int, got float"),
+        ("batch_size", "7", "batch_size must be an int, got str of 1 character"),
+        ("batch_size", True, "batch_size must be an int, got bool"),
+    ],
+)
+def test_compute_options_are_checked_by_type(option, value, message):
+    metric = _exact(str(METRIC_DIR))
+    with pytest.raises(TypeError, match=re.escape(message)):
+        metric.compute(predictions=PREDICTIONS, references=REFERENCES, **{option: value})
+    with pytest.raises(ValueError, match="batch_size must be >= 1, got 0"):
+        metric.compute(predictions=PREDICTIONS, references=REFERENCES, batch_size=0)
+    # the module is usable again after a refused computation
+    assert metric.compute(predictions=PREDICTIONS, references=REFERENCES)["f1"] == pytest.approx(
+        4 / 7
+    )
+
+
+def test_judge_options_must_be_dicts_at_load():
+    with pytest.raises(TypeError, match="content_judge_options must be a dict or None, got str"):
+        evaluate.load(str(METRIC_DIR), content_judge="exact", content_judge_options="fast")
+
+
+@pytest.mark.parametrize(
+    ("predictions", "references", "error", "message"),
+    [
+        ([], [], ValueError, "no pairs to score"),
+        (None, None, ValueError, "no pairs to score"),
+        ("Rest today.", "Rest today.", TypeError, "predictions must be a list of strings (one "),
+        (["Rest today."], "Rest today.", TypeError, "references must be a list of strings (one "),
+        ((p for p in PREDICTIONS), REFERENCES, TypeError, "got generator; pass a list"),
+        (PREDICTIONS, {"a": "Rest."}, TypeError, "references must be a list of strings"),
+        (PREDICTIONS, REFERENCES[:1], ValueError, "got 2 predictions and 1 references"),
+        (["Rest \ud800today."], ["Rest."], InputError, "predictions[0] is not valid Unicode"),
+    ],
+)
+def test_empty_single_string_and_generator_inputs_are_refused(
+    predictions, references, error, message
+):
+    metric = _exact(str(METRIC_DIR))
+    with pytest.raises(error, match=re.escape(message)):
+        metric.compute(predictions=predictions, references=references)
+
+
+def test_a_datasets_column_or_array_is_a_list_of_pairs(tmp_path):
+    import datasets
+    import numpy as np
+
+    rows = datasets.Dataset.from_dict({"prediction": PREDICTIONS, "reference": REFERENCES})
+    metric = _exact(str(METRIC_DIR))
+    from_column = metric.compute(predictions=rows["prediction"], references=rows["reference"])
+    from_array = metric.compute(predictions=np.array(PREDICTIONS), references=REFERENCES)
+    assert from_column["f1"] == from_array["f1"] == pytest.approx(4 / 7)
+    assert from_column["n_pairs"] == from_array["n_pairs"] == 2
+
+
+def _arrow_files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.arrow"))
+
+
+def test_a_failing_compute_leaves_no_arrow_file(tmp_path):
+    """In one process the pairs stay in memory; a failure leaves nothing behind."""
+    metric = evaluate.load(
+        str(METRIC_DIR), content_judge="exact", theme_judge=None, cache_dir=str(tmp_path)
+    )
+    assert metric.keep_in_memory  # evaluate.load passes keep_in_memory=False; edit_f1 keeps them
+    metric.add_batch(predictions=PREDICTIONS, references=REFERENCES)
+    with pytest.raises(TypeError, match="include_other must be a bool"):
+        metric.compute(include_other="yes")  # fails in _compute, after evaluate gathered
+    metric.add_batch(predictions=PREDICTIONS, references=REFERENCES)
+    with pytest.raises(InputError, match=r"references\[2\] has no word"):
+        metric.compute(predictions=["a b."], references=["   "])  # fails in add_batch
+    with pytest.raises(ValueError, match="no pairs to score"):
+        metric.compute()  # the failed computation was discarded whole
+    assert _arrow_files(tmp_path) == []
+    assert metric.compute(predictions=PREDICTIONS, references=REFERENCES)["n_pairs"] == 2
 
 
 def test_zero_division_option_reaches_the_scorer():
@@ -158,6 +242,40 @@ def test_evaluate_distributed_mode_gathers_all_ranks(tmp_path):
     assert results[1] == (None, None)
     assert results[0][0] == pytest.approx(4 / 7)
     assert results[0][1] == 2
+
+
+def _failing_rank(process_id: int, cache_dir: str, queue) -> None:
+    metric = evaluate.load(
+        str(METRIC_DIR),
+        content_judge="exact",
+        theme_judge=None,
+        num_process=2,
+        process_id=process_id,
+        experiment_id="test_distributed_failure",
+        cache_dir=cache_dir,
+    )
+    metric.add_batch(predictions=[PREDICTIONS[process_id]], references=[REFERENCES[process_id]])
+    try:  # rank 0 gathers both ranks' Arrow files, then the option is refused
+        outcome = repr(metric.compute(include_other="yes"))
+    except TypeError as error:
+        outcome = str(error)
+    queue.put((process_id, outcome))
+
+
+def test_a_failing_distributed_compute_deletes_every_ranks_arrow_file(tmp_path):
+    """With several processes evaluate writes Arrow files; rank 0 deletes them all when
+    the computation fails, as evaluate does when it succeeds."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    ranks = [context.Process(target=_failing_rank, args=(i, str(tmp_path), queue)) for i in (0, 1)]
+    for rank in ranks:
+        rank.start()
+    outcomes = dict(queue.get(timeout=300) for _ in ranks)
+    for rank in ranks:
+        rank.join(timeout=60)
+    assert outcomes[1] == "None"  # rank 1 only hands its pairs over
+    assert outcomes[0].startswith("include_other must be a bool (True or False), got str")
+    assert _arrow_files(tmp_path) == []
 
 
 def test_evaluate_module_accepts_lists_of_references():

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.scorer import EditF1Scorer
 from editf1.validate import (
     InputError,
+    check_ids,
     check_pairs,
     check_prediction,
     check_reference,
+    describe,
     row_errors,
-    shorten,
 )
 
 OK = "Rest today."
@@ -25,20 +28,20 @@ def errors_of(predictions, references):
 
 
 @pytest.mark.parametrize(
-    ("bad", "type_name"),
+    ("bad", "described"),
     [
-        (None, "NoneType"),
+        (None, "None"),
         (42, "int"),
         (3.5, "float"),
-        (b"Rest.", "bytes"),
+        (b"Rest.", "bytes of 5 bytes"),
     ],  # a list of replies is fine
 )
-def test_non_string_prediction_and_reference(bad, type_name):
+def test_non_string_prediction_and_reference(bad, described):
     errors = errors_of([OK, bad], [bad, OK])
-    # listed in row order
+    # listed in row order, the value described by type and size, never shown
     assert errors == [
-        f"references[0] must be a string, got {type_name} {bad!r}",
-        f"predictions[1] must be a string, got {type_name} {bad!r}",
+        f"references[0] must be a string, got {described}",
+        f"predictions[1] must be a string, got {described}",
     ]
 
 
@@ -47,7 +50,7 @@ def test_reference_without_a_word(reference):
     errors = errors_of([OK, OK, OK, OK], [OK, OK, OK, reference])
     assert len(errors) == 1
     assert errors[0].startswith("references[3] has no word (empty, whitespace or punctuation")
-    assert repr(reference) in errors[0]
+    assert f"only: str of {len(reference)} character" in errors[0]
 
 
 @pytest.mark.parametrize("prediction", ["", "   ", "...", "🙂"])
@@ -81,23 +84,41 @@ def test_many_bad_rows_are_summarised():
     assert "... and 15 more" in message
 
 
-def test_long_values_are_shortened():
+def test_values_are_described_never_quoted():
     errors = errors_of([OK], ["." * 5000])
-    assert len(errors[0]) < 250
-    assert "(5000 chars)" in errors[0]
-    errors = errors_of([list(range(10_000))], [OK])
-    assert len(errors[0]) < 150 and "..." in errors[0]
+    assert errors == [
+        "references[0] has no word (empty, whitespace or punctuation only: str of 5000 "
+        "characters); edit-F1 needs a clinician reply to compare against"
+    ]
+    assert errors_of([list(range(10_000))], [OK]) == [
+        "predictions[0] must be a string, got list of 10000 items"
+    ]
 
 
-def test_shorten():
-    assert shorten("abc") == "'abc'"
-    # width 24 = 10 characters of repr + "..." (3) + "(100 chars)" (11)
-    assert shorten("x" * 100, 24) == "'xxxxxxxxx...(100 chars)"
-    short = shorten("x" * 100, 40)
-    assert short.endswith("...(100 chars)") and len(short) == 40
-    # a width too small for the size note still cuts the text (was: the whole repr)
-    assert shorten("x" * 100, 12) == "'...(100 chars)"
-    assert shorten(list(range(100)), 10) == "[0, 1, ..."
+def test_describe():
+    assert describe("") == "str of 0 characters"
+    assert describe("a") == "str of 1 character"
+    assert describe("Chest pain.") == "str of 11 characters"
+    assert describe(bytearray(b"a")) == "bytearray of 1 byte"
+    assert describe(("a", "b")) == "tuple of 2 items"
+    assert describe({"text": "Chest pain."}) == "dict of 1 item"
+    assert (describe(True), describe(0.5), describe(None)) == ("bool", "float", "None")
+    assert describe(iter([1])) == "list_iterator"
+
+
+@pytest.mark.parametrize(
+    ("text", "character", "code"),
+    [("\ud800", 0, "D800"), ("Rest. \udfff Call us.", 6, "DFFF"), ("ok \udc80", 3, "DC80")],
+)
+def test_lone_surrogates_are_named_by_row_field_and_position(text, character, code):
+    problem = f"is not valid Unicode: lone surrogate U+{code} at character {character}"
+    errors = errors_of([OK, text, OK], [OK, OK, [OK, text]])
+    assert errors == [
+        f"predictions[1] {problem} of {len(text)}",
+        f"references[2][1] {problem} of {len(text)}",
+    ]
+    with pytest.raises(InputError, match=re.escape(f"ids[1] {problem} of {len(text)}")):
+        check_ids(["a", text], 2)
 
 
 @pytest.mark.parametrize("value", ["Rest.", b"Rest.", 42, None, {"a": 1}])
@@ -114,26 +135,24 @@ def test_mismatched_lengths():
 
 
 def test_custom_field_names():
-    assert check_prediction(4, None, "draft") == ["draft[4] must be a string, got NoneType None"]
-    assert check_reference(4, 3, "reply") == ["reply[4] must be a string, got int 3"]
+    assert check_prediction(4, None, "draft") == ["draft[4] must be a string, got None"]
+    assert check_reference(4, 3, "reply") == ["reply[4] must be a string, got int"]
 
 
 def test_several_replies_are_checked_one_by_one():
     assert check_reference(1, [OK, OK]) == []
     assert check_reference(1, []) == ["references[1] is an empty list; give at least one reply"]
-    assert check_reference(1, [OK, None]) == [
-        "references[1][1] must be a string, got NoneType None"
-    ]
+    assert check_reference(1, [OK, None]) == ["references[1][1] must be a string, got None"]
 
 
 def test_row_errors_checks_id_draft_and_reply_once():
     seen = {}
     assert row_errors(0, "m1", OK, OK, seen) == []
     assert row_errors(1, "m1", None, [" "], seen, prediction_field="draft") == [
-        "ids[1] repeats ids[0] 'm1'",
-        "draft[1] must be a string, got NoneType None",
-        "references[1][0] has no word (empty, whitespace or punctuation only: ' '); edit-F1 "
-        "needs a clinician reply to compare against",
+        "ids[1] repeats ids[0]",
+        "draft[1] must be a string, got None",
+        "references[1][0] has no word (empty, whitespace or punctuation only: str of 1 "
+        "character); edit-F1 needs a clinician reply to compare against",
     ]
 
 
@@ -170,7 +189,7 @@ def test_score_stream_names_rows_of_the_bad_batch(content_judge_cls, theme_judge
     scorer = EditF1Scorer(content_judge_cls(), theme_judge_cls(), batch_size=2)
     rows = [(None, OK, OK), (None, OK, OK), (None, OK, OK), (None, 3, OK)]
     seen = []
-    with pytest.raises(InputError, match=r"predictions\[3\] must be a string, got int 3"):
+    with pytest.raises(InputError, match=r"predictions\[3\] must be a string, got int$"):
         scorer.score_stream(iter(rows), sink=seen.append)
     assert [p.row for p in seen] == [0, 1]  # the batch before the bad one was scored
 
@@ -186,10 +205,10 @@ def test_ids_are_optional_non_empty_and_unique(scorer):
     with pytest.raises(InputError) as caught:
         scorer.score(drafts, replies, ids=["m1", "m1", ""])
     assert caught.value.errors == [
-        "ids[1] repeats ids[0] 'm1'",
-        "ids[2] must be a non-empty string, got str ''",
+        "ids[1] repeats ids[0]",
+        "ids[2] must be a non-empty string, got str of 0 characters",
     ]
-    with pytest.raises(InputError, match=r"ids\[0\] must be a non-empty string, got int 1"):
+    with pytest.raises(InputError, match=r"ids\[0\] must be a non-empty string, got int\n"):
         scorer.score(drafts, replies, ids=[1, 2, 3])
     result = scorer.score(drafts, replies, ids=["m1", None, "m2"])
     assert [p.id for p in result.pairs] == ["m1", None, "m2"]

@@ -16,6 +16,8 @@ class EditF1(evaluate.Metric):
     def __init__(self, **kwargs):
         evaluate_parameters = inspect.signature(evaluate.EvaluationModule.__init__).parameters
         self.edit_f1_options, rest = hf_metric.split_init_options(kwargs, evaluate_parameters)
+        if rest.get("num_process", 1) == 1:  # drafts and replies never reach evaluate's cache
+            rest["keep_in_memory"] = True
         super().__init__(**rest)
 
     def _info(self):
@@ -31,19 +33,37 @@ class EditF1(evaluate.Metric):
         """Add drafts and their clinician replies (one, or a list per draft)."""
         if self.selected_feature_format is None:  # a new computation starts
             self._reference_kind, self._rows_added = None, 0
-        hf_metric.check_types(predictions, references, self._rows_added)
+        predictions, references = hf_metric.check_batch(predictions, references, self._rows_added)
+        if not predictions:
+            return  # nothing to add
         self._reference_kind = hf_metric.reference_kind(references, self._reference_kind)
         super().add_batch(predictions=predictions, references=references, **kwargs)
-        self._rows_added += len(predictions or ())
+        self._rows_added += len(predictions)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one draft and its clinician reply (or list of replies)."""
         if self.selected_feature_format is None:
             self._reference_kind, self._rows_added = None, 0
-        hf_metric.check_types([prediction], [reference], self._rows_added)
+        hf_metric.check_batch([prediction], [reference], self._rows_added)
         self._reference_kind = hf_metric.reference_kind([reference], self._reference_kind)
         super().add(prediction=prediction, reference=reference, **kwargs)
         self._rows_added += 1
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score the pairs given here and those added before; a failed computation
+        ends, and leaves none of its pairs in evaluate's cache."""
+        try:
+            if predictions is not None or references is not None:
+                self.add_batch(predictions=predictions, references=references)
+            if self.writer is None:
+                raise ValueError(
+                    "no pairs to score: predictions and references are empty, or were not "
+                    "given and nothing was added with add or add_batch"
+                )
+            return super().compute(**kwargs)
+        except BaseException:
+            hf_metric.discard_cache(self)
+            raise
 
     def _compute(self, predictions, references, **kwargs):
         return hf_metric.compute(self.edit_f1_options, predictions, references, **kwargs)

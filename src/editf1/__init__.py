@@ -98,13 +98,24 @@ def score(*, predictions, references, **options) -> CorpusResult:
         theme scores, counts and every pair's alignment.
 
     Raises:
-        TypeError: for an unknown option (naming it).
-        ValueError, InputError: as :class:`EditF1Scorer` and its ``score`` raise.
+        TypeError: for an unknown option or an option of the wrong type (naming it and
+            the type given: ``keep_pairs``, ``include_other`` and ``progress`` take a
+            bool, ``batch_size`` an int), or for predictions, references or ids that
+            are not lists.
+        ValueError, InputError: as :class:`EditF1Scorer` and its ``score`` raise; bad
+            rows are named before any judge is loaded.
     """
     from editf1.judges import options_key
     from editf1.scorer import EditF1Scorer
+    from editf1.validate import check_ids, check_option, check_pairs
 
     call = {k: options.pop(k) for k in _SCORE_OPTIONS if k in options}
+    try:
+        check_option("keep_pairs", call.get("keep_pairs", True), bool)
+    except TypeError as error:
+        raise TypeError(f"editf1.score: {error}") from None
+    check_pairs(predictions, references)  # before any model loads
+    check_ids(call.get("ids"), len(predictions))
     key = options_key(options)
     scorer = _scorers.get(key) if key is not None else None
     if scorer is None:

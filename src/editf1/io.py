@@ -29,7 +29,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from editf1.validate import InputError
+from editf1.validate import InputError, describe
 
 __all__ = [
     "STDIO",
@@ -60,19 +60,6 @@ def _is_stdio(path: str | os.PathLike) -> bool:
 
 def _name(path: str | os.PathLike) -> str:
     return "<stdin>" if _is_stdio(path) else os.fspath(path)
-
-
-def describe(value) -> str:
-    """The type and length of a value, for messages that must not quote a row's text.
-
-    >>> describe("Neutral"), describe(None), describe([1, 2])
-    ('str of 7 characters', 'NoneType', 'list of 2 items')
-    """
-    if isinstance(value, str):
-        return f"str of {len(value)} characters"
-    if isinstance(value, (list, tuple, dict)):
-        return f"{type(value).__name__} of {len(value)} items"
-    return type(value).__name__
 
 
 def _format_of(path: str | os.PathLike, input_format: str) -> str:

@@ -35,7 +35,13 @@ from editf1.judges.contract import ThemeCache, judge_content
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import InputError, check_ids, check_pairs, row_errors
+from editf1.validate import (
+    InputError,
+    check_ids,
+    check_option,
+    check_pairs,
+    row_errors,
+)
 from editf1.versions import installed_versions
 
 __all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
@@ -69,7 +75,12 @@ class EditF1Scorer:
             (:class:`~editf1.judges.contract.ThemeCache`).
 
     Raises:
-        ValueError: for an unknown judge name or a bad ``zero_division``.
+        TypeError: for an option of the wrong type, named with the type it takes and
+            the type given (``include_other`` and ``progress`` take a bool only,
+            ``batch_size`` and ``theme_cache_size`` an int, not a bool; the judge
+            options a dict or None).
+        ValueError: for an unknown judge name, a bad ``zero_division``, or
+            ``batch_size`` / ``theme_cache_size`` below 1.
 
     Example:
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
@@ -97,15 +108,19 @@ class EditF1Scorer:
         progress: bool = False,
         theme_cache_size: int = 200_000,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        include_other = check_option("include_other", include_other, bool)
+        progress = check_option("progress", progress, bool)
+        batch_size = check_option("batch_size", batch_size, int, minimum=1)
+        theme_cache_size = check_option("theme_cache_size", theme_cache_size, int, minimum=1)
+        check_option("content_judge_options", content_judge_options, dict, optional=True)
+        check_option("theme_judge_options", theme_judge_options, dict, optional=True)
         self.zero_division = check_zero_division(zero_division)
         self.content_judge = load_content_judge(content_judge, content_judge_options)
         self.theme_judge = (
             None if theme_judge is None else load_theme_judge(theme_judge, theme_judge_options)
         )
         self.splitter = splitter or SentenceSplitter()
-        self.include_other = bool(include_other)
+        self.include_other = include_other
         self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
         self.batch_size = batch_size
         self.progress = progress

@@ -21,7 +21,7 @@ from editf1.aggregate import micro_prf, pair_counts
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
 from editf1.stats import Estimate, bootstrap
-from editf1.validate import InputError, check_reference, shorten
+from editf1.validate import InputError, check_reference, describe
 
 __all__ = ["InterAnnotatorResult", "inter_annotator_predictability"]
 
@@ -116,11 +116,13 @@ def inter_annotator_predictability(
         (2, ('m2',))
     """
     if isinstance(replies, (str, bytes)) or not isinstance(replies, Mapping):
-        raise TypeError(f"replies must map message ids to lists of replies, got {shorten(replies)}")
+        raise TypeError(
+            f"replies must map message ids to lists of replies, got {describe(replies)}"
+        )
     errors = []
     for message, texts in replies.items():
         if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-            errors.append(f"replies[{message!r}] must be a list of replies, got {shorten(texts)}")
+            errors.append(f"replies[{message!r}] must be a list of replies, got {describe(texts)}")
             continue
         errors += [
             e

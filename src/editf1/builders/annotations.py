@@ -48,6 +48,7 @@ from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
 from editf1.citation import PAPER_CITATION
 from editf1.themes import THEMES
+from editf1.validate import describe
 
 __all__ = [
     "CONTENT_MATCH_EXPORT_FIELDS",
@@ -195,7 +196,7 @@ class ContentMatchBuilder(_AnnotationBuilder):
         if start < 0:
             errors.append(
                 f"{row.where}: field 'matched_span' is not a verbatim span of the draft "
-                f"(field 'prediction'), nor {NO_MATCH!r}: {span[:60]!r}"
+                f"(field 'prediction'), nor {NO_MATCH!r} ({describe(span)})"
             )
             return None
         return {

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from editf1.io import read_csv, read_rows
-from editf1.validate import InputError, shorten
+from editf1.validate import InputError, describe
 
 __all__ = [
     "CASE_EXPORT_FIELDS",
@@ -200,8 +200,7 @@ def id_value(row: ExportRow, field: str, errors: list[str], required: bool = Tru
             errors.append(f"{row.where}: field {field!r} is empty")
         return None
     errors.append(
-        f"{row.where}: field {field!r} must be text or an integer id, "
-        f"got {type(value).__name__} {shorten(value)}"
+        f"{row.where}: field {field!r} must be text or an integer id, got {describe(value)}"
     )
     return None
 
@@ -215,10 +214,7 @@ def text_value(row: ExportRow, field: str, errors: list[str], required: bool = T
             errors.append(f"{row.where}: field {field!r} is empty")
         return None
     if not isinstance(value, str):
-        errors.append(
-            f"{row.where}: field {field!r} must be text, got {type(value).__name__} "
-            f"{shorten(value)}"
-        )
+        errors.append(f"{row.where}: field {field!r} must be text, got {describe(value)}")
         return None
     return value
 
@@ -243,7 +239,7 @@ def list_value(row: ExportRow, field: str, errors: list[str], separator: str) ->
     ):
         errors.append(
             f"{row.where}: field {field!r} must be a list of non-empty strings, got "
-            f"{shorten(value)}"
+            f"{describe(value)}"
         )
         return []
     return [item.strip() for item in value]
@@ -263,7 +259,7 @@ def encounters_value(row: ExportRow, errors: list[str]) -> list[dict]:
             return []
     bad = f"{row.where}: field 'encounters' must be a list of {{date, summary}} objects or strings"
     if not isinstance(value, (list, tuple)):
-        errors.append(f"{bad}, got {shorten(value)}")
+        errors.append(f"{bad}, got {describe(value)}")
         return []
     encounters = []
     for item in value:
@@ -278,7 +274,7 @@ def encounters_value(row: ExportRow, errors: list[str]) -> list[dict]:
         ):
             encounters.append({"date": item.get("date") or None, "summary": item["summary"]})
         else:
-            errors.append(f"{bad}, got item {shorten(item)}")
+            errors.append(f"{bad}, got item {describe(item)}")
             return []
     return encounters
 
@@ -295,7 +291,10 @@ def split_value(row: ExportRow, errors: list[str]) -> str | None:
     """A split name from the export (letters, digits, underscores)."""
     value = text_value(row, "split", errors, required=False)
     if value is not None and not _SPLIT_NAME.match(value.strip()):
-        errors.append(f"{row.where}: field 'split' must be a name like 'test', got {value!r}")
+        errors.append(
+            f"{row.where}: field 'split' must be a name like 'test' (letters, digits, _), "
+            f"got {describe(value)}"
+        )
         return None
     return None if value is None else value.strip()
 
@@ -311,7 +310,7 @@ def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
         else:
             errors.append(
                 f"{row.where}: kept column {name!r} must be text or a number, got "
-                f"{type(value).__name__} {shorten(value)}"
+                f"{describe(value)}"
             )
     return out
 

@@ -490,7 +490,9 @@ class KQABuilder(EditF1Builder):
 
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         drafts: dict[str, list[dict]] = defaultdict(list)
+        nli_rows: dict[str, list[str]] = defaultdict(list)  # question -> the file's row ids
         for row in kqa_nli_rows(source):
+            nli_rows[row["question"]].append(row["row"])
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in drafts[row["question"]]:
                 drafts[row["question"]].append(draft)
@@ -524,11 +526,13 @@ class KQABuilder(EditF1Builder):
                     ),
                 }
             )
-        orphans = sorted(set(drafts) - {case["message"] for case in cases})
+        orphans = set(drafts) - {case["message"] for case in cases}
         if orphans:
+            rows = sorted((r for q in orphans for r in nli_rows[q]), key=lambda r: (len(r), r))
             warnings.warn(
                 f"K-QA: {len(orphans)} NLI question(s) have no physician answer in "
-                f"questions_w_answers.jsonl, so their LLM answers give no pair: {orphans}",
+                "questions_w_answers.jsonl, so their LLM answers give no pair: the "
+                f"questions of NLI_medical_annotator.csv rows {rows}",
                 UnmatchedRecordsWarning,
                 stacklevel=2,
             )

@@ -7,12 +7,15 @@ checks and scoring live here so they are tested once and cannot drift.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Collection, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 
+from editf1.aggregate import check_zero_division
 from editf1.citation import PAPER_CITATION
 from editf1.judges import options_key
 from editf1.scorer import EditF1Scorer
+from editf1.validate import check_option, check_pairs, describe
 
 __all__ = [
     "CITATION",
@@ -20,7 +23,9 @@ __all__ = [
     "DESCRIPTION",
     "INIT_OPTIONS",
     "KWARGS_DESCRIPTION",
+    "check_batch",
     "compute",
+    "discard_cache",
     "features",
     "install_metric",
     "metric_path",
@@ -122,7 +127,8 @@ def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
         (edit-F1 options with defaults filled in, evaluate's options).
 
     Raises:
-        TypeError: naming unknown options (evaluate itself would drop them silently).
+        TypeError: naming unknown options (evaluate itself would drop them silently),
+            or judge options that are not a dict.
         ValueError: if both ``judge`` and ``content_judge`` are given.
     """
     unknown = sorted(k for k in kwargs if k not in INIT_OPTIONS and k not in evaluate_parameters)
@@ -132,6 +138,8 @@ def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
             f"in evaluate.load and {sorted(COMPUTE_OPTIONS)} in compute"
         )
     options = {k: kwargs.get(k, default) for k, default in INIT_OPTIONS.items()}
+    for name in ("content_judge_options", "theme_judge_options"):
+        check_option(name, options[name], dict, optional=True)
     if options.pop("judge") is not None:
         if "content_judge" in kwargs:
             raise ValueError("pass either judge or content_judge, not both")
@@ -162,7 +170,9 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         several replies per draft, the multi-reference result (best and mean).
 
     Raises:
-        TypeError: naming unknown options.
+        TypeError: naming unknown options, or an option of the wrong type
+            (``include_other`` and ``return_pairs`` take a bool, ``batch_size`` an int).
+        ValueError: for ``batch_size`` below 1 or a bad ``zero_division``.
         editf1.validate.InputError: naming bad rows and fields.
     """
     unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
@@ -171,6 +181,10 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
             f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
         )
     options = COMPUTE_OPTIONS | kwargs
+    check_option("include_other", options["include_other"], bool)
+    check_option("return_pairs", options["return_pairs"], bool)
+    check_option("batch_size", options["batch_size"], int, minimum=1)
+    check_zero_division(options["zero_division"])
     config = init_options | {
         "include_other": options["include_other"],
         "zero_division": options["zero_division"],
@@ -190,45 +204,75 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     return result.to_dict()
 
 
-def check_types(predictions, references, first_row: int = 0) -> None:
-    """Check that drafts are strings and replies strings (or lists of strings) before
-    evaluate's own format check, which names neither the row nor the field.
+def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list]:
+    """Check one batch given to ``add_batch`` / ``compute`` before evaluate stores it:
+    evaluate's own checks name neither the row nor the field, quote the text, score a
+    bare string as one pair per character and fail on an empty first batch.
 
     Args:
-        predictions, references: one batch given to ``add_batch`` / ``compute``.
+        predictions, references: the batch: lists (or other sized collections, e.g. a
+            ``datasets`` column or a NumPy array) of drafts and of replies (strings,
+            or lists of strings for several replies per draft).
         first_row: the number of the batch's first row within the computation.
 
-    Raises:
-        editf1.validate.InputError: naming each bad ``predictions[i]``,
-            ``references[i]`` or ``references[i][k]``.
+    Returns:
+        ``(predictions, references)`` as lists.
 
-    >>> check_types(["Rest."], [["Rest.", None]])
+    Raises:
+        TypeError: if either is missing, a single string, a generator or another
+            collection without a length.
+        ValueError: if their lengths differ.
+        editf1.validate.InputError: naming each bad ``predictions[i]``,
+            ``references[i]`` or ``references[i][k]`` (see :func:`editf1.validate.check_pairs`).
+
+    >>> check_batch(["Rest."], [["Rest.", None]])
     Traceback (most recent call last):
     ...
     editf1.validate.InputError: 1 bad input(s):
-      references[0][1] must be a string, got NoneType None
+      references[0][1] must be a string, got None
     """
-    from editf1.validate import InputError, shorten
+    batch = []
+    for name, value in (("predictions", predictions), ("references", references)):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Collection):
+            hint = (
+                "; pass a list (e.g. list(...))"
+                if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+                else ""
+            )
+            raise TypeError(
+                f"{name} must be a list of strings (one per pair), got {describe(value)}{hint}"
+            )
+        batch.append(list(value))
+    predictions, references = batch
+    check_pairs(predictions, references, first_row)
+    return predictions, references
 
-    def bad(field: str, value) -> str:
-        return f"{field} must be a string, got {type(value).__name__} {shorten(value)}"
 
-    errors = [
-        bad(f"predictions[{i}]", p)
-        for i, p in enumerate(predictions or (), start=first_row)
-        if not isinstance(p, str)
-    ]
-    for i, reference in enumerate(references or (), start=first_row):
-        if isinstance(reference, (list, tuple)):
-            errors += [
-                bad(f"references[{i}][{k}]", r)
-                for k, r in enumerate(reference)
-                if not isinstance(r, str)
-            ]
-        elif not isinstance(reference, str):
-            errors.append(bad(f"references[{i}]", reference))
-    if errors:
-        raise InputError(errors)
+def discard_cache(module) -> None:
+    """End a failed computation of the evaluate module and delete what it stored.
+
+    In one process the module keeps the pairs in memory (``keep_in_memory``): nothing
+    reaches the disk. In evaluate's distributed mode (``num_process`` > 1) each
+    process writes its pairs to an Arrow file in ``cache_dir`` and evaluate deletes
+    those files only after a successful ``compute``; this deletes them (every
+    process's, on process 0) and releases their locks after a failure, so that no
+    draft or reply is left behind. The next ``add``, ``add_batch`` or ``compute`` starts
+    a new computation.
+
+    Args:
+        module: an ``evaluate.EvaluationModule`` (the edit_f1 module).
+    """
+    if module.writer is not None:
+        module.writer.close()
+    paths = [*(module.file_paths or ()), module.cache_file_name]
+    locks = [*(module.filelocks or ()), module.filelock]
+    module.writer = module.buf_writer = module.data = None
+    module.selected_feature_format = module.cache_file_name = module.filelock = None
+    module.file_paths = module.filelocks = None
+    for path in dict.fromkeys(p for p in paths if p is not None):
+        Path(path).unlink(missing_ok=True)
+    for lock in dict.fromkeys(lock for lock in locks if lock is not None):
+        lock.release()
 
 
 def reference_kind(references, expected: str | None = None) -> str | None:

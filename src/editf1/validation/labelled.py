@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
 from editf1.themes import check_theme
+from editf1.validate import describe
 
 __all__ = [
     "ContentItem",
@@ -113,7 +114,7 @@ def _bool(value, where: str) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    raise ValueError(f"{where}: expected true or false, got {value!r}")
+    raise ValueError(f"{where}: expected true or false, got {describe(value)}")
 
 
 def _list(value, where: str) -> list:
@@ -123,9 +124,9 @@ def _list(value, where: str) -> list:
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
-            raise ValueError(f"{where}: expected a JSON list, got {value!r}") from None
+            raise ValueError(f"{where}: expected a JSON list, got {describe(value)}") from None
     if not isinstance(value, list):
-        raise ValueError(f"{where}: expected a list, got {value!r}")
+        raise ValueError(f"{where}: expected a list, got {describe(value)}")
     return value
 
 

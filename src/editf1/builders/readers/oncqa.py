@@ -189,7 +189,7 @@ def parse_oncqa_input(text: str) -> dict:
         match = _KEY_LINE.match(line.strip())
         if match is None:  # a continuation of the previous value
             if last is None:
-                raise ValueError(f"EHR line without a 'Key:' before it: {line.strip()[:60]!r}")
+                raise ValueError(f"EHR line without a 'Key:' before it ({describe(line)})")
             last["value"] = f"{last['value']}\n{line.strip()}"
             continue
         key, value, when = match["key"].strip(), match["value"].strip(), match["when"]
