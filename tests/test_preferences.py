@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from editf1.judges.base import ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
-from editf1.training.preferences import PairCounts, best_worst_pairs, scored_draft_pairs
+from editf1.training.preferences import (
+    TADPOLE_STRATEGIES,
+    PairCounts,
+    best_worst_pairs,
+    scored_draft_pairs,
+    tadpole_pairs,
+    tadpole_tuples,
+)
 from editf1.training.prompts import zero_shot_messages
 from editf1.training.rewards import EditF1Reward
 
@@ -158,3 +168,164 @@ def test_the_command_writes_a_dataset_folder_and_the_counts(tmp_path, capsys):
     }
     assert main(argv) == 2  # the folder is not empty any more
     assert "-o " + str(out) + " is not empty" in capsys.readouterr().err
+
+
+class KeywordThemeJudge(ThemeJudge):
+    """rest -> Medical planning instruction, call -> Contingency planning, else Other."""
+
+    fingerprint = "keywords"
+
+    def classify(self, sentences):
+        def theme(text):
+            text = text.lower()
+            if "rest" in text:
+                return "Medical planning instruction"
+            return "Contingency planning" if "call" in text else "Other"
+
+        return [ThemeJudgement(theme(s)) for s in sentences]
+
+
+class FakeGenerator:
+    """Base: "Base for <message>"; rewrites: "ENHANCED <theme>" / "CORRUPTED <theme>",
+    except that removing Contingency planning changes nothing. Counts its calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def generate(self, conversations):
+        self.calls.append(len(conversations))
+        out = []
+        for messages in conversations:
+            system, user = messages[0]["content"], messages[-1]["content"]
+            if found := re.search(r"also covers the theme (.+?) \(", system):
+                out.append([f"ENHANCED {found[1]}"])
+            elif found := re.search(r"without any sentence of the theme (.+?) \(", system):
+                base = user.split("Draft reply:\n")[1]
+                out.append(
+                    [base if found[1] == "Contingency planning" else f"CORRUPTED {found[1]}"]
+                )
+            else:
+                out.append([f"Base for {user.split('Patient message:')[1].strip()}"])
+        return out
+
+
+def message_rows():
+    return [
+        {"message_id": "m1", "message": "Knee?", "reference": "Rest today. Call us if worse."},
+        {"message_id": "m2", "message": "Bill?", "reference": "Thanks for writing."},
+        {"message_id": "m3", "message": "Fever?", "reference": "Call us."},
+    ]
+
+
+def test_tadpole_tuples_per_theme_of_the_clinicians_reply():
+    generator = FakeGenerator()
+    tuples = tadpole_tuples(message_rows(), generator, KeywordThemeJudge())
+    # m1: planning then contingency (CLINICAL_THEMES order); m2: Other only, no tuple
+    assert [(t.group, t.theme, t.base, t.enhanced, t.corrupted) for t in tuples] == [
+        (
+            "m1",
+            "Medical planning instruction",
+            "Base for Knee?",
+            "ENHANCED Medical planning instruction",
+            "CORRUPTED Medical planning instruction",
+        ),
+        (
+            "m1",
+            "Contingency planning",
+            "Base for Knee?",
+            "ENHANCED Contingency planning",
+            "Base for Knee?",
+        ),
+        (
+            "m3",
+            "Contingency planning",
+            "Base for Fever?",
+            "ENHANCED Contingency planning",
+            "Base for Fever?",
+        ),
+    ]
+    assert generator.calls == [3, 6]  # the base drafts, then 2 rewrites per tuple
+    assert tuples[0].prompt == zero_shot_messages("Knee?")
+
+
+def test_the_four_strategies_of_appendix_d3():
+    tuples = tadpole_tuples(message_rows(), FakeGenerator(), KeywordThemeJudge())
+    pick = {
+        s: [(r["chosen"], r["rejected"], r["strategy"]) for r in tadpole_pairs(tuples, s)[0]]
+        for s in TADPOLE_STRATEGIES
+    }
+    assert [c[0]["content"] for c, _, _ in pick["enhanced"]] == [t.enhanced for t in tuples]
+    assert [r[0]["content"] for _, r, _ in pick["enhanced"]] == [t.base for t in tuples]
+    # corrupted: r over r-; the two Contingency rewrites changed nothing and are dropped
+    rows, unchanged = tadpole_pairs(tuples, "corrupted")
+    assert unchanged == 2 and [(r["group"], r["theme"]) for r in rows] == [
+        ("m1", "Medical planning instruction")
+    ]
+    assert rows[0]["rejected"][0]["content"] == "CORRUPTED Medical planning instruction"
+    assert [r[0]["content"] for _, r, _ in pick["hard-corrupted"]] == [
+        "CORRUPTED Medical planning instruction",
+        "Base for Knee?",
+        "Base for Fever?",
+    ]
+    # blend: tuple 0 enhanced, tuple 1 corrupted (unchanged: dropped), tuple 2 hard
+    assert [kind for _, _, kind in pick["blend"]] == ["enhanced", "hard-corrupted"]
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        tadpole_pairs(tuples, "soft")
+
+
+def test_tadpole_refuses_repeated_ids_and_missing_columns():
+    rows = [*message_rows(), message_rows()[0]]
+    with pytest.raises(ValueError, match=r"message id\(s\) \['m1'\] name several rows"):
+        tadpole_tuples(rows, FakeGenerator(), KeywordThemeJudge())
+    del rows[1]["reference"]
+    with pytest.raises(KeyError, match=r"column 'reference' is missing from row\(s\) \[1\]"):
+        tadpole_tuples(rows, FakeGenerator(), KeywordThemeJudge())
+
+
+@pytest.mark.slow
+def test_the_command_generates_tadpole_pairs_with_a_causal_lm(tmp_path, capsys):
+    import json
+
+    import datasets
+
+    from editf1.cli import main
+    from editf1.judges import load_theme_judge
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+    from editf1.segment import SentenceSplitter
+    from editf1.themes import CLINICAL_THEMES
+
+    folder = build_tiny_causal_lm(tmp_path / "tiny")
+    messages = tmp_path / "messages.jsonl"
+    messages.write_text("".join(json.dumps(r) + "\n" for r in message_rows()), encoding="utf-8")
+    out, tuples = tmp_path / "pairs", tmp_path / "tuples.jsonl"
+    argv = [
+        "preference-pairs",
+        str(messages),
+        "-o",
+        str(out),
+        "--tadpole",
+        "hard-corrupted",
+        "--generator",
+        str(folder),
+        "--max-new-tokens",
+        "6",
+        "--tuples-jsonl",
+        str(tuples),
+    ]
+    assert main(argv) == 0
+    # one tuple per clinical theme the embedded theme judge finds in each reply
+    judge, splitter = load_theme_judge("embedding"), SentenceSplitter()
+    expected = sum(
+        len(
+            {j.theme for j in judge.classify([s.text for s in splitter.split(r["reference"])])}
+            & set(CLINICAL_THEMES)
+        )
+        for r in message_rows()
+    )
+    written = [json.loads(line) for line in tuples.read_text().splitlines()]
+    assert len(written) == expected
+    pairs = datasets.load_from_disk(str(out))
+    unchanged = sum(t["enhanced"].strip() == t["corrupted"].strip() for t in written)
+    assert pairs.num_rows == expected - unchanged
+    assert set(pairs["strategy"]) <= {"hard-corrupted"}
+    assert f"from {expected} (message, theme) tuple(s) of 3 message(s)" in capsys.readouterr().out

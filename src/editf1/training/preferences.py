@@ -27,10 +27,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from editf1.training.prompts import zero_shot_messages
+from editf1.count import themes_present
+from editf1.judges import ThemeJudge
+from editf1.judges.contract import judge_themes
+from editf1.segment import SentenceSplitter
+from editf1.themes import CLINICAL_THEMES
+from editf1.training.prompts import corrupt_messages, enhance_messages, zero_shot_messages
 from editf1.training.rewards import EditF1Reward
 
-__all__ = ["PairCounts", "best_worst_pairs", "pair_row", "scored_draft_pairs"]
+__all__ = [
+    "TADPOLE_STRATEGIES",
+    "PairCounts",
+    "TadpoleTuple",
+    "best_worst_pairs",
+    "pair_dataset",
+    "pair_row",
+    "scored_draft_pairs",
+    "tadpole_pairs",
+    "tadpole_tuples",
+]
+
+#: Appendix D.3's strategies: which two drafts of a tuple make the pair (chosen first).
+#: Blend takes the other three in turn, tuple by tuple (tuple k: the (k mod 3)-th), so
+#: a blended set has the size of the others and equal shares of each kind.
+TADPOLE_STRATEGIES = {
+    "enhanced": ("enhanced", "base"),
+    "corrupted": ("base", "corrupted"),
+    "hard-corrupted": ("enhanced", "corrupted"),
+    "blend": None,
+}
 
 #: The columns of every pair row.
 _COLUMNS = ("prompt", "chosen", "rejected", "group", "chosen_score", "rejected_score")
@@ -189,8 +214,6 @@ def scored_draft_pairs(
         KeyError: naming the first row without a needed column.
         ValueError: see :func:`best_worst_pairs`; InputError: a bad reply.
     """
-    import datasets
-
     needed = [group_field, prediction_field, reward.reference_column]
     needed.append(prompt_field if prompt_field else message_field)
     if reward.message_column is not None:
@@ -212,6 +235,143 @@ def scored_draft_pairs(
     pairs, counts = best_worst_pairs(
         [str(row[group_field]) for row in rows], prompts, drafts, scores, min_margin=min_margin
     )
-    if not pairs:  # the columns still, for a caller that reads them
-        return datasets.Dataset.from_dict({key: [] for key in _COLUMNS}), counts
-    return datasets.Dataset.from_list(pairs), counts
+    return pair_dataset(pairs), counts
+
+
+def pair_dataset(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
+    """A ``datasets.Dataset`` of :func:`pair_row` rows; with no row, one with the columns
+    (and ``extra_columns``) and no rows."""
+    import datasets
+
+    if not rows:
+        return datasets.Dataset.from_dict({key: [] for key in (*_COLUMNS, *extra_columns)})
+    return datasets.Dataset.from_list(list(rows))
+
+
+@dataclass(frozen=True)
+class TadpoleTuple:
+    """One message's drafts for one theme (TADPOLE, Appendix D).
+
+    Attributes:
+        group: the message's id.
+        prompt: the 0-shot prompt the base draft answers (chat messages).
+        theme: a clinical theme the theme judge found in the clinician's reply.
+        base: r, the generator's 0-shot draft.
+        enhanced: r+, ``base`` rewritten to also cover ``theme``.
+        corrupted: r−, ``base`` rewritten without ``theme``'s sentences.
+    """
+
+    group: str
+    prompt: list
+    theme: str
+    base: str
+    enhanced: str
+    corrupted: str
+
+
+def tadpole_tuples(
+    rows: Sequence[dict],
+    generator,
+    theme_judge: ThemeJudge,
+    *,
+    group_field: str = "message_id",
+    message_field: str = "message",
+    ehr_field: str = "ehr_summary",
+    reference_field: str = "reference",
+    splitter: SentenceSplitter | None = None,
+) -> list[TadpoleTuple]:
+    """Base, enhanced and corrupted drafts per message and theme, by an LLM.
+
+    The themes of a message are the clinical themes (:data:`editf1.themes.CLINICAL_THEMES`,
+    in that order) that ``theme_judge`` gives at least one sentence of its clinician
+    reply: the content a clinician chose to write is what r+ adds and r− takes away.
+    Two batched generation calls in all: the base drafts
+    (:func:`~editf1.training.prompts.zero_shot_messages`), then every rewrite
+    (:func:`~editf1.training.prompts.enhance_messages`,
+    :func:`~editf1.training.prompts.corrupt_messages`).
+
+    Args:
+        rows: one dict per message: id, message, optional EHR summary, clinician reply.
+        generator: has ``generate(conversations) -> list[list[str]]``, one reply per
+            conversation (e.g. :class:`editf1.training.generation.CausalLMGenerator`).
+        theme_judge: labels the replies' sentences.
+        group_field, message_field, ehr_field, reference_field: columns.
+        splitter: default :class:`~editf1.segment.SentenceSplitter`.
+
+    Returns:
+        The tuples, by message in row order, then by theme; a reply without a clinical
+        theme gives none.
+
+    Raises:
+        KeyError: naming the first rows without a needed column.
+        ValueError: for a message id used by two rows.
+    """
+    for field in (group_field, message_field, reference_field):
+        if lacking := [i for i, row in enumerate(rows) if field not in row]:
+            raise KeyError(f"column {field!r} is missing from row(s) {lacking[:10]}")
+    groups = [str(row[group_field]) for row in rows]
+    if repeated := sorted({g for g in groups if groups.count(g) > 1}):
+        raise ValueError(f"message id(s) {repeated[:10]} name several rows; give one row each")
+    splitter = splitter or SentenceSplitter()
+    sentences = [[s.text for s in splitter.split(row[reference_field])] for row in rows]
+    labels = iter(judge_themes(theme_judge, [t for texts in sentences for t in texts]))
+    present = [
+        themes_present([next(labels) for _ in texts], CLINICAL_THEMES) for texts in sentences
+    ]
+    prompts = [zero_shot_messages(row[message_field], row.get(ehr_field)) for row in rows]
+    bases = [replies[0] for replies in generator.generate(prompts)]
+    jobs = [
+        (i, theme)
+        for i, themes in enumerate(present)
+        for theme in CLINICAL_THEMES
+        if theme in themes
+    ]
+    rewrites = []
+    for i, theme in jobs:
+        message, ehr = rows[i][message_field], rows[i].get(ehr_field)
+        rewrites += [
+            enhance_messages(message, ehr, bases[i], theme),
+            corrupt_messages(message, ehr, bases[i], theme),
+        ]
+    answers = [replies[0] for replies in generator.generate(rewrites)] if rewrites else []
+    return [
+        TadpoleTuple(groups[i], prompts[i], theme, bases[i], answers[2 * k], answers[2 * k + 1])
+        for k, (i, theme) in enumerate(jobs)
+    ]
+
+
+def tadpole_pairs(tuples: Sequence[TadpoleTuple], strategy: str) -> tuple[list[dict], int]:
+    """Preference rows from TADPOLE tuples with one of :data:`TADPOLE_STRATEGIES`.
+
+    Args:
+        tuples: from :func:`tadpole_tuples`.
+        strategy: ``"enhanced"`` {r+ over r}, ``"corrupted"`` {r over r−},
+            ``"hard-corrupted"`` {r+ over r−} or ``"blend"`` (the three in turn).
+
+    Returns:
+        ``(rows, unchanged)``: :func:`pair_row` rows (``group`` the message id, scores
+        ``None``) with ``theme`` and ``strategy`` (the pair's own kind) added, and the
+        number of tuples dropped because the two drafts were the same text (a rewrite
+        that changed nothing teaches nothing).
+
+    Raises:
+        ValueError: for an unknown strategy.
+
+    >>> t = TadpoleTuple("m1", "p", "Logistics", "r", "r+", "r-")
+    >>> rows, unchanged = tadpole_pairs([t, t, t], "blend")
+    >>> [(r["chosen"], r["rejected"], r["strategy"]) for r in rows]
+    [('r+', 'r', 'enhanced'), ('r', 'r-', 'corrupted'), ('r+', 'r-', 'hard-corrupted')]
+    """
+    if strategy not in TADPOLE_STRATEGIES:
+        raise ValueError(f"strategy must be one of {list(TADPOLE_STRATEGIES)}, got {strategy!r}")
+    kinds = [k for k, v in TADPOLE_STRATEGIES.items() if v is not None]
+    rows, unchanged = [], 0
+    for k, item in enumerate(tuples):
+        kind = kinds[k % len(kinds)] if strategy == "blend" else strategy
+        chosen, rejected = (getattr(item, name) for name in TADPOLE_STRATEGIES[kind])
+        if chosen.strip() == rejected.strip():
+            unchanged += 1
+            continue
+        row = pair_row(item.prompt, chosen, rejected, item.group, None, None)
+        rows.append(row | {"theme": item.theme, "strategy": kind})
+    return rows, unchanged
