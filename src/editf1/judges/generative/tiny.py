@@ -40,6 +40,7 @@ def build_tiny_causal_lm(
     context: int = 1024,
     init_std: float = 0.5,
     chat_template: bool = True,
+    answer: str | None = None,
 ) -> Path:
     """Build and save a tiny random Llama and its tokenizer.
 
@@ -51,6 +52,10 @@ def build_tiny_causal_lm(
         init_std: standard deviation of the random weights; large (0.5, against the
             usual 0.02) so that answers differ from sentence to sentence.
         chat_template: give the tokenizer the ChatML template.
+        answer: make greedy generation with the saved generation config answer this
+            text, then stop, whatever the prompt: its ``sequence_bias`` raises the k-th
+            token of the answer (then EOS) by 100 k after the first k - 1 (for testing a
+            server, which generates with the model's generation config).
 
     Returns:
         ``folder``, holding ``config.json``, ``model.safetensors`` and the tokenizer.
@@ -97,6 +102,11 @@ def build_tiny_causal_lm(
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
+    if answer is not None:
+        ids = [*tokenizer(answer, add_special_tokens=False).input_ids, tokenizer.eos_token_id]
+        model.generation_config.sequence_bias = [
+            [ids[:k], 100.0 * k] for k in range(1, len(ids) + 1)
+        ]
     model.save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return folder

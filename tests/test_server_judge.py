@@ -1,0 +1,574 @@
+"""The server judge: answers mapped onto the draft's candidate spans (exact, snapped or
+unusable, each counted), loopback only unless allowed, models found through /v1/models,
+JSON-schema support detected, and timeouts, garbage, lost servers and bounded
+concurrency against a standard-library fake server; end to end against a real
+``transformers serve`` on 127.0.0.1 (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai", reason="the server judge needs the server extra (openai)")
+
+from editf1.judges import JudgeRequest, clear_judge_cache, load_content_judge, load_theme_judge
+from editf1.judges.server import (
+    Choice,
+    ServerJudgeWarning,
+    check_local,
+    choose,
+)
+from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
+from editf1.segment import SentenceSplitter
+from editf1.themes import THEMES
+
+SPLITTER = SentenceSplitter()
+DRAFT = "Rest well. Drink water. Call us if it gets worse."
+#: The draft's candidate spans (sentences, then runs of two) and NO MATCH, by hand.
+CHOICES = [
+    "Rest well.",
+    "Drink water.",
+    "Call us if it gets worse.",
+    "Rest well. Drink water.",
+    "Drink water. Call us if it gets worse.",
+    "NO MATCH",
+]
+REFERENCE = "Please rest well. Drink plenty of water. Take your pills. We will call."
+#: What the fake server answers to each reference sentence.
+ANSWERS = {
+    "Please rest well.": "Rest well.",  # exact
+    "Drink plenty of water.": "drink water",  # snapped to "Drink water."
+    "Take your pills.": "NO MATCH",  # exact
+    "We will call.": "zzzz qqqq",  # fits no choice: unusable
+}
+
+
+@pytest.fixture(autouse=True)
+def fresh_judges():
+    """Every test loads its own judges (their counts start at zero)."""
+    clear_judge_cache()
+    yield
+    clear_judge_cache()
+
+
+def _request(reference: str = REFERENCE, draft: str = DRAFT) -> JudgeRequest:
+    return JudgeRequest(tuple(SPLITTER.split(reference)), draft, tuple(SPLITTER.split(draft)))
+
+
+class Slow:
+    """Answer after ``seconds``."""
+
+    def __init__(self, seconds: float, then: str = "NO MATCH") -> None:
+        self.seconds, self.then = seconds, then
+
+
+class FakeServer:
+    """An OpenAI-compatible chat server on 127.0.0.1 (standard library only).
+
+    Args:
+        answers: sentence → answer text, ``Slow``, an int (an HTTP error status),
+            ``b"..."`` (a raw 200 body), or a list of these used one per request.
+        default: the answer for any other sentence.
+        models: the ids ``/v1/models`` lists.
+        enforce_schema: answer ``{"answer": ...}``, replacing an answer outside the
+            request's JSON-schema enum by the enum's first value (as a server that
+            enforces the schema would).
+        answers_before_death: after this many answers, drop every connection.
+    """
+
+    def __init__(
+        self,
+        answers: dict | None = None,
+        *,
+        default="NO MATCH",
+        models=("judge",),
+        enforce_schema: bool = False,
+        answers_before_death: int | None = None,
+    ) -> None:
+        self.answers = {
+            k: list(v) if isinstance(v, list) else v for k, v in (answers or {}).items()
+        }
+        self.default, self.models, self.enforce_schema = default, list(models), enforce_schema
+        self.answers_before_death = answers_before_death
+        self.bodies: list[dict] = []
+        self.headers: list[dict] = []
+        self.in_flight = self.max_in_flight = self.answered = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _send(self, status: int, payload: bytes, kind="application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):
+                data = [{"id": m, "object": "model"} for m in server.models]
+                self._send(200, json.dumps({"object": "list", "data": data}).encode())
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    if (
+                        server.answers_before_death is not None
+                        and server.answered >= server.answers_before_death
+                    ):
+                        return  # no response: the connection just closes
+                    server.bodies.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer(body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _answer(self, body):
+                sentence = body["messages"][-1]["content"].rpartition(": ")[2]
+                answer = server.answers.get(sentence, server.default)
+                if isinstance(answer, list):
+                    answer = answer.pop(0)
+                if isinstance(answer, Slow):
+                    time.sleep(answer.seconds)
+                    answer = answer.then
+                if isinstance(answer, int):
+                    return self._send(answer, b'{"error": "scripted"}')
+                if isinstance(answer, bytes):
+                    return self._send(200, answer, "text/plain")
+                schema = body.get("response_format")
+                if server.enforce_schema and schema:
+                    enum = schema["json_schema"]["schema"]["properties"]["answer"]["enum"]
+                    answer = json.dumps({"answer": answer if answer in enum else enum[0]})
+                with server.lock:
+                    server.answered += 1
+                message = {"role": "assistant", "content": answer}
+                choice = {"index": 0, "finish_reason": "stop", "message": message}
+                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "judge"}
+                self._send(200, json.dumps(reply | {"choices": [choice]}).encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def chat_bodies(self) -> list[dict]:
+        """Chat requests other than the constraint probe."""
+        return [b for b in self.bodies if b["messages"][0]["role"] == "system"]
+
+    def __enter__(self) -> FakeServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _judge(server: FakeServer, **options):
+    return load_content_judge("server", {"base_url": server.url, "retries": 0, **options})
+
+
+# -- choosing among the candidates ---------------------------------------------------
+
+
+def test_choose_exact_up_to_whitespace_snapped_or_unusable():
+    assert choose("  Drink\nwater. ", CHOICES) == Choice(1, "exact", 1.0)
+    assert choose('{"answer": "NO MATCH"}', CHOICES) == Choice(5, "exact", 1.0)
+    # "drink water" vs "drink water.": 2 * 11 / (11 + 12) matching characters
+    assert choose("drink water", CHOICES) == Choice(1, "snapped", 22 / 23)
+    assert choose("zzzz qqqq", CHOICES).how == "unusable"
+    assert choose("", CHOICES).how == "unusable"
+    # equally similar to two choices: the earlier one
+    assert choose("ab", ["ax", "ay"]) == Choice(0, "snapped", 0.5)
+
+
+# -- loopback only ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/v1",
+        "http://127.8.9.1/v1",
+        "http://localhost:1/v1",
+        "http://[::1]:8000/v1",
+    ],
+)
+def test_loopback_hosts_are_accepted(url):
+    assert check_local(url, allow_remote=False) == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://10.0.0.5:8000/v1",
+        "https://judge.example.org/v1",
+        "http://192.168.1.2/v1",
+        "http://[2001:db8::1]/v1",
+    ],
+)
+def test_other_hosts_need_allow_remote(url):
+    with pytest.raises(
+        ValueError, match=r"clinical text leaves this machine; pass allow_remote=True"
+    ):
+        check_local(url, allow_remote=False)
+    assert check_local(url, allow_remote=True) == url
+    # the judge refuses before any connection is tried
+    with pytest.raises(ValueError, match="is not this machine"):
+        load_content_judge("server", {"base_url": url})
+
+
+def test_base_url_must_be_http():
+    with pytest.raises(ValueError, match="http"):
+        check_local("127.0.0.1:8000", allow_remote=False)
+
+
+# -- models, keys, constraint detection ------------------------------------------------
+
+
+def test_the_one_served_model_is_used_and_names_are_checked():
+    with FakeServer() as server:
+        assert _judge(server).model == "judge"
+        with pytest.raises(ValueError, match=r"'other' is not served .* it serves \['judge'\]"):
+            _judge(server, model="other")
+    with FakeServer(models=["a", "b"]) as server:
+        with pytest.raises(ValueError, match=r"serves 2 models \['a', 'b'\]"):
+            _judge(server)
+        assert _judge(server, model="b").model == "b"
+
+
+def test_an_adapter_is_requested_by_name():
+    with FakeServer(models=["base", "judge-lora"]) as server:
+        judge = _judge(server, model="base", adapter="judge-lora")
+        judge.match([_request("Please rest.")])
+        assert [b["model"] for b in server.chat_bodies()] == ["judge-lora"]
+        assert "model=base,adapter=judge-lora" in judge.fingerprint
+        with pytest.raises(ValueError, match=r"adapter 'nope' is not served"):
+            _judge(server, adapter="nope")
+
+
+def test_no_server_is_a_clear_error():
+    with FakeServer() as server:
+        url = server.url
+    with pytest.raises(ConnectionError, match="no server answers at"):
+        load_content_judge("server", {"base_url": url, "retries": 0})
+
+
+def test_api_key_is_read_from_the_named_variable_and_never_shown(monkeypatch):
+    monkeypatch.setenv("EDITF1_TEST_KEY", "s3cret-value")
+    with FakeServer() as server:
+        judge = _judge(server, api_key_env="EDITF1_TEST_KEY")
+        judge.match([_request("Please rest.")])
+        assert server.headers[-1]["authorization"] == "Bearer s3cret-value"
+        assert "s3cret" not in judge.fingerprint
+        with pytest.raises(ValueError, match="NAME of an environment variable") as error:
+            _judge(server, api_key_env="sk-live-abc123")
+        assert "abc123" not in str(error.value)
+        with pytest.raises(
+            ValueError, match=r"EDITF1_UNSET_KEY, but that environment variable is unset"
+        ):
+            _judge(server, api_key_env="EDITF1_UNSET_KEY")
+
+
+def test_json_schema_support_is_detected_and_the_enum_is_the_candidates():
+    with FakeServer(ANSWERS, enforce_schema=True) as server:
+        judge = _judge(server)
+        assert "constraint=json_schema(detected)" in judge.fingerprint
+        [judgements] = judge.match([_request()])
+        body = server.chat_bodies()[0]
+        schema = body["response_format"]["json_schema"]["schema"]
+        assert schema["properties"]["answer"]["enum"] == CHOICES
+        assert body["temperature"] == 0.0
+        # the longest choice has 38 characters
+        assert body["max_tokens"] == 38 + 32
+    # answers outside the enum became its first value, as the server enforced
+    assert [j.span.text if j.span else j.status for j in judgements] == [
+        "Rest well.",
+        "Rest well.",
+        "no_match",
+        "Rest well.",
+    ]
+    assert judge.counts == {"exact": 4}
+
+
+def test_a_server_that_ignores_the_schema_is_detected():
+    with FakeServer(ANSWERS) as server:
+        judge = _judge(server)
+        assert "constraint=none(detected)" in judge.fingerprint
+        with pytest.warns(ServerJudgeWarning):
+            judge.match([_request()])
+        assert all("response_format" not in b for b in server.chat_bodies())
+    with FakeServer(ANSWERS) as server:
+        assert "constraint=json_schema," in _judge(server, constraint="json_schema").fingerprint
+
+
+# -- answers, counted ------------------------------------------------------------------
+
+
+def test_answers_are_verbatim_spans_no_match_or_unusable_and_counted():
+    with FakeServer(ANSWERS) as server:
+        judge = _judge(server)
+        with pytest.warns(ServerJudgeWarning, match="of 4 answers, snapped: 1, unusable: 1"):
+            [judgements] = judge.match([_request()])
+    assert [j.status for j in judgements] == ["match", "match", "no_match", "unusable"]
+    assert [(j.span.start, j.span.end) for j in judgements[:2]] == [(0, 10), (11, 23)]
+    assert all(DRAFT[j.span.start : j.span.end] == j.span.text for j in judgements[:2])
+    assert judgements[1].raw.startswith("[snapped to a choice, similarity 0.96]")
+    assert judge.counts == {"exact": 2, "snapped": 1, "unusable": 1}
+
+
+def test_the_scorer_counts_what_the_server_judge_could_not_use():
+    with FakeServer(ANSWERS) as server:
+        scorer = EditF1Scorer(
+            "server",
+            None,
+            content_judge_options={"base_url": server.url, "retries": 0},
+        )
+        with pytest.warns(ServerJudgeWarning), pytest.warns(UnusableJudgementWarning):
+            result = scorer.score([DRAFT], [REFERENCE])
+    # matched: rest well, drink water; not matched: pills, call (unusable);
+    # draft sentence left unmatched: "Call us if it gets worse."
+    assert (result.expected_matches, result.expected_additions) == (2, 2)
+    assert result.expected_deletions == 1
+    assert result.unusable_judgements == 1
+    assert "server-content(model=judge" in result.reproducibility
+
+
+def test_theme_labels_exact_snapped_or_unusable():
+    answers = {"Call us.": "Logistics", "Take it.": "medical planning", "Hi.": "NO MATCH"}
+    with FakeServer(answers) as server:
+        judge = load_theme_judge("server", {"base_url": server.url, "retries": 0})
+        with pytest.warns(ServerJudgeWarning):
+            labels = judge.classify(["Call us.", "Take it.", "Hi."])
+    assert [j.theme for j in labels] == ["Logistics", "Medical planning instruction", None]
+    assert judge.counts == {"exact": 1, "snapped": 1, "unusable": 1}
+
+
+def test_a_draft_without_sentences_is_no_match_without_asking():
+    with FakeServer() as server:
+        judge = _judge(server)
+        [judgements] = judge.match([_request("Please rest.", draft="")])
+        assert server.chat_bodies() == []
+    assert [j.status for j in judgements] == ["no_match"]
+
+
+# -- failures, counted -----------------------------------------------------------------
+
+
+def test_a_slow_server_times_out_and_is_counted():
+    answers = {"Please rest well.": Slow(2.0, "Rest well.")}
+    with FakeServer(answers) as server:
+        judge = _judge(server, timeout_s=0.3)
+        with pytest.warns(ServerJudgeWarning, match="failed: timeout: 1"):
+            [judgements] = judge.match([_request()])
+    assert judgements[0].status == "unusable"
+    assert judgements[0].raw == "[no answer: timeout]"
+    assert judge.counts["failed: timeout"] == 1
+
+
+def test_garbage_and_errors_are_counted_by_reason():
+    answers = {
+        "Please rest well.": b"<html>not json</html>",
+        "Drink plenty of water.": 500,
+        "Take your pills.": b'{"unexpected": 1}',
+        "We will call.": "",
+    }
+    with FakeServer(answers) as server:
+        judge = _judge(server)
+        with pytest.warns(ServerJudgeWarning):
+            [judgements] = judge.match([_request()])
+    assert all(j.status == "unusable" for j in judgements)
+    assert judge.counts == {
+        "failed: malformed response": 2,
+        "failed: HTTP 500": 1,
+        "failed: empty answer": 1,
+    }
+
+
+def test_a_429_or_503_is_retried():
+    answers = {"Please rest.": [503, 429, "Rest well."]}
+    with FakeServer(answers) as server:
+        judge = _judge(server, retries=2)
+        [[judgement]] = judge.match([_request("Please rest.")])
+    assert judgement.span.text == "Rest well."
+    assert judge.counts == {"exact": 1}
+
+
+def test_a_server_lost_mid_run_is_counted():
+    with FakeServer(answers_before_death=2) as server:
+        judge = _judge(server, max_concurrency=1)  # the probe is the first answer
+        with pytest.warns(ServerJudgeWarning, match="failed: connection lost: 3"):
+            [judgements] = judge.match([_request()])
+    assert [j.status for j in judgements] == ["no_match", "unusable", "unusable", "unusable"]
+
+
+def test_concurrency_is_bounded():
+    with FakeServer(default=Slow(0.2)) as server:
+        judge = _judge(server, max_concurrency=2)
+        judge.match([_request(), _request()])
+        assert len(server.chat_bodies()) == 8
+        assert server.max_in_flight == 2
+
+
+def test_bad_options():
+    with FakeServer() as server:
+        for options, message in [
+            ({"max_concurrency": 0}, "max_concurrency"),
+            ({"timeout_s": 0}, "timeout_s"),
+            ({"retries": -1}, "retries"),
+            ({"constraint": "regex"}, "constraint"),
+        ]:
+            with pytest.raises(ValueError, match=message):
+                _judge(server, **options)
+        with pytest.raises(TypeError, match="does not take option"):
+            _judge(server, temperature=0.7)
+
+
+# -- a real server: transformers serve on 127.0.0.1 ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``transformers serve`` of a tiny model that always answers NO MATCH, on a free
+    loopback port; stopped at the end (or by the test that kills it)."""
+    pytest.importorskip("fastapi", reason="transformers serve needs the server extra")
+    pytest.importorskip("uvicorn", reason="transformers serve needs the server extra")
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    root = tmp_path_factory.mktemp("served")
+    folder = build_tiny_causal_lm(root / "no-match", answer="NO MATCH")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        str(Path(sys.executable).parent / "transformers"),
+        "serve",
+        str(folder),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--device",
+        "cpu",
+    ]
+    env = os.environ | {"HF_HOME": str(root / "hf"), "HF_HUB_OFFLINE": "1"}
+    log = open(root / "serve.log", "wb")  # noqa: SIM115 (closed at teardown)
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/models", timeout=2).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(
+                    f"transformers serve did not start: {(root / 'serve.log').read_text()[-2000:]}"
+                )
+            time.sleep(0.5)
+    yield {"url": url, "model": str(folder), "process": process}
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.mark.slow
+def test_real_server_answers_are_verbatim_and_deterministic(served):
+    judge = load_content_judge("server", {"base_url": served["url"]})
+    assert judge.model == served["model"]
+    assert "constraint=none(detected)" in judge.fingerprint  # serve ignores the schema
+    requests = [_request(), _request("Rest. Call us.", draft="Rest now. Call us.")]
+    first = judge.match(requests)
+    assert first == judge.match(requests)
+    assert [[j.status for j in pair] for pair in first] == [["no_match"] * 4, ["no_match"] * 2]
+    assert judge.counts == {"exact": 12}
+    with pytest.raises(ValueError, match=r"'nope' is not served .* it serves \["):
+        load_content_judge("server", {"base_url": served["url"], "model": "nope"})
+
+
+@pytest.mark.slow
+def test_real_server_theme_answers_that_are_no_label_are_counted(served):
+    judge = load_theme_judge("server", {"base_url": served["url"], "model": served["model"]})
+    with pytest.warns(ServerJudgeWarning, match="unusable: 2"):
+        labels = judge.classify(["Call us.", "Rest."])
+    assert [j.theme for j in labels] == [None, None]
+    assert THEMES  # the nine labels were the choices
+    assert judge.counts == {"unusable": 2}
+
+
+@pytest.mark.slow
+def test_real_server_scores_oncqa_pairs_through_the_command(served, shared_data, tmp_path):
+    from editf1.cli import main
+
+    if not (shared_data / "oncqa" / "stage1.csv").is_file():
+        pytest.skip("../shared/data/oncqa/stage1.csv is absent")
+
+    summary = tmp_path / "summary.json"
+    code = main(
+        [
+            "score",
+            "--dataset",
+            "oncqa",
+            "--data-dir",
+            str(shared_data / "oncqa"),
+            "--limit",
+            "3",
+            "--content-judge",
+            "server",
+            "--content-judge-option",
+            f"base_url={served['url']}",
+            "--content-judge-option",
+            f"model={served['model']}",
+            "--theme-judge",
+            "none",
+            "--no-progress",
+            "-o",
+            str(tmp_path / "rows.jsonl"),
+            "--summary-json",
+            str(summary),
+        ]
+    )
+    assert code == 0
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    result = json.loads(summary.read_text())
+    # every reference sentence answered NO MATCH: nothing matched, nothing unusable
+    assert result["expected_matches"] == 0 and result["unusable_judgements"] == 0
+    assert result["expected_additions"] == sum(r["expected_additions"] for r in rows)
+    assert result["expected_additions"] == sum(len(r["alignment"]) for r in rows) > 0
+    assert all(a["status"] == "no_match" for r in rows for a in r["alignment"])
+    assert result["expected_deletions"] == sum(len(r["prediction_sentences"]) for r in rows)
+    assert f"server-content(model={served['model']}" in result["reproducibility"]
+
+
+@pytest.mark.slow
+def test_real_server_killed_mid_run_is_counted(served):
+    """Last of the real-server tests: it stops the server."""
+    judge = load_content_judge("server", {"base_url": served["url"], "retries": 1})
+    [before] = judge.match([_request("Please rest.")])
+    assert before[0].status == "no_match"
+    served["process"].kill()
+    served["process"].wait(timeout=30)
+    with pytest.warns(ServerJudgeWarning, match="failed: connection lost: 4"):
+        [after] = judge.match([_request()])
+    assert [j.status for j in after] == ["unusable"] * 4
+    assert judge.counts == {"exact": 1, "failed: connection lost": 4}
