@@ -4,7 +4,13 @@ without changing the training."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +36,7 @@ from editf1.integrations.callback import (
     make_compute_metrics,
     read_drafts,
 )
+from editf1.judges import ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
 from editf1.validate import InputError
 
@@ -75,8 +82,7 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def tokenizer():
+def make_tokenizer() -> PreTrainedTokenizerFast:
     """A byte-level BPE tokenizer trained here on the demo set: exact round trips."""
     texts = [r[k] for r in demo_rows() for k in ("message", "ehr_summary", "reference")]
     bpe = ByteLevelBPETokenizer()
@@ -84,6 +90,11 @@ def tokenizer():
     return PreTrainedTokenizerFast(
         tokenizer_object=bpe._tokenizer, eos_token="<|endoftext|>", pad_token="<pad>"
     )
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return make_tokenizer()
 
 
 def tiny_model(tokenizer, seed: int = 0) -> GPT2LMHeadModel:
@@ -254,7 +265,9 @@ class LogRecorder(TrainerCallback):
         self.logs.append(dict(logs))
 
 
-def _train(tokenizer, tmp_path, scorer=None):
+def _train(tokenizer, tmp_path, scorer=None, held_out=None, callback_cls=None, **options):
+    """Train the tiny model 4 steps, evaluating at steps 2 and 4, with a callback of
+    ``callback_cls`` (default EditF1Callback, sampling 12 tokens) if a scorer is given."""
     rows = demo_rows()
 
     def encode(row):
@@ -262,7 +275,7 @@ def _train(tokenizer, tmp_path, scorer=None):
         ids = tokenizer(text, truncation=True, max_length=96)["input_ids"]
         return {"input_ids": ids, "labels": ids}
 
-    train, held_out = [encode(r) for r in rows[:4]], rows[8:10]
+    train, held_out = [encode(r) for r in rows[:4]], held_out or rows[8:10]
     model = tiny_model(tokenizer)
     args = TrainingArguments(
         output_dir=str(tmp_path),
@@ -290,12 +303,8 @@ def _train(tokenizer, tmp_path, scorer=None):
     )
     callback = None
     if scorer is not None:
-        callback = EditF1Callback(
-            trainer,
-            held_out,
-            scorer=scorer,
-            generation_config={"max_new_tokens": 12, "do_sample": True},
-        )
+        options = options or {"generation_config": {"max_new_tokens": 12, "do_sample": True}}
+        callback = (callback_cls or EditF1Callback)(trainer, held_out, scorer=scorer, **options)
         trainer.add_callback(callback)
     trainer.train()
     return trainer, recorder, callback, model
@@ -330,3 +339,107 @@ def test_real_training_run_logs_edit_f1_beside_loss(tokenizer, scorer, tmp_path)
     assert losses == [h["loss"] for h in plain.state.log_history if "loss" in h]
     for (name, a), (_, b) in zip(model.named_parameters(), plain_model.named_parameters()):
         assert torch.equal(a, b), name
+
+
+# ---- under torchrun: 2 CPU processes (gloo), each generating its share ----
+
+
+class WordThemes(ThemeJudge):
+    """A sentence with "call" is Contingency planning, any other Medical planning."""
+
+    @property
+    def fingerprint(self) -> str:
+        return "word-themes"
+
+    def classify(self, sentences):
+        themes = ("Contingency planning", "Medical planning instruction")
+        return [ThemeJudgement(themes["call" not in s.lower()], 1.0) for s in sentences]
+
+
+class CountingCallback(EditF1Callback):
+    """Records the size of every batch this process generates."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.generated: list[int] = []
+
+    def _generate(self, model, tokenizer, batches, seed_offset=0):
+        self.generated += [len(batch) for batch in batches]
+        return super()._generate(model, tokenizer, batches, seed_offset)
+
+
+GREEDY = {"generation_config": {"max_new_tokens": 8, "do_sample": False}, "batch_size": 2}
+
+
+def shared_evaluation(out_dir: Path) -> None:
+    """One process's part in test_callback_shares_generation_under_torchrun (or the one
+    process of the reference run): evaluations of 8 and 5 demo examples in batches of
+    2 through on_evaluate, then a 4-step Trainer run (DDP under torchrun); writes what
+    it generated and logged to ``process-<rank>.json``."""
+    rank = int(os.environ.get("RANK", "0"))
+    tokenizer = make_tokenizer()
+    scorer = EditF1Scorer(content_judge="exact", theme_judge=WordThemes(), zero_division=0.0)
+    record = {}
+    for name, n in (("even", 8), ("uneven", 5)):
+        trainer, metrics = RecordingTrainer(), {}
+        drafts_dir = out_dir / f"drafts-{name}"
+        callback = CountingCallback(
+            trainer, demo_rows()[:n], scorer=scorer, drafts_dir=drafts_dir, **GREEDY
+        )
+        callback.on_evaluate(None, TrainerState(global_step=1), TrainerControl(),
+                             model=tiny_model(tokenizer), metrics=metrics,
+                             processing_class=tokenizer)  # fmt: skip
+        record[name] = {"generated": callback.generated, "logged": trainer.logged,
+                        "metrics": metrics, "drafts": callback.last_drafts}  # fmt: skip
+    trainer, _, callback, _ = _train(tokenizer, out_dir / "trainer", scorer, demo_rows()[:4],
+                                     CountingCallback, **GREEDY)  # fmt: skip
+    logged = [h for h in trainer.state.log_history if "eval_edit_f1_content_f1" in h]
+    record["trainer"] = {"generated": callback.generated, "logged": logged,
+                         "drafts": callback.last_drafts}  # fmt: skip
+    (out_dir / f"process-{rank}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_callback_shares_generation_under_torchrun(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    shared_evaluation(one)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    torchrun = Path(sys.executable).parent / "torchrun"
+    command = [str(torchrun), "--nproc_per_node", "2", "--master_port", str(port), __file__]
+    done = subprocess.run([*command, str(two)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    single = json.loads((one / "process-0.json").read_text(encoding="utf-8"))
+    first, second = (json.loads((two / f"process-{k}.json").read_text()) for k in (0, 1))
+    # 8 examples, 4 batches of 2: one process generates them all, each of two processes
+    # half; the logged figures and the metrics are those of the one process, in both.
+    assert single["even"]["generated"] == [2, 2, 2, 2]
+    assert first["even"]["generated"] == second["even"]["generated"] == [2, 2]
+    for shared in (first, second):
+        for name in ("even", "uneven"):
+            assert shared[name]["logged"] == single[name]["logged"]
+            assert shared[name]["metrics"] == single[name]["metrics"]
+            assert shared[name]["drafts"] == single[name]["drafts"]
+    assert single["even"]["logged"][0]["eval_edit_f1_pairs"] == 8.0
+    # 5 examples, batches of 2, 2 and 1: the second process generates the last batch,
+    # then repeats it (output dropped) so that both call generate twice.
+    assert first["uneven"]["generated"] == [2, 2] and second["uneven"]["generated"] == [1, 1]
+    assert single["uneven"]["logged"][0]["eval_edit_f1_pairs"] == 5.0
+    for name in ("even", "uneven"):  # written once, by the main process: the same rows
+        written = (two / f"drafts-{name}" / "step-1.jsonl").read_bytes()
+        assert written == (one / f"drafts-{name}" / "step-1.jsonl").read_bytes()
+    # A real Trainer under DDP: 4 held-out examples, each process generates 2 at each of
+    # the 2 evaluations; both log the figures of all 4 drafts, once per evaluation.
+    assert first["trainer"]["generated"] == second["trainer"]["generated"] == [2, 2]
+    assert first["trainer"]["logged"] == second["trainer"]["logged"]
+    assert [h["step"] for h in first["trainer"]["logged"]] == [2, 4]
+    scorer = EditF1Scorer(content_judge="exact", theme_judge=WordThemes(), zero_division=0.0)
+    drafts = first["trainer"]["drafts"]
+    rescored = scorer.score(drafts, [r["reference"] for r in demo_rows()[:4]])
+    last = first["trainer"]["logged"][-1]
+    assert {k: last[k] for k in KEYS} == pytest.approx(edit_f1_logs(rescored, drafts, "eval_"))
+
+
+if __name__ == "__main__":  # one process of the torchrun test above
+    shared_evaluation(Path(sys.argv[1]))

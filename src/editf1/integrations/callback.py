@@ -26,6 +26,7 @@ import contextlib
 import copy
 import json
 import random
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -33,10 +34,17 @@ import numpy as np
 import torch
 from transformers import GenerationConfig, TrainerCallback
 
+from editf1.integrations.distributed import (
+    aggregate_pairs,
+    process_state,
+    renumbered,
+    several_processes,
+    share_of,
+)
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, check_reference
+from editf1.validate import InputError, check_ids, check_pairs, check_reference
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -194,9 +202,16 @@ class EditF1Callback(TrainerCallback):
           figures to each dataset's metrics (logged once).
         * The figures are also added to the metrics ``Trainer.evaluate`` returns, so
           ``metric_for_best_model="edit_f1_content_f1"`` works.
-        * Under DDP every process generates (the model is replicated) and only the
-          main process's loggers write. Sharded models (FSDP, DeepSpeed ZeRO-3) need
-          generation on all ranks in lock-step: keep ``batch_size`` and examples equal.
+        * Under several processes (``torchrun``, ``accelerate launch``; DDP, FSDP,
+          DeepSpeed) each process generates and scores a contiguous share of the
+          batches of ``batch_size`` examples; the drafts and per-pair counts are
+          gathered (``accelerate.utils.gather_object``) and every process logs the same
+          figures of all the examples through ``Trainer.log``, whose loggers write on
+          the main process only (``drafts_dir`` too is written by the main process).
+          With greedy decoding the figures are those of one process (batches are the
+          same); with ``do_sample`` process k samples from ``seed + k``. Every process
+          calls ``generate`` equally often (one with fewer batches repeats its last,
+          output dropped), as sharded models (FSDP, ZeRO-3) need.
     """
 
     def __init__(
@@ -265,12 +280,23 @@ class EditF1Callback(TrainerCallback):
     def references(self) -> list[str]:
         return [row[self.reference_field] for row in self.examples]
 
+    def _batches(self) -> list[range]:
+        """The example indices of each generation batch, in order."""
+        n = len(self.examples)
+        return [range(s, min(s + self.batch_size, n)) for s in range(0, n, self.batch_size)]
+
     def generate(self, model, tokenizer) -> list[str]:
         """Drafts for the held-out examples, one string per example, in order.
 
         The model's mode, the tokenizer's padding side and pad token, and the torch,
         NumPy and Python RNG states are restored afterwards, even on error.
         """
+        return [d for batch in self._generate(model, tokenizer, self._batches()) for d in batch]
+
+    def _generate(self, model, tokenizer, batches: list[range], seed_offset: int = 0):
+        """The drafts of each batch of example indices (a list of lists of strings), one
+        ``model.generate`` call per batch, sampling from a forked RNG seeded with
+        ``seed + seed_offset``; see :meth:`generate`."""
         generation_config = copy.deepcopy(self.generation_config)
         was_training = model.training
         padding_side, pad_token = tokenizer.padding_side, tokenizer.pad_token
@@ -278,13 +304,12 @@ class EditF1Callback(TrainerCallback):
         special = self.add_special_tokens
         if special is None:
             special = not uses_chat_template(tokenizer)
-        prompts = [self.prompt_builder(example, tokenizer) for example in self.examples]
         device = model.device
         fork = {"devices": [device] if device.type != "cpu" else []}
         if device.type != "cpu":
             fork["device_type"] = device.type
         python_state, numpy_state = random.getstate(), np.random.get_state()
-        drafts: list[str] = []
+        drafts: list[list[str]] = []
         try:
             model.eval()
             if not encoder_decoder:
@@ -294,20 +319,17 @@ class EditF1Callback(TrainerCallback):
             if generation_config.pad_token_id is None:
                 generation_config.pad_token_id = tokenizer.pad_token_id
             with torch.no_grad(), torch.random.fork_rng(**fork):
-                _seed(device, self.seed)
-                for start in range(0, len(prompts), self.batch_size):
+                _seed(device, self.seed + seed_offset)
+                for indices in batches:
+                    prompts = [self.prompt_builder(self.examples[i], tokenizer) for i in indices]
                     batch = tokenizer(
-                        prompts[start : start + self.batch_size],
-                        return_tensors="pt",
-                        padding=True,
-                        add_special_tokens=special,
+                        prompts, return_tensors="pt", padding=True, add_special_tokens=special
                     ).to(device)
                     output = model.generate(**batch, generation_config=generation_config)
                     if not encoder_decoder:
                         output = output[:, batch["input_ids"].shape[1] :]
-                    drafts += [
-                        d.strip() for d in tokenizer.batch_decode(output, skip_special_tokens=True)
-                    ]
+                    decoded = tokenizer.batch_decode(output, skip_special_tokens=True)
+                    drafts.append([d.strip() for d in decoded])
         finally:
             model.train(was_training)
             tokenizer.padding_side, tokenizer.pad_token = padding_side, pad_token
@@ -331,13 +353,47 @@ class EditF1Callback(TrainerCallback):
             tokenizer = self.trainer.processing_class
         if tokenizer is None:
             raise ValueError("EditF1Callback needs a tokenizer (tokenizer= or the Trainer's)")
-        drafts = self.generate(model, tokenizer)
         ids = [str(row.get("id", i)) for i, row in enumerate(self.examples)]
-        result = self.scorer.score(drafts, self.references, ids=ids)
+        main_process = True
+        if several_processes():
+            state = process_state()
+            main_process = state.is_main_process
+            drafts, result = self._evaluate_shared(state, model, tokenizer, ids)
+        else:
+            drafts = self.generate(model, tokenizer)
+            result = self.scorer.score(drafts, self.references, ids=ids)
         self.last_drafts, self.last_result = drafts, result
-        if self.drafts_dir is not None:
+        if self.drafts_dir is not None and main_process:
             self._write_drafts(result, drafts, step)
         return edit_f1_logs(result, drafts, self.prefix)
+
+    def _evaluate_shared(self, state, model, tokenizer, ids: list[str]):
+        """Under N processes: this process generates and scores its contiguous share of
+        the batches (``split_between_processes``), every process gathers all drafts and
+        pairs (``gather_object``) and aggregates them: (drafts, result) of every example,
+        on every process. A process with fewer batches than the first repeats its last
+        one, output dropped, so that every process calls ``generate`` equally often."""
+        from accelerate.utils import gather_object
+
+        check_ids(ids, len(ids))  # on all rows, in every process: ids unique across shares
+        batches = self._batches()
+        mine = share_of(state, len(batches))
+        rounds = -(-len(batches) // state.num_processes)
+        calls = [batches[b] for b in mine]
+        calls += [calls[-1] if calls else batches[-1]] * (rounds - len(calls))
+        generated = self._generate(model, tokenizer, calls, seed_offset=state.process_index)
+        drafts = [d for batch in generated[: len(mine)] for d in batch]
+        first = calls[0].start if mine else 0
+        rows = range(first, first + len(drafts))
+        references = [self.references[i] for i in rows]
+        check_pairs(drafts, references, first_row=first)
+        judged = self.scorer.iter_pairs(zip([ids[i] for i in rows], drafts, references))
+        shared = gather_object([(renumbered(p, first), d) for p, d in zip(judged, drafts)])
+        with warnings.catch_warnings():
+            if not state.is_main_process:  # the main process warns, naming the rows
+                warnings.simplefilter("ignore")
+            result = aggregate_pairs(self.scorer, [p for p, _ in shared], keep_pairs=True)
+        return [d for _, d in shared], result
 
     def _write_drafts(self, result: CorpusResult, drafts: list[str], step: int | None) -> None:
         name = "final" if step is None else f"step-{step}"

@@ -17,11 +17,12 @@ a file system every process sees.
 :func:`aggregate_pairs` is the aggregation of
 :meth:`~editf1.scorer.EditF1Scorer.score_stream` (counts, the corpus result with
 ``all_references`` for several replies per draft, and its warnings naming rows) over
-pairs judged elsewhere; :func:`gather_pairs` collects every process's pairs on every
-process (``accelerate.utils.gather_object``), for the training callback.
+pairs judged elsewhere: the main process's merge here, and every process's in the
+training callback (:class:`~editf1.integrations.callback.EditF1Callback`), which gathers
+the pairs with ``accelerate.utils.gather_object``.
 
-accelerate is imported only when several processes run (it comes with the ``llm``
-extra and with ``transformers.Trainer``).
+accelerate is imported only when several processes run (the ``llm`` extra installs it;
+``transformers.Trainer`` needs it too).
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ from editf1.validate import InputError, row_errors
 __all__ = [
     "ShardedRun",
     "aggregate_pairs",
-    "gather_pairs",
     "process_state",
     "renumbered",
     "score_across_processes",
@@ -149,21 +149,6 @@ def aggregate_pairs(
     replay = copy.copy(scorer)  # shares the judges; only its judging step is replaced
     replay.iter_pairs = lambda given, **_: iter(given)
     return replay.score_stream(pairs, keep_pairs=keep_pairs, sink=sink, checked=True)
-
-
-def gather_pairs(pairs: Sequence[PairResult]) -> list[PairResult]:
-    """Every process's pairs, on every process, in process order (a collective call:
-    every process must make it). With contiguous shares that is input order.
-
-    Args:
-        pairs: this process's pairs (picklable; input row numbers).
-
-    Returns:
-        The concatenation over processes 0, 1, ..., N-1.
-    """
-    from accelerate.utils import gather_object
-
-    return gather_object(list(pairs))
 
 
 @dataclass(frozen=True)
