@@ -350,6 +350,25 @@ def test_the_scorer_counts_what_the_server_judge_could_not_use():
     assert "server-content(model=judge" in result.reproducibility
 
 
+def test_evaluate_load_takes_the_same_options(tmp_path):
+    import evaluate
+
+    metric_dir = Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"
+    with FakeServer(ANSWERS) as server:
+        metric = evaluate.load(
+            str(metric_dir),
+            content_judge="server",
+            content_judge_options={"base_url": server.url, "model": "judge", "retries": 0},
+            theme_judge=None,
+            cache_dir=str(tmp_path),
+        )
+        with pytest.warns(ServerJudgeWarning), pytest.warns(UnusableJudgementWarning):
+            result = metric.compute(predictions=[DRAFT], references=[REFERENCE])
+    # as the scorer test: EM 2, EA 2, ED 1, so precision 2/3 and recall 2/4
+    assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), 0.5)
+    assert result["unusable_judgements"] == 1
+
+
 def test_theme_labels_exact_snapped_or_unusable():
     answers = {"Call us.": "Logistics", "Take it.": "medical planning", "Hi.": "NO MATCH"}
     with FakeServer(answers) as server:
