@@ -5,6 +5,7 @@ hand; ``edit-f1 score`` under ``torchrun`` and ``accelerate launch`` with 2 CPU 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import socket
 import subprocess
 import sys
@@ -21,9 +22,11 @@ from editf1.integrations.distributed import (
     score_across_processes,
     share_of,
 )
+from editf1.judges.exact import ExactMatchContentJudge
 from editf1.scorer import EditF1Scorer
 
 BIN = Path(sys.executable).parent
+METRIC_DIR = Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"
 FAST = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
 
 
@@ -169,7 +172,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _pairs_file(path: Path) -> Path:
+def _pair_rows() -> list[dict]:
     """20 rows: row 13 has an empty draft, rows 2, 7, 12, 17 two replies."""
     rows = []
     for i in range(20):
@@ -178,7 +181,11 @@ def _pairs_file(path: Path) -> Path:
             reference = [reference, f"Drink water. Rest today {i}."]
         draft = "" if i == 13 else f"Rest today. Drink water. Take ibuprofen {i} mg."
         rows.append({"id": f"r{i}", "prediction": draft, "reference": reference})
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return rows
+
+
+def _pairs_file(path: Path) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in _pair_rows()), encoding="utf-8")
     return path
 
 
@@ -226,3 +233,77 @@ def test_accelerate_launch_shards_a_dataset_split(tmp_path, capsys):
     )
     assert two.read_bytes() == one.read_bytes()
     assert "judged by 2 processes: 6 + 6 pairs" in done.stdout
+
+
+def _floats_apart(a, b, where="") -> float:
+    """The largest difference between the floats of two JSON values that are otherwise
+    equal (AssertionError naming the first other difference)."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        return max([_floats_apart(a[k], b[k], f"{where}.{k}") for k in a], default=0.0)
+    if isinstance(a, list):
+        assert len(a) == len(b), where
+        return max([_floats_apart(x, y, where) for x, y in zip(a, b)], default=0.0)
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b)
+    assert a == b, where
+    return 0.0
+
+
+@pytest.mark.slow
+def test_embedded_judges_two_processes_same_decisions(tmp_path, capsys):
+    """The embedded judges encode each share in their own batches: the same decisions
+    and counts as one process, probabilities within 1e-6."""
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert main(["score", "--demo", "-o", str(one), "-q"]) == 0
+    torchrun = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port"]
+    done = _launch([*torchrun, str(_free_port())], ["--demo", "-o", str(two), "--no-progress"])
+    assert "judged by 2 processes: 6 + 6 pairs" in done.stdout
+    rows = [[json.loads(line) for line in p.read_text().splitlines()] for p in (one, two)]
+    assert _floats_apart(*rows) < 1e-6  # statuses, spans, themes and counts equal
+
+
+class CountingExactJudge(ExactMatchContentJudge):
+    """The exact judge, counting the (draft, reply) pairs it judges in this process."""
+
+    judged = 0
+
+    def match(self, requests):
+        self.judged += len(requests)
+        return super().match(requests)
+
+
+def _evaluate_rank(process_id: int, cache_dir: str, rows: list, queue) -> None:
+    """One rank of evaluate's distributed mode: adds its half of ``rows``, computes."""
+    import evaluate
+
+    judge = CountingExactJudge()
+    metric = evaluate.load(str(METRIC_DIR), content_judge=judge, theme_judge=None,
+                           num_process=2, process_id=process_id, experiment_id="idle_rank",
+                           cache_dir=cache_dir)  # fmt: skip
+    half = rows[10 * process_id : 10 * (process_id + 1)]
+    metric.add_batch(predictions=[r["prediction"] for r in half],
+                     references=[r["reference"] for r in half])  # fmt: skip
+    result = metric.compute(return_pairs=False)
+    queue.put((process_id, judge.judged, None if result is None else result["n_pairs"]))
+
+
+@pytest.mark.slow
+def test_evaluate_distributed_mode_judges_every_pair_on_rank_0(tmp_path):
+    """Why the metric card points to the accelerate path: under evaluate's num_process=2
+    rank 0 judges all 20 pairs after the gather and rank 1 none, where under torchrun
+    each process judges 10 (test_torchrun_two_processes_equal_one): the busiest
+    process's judging halves."""
+    # evaluate takes one kind of reference per computation: each row's first reply
+    rows = [r | {"reference": r["reference"][0]} if isinstance(r["reference"], list) else r
+            for r in _pair_rows()]  # fmt: skip
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    ranks = [context.Process(target=_evaluate_rank, args=(k, str(tmp_path), rows, queue))
+             for k in (0, 1)]  # fmt: skip
+    for rank in ranks:
+        rank.start()
+    judged = {k: (n, pairs) for k, n, pairs in (queue.get(timeout=300) for _ in ranks)}
+    for rank in ranks:
+        rank.join(timeout=60)
+    assert judged == {0: (20, 20), 1: (0, None)}
