@@ -322,7 +322,7 @@ def features() -> list:
 
 def metric_path() -> Path:
     """The folder of the installed ``evaluate`` module: ``evaluate.load(str(metric_path()))``."""
-    return Path(str(resources.files("editf1.metric")))
+    return Path(str(resources.files("editf1.edit_f1")))
 
 
 def install_metric(modules_cache: str | Path | None = None) -> Path:
