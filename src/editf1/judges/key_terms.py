@@ -1,0 +1,379 @@
+"""Clinical key terms of a sentence, and whether a draft span keeps or contradicts them.
+
+A draft on the same topic as a reference sentence looks similar to it in embedding space
+whether or not it says the same thing: "continue taking your omeprazole as prescribed"
+and "increase your dose of omeprazole" differ in one word. The content judge therefore
+compares the terms on which such sentences differ (pure functions of the text, no model):
+
+* **quantities**: a number with a unit (``"20 mg"``, ``"two weeks"``, ``"3-5 days"``,
+  ``"38.5 °C"``), as an interval in a base unit per dimension (mg, ml, hours, °C, %,
+  units, tablets, times, cycles, ...), so ``"2 weeks"`` and ``"14 days"`` agree;
+* **frequencies**: doses or events per day (``"twice daily"``, ``"bid"``, ``"every 8
+  hours"`` = 3, ``"weekly"`` = 1/7) or ``"as needed"``;
+* **directions** of a treatment: ``continue``, ``increase``, ``decrease``, ``stop``,
+  ``start``, ``hold``, from a short list of verbs and their inflections;
+* **drugs**: words ending in a WHO international-nonproprietary-name stem (``-prazole``,
+  ``-mab``, ``-tinib``, ``-platin``, ...; :data:`DRUG_STEMS`) or in a short list of
+  common names without one (:data:`DRUG_NAMES`; ``tylenol``, ``insulin``, ...). No
+  maintained offline drug list on PyPI fitted: the one found (drug-named-entity-recognition)
+  unpickles a cache file from the home folder at import and calls web services, so
+  this module keeps a documented, deliberately small heuristic that will miss drugs
+  outside those stems;
+* **tests**: a short list of investigations (CT, MRI, PET, biopsy, blood tests, ...);
+* **negation** (``not``, ``no``, ``never``, ``n't``, ``without``, ``avoid``, ...),
+  **conditionals** (``if``, ``unless``, ``in case``, ``otherwise``) and **questions**
+  (a ``?``) as flags.
+
+A direction verb within three words after a negation ("should not be increased", "do
+not stop") is not counted: it states no change.
+
+:func:`compare` says, for a reference sentence's terms against a span's, which terms
+the span omits (:attr:`Comparison.key_term_recall`) and which it contradicts
+(:attr:`Comparison.conflicts`): the span names another value of the same kind and not
+the reference's (a dose of 40 mg where the reference says 20 mg; ``continue`` where it
+says ``increase``; pantoprazole where it says omeprazole). The content judge turns
+conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`).
+
+>>> ref = extract("I would recommend increasing your dose of omeprazole.")
+>>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
+>>> sorted(ref.directions), sorted(span.directions), sorted(ref.drugs)
+(['increase'], ['continue'], ['omeprazole'])
+>>> sorted(compare(ref, span).conflicts)
+['direction']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "CONFLICT_KINDS",
+    "DIRECTIONS",
+    "DRUG_NAMES",
+    "DRUG_STEMS",
+    "Comparison",
+    "KeyTerms",
+    "compare",
+    "extract",
+]
+
+#: The kinds of contradiction :func:`compare` reports.
+CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
+
+#: Directions of a treatment, and the verbs (regular expressions, inflections included)
+#: that express them.
+DIRECTIONS: dict[str, str] = {
+    "continue": r"continu\w*|(?:keep|kept|stay|remain)\w*\s+(?:on|taking|using)",
+    "increase": r"increas\w*|rais(?:e|es|ed|ing)|up-?titrat\w*|doubl(?:e|es|ed|ing)",
+    "decrease": r"decreas\w*|reduc(?:e|es|ed|ing)|tap(?:er|ers|ered|ering)|cut(?:ting)?\s+"
+    r"(?:back|down)|lower(?:ing)?\s+(?:the|your|his|her|its)\s+dos\w*",
+    "stop": r"stop(?:s|ped|ping)?|discontinu\w*|quit(?:s|ting)?|ceas(?:e|es|ed|ing)",
+    "start": r"start(?:s|ed|ing)?|begin(?:s|ning)?|began|initiat\w*",
+    "hold": r"hold(?:s|ing)?|held|paus(?:e|es|ed|ing)|withh(?:o|e)ld\w*|skip(?:s|ped|ping)?",
+}
+
+#: Pairs of directions that contradict each other (either order): "continue as
+#: prescribed" means no change, so it contradicts every change.
+_OPPOSED = {
+    frozenset(pair)
+    for pair in [
+        ("continue", "increase"),
+        ("continue", "decrease"),
+        ("continue", "stop"),
+        ("continue", "hold"),
+        ("increase", "decrease"),
+        ("increase", "stop"),
+        ("increase", "hold"),
+        ("start", "stop"),
+        ("start", "hold"),
+    ]
+}
+
+#: Endings of WHO international nonproprietary names (INN stems) that mark a word of six
+#: letters or more as a drug (omeprazole, pembrolizumab, cisplatin, ...).
+DRUG_STEMS = (
+    "mab", "nib", "ciclib", "parib", "lisib", "platin", "taxel", "rubicin", "mycin",
+    "cillin", "cycline", "floxacin", "azole", "tidine", "pril", "sartan", "olol",
+    "dipine", "statin", "gliptin", "gliflozin", "formin", "semide", "thiazide", "oxetine",
+    "pram", "triptan", "azepam", "zolam", "codone", "morphone", "profen", "coxib", "sone",
+    "olone", "parin", "xaban", "gatran", "vir", "setron", "pitant", "trexate", "citabine",
+    "uracil", "phamide", "fosfamide", "tecan", "poetin", "grastim", "relin", "lutamide",
+    "oxifen", "pentin", "azine", "adol", "tropium", "terol", "lukast", "mustine", "limus",
+    "domide", "tide",
+)  # fmt: skip
+
+#: Common drug names that carry no INN stem (brand and over-the-counter names).
+DRUG_NAMES = frozenset(
+    [
+        "acetaminophen", "tylenol", "paracetamol", "aspirin", "advil", "motrin", "aleve",
+        "naproxen", "insulin", "morphine", "warfarin", "coumadin", "eliquis", "xarelto",
+        "imodium", "miralax", "senna", "colace", "docusate", "zofran", "compazine",
+        "benadryl", "claritin", "zyrtec", "prilosec", "nexium", "pepcid", "tums", "keytruda",
+        "opdivo", "herceptin", "avastin", "xgeva", "zometa", "neulasta", "neupogen",
+        "marinol", "decadron", "ativan", "ambien", "melatonin", "lyrica", "fentanyl", "norco",
+        "percocet", "dilaudid", "lidocaine", "emla", "creon", "lomotil", "biotene",
+    ]
+)  # fmt: skip
+
+#: Investigations (regular expressions), each mapped to one canonical name.
+_TESTS = {
+    r"ct|cat scans?|computed tomography": "ct",
+    r"mri|magnetic resonance": "mri",
+    r"pet(?:[- ]ct)?": "pet",
+    r"x-?rays?|radiographs?": "x-ray",
+    r"ultrasounds?|sonograms?|dopplers?": "ultrasound",
+    r"biops(?:y|ies)": "biopsy",
+    r"blood (?:tests?|work|counts?)|bloodwork|labs?|lab tests?|cbc|cmp": "blood test",
+    r"mammograms?|mammography": "mammogram",
+    r"colonoscop(?:y|ies)": "colonoscopy",
+    r"endoscop(?:y|ies)": "endoscopy",
+    r"ekg|ecg|electrocardiograms?": "ecg",
+    r"echocardiograms?|echo": "echocardiogram",
+    r"urinalysis|urine (?:tests?|cultures?)": "urine test",
+    r"psa|cea|ca[- ]?125|ca[- ]?19-9|tumou?r markers?": "tumour marker",
+    r"bone scans?": "bone scan",
+}
+
+#: number words -> (low, high): vague ones are ranges
+_NUMBER_WORDS = {
+    "one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "five": (5, 5),
+    "six": (6, 6), "seven": (7, 7), "eight": (8, 8), "nine": (9, 9), "ten": (10, 10),
+    "eleven": (11, 11), "twelve": (12, 12), "fourteen": (14, 14), "twenty": (20, 20),
+    "thirty": (30, 30), "once": (1, 1), "twice": (2, 2), "thrice": (3, 3),
+    "a couple of": (2, 2), "a few": (2, 4), "several": (2, 7),
+}  # fmt: skip
+
+#: unit spellings (regular expression) -> (dimension, factor to the dimension's base
+#: unit); tried in this order
+_UNITS = {
+    "mg|milligrams?": ("mass", 1.0), "mcg|µg|micrograms?": ("mass", 1e-3),
+    "g|grams?": ("mass", 1e3), "kg|kilograms?": ("weight", 1.0),
+    "lbs?|pounds?": ("weight", 0.4536), "ml|milliliters?|millilitres?|cc": ("volume", 1.0),
+    "l|liters?|litres?": ("volume", 1e3), "units?|iu": ("units", 1.0),
+    "tablets?|tabs?|pills?|capsules?|caps": ("tablets", 1.0), "puffs?": ("puffs", 1.0),
+    "drops?": ("drops", 1.0), "%|percent": ("percent", 1.0),
+    "°\\s?f|degrees? f(?:ahrenheit)?": ("fahrenheit", 1.0),
+    "°\\s?c|degrees? c(?:elsius)?|degrees?": ("celsius", 1.0), "mmhg": ("pressure", 1.0),
+    "minutes?|mins?": ("time", 1 / 60), "hours?|hrs?|h": ("time", 1.0),
+    "days?|nights?": ("time", 24.0), "weeks?|wks?": ("time", 168.0),
+    "months?": ("time", 720.0), "years?": ("time", 8760.0), "times": ("times", 1.0),
+    "cycles?": ("cycles", 1.0), "doses?": ("doses", 1.0),
+    "sessions?|treatments?|fractions?": ("sessions", 1.0), "cm": ("length", 1.0),
+    "mm": ("length", 0.1), "inch(?:es)?": ("length", 2.54),
+}  # fmt: skip
+_UNIT_PATTERNS = [(re.compile(u, re.IGNORECASE), dimension) for u, dimension in _UNITS.items()]
+
+_NUMBER = r"\d+(?:[.,]\d+)?|" + "|".join(
+    sorted((re.escape(w) for w in _NUMBER_WORDS), key=len, reverse=True)
+)
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<low>{_NUMBER})(?:\s*(?:-|–|to|or)\s*(?P<high>{_NUMBER}))?\s*"
+    rf"(?P<unit>{'|'.join(f'(?:{u})' for u in _UNITS)})(?!\w)",
+    re.IGNORECASE,
+)
+_CLOCK = re.compile(
+    r"(?<![\w.:])(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>[ap])\.?m\b\.?",
+    re.IGNORECASE,
+)
+
+#: (pattern, events per day or "as needed" from the match); tried in this order, each
+#: match removed from the text before the next pattern and before quantities
+_FREQUENCIES = [
+    (r"as needed|prn|when(?:ever)? needed", lambda m: "as needed"),
+    (r"every other day", lambda m: 0.5),
+    (
+        rf"every\s+(?P<n>{_NUMBER})\s*(?P<unit>hours?|hrs?|h|days?|weeks?)",
+        lambda m: 24.0 / (_value(m["n"])[0] * {"h": 1, "d": 24, "w": 168}[m["unit"][0].lower()]),
+    ),
+    (
+        rf"(?P<n>{_NUMBER})(?:\s+times)?\s+(?:a|per|each|every)\s+(?P<unit>day|night|week|month)",
+        lambda m: (
+            _value(m["n"])[0] / {"day": 1, "night": 1, "week": 7, "month": 30}[m["unit"].lower()]
+        ),
+    ),
+    (rf"(?P<n>{_NUMBER})(?:\s+times)?\s+(?:daily|nightly)", lambda m: _value(m["n"])[0]),
+    (r"b\.?i\.?d", lambda m: 2.0),
+    (r"t\.?i\.?d", lambda m: 3.0),
+    (r"q\.?i\.?d", lambda m: 4.0),
+    (r"q(?P<n>\d+)h", lambda m: 24.0 / float(m["n"])),
+    (r"daily|every (?:day|morning|evening|night)|nightly|qd|at bedtime", lambda m: 1.0),
+    (r"weekly|every week", lambda m: 1 / 7),
+    (r"monthly|every month", lambda m: 1 / 30),
+]
+_FREQUENCY_PATTERNS = [
+    (re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), value) for pattern, value in _FREQUENCIES
+]
+
+_DIRECTION_PATTERNS = {
+    name: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE) for name, pattern in DIRECTIONS.items()
+}
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|neither|nor|without|cannot|avoid\w*|refrain\w*)\b|n't\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"(?:\b(?:not|never|no)\b|n't\b)(?:\W+\w+){0,2}?\W+$", re.IGNORECASE)
+_CONDITIONAL = re.compile(r"\b(?:if|unless|in case|otherwise)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z][a-z0-9-]*", re.IGNORECASE)
+_TEST_PATTERNS = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), name) for p, name in _TESTS.items()]
+
+
+def _value(text: str) -> tuple[float, float]:
+    """A number (digits or words) as (low, high)."""
+    low, high = _NUMBER_WORDS.get(text.lower()) or (float(text.replace(",", ".")),) * 2
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class KeyTerms:
+    """The key terms of one text (:func:`extract`).
+
+    Attributes:
+        quantities: ``(dimension, low, high)`` per number with a unit, values in the
+            dimension's base unit (mg, ml, hours, ...), ``low == high`` for one number.
+        frequencies: events per day (a float) or ``"as needed"``.
+        directions: names from :data:`DIRECTIONS`.
+        drugs: lower-cased drug names.
+        tests: canonical investigation names.
+        negated: the text has a negation word.
+        conditional: the text has a conditional (``if``, ``unless``, ...).
+        question: the text has a question mark.
+    """
+
+    quantities: frozenset[tuple[str, float, float]] = frozenset()
+    frequencies: frozenset[float | str] = frozenset()
+    directions: frozenset[str] = frozenset()
+    drugs: frozenset[str] = frozenset()
+    tests: frozenset[str] = frozenset()
+    negated: bool = False
+    conditional: bool = False
+    question: bool = False
+
+    @property
+    def count(self) -> int:
+        """Number of key terms (the flags excluded)."""
+        return (
+            len(self.quantities)
+            + len(self.frequencies)
+            + len(self.directions)
+            + len(self.drugs)
+            + len(self.tests)
+        )
+
+
+@lru_cache(maxsize=100_000)
+def extract(text: str) -> KeyTerms:
+    """The clinical key terms of ``text`` (any string; cached per text).
+
+    Frequencies are read first and their words removed, so ``"every 8 hours"`` is a
+    frequency (3 per day), not a quantity of 8 hours.
+
+    >>> terms = extract("Take 20 mg twice a day for 2 weeks, unless you have no pain.")
+    >>> sorted(terms.quantities), sorted(terms.frequencies)
+    ([('mass', 20.0, 20.0), ('time', 336.0, 336.0)], [2.0])
+    >>> terms.negated, terms.conditional
+    (True, True)
+    """
+    frequencies, rest = set(), text
+    for pattern, value in _FREQUENCY_PATTERNS:
+        frequencies.update(value(match) for match in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)
+    quantities = set()
+    for match in _CLOCK.finditer(rest):
+        hour = int(match["hour"]) % 12 + (12 if match["half"].lower() == "p" else 0)
+        minute = hour * 60 + int(match["minute"] or 0)
+        quantities.add(("clock", float(minute), float(minute)))
+    for match in _QUANTITY.finditer(_CLOCK.sub(" ", rest)):
+        dimension, factor = next(d for p, d in _UNIT_PATTERNS if p.fullmatch(match["unit"]))
+        low = _value(match["low"])[0] * factor
+        high = _value(match["high"] or match["low"])[1] * factor
+        quantities.add((dimension, round(low, 6), round(max(low, high), 6)))
+    words = {w.lower() for w in _WORD.findall(text)}
+    drugs = {w for w in words if w in DRUG_NAMES or (len(w) > 5 and w.endswith(DRUG_STEMS))}
+    return KeyTerms(
+        quantities=frozenset(quantities),
+        frequencies=frozenset(frequencies),
+        directions=frozenset(
+            name
+            for name, pattern in _DIRECTION_PATTERNS.items()
+            if any(not _NEGATED.search(text[: m.start()]) for m in pattern.finditer(text))
+        ),
+        drugs=frozenset(drugs),
+        tests=frozenset(name for pattern, name in _TEST_PATTERNS if pattern.search(text)),
+        negated=bool(_NEGATION.search(text)),
+        conditional=bool(_CONDITIONAL.search(text)),
+        question="?" in text,
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A reference sentence's key terms against a span's (:func:`compare`).
+
+    Attributes:
+        key_term_recall: share of the reference's key terms the span has, a fraction
+            in [0, 1]; 1.0 when the reference has none.
+        conflicts: the kinds (:data:`CONFLICT_KINDS`) on which the span contradicts
+            the reference.
+        negation_mismatch: exactly one of the two has a negation.
+        conditional_omitted: the reference is conditional and the span is not.
+        question_mismatch: exactly one of the two asks a question.
+    """
+
+    key_term_recall: float
+    conflicts: frozenset[str]
+    negation_mismatch: bool
+    conditional_omitted: bool
+    question_mismatch: bool
+
+
+def _overlaps(quantity, others) -> bool:
+    dimension, low, high = quantity
+    return any(d == dimension and lo <= high and low <= hi for d, lo, hi in others)
+
+
+@lru_cache(maxsize=100_000)
+def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
+    """Which of the reference's key terms the span keeps, omits or contradicts.
+
+    A term is kept when the span has it (a quantity: one of the same dimension whose
+    interval overlaps). A kind is a conflict when the span omits a reference term of
+    that kind and has another of the same kind instead: for quantities another value
+    of the same dimension, for frequencies, drugs and tests another value, for
+    directions an opposed one (``continue`` against any change, ``increase`` against
+    ``decrease``/``stop``/``hold``, ``start`` against ``stop``/``hold``).
+
+    >>> c = compare(extract("Take 20 mg daily."), extract("Take 40 mg daily."))
+    >>> c.key_term_recall, sorted(c.conflicts)
+    (0.5, ['quantity'])
+    >>> compare(extract("Rest."), extract("Sleep.")).key_term_recall
+    1.0
+    """
+    kept = sum(_overlaps(q, span.quantities) for q in reference.quantities)
+    conflicts = set()
+    if any(
+        not _overlaps(q, span.quantities) and any(d == q[0] for d, _, _ in span.quantities)
+        for q in reference.quantities
+    ):
+        conflicts.add("quantity")
+    for kind in ("frequencies", "drugs", "tests"):
+        ours, theirs = getattr(reference, kind), getattr(span, kind)
+        kept += len(ours & theirs)
+        if ours - theirs and theirs - ours and not ours & theirs:
+            conflicts.add({"frequencies": "frequency", "drugs": "drug", "tests": "test"}[kind])
+    kept += len(reference.directions & span.directions)
+    if any(
+        frozenset((d, e)) in _OPPOSED
+        for d in reference.directions - span.directions
+        for e in span.directions - reference.directions
+    ):
+        conflicts.add("direction")
+    total = reference.count
+    return Comparison(
+        key_term_recall=kept / total if total else 1.0,
+        conflicts=frozenset(conflicts),
+        negation_mismatch=reference.negated != span.negated,
+        conditional_omitted=reference.conditional and not span.conditional,
+        question_mismatch=reference.question != span.question,
+    )

@@ -1,0 +1,134 @@
+"""Clinical key terms (editf1.judges.key_terms): extraction and comparison by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from editf1.judges.key_terms import compare, extract
+
+# ---------------------------------------------------------------- extraction
+
+
+@pytest.mark.parametrize(
+    ("text", "quantities"),
+    [
+        ("Take 20 mg now.", {("mass", 20.0, 20.0)}),
+        ("Take 500 mcg.", {("mass", 0.5, 0.5)}),
+        ("Take 1-2 tablets.", {("tablets", 1.0, 2.0)}),
+        ("See you in two weeks.", {("time", 336.0, 336.0)}),  # 2 x 168 hours
+        ("It lasts 3 to 5 days.", {("time", 72.0, 120.0)}),
+        ("A fever of 100.4 degrees F.", {("fahrenheit", 100.4, 100.4)}),
+        ("Come at 10:30 am or 2 pm.", {("clock", 630.0, 630.0), ("clock", 840.0, 840.0)}),
+        ("You had 5 cycles.", {("cycles", 5.0, 5.0)}),
+        ("Rest well.", set()),
+    ],
+)
+def test_quantities(text, quantities):
+    assert extract(text).quantities == quantities
+
+
+@pytest.mark.parametrize(
+    ("text", "frequencies"),
+    [
+        ("Take it twice daily.", {2.0}),
+        ("Take it three times a day.", {3.0}),
+        ("Take it every 8 hours.", {3.0}),
+        ("Take it bid.", {2.0}),
+        ("Take it once a week.", {1 / 7}),
+        ("Use it as needed.", {"as needed"}),
+        ("Take it daily.", {1.0}),
+    ],
+)
+def test_frequencies(text, frequencies):
+    assert extract(text).frequencies == frequencies
+
+
+def test_a_frequency_is_not_also_a_quantity():
+    # "every 8 hours" is 3 per day, and its "8 hours" is not a duration
+    assert extract("Take 1 tablet every 8 hours.").quantities == {("tablets", 1.0, 1.0)}
+
+
+@pytest.mark.parametrize(
+    ("text", "directions"),
+    [
+        ("Continue taking it.", {"continue"}),
+        ("We increased the dose.", {"increase"}),
+        ("We are reducing the dose.", {"decrease"}),
+        ("Please stop it and start the new one.", {"stop", "start"}),
+        ("We will hold your chemotherapy.", {"hold"}),
+        ("Keep taking your omeprazole.", {"continue"}),
+        # negated within three words: no change stated
+        ("The dose should not be increased.", set()),
+        ("Don't stop the tablets.", set()),
+        # an adjective, not a direction
+        ("Your lower back pain may be muscular.", set()),
+    ],
+)
+def test_directions(text, directions):
+    assert extract(text).directions == directions
+
+
+def test_drugs_tests_and_flags():
+    terms = extract("If the pain returns, don't take tylenol or omeprazole before your CT scan?")
+    assert terms.drugs == {"tylenol", "omeprazole"}
+    assert terms.tests == {"ct"}
+    assert (terms.negated, terms.conditional, terms.question) == (True, True, True)
+    # "april" ends in the stem "pril" but has under six letters
+    assert extract("See you in April.").drugs == set()
+    assert extract("Pembrolizumab and cisplatin.").drugs == {"pembrolizumab", "cisplatin"}
+    assert extract("Rest.").count == 0
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def test_the_dose_change_of_oncqa_case_12_is_a_direction_conflict():
+    reference = extract(
+        "I would recommend increasing your dose of omeprazole, as it may help better "
+        "manage heartburn and indigestion."
+    )
+    span = extract(
+        "I recommend that you continue taking your omeprazole as prescribed, as it can "
+        "help manage heartburn and indigestion."
+    )
+    comparison = compare(reference, span)
+    assert comparison.conflicts == {"direction"}
+    # key terms of the reference: increase, omeprazole; the span keeps omeprazole
+    assert comparison.key_term_recall == 0.5
+
+
+@pytest.mark.parametrize(
+    ("reference", "span", "recall", "conflicts"),
+    [
+        # 20 mg (mass) and daily (1/day): the dose differs, the frequency is kept
+        ("Take 20 mg daily.", "Take 40 mg daily.", 1 / 2, {"quantity"}),
+        # 2 weeks = 14 days: kept
+        ("Come back in 2 weeks.", "Come back in 14 days.", 1.0, set()),
+        # 1-2 tablets against 2 tablets: the intervals overlap
+        ("Take 1-2 tablets.", "Take 2 tablets.", 1.0, set()),
+        ("Take it daily.", "Take it twice daily.", 0.0, {"frequency"}),
+        ("Take omeprazole.", "Take pantoprazole.", 0.0, {"drug"}),
+        ("You need a CT.", "You need an MRI.", 0.0, {"test"}),
+        # omitted, not contradicted: no conflict
+        ("Take 20 mg of omeprazole.", "Take your medicine.", 0.0, set()),
+        # the span has the reference's direction too: kept, no conflict
+        ("Stop the ibuprofen.", "Stop the ibuprofen and continue the rest.", 1.0, set()),
+        ("Start the new tablets.", "Hold the new tablets.", 0.0, {"direction"}),
+        # increase and start are not opposed
+        ("Increase the dose.", "Start the dose.", 0.0, set()),
+        # three terms (20 mg, twice daily, omeprazole), two kept
+        ("Omeprazole 20 mg twice daily.", "Omeprazole 20 mg.", 2 / 3, set()),
+    ],
+)
+def test_compare(reference, span, recall, conflicts):
+    comparison = compare(extract(reference), extract(span))
+    assert comparison.key_term_recall == pytest.approx(recall)
+    assert comparison.conflicts == conflicts
+
+
+def test_compare_flags():
+    c = compare(extract("If it hurts, do not run?"), extract("Run."))
+    assert (c.negation_mismatch, c.conditional_omitted, c.question_mismatch) == (True, True, True)
+    c = compare(extract("Run."), extract("If it hurts, do not run?"))
+    # a conditional span against an unconditional reference omits nothing
+    assert (c.negation_mismatch, c.conditional_omitted, c.question_mismatch) == (True, False, True)
