@@ -16,7 +16,14 @@ from editf1.judges import (
     load_content_judge,
     load_theme_judge,
 )
-from editf1.judges.embedding import EmbeddingContentJudge, candidate_spans, word_recall
+from editf1.judges.embedding import (
+    EmbeddingContentJudge,
+    TokenIdf,
+    candidate_spans,
+    token_alignment,
+    word_recall,
+)
+from editf1.judges.encoder import TokenEmbeddings
 from editf1.judges.exact import ExactMatchContentJudge, normalize
 from editf1.segment import Sentence
 from editf1.themes import THEMES
@@ -214,6 +221,226 @@ def test_bounded_span_search_without_references_encodes_no_run(splitter):
     (scores,) = judge.span_scores([req])
     assert len(scores.spans) == 2 and scores.probability.shape == (0, 2)
     assert encoder.asked == ["Sleep early.", "Avoid screens."]
+
+
+# ---------------------------------------------------------------- token alignment, veto, params
+
+
+def tokens(*rows, ids=None):
+    vectors = np.array(rows, dtype=np.float32).reshape(-1, 3)
+    return TokenEmbeddings(
+        np.arange(1, len(vectors) + 1) if ids is None else np.array(ids), vectors
+    )
+
+
+E1, E2, E3 = [1, 0, 0], [0, 1, 0], [0, 0, 1]
+# documents [1], [1, 2], [3] (M = 3): idf(1) = ln(4/3), idf(2) = ln(4/2), idf(3) = ln(4/2)
+IDF = TokenIdf.fit([[1], [1, 2], [3]])
+
+
+def test_token_alignment_identical_sentences_recall_and_precision_one():
+    sentence = tokens(E1, E2, ids=[1, 2])
+    recall, precision = token_alignment([sentence], [sentence], 1, IDF)
+    assert recall[0].tolist() == pytest.approx([1.0])
+    assert precision[0].tolist() == pytest.approx([1.0])
+
+
+def test_token_alignment_by_hand():
+    # reference tokens 1 (E1) and 2 (E2); draft sentences "1" (E1) and "3" (E3, unrelated)
+    reference = tokens(E1, E2, ids=[1, 2])
+    first, second = tokens(E1, ids=[1]), tokens(E3, ids=[3])
+    recall, precision = token_alignment([reference], [first, second], 2, IDF)
+    low, high = np.log(4 / 3), np.log(2)
+    # span "1": token 1 found (cosine 1), token 2 not (0): idf-weighted share of token 1
+    # span "3": nothing found; span "1 3": as "1"
+    assert recall[0].tolist() == pytest.approx([low / (low + high), 0.0, low / (low + high)])
+    # precision, from the span's side: "1" all found; "3" nothing; "1 3" token 1 of
+    # idf ln(4/3) found, token 3 of idf ln 2 not
+    assert precision[0].tolist() == pytest.approx([1.0, 0.0, low / (low + high)])
+    # a half-similar token counts half
+    half = tokens([0.6, 0.8, 0], ids=[2])
+    recall, _ = token_alignment([reference], [half], 1, IDF)
+    assert recall[0, 0] == pytest.approx((low * 0.6 + high * 0.8) / (low + high))
+
+
+def test_token_alignment_without_tokens_or_sentences():
+    recall, precision = token_alignment([tokens(E1, ids=[1])], [], 2, IDF)
+    assert recall.shape == precision.shape == (1, 0)
+    empty = TokenEmbeddings(np.zeros(0, dtype=int), np.zeros((0, 3), dtype=np.float32))
+    recall, precision = token_alignment([empty], [tokens(E1, ids=[1])], 1, IDF)
+    assert recall.tolist() == precision.tolist() == [[0.0]]
+
+
+class WordEncoder:
+    """Each word a fixed vector: ``encode`` gives the normalised sum, ``encode_tokens``
+    one token per word; counts the calls of each."""
+
+    name = "words"
+    dimension = 3
+
+    def __init__(self, vectors):
+        self.vectors = {w: np.asarray(v, dtype=np.float32) for w, v in vectors.items()}
+        self.calls = {"encode": 0, "encode_tokens": 0}
+
+    def _words(self, text):
+        return [w.strip(".,").lower() for w in text.split()]
+
+    def _pooled(self, text):
+        total = sum(self.vectors[w] for w in self._words(text))
+        return total / np.linalg.norm(total)
+
+    def encode(self, texts):
+        self.calls["encode"] += 1
+        return np.array([self._pooled(t) for t in texts], dtype=np.float32).reshape(-1, 3)
+
+    def encode_tokens(self, texts):
+        self.calls["encode_tokens"] += 1
+        ids = {w: i for i, w in enumerate(sorted(self.vectors))}
+        out = [
+            TokenEmbeddings(
+                np.array([ids[w] for w in self._words(t)]),
+                np.array([self.vectors[w] for w in self._words(t)], dtype=np.float32),
+            )
+            for t in texts
+        ]
+        return self.encode(texts), out
+
+
+WORDS = WordEncoder(
+    {
+        "increase": E1,
+        "continue": [0.9, 0.43589, 0],
+        "your": E2,
+        "omeprazole": E3,
+        "rest": [0, 0.6, 0.8],
+    }
+)
+# probability = sigmoid(10 * cosine - 8)
+VETOING = STEEP | {"features": ["cosine"], "weights": {"cosine": 10.0}, "veto": ["direction"]}
+
+
+def test_veto_rules_out_a_span_that_contradicts_a_direction(splitter):
+    req = request(splitter, "Increase your omeprazole.", "Continue your omeprazole.")
+    plain = EmbeddingContentJudge(params=VETOING | {"veto": []}, encoder=WORDS)
+    (answer,) = plain.match([req])[0]
+    assert answer.status == "match"  # cosine 0.97: similar words, opposite advice
+    vetoing = EmbeddingContentJudge(params=VETOING, encoder=WORDS)
+    (scores,) = vetoing.span_scores([req])
+    assert scores.vetoed.tolist() == [[True]]
+    (answer,) = vetoing.match([req])[0]
+    assert answer.status == "no_match" and answer.score == 0.0
+    # the same sentence in the draft is no conflict, and wins
+    req = request(
+        splitter, "Increase your omeprazole.", "Continue your omeprazole. Increase your omeprazole."
+    )
+    (answer,) = vetoing.match([req])[0]
+    assert answer.status == "match" and answer.span.text == "Increase your omeprazole."
+
+
+def test_token_features_come_from_the_token_pass_only_when_asked(splitter):
+    encoder = WordEncoder(WORDS.vectors)
+    req = request(splitter, "Rest.", "Rest. Continue your omeprazole.")
+    EmbeddingContentJudge(params=STEEP, encoder=encoder).match([req])
+    assert encoder.calls == {"encode": 2, "encode_tokens": 0}  # sentences, then runs
+    with_tokens = STEEP | {
+        "features": ["cosine", "token_recall"],
+        "weights": {"cosine": 10.0, "token_recall": 1.0},
+        "idf": IDF.to_params(),
+    }
+    judge = EmbeddingContentJudge(params=with_tokens, encoder=encoder, span_margin=None)
+    (scores,) = judge.span_scores([req])
+    # "rest" is in the first sentence and the run; in the second its best token is
+    # "omeprazole" (cosine 0.8 against 0.6 for "your" and 0.26 for "continue")
+    assert scores.features["token_recall"][0].tolist() == pytest.approx([1.0, 0.8, 1.0])
+    assert encoder.calls["encode_tokens"] == 1
+
+
+def load_params_v2():
+    from editf1.judges.embedding import load_params
+
+    return load_params("content_judge_v2.json")
+
+
+def test_shipped_params_keep_todays_fingerprint_and_v2_loads():
+    today = EmbeddingContentJudge(encoder=WORDS)
+    assert today.features == ("cosine", "word_recall") and today.threshold == 0.5
+    assert "logreg:178489abe3,threshold=0.5,window=2" in today.fingerprint
+    v2 = EmbeddingContentJudge(params_file="content_judge_v2.json", encoder=WORDS)
+    assert "token_recall" in v2.features and "direction" in v2.veto
+    assert v2.threshold == load_params_v2()["threshold"]
+    assert v2.fingerprint != today.fingerprint
+
+
+def test_params_file_from_a_path(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"weights": {"cosine": 1.0, "word_recall": 0.0}, "bias": 0, "window": 1}')
+    judge = EmbeddingContentJudge(params_file=str(path), encoder=WORDS)
+    assert judge.window == 1 and judge.weights.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"params": STEEP, "params_file": "content_judge.json"}, ValueError, "not both"),
+        ({"params_file": "nowhere.json"}, FileNotFoundError, "nowhere.json"),
+        ({"params": STEEP | {"features": ["cosine", "tone"]}}, ValueError, "tone"),
+        ({"params": STEEP | {"features": ["cosine", "token_recall"]}}, ValueError, "token_recall"),
+        ({"params": STEEP | {"veto": ["mood"]}}, ValueError, "mood"),
+        (
+            {"params": STEEP | {"features": ["token_recall"], "weights": {"token_recall": 1}}},
+            ValueError,
+            "idf",
+        ),
+    ],
+)
+def test_bad_params(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        EmbeddingContentJudge(encoder=WORDS, **kwargs)
+
+
+@pytest.mark.slow
+def test_encode_tokens_one_pass_gives_the_pooled_embedding_and_the_tokens():
+    from editf1.judges.encoder import SentenceEncoder, default_encoder
+
+    model = default_encoder().model
+    encoder = SentenceEncoder(model, "minilm")
+    texts = ["Take 20 mg of omeprazole daily.", "Rest."]
+    pooled, token_list = encoder.encode_tokens(texts)
+    assert encoder.encoded == 2
+    # the same pooled embedding as the pooled pass, and served from the cache after
+    np.testing.assert_allclose(pooled, SentenceEncoder(model, "m").encode(texts), atol=1e-6)
+    assert (encoder.encode(texts) == pooled).all() and encoder.encoded == 2
+    # no [CLS] / [SEP]; the tokenizer's own ids; unit rows
+    assert token_list[1].ids.tolist() == encoder.token_ids(["Rest."])[0].tolist()
+    np.testing.assert_allclose(np.linalg.norm(token_list[0].vectors, axis=1), 1.0, atol=1e-5)
+    encoder.encode_tokens(texts)
+    assert encoder.encoded == 2
+
+
+@pytest.mark.slow
+def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, splitter):
+    """OncQA case 12: the second oncologist changed the draft's "continue taking your
+    omeprazole as prescribed" into "increasing your dose of omeprazole"; the v2
+    parameters' direction veto makes it NO MATCH against the draft."""
+    from editf1.validation.agreement import judge_content_items
+    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+
+    (item,) = [
+        i
+        for i in oncqa_stage2_content_items(shared_data)
+        if i.case == "oncqa:12" and "increasing your dose of omeprazole" in i.reference
+    ]
+    assert not item.match
+    v2 = load_content_judge("embedding", {"params_file": "content_judge_v2.json"})
+    (answer,) = judge_content_items(v2, [item])
+    assert answer.status == "no_match"
+    (scores,) = v2.span_scores(
+        [request(splitter, item.reference, item.prediction)], every_span=True
+    )
+    continued = [
+        k for k, s in enumerate(scores.spans) if "continue taking your omeprazole" in s.text
+    ]
+    assert continued and scores.vetoed[0, continued].all()
 
 
 # ---------------------------------------------------------------- embedded judges (real model)
