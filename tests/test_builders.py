@@ -5,7 +5,10 @@ privacy (no network, private uploads only), and ``edit-f1`` on a dataset split."
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import ClassVar
@@ -630,6 +633,51 @@ def test_score_explains_bad_dataset_choices(tmp_path, capsys):
     assert "is neither a known dataset" in capsys.readouterr().err
     assert main(["score", "--dataset", "oncqa", *FAST]) == 2
     assert "dataset oncqa needs --data-dir" in capsys.readouterr().err
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def test_score_a_hub_dataset_at_its_revision(tmp_path, monkeypatch, capsys):
+    calls = []
+    pairs = datasets.DatasetDict({"test": load_split("demo", cache_dir=str(tmp_path / "c"))})
+
+    def load_dataset(path, name=None, **kwargs):  # stands in for the Hub: no network here
+        calls.append((path, name, kwargs["revision"]))
+        return pairs
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    out = tmp_path / "hub.jsonl"
+    hub = ["score", "--dataset", "org/name", "--download", *FAST]
+    assert main([*hub, "--revision", SHA, "-o", str(out)]) == 0
+    assert calls == [("org/name", None, SHA)]  # was called without the revision
+    assert len(out.read_text().splitlines()) == 12
+    assert main([*hub, "-o", str(tmp_path / "main.jsonl")]) == 0
+    assert calls[-1] == ("org/name", None, None)  # no --revision: the Hub's default branch
+    capsys.readouterr()
+    # builder options would be dropped for a Hub dataset or a folder: refused, named
+    assert main([*hub, "--export-file", "a.csv", "--split-seed", "3"]) == 2
+    assert (
+        "--export-file, --split-seed do(es) not apply to a Hub dataset (--dataset org/name)"
+        in capsys.readouterr().err
+    )
+    folder = ["score", "--dataset", str(DATASETS / "edit_f1_demo"), *FAST]
+    assert main([*folder, "--revision", SHA]) == 2
+    assert "--revision do(es) not apply to a folder" in capsys.readouterr().err
+    assert len(calls) == 2
+
+
+def test_an_offline_hub_download_is_one_error_line(tmp_path):
+    cli = Path(sys.executable).with_name("edit-f1")
+    args = ["score", "--dataset", "org/name", "--download", "--revision", SHA, *FAST]
+    env = os.environ | {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    out = subprocess.run(
+        [str(cli), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("edit-f1: error: "), out.stderr
+    assert "org/name" in lines[0] and "Traceback" not in out.stderr
 
 
 # -- SyPPM: a local copy, or the Hub repository at a pinned revision ---------------------

@@ -117,6 +117,23 @@ def _builder_kwargs(args, name: str) -> dict:
     return kwargs
 
 
+def _refuse_builder_options(args, kind: str) -> None:
+    """Builder options given for a folder or a Hub dataset, which no builder reads: an
+    error rather than an option silently dropped (``--revision`` pins a Hub dataset)."""
+    given = [
+        "--" + dest.replace("_", "-")
+        for dest in _OPTIONS
+        if getattr(args, dest, None) is not None
+        and not (dest == "revision" and kind == "a Hub dataset")
+    ]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
+            "builder options apply to the known datasets"
+            + ("" if kind == "a folder" else ", and --revision to a Hub dataset")
+        )
+
+
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     """``(run name, rows)`` of ``--dataset`` for ``edit-f1 score``; the rows must have
     ``--prediction-field`` and every one of ``reference_fields``.
@@ -127,10 +144,15 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     The run name is ``<dataset>_<config>``, plus ``_<split>`` for a split other than
     ``test``.
 
+    ``--revision`` pins a builder's upstream files or a Hub dataset's commit; a Hub
+    dataset is read offline from the cache with ``HF_HUB_OFFLINE=1``.
+
     Raises:
         ValueError: for an unknown dataset, config or split, a config without
             ``prediction`` and ``reference`` columns, an option the dataset does not
-            take, or a missing --data-dir.
+            take (builder options for a folder or a Hub dataset), or a missing
+            --data-dir.
+        OSError: for a Hub dataset that cannot be downloaded (no network, offline).
     """
     import datasets
 
@@ -153,16 +175,20 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
         else:
             path = Path(args.dataset)
             if path.is_dir():
-                source, label = str(path), path.resolve().name
+                source, label, kind = str(path), path.resolve().name, "a folder"
             elif args.download and "/" in args.dataset:
                 source, label = args.dataset, args.dataset.replace("/", "__")
+                kind = "a Hub dataset"
             else:
                 raise ValueError(
                     f"--dataset {args.dataset!r} is neither a known dataset "
                     f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
                     "--download"
                 )
-            splits = datasets.load_dataset(source, config, cache_dir=cache_dir)
+            _refuse_builder_options(args, kind)
+            splits = datasets.load_dataset(
+                source, config, cache_dir=cache_dir, revision=args.revision
+            )
             config = config or next(iter(splits.values())).info.config_name
             pair_configs = []
         split = choose_split(splits, args.split, f"{label}/{config}")
