@@ -27,6 +27,7 @@ from editf1.builders.hub import (
     push_builder,
     push_to_hub,
     render_card,
+    size_category,
     write_hub_folder,
 )
 from editf1.builders.readers import demo_rows
@@ -544,6 +545,9 @@ def test_hub_folder_loads_with_load_dataset_like_the_builder(tmp_path, file_form
     assert folder.counts == {"cases": {"test": 1, "train": 2}, "pairs": {"test": 2, "train": 2}}
     card = DatasetCard.load(folder.path / "README.md")
     assert card.data.license == "other" and card.data.license_name
+    # the largest config has 4 rows; an institution's own export is an original set
+    assert (card.data.size_categories, card.data.source_datasets) == (["n<1K"], ["original"])
+    assert card.data.license_link == "README.md#licence"  # its terms are the card's
     assert [c["config_name"] for c in card.data.configs] == ["cases", "pairs"]
     assert card.data.configs[0]["default"] is True
     for config in ("cases", "pairs"):
@@ -582,6 +586,45 @@ def test_committed_folders_are_cards_of_the_builders(tmp_path):
         infos = DatasetInfosDict.from_dataset_card_data(card.data)
         for config in cls.BUILDER_CONFIGS:
             assert infos[config.name].features == cls.KIND_FEATURES[config.kind]
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "source", "link"),
+    [
+        ("edit_f1_demo", "n<1K", "original", "https://www.apache.org/licenses/LICENSE-2.0"),
+        (
+            "kqa",
+            "unknown",
+            "extended|other-k-qa",
+            "https://github.com/Itaymanes/K-QA/blob/HEAD/LICENSE",
+        ),
+        ("oncqa", "unknown", "extended|other-oncqa", "README.md#licence"),
+        ("syppm", "unknown", "extended", "README.md#licence"),
+        ("socppm", "unknown", "original", "README.md#licence"),
+    ],
+)
+def test_committed_cards_give_size_source_and_licence_link(name, size, source, link):
+    """Counted cards (the demo: 12 pairs) give their size; cards written without data say
+    unknown. The licence link is the upstream licence file, the licence text, or the
+    card's Licence section where the terms are not a standard licence."""
+    card = DatasetCard.load(DATASETS / name / "README.md")
+    assert card.data.size_categories == [size]
+    assert card.data.source_datasets == [source]
+    assert card.data.license_link == link
+    if link == "README.md#licence":
+        assert "\n## Licence\n" in card.text
+
+
+def test_size_categories_follow_the_hub_bounds():
+    assert [size_category(n) for n in (0, 999, 1_000, 9_999, 10_000, 10**6)] == [
+        "n<1K",
+        "n<1K",
+        "1K<n<10K",
+        "1K<n<10K",
+        "10K<n<100K",
+        "1M<n<10M",
+    ]
+    assert (size_category(10**13), size_category(None)) == ("n>1T", "unknown")
 
 
 def test_committed_demo_folder_loads_and_is_up_to_date(tmp_path):

@@ -28,10 +28,14 @@ from editf1.builders.base import EditF1Builder
 
 __all__ = [
     "FILE_FORMATS",
+    "SIZE_CATEGORIES",
     "HubFolder",
     "card_configs",
+    "license_link",
     "push_to_hub",
     "render_card",
+    "size_category",
+    "source_datasets",
     "write_builders",
     "write_card",
     "write_hub_folder",
@@ -108,6 +112,66 @@ def _field_doc(builder_cls: type[EditF1Builder], kind: str, field: str) -> str:
     raise KeyError(f"{builder_cls.__name__}: field {field!r} of kind {kind!r} is undocumented")
 
 
+#: The Hub's ``size_categories``: (upper bound on rows, category), smallest first.
+SIZE_CATEGORIES = (
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+    (100_000_000, "10M<n<100M"),
+    (10**9, "100M<n<1B"),
+    (10**10, "1B<n<10B"),
+    (10**11, "10B<n<100B"),
+    (10**12, "100B<n<1T"),
+)
+#: Licence texts of the licences the library's own sets use.
+_LICENSE_TEXTS = {"apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0"}
+
+
+def size_category(rows: int | None) -> str:
+    """The Hub's ``size_categories`` value for a set of ``rows`` rows (its largest
+    config); ``"unknown"`` (the value ``datasets`` allows for it) when not counted.
+
+    >>> size_category(12), size_category(1_000), size_category(None)
+    ('n<1K', '1K<n<10K', 'unknown')
+    """
+    if rows is None:
+        return "unknown"
+    for bound, category in SIZE_CATEGORIES:
+        if rows < bound:
+            return category
+    return "n>1T"
+
+
+def license_link(builder_cls: type[EditF1Builder]) -> str:
+    """Where a card's licence is written: a third party's set on GitHub links the
+    upstream repository's licence file, the library's own sets the licence text, and a
+    set without a standard licence (``other``, ``unknown``: a data use agreement, no
+    upstream licence, the release's own) the card's own Licence section.
+
+    Raises:
+        KeyError: for a standard licence of an own set with no known text.
+    """
+    if builder_cls.LICENSE in ("other", "unknown"):
+        return "README.md#licence"
+    if builder_cls.UPSTREAM and builder_cls.HOMEPAGE.startswith("https://github.com/"):
+        return f"{builder_cls.HOMEPAGE.rstrip('/')}/blob/HEAD/LICENSE"
+    return _LICENSE_TEXTS[builder_cls.LICENSE]
+
+
+def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
+    """The Hub's ``source_datasets``: ``original`` for the sets this library may upload
+    (the demo, an institution's own exports and annotations), ``extended|other-<name>``
+    for a third party's set read from its GitHub repository, ``extended`` for one read
+    from a release the caller names (SyPPM)."""
+    if builder_cls.PUSHABLE:
+        return ["original"]
+    if builder_cls.HOMEPAGE.startswith("https://github.com/"):
+        return [f"extended|other-{builder_cls.HOMEPAGE.rstrip('/').rsplit('/', 1)[1].lower()}"]
+    return ["extended"]
+
+
 def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
     """The ``configs`` argument of :func:`render_card` as known without data: every
     config, with splits ``test`` for upstream sets or the export's split names, and no
@@ -140,13 +204,16 @@ def render_card(
         registry_name: the name of the builder in :data:`editf1.builders.BUILDERS`.
 
     Returns:
-        The card text: YAML front matter (``license``, ``pretty_name``, ``language``,
-        ``tags``, ``task_categories``, ``configs`` with ``data_files`` per split, and
+        The card text: YAML front matter (``license``, ``license_name`` for ``other``,
+        ``license_link`` (:func:`license_link`), ``pretty_name``, ``language``,
+        ``size_categories`` of the largest config (:func:`size_category`; ``unknown``
+        without counts), ``source_datasets`` (:func:`source_datasets`), ``tags``,
+        ``task_categories``, ``configs`` with ``data_files`` per split, and
         ``dataset_info`` with every config's features) and a Markdown body.
 
     Raises:
         ValueError: for an unknown file format.
-        KeyError: if a field has no description.
+        KeyError: if a field has no description, or a licence has no known link.
     """
     if file_format not in FILE_FORMATS:
         raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
@@ -168,10 +235,15 @@ def render_card(
     extra = {}
     if builder_cls.LICENSE == "other" and builder_cls.LICENSE_NAME:
         extra["license_name"] = builder_cls.LICENSE_NAME
+    counted = all(n is not None for *_, splits in configs for n in splits.values())
+    largest = max(sum(splits.values()) for *_, splits in configs) if counted else None
     card_data = DatasetCardData(
         license=builder_cls.LICENSE,
+        license_link=license_link(builder_cls),
         pretty_name=builder_cls.PRETTY_NAME,
         language=["en"],
+        size_categories=[size_category(largest)],
+        source_datasets=source_datasets(builder_cls),
         tags=["medical", "clinical", "patient-portal-messages", "edit-f1"],
         task_categories=["text-generation"],
         configs=yaml_configs,
@@ -180,7 +252,6 @@ def render_card(
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
-    counted = all(n is not None for *_, splits in configs for n in splits.values())
     body = [f"# {builder_cls.PRETTY_NAME}", "", builder_cls.DESCRIPTION, ""]
     body += [
         "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how "
