@@ -141,6 +141,17 @@ def test_the_embedded_theme_card_recomputes_the_cross_validated_f1_with_cis():
 
 
 @pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")
+def test_every_shipped_card_names_the_library_that_loads_its_judge():
+    """The Hub reads library_name for a card's "Use this model": peft loads an adapter;
+    the embedded judges' parameters are read by edit-f1 only."""
+    names = {e["name"]: e["source"] for e in json.loads(MANIFEST.read_text())["cards"]}
+    for name, source in names.items():
+        card = ModelCard.load(ROOT / "cards" / name / "README.md")
+        assert card.data.library_name == ("peft" if source == "adapter" else "edit-f1"), name
+    assert "adapter" in names.values() and len(set(names.values())) > 1
+
+
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")
 def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     written = build_cards(MANIFEST, tmp_path, into_adapter_folders=False)
     manifest = json.loads(MANIFEST.read_text())

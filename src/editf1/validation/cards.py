@@ -53,7 +53,9 @@ class CardSpec:
             :mod:`editf1.validation.agreement` report), or ``None``.
         evaluated_on: what the report was computed on.
         base_model: Hub id of the base model for the card's metadata, or ``None``.
-        library_name: the card metadata's library, or ``None``.
+        library_name: the card metadata's library: the one that loads the judge
+            (``"peft"`` for an adapter, ``"edit-f1"`` for the embedded judges, whose
+            parameters only edit-f1 reads), or ``None``.
         notes: extra limitations specific to this judge.
         comparison: (label, report) of other judges measured on the same items, shown
             beside this one.
@@ -421,6 +423,7 @@ def embedding_content_card_spec(
             "K-QA NLI_medical_annotator.csv (physician majority label), held-out questions"
         ),
         base_model="sentence-transformers/all-MiniLM-L6-v2",
+        library_name="edit-f1",
         notes=[
             "K-QA pairs general medical questions with LLM answers and physician claims; "
             "they are not portal messages and replies."
@@ -489,6 +492,7 @@ def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardS
         report=report,
         evaluated_on=f"{cv['folds']}-fold stratified cross-validation on the shipped sentences",
         base_model="sentence-transformers/all-MiniLM-L6-v2",
+        library_name="edit-f1",
         notes=[
             "Its sentences were written by the package's authors, not sampled from real "
             "portal replies; cross-validated figures on them overstate agreement on real "
