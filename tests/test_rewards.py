@@ -267,3 +267,17 @@ def test_grpo_trainer_runs_with_the_reward_and_logs_it_beside_the_loss(tmp_path)
     for log in logged:
         assert 0.0 <= log["rewards/edit_f1/mean"] <= 1.0
         assert {"edit_f1/too_short", "edit_f1/copied_message"} <= set(log)
+
+
+def test_the_readme_quotes_the_guards_defaults_and_existing_examples():
+    import inspect
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    defaults = inspect.signature(EditF1Reward).parameters
+    for name in ("min_words", "max_words", "max_copied_fraction"):
+        assert f"`{name}={defaults[name].default}`" in readme, name
+    assert "`guard_reward` (0.0)" in readme and defaults["guard_reward"].default == 0.0
+    for example in ("grpo_with_edit_f1.py", "dpo_with_edit_f1_pairs.py"):
+        assert f"examples/{example}" in readme and (root / "examples" / example).is_file()
