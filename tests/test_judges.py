@@ -398,6 +398,18 @@ def test_bad_params(kwargs, error, message):
         EmbeddingContentJudge(encoder=WORDS, **kwargs)
 
 
+def test_fit_content_judge_refuses_items_it_cannot_fit():
+    from editf1.training.classifiers import fit_content_judge
+    from editf1.validation.labelled import ContentItem
+
+    items = [ContentItem(f"q{i}", "Rest.", "Rest.", i % 2 == 0) for i in range(6)]
+    with pytest.raises(ValueError, match="6 cases for 7 folds"):
+        fit_content_judge(items, folds=7, encoder=object())
+    same = [ContentItem(f"q{i}", "Rest.", "Rest.", True) for i in range(6)]
+    with pytest.raises(ValueError, match="one label only"):
+        fit_content_judge(same, encoder=object())
+
+
 @pytest.mark.slow
 def test_encode_tokens_one_pass_gives_the_pooled_embedding_and_the_tokens():
     from editf1.judges.encoder import SentenceEncoder, default_encoder
