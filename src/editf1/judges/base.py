@@ -110,7 +110,8 @@ class ContentJudge(abc.ABC):
         Returns:
             N lists; list ``i`` holds one judgement per sentence of
             ``requests[i].reference_sentences``, in order. Every ``span`` satisfies
-            ``requests[i].prediction[span.start:span.end] == span.text``.
+            ``span.text`` equal to ``requests[i].prediction[span.start:span.end]`` or to
+            its :func:`~editf1.segment.plain_text` (the draft without HTML markup).
         """
 
 

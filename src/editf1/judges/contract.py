@@ -4,7 +4,8 @@ Judges are plug-ins (:mod:`editf1.judges.base`); everything that calls one — t
 the agreement reports of :mod:`editf1.validation` — calls it through
 :func:`judge_content` and :func:`judge_themes`, which check that it kept the
 interface's promises: one answer list per pair, one judgement per reference sentence,
-every matched span verbatim in the draft; one label per sentence. A judge that breaks
+every matched span verbatim in the draft (as written, or as the splitter reads it:
+:func:`editf1.segment.plain_text`); one label per sentence. A judge that breaks
 them is a bug in the judge, so it raises :class:`JudgeContractError` rather than being
 counted like an unusable answer.
 
@@ -25,6 +26,7 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
+from editf1.segment import plain_text
 
 __all__ = ["JudgeContractError", "ThemeCache", "judge_content", "judge_themes"]
 
@@ -64,7 +66,8 @@ def judge_content(
             )
         for k, answer in enumerate(answers):
             span = answer.span
-            if span is not None and request.prediction[span.start : span.end] != span.text:
+            written = None if span is None else request.prediction[span.start : span.end]
+            if span is not None and span.text not in (written, plain_text(written)):
                 raise JudgeContractError(
                     f"content judge {name} returned, for reference sentence {k} of pair {i} "
                     f"of the batch, a span ({span.start}, {span.end}) that is not verbatim "
