@@ -510,3 +510,79 @@ def test_bad_multi_reference_input_is_named(content_only):
         content_only.score(["a."], [["Rest.", " "]])
     with pytest.raises(ValueError, match="2 predictions and 1 references"):
         content_only.score(["a.", "b."], [["c."]])
+
+
+# --- text the splitter once returned as one sentence (hardening, section 1): with it,
+# one matching reference sentence removed the whole draft and every deletion with it
+
+
+def test_html_paragraphs_are_scored_sentence_by_sentence(content_only):
+    # "<p>" 0-3, "Rest today." 3-14, "</p>" 14-18, "<p>" 18-21, "Drink water." 21-33:
+    # "Rest today." matches, "Drink water." is left: EM 1, EA 0, ED 1
+    draft = "<p>Rest today.</p><p>Drink water.</p>"
+    for reply in ("Rest today.", "<div>Rest&nbsp;<b>today</b>.</div>"):
+        result = content_only.score([draft], [reply])
+        pair = result.pairs[0]
+        counts = (pair.expected_matches, pair.expected_additions, pair.expected_deletions)
+        assert counts == (1, 0, 1)
+        assert pair.expected_deletion_sentences == (Sentence("Drink water.", 21, 33),)
+        assert pair.alignment[0].match == Sentence("Rest today.", 3, 14)
+        assert (result.precision, result.recall) == (0.5, 1.0)
+
+
+def test_sentences_joined_without_a_blank_are_scored_apart(content_only):
+    # "Rest today." 0-11, "Drink water." 11-23, "Call us." 23-31; the reply matches the
+    # middle one: EM 1, EA 0, ED 2
+    result = content_only.score(["Rest today.Drink water.Call us."], ["Drink water."])
+    pair = result.pairs[0]
+    assert (pair.expected_matches, pair.expected_additions, pair.expected_deletions) == (1, 0, 2)
+    assert pair.expected_deletion_sentences == (
+        Sentence("Rest today.", 0, 11),
+        Sentence("Call us.", 23, 31),
+    )
+    assert result.precision == pytest.approx(1 / 3) and result.recall == 1.0
+
+
+def test_long_run_on_text_whose_second_part_differs(content_only):
+    # 140 words, no sentence end: both texts are cut after the comma at word 70 into two
+    # pieces the encoder reads whole; the first pieces match, the second ones do not:
+    # EM 1, EA 1 (the reply's second piece), ED 1 (the draft's)
+    first = " ".join(["keep the knee raised and rest it"] * 10) + ","
+    draft = first + " " + " ".join(["call us if the pain gets worse"] * 10) + "."
+    reply = first + " " + " ".join(["bring your insurance card and photo id"] * 10) + "."
+    result = content_only.score([draft], [reply])
+    pair = result.pairs[0]
+    assert [len(s.text.split()) for s in pair.prediction_sentences] == [70, 70]
+    assert (pair.expected_matches, pair.expected_additions, pair.expected_deletions) == (1, 1, 1)
+    assert pair.expected_deletion_sentences == (
+        Sentence(draft[len(first) + 1 :], len(first) + 1, len(draft)),
+    )
+    assert (result.precision, result.recall, result.f1) == (0.5, 0.5, 0.5)
+
+
+def test_rows_outside_latin_script_get_one_warning_naming_them(content_only):
+    from editf1.scorer import NonLatinTextWarning
+
+    drafts = [
+        "Rest today.",
+        "कृपया दवा लें।",  # Hindi draft
+        "Drink water.",
+        "Call us.",
+        "Call Dr Wang 王 today.",  # 1 letter of 16 outside Latin: not warned
+    ]
+    replies = [
+        "Rest today.",
+        "Take your medicine.",
+        "请多喝水。",  # Chinese reply
+        ["Call us.", "Позвоните нам."],  # a second reply in Russian
+        "Call Dr Wang today.",
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        content_only.score(drafts, replies)
+    found = [w for w in caught if issubclass(w.category, NonLatinTextWarning)]
+    assert len(found) == 1
+    message = str(found[0].message)
+    assert message.startswith("3 row(s) (first: [1, 2, 3])") and "20%" in message
+    # names rows, never quotes their text
+    assert not any(word in message for word in ("कृपया", "请", "Позвоните", "Wang"))

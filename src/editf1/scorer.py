@@ -33,7 +33,7 @@ from editf1.judges import (
 )
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
-from editf1.segment import SentenceSplitter
+from editf1.segment import NON_LATIN_LIMIT, SentenceSplitter, non_latin_share
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.validate import (
     InputError,
@@ -44,13 +44,19 @@ from editf1.validate import (
 )
 from editf1.versions import installed_versions
 
-__all__ = ["EditF1Scorer", "UnusableJudgementWarning"]
+__all__ = ["EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning"]
 
 Row = tuple  # (id or None, prediction, reference: a reply or a list of replies)
 
 
 class UnusableJudgementWarning(UserWarning):
     """A judge produced output that could not be used; see ``unusable_judgements``."""
+
+
+class NonLatinTextWarning(UserWarning):
+    """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
+    its letters outside Latin script (:func:`editf1.segment.non_latin_share`), which the
+    embedded judges' English encoder barely reads."""
 
 
 class EditF1Scorer:
@@ -219,6 +225,7 @@ class EditF1Scorer:
         every_reply = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs=False)
         several_replies = False
         empty_rows, themeless_rows, unusable_rows = [], [], []
+        non_latin_rows = []
         for pair in self.iter_pairs(rows, total=total, checked=checked):
             accumulator.add(pair)
             several_replies |= bool(pair.per_reference)
@@ -230,6 +237,8 @@ class EditF1Scorer:
                 themeless_rows.append(pair.row)
             if pair.unusable_judgements or pair.unusable_theme_judgements:
                 unusable_rows.append(pair.row)
+            if _non_latin(pair):
+                non_latin_rows.append(pair.row)
             if sink is not None:
                 sink(pair)
         warn_undefined(
@@ -249,6 +258,16 @@ class EditF1Scorer:
                 f"{len(unusable_rows)} row(s) (first: {unusable_rows[:10]}); they count as "
                 "NO MATCH / no theme and are reported as unusable_judgements",
                 UnusableJudgementWarning,
+                stacklevel=2,
+            )
+        if non_latin_rows:
+            warnings.warn(
+                f"{len(non_latin_rows)} row(s) (first: {non_latin_rows[:10]}) have a draft or "
+                f"reply with more than {NON_LATIN_LIMIT:.0%} of its letters outside Latin "
+                "script; the embedded judges' encoder (all-MiniLM-L6-v2) is English: their "
+                "themes for these rows are unreliable, and their content matches rest on "
+                "shared words only",
+                NonLatinTextWarning,
                 stacklevel=2,
             )
         # corpus precision is undefined only if every row's is: those rows were named above
@@ -373,6 +392,16 @@ class EditF1Scorer:
             unusable_theme_judgements=unusable_themes,
             warnings=tuple(notes),
         )
+
+
+def _non_latin(pair: PairResult) -> bool:
+    """Whether the draft or a reply of ``pair`` (its sentences) has more than
+    :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script."""
+    texts = [" ".join(s.text for s in pair.prediction_sentences)] + [
+        " ".join(a.reference.text for a in reply.alignment)
+        for reply in pair.per_reference or (pair,)
+    ]
+    return any(non_latin_share(text) > NON_LATIN_LIMIT for text in texts)
 
 
 def _best_of(group: list[PairResult]) -> PairResult:
