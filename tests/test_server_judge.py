@@ -580,6 +580,47 @@ def test_real_server_scores_oncqa_pairs_through_the_command(served, shared_data,
 
 
 @pytest.mark.slow
+def test_the_benchmark_times_the_server_judge_beside_the_batched_one(served):
+    import argparse
+    import importlib.util
+
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    sys.path.insert(0, str(benchmarks))  # the script imports benchlib beside it
+    try:
+        spec = importlib.util.spec_from_file_location("bench_llm", benchmarks / "llm_judge.py")
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(benchmarks))
+    args = argparse.Namespace(
+        base=served["model"],
+        adapter=None,
+        theme_base=None,
+        theme_adapter=None,
+        skip_theme=True,
+        skip_naive=True,
+        batch_size=4,
+        max_new_tokens=6,
+        device="cpu",
+        dtype=None,
+    )
+    loaded = bench.judges(args, served["url"])
+    assert list(loaded["content"]) == ["shared_prefix", "server"]
+    rows = [
+        {"prediction": DRAFT, "reference": REFERENCE},
+        {"prediction": "Rest now. Call us.", "reference": "Rest. Call us."},
+    ]
+    records = bench.measure(loaded, rows, chunk=1, device="cpu", log=lambda m: None)
+    summary = bench.summarise(records, ["content"])
+    assert summary["server_counts"] == {"exact": 6}  # NO MATCH to every sentence
+    # the same answers as the batched judge where it, too, said NO MATCH throughout
+    expected = sum(all(s == "no_match" for s in r["content_statuses"]) for r in records)
+    assert summary["server_same_answers"] == expected
+    assert set(summary["content"]) >= {"shared_prefix_seconds_per_pair", "server_seconds_per_pair"}
+    assert "speedup" not in summary["content"]  # no naive way to compare with
+
+
+@pytest.mark.slow
 def test_real_server_killed_mid_run_is_counted(served):
     """Last of the real-server tests: it stops the server."""
     judge = load_content_judge("server", {"base_url": served["url"], "retries": 1})
