@@ -143,6 +143,8 @@ def test_several_replies_are_checked_one_by_one():
     assert check_reference(1, [OK, OK]) == []
     assert check_reference(1, []) == ["references[1] is an empty list; give at least one reply"]
     assert check_reference(1, [OK, None]) == ["references[1][1] must be a string, got None"]
+    # a list of replies holds replies, not lists (was accepted, then crashed the splitter)
+    assert check_reference(1, [[OK]]) == ["references[1][0] must be a string, got list of 1 item"]
 
 
 def test_row_errors_checks_id_draft_and_reply_once():

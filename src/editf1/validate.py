@@ -153,7 +153,8 @@ def check_reference(row, reference, field: str = "references") -> list[str]:
     A reply must be a string of valid Unicode with at least one word: the metric
     measures a draft against the clinician's reply and has nothing to measure without
     one. A list (several clinicians' replies to one message) must hold at least one
-    reply; each is checked and named ``field[row][k]``.
+    reply, each a string (not another list); each is checked and named
+    ``field[row][k]``.
 
     >>> check_reference(0, ["Rest.", " "])
     ['references[0][1] has no word (empty, whitespace or punctuation only: str of 1 \
@@ -162,9 +163,12 @@ character); edit-F1 needs a clinician reply to compare against']
     if isinstance(reference, (list, tuple)):
         if not reference:
             return [f"{field}[{row}] is an empty list; give at least one reply"]
-        return [
-            e for k, r in enumerate(reference) for e in check_reference(f"{row}][{k}", r, field)
-        ]
+        return [e for k, r in enumerate(reference) for e in _check_reply(f"{row}][{k}", r, field)]
+    return _check_reply(row, reference, field)
+
+
+def _check_reply(row, reference, field: str) -> list[str]:
+    """Problems with one reply (a list of replies inside a list is not one)."""
     if not isinstance(reference, str):
         return [f"{field}[{row}] must be a string, got {describe(reference)}"]
     if problem := unicode_problem(reference):
