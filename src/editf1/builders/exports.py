@@ -309,8 +309,7 @@ def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
             out.append({"name": name, "value": str(value)})
         else:
             errors.append(
-                f"{row.where}: kept column {name!r} must be text or a number, got "
-                f"{describe(value)}"
+                f"{row.where}: kept column {name!r} must be text or a number, got {describe(value)}"
             )
     return out
 
