@@ -444,10 +444,20 @@ def test_text_of_50000_characters(scorer):
     # a long reply: one judgement per reference sentence
     assert len(long_reply.alignment) == n_long
     assert long_reply.content.recall < 0.5
-    # one very long line without punctuation is one sentence; the encoder truncates it
-    assert len(word_salad.prediction_sentences) == 1
+    # one very long line without punctuation is cut into pieces of max_words=80 words
+    # (editf1.segment): 10,000 words -> 125 sentences
+    assert len(word_salad.prediction_sentences) == 125
+    assert {len(s.text.split()) for s in word_salad.prediction_sentences} == {80}
     assert word_salad.expected_matches == 0
-    assert (same.content.f1, same.expected_matches, same.expected_deletions) == (1.0, 1, 0)
+    # the same text as reply: its 125 identical sentences each match (Algorithm 1 judges
+    # every reference sentence on its own), all the same draft span, so 124 draft pieces
+    # are left: EM 125, EA 0, ED 124, F1 = 2*125 / (2*125 + 0 + 124) = 250/374
+    assert (same.expected_matches, same.expected_additions, same.expected_deletions) == (
+        125,
+        0,
+        124,
+    )
+    assert same.content.f1 == pytest.approx(250 / 374)
 
 
 SPANISH = (
@@ -492,11 +502,17 @@ def test_html(scorer):
     )
     result = score(scorer, [html, PLAIN], [PLAIN, html])
     as_draft, as_reply = result.pairs
-    # tags stay inside the sentences (one per line) and the judge still matches them
+    # tags are not text: one sentence per block, its text plain, its offsets the
+    # original's ("Hi Ann," is html[3:10], inside "<p>...</p>")
     assert [s.text for s in as_draft.prediction_sentences] == [
-        "<p>Hi Ann,</p>",
-        "<p>Your results are <b>normal</b>.</p>",
-        "<ul><li>Keep taking iron.</li></ul>",
+        "Hi Ann,",
+        "Your results are normal.",
+        "Keep taking iron.",
+    ]
+    assert [(s.start, s.end) for s in as_draft.prediction_sentences] == [
+        (3, 10),
+        (18, 49),
+        (62, 79),
     ]
     assert as_draft.expected_matches == 3 and as_draft.content.f1 == 1.0
     assert as_reply.expected_matches == 3 and as_reply.content.f1 == 1.0
