@@ -183,6 +183,11 @@ def test_timed_judges_answer_as_the_judges_they_wrap(theme_judge_cls):
 class _FakeSentenceTransformer:
     """Deterministic 384-dimensional unit vectors per text, no model."""
 
+    max_seq_length = 256
+
+    def tokenizer(self, texts, **kwargs):  # one word piece per word: nothing is truncated
+        return {"input_ids": [t.split() for t in texts]}
+
     def get_sentence_embedding_dimension(self) -> int:
         return 384
 
