@@ -69,3 +69,14 @@ def test_benchmark_figures_in_both_readmes_match_the_results_files():
         rho = validity[name]["rho_with_normalised_edit_distance_changed_rows"]["value"]
         assert f"{rho:.3f}".replace("-", "−") in README, name
         assert f"{rho:.3f}".replace("-", "−") in bench, name
+
+
+def test_real_label_figures_in_readme_match_the_results_file():
+    results = json.loads((ROOT / "benchmarks" / "results" / "content_judge_real.json").read_text())
+    for name in ("team", "kqa"):
+        for judge in ("v2", "today", "always_no_match"):
+            row = results["held_out"][name][judge]
+            assert _ci(row["agreement"]) in README, (name, judge)
+            if judge != "always_no_match":
+                assert _ci(row["auroc"]) in README and _ci(row["cohen_kappa"]) in README
+    assert results["dose_change_case_12"] == {"v2": "no_match", "today": "match"}
