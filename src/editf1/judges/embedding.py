@@ -390,15 +390,10 @@ class EmbeddingContentJudge(ContentJudge):
     are computed first (cheap: words, key terms and the token alignment need no forward
     pass of the run); a run that under this bound could not, for any reference
     sentence, both reach ``threshold`` and beat the best single sentence is never
-    encoded. With all-MiniLM-L6-v2 and ``window=2``, a run's cosine exceeded its best
-    sentence's by at most 0.266 on K-QA, both OncQA settings and ExpertQA's medicine
-    answers (21,373 reference sentence x run comparisons; 0.3 was chosen after seeing
-    them), and by less than 0.3 on K-QA's physician answers against their curated
-    statements (not used to choose it); on all of them the bound changed no decision
-    (``tests/test_judges.py``, bounded span search on real data). For another encoder
-    or a longer window, check the margin or pass ``span_margin=None``. How much time
-    it saves depends on the data: most on unrelated sentences (OncQA drafts against
-    oncologists' own replies), little where most runs could match.
+    encoded. The margin (0.3) was checked for all-MiniLM-L6-v2 and ``window=2`` on real
+    data (how, and the measurements: ``benchmarks/README.md``, "How: bounded span search";
+    ``tests/test_judges.py`` re-checks that no decision changes); for another encoder or
+    a longer window, check it or pass ``span_margin=None``.
 
     The judgements (match or not, and which span) are those of the exhaustive search
     whenever the assumption holds, but a ``no_match`` reports the best probability
