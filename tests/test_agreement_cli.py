@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,8 @@ ITEMS = [
     ContentItem("y", Y, "Labs normal.", True, None, (True, True)),
     ContentItem("y", Y, "See you soon.", False, None, (False, False)),
 ]
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _write_labels(path, items):
@@ -123,6 +126,11 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     code = main(["agreement", "content", "--dataset", "kqa", "--data-dir", kqa, "--split", "test"])
     printed = capsys.readouterr().out
     assert code == 0
-    value = shipped["agreement"]["agreement"]
+    # the committed report (README, model card) is this run: re-measured after the splitter
+    # fix of sentences joined without a space, with the shipped weights
+    report = json.loads(
+        (ROOT / "judges" / "reports" / "embedding-content.kqa-test.json").read_text()
+    )
+    value = report["agreement"]
     assert f"agreement                    {value['value']:.3f} [{value['low']:.3f}" in printed
     assert "judge vs each of 3 annotators" in printed
