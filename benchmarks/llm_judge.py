@@ -124,9 +124,13 @@ def judges(args, server_url: str | None = None) -> dict:
             w: LLMThemeJudge(adapter=args.theme_adapter, batching=w, **theme) for w in ways
         }
     if server_url is not None:
-        out["content"][SERVER] = ServerContentJudge(server_url)
+        server = {
+            "max_concurrency": getattr(args, "server_concurrency", 1),
+            "timeout_s": getattr(args, "server_timeout", 600.0),
+        }
+        out["content"][SERVER] = ServerContentJudge(server_url, **server)
         if "theme" in out:
-            out["theme"][SERVER] = ServerThemeJudge(server_url)
+            out["theme"][SERVER] = ServerThemeJudge(server_url, **server)
     return out
 
 
@@ -394,7 +398,7 @@ def _markdown_with_server(payload: dict) -> str:
         counts = ", ".join(f"{k} {n}" for k, n in s["server_counts"].items())
         lines.append(
             f"The server judge answered as the batched judge on {s['server_same_answers']}/"
-            f"{s['pairs']} pairs; its answers (content and theme): {counts}."
+            f"{s['pairs']} pairs; its answers: {counts}."
         )
     return "\n".join(lines)
 
@@ -417,6 +421,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also time the server judge against `transformers serve --base` on 127.0.0.1",
     )
     parser.add_argument("--skip-naive", action="store_true", help="leave out the naive way")
+    parser.add_argument(
+        "--server-concurrency",
+        type=int,
+        default=1,
+        help="the server judge's max_concurrency (1: transformers serve without continuous "
+        "batching answers one request at a time, and a queued request's wait counts "
+        "against its timeout)",
+    )
+    parser.add_argument(
+        "--server-timeout", type=float, default=600.0, help="the server judge's timeout_s"
+    )
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"])
     parser.add_argument("--batch-size", type=int, default=16, help="rows decoded together")

@@ -80,3 +80,21 @@ def test_real_label_figures_in_readme_match_the_results_file():
             if judge != "always_no_match":
                 assert _ci(row["auroc"]) in README and _ci(row["cohen_kappa"]) in README
     assert results["dose_change_case_12"] == {"v2": "no_match", "today": "match"}
+
+
+def test_server_judge_benchmark_figures_in_both_readmes_match_the_results_file():
+    results = ROOT / "benchmarks" / "results" / "llm_judge_smollm2-135m-server-cpu.json"
+    summary = json.loads(results.read_text())["summary"]
+    bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    content, counts = summary["content"], summary["server_counts"]
+    served = f"{content['server_seconds_per_pair']:.2f}"
+    batched = f"{content['shared_prefix_seconds_per_pair']:.2f}"
+    alike = f"{summary['server_same_answers']}/{summary['pairs']} pairs"
+    assert f"{served} s/pair served vs {batched} s/pair batched" in README
+    assert f"| content judge | {content['sentences']} | {batched} | {served} |" in bench
+    cut_off = counts["failed: cut off at max_tokens"]
+    assert f"answers alike on {alike}" in README and f"batched judge on {alike}" in bench
+    assert f"unusable ({counts['unusable']}) or cut off ({cut_off}), none snapped" in README
+    assert f"unusable ({counts['unusable']}, too far" in bench
+    assert f"cut off at the answer limit ({cut_off}); none was close" in bench
+    assert "snapped" not in counts

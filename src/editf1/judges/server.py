@@ -436,8 +436,10 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
             ``--lora-modules judge=FOLDER``); requests name it instead of ``model``.
         api_key_env: the NAME of an environment variable holding the server's key
             (never the key itself); default: no key.
-        max_concurrency: requests in flight at once (>= 1).
-        timeout_s: seconds per request attempt (> 0).
+        max_concurrency: requests in flight at once (>= 1). A server that answers one
+            at a time keeps the others waiting, within their ``timeout_s``.
+        timeout_s: seconds per request attempt, waiting in the server's queue included
+            (> 0).
         retries: further attempts after a timeout, lost connection, 408/409/429 or 5xx
             (>= 0), with the openai client's exponential backoff.
         allow_remote: accept a ``base_url`` that is not this machine (clinical text
