@@ -12,6 +12,11 @@
   ``benchmarks/content_judge_real.py``'s).
 * The theme judge is a logistic regression over sentence embeddings of the labelled
   sentences the package ships, with stratified 5-fold cross-validated per-label F1.
+* :func:`train_theme_judge_with_real_labels` fits the v2 theme judge
+  (``theme_judge_v2.json``: embeddings, two sentence features and word n-grams) on
+  real labelled sentences and the shipped ones together; :func:`cross_validate_theme_judge`
+  gives its nested cross-validation split by case (the figures are
+  ``benchmarks/theme_judge_real.py``'s).
 
 The outputs are the JSON parameter files in ``editf1/data`` that the judges load.
 """
@@ -25,38 +30,56 @@ from importlib import resources
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import classification_report, confusion_matrix
-from sklearn.model_selection import GroupKFold, StratifiedKFold, cross_val_predict
+from sklearn.metrics import classification_report, confusion_matrix, f1_score
+from sklearn.model_selection import (
+    GroupKFold,
+    StratifiedGroupKFold,
+    StratifiedKFold,
+    cross_val_predict,
+)
 
 from editf1.judges.base import JudgeRequest
 from editf1.judges.embedding import (
     CONTENT_FEATURES,
     LEGACY_FEATURES,
+    THEME_SENTENCE_FEATURES,
     EmbeddingContentJudge,
+    EmbeddingThemeJudge,
     SpanScores,
     TokenIdf,
+    theme_sentence_features,
+    theme_word_vectorizer,
 )
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.segment import Sentence, SentenceSplitter
-from editf1.themes import THEMES
+from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.validation.agreement import (
     binary_agreement_report,
     cohen_kappa,
     inter_annotator_report,
 )
-from editf1.validation.labelled import ContentItem, case_split
+from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 __all__ = [
+    "NO_VOCABULARY_SOURCES",
+    "THEME_GRID",
     "V2_FEATURES",
     "V2_VETO",
     "ContentJudgeFit",
+    "ThemeCrossValidation",
     "calibrate_content_judge",
+    "clinical_micro_f1",
     "content_requests",
+    "cross_validate_theme_judge",
     "fit_content_classifier",
     "fit_content_judge",
+    "fit_theme_classifier",
     "load_theme_sentences",
+    "select_theme_hyperparameters",
     "train_theme_judge",
+    "train_theme_judge_with_real_labels",
 ]
 
 
@@ -412,6 +435,298 @@ def train_theme_judge(
             # rows: true theme, columns: cross-validated prediction, both in THEMES order
             "confusion_matrix": confusion_matrix(y, predicted, labels=range(len(THEMES))).tolist(),
         },
+        "date": date.today().isoformat(),
+    }
+
+
+#: The hyperparameters :func:`select_theme_hyperparameters` chooses among: ``C``, the
+#: inverse L2 strength of the logistic regression, and ``word_weight``, the value the
+#: word indicators take while fitting (a smaller one makes a word's weight costlier
+#: under the same penalty; the stored weights are rescaled so the judge reads 0/1).
+THEME_GRID: tuple[dict, ...] = tuple(
+    {"C": C, "word_weight": w} for C in (10.0, 30.0, 100.0) for w in (0.3, 1.0)
+)
+
+#: Sources whose text must not ship (OncQA has no licence file): their sentences train
+#: the weights but add no n-gram to the stored vocabulary.
+NO_VOCABULARY_SOURCES: tuple[str, ...] = ("oncqa/",)
+
+
+def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
+    """Micro-F1 over the 8 clinical themes (Other is no class: a sentence both call
+    Other counts nowhere, one called Other by one side only is a false negative or a
+    false positive), as scikit-learn's ``f1_score(average="micro", labels=...)``.
+
+    Returns:
+        F1 in [0, 1]; 0.0 with no clinical label on either side.
+
+    >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
+    0.5
+    """
+    judge = ["(none)" if t is None else t for t in judge]
+    return float(
+        f1_score(human, judge, labels=list(CLINICAL_THEMES), average="micro", zero_division=0.0)
+    )
+
+
+def fit_theme_classifier(
+    embeddings: np.ndarray,
+    texts: Sequence[str],
+    themes: Sequence[str],
+    *,
+    C: float = 10.0,
+    word_weight: float = 0.3,
+    sentence_features: Sequence[str] = THEME_SENTENCE_FEATURES,
+    vocabulary_texts: Sequence[str] | None = None,
+    ngram_range: tuple[int, int] = (1, 2),
+    min_df: int = 2,
+    seed: int = 0,
+) -> dict:
+    """Fit :class:`~editf1.judges.embedding.EmbeddingThemeJudge`'s logistic regression.
+
+    Args:
+        embeddings: (N, d) encoder embeddings of ``texts``.
+        texts, themes: N sentences and their themes (every one of :data:`THEMES` used).
+        C: inverse L2 regularisation strength (> 0).
+        word_weight: the value of a present word n-gram while fitting (> 0); the stored
+            weights are multiplied by it, so the judge's 0/1 indicators give the same
+            logits.
+        sentence_features: names from
+            :data:`~editf1.judges.embedding.THEME_SENTENCE_FEATURES`.
+        vocabulary_texts: the texts whose n-grams (in at least ``min_df`` of them) become
+            word features; ``None``: no word features.
+        ngram_range: shortest and longest n-gram, in words.
+        seed: the solver's seed.
+
+    Returns:
+        The judge's parameters: ``labels`` (:data:`THEMES`), ``coef`` (9 x D, D = d +
+        sentence features + vocabulary), ``intercept`` (9), ``features``.
+
+    Raises:
+        ValueError: if a label is not a theme, a theme has no sentence, or the lengths
+            differ.
+    """
+    unknown = sorted(set(themes) - set(THEMES))
+    missing = sorted(set(THEMES) - set(themes))
+    if unknown or missing:
+        raise ValueError(f"theme labels: unknown {unknown}, without sentences {missing}")
+    if not len(embeddings) == len(texts) == len(themes):
+        raise ValueError(f"{len(embeddings)} embeddings, {len(texts)} texts, {len(themes)} themes")
+    dense = [np.asarray(embeddings, dtype=float), theme_sentence_features(texts, sentence_features)]
+    parts = [sparse.csr_matrix(np.hstack(dense))]
+    features: dict = {"sentence": list(sentence_features)} if sentence_features else {}
+    vocabulary: list[str] = []
+    if vocabulary_texts is not None:
+        fitted = theme_word_vectorizer(ngram_range, min_df=min_df).fit(vocabulary_texts)
+        vocabulary = sorted(fitted.vocabulary_)
+        words = theme_word_vectorizer(ngram_range, vocabulary)
+        parts.append(word_weight * words.transform(texts))
+        features["words"] = {"ngram_range": list(ngram_range), "vocabulary": vocabulary}
+    model = LogisticRegression(C=C, max_iter=3000, random_state=seed)
+    # sparse: the word indicators are mostly 0, and lbfgs is about twice as fast on them
+    model.fit(sparse.hstack(parts).tocsr(), [THEMES.index(t) for t in themes])
+    coef = model.coef_.copy()
+    if vocabulary:
+        coef[:, coef.shape[1] - len(vocabulary) :] *= word_weight
+    return {
+        "labels": list(THEMES),
+        "coef": np.round(coef, 6).tolist(),
+        "intercept": np.round(model.intercept_, 6).tolist(),
+    } | ({"features": features} if features else {})
+
+
+class ThemeCrossValidation(NamedTuple):
+    """Out-of-fold theme judgements of :func:`cross_validate_theme_judge`.
+
+    Attributes:
+        predicted: the theme judged for each of the N items by the fold's judge that
+            never saw the item's case.
+        fold: (N,) int, the outer fold that held each item out.
+        params: each fold's judge parameters (for other texts of its held-out cases).
+        chosen: the hyperparameters each fold's inner cross-validation chose.
+    """
+
+    predicted: list[str]
+    fold: np.ndarray
+    params: list[dict]
+    chosen: list[dict]
+
+
+def _outer_folds(items: Sequence[ThemeItem], folds: int, seed: int):
+    """StratifiedGroupKFold by case, stratified by theme: (train, test) index arrays."""
+    split = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
+    themes = [item.theme for item in items]
+    return list(split.split(np.zeros(len(items)), themes, groups=[i.case for i in items]))
+
+
+def _fit_items(
+    items: Sequence[ThemeItem], vectors: dict[str, np.ndarray], hyper: dict, words: bool, **fit
+) -> dict:
+    """:func:`fit_theme_classifier` on items; the vocabulary from items whose source is
+    not in :data:`NO_VOCABULARY_SOURCES`."""
+    texts = [item.text for item in items]
+    allowed = [i.text for i in items if not i.source.startswith(NO_VOCABULARY_SOURCES)]
+    return fit_theme_classifier(
+        np.array([vectors[t] for t in texts]),
+        texts,
+        [item.theme for item in items],
+        vocabulary_texts=allowed if words else None,
+        **hyper,
+        **fit,
+    )
+
+
+def _vectors(encoder: SentenceEncoder, items: Sequence[ThemeItem]) -> dict[str, np.ndarray]:
+    texts = list(dict.fromkeys(item.text for item in items))
+    return dict(zip(texts, encoder.encode(texts)))
+
+
+def select_theme_hyperparameters(
+    items: Sequence[ThemeItem],
+    *,
+    always_train: Sequence[ThemeItem] = (),
+    grid: Sequence[dict] = THEME_GRID,
+    folds: int = 4,
+    seed: int = 0,
+    encoder: SentenceEncoder | None = None,
+    words: bool = True,
+    **fit,
+) -> tuple[dict, list[float]]:
+    """Choose the hyperparameters by cross-validation split by case.
+
+    Each entry of ``grid`` (keyword arguments of :func:`fit_theme_classifier`) is
+    scored by :func:`clinical_micro_f1` of the out-of-fold judgements of ``items``
+    (StratifiedGroupKFold by case, stratified by theme, ``folds`` folds), each fold's
+    judge fitted on the other folds' items plus ``always_train``.
+
+    Returns:
+        ``(best, scores)``: the first entry with the highest score, and every entry's
+        score in grid order.
+
+    Raises:
+        ValueError: with fewer cases than folds, or if a training set lacks a theme.
+    """
+    encoder = encoder or default_encoder()
+    vectors = _vectors(encoder, [*items, *always_train])
+    scores = []
+    splits = _outer_folds(items, folds, seed)
+    for hyper in grid:
+        predicted: list[str] = [""] * len(items)
+        for train, test in splits:
+            params = _fit_items(
+                [*(items[i] for i in train), *always_train], vectors, hyper, words, seed=seed, **fit
+            )
+            judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+            for i, judgement in zip(test, judge.classify([items[i].text for i in test])):
+                predicted[i] = judgement.theme
+        scores.append(clinical_micro_f1([item.theme for item in items], predicted))
+    return dict(grid[int(np.argmax(scores))]), scores
+
+
+def cross_validate_theme_judge(
+    items: Sequence[ThemeItem],
+    *,
+    always_train: Sequence[ThemeItem] = (),
+    grid: Sequence[dict] = THEME_GRID,
+    folds: int = 5,
+    inner_folds: int = 4,
+    seed: int = 0,
+    encoder: SentenceEncoder | None = None,
+    words: bool = True,
+    **fit,
+) -> ThemeCrossValidation:
+    """Nested cross-validation of the theme judge split by case.
+
+    Outer loop: StratifiedGroupKFold by case (``folds`` folds, shuffled with ``seed``,
+    stratified by theme), so no case has sentences on both sides. In each outer fold
+    the hyperparameters are chosen among ``grid`` by :func:`select_theme_hyperparameters`
+    on the training folds' items only (``inner_folds`` folds), the judge is fitted on
+    all of them plus ``always_train`` (e.g. the team-written sentences, which belong to
+    no case of ``items``) and judges the held-out items.
+
+    Args:
+        items: labelled sentences with their cases (e.g.
+            :func:`~editf1.validation.team_labels.load_team_theme_items`).
+        always_train: sentences added to every training set, never evaluated.
+        grid: hyperparameter candidates (:data:`THEME_GRID`).
+        words: whether the judges use word features.
+        fit: further keyword arguments of :func:`fit_theme_classifier` (e.g.
+            ``sentence_features=()``).
+
+    Returns:
+        :class:`ThemeCrossValidation`.
+
+    Raises:
+        ValueError: with fewer cases than folds, or if a training set lacks a theme.
+    """
+    encoder = encoder or default_encoder()
+    vectors = _vectors(encoder, [*items, *always_train])
+    predicted: list[str] = [""] * len(items)
+    fold = np.zeros(len(items), dtype=int)
+    all_params, chosen = [], []
+    options = {"grid": grid, "seed": seed, "encoder": encoder, "words": words, **fit}
+    for k, (train, test) in enumerate(_outer_folds(items, folds, seed)):
+        training = [items[i] for i in train]
+        best, _ = select_theme_hyperparameters(
+            training, always_train=always_train, folds=inner_folds, **options
+        )
+        params = _fit_items([*training, *always_train], vectors, best, words, seed=seed, **fit)
+        judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+        for i, judgement in zip(test, judge.classify([items[i].text for i in test])):
+            predicted[i] = judgement.theme
+        fold[test] = k
+        all_params.append(params)
+        chosen.append(best)
+    return ThemeCrossValidation(predicted, fold, all_params, chosen)
+
+
+def train_theme_judge_with_real_labels(
+    items: Sequence[ThemeItem],
+    *,
+    always_train: Sequence[ThemeItem] = (),
+    grid: Sequence[dict] = THEME_GRID,
+    folds: int = 5,
+    seed: int = 0,
+    encoder: SentenceEncoder | None = None,
+    **fit,
+) -> dict:
+    """Fit the v2 theme judge (``data/theme_judge_v2.json``) on real labelled sentences
+    and ``always_train`` together.
+
+    The hyperparameters are chosen by :func:`select_theme_hyperparameters` on all of
+    ``items`` (``folds`` folds by case); the judge is then fitted on every sentence.
+    The figures to quote come from :func:`cross_validate_theme_judge` (nested, so the
+    choice never sees the held-out cases); ``benchmarks/theme_judge_real.py`` runs both
+    and adds them to the file.
+
+    Returns:
+        The judge's parameters (:func:`fit_theme_classifier`) plus ``encoder``,
+        ``hyperparameters`` (the choice), ``selection`` (each grid entry with its
+        cross-validated :func:`clinical_micro_f1`), ``n_sentences`` (per source; ``""``
+        for sentences without one, e.g. the team-written ones), ``vocabulary_excludes``
+        (:data:`NO_VOCABULARY_SOURCES`) and ``date``.
+    """
+    encoder = encoder or default_encoder()
+    best, scores = select_theme_hyperparameters(
+        items, always_train=always_train, grid=grid, folds=folds, seed=seed, encoder=encoder, **fit
+    )
+    everything = [*items, *always_train]
+    params = _fit_items(everything, _vectors(encoder, everything), best, True, seed=seed, **fit)
+    counts: dict[str, int] = {}
+    for item in everything:
+        counts[item.source] = counts.get(item.source, 0) + 1
+    return params | {
+        "encoder": encoder.name,
+        "hyperparameters": best,
+        "selection": {
+            "folds": folds,
+            "seed": seed,
+            "by": "case (StratifiedGroupKFold, stratified by theme)",
+            "metric": "micro-F1 over the 8 clinical themes",
+            "grid": [dict(entry) | {"score": round(s, 4)} for entry, s in zip(grid, scores)],
+        },
+        "n_sentences": dict(sorted(counts.items())),
+        "vocabulary_excludes": list(NO_VOCABULARY_SOURCES),
         "date": date.today().isoformat(),
     }
 
