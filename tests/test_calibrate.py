@@ -6,17 +6,23 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from sklearn.linear_model import LogisticRegression
 
-from editf1.judges.embedding import load_params
+from editf1.judges.embedding import EmbeddingThemeJudge, load_params
 from editf1.themes import THEMES
 from editf1.training.classifiers import (
     calibrate_content_judge,
+    clinical_micro_f1,
     content_requests,
+    cross_validate_theme_judge,
     fit_content_classifier,
+    fit_theme_classifier,
     load_theme_sentences,
+    select_theme_hyperparameters,
     train_theme_judge,
+    train_theme_judge_with_real_labels,
 )
-from editf1.validation.labelled import ContentItem
+from editf1.validation.labelled import ContentItem, ThemeItem
 
 
 def test_fit_content_classifier_on_separable_toy_set():
@@ -139,3 +145,103 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
     assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)
     assert fitted["split"] == shipped["split"]
     assert fitted["agreement"]["confusion_matrix"] == shipped["agreement"]["confusion_matrix"]
+
+
+class ZeroEncoder:
+    """Every text embeds as the same vector: only the sentence and word features count."""
+
+    name, dimension = "zero", 3
+
+    def encode(self, texts):
+        return np.zeros((len(texts), 3), dtype=np.float32)
+
+
+def _theme_items(cases: int, source: str = "kqa/questions_w_answers.jsonl") -> list[ThemeItem]:
+    """One sentence per theme and case; theme k's sentences share the word ``word<k>``."""
+    return [
+        ThemeItem(f"c{c}", f"word{k} case{c}", theme, source=source)
+        for c in range(cases)
+        for k, theme in enumerate(THEMES)
+    ]
+
+
+def test_clinical_micro_f1_leaves_other_out_as_a_class():
+    human = ["Logistics", "Logistics", "Other", "Other"]
+    judge = ["Logistics", "Care coordination", "Other", "Logistics"]
+    # TP 1 (Logistics); FP 2 (Care coordination, Logistics on Other); FN 1 -> 2/(2+2+1)
+    assert clinical_micro_f1(human, judge) == pytest.approx(0.4)
+    assert clinical_micro_f1(["Logistics", "Other"], [None, "Other"]) == 0.0
+
+
+def test_fit_theme_classifier_vocabulary_and_word_weights():
+    texts = [f"word{k} {w}" for k in range(len(THEMES)) for w in ("here", "there")]
+    themes = [t for t in THEMES for _ in range(2)]
+    hidden = ["hidden one", "hidden two"]  # trained on, not vocabulary texts
+    params = fit_theme_classifier(
+        np.zeros((len(texts) + 2, 3)),
+        texts + hidden,
+        [*themes, "Other", "Other"],
+        C=10.0,
+        word_weight=0.5,
+        vocabulary_texts=texts,
+    )
+    # n-grams in at least 2 vocabulary texts: "here", "there" and each word<k>, no bigram
+    vocabulary = sorted(["here", "there", *(f"word{k}" for k in range(len(THEMES)))])
+    assert params["features"] == {
+        "sentence": ["question_mark", "leading_if"],
+        "words": {"ngram_range": [1, 2], "vocabulary": vocabulary},
+    }
+    assert np.asarray(params["coef"]).shape == (len(THEMES), 3 + 2 + len(vocabulary))
+    judge = EmbeddingThemeJudge(params=params, encoder=ZeroEncoder())
+    assert [j.theme for j in judge.classify(["word4 elsewhere", "word7"])] == [
+        THEMES[4],
+        THEMES[7],
+    ]
+    # the stored word weights are the fitted ones times word_weight: the judge's 0/1
+    # indicators give the logits of the model fitted on indicators worth 0.5
+    design = np.hstack([np.zeros((len(texts), 5)), 0.5 * judge.features(texts)[:, 5:]])
+    model = LogisticRegression(C=10.0, max_iter=3000, random_state=0)
+    model.fit(
+        np.vstack([design, np.zeros((2, design.shape[1]))]),
+        [THEMES.index(t) for t in [*themes, "Other", "Other"]],
+    )
+    np.testing.assert_allclose(judge.probabilities(texts), model.predict_proba(design), atol=1e-4)
+
+
+def test_cross_validate_theme_judge_splits_by_case_and_chooses_on_training_folds():
+    items = _theme_items(6)
+    team = [ThemeItem(f"team-{k}", f"word{k}", t) for k, t in enumerate(THEMES)]
+    team += [ThemeItem(f"filler-{k}", f"filler{k}", "Other") for k in range(40)]
+    # C = 1e-4 leaves almost no weight to any word: the intercept (not penalised) calls
+    # every sentence Other, the most frequent theme, and no clinical theme is found
+    grid = ({"C": 1e-4, "word_weight": 1.0}, {"C": 10.0, "word_weight": 1.0})
+    cv = cross_validate_theme_judge(
+        items, always_train=team, grid=grid, folds=3, inner_folds=2, encoder=ZeroEncoder()
+    )
+    folds_of_case = {}
+    for item, fold in zip(items, cv.fold):
+        folds_of_case.setdefault(item.case, set()).add(int(fold))
+    assert all(len(f) == 1 for f in folds_of_case.values())  # a case is held out whole
+    assert sorted(set(cv.fold.tolist())) == [0, 1, 2]
+    assert cv.chosen == [grid[1]] * 3
+    assert cv.predicted == [item.theme for item in items]
+    best, scores = select_theme_hyperparameters(
+        items, always_train=team, grid=grid, folds=2, encoder=ZeroEncoder()
+    )
+    assert best == grid[1] and scores[1] == 1.0 and scores[0] < 0.2
+
+
+def test_train_theme_judge_with_real_labels_keeps_oncqa_words_out_of_the_vocabulary():
+    oncqa = [
+        ThemeItem(f"o{k}", f"onconly word{k}", THEMES[k], source="oncqa/stage1.csv") for k in (1, 2)
+    ]
+    items = [*_theme_items(4), *oncqa]
+    params = train_theme_judge_with_real_labels(
+        items, grid=({"C": 10.0, "word_weight": 1.0},), folds=2, encoder=ZeroEncoder()
+    )
+    vocabulary = params["features"]["words"]["vocabulary"]
+    assert "word1" in vocabulary and "onconly" not in vocabulary
+    assert params["vocabulary_excludes"] == ["oncqa/"]
+    assert params["n_sentences"] == {"kqa/questions_w_answers.jsonl": 36, "oncqa/stage1.csv": 2}
+    assert params["hyperparameters"] == {"C": 10.0, "word_weight": 1.0}
+    assert params["encoder"] == "zero"

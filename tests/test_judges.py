@@ -18,8 +18,12 @@ from editf1.judges import (
 )
 from editf1.judges.embedding import (
     EmbeddingContentJudge,
+    EmbeddingThemeJudge,
     TokenIdf,
     candidate_spans,
+    load_params,
+    theme_sentence_features,
+    theme_word_vectorizer,
     token_alignment,
     word_recall,
 )
@@ -562,6 +566,137 @@ def test_theme_probabilities(real_theme_judge):
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     assert real_theme_judge.classify([]) == []
     assert real_theme_judge.probabilities([]).shape == (0, len(THEMES))
+
+
+def test_theme_sentence_features_by_hand():
+    sentences = [
+        "Is the pain worse at night? ",  # trailing space: still a question
+        "- If you feel dizzy, call triage.",  # list marker before "If"
+        "3) Unless it settles, come in.",
+        "Call us if it gets worse.",  # "if" not first
+        "Iffy weather today.",  # not the word "if"
+    ]
+    features = theme_sentence_features(sentences, ["question_mark", "leading_if"])
+    assert features.dtype == np.float32
+    assert features.tolist() == [[1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
+    assert theme_sentence_features(sentences, []).shape == (5, 0)
+    with pytest.raises(ValueError, match=r"unknown theme sentence features \['exclamation'\]"):
+        theme_sentence_features(sentences, ["exclamation"])
+
+
+def _toy_theme_params(width: int, entries: dict) -> dict:
+    """9 x width zero weights but ``{(theme, column): weight}``."""
+    coef = np.zeros((len(THEMES), width))
+    for (theme, column), weight in entries.items():
+        coef[THEMES.index(theme), column] = weight
+    return {"labels": list(THEMES), "coef": coef.tolist(), "intercept": [0.0] * len(THEMES)}
+
+
+def test_theme_judge_adds_sentence_and_word_features_to_the_embedding():
+    texts = ["Any fever?", "If it hurts, call us.", "Book a visit.", "Thanks."]
+    encoder = TableEncoder({t: [1, 0, 0] for t in texts})
+    # columns: 3 embedding values, question_mark, leading_if, "call us", "visit"
+    params = _toy_theme_params(
+        7,
+        {
+            ("Symptom-related follow-up questions", 3): 4.0,
+            ("Contingency planning", 4): 3.0,
+            ("Care coordination", 5): 2.0,  # loses to Contingency planning's 3.0
+            ("Logistics", 6): 5.0,
+            ("Other", 0): 1.0,  # every sentence's embedding: Other unless a feature fires
+        },
+    )
+    params["features"] = {
+        "sentence": ["question_mark", "leading_if"],
+        "words": {"ngram_range": [1, 2], "vocabulary": ["call us", "visit"]},
+    }
+    judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+    assert judge.features(texts).tolist() == [
+        [1, 0, 0, 1, 0, 0, 0],
+        [1, 0, 0, 0, 1, 1, 0],
+        [1, 0, 0, 0, 0, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0],
+    ]
+    assert [j.theme for j in judge.classify(texts)] == [
+        "Symptom-related follow-up questions",
+        "Contingency planning",
+        "Logistics",
+        "Other",
+    ]
+    # "Any fever?": logits 4 (symptom question), 1 (Other), 0 for the other 7 themes
+    expected = np.exp(4) / (np.exp(4) + np.e + 7)
+    assert judge.probabilities(texts)[0, 1] == pytest.approx(expected, rel=1e-5)
+    # the features are part of the fingerprint
+    plain = {k: params[k] for k in ("labels", "intercept")}
+    plain["coef"] = np.asarray(params["coef"])[:, :3].tolist()
+    assert judge.fingerprint != EmbeddingThemeJudge(params=plain, encoder=encoder).fingerprint
+
+
+def test_shipped_theme_judge_keeps_its_fingerprint():
+    # the theme cache is keyed on it: the v1 file (no features) hashes as it always did
+    class Encoder384:
+        name, dimension = "table", 384
+
+    judge = EmbeddingThemeJudge(encoder=Encoder384())
+    assert judge.fingerprint == "embedding-theme(table,logreg:468eb8cfb0)"
+
+
+def test_theme_judge_rejects_weights_that_do_not_fit_its_features():
+    encoder = TableEncoder({})
+    params = _toy_theme_params(4, {})
+    params["features"] = {"sentence": ["question_mark", "leading_if"]}
+    with pytest.raises(ValueError, match=r"shape \(9, 4\), expected \(9, 5\)"):
+        EmbeddingThemeJudge(params=params, encoder=encoder)
+    params["features"] = {"sentence": ["exclamation"]}
+    with pytest.raises(ValueError, match="unknown theme sentence features"):
+        EmbeddingThemeJudge(params=params, encoder=encoder)
+    with pytest.raises(ValueError, match="give params or params_file, not both"):
+        EmbeddingThemeJudge(params=params, params_file="theme_judge_v2.json", encoder=encoder)
+    with pytest.raises(FileNotFoundError, match=r"no_such_judge\.json"):
+        EmbeddingThemeJudge(params_file="no_such_judge.json", encoder=encoder)
+
+
+def test_shipped_theme_judge_v2_parameters_fit_their_features():
+    params = load_params("theme_judge_v2.json")
+    words = params["features"]["words"]["vocabulary"]
+    assert params["features"]["sentence"] == ["question_mark", "leading_if"]
+    assert words == sorted(set(words))
+    assert np.asarray(params["coef"]).shape == (len(THEMES), 384 + 2 + len(words))
+    assert params["vocabulary_excludes"] == ["oncqa/"]
+
+
+@pytest.mark.slow
+def test_theme_judge_v2_labels_clear_examples():
+    judge = load_theme_judge("embedding", {"params_file": "theme_judge_v2.json"})
+    v1 = load_theme_judge("embedding", {"params_file": "theme_judge.json"})
+    assert judge.fingerprint != v1.fingerprint and judge.encoder is v1.encoder
+    sentences = list(CLEAR_THEMES)
+    assert [j.theme for j in judge.classify(sentences)] == [CLEAR_THEMES[s] for s in sentences]
+
+
+@pytest.mark.slow
+def test_theme_judge_v2_on_real_sentences(shared_data):
+    """The v2 judge loads and labels real sentences as the team did; its vocabulary
+    holds no n-gram found only in OncQA text (which has no licence to ship)."""
+    from editf1.validation.labelled import shipped_theme_items
+    from editf1.validation.team_labels import load_team_theme_items
+
+    items = load_team_theme_items(shared_data)
+    judge = load_theme_judge("embedding", {"params_file": "theme_judge_v2.json"})
+    # one sentence each of Logistics, Contingency planning, Care coordination, a
+    # medication question, Medical planning instruction and a symptom question (all in
+    # v2's training set; the v1 file labels every one of them otherwise)
+    known = [items[k] for k in (68, 24, 303, 295, 0, 661)]
+    assert [j.theme for j in judge.classify([it.text for it in known])] == [
+        it.theme for it in known
+    ]
+    v1 = load_theme_judge("embedding", {"params_file": "theme_judge.json"})
+    assert all(j.theme != it.theme for j, it in zip(v1.classify([it.text for it in known]), known))
+    allowed = [it.text for it in items if not it.source.startswith("oncqa/")]
+    allowed += [it.text for it in shipped_theme_items()]
+    vocabulary = load_params("theme_judge_v2.json")["features"]["words"]
+    found = theme_word_vectorizer(tuple(vocabulary["ngram_range"]), vocabulary["vocabulary"])
+    assert found.transform(allowed).sum(axis=0).min() >= 2  # min_df 2 on allowed text
 
 
 # ---------------------------------------------------------------- registry
