@@ -443,3 +443,7 @@ def test_callback_shares_generation_under_torchrun(tmp_path):
 
 if __name__ == "__main__":  # one process of the torchrun test above
     shared_evaluation(Path(sys.argv[1]))
+    # as a training script should: leave together and close the process group the
+    # Trainer opened (a process leaving while gloo's threads still run can abort)
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()

@@ -19,7 +19,7 @@ import datasets
 import pytest
 
 from editf1.builders import load_split
-from editf1.builders.hub import write_hub_folder
+from editf1.builders.hub import size_category, write_hub_folder
 from editf1.builders.public import DuplicateRecordsWarning, UnmatchedRecordsWarning
 from editf1.builders.readers import kqa_nli_rows, oncqa_rows
 from editf1.cli.main import main
@@ -198,8 +198,12 @@ def test_real_sets_export_to_folders_that_load_dataset_reads(tmp_path, name, fol
     assert written.counts == {config: {"test": n} for config, n in counts.items()}
     card = (written.path / "README.md").read_text(encoding="utf-8")
     committed = (Path(__file__).resolve().parents[1] / "datasets" / name / "README.md").read_text()
-    # the committed card is the exported one without row counts
-    assert card.split("## Configurations")[0] == committed.split("## Configurations")[0]
+    # the committed card is the exported one without row counts: the Hub's size
+    # category is "unknown" without them and follows the rows with them
+    largest = max(counts.values())
+    assert f"size_categories:\n- {size_category(largest)}\n" in card
+    without_counts = card.replace(f"- {size_category(largest)}\n", "- unknown\n", 1)
+    assert without_counts.split("## Configurations")[0] == committed.split("## Configurations")[0]
     for config, n in counts.items():
         rows = datasets.load_dataset(
             str(written.path), config, split="test", cache_dir=str(tmp_path / "c")
