@@ -126,12 +126,6 @@ def test_shipped_theme_weights_fit_the_encoder(real_theme_judge):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="content_judge.json was fitted before the splitter split sentences joined without "
-    "a space (K-QA answers have them): a refit moves the weights by ~0.02-0.07; the refit and "
-    "the README/card figures it moves are pending (issue 11). strict: passes again once refitted",
-)
 def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real_content_judge):
     from editf1.training.classifiers import calibrate_content_judge
     from editf1.validation.labelled import kqa_content_items
