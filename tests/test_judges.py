@@ -368,7 +368,7 @@ def load_params_v2():
 def test_shipped_params_keep_todays_fingerprint_and_v2_loads():
     today = EmbeddingContentJudge(encoder=WORDS)
     assert today.features == ("cosine", "word_recall") and today.threshold == 0.5
-    assert "logreg:178489abe3,threshold=0.5,window=2" in today.fingerprint
+    assert "logreg:041f72a0e9,threshold=0.5,window=2" in today.fingerprint
     v2 = EmbeddingContentJudge(params_file="content_judge_v2.json", encoder=WORDS)
     assert "token_recall" in v2.features and "direction" in v2.veto
     assert v2.threshold == load_params_v2()["threshold"]
@@ -637,7 +637,7 @@ def test_shipped_theme_judge_keeps_its_fingerprint():
     class Encoder384:
         name, dimension = "table", 384
 
-    judge = EmbeddingThemeJudge(encoder=Encoder384())
+    judge = EmbeddingThemeJudge(params_file="theme_judge.json", encoder=Encoder384())
     assert judge.fingerprint == "embedding-theme(table,logreg:468eb8cfb0)"
 
 
