@@ -12,7 +12,6 @@ import pytest
 from huggingface_hub import ModelCard
 
 from editf1.judges.embedding import load_params
-from editf1.themes import THEMES
 from editf1.validation.cards import (
     adapter_card_spec,
     build_cards,
@@ -127,17 +126,30 @@ def test_an_adapter_card_renders_with_model_index_cis_and_limitations(tmp_path):
     assert '    content_judge_options={"adapter": "org/judge"},\n' in text
 
 
-def test_the_embedded_theme_card_recomputes_the_cross_validated_f1_with_cis():
-    spec = embedding_theme_card_spec()
-    params = load_params("theme_judge.json")["cross_validation"]
-    for theme in THEMES:
-        f1 = spec.report["per_theme"][theme]["f1"]
-        assert f1["value"] == pytest.approx(params["per_label"][theme]["f1-score"], abs=5e-5)
-        assert f1["low"] < f1["value"] < f1["high"]
-    assert spec.report["micro_f1"]["value"] == pytest.approx(params["accuracy"], abs=5e-5)
-    card = render_card(spec)
-    assert "### Per-theme F1" in card.text
-    assert {r.metric_type for r in card.data.eval_results} == {"f1", "cohen_kappa"}
+def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceiling():
+    from editf1.validation.agreement import theme_label_report, to_jsonable
+
+    # 4 sentences, 3 labelled as the humans did: micro F1 0.75; the one Logistics
+    # sentence judged Care coordination gives Logistics F1 0 and Care coordination 0
+    human = ["Logistics", "Other", "Contingency planning", "Other"]
+    judge = ["Care coordination", "Other", "Contingency planning", "Other"]
+    report = to_jsonable(theme_label_report(human, judge, groups=[0, 1, 2, 3], n_resamples=50))
+    report["clinical_micro_f1"] = report["micro_f1"]  # stands in for the 8-theme figure
+    ceiling = {"agreement": report["micro_f1"], "cohen_kappa": report["cohen_kappa"]}
+    spec = embedding_theme_card_spec(report, human_ceiling=ceiling)
+    assert spec.report["micro_f1"]["value"] == 0.75
+    assert spec.report["per_theme"]["Logistics"]["f1"]["value"] == 0.0
+    assert spec.report["human_ceiling"] is ceiling
+    text = render_card(replace(spec, comparison=[("first judge", report)])).text
+    assert "| Micro F1 over the 8 clinical themes (Table 8) | 0.750 |" in text
+    assert "| annotators vs each other (human ceiling) | 0.750 [" in text
+    assert "`editf1/data/theme_judge_v2.json`" in text and "not from clinicians" in text
+    assert "in-sample" in text and "Logistics is its weakest" in text
+    v2 = load_params("theme_judge_v2.json")
+    assert f"C = {v2['hyperparameters']['C']}" in text
+    # by default the ceiling is the shipped label set's double-labelled sentences
+    default = embedding_theme_card_spec(report).report["human_ceiling"]
+    assert default["agreement"]["n"] == 160
 
 
 @pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")

