@@ -32,6 +32,20 @@ def test_theme_judge_cross_validation_in_readme_matches_shipped_file():
         assert f"{theme} {scores['f1-score']:.3f}" in README, theme
 
 
+def test_default_theme_judge_figures_in_readme_match_the_results_file():
+    results = json.loads((ROOT / "benchmarks" / "results" / "theme_judge_real.json").read_text())
+    first, default = (results["judges"][k] for k in ("v1 (team-written only)", "v2, real + team"))
+    for theme, entry in default["per_theme"].items():
+        row = f"| {theme} ({entry['support']}) | {_ci(first['per_theme'][theme]['f1'])} |"
+        assert f"{row} {_ci(entry['f1'])} |" in README, theme
+    for key in ("clinical_micro_f1", "macro_f1", "cohen_kappa"):
+        assert f"{_ci(first[key])} | {_ci(default[key])} |" in README, key
+    assert f"{results['n_items']} real sentences" in README
+    # the shipped default was fitted by the run that wrote the results file
+    params = json.loads((DATA / "theme_judge_v2.json").read_text())
+    assert params["cross_validation"]["clinical_micro_f1"] == default["clinical_micro_f1"]
+
+
 def test_readme_opens_with_the_two_commands_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     blocks = RAW_README.split("```bash\n")

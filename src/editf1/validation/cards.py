@@ -463,6 +463,9 @@ def embedding_theme_card_spec(
         double = label_set_summary("theme_labels")["double_labelled"]
         human_ceiling = to_jsonable({k: double[k] for k in ("agreement", "cohen_kappa")})
     report = {**report, "human_ceiling": human_ceiling, "split": "nested cross-validation by case"}
+    clinical = {t: e["f1"] for t, e in report["per_theme"].items() if t != "Other" and e["f1"]}
+    weakest = min(clinical, key=lambda t: clinical[t]["value"])
+    weak_f1 = clinical[weakest]
     hyper = params["hyperparameters"]
     words = params["features"]["words"]
     real = {k: v for k, v in params["n_sentences"].items() if not k.startswith("editf1/")}
@@ -534,9 +537,9 @@ def embedding_theme_card_spec(
             "The labels come from the team's two LLM annotator agents following its "
             "annotation guide, not from clinicians; two LLM annotators share biases, so "
             "the human ceiling above is likely higher than two clinicians' would be.",
-            "Logistics is its weakest clinical theme (F1 under 0.6 in cross-validation); "
-            "Medical assessment explanation and Medical planning instruction are its "
-            "most frequent confusion.",
+            f"Its weakest clinical theme is {weakest} (F1 {weak_f1['value']:.3f}, 95% CI "
+            f"[{weak_f1['low']:.3f}, {weak_f1['high']:.3f}]); Medical assessment explanation "
+            "and Medical planning instruction are its most frequent confusion.",
             "It was fitted on the team's labels of the OncQA replies and drafts: theme "
             "scores of those very OncQA texts are in-sample; the figures above are not.",
         ],
