@@ -159,10 +159,11 @@ def load_line(state: dict) -> str:
 
 
 class TimedModel:
-    """Wraps a ``SentenceTransformer``: counts the seconds spent in its ``encode``
-    (tokenizing, the forward passes, pooling) and lists the texts encoded; everything
-    else is delegated. Give it to :class:`editf1.judges.encoder.SentenceEncoder` as
-    ``model``."""
+    """Wraps a ``SentenceTransformer`` (or an
+    :class:`editf1.judges.onnx_encoder.OnnxSentenceTransformer`): counts the seconds
+    spent in its ``encode`` (tokenizing, the forward passes, pooling) and lists the
+    texts encoded; everything else is delegated. Give it to
+    :class:`editf1.judges.encoder.SentenceEncoder` as ``model``."""
 
     def __init__(self, model) -> None:
         self.model = model
@@ -223,14 +224,15 @@ def fresh_scorer(model, content_judge_options: dict | None = None, count_themes:
     loaded encoder model, with empty caches: ``(scorer, timed_model)``.
 
     The judges are the library's own classes (nothing re-implemented); the encoder
-    cache and the scorer's theme cache are new, so every scorer starts cold.
+    cache and the scorer's theme cache are new, so every scorer starts cold. The
+    encoder's backend is the model's (``model.backend`` of an ONNX model, else torch).
     ``count_themes`` wraps the theme judge in :func:`timed_judge` (``classified``)."""
     from editf1.judges.embedding import EmbeddingContentJudge, EmbeddingThemeJudge
     from editf1.judges.encoder import DEFAULT_ENCODER, SentenceEncoder
     from editf1.scorer import EditF1Scorer
 
     timed = TimedModel(model)
-    encoder = SentenceEncoder(timed, DEFAULT_ENCODER)
+    encoder = SentenceEncoder(timed, DEFAULT_ENCODER, backend=getattr(model, "backend", "torch"))
     content = EmbeddingContentJudge(encoder=encoder, **(content_judge_options or {}))
     theme = EmbeddingThemeJudge(encoder=encoder)
     if count_themes:

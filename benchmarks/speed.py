@@ -18,11 +18,17 @@ does. It reports:
   and how many reference sentences were encoded or classified again (target: none);
 * peak resident memory of each metric scoring the 100 pairs in a process of its own.
 
+``--backend onnx`` (or ``onnx-int8``) runs edit-F1's encoder on ONNX Runtime
+(:mod:`editf1.judges.onnx_encoder`; the ``onnx`` extra) instead of PyTorch; BERTScore
+stays on PyTorch.
+
 Run from the repository root (2 CPU cores here; the load average is recorded):
 
     python benchmarks/speed.py --data-dir ../shared/data/oncqa
+    python benchmarks/speed.py --data-dir ../shared/data/oncqa --backend onnx
 
-Writes ``benchmarks/results/speed.json`` and ``speed.md``.
+Writes ``benchmarks/results/speed.json`` and ``speed.md`` (``speed_<backend>.json``
+and ``.md`` for another backend).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ import time
 from pathlib import Path
 
 import benchlib
+
+from editf1.judges.onnx_encoder import ENCODER_BACKENDS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -69,10 +77,10 @@ def _same_alignment(first, second) -> int:
     return sum(key(a) == key(b) for a, b in zip(first.pairs, second.pairs))
 
 
-def _encoder_model():
+def _encoder_model(backend: str):
     from editf1.judges.encoder import default_encoder
 
-    return default_encoder().model
+    return default_encoder(backend).model
 
 
 #: share of contention samples (another process busy) per timed call, in call order
@@ -101,13 +109,24 @@ def _profile_rest(model, predictions, references) -> dict:
     Profiling slows Python code more than the model's C++ kernels, so the shares here
     overstate the non-encoder part; the timed runs give the real share."""
     scorer, _ = benchlib.fresh_scorer(model)
+    forward = (
+        (
+            "encoder forward (SentenceTransformer.encode)",
+            ("sentence_transformer/model.py", "encode"),
+        )
+        if getattr(model, "backend", "torch") == "torch"
+        else (
+            "encoder forward (OnnxSentenceTransformer.encode)",
+            ("judges/onnx_encoder.py", "encode"),
+        )
+    )
     profile = cProfile.Profile()
     profile.enable()
     scorer.score(predictions, references)
     profile.disable()
     stats = pstats.Stats(profile).stats
     wanted = {
-        "encoder forward (SentenceTransformer.encode)": ("sentence_transformer/model.py", "encode"),
+        forward[0]: forward[1],
         "sentence splitting (SentenceSplitter.split)": ("editf1/segment.py", "split"),
         "word overlap feature (word_recall)": ("judges/embedding.py", "word_recall"),
         "candidate spans (candidate_spans)": ("judges/embedding.py", "candidate_spans"),
@@ -175,7 +194,7 @@ def _second_system(model, predictions, references, splitter, repeats: int) -> di
     }
 
 
-def _child(which: str, data_dir: Path, batch_size: int) -> None:
+def _child(which: str, data_dir: Path, batch_size: int, backend: str) -> None:
     """Score the 100 pairs with one metric in this process; print its memory as JSON."""
     import torch
 
@@ -185,7 +204,8 @@ def _child(which: str, data_dir: Path, batch_size: int) -> None:
     if which == "editf1":
         from editf1.scorer import EditF1Scorer
 
-        scorer = EditF1Scorer()
+        options = {"encoder_backend": backend}
+        scorer = EditF1Scorer(content_judge_options=options, theme_judge_options=options)
         loaded = benchlib.rss_mb()
         scorer.score(predictions, references)
     else:
@@ -205,7 +225,7 @@ def _child(which: str, data_dir: Path, batch_size: int) -> None:
     )
 
 
-def _memory(data_dir: Path, batch_size: int, log_dir: Path) -> dict:
+def _memory(data_dir: Path, batch_size: int, log_dir: Path, backend: str) -> dict:
     out = {}
     for which in ("editf1", "bertscore"):
         log = log_dir / f"memory_{which}.log"
@@ -218,6 +238,8 @@ def _memory(data_dir: Path, batch_size: int, log_dir: Path) -> dict:
             str(data_dir),
             "--bertscore-batch-size",
             str(batch_size),
+            "--backend",
+            backend,
         ]
         measured = benchlib.run_measured(command, log)
         if measured["returncode"] != 0:
@@ -235,9 +257,11 @@ def _markdown(payload: dict) -> str:
     prof = payload["profile"]
     before, after = payload["machine_before"], payload["machine_after"]
     busy_runs = sum(x > 0 for run in (e, b, w) for x in run["busy_share"])
+    backend = payload["encoder_backend"]
+    on = "" if backend == "torch" else f", encoder on {backend}"
     lines = [
         f"### Speed against BERTScore ({payload['pairs']} OncQA pairs, "
-        f"{t['repeats']} interleaved repeats, medians)",
+        f"{t['repeats']} interleaved repeats, medians{on})",
         "",
         f"Machine: {benchlib.load_line(before)} before, {benchlib.load_line(after)} after; "
         f"torch threads {before['torch_threads']}. Timed runs during which another process "
@@ -248,14 +272,14 @@ def _markdown(payload: dict) -> str:
         "| metric (all-MiniLM-L6-v2) | pairs/s | s per run (min-max) | texts encoded | "
         "tokens encoded |",
         "|---|---|---|---|---|",
-        f"| edit-F1, embedded judges (default: window 2, bounded span search) | "
+        f"| edit-F1, embedded judges (default: window 2, bounded span search{on}) | "
         f"{e['pairs_per_s']:.2f} | "
         f"{e['median_s']:.2f} ({e['min_s']:.2f}-{e['max_s']:.2f}) | {e['texts']} | "
         f"{e['tokens']} |",
         f"| BERTScore (bert-score {before['versions']['bert-score']}) | {b['pairs_per_s']:.2f} | "
         f"{b['median_s']:.2f} ({b['min_s']:.2f}-{b['max_s']:.2f}) | {b['texts']} | "
         f"{b['tokens']} |",
-        f"| edit-F1, every span encoded (span_margin=None) | {w['pairs_per_s']:.2f} | "
+        f"| edit-F1, every span encoded (span_margin=None{on}) | {w['pairs_per_s']:.2f} | "
         f"{w['median_s']:.2f} ({w['min_s']:.2f}-{w['max_s']:.2f}) | {w['texts']} | "
         f"{w['tokens']} |",
         "",
@@ -318,11 +342,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, help="use only the first N pairs (debugging)")
     parser.add_argument("--bertscore-batch-size", type=int, default=64)
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument(
+        "--backend",
+        choices=ENCODER_BACKENDS,
+        default="torch",
+        help="edit-F1's encoder backend (onnx, onnx-int8: the onnx extra)",
+    )
     parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
     parser.add_argument("--child", choices=["editf1", "bertscore"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        _child(args.child, args.data_dir, args.bertscore_batch_size)
+        _child(args.child, args.data_dir, args.bertscore_batch_size, args.backend)
         return 0
 
     from editf1.judges.embedding import candidate_spans
@@ -332,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     predictions = [r["prediction"] for r in rows]
     references = [r["reference"] for r in rows]
     machine_before = benchlib.machine_state()
-    model = _encoder_model()
+    model = _encoder_model(args.backend)
     bertscorer = _bertscorer(args.bertscore_batch_size)
     splitter = SentenceSplitter()
 
@@ -414,11 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_memory:
         print("peak memory, one child process per metric ...", flush=True)
         with tempfile.TemporaryDirectory() as logs:
-            memory = _memory(args.data_dir, args.bertscore_batch_size, Path(logs))
+            memory = _memory(args.data_dir, args.bertscore_batch_size, Path(logs), args.backend)
     payload = {
         "command": "python benchmarks/speed.py " + " ".join(argv or sys.argv[1:]),
         "data": "OncQA own_reply (GPT-4 draft vs oncologist's own reply)",
         "pairs": len(rows),
+        "encoder_backend": args.backend,
         "bertscore_hash": bertscorer.hash,
         "machine_before": machine_before,
         "throughput": throughput,
@@ -427,7 +458,8 @@ def main(argv: list[str] | None = None) -> int:
         "memory": memory,
         "machine_after": benchlib.machine_state(),
     }
-    benchlib.write_results("speed", payload, _markdown(payload), args.output_dir)
+    name = "speed" if args.backend == "torch" else f"speed_{args.backend}"
+    benchlib.write_results(name, payload, _markdown(payload), args.output_dir)
     return 0
 
 

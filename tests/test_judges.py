@@ -639,6 +639,13 @@ def test_shipped_theme_judge_keeps_its_fingerprint():
 
     judge = EmbeddingThemeJudge(params_file="theme_judge.json", encoder=Encoder384())
     assert judge.fingerprint == "embedding-theme(table,logreg:468eb8cfb0)"
+    # the default is the v2 file
+    default = EmbeddingThemeJudge(encoder=Encoder384()).fingerprint
+    assert (
+        default
+        == EmbeddingThemeJudge(params_file="theme_judge_v2.json", encoder=Encoder384()).fingerprint
+    )
+    assert default != judge.fingerprint
 
 
 def test_theme_judge_rejects_weights_that_do_not_fit_its_features():

