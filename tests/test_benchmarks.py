@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -164,6 +165,68 @@ def test_variant_rows_and_their_check():
 
     checked = scaling.check_variants(rows, [1, 2], SentenceSplitter(), words)
     assert checked["sentences_checked"] == 8 and checked["sentences_unchanged"] == 2
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_scaling_compares_outputs_row_by_row_with_float_tolerance(tmp_path):
+    rows = [
+        {"id": "a#0", "expected_matches": 1, "probability": 0.25, "exact": True},
+        {"id": "b#0", "expected_matches": 2, "probability": 0.5, "exact": False},
+    ]
+    one = _jsonl(tmp_path / "one.jsonl", rows)
+    same = scaling.compare_outputs(one, _jsonl(tmp_path / "same.jsonl", rows))
+    assert same == {
+        "rows": 2,
+        "identical_bytes": True,
+        "same": True,
+        "max_abs_float_difference": 0.0,
+        "first_difference": None,
+        "tolerance": 1e-6,
+    }
+    # 0.5 -> 0.5000003: apart by 3e-7, within 1e-6; the bytes differ
+    near = [rows[0], rows[1] | {"probability": 0.5000003}]
+    found = scaling.compare_outputs(one, _jsonl(tmp_path / "near.jsonl", near))
+    assert found["same"] and not found["identical_bytes"]
+    assert found["max_abs_float_difference"] == pytest.approx(3e-7)
+    far = [rows[0], rows[1] | {"probability": 0.500002}]
+    found = scaling.compare_outputs(one, _jsonl(tmp_path / "far.jsonl", far))
+    assert (
+        not found["same"] and found["first_difference"] == "floats apart by 2e-06 (tolerance 1e-06)"
+    )
+    # counts are integers: no tolerance; the row's line and field are named, not its value
+    count = [rows[0], rows[1] | {"expected_matches": 3}]
+    found = scaling.compare_outputs(one, _jsonl(tmp_path / "count.jsonl", count))
+    assert found["first_difference"] == "line 2: .expected_matches: values differ"
+    swapped = scaling.compare_outputs(one, _jsonl(tmp_path / "swapped.jsonl", rows[::-1]))
+    assert swapped["first_difference"] == "line 1: .id: values differ"
+    short = scaling.compare_outputs(one, _jsonl(tmp_path / "short.jsonl", rows[:1]))
+    assert short["first_difference"] == "2 against 1 lines" and short["rows"] == 2
+    summaries = (
+        _jsonl(tmp_path / "s1.json", [{"f1": 0.4, "n_pairs": 2}]),
+        _jsonl(tmp_path / "s2.json", [{"f1": 0.4, "n_pairs": 2, "extra": 1}]),
+    )
+    found = scaling.compare_outputs(one, one, summaries)
+    assert found["same"] and not found["summary_same"]
+    assert found["summary_first_difference"] == ".: keys ['extra'] differ"
+
+
+def test_scaling_json_gap_by_hand():
+    assert scaling.json_gap({"p": [0.1, 1]}, {"p": [0.1000005, 1]}) == pytest.approx(5e-7)
+    assert scaling.json_gap(2, 2.0) == 0.0  # a float on one side: compared as numbers
+    for a, b, where in [
+        ({"p": [1, 2]}, {"p": [1]}, ".p: 2 against 1 items"),
+        ([True], [1.0], "[0]: a boolean against a number"),
+        ({"s": None}, {"s": "x"}, ".s: values differ"),
+    ]:
+        with pytest.raises(scaling.OutputsDiffer) as error:
+            scaling.json_gap(a, b)
+        assert str(error.value) == where
+    assert scaling._pairs_per_process("x\n  judged by 2 processes: 10 + 9 pairs\n") == [10, 9]
+    assert scaling._pairs_per_process("edit-F1 on 20 pair(s)") is None
 
 
 def test_timed_judges_answer_as_the_judges_they_wrap(theme_judge_cls):
