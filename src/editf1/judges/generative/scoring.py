@@ -1,0 +1,257 @@
+"""Decision scoring: a probability for every allowed answer, without generating.
+
+Where the answer is one of a few known options (the nine theme labels; the draft's
+candidate spans and NO MATCH, each followed by EOS), the judge's choice needs no
+decoding loop. An option's probability is the product, over its tokens, of the model's
+next-token probability renormalised over the tokens that continue *some* option after
+the same answer so far (the options form a trie). So a token that every remaining
+option shares is certain, and only the tokens where options part ways count; the
+probabilities of the options sum to 1. This is the distribution constrained decoding
+samples from when it may write only these options (:class:`.constraints.OneOf`), and
+for single-token options it is the softmax over their next-token logits that
+``transformers``' decision pipeline reads. (The unrenormalised sequence likelihood
+would instead charge every token of a long span, so that a short answer such as
+NO MATCH wins whatever the model prefers at the first token.)
+
+Each :class:`Item` is one prompt, ``prefixes[item.prefix] + item.suffix``, and its
+options. The logits needed are those after the prompt (every option's first token)
+and after each answer-so-far where options part ways: for the content judge, at the
+end of each sentence (one sentence alone, or the next one after it), so each sentence
+of the draft is read once per reference sentence. :func:`score_options` runs
+
+1. the distinct prefixes of a batch once (left-padded, :func:`.decoding.prefix_caches`;
+   a prefix the next batch needs again is copied, not recomputed);
+2. the items' suffixes, one row per item, on their prefix's cache;
+3. the answers-so-far that need logits (*reads*), one row per longest such answer,
+   right-padded, on a copy of their item's cache row,
+
+with at most ``batch_size`` rows in step 3 (an item with more rows is split over
+batches). Positions are given explicitly and padding is masked, so every token is
+read exactly as in ``prefix + suffix + option`` alone:
+:func:`score_options_one_at_a_time` (one forward pass over the whole prompt and option
+per option, no cache) gives the same numbers up to floating-point rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from editf1.judges.generative.decoding import _cache_argument, _left_padded, prefix_caches
+
+__all__ = ["Item", "score_options", "score_options_one_at_a_time"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One prompt, ``prefixes[prefix] + suffix``, and the answers it may have.
+
+    Attributes:
+        prefix: index of the shared prefix (into the ``prefixes`` argument).
+        suffix: the item's own token ids (>= 1).
+        options: the answers' token ids, each >= 1 token, distinct, none a prefix of
+            another (end each with EOS).
+    """
+
+    prefix: int
+    suffix: tuple[int, ...]
+    options: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One factor of an option's probability: at ``position`` of ``row`` (``None``:
+    after the prompt), the log-probability of ``token`` renormalised over ``allowed``."""
+
+    option: int
+    row: int | None
+    position: int
+    allowed: tuple[int, ...]
+    token: int
+
+
+def _children(options: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
+    """Every answer-so-far of the trie of ``options`` and the tokens that may follow it.
+
+    Raises:
+        ValueError: for an empty option, two equal options, or one a prefix of another.
+    """
+    if not all(options) or len(set(options)) != len(options):
+        raise ValueError("options must be non-empty and distinct")
+    children: dict[tuple[int, ...], set[int]] = {}
+    for option in options:
+        for t in range(len(option)):
+            children.setdefault(option[:t], set()).add(option[t])
+    if any(option in children for option in options):
+        raise ValueError("an option is a prefix of another (end every option with EOS)")
+    return children
+
+
+def _plan(options: Sequence[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], list[_Read]]:
+    """The rows step 3 runs (answers-so-far, none a prefix of another) and every read."""
+    children = _children(options)
+    branching = {node for node, tokens in children.items() if len(tokens) > 1}
+    needed = {o[:t] for o in options for t in range(1, len(o)) if o[:t] in branching}
+    rows: list[tuple[int, ...]] = []
+    for answer in sorted(needed, key=len, reverse=True):
+        if not any(row[: len(answer)] == answer for row in rows):
+            rows.append(answer)
+    where = {}
+    for i, row in enumerate(rows):
+        for t in range(1, len(row) + 1):
+            where.setdefault(row[:t], (i, t - 1))
+    reads = []
+    for k, option in enumerate(options):
+        for t in range(len(option)):
+            node = option[:t]
+            if node in branching:
+                row, position = where[node] if t else (None, 0)
+                reads.append(_Read(k, row, position, tuple(sorted(children[node])), option[t]))
+    return rows, reads
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Rows ``rows`` (indices into its item's plan) of item ``item``: one batch's share."""
+
+    item: int
+    prefix: int
+    suffix: tuple[int, ...]
+    rows: tuple[int, ...]
+
+
+def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]]:
+    """Batches of at most ``batch_size`` step-3 rows (an item without rows counts as
+    one), items in order; an item is split only when it has more rows than that."""
+    batches: list[list[_Piece]] = [[]]
+    room = batch_size
+    for k, (item, (rows, _)) in enumerate(zip(items, plans)):
+        indices = list(range(len(rows)))
+        for start in range(0, max(1, len(rows)), batch_size):
+            chunk = tuple(indices[start : start + batch_size])
+            if max(1, len(chunk)) > room:
+                batches.append([])
+                room = batch_size
+            batches[-1].append(_Piece(k, item.prefix, item.suffix, chunk))
+            room -= max(1, len(chunk))
+    return [batch for batch in batches if batch]
+
+
+def _log_renormalised(logits: torch.Tensor, read: _Read) -> float:
+    allowed = logits[list(read.allowed)].float()
+    return float(logits[read.token].float() - torch.logsumexp(allowed, dim=0))
+
+
+@torch.inference_mode()
+def score_options(
+    model,
+    prefixes: Sequence[Sequence[int]],
+    items: Sequence[Item],
+    *,
+    pad_id: int,
+    batch_size: int = 16,
+) -> list[np.ndarray]:
+    """The log-probability of every option of every item (see the module).
+
+    Args:
+        model: a causal LM that accepts a cache, ``attention_mask`` and
+            ``position_ids`` (every ``transformers`` decoder-only model does).
+        prefixes: K lists of token ids (each >= 1 token).
+        items: N :class:`Item` objects, each naming one of the K prefixes.
+        pad_id: the padding token id (masked; any id works).
+        batch_size: rows of step 3 run together (>= 1).
+
+    Returns:
+        N float64 arrays, array ``i`` of shape ``(len(items[i].options),)``: each
+        option's natural-log probability among the item's options (<= 0; their
+        exponentials sum to 1).
+
+    Raises:
+        ValueError: for ``batch_size < 1``, an empty suffix, or options that are
+            empty, repeated, or a prefix of another.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    for k, item in enumerate(items):
+        if not item.suffix:
+            raise ValueError(f"item {k} has an empty suffix")
+    plans = [_plan(item.options) for item in items]
+    out = [np.zeros(len(item.options)) for item in items]
+    first_piece = set()
+    for batch, cache, prefix_mask in prefix_caches(
+        model, prefixes, _batches(items, plans, batch_size), pad_id
+    ):
+        last, logits = _forward_batch(model, cache, prefix_mask, batch, plans, pad_id)
+        for p, piece in enumerate(batch):
+            rows = {row: i for i, row in enumerate(piece.rows)}
+            for read in plans[piece.item][1]:
+                if read.row is None and piece.item not in first_piece:
+                    out[piece.item][read.option] += _log_renormalised(last[p], read)
+                elif read.row in rows:
+                    row = logits[p][rows[read.row], read.position]
+                    out[piece.item][read.option] += _log_renormalised(row, read)
+            first_piece.add(piece.item)
+    return out
+
+
+def _forward_batch(model, cache, prefix_mask, pieces: Sequence[_Piece], plans, pad_id: int):
+    """Steps 2 and 3 for one batch: the last suffix logits ``[pieces, V]`` and, per
+    piece, the logits of its rows ``[rows, W, V]`` (``None`` without rows)."""
+    device = model.device
+    argument = _cache_argument(model)
+    ids, suffix_mask, positions = _left_padded([p.suffix for p in pieces], pad_id, device)
+    positions = positions + prefix_mask.sum(dim=1, keepdim=True)
+    mask = torch.cat([prefix_mask, suffix_mask], dim=1)
+    last = model(
+        input_ids=ids, attention_mask=mask, position_ids=positions, **{argument: cache}
+    ).logits[:, -1]
+    answers = [plans[p.item][0][r] for p in pieces for r in p.rows]
+    if not answers:
+        return last, [None] * len(pieces)
+    owner = torch.tensor([i for i, p in enumerate(pieces) for _ in p.rows], device=device)
+    cache.batch_select_indices(owner)
+    width = max(map(len, answers))
+    inputs = torch.full((len(answers), width), pad_id, dtype=torch.long, device=device)
+    seen = torch.zeros((len(answers), width), dtype=torch.long, device=device)
+    for row, answer in enumerate(answers):
+        inputs[row, : len(answer)] = torch.tensor(answer, device=device)
+        seen[row, : len(answer)] = 1
+    logits = model(
+        input_ids=inputs,
+        attention_mask=torch.cat([mask[owner], seen], dim=1),
+        position_ids=positions[owner, -1:] + 1 + torch.arange(width, device=device),
+        **{argument: cache},
+    ).logits
+    split = logits.split([len(p.rows) for p in pieces])
+    return last, [part if len(part) else None for part in split]
+
+
+@torch.inference_mode()
+def score_options_one_at_a_time(
+    model, prefixes: Sequence[Sequence[int]], items: Sequence[Item]
+) -> list[np.ndarray]:
+    """The baseline for :func:`score_options`: one forward pass over ``prefix + suffix
+    + option`` per option, no cache, no padding; same arguments (less ``pad_id`` and
+    ``batch_size``), return value and errors."""
+    out = []
+    for k, item in enumerate(items):
+        if not item.suffix:
+            raise ValueError(f"item {k} has an empty suffix")
+        children = _children(item.options)
+        prompt = [*prefixes[item.prefix], *item.suffix]
+        values = []
+        for option in item.options:
+            ids = torch.tensor([[*prompt, *option]], device=model.device)
+            logits = model(input_ids=ids).logits[0, len(prompt) - 1 : -1]
+            total = 0.0
+            for t, token in enumerate(option):
+                allowed = children[option[:t]]
+                if len(allowed) > 1:
+                    read = _Read(0, None, 0, tuple(sorted(allowed)), token)
+                    total += _log_renormalised(logits[t], read)
+            values.append(total)
+        out.append(np.array(values))
+    return out
