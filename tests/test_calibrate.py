@@ -119,9 +119,11 @@ def test_shipped_content_judge_parameters():
 
 @pytest.mark.slow
 def test_shipped_theme_weights_fit_the_encoder(real_theme_judge):
-    # the judge checks coef shape (9, d) against the encoder's dimension when it loads
+    # the judge checks coef shape (9, d + features) against the encoder when it loads
+    words = load_params("theme_judge_v2.json")["features"]["words"]["vocabulary"]
     assert real_theme_judge.encoder.dimension == 384
-    assert real_theme_judge.coef.shape == (9, 384)
+    assert real_theme_judge.sentence_features == ("question_mark", "leading_if")
+    assert real_theme_judge.coef.shape == (9, 384 + 2 + len(words))
     assert real_theme_judge.labels == list(THEMES)
 
 
