@@ -55,13 +55,16 @@ Args (evaluate.load):
     content_judge (`str` or `ContentJudge`, default "embedding"): "embedding" (offline
         default: all-MiniLM-L6-v2 similarity and word overlap, fitted on physician
         labels), "exact" (same words only), "llm" (a causal LM plus an optional LoRA
-        adapter, constrained to verbatim draft spans), or a judge object.
+        adapter, constrained to verbatim draft spans), "server" (an OpenAI-compatible
+        server on this machine), or a judge object.
     judge: shorthand for content_judge.
     theme_judge (`str`, `ThemeJudge` or None, default "embedding"): "embedding", "llm",
-        a judge object, or None to skip themes.
+        "server", a judge object, or None to skip themes.
     content_judge_options, theme_judge_options (`dict`): constructor options of a named
-        judge, e.g. {"threshold": 0.7} for "embedding", or {"base":
-        "owner/model@revision", "adapter": "owner/adapter@revision"} for "llm".
+        judge, e.g. {"threshold": 0.7} or {"encoder_backend": "onnx"} for "embedding",
+        {"base": "owner/model@revision", "adapter": "owner/adapter@revision", "mode":
+        "decision"} for "llm", {"base_url": "http://127.0.0.1:8000/v1"} for "server"
+        (a non-loopback host needs "allow_remote": True).
 Args (compute / add_batch):
     predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
     references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
