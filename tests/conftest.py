@@ -136,3 +136,15 @@ def real_theme_judge():
     from editf1.judges import load_theme_judge
 
     return load_theme_judge("embedding")
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One torch thread for a module's tests: on tiny matrices, several threads'
+    synchronisation costs 100x the maths. Restores the thread count after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -41,14 +41,8 @@ REFERENCES = [
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny matrices: with several threads, their synchronisation costs 100x the maths."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+def one_thread(one_torch_thread):
+    """The tiny models of this file run on one torch thread (conftest.one_torch_thread)."""
 
 
 @pytest.fixture(scope="module")
