@@ -375,8 +375,21 @@ def summarise(records: list[dict], tasks) -> dict:
     return out
 
 
-def _markdown(payload: dict) -> str:
+def _setup_line(payload: dict) -> str:
+    """The tables' first line: pairs, chunking, device, threads and machine load."""
     s, a = payload["summary"], payload["args"]
+    return (
+        f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
+        f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
+        + (f" ({payload['gpu']})" if payload["gpu"] else "")
+        + f", torch threads {payload['torch_threads']}; "
+        f"{benchlib.load_line(payload['machine_before'])} before, "
+        f"{benchlib.load_line(payload['machine_after'])} after."
+    )
+
+
+def _markdown(payload: dict) -> str:
+    s = payload["summary"]
     judge = payload["judge"]["content"]
     ways = payload.get("judge_ways", WAYS)
     if SERVER in ways or DECISION in ways or WAYS[0] not in ways:
@@ -384,12 +397,7 @@ def _markdown(payload: dict) -> str:
     lines = [
         f"### LLM judge: naive vs batched, {judge}",
         "",
-        f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
-        f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
-        + (f" ({payload['gpu']})" if payload["gpu"] else "")
-        + f", torch threads {payload['torch_threads']}; "
-        f"{benchlib.load_line(payload['machine_before'])} before, "
-        f"{benchlib.load_line(payload['machine_after'])} after.",
+        _setup_line(payload),
         "",
         "| seconds per pair | sentences judged | naive (one generate call per sentence) | "
         "batched (shared prefix) | speed-up | prompt tokens read, naive / batched |",
@@ -422,7 +430,7 @@ def _markdown(payload: dict) -> str:
 def _markdown_with_server(payload: dict) -> str:
     """The table when the server judge or the decision mode ran, or the naive way did
     not."""
-    s, a = payload["summary"], payload["args"]
+    s = payload["summary"]
     ways = payload["judge_ways"]
     names = {
         "per_sentence": "naive (one generate call per sentence)",
@@ -445,12 +453,7 @@ def _markdown_with_server(payload: dict) -> str:
             if payload.get("server_judge")
             else []
         ),
-        f"{s['pairs']} OncQA pairs ({a['setting']}, drawn with seed {a['seed']}), scored "
-        f"{a['chunk']} at a time by EditF1Scorer, device {a['device']}"
-        + (f" ({payload['gpu']})" if payload["gpu"] else "")
-        + f", torch threads {payload['torch_threads']}; "
-        f"{benchlib.load_line(payload['machine_before'])} before, "
-        f"{benchlib.load_line(payload['machine_after'])} after.",
+        _setup_line(payload),
         "",
         "| seconds per pair | sentences judged | " + " | ".join(names[w] for w in ways) + " |",
         "|---|---|" + "---|" * len(ways),
