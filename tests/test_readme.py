@@ -72,6 +72,10 @@ def test_benchmark_figures_in_both_readmes_match_the_results_files():
         f"{llm['content']['speedup']:.1f}x content",
         f"{llm['theme']['speedup']:.1f}x themes",
     ]
+    two = scaling["processes_2"]["runs"]
+    assert all(run["same_as_one_process"]["same"] for run in two)
+    figures += [f"{run['wall_s']:.1f}" for run in two] + [f"{run['speedup']:.2f}x" for run in two]
+    figures.append(f"{max(run['peak_rss_mb_per_process_max'] for run in two):,.0f}")
     pairs = json.loads((results / "speed.json").read_text())["pairs"]
     same = speed["same_alignment_as_every_span"]
     assert f"same alignment as encoding every run on {same}/{pairs} pairs" in README
