@@ -143,6 +143,20 @@ def test_causal_lm_generator_is_deterministic_and_leaves_the_rng_alone(tiny):
         greedy.generate(conversations, num_return_sequences=2)
 
 
+def test_no_progress_silences_the_libraries_bars_while_drafting(tiny, tmp_path):
+    from huggingface_hub.utils import are_progress_bars_disabled, enable_progress_bars
+
+    enable_progress_bars()
+    try:
+        out = tmp_path / "d.jsonl"
+        argv = ["draft", "--dataset", "demo", "--limit", "1", "--generator", str(tiny)]
+        assert main([*argv, "--max-new-tokens", "2", "--no-progress", "-o", str(out)]) == 0
+        assert are_progress_bars_disabled()
+        assert len(out.read_text().splitlines()) == 1
+    finally:
+        enable_progress_bars()
+
+
 def test_the_command_drafts_the_demo_set_and_score_reads_it(tiny, tmp_path, capsys):
     for strategy in ("zero-shot", "thematic"):
         drafts = tmp_path / f"{strategy}.jsonl"

@@ -107,23 +107,6 @@ def _write_json(path: Path, value, indent: int = 2) -> None:
         handle.write(json.dumps(value, indent=indent) + "\n")
 
 
-def _silence_progress_bars() -> None:
-    """Hide the model libraries' own progress bars too (downloads, loading weights):
-    huggingface_hub's, which transformers copies when it is imported, and those of
-    transformers and datasets where they are imported already."""
-    from huggingface_hub.utils import disable_progress_bars
-
-    disable_progress_bars()
-    if "transformers" in sys.modules:
-        from transformers.utils import logging
-
-        logging.disable_progress_bar()
-    if "datasets" in sys.modules:
-        import datasets
-
-        datasets.disable_progress_bars()
-
-
 def _add_score(commands) -> None:
     p = commands.add_parser(
         "score",
@@ -262,7 +245,9 @@ def _score(args) -> int:
     main_process = state is None or state.is_main_process
     progress = not (args.no_progress or args.quiet) and main_process
     if not progress:
-        _silence_progress_bars()
+        from editf1.cli.progress import silence_progress_bars
+
+        silence_progress_bars()
     inputs = [args.input, args.data_dir]
     _check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     with nullcontext() if state is None else state.main_process_first():

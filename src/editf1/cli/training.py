@@ -330,12 +330,10 @@ def _draft(args) -> int:
 
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
-    if args.no_progress:  # also the model libraries' bars (loading, GGUF conversion)
-        from huggingface_hub.utils import disable_progress_bars
-        from transformers.utils import logging
+    if args.no_progress:  # also the model libraries' bars (downloads, loading)
+        from editf1.cli.progress import silence_progress_bars
 
-        disable_progress_bars()
-        logging.disable_progress_bar()
+        silence_progress_bars()
     check_output_path(args.output, "-o")
     for source in (args.input, args.examples):
         if source is not None and str(args.output) != "-" and same_file(args.output, source):
