@@ -116,3 +116,35 @@ def test_server_judge_benchmark_figures_in_both_readmes_match_the_results_file()
     assert f"unusable ({counts['unusable']}, too far" in bench
     assert f"cut off at the answer limit ({cut_off}); none was close" in bench
     assert "snapped" not in counts
+
+
+def test_drafting_baseline_figures_in_readme_match_the_results_files():
+    results = ROOT / "benchmarks" / "results" / "drafting_oncqa"
+    report = (results / "report.md").read_text(encoding="utf-8")
+    for strategy in ("zero-shot", "thematic", "few-shot"):
+        summary = json.loads((results / f"{strategy}.summary.json").read_text())
+        assert summary["n_pairs"] == 100 and summary["unusable_judgements"] == 0
+        # the report's row of this system: its 95% CIs
+        row = next(line for line in report.splitlines() if line.startswith(f"| {strategy} | 100 |"))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        f1_ci, theme_f1_ci = cells[4], cells[10]
+        assert f1_ci.startswith(f"{summary['f1']:.3f} [")
+        counts = " | ".join(
+            str(summary[k])
+            for k in ("expected_matches", "expected_additions", "expected_deletions")
+        )
+        expected = (
+            f"| {strategy} | {summary['precision']:.3f} | {summary['recall']:.3f} | {f1_ci} | "
+            f"{counts} | {theme_f1_ci} |"
+        )
+        assert expected in README, strategy
+    # the paired differences the README quotes, over zero-shot
+    for system, diff in (
+        ("few-shot", "0.143 [0.068, 0.219]"),
+        ("thematic", "0.014 [-0.042, 0.073]"),
+    ):
+        assert any(
+            line.startswith(f"| zero-shot | {system} | theme_f1 |") and f"| {diff} |" in line
+            for line in report.splitlines()
+        )
+        assert f"+{diff.replace('-', '−')}" in README, system
