@@ -287,6 +287,22 @@ def test_scripts_exit_with_a_clear_message_without_data(tmp_path):
         benchlib.oncqa_rows_or_exit(tmp_path, "own_reply")
 
 
+def _tiny_judge_args(tiny, **options) -> argparse.Namespace:
+    """benchmarks/llm_judge.py's arguments for the tiny model, CPU, batches of 4."""
+    defaults = {
+        "base": str(tiny),
+        "adapter": None,
+        "theme_base": None,
+        "theme_adapter": None,
+        "skip_theme": False,
+        "batch_size": 4,
+        "max_new_tokens": 6,
+        "device": "cpu",
+        "dtype": None,
+    }
+    return argparse.Namespace(**{**defaults, **options})
+
+
 @pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
     pytest.importorskip("peft", reason="the generative judges need the llm extra")
@@ -294,18 +310,7 @@ def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
 
     llm_judge = _load("llm_judge")
     tiny = build_tiny_causal_lm(tmp_path / "tiny")
-    args = argparse.Namespace(
-        base=str(tiny),
-        adapter=None,
-        theme_base=None,
-        theme_adapter=None,
-        skip_theme=False,
-        batch_size=4,
-        max_new_tokens=6,
-        device="cpu",
-        dtype=None,
-    )
-    loaded = llm_judge.judges(args)
+    loaded = llm_judge.judges(_tiny_judge_args(tiny))
     rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
     records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
     assert [r["pairs"] for r in records] == [2, 1]
@@ -328,21 +333,8 @@ def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
 
     llm_judge = _load("llm_judge")
     tiny = build_tiny_causal_lm(tmp_path / "tiny")
-    args = argparse.Namespace(
-        base=str(tiny),
-        adapter=None,
-        theme_base=None,
-        theme_adapter=None,
-        skip_theme=False,
-        skip_naive=True,
-        decision=True,
-        decision_window=None,
-        batch_size=4,
-        max_new_tokens=None,
-        device="cpu",
-        dtype=None,
-    )
-    loaded = llm_judge.judges(args)
+    options = {"skip_naive": True, "decision": True, "decision_window": None}
+    loaded = llm_judge.judges(_tiny_judge_args(tiny, max_new_tokens=None, **options))
     assert [list(by_way) for by_way in loaded.values()] == [["shared_prefix", "decision"]] * 2
     assert "mode=decision" in loaded["content"]["decision"].fingerprint
     rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
