@@ -253,19 +253,13 @@ def compare_outputs(
     return found
 
 
-def _edit_f1_command() -> str:
-    beside = Path(sys.executable).parent / "edit-f1"
-    found = str(beside) if beside.exists() else shutil.which("edit-f1")
+def _command(name: str, missing: str) -> str:
+    """The console script ``name`` beside this interpreter, else on PATH; exits with
+    ``missing`` when there is none."""
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.exists() else shutil.which(name)
     if found is None:
-        sys.exit("edit-f1 is not installed: pip install -e '.[bench]' first")
-    return found
-
-
-def _torchrun_command() -> str:
-    beside = Path(sys.executable).parent / "torchrun"
-    found = str(beside) if beside.exists() else shutil.which("torchrun")
-    if found is None:
-        sys.exit("torchrun is not installed (it comes with torch)")
+        sys.exit(f"{name} is not installed: {missing}")
     return found
 
 
@@ -429,7 +423,13 @@ def _measure_several(
     usage_dir.mkdir()
     wrapper = folder / "edit_f1_rank.py"
     wrapper.write_text(RANK_WRAPPER, encoding="utf-8")
-    launch = [_torchrun_command(), "--nnodes", "1", "--nproc_per_node", str(processes)]
+    launch = [
+        _command("torchrun", "it comes with torch"),
+        "--nnodes",
+        "1",
+        "--nproc_per_node",
+        str(processes),
+    ]
     launch += ["--master_port", str(_free_port()), str(wrapper)]
     env = os.environ | {"OMP_NUM_THREADS": str(threads), USAGE_DIR_VARIABLE: str(usage_dir)}
     run = _measure(launch, n, folder, tag, batch_size, env)
@@ -501,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     splitter = SentenceSplitter()
     repeats = sorted({k for k in (1, 2, max(args.sizes) // len(rows) - 1) if k >= 1})
     variants = check_variants(rows, repeats, splitter, default_encoder().model.tokenizer)
-    command = _edit_f1_command()
+    command = _command("edit-f1", "pip install -e '.[bench]' first")
     threads = {
         p: args.threads_per_process or max(1, (os.cpu_count() or 1) // p) for p in processes[1:]
     }
