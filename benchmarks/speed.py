@@ -128,8 +128,11 @@ def _profile_rest(model, predictions, references) -> dict:
     wanted = {
         forward[0]: forward[1],
         "sentence splitting (SentenceSplitter.split)": ("editf1/segment.py", "split"),
-        "word overlap feature (word_recall)": ("judges/embedding.py", "word_recall"),
-        "candidate spans (candidate_spans)": ("judges/embedding.py", "candidate_spans"),
+        "word overlap feature (word_recall)": (
+            "judges/embedding/content_features.py",
+            "word_recall",
+        ),
+        "candidate spans (candidate_spans)": ("judges/spans.py", "candidate_spans"),
         "counting (count_content)": ("editf1/count.py", "count_content"),
         "pair results (_pair_result)": ("editf1/scorer.py", "_pair_result"),
         "theme lookup (_themes)": ("editf1/scorer.py", "_themes"),
@@ -355,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         _child(args.child, args.data_dir, args.bertscore_batch_size, args.backend)
         return 0
 
-    from editf1.judges.embedding import candidate_spans
+    from editf1.judges.spans import candidate_spans
     from editf1.segment import SentenceSplitter
 
     rows = benchlib.oncqa_rows_or_exit(args.data_dir, "own_reply")[: args.pairs]

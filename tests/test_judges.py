@@ -20,7 +20,6 @@ from editf1.judges.embedding import (
     EmbeddingContentJudge,
     EmbeddingThemeJudge,
     TokenIdf,
-    candidate_spans,
     load_params,
     theme_sentence_features,
     theme_word_vectorizer,
@@ -29,6 +28,7 @@ from editf1.judges.embedding import (
 )
 from editf1.judges.encoder import TokenEmbeddings
 from editf1.judges.exact import ExactMatchContentJudge, normalize
+from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
 from editf1.training.classifiers import load_theme_sentences

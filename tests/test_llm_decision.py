@@ -14,12 +14,12 @@ import pytest
 pytest.importorskip("peft", reason="the generative judges need the llm extra")
 
 from editf1.judges import JudgeRequest, load_content_judge, load_theme_judge
-from editf1.judges.embedding import candidate_spans
 from editf1.judges.generative import LLMContentJudge, LLMThemeJudge
 from editf1.judges.generative.constraints import DraftTokens
 from editf1.judges.generative.prompts import NO_MATCH, content_prompt, theme_prompt
 from editf1.judges.generative.scoring import Item, score_options, score_options_one_at_a_time
 from editf1.judges.generative.tiny import build_tiny_causal_lm
+from editf1.judges.spans import candidate_spans
 from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.themes import THEMES
 

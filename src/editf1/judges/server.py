@@ -11,7 +11,7 @@ on 408/409/429/5xx, timeouts and lost connections (the client's own retry policy
 
 Answers are chosen from a closed set: the content judge's *choices* are the draft's
 candidate spans (every sentence and every run of two adjacent sentences, as
-:func:`editf1.judges.embedding.candidate_spans`) plus NO MATCH; the theme judge's are
+:func:`editf1.judges.spans.candidate_spans`) plus NO MATCH; the theme judge's are
 the nine labels. With ``constraint="json_schema"`` the request carries a JSON-schema
 ``response_format`` whose ``answer`` is an enum of the choices (vLLM, SGLang, llama.cpp,
 TGI and Ollama enforce it); with ``"none"`` the text is free. Either way an answer that
@@ -54,7 +54,6 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
-from editf1.judges.embedding import candidate_spans
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
     NO_MATCH,
@@ -62,6 +61,7 @@ from editf1.judges.generative.prompts import (
     content_messages,
     theme_messages,
 )
+from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
 __all__ = [

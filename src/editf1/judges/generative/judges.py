@@ -38,7 +38,6 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
-from editf1.judges.embedding import candidate_spans
 from editf1.judges.generative.constraints import (
     DraftTokens,
     OneOf,
@@ -72,6 +71,7 @@ from editf1.judges.generative.prompts import (
     theme_prompt,
 )
 from editf1.judges.generative.scoring import Item, score_options, score_options_one_at_a_time
+from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
 
@@ -470,7 +470,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             may be any run of the draft's words) or ``"decision"`` (no decoding: the
             model's probability of each *option*, the draft's candidate spans (every
             sentence and every run of up to ``window`` adjacent sentences,
-            :func:`editf1.judges.embedding.candidate_spans`, as the server judge's
+            :func:`editf1.judges.spans.candidate_spans`, as the server judge's
             choices; a span reading exactly NO MATCH is left out) and NO MATCH, each
             followed by EOS, from teacher-forced forward passes that share the
             prompt, :mod:`.scoring`; the answer is the most probable option).
@@ -580,7 +580,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         Returns:
             N lists (one per request), one entry per reference sentence: a dict from
             each option's text (the candidate spans' texts in
-            :func:`~editf1.judges.embedding.candidate_spans` order, then
+            :func:`~editf1.judges.spans.candidate_spans` order, then
             :data:`~.prompts.NO_MATCH`) to its probability in [0, 1] (they sum to 1),
             or ``None`` where the prompt does not fit the model's context.
 

@@ -1,0 +1,64 @@
+"""The embedded default judges: offline, CPU, nothing downloaded.
+
+* :class:`EmbeddingContentJudge` matches each reference sentence to the draft sentence,
+  or run of up to ``window`` adjacent draft sentences, that a small logistic regression
+  over two features (cosine similarity of all-MiniLM-L6-v2 embeddings, and the share of
+  the sentence's words found in the span) finds most probable, and calls it a match
+  when that probability reaches ``threshold``. The weights are fitted on physicians'
+  labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; they ship in
+  ``data/content_judge.json`` with the agreement they reached on held-out questions.
+* :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
+  embeddings, two sentence features and word n-grams, fitted on the team's labels of
+  real clinical sentences and the sentences this package ships
+  (``data/theme_judge_v2.json``, the default; ``benchmarks/theme_judge_real.py``).
+  ``data/theme_judge.json`` (``params_file="theme_judge.json"``) is the first judge:
+  embeddings only, fitted on the shipped team-written sentences alone.
+
+Both share one :class:`~editf1.judges.encoder.SentenceEncoder`, so a sentence is encoded
+once for both judges and once across systems scored against the same references.
+
+* :mod:`.content`: :class:`EmbeddingContentJudge` (and :class:`SpanScores`);
+  :mod:`.content_features`: its features (word recall, token alignment, key terms).
+* :mod:`.theme`: :class:`EmbeddingThemeJudge`; :mod:`.theme_features`: its sentence and
+  word n-gram features.
+* :mod:`.config`: what both are built from (parameter files, encoder and backend,
+  fingerprint parts).
+
+The candidate spans the content judge chooses among are :mod:`editf1.judges.spans`
+(shared with the LLM and server judges).
+"""
+
+from editf1.judges.embedding.config import load_params
+from editf1.judges.embedding.content import DEFAULT_SPAN_MARGIN, EmbeddingContentJudge, SpanScores
+from editf1.judges.embedding.content_features import (
+    CONTENT_FEATURES,
+    LEGACY_FEATURES,
+    TokenIdf,
+    key_term_features,
+    token_alignment,
+    word_recall,
+)
+from editf1.judges.embedding.theme import DEFAULT_THEME_PARAMS, EmbeddingThemeJudge
+from editf1.judges.embedding.theme_features import (
+    THEME_SENTENCE_FEATURES,
+    theme_sentence_features,
+    theme_word_vectorizer,
+)
+
+__all__ = [
+    "CONTENT_FEATURES",
+    "DEFAULT_SPAN_MARGIN",
+    "DEFAULT_THEME_PARAMS",
+    "LEGACY_FEATURES",
+    "THEME_SENTENCE_FEATURES",
+    "EmbeddingContentJudge",
+    "EmbeddingThemeJudge",
+    "SpanScores",
+    "TokenIdf",
+    "key_term_features",
+    "load_params",
+    "theme_sentence_features",
+    "theme_word_vectorizer",
+    "token_alignment",
+    "word_recall",
+]

