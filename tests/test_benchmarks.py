@@ -326,6 +326,42 @@ def test_llm_judge_benchmark_on_a_tiny_model(tmp_path):
     assert statuses["matches"] + statuses["no_matches"] + statuses["unusable"] == 5
 
 
+def test_decision_agreement_counts_by_hand():
+    from editf1.segment import Sentence
+
+    def span(start, end):
+        return Sentence("x" * (end - start), start, end)
+
+    # pair 1: statuses alike for sentences 1 and 3, both matched there; spans 0-10 and
+    # 5-12 overlap, 20-30 and 30-40 only touch; themes (reference, then draft) alike on
+    # 2 of 4. Pair 2: answered alike, no theme label at all (not counted).
+    decided = [
+        (
+            [("match", span(0, 10)), ("no_match", None), ("match", span(20, 30))],
+            ["Logistics", "Other", "Other"],
+            ["Logistics"],
+        ),
+        ([("unusable", None)], [None], [None]),
+    ]
+    generated = [
+        (
+            [("match", span(5, 12)), ("match", span(0, 4)), ("match", span(30, 40))],
+            ["Logistics", "Other", "Care coordination"],
+            ["Other"],
+        ),
+        ([("unusable", None)], [None], [None]),
+    ]
+    assert _load("llm_judge").decision_agreement(decided, generated) == {
+        "same_answers": 1,
+        "sentences": 4,
+        "same_status": 3,
+        "both_match": 2,
+        "overlapping_spans": 1,
+        "themes": 4,
+        "same_themes": 2,
+    }
+
+
 @pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
     pytest.importorskip("peft", reason="the generative judges need the llm extra")
@@ -341,11 +377,37 @@ def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
     records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
     summary = llm_judge.summarise(records, list(loaded))
     d = summary["decision"]
-    assert d["sentences"] == 5 and 0 <= d["same_status"] <= 5
-    assert 0 <= d["overlapping_spans"] <= d["both_match"] <= d["same_status"]
-    # 5 reference sentences and 6 draft sentences, each labelled by both ways
-    assert d["themes"] == 11 and 0 <= d["same_themes"] <= 11
-    assert summary["total"]["decision_speedup_vs_shared_prefix"] > 0
+    # the same counts, worked out here from each way's own scorer run on all three pairs
+    answers = {}
+    for way in ("shared_prefix", "decision"):
+        scorer = EditF1Scorer(loaded["content"][way], loaded["theme"][way], zero_division=0.0)
+        answers[way] = scorer.score([p for p, _ in PAIRS], [r for _, r in PAIRS]).pairs
+    pairs = list(zip(answers["decision"], answers["shared_prefix"]))
+    aligned = [(a, b) for x, y in pairs for a, b in zip(x.alignment, y.alignment)]
+    both = [(a.match, b.match) for a, b in aligned if a.status == b.status == "match"]
+
+    def said(pair):  # content answers, then theme labels of reference and draft sentences
+        return [(s.status, s.match) for s in pair.alignment], [
+            *(s.theme for s in pair.alignment),
+            *pair.prediction_sentence_themes,
+        ]
+
+    labels = [(a, b) for x, y in pairs for a, b in zip(said(x)[1], said(y)[1])]
+    assert d == {
+        "same_answers": sum(said(x) == said(y) for x, y in pairs),
+        "sentences": 5,
+        "same_status": sum(a.status == b.status for a, b in aligned),
+        "both_match": len(both),
+        "overlapping_spans": sum(a.start < b.end and b.start < a.end for a, b in both),
+        # 5 reference sentences and 6 draft sentences, each labelled by both ways
+        "themes": 11,
+        "same_themes": sum(a == b for a, b in labels),
+    }
+    # the speed-up is the ratio of the two ways' summed scorer-call seconds
+    total = {w: sum(r[f"total_{w}_s"] for r in records) for w in ("shared_prefix", "decision")}
+    speedup = summary["total"]["decision_speedup_vs_shared_prefix"]
+    assert speedup == pytest.approx(total["shared_prefix"] / total["decision"], rel=1e-12)
+    assert summary["total"]["decision_seconds_per_pair"] == pytest.approx(total["decision"] / 3)
     assert "decision_speedup_vs_per_sentence" not in summary["total"]
     payload = {
         "summary": summary,
