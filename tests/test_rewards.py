@@ -226,6 +226,18 @@ def test_embedded_judge_reward_is_deterministic_and_encodes_each_reply_once(monk
     assert [*first, *second] == [p.content.f1 for p in expected]  # no guard, no repeat
 
 
+class RecordingReward:
+    """Calls ``reward`` and records each call's completions, replies and messages."""
+
+    def __init__(self, reward: EditF1Reward) -> None:
+        self.reward, self.__name__, self.calls = reward, reward.__name__, []
+
+    def __call__(self, prompts, completions, **columns):
+        texts = [completion_text(c) for c in completions]
+        self.calls.append((texts, columns["reference"], columns["message"]))
+        return self.reward(prompts, completions, **columns)
+
+
 def test_grpo_trainer_runs_with_the_reward_and_logs_it_beside_the_loss(tmp_path):
     pytest.importorskip("trl", reason="trl is not installed (pip install 'edit-f1[train]')")
     from datasets import Dataset
@@ -234,39 +246,51 @@ def test_grpo_trainer_runs_with_the_reward_and_logs_it_beside_the_loss(tmp_path)
 
     from editf1.judges.generative.tiny import build_tiny_causal_lm
 
-    folder = build_tiny_causal_lm(tmp_path / "tiny")
+    # the tiny model answers "Rest today. Call us." to any prompt, so by hand (exact judge):
+    # against REPLY EM 1, EA 1, ED 1 -> F1 0.5; against itself 1.0; a message whose word
+    # 3-grams hold both of the answer's is copied (fraction 1 > 0.5) -> guard_reward 0.0
+    answer, copying = "Rest today. Call us.", "Can I rest today, call us later?"
+    folder = build_tiny_causal_lm(tmp_path / "tiny", answer=answer)
+    expected = {
+        (REPLY, "My knee hurts."): 0.5,
+        (answer, "My knee hurts."): 1.0,
+        (REPLY, copying): 0.0,
+    }
     rows = [
-        {
-            "prompt": [{"role": "user", "content": "My knee hurts."}],
-            "reference": REPLY,
-            "message": "My knee hurts.",
-        }
-    ] * 4
+        {"prompt": [{"role": "user", "content": m}], "reference": r, "message": m}
+        for r, m in expected
+    ]
     config = GRPOConfig(
         output_dir=str(tmp_path / "out"),
         per_device_train_batch_size=2,
-        num_generations=2,
+        num_generations=2,  # one prompt, two completions per step
         max_completion_length=16,
-        max_steps=2,
+        max_steps=3,
         logging_steps=1,
         report_to=[],
         use_cpu=True,
         save_strategy="no",
         seed=0,
     )
+    reward = RecordingReward(exact_reward())
     trainer = GRPOTrainer(
         model=AutoModelForCausalLM.from_pretrained(folder),
         processing_class=AutoTokenizer.from_pretrained(folder),
-        reward_funcs=[exact_reward()],
+        reward_funcs=[reward],
         args=config,
         train_dataset=Dataset.from_list(rows),
     )
     trainer.train()
     logged = [log for log in trainer.state.log_history if "loss" in log]
-    assert len(logged) == 2
-    for log in logged:
-        assert 0.0 <= log["rewards/edit_f1/mean"] <= 1.0
-        assert {"edit_f1/too_short", "edit_f1/copied_message"} <= set(log)
+    assert len(logged) == len(reward.calls) == 3
+    for log, (texts, references, messages) in zip(logged, reward.calls):
+        assert texts == [answer, answer]
+        by_hand = [expected[key] for key in zip(references, messages)]
+        assert log["rewards/edit_f1/mean"] == pytest.approx(sum(by_hand) / 2)
+        assert log["edit_f1/copied_message"] == (1.0 if messages[0] == copying else 0.0)
+        assert log["edit_f1/too_short"] == 0.0
+    # one epoch: each row's prompt drawn once (in the sampler's order)
+    assert sorted(log["rewards/edit_f1/mean"] for log in logged) == pytest.approx([0.0, 0.5, 1.0])
 
 
 def test_the_readme_quotes_the_guards_defaults_and_existing_examples():
