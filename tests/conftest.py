@@ -4,6 +4,7 @@ per session through the registry's cache) and the path of the shared real data."
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,31 @@ class ScriptedThemeJudge(ThemeJudge):
 @pytest.fixture(scope="session")
 def splitter() -> SentenceSplitter:
     return SentenceSplitter()
+
+
+def exact_sentence_counts(draft: str, reference: str) -> tuple[int, int, int]:
+    """(EM, EA, ED) of the exact-sentence judge, worked out without the library's judge
+    or counter: a reference sentence matches the first draft sentence with the same
+    case-folded words; draft sentences with a word that no reference sentence claimed
+    are deletions."""
+    split = SentenceSplitter().split
+    words = [tuple(re.findall(r"[^\W_]+", s.text.casefold())) for s in split(draft)]
+    claimed = set()
+    matches = 0
+    for sentence in split(reference):
+        key = tuple(re.findall(r"[^\W_]+", sentence.text.casefold()))
+        if key in words:
+            matches += 1
+            claimed.add(words.index(key))
+    additions = len(split(reference)) - matches
+    deletions = sum(1 for k, key in enumerate(words) if key and k not in claimed)
+    return matches, additions, deletions
+
+
+@pytest.fixture
+def exact_counts():
+    """:func:`exact_sentence_counts`: ``exact_counts(draft, reference) -> (EM, EA, ED)``."""
+    return exact_sentence_counts
 
 
 @pytest.fixture

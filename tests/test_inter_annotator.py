@@ -3,6 +3,8 @@ hand on small cases and for real on the OncQA cases with two oncologists."""
 
 from __future__ import annotations
 
+import csv
+import itertools
 import json
 from pathlib import Path
 
@@ -75,7 +77,7 @@ def test_inter_annotator_predictability_needs_two_replies(content_only):
 
 
 @needs_oncqa
-def test_iap_on_oncqa_cases_with_two_oncologists(tmp_path, capsys):
+def test_iap_on_oncqa_cases_with_two_oncologists(tmp_path, capsys, exact_counts):
     summary = tmp_path / "iap.json"
     pairs = tmp_path / "iap.jsonl"
     args = ["iap", "--dataset", "oncqa", "--data-dir", str(SHARED_DATA / "oncqa"),
@@ -86,10 +88,33 @@ def test_iap_on_oncqa_cases_with_two_oncologists(tmp_path, capsys):
     assert "37 message(s) with two or more replies (74 ordered pairs; 26 message(s)" in printed
     figures = json.loads(summary.read_text())
     assert (figures["n_messages"], figures["n_ordered_pairs"]) == (37, 74)
-    f1 = figures["f1"]
-    assert 0.0 <= f1["low"] <= f1["value"] <= f1["high"] <= 1.0
+    # worked out here from stage1.csv read with the csv module: every ordered pair
+    # "<case>:<i>-><j>" (reply i as the draft, reply j as the reference) of each case's
+    # replies, counted without the library's judge or counter
+    replies: dict[str, list[str]] = {}
+    with (SHARED_DATA / "oncqa" / "stage1.csv").open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            replies.setdefault(row["id"], []).append(row["response"])
+    expected = {
+        f"{case}:{i}->{j}": exact_counts(texts[i], texts[j])
+        for case, texts in replies.items()
+        for i, j in itertools.permutations(range(len(texts)), 2)
+    }
     rows = [json.loads(line) for line in pairs.read_text().splitlines()]
-    assert len(rows) == 74 and rows[0]["id"].endswith(":0->1")
+    counts = {
+        r["id"]: (r["expected_matches"], r["expected_additions"], r["expected_deletions"])
+        for r in rows
+    }
+    assert len(rows) == 74 and counts == expected
+    em, ea, ed = (sum(c[k] for c in expected.values()) for k in range(3))
+    # no two oncologists wrote a sentence with the same words: EM 0, and the 248
+    # sentences of the 74 replies are each once a reference (EA) and once a draft (ED)
+    assert (em, ea, ed) == (0, 248, 248)
+    corpus = figures["corpus"]
+    assert (corpus["expected_matches"], corpus["expected_additions"]) == (em, ea)
+    assert corpus["expected_deletions"] == ed
+    f1 = figures["f1"]
+    assert (f1["value"], f1["low"], f1["high"]) == (2 * em / (2 * em + ea + ed), 0.0, 0.0)
 
 
 @pytest.mark.slow
