@@ -96,8 +96,21 @@ def test_shipped_theme_judge_parameters():
     assert len(params["intercept"]) == 9
     assert params["n_sentences"] == len(load_theme_sentences()[0])
     cv = params["cross_validation"]
-    assert set(cv["per_label"]) == set(THEMES)
-    assert all(0.0 <= v["f1-score"] <= 1.0 for v in cv["per_label"].values())
+    # every reported figure, worked out from the out-of-fold confusion matrix (rows: the
+    # sentence's label, columns: the judge's, both in THEMES order); rounded to 4 places
+    matrix = np.asarray(cv["confusion_matrix"])
+    assert matrix.shape == (9, 9) and matrix.sum() == params["n_sentences"]
+    assert list(cv["per_label"]) == list(THEMES)
+    f1 = []
+    for k, theme in enumerate(THEMES):
+        precision, recall = matrix[k, k] / matrix[:, k].sum(), matrix[k, k] / matrix[k].sum()
+        f1.append(2 * precision * recall / (precision + recall))
+        by_hand = {"precision": precision, "recall": recall, "f1-score": f1[-1]}
+        assert cv["per_label"][theme] == pytest.approx(
+            by_hand | {"support": matrix[k].sum()}, abs=5e-5
+        ), theme
+    assert cv["accuracy"] == pytest.approx(np.trace(matrix) / matrix.sum(), abs=5e-5)
+    assert cv["macro_f1"] == pytest.approx(np.mean(f1), abs=5e-5)
 
 
 def test_shipped_content_judge_parameters():
