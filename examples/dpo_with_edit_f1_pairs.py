@@ -28,10 +28,11 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import DPOConfig, DPOTrainer
 
 from editf1.builders.readers import demo_rows
+from editf1.drafting.generators import CausalLMGenerator
+from editf1.drafting.prompts import zero_shot_messages
 from editf1.judges import load_theme_judge
 from editf1.judges.generative.tiny import build_tiny_causal_lm
 from editf1.scorer import EditF1Scorer
-from editf1.training.generation import CausalLMGenerator
 from editf1.training.preferences import (
     TADPOLE_STRATEGIES,
     pair_dataset,
@@ -39,7 +40,6 @@ from editf1.training.preferences import (
     tadpole_pairs,
     tadpole_tuples,
 )
-from editf1.training.prompts import zero_shot_messages
 from editf1.training.rewards import EditF1Reward
 
 

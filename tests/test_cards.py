@@ -1,5 +1,5 @@
 """Model cards render with huggingface_hub metadata (model-index with the agreement
-figures), carry their CIs, plots and limitations, and the shipped cards in cards/ are
+figures), carry their CIs, plots and limitations, and the shipped cards in model_cards/ are
 exactly what ``edit-f1 cards`` generates."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from huggingface_hub import ModelCard
 
-from editf1.judges.embedding import load_params
-from editf1.validation.cards import (
+from editf1.cards import (
     adapter_card_spec,
     build_cards,
     embedding_theme_card_spec,
     render_card,
     write_card,
 )
+from editf1.judges.embedding import load_params
 
 ROOT = Path(__file__).resolve().parents[1]
-MANIFEST = ROOT / "judges" / "cards.json"
+MANIFEST = ROOT / "model_cards" / "cards.json"
 
 
 def _estimate(value, low, high, n=76):
@@ -152,18 +152,18 @@ def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceili
     assert default["agreement"]["n"] == 160
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
 def test_every_shipped_card_names_the_library_that_loads_its_judge():
     """The Hub reads library_name for a card's "Use this model": peft loads an adapter;
     the embedded judges' parameters are read by edit-f1 only."""
     names = {e["name"]: e["source"] for e in json.loads(MANIFEST.read_text())["cards"]}
     for name, source in names.items():
-        card = ModelCard.load(ROOT / "cards" / name / "README.md")
+        card = ModelCard.load(ROOT / "model_cards" / name / "README.md")
         assert card.data.library_name == ("peft" if source == "adapter" else "edit-f1"), name
     assert "adapter" in names.values() and len(set(names.values())) > 1
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="judges/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
 def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     written = build_cards(MANIFEST, tmp_path, into_adapter_folders=False)
     manifest = json.loads(MANIFEST.read_text())
@@ -171,9 +171,9 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     assert {p.parent.name for p in written} == set(names)
     for name in names:
         fresh = (tmp_path / name / "README.md").read_text()
-        shipped = ROOT / "cards" / name / "README.md"
-        assert shipped.read_text() == fresh, f"cards/{name} is stale: run `edit-f1 cards`"
-        assert (ROOT / "cards" / name / "confusion_matrix.png").is_file()
+        shipped = ROOT / "model_cards" / name / "README.md"
+        assert shipped.read_text() == fresh, f"model_cards/{name} is stale: run `edit-f1 cards`"
+        assert (ROOT / "model_cards" / name / "confusion_matrix.png").is_file()
     for entry in manifest["cards"]:
         if entry["source"] == "adapter":
             folder = MANIFEST.parent / entry["adapter"]

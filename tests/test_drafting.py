@@ -1,4 +1,4 @@
-"""editf1.integrations.drafting and training.generation: drafting baselines whose output
+"""editf1.drafting: drafting baselines whose output
 edit-f1 score reads; retrieval by hand with a fake encoder; the tiny model and SmolLM2."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from editf1.cli import main
-from editf1.integrations.drafting import draft_rows, nearest_examples
+from editf1.drafting.baselines import draft_rows, nearest_examples
+from editf1.drafting.generators import CausalLMGenerator
+from editf1.drafting.prompts import DRAFT_PROMPT, zero_shot_messages
 from editf1.themes import CLINICAL_THEMES
-from editf1.training.generation import CausalLMGenerator
-from editf1.training.prompts import DRAFT_PROMPT, zero_shot_messages
 
 ONCQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "oncqa"
 
@@ -308,7 +308,7 @@ def fake_server():
 
 def test_server_generator_asks_the_served_model_and_keeps_the_order(fake_server):
     pytest.importorskip("openai", reason="the server extra (openai) is not installed")
-    from editf1.training.generation import ServerGenerator
+    from editf1.drafting.generators import ServerGenerator
 
     url, bodies = fake_server
     generator = ServerGenerator(url, max_new_tokens=7, temperature=0.5, seed=3)

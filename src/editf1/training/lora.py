@@ -3,11 +3,9 @@
 Buckley et al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv 2609.12822):
 fine-tune a small model with LoRA on a few dozen expert-scored cases, resample the
 classes to balance them, split train/test by *case*, fix the seeds, and report
-agreement on the held-out cases with bootstrap CIs. Defaults (:class:`LoraTraining`)
-are theirs: rank 8, alpha 16, AdamW with weight decay 0.01, linear schedule with 10%
-warm-up, gradient clipping at 1.0, one epoch, batch size 4, fp16 on a GPU and fp32 on
-a CPU. The learning rate (2e-4) and LoRA's target modules (peft's default for the
-architecture, e.g. q_proj and v_proj for Llama) are not fixed by the paper.
+agreement on the held-out cases with bootstrap CIs. The settings' defaults are theirs
+(:class:`~editf1.training.lora_config.LoraTraining`, each field with its help text), with
+AdamW, a linear schedule and fp16 on a GPU, fp32 on a CPU.
 
 The model learns to write exactly what the judge will be allowed to write at scoring
 time (:mod:`editf1.judges.generative.constraints`): a run of the draft's own tokens
@@ -22,7 +20,7 @@ resampling) and record (save the adapter and the training record, measure the re
 adapter on the held-out cases). The output folder holds the LoRA adapter
 (``adapter_config.json``, ``adapter_model.safetensors``) and ``editf1_judge.json`` (the
 training record, including the held-out agreement); ``edit-f1 train-judge`` then adds
-the model card (``README.md``, ``confusion_matrix.png``, :mod:`editf1.validation.cards`),
+the model card (``README.md``, ``confusion_matrix.png``, :mod:`editf1.cards`),
 so the folder is ready for ``huggingface_hub.upload_folder``. Load it with
 ``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``;
 plain peft loads it too (``PeftModel.from_pretrained(base_model, folder)``, or
@@ -43,51 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
+from editf1.training.lora_config import LoraTraining
 from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 from editf1.versions import installed_versions
 
 __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
-
-
-@dataclass(frozen=True)
-class LoraTraining:
-    """Settings of a LoRA fine-tuning run (defaults: Buckley et al.'s, see module).
-
-    Attributes:
-        rank, alpha, dropout: LoRA's r, lora_alpha and lora_dropout.
-        target_modules: module names to adapt; ``None`` is peft's default for the
-            architecture.
-        learning_rate: AdamW's peak learning rate.
-        weight_decay: AdamW's weight decay.
-        warmup_ratio: share of steps of linear warm-up, then linear decay to 0.
-        max_grad_norm: gradient clipping.
-        epochs: passes over the (resampled) training items.
-        batch_size: items per optimisation step.
-        seed: seed of the split, the resampling, LoRA's initialisation and the order.
-        test_size: share of cases held out for the agreement report.
-    """
-
-    rank: int = 8
-    alpha: int = 16
-    dropout: float = 0.0
-    target_modules: tuple[str, ...] | None = None
-    learning_rate: float = 2e-4
-    weight_decay: float = 0.01
-    warmup_ratio: float = 0.1
-    max_grad_norm: float = 1.0
-    epochs: float = 1.0
-    batch_size: int = 4
-    seed: int = 0
-    test_size: float = 0.4
-
-    def __post_init__(self) -> None:
-        for name in ("rank", "alpha", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not 0 < self.test_size < 1:
-            raise ValueError(f"test_size must be in (0, 1), got {self.test_size}")
-        if self.epochs <= 0 or self.learning_rate <= 0:
-            raise ValueError("epochs and learning_rate must be > 0")
 
 
 def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
@@ -462,7 +420,7 @@ def train_generative_judge(
     """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
 
     Writes the adapter and ``editf1_judge.json``, not the model card: the caller writes
-    it (``edit-f1 train-judge`` does, with :mod:`editf1.validation.cards`).
+    it (``edit-f1 train-judge`` does, with :mod:`editf1.cards`).
 
     Args:
         task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or

@@ -15,7 +15,7 @@ Two sources (Seegmiller et al., arXiv 2601.11344, §4.1.2 and Appendix D):
   turn each tuple into pairs (:data:`TADPOLE_STRATEGIES`).
 
 The rows are the conversational format trl documents: ``prompt`` is a list of chat
-messages (:func:`editf1.training.prompts.zero_shot_messages`, or a prompt column given
+messages (:func:`editf1.drafting.prompts.zero_shot_messages`, or a prompt column given
 by the user, used as it is) and ``chosen`` / ``rejected`` are one assistant message
 each; with a string prompt they are strings. Each row also keeps ``group`` (the message
 it came from) and ``chosen_score`` / ``rejected_score`` (the reward, in [0, 1]; TADPOLE
@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from editf1.count import themes_present
+from editf1.drafting.prompts import corrupt_messages, enhance_messages, zero_shot_messages
 from editf1.judges import ThemeJudge
 from editf1.judges.contract import judge_themes
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES
-from editf1.training.prompts import corrupt_messages, enhance_messages, zero_shot_messages
 from editf1.training.rewards import EditF1Reward
 
 __all__ = [
@@ -207,7 +207,7 @@ def scored_draft_pairs(
 
     Returns:
         ``(dataset, counts)``: a ``datasets.Dataset`` of :func:`pair_row` rows (the
-        prompt a 0-shot prompt, :func:`~editf1.training.prompts.zero_shot_messages`,
+        prompt a 0-shot prompt, :func:`~editf1.drafting.prompts.zero_shot_messages`,
         unless ``prompt_field``) and :class:`PairCounts`.
 
     Raises:
@@ -286,14 +286,14 @@ def tadpole_tuples(
     in that order) that ``theme_judge`` gives at least one sentence of its clinician
     reply: the content a clinician chose to write is what r+ adds and r− takes away.
     Two batched generation calls in all: the base drafts
-    (:func:`~editf1.training.prompts.zero_shot_messages`), then every rewrite
-    (:func:`~editf1.training.prompts.enhance_messages`,
-    :func:`~editf1.training.prompts.corrupt_messages`).
+    (:func:`~editf1.drafting.prompts.zero_shot_messages`), then every rewrite
+    (:func:`~editf1.drafting.prompts.enhance_messages`,
+    :func:`~editf1.drafting.prompts.corrupt_messages`).
 
     Args:
         rows: one dict per message: id, message, optional EHR summary, clinician reply.
         generator: has ``generate(conversations) -> list[list[str]]``, one reply per
-            conversation (e.g. :class:`editf1.training.generation.CausalLMGenerator`).
+            conversation (e.g. :class:`editf1.drafting.generators.CausalLMGenerator`).
         theme_judge: labels the replies' sentences.
         group_field, message_field, ehr_field, reference_field: columns.
         splitter: default :class:`~editf1.segment.SentenceSplitter`.

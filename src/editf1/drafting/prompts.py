@@ -6,7 +6,7 @@
   instruction (thematic prompting);
 * :func:`few_shot_messages`: prior (message, reply) pairs as earlier turns before the
   message (k-shot; the paper retrieves 5 nearest by a sentence encoder, which
-  :mod:`editf1.integrations.drafting` does);
+  :mod:`editf1.drafting.baselines` does);
 * :func:`enhance_messages`, :func:`corrupt_messages`: the rewrites of a base draft that
   TADPOLE's preference tuples are made of (Appendix D: add, or remove, the content of
   one theme), used by :mod:`editf1.training.preferences`.

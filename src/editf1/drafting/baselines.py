@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from editf1.training.prompts import (
+from editf1.drafting.prompts import (
     DRAFT_PROMPT,
     STRATEGIES,
     few_shot_messages,
@@ -93,7 +93,7 @@ def draft_rows(
             and an id (default: the row number).
         generator: has ``generate(conversations, num_return_sequences=K)`` returning one
             list of K replies per conversation
-            (:class:`editf1.training.generation.CausalLMGenerator`).
+            (:class:`editf1.drafting.generators.CausalLMGenerator`).
         strategy: ``"zero-shot"``, ``"thematic"`` or ``"few-shot"``.
         examples: the few-shot pool, dicts with the same fields (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
@@ -105,7 +105,7 @@ def draft_rows(
         N·K dicts: ``id`` (the row's, or ``<id>-d<j>`` for K > 1), ``message_id`` (the
         row's id), ``message``, ``ehr_summary``, ``reference``, ``prediction`` (the
         draft), ``strategy``, ``generator`` (its fingerprint), ``prompt_version``
-        (:data:`~editf1.training.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
+        (:data:`~editf1.drafting.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
         used, few-shot). With K > 1 the rows are what ``edit-f1 preference-pairs``
         reads (``--group-field message_id``).
 

