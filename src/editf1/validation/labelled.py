@@ -55,6 +55,8 @@ class ContentItem:
         span: the human's verbatim draft span, where annotated (``match`` only).
         annotators: each annotator's decision, when several labelled the item.
         source: where the item comes from (e.g. ``"oncqa/stage1.csv"``), for reports.
+        span_start: the span's character offset in ``prediction``, where the label
+            records it (a span may occur more than once in a draft).
     """
 
     case: str
@@ -64,6 +66,7 @@ class ContentItem:
     span: str | None = None
     annotators: tuple[bool, ...] = ()
     source: str = ""
+    span_start: int | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
 from functools import cache
 from importlib import resources
@@ -42,10 +43,14 @@ __all__ = [
     "PRIMARY_ANNOTATOR",
     "SOURCE_NAMES",
     "LabelTextError",
+    "content_item",
+    "draft_text",
+    "field_text",
     "label_set_summary",
     "load_team_content_items",
     "load_team_theme_items",
     "read_label_rows",
+    "sentence_text",
     "summary_markdown",
 ]
 
@@ -102,17 +107,42 @@ def _records(data_root: str, source: str, file: str) -> dict[str, dict]:
     return {str(i): row for i, row in enumerate(lines)}
 
 
-def _field_text(data_root: Path, source: str, file: str, record: str, field: str) -> str:
+#: A field that addresses one element of a list (K-QA's ``Must_have[3]``).
+_LIST_FIELD = re.compile(r"(?P<name>[^\[\]]+)\[(?P<index>\d+)\]")
+
+
+def field_text(data_root: str | Path, source: str, file: str, record: str, field: str) -> str:
+    """The text of one field of one upstream record.
+
+    ``field`` names a column or key (``"response"``), or one element of a list held
+    there: ``"Must_have[3]"`` is the fourth statement of a K-QA record's ``Must_have``.
+
+    Raises:
+        LabelTextError: if the record, the field or the list element is missing, or the
+            value is not text.
+    """
+    found = _LIST_FIELD.fullmatch(field)
     try:
-        return _records(str(data_root), source, file)[record][field]
-    except KeyError:
+        row = _records(str(data_root), source, file)[record]
+        value = row[found["name"]][int(found["index"])] if found else row[field]
+    except (KeyError, IndexError, TypeError):
+        value = None
+    if not isinstance(value, str):
         raise LabelTextError(
             f"{source}/{file}: no record {record!r} with field {field!r} in {data_root}"
-        ) from None
+        )
+    return value
 
 
-def _sentence(data_root: Path, row: dict, where: str) -> str:
-    text = _field_text(data_root, row["source"], row["file"], row["record"], row["field"])
+def sentence_text(data_root: str | Path, row: dict, where: str) -> str:
+    """The labelled sentence of a label ``row``: its field's text cut at ``start``/``end``,
+    checked against the row's ``sha256``.
+
+    Raises:
+        LabelTextError: naming ``where`` and the file, record, field and offsets (never
+            the text) if the record is missing or the text differs from the hash.
+    """
+    text = field_text(data_root, row["source"], row["file"], row["record"], row["field"])
     sentence = text[row["start"] : row["end"]]
     if _sha256(sentence) != row["sha256"]:
         raise LabelTextError(
@@ -121,6 +151,25 @@ def _sentence(data_root: Path, row: dict, where: str) -> str:
             "the data folder holds another version of the upstream file"
         )
     return sentence
+
+
+def draft_text(data_root: str | Path, row: dict, where: str) -> str:
+    """The whole draft a content label ``row`` was judged against (``draft_file``,
+    ``draft_record``, ``draft_field``), checked against its ``draft_sha256``.
+
+    Raises:
+        LabelTextError: naming ``where``, the draft file and record if the record is
+            missing or the text differs from the hash.
+    """
+    draft = field_text(
+        data_root, row["source"], row["draft_file"], row["draft_record"], row["draft_field"]
+    )
+    if _sha256(draft) != row["draft_sha256"]:
+        raise LabelTextError(
+            f"{where}: the draft {row['draft_file']} record {row['draft_record']} "
+            "does not match its sha256"
+        )
+    return draft
 
 
 def load_team_theme_items(data_root: str | Path) -> list[ThemeItem]:
@@ -143,7 +192,7 @@ def load_team_theme_items(data_root: str | Path) -> list[ThemeItem]:
     root = Path(data_root)
     items = []
     for key, rows in _label_groups("theme_labels").items():
-        text = _sentence(root, rows[0], f"theme label {key}")
+        text = sentence_text(root, rows[0], f"theme label {key}")
         themes = tuple(check_theme(r["theme"]) for r in rows)
         items.append(
             ThemeItem(
@@ -173,32 +222,37 @@ def load_team_content_items(data_root: str | Path) -> list[ContentItem]:
         FileNotFoundError: if an upstream file is missing.
         LabelTextError: if a sentence or draft does not match its recorded hash.
     """
-    root = Path(data_root)
-    items = []
-    for key, rows in _label_groups("content_match_labels").items():
-        first = rows[0]
-        sentence = _sentence(root, first, f"content label {key}")
-        draft = _field_text(
-            root, first["source"], first["draft_file"], first["draft_record"], first["draft_field"]
-        )
-        if _sha256(draft) != first["draft_sha256"]:
-            raise LabelTextError(
-                f"content label {key}: the draft {first['draft_file']} record "
-                f"{first['draft_record']} does not match its sha256"
-            )
-        span = draft[first["span_start"] : first["span_end"]] if first["match"] else None
-        items.append(
-            ContentItem(
-                case=first["case"],
-                prediction=draft,
-                reference=sentence,
-                match=bool(first["match"]),
-                span=span,
-                annotators=tuple(bool(r["match"]) for r in rows) if len(rows) > 1 else (),
-                source=f"{first['source']}/{first['file']}",
-            )
-        )
-    return items
+    return [
+        content_item(data_root, rows, f"content label {key}")
+        for key, rows in _label_groups("content_match_labels").items()
+    ]
+
+
+def content_item(data_root: str | Path, rows: list[dict], where: str) -> ContentItem:
+    """One content item from its label ``rows`` (the primary annotator's first): the
+    sentence and the draft read from ``data_root`` with both hashes checked.
+
+    Returns:
+        A :class:`~editf1.validation.labelled.ContentItem` whose ``match``, ``span`` and
+        ``span_start`` are the first row's, ``annotators`` every row's decision (empty
+        for one row), ``source`` ``"<source>/<file>"`` of the sentence.
+
+    Raises:
+        LabelTextError: naming ``where`` if a record is missing or a hash differs.
+    """
+    first = rows[0]
+    draft = draft_text(data_root, first, where)
+    match = bool(first["match"])
+    return ContentItem(
+        case=first["case"],
+        prediction=draft,
+        reference=sentence_text(data_root, first, where),
+        match=match,
+        span=draft[first["span_start"] : first["span_end"]] if match else None,
+        annotators=tuple(bool(r["match"]) for r in rows) if len(rows) > 1 else (),
+        source=f"{first['source']}/{first['file']}",
+        span_start=first["span_start"] if match else None,
+    )
 
 
 #: Label sets :func:`label_set_summary` knows, and their labels in table order.

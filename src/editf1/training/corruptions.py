@@ -1,0 +1,528 @@
+"""Clinically decisive corruptions: hard NO MATCH examples made from matched pairs
+(issue 20 §1).
+
+A reference sentence and the draft span that says the same thing (a human-labelled
+match) become a NO MATCH when the span's dose or number, unit, frequency, drug,
+negation, direction (continue / increase / stop / start / hold), time frame or
+condition is changed: the project's annotation guide makes every such change NO MATCH
+("changes a dose, a drug, a frequency, a direction (continue vs increase vs stop), or
+negates the claim; turns an unconditional instruction into a conditional one, or the
+reverse"). A judge that reads the two texts together should see the change; one that
+only sees that they are on the same topic does not. The corrupted pairs train judges
+only: they are never part of an evaluation split.
+
+Each kind (:data:`CORRUPTION_KINDS`) is a small, documented rewrite of the span:
+
+* ``number``: a number (digits or a number word) that the reference states too is
+  replaced, everywhere in the span, by another (×2, ÷2, +1 or ×10 for digits; another
+  number word for words), one the reference does not state;
+* ``unit``: a unit after a number that the reference states too: mg ↔ mcg, g → mg,
+  ml → l, l → ml, kg → lb, units → mg, °F ↔ °C, % → mg;
+* ``frequency``: a frequency the reference states too: once ↔ twice a day / daily,
+  three times → once, daily → weekly, weekly → monthly, every day → every week,
+  every other day → every day, as needed → every day, at night / at bedtime → in the
+  morning;
+* ``drug``: a drug the reference names too (:data:`editf1.judges.key_terms.DRUG_STEMS`
+  and ``DRUG_NAMES``) becomes another of :data:`REPLACEMENT_DRUGS` that neither text
+  names;
+* ``negation``: a negation is removed ("do not take" → "do take", "never" → "always",
+  "cannot" → "can", "without" → "with"), or, in a span without one, added after its
+  first auxiliary verb ("is" → "is not"), in front of an imperative after "Please",
+  or in front of an imperative verb that the reference starts with too ("Take ..." →
+  "Do not take ..."); one-sentence spans only (a negation elsewhere in a longer span
+  may not touch what the reference says);
+* ``direction``: a direction word the reference uses too (same first five letters)
+  becomes an opposite one: continue ↔ stop, increase ↔ decrease, start → stop,
+  hold → continue, resume → stop, keep taking → stop taking, with inflections;
+* ``time_frame``: a time the reference states too: the unit of a time span after an
+  amount ("for 2 weeks", "in a few days"; not a frequency's "a day") goes up one step
+  (minutes → hours → days → weeks → months → years); today / tonight → next week,
+  tomorrow → next month, immediately / right away / as soon as possible → within a few
+  weeks;
+* ``condition``: a conditional clause ("if ...", "unless ...", "in case ...") that
+  both texts have is removed; an instruction (a span with "please", "should", "call",
+  "take", "continue", ...) without one, whose reference has none, gets one in front
+  ("If your symptoms get worse, ..."); one-sentence spans only.
+
+A kind applies only where the element changed is one the reference states (or, for
+negation and condition, where the span is one sentence), so the corrupted span no
+longer says what the reference says. Matching is by whole words, case-insensitive;
+replacements keep the capital of a capitalised word.
+
+:func:`corrupt_pairs` draws, with a seeded :class:`random.Random`, up to ``per_pair``
+applicable kinds per pair and the value each rewrite uses: the same inputs and seed
+give the same corruptions. Negation and condition apply to almost any sentence, so the
+specific kinds (number, unit, frequency, drug, direction, time frame) are tried first,
+in a random order, and those two after them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from editf1.judges.key_terms import DRUG_NAMES, DRUG_STEMS
+from editf1.segment import SentenceSplitter
+
+__all__ = [
+    "CORRUPTION_KINDS",
+    "REPLACEMENT_DRUGS",
+    "Corruption",
+    "corrupt",
+    "corrupt_pairs",
+]
+
+#: The kinds of corruption, in the issue's order.
+CORRUPTION_KINDS = (
+    "number",
+    "unit",
+    "frequency",
+    "drug",
+    "negation",
+    "direction",
+    "time_frame",
+    "condition",
+)
+
+#: Drugs of different classes that a named drug may be replaced with.
+REPLACEMENT_DRUGS = (
+    "ibuprofen",
+    "acetaminophen",
+    "omeprazole",
+    "prednisone",
+    "metformin",
+    "lisinopril",
+    "ondansetron",
+    "loperamide",
+    "amoxicillin",
+    "warfarin",
+    "gabapentin",
+    "dexamethasone",
+)
+
+
+@dataclass(frozen=True)
+class Corruption:
+    """A matched pair whose span was changed into a NO MATCH.
+
+    Attributes:
+        kind: one of :data:`CORRUPTION_KINDS`.
+        reference: the reference sentence.
+        span: the draft span that matched it.
+        corrupted: the changed span (NO MATCH against ``reference``).
+        case: the pair's case, so splits keep it with its source pair.
+    """
+
+    kind: str
+    reference: str
+    span: str
+    corrupted: str
+    case: str = ""
+
+
+def _word(phrase: str) -> re.Pattern:
+    """``phrase`` as whole words, case-insensitive (spaces match any whitespace)."""
+    body = r"\s+".join(re.escape(part) for part in phrase.split())
+    return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
+
+
+def _cased(found: str, replacement: str) -> str:
+    """``replacement`` with the capital of ``found``'s first letter."""
+    if found[:1].isupper() and not found.isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+def _in(text: str, phrase: str) -> bool:
+    return _word(phrase).search(text) is not None
+
+
+def _swap(span: str, phrase: str, replacement: str) -> str:
+    """Every whole-word occurrence of ``phrase`` in ``span`` replaced."""
+    return _word(phrase).sub(lambda m: _cased(m[0], replacement), span)
+
+
+def _table(
+    table: dict[str, str], reference: str, span: str, rng: random.Random, *, shared: bool = True
+) -> str | None:
+    """One phrase of ``table`` found in the span (and, with ``shared``, in the reference)
+    replaced by its value; ``None`` if none applies. Longer phrases are tried first, so
+    "twice a day" wins over "a day"; one is drawn when several apply."""
+    found = [p for p in sorted(table, key=len, reverse=True) if _in(span, p)]
+    found = [p for p in found if not any(p != q and _in(q, p) for q in found)]
+    found = [p for p in found if not shared or _in(reference, p)]
+    if not found:
+        return None
+    phrase = rng.choice(found)
+    return _swap(span, phrase, table[phrase])
+
+
+_NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "ten", "twelve")
+_DIGITS = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w]|[.,]\d)")
+
+
+def _format(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _number(reference: str, span: str, rng: random.Random) -> str | None:
+    digits = sorted({m[0] for m in _DIGITS.finditer(span)} & set(_DIGITS.findall(reference)))
+    words = [w for w in _NUMBER_WORDS if _in(span, w) and _in(reference, w)]
+    options = [("digits", d) for d in digits] + [("word", w) for w in words]
+    if not options:
+        return None
+    form, old = rng.choice(options)
+    if form == "word":
+        new = rng.choice([w for w in _NUMBER_WORDS if w != old and not _in(reference, w)])
+        return _swap(span, old, new)
+    value = float(old)
+    stated = set(_DIGITS.findall(reference))
+    candidates = [_format(v) for v in (value * 2, value / 2, value + 1, value * 10) if v > 0]
+    candidates = [c for c in dict.fromkeys(candidates) if c != old and c not in stated]
+    if not candidates:
+        return None
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(old)}(?![\w]|[.,]\d)")
+    return pattern.sub(rng.choice(candidates), span)
+
+
+_UNIT_SWAPS = {
+    "mg": "mcg",
+    "mcg": "mg",
+    "g": "mg",
+    "ml": "l",
+    "l": "ml",
+    "kg": "lb",
+    "units": "mg",
+    "°F": "°C",
+    "°C": "°F",
+    "%": "mg",
+}
+_UNIT = re.compile(r"\d(?:[\d.,]*\d)?\s?(?P<unit>mcg|mg|kg|ml|units|g|l|°F|°C|%)(?!\w)", re.I)
+
+
+def _sub_unit(pattern: re.Pattern, span: str, chosen: str, new: str) -> str:
+    """Every match of ``pattern`` in ``span`` whose ``unit`` group is ``chosen``
+    (lower-cased) with that group replaced by ``new``."""
+
+    def replace(m: re.Match) -> str:
+        if m["unit"].lower() != chosen:
+            return m[0]
+        cut = m.start("unit") - m.start()
+        return m[0][:cut] + _cased(m["unit"], new)
+
+    return pattern.sub(replace, span)
+
+
+def _unit(reference: str, span: str, rng: random.Random) -> str | None:
+    stated = {m["unit"].lower() for m in _UNIT.finditer(reference)}
+    units = sorted({m["unit"].lower() for m in _UNIT.finditer(span)} & stated)
+    if not units:
+        return None
+    chosen = rng.choice(units)
+    swaps = {k.lower(): v for k, v in _UNIT_SWAPS.items()}
+
+    return _sub_unit(_UNIT, span, chosen, swaps[chosen])
+
+
+_FREQUENCIES = {
+    "once a day": "twice a day",
+    "twice a day": "once a day",
+    "once daily": "twice daily",
+    "twice daily": "once daily",
+    "three times a day": "once a day",
+    "three times daily": "once daily",
+    "every other day": "every day",
+    "every day": "every week",
+    "daily": "weekly",
+    "weekly": "monthly",
+    "as needed": "every day",
+    "at night": "in the morning",
+    "at bedtime": "in the morning",
+}
+
+_DIRECTIONS = {
+    "continue": "stop",
+    "continues": "stops",
+    "continued": "stopped",
+    "continuing": "stopping",
+    "stop": "continue",
+    "stops": "continues",
+    "stopped": "continued",
+    "stopping": "continuing",
+    "increase": "decrease",
+    "increases": "decreases",
+    "increased": "decreased",
+    "increasing": "decreasing",
+    "decrease": "increase",
+    "decreases": "increases",
+    "decreased": "increased",
+    "decreasing": "increasing",
+    "start": "stop",
+    "starts": "stops",
+    "started": "stopped",
+    "starting": "stopping",
+    "hold": "continue",
+    "holding": "continuing",
+    "held": "continued",
+    "resume": "stop",
+    "resuming": "stopping",
+    "keep taking": "stop taking",
+    "discontinue": "continue",
+}
+
+
+def _direction(reference: str, span: str, rng: random.Random) -> str | None:
+    """A direction word of the span whose first five letters a reference word shares."""
+    stems = {w[:5] for w in re.findall(r"[a-z]+", reference.lower())}
+    found = [p for p in _DIRECTIONS if _in(span, p) and p.split()[0][:5] in stems]
+    found = [p for p in found if not any(p != q and _in(q, p) for q in found)]
+    if not found:
+        return None
+    phrase = rng.choice(sorted(found))
+    return _swap(span, phrase, _DIRECTIONS[phrase])
+
+
+_TIME_UNITS = {
+    "minute": "hour",
+    "minutes": "hours",
+    "hour": "day",
+    "hours": "days",
+    "day": "week",
+    "days": "weeks",
+    "week": "month",
+    "weeks": "months",
+    "month": "year",
+    "months": "years",
+}
+#: A time unit after an amount: "for 2 weeks", "in a few days", "within 24 hours", not
+#: the unit of a frequency ("twice a day").
+_TIME_SPAN = re.compile(
+    r"(?<![\w-])(?:\d+(?:\.\d+)?|a few|few|several|a couple of|one|two|three|four|five|six|"
+    r"seven|eight|ten|twelve)[\s-]*(?P<unit>minutes?|hours?|days?|weeks?|months?)(?![\w-])",
+    re.IGNORECASE,
+)
+_TIME_WORDS = {
+    "today": "next week",
+    "tonight": "next week",
+    "tomorrow": "next month",
+    "immediately": "within a few weeks",
+    "right away": "within a few weeks",
+    "as soon as possible": "within a few weeks",
+}
+
+
+def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
+    """A unit of a time span, or a time word, that both texts state."""
+    stated = {m["unit"].lower() for m in _TIME_SPAN.finditer(reference)}
+    units = sorted({m["unit"].lower() for m in _TIME_SPAN.finditer(span)} & stated)
+    words = [w for w in _TIME_WORDS if _in(span, w) and _in(reference, w)]
+    options = [("unit", u) for u in units] + [("word", w) for w in words]
+    if not options:
+        return None
+    form, chosen = rng.choice(options)
+    if form == "word":
+        return _swap(span, chosen, _TIME_WORDS[chosen])
+    return _sub_unit(_TIME_SPAN, span, chosen, _TIME_UNITS[chosen])
+
+
+_NEGATION_REMOVALS = {
+    "do not": "do",
+    "does not": "does",
+    "did not": "did",
+    "don't": "do",
+    "doesn't": "does",
+    "is not": "is",
+    "isn't": "is",
+    "are not": "are",
+    "aren't": "are",
+    "should not": "should",
+    "shouldn't": "should",
+    "will not": "will",
+    "won't": "will",
+    "cannot": "can",
+    "can't": "can",
+    "can not": "can",
+    "not": "",
+    "never": "always",
+    "without": "with",
+}
+_AUXILIARY = re.compile(
+    r"(?<![\w-])(is|are|was|were|can|could|should|will|would|may|might|must|does|do)(?![\w-])",
+    re.IGNORECASE,
+)
+_SPLITTER = SentenceSplitter()
+#: First words that do not start an imperative.
+_NOT_IMPERATIVE = frozenset(
+    [
+        "the", "a", "an", "this", "that", "these", "those", "it", "its", "you", "your", "we",
+        "our", "i", "my", "he", "she", "they", "there", "here", "if", "when", "as", "in", "on",
+        "at", "for", "with", "to", "of", "and", "but", "or", "so", "however", "additionally",
+        "also", "then", "first", "next", "finally", "overall", "generally",
+    ]
+)  # fmt: skip
+
+
+def _one_sentence(span: str) -> bool:
+    return len(_SPLITTER.split(span)) == 1
+
+
+def _negation(reference: str, span: str, rng: random.Random) -> str | None:
+    if not _one_sentence(span):
+        return None
+    removed = _table(_NEGATION_REMOVALS, reference, span, rng, shared=False)
+    if removed is not None:
+        return re.sub(r"[ \t]{2,}", " ", removed)
+    auxiliary = _AUXILIARY.search(span)
+    if auxiliary:
+        return span[: auxiliary.end()] + " not" + span[auxiliary.end() :]
+    please = re.match(r"(\s*please,?\s+)(\w)", span, re.IGNORECASE)
+    if please:
+        return please[1] + "do not " + please[2].lower() + span[please.end() :]
+    first = re.match(r"\s*([A-Za-z]+) [a-z]", span)
+    if first and first[1].lower() not in _NOT_IMPERATIVE:
+        said = re.match(r"\s*([A-Za-z]+)\b", reference)
+        if said and said[1].lower() == first[1].lower():  # the same imperative verb
+            return span[: first.start(1)] + "Do not " + first[1].lower() + span[first.end(1) :]
+    return None
+
+
+_CONDITION = re.compile(r"(?<![\w-])(?:if|unless|in case)(?![\w-])", re.IGNORECASE)
+#: Words that make a span an instruction or advice, to which a condition can be added.
+_INSTRUCTION = re.compile(
+    r"(?<![\w-])(?:please|should|recommend\w*|advis\w*|need to|call|contact|take|go|come|"
+    r"schedule|make sure|try|avoid|use|stop|continue|start|keep|let us|let's)(?![\w-])",
+    re.IGNORECASE,
+)
+_CONDITIONS = (
+    "If your symptoms get worse, ",
+    "If you develop a fever, ",
+    "If this happens again, ",
+)
+
+
+def _condition(reference: str, span: str, rng: random.Random) -> str | None:
+    if not _one_sentence(span):
+        return None
+    if _CONDITION.search(span) and _CONDITION.search(reference):
+        leading = re.match(r"(\s*)(?:if|unless|in case)\b[^,.;:]*,\s*(\w)", span, re.I)
+        if leading:
+            return leading[1] + leading[2].upper() + span[leading.end() :]
+        trailing = re.search(r",?\s+(?:if|unless|in case)\b[^.;:!?]*", span, re.I)
+        before = span[: trailing.start()] if trailing else ""
+        if trailing is None or re.search(r"\b(?:and|or|whether|to|that)$", before):
+            return None  # the condition is not the sentence's last clause
+        return span[: trailing.start()] + span[trailing.end() :]
+    if _CONDITION.search(span) or _CONDITION.search(reference) or not _INSTRUCTION.search(span):
+        return None
+    if len(span.split()) < 4:  # a header or a fragment
+        return None
+    start = len(span) - len(span.lstrip())
+    body = span[start:]
+    first = body.split(" ", 1)[0]
+    if not (first.isupper() or first == "I" or first.startswith("I'")):
+        body = body[:1].lower() + body[1:]
+    return span[:start] + rng.choice(_CONDITIONS) + body
+
+
+def _drug(reference: str, span: str, rng: random.Random) -> str | None:
+    def drugs(text: str) -> set[str]:
+        words = set(re.findall(r"[a-z]+", text.lower()))
+        return {w for w in words if w in DRUG_NAMES or (len(w) >= 6 and w.endswith(DRUG_STEMS))}
+
+    named = sorted(drugs(span) & drugs(reference))
+    if not named:
+        return None
+    drug = rng.choice(named)
+    mentioned = drugs(reference) | drugs(span)
+    options = [d for d in REPLACEMENT_DRUGS if d not in mentioned]
+    return _swap(span, drug, rng.choice(options))
+
+
+_REWRITES: dict[str, Callable[[str, str, random.Random], str | None]] = {
+    "number": _number,
+    "unit": _unit,
+    "frequency": lambda r, s, rng: _table(_FREQUENCIES, r, s, rng),
+    "drug": _drug,
+    "negation": _negation,
+    "direction": _direction,
+    "time_frame": _time_frame,
+    "condition": _condition,
+}
+
+
+def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = None) -> str | None:
+    """``span`` changed by one corruption of ``kind``, or ``None`` where it does not apply.
+
+    Args:
+        reference: the reference sentence the span matches.
+        span: the matching draft span.
+        kind: one of :data:`CORRUPTION_KINDS`.
+        rng: where choices come from (which of several numbers, the new value, the
+            replacement drug, the condition added); default ``random.Random(0)``.
+
+    Returns:
+        The changed span (it differs from ``span``), or ``None``.
+
+    Raises:
+        ValueError: for an unknown ``kind``, listing the known ones.
+
+    >>> corrupt("Take 20 mg of omeprazole daily.", "Take omeprazole 20 mg each day.", "unit")
+    'Take omeprazole 20 mcg each day.'
+    >>> corrupt("Please continue your omeprazole.", "Keep going: continue it.", "direction")
+    'Keep going: stop it.'
+    """
+    if kind not in _REWRITES:
+        raise ValueError(f"unknown corruption kind {kind!r}; known: {list(CORRUPTION_KINDS)}")
+    changed = _REWRITES[kind](reference, span, rng or random.Random(0))
+    return None if changed is None or changed == span else changed
+
+
+#: The kinds that apply to almost any sentence: drawn after the specific ones.
+_GENERIC = ("negation", "condition")
+
+
+def corrupt_pairs(
+    pairs: Sequence[tuple[str, str, str]],
+    *,
+    seed: int = 0,
+    per_pair: int = 1,
+    kinds: Sequence[str] = CORRUPTION_KINDS,
+) -> list[Corruption]:
+    """Hard NO MATCH examples from matched pairs.
+
+    Args:
+        pairs: ``(case, reference sentence, matching draft span)`` triples.
+        seed: of the :class:`random.Random` that draws the kinds and values.
+        per_pair: most corruptions per pair (each of another kind), >= 1.
+        kinds: the kinds to draw from (default all of :data:`CORRUPTION_KINDS`).
+
+    Returns:
+        The corruptions in pair order (a pair to which no kind applies gives none).
+
+    Raises:
+        ValueError: for ``per_pair < 1`` or an unknown kind.
+    """
+    if per_pair < 1:
+        raise ValueError(f"per_pair must be >= 1, got {per_pair}")
+    unknown = sorted(set(kinds) - set(CORRUPTION_KINDS))
+    if unknown:
+        raise ValueError(f"unknown corruption kind(s) {unknown}; known: {list(CORRUPTION_KINDS)}")
+    rng = random.Random(seed)
+    out = []
+    for case, reference, span in pairs:
+        specific = [k for k in kinds if k not in _GENERIC]
+        generic = [k for k in kinds if k in _GENERIC]
+        rng.shuffle(specific)
+        rng.shuffle(generic)
+        order = specific + generic
+        made = 0
+        for kind in order:
+            changed = corrupt(reference, span, kind, rng)
+            if changed is not None:
+                out.append(Corruption(kind, reference, span, changed, case))
+                made += 1
+                if made == per_pair:
+                    break
+    return out
