@@ -215,15 +215,18 @@ def _sub_unit(pattern: re.Pattern, span: str, chosen: str, new: str) -> str:
     return pattern.sub(replace, span)
 
 
+def _shared_units(pattern: re.Pattern, reference: str, span: str) -> list[str]:
+    """The ``unit`` groups (lower-cased) of ``pattern`` found in both texts, sorted."""
+    stated = {m["unit"].lower() for m in pattern.finditer(reference)}
+    return sorted({m["unit"].lower() for m in pattern.finditer(span)} & stated)
+
+
 def _unit(reference: str, span: str, rng: random.Random) -> str | None:
-    stated = {m["unit"].lower() for m in _UNIT.finditer(reference)}
-    units = sorted({m["unit"].lower() for m in _UNIT.finditer(span)} & stated)
+    units = _shared_units(_UNIT, reference, span)
     if not units:
         return None
     chosen = rng.choice(units)
-    swaps = {k.lower(): v for k, v in _UNIT_SWAPS.items()}
-
-    return _sub_unit(_UNIT, span, chosen, swaps[chosen])
+    return _sub_unit(_UNIT, span, chosen, {k.lower(): v for k, v in _UNIT_SWAPS.items()}[chosen])
 
 
 _FREQUENCIES = {
@@ -315,8 +318,7 @@ _TIME_WORDS = {
 
 def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
     """A unit of a time span, or a time word, that both texts state."""
-    stated = {m["unit"].lower() for m in _TIME_SPAN.finditer(reference)}
-    units = sorted({m["unit"].lower() for m in _TIME_SPAN.finditer(span)} & stated)
+    units = _shared_units(_TIME_SPAN, reference, span)
     words = [w for w in _TIME_WORDS if _in(span, w) and _in(reference, w)]
     options = [("unit", u) for u in units] + [("word", w) for w in words]
     if not options:
