@@ -528,11 +528,24 @@ def test_real_server_answers_are_verbatim_and_deterministic(served):
 @pytest.mark.slow
 def test_real_server_theme_answers_that_are_no_label_are_counted(served):
     judge = load_theme_judge("server", {"base_url": served["url"], "model": served["model"]})
+    sent = []
+    ask_all = judge._ask_all
+    judge._ask_all = lambda bodies: sent.extend(bodies) or ask_all(bodies)  # what goes out
     with pytest.warns(ServerJudgeWarning, match="unusable: 2"):
         labels = judge.classify(["Call us.", "Rest."])
-    assert [j.theme for j in labels] == [None, None]
-    assert THEMES  # the nine labels were the choices
+    # the model's one answer, NO MATCH, is none of the nine labels: unusable, kept as raw
+    assert [(j.theme, j.raw) for j in labels] == [(None, "NO MATCH")] * 2
     assert judge.counts == {"unusable": 2}
+    # each request offered the nine labels (no schema: serve ignores it) with room for the
+    # longest plus 32 tokens, one sentence per request
+    assert [body["messages"][-1]["content"] for body in sent] == [
+        "Sentence: Call us.",
+        "Sentence: Rest.",
+    ]
+    for body in sent:
+        assert all(f"\n- {theme}: " in body["messages"][0]["content"] for theme in THEMES)
+        assert body["max_tokens"] == max(map(len, THEMES)) + 32
+        assert "response_format" not in body and body["temperature"] == 0.0
 
 
 @pytest.mark.slow
