@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import re
 import shutil
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -200,9 +202,13 @@ def quick_summaries() -> dict:
     return {name: label_set_summary(name, n_resamples=10) for name in CARDS}
 
 
-def test_counts_agree_with_what_the_annotators_reported(quick_summaries):
-    """Against the counts in the annotators' notes (team-a's themes per source, team-b's
-    themes and content labels, the 146/160 and 68/70 items they agreed on)."""
+def test_label_set_counts_are_pinned_change_detector(quick_summaries):
+    """A change detector: the counts as they were when the label sets were committed
+    (team-a's themes per source, team-b's themes and content labels, the 146/160 and
+    68/70 items the two agreed on). They were said to match the annotators' notes, but
+    no such notes are in the repository, so they are no independent source; that the
+    summary counts the label rows correctly is checked by
+    test_label_set_summary_counts_the_rows_as_read_with_json."""
     themes, content = quick_summaries["theme_labels"], quick_summaries["content_match_labels"]
     replies = themes["sources"]["oncqa/stage1.csv"]
     assert replies["items"] == 336 and replies["cases"] == 63
@@ -232,6 +238,64 @@ def test_counts_agree_with_what_the_annotators_reported(quick_summaries):
     )
     assert round(double["cohen_kappa"].value, 3) == 0.922
     assert (double["both_match"], double["same_span"], double["overlapping_span"]) == (16, 9, 15)
+
+
+@pytest.mark.parametrize("name", list(CARDS))
+def test_label_set_summary_counts_the_rows_as_read_with_json(name, quick_summaries):
+    """Every count of the summary, worked out from the shipped JSON Lines file read with
+    json alone: an item is one sentence (file, record, field, offsets), its label is
+    team-a's, a second row is the second annotator's; kappa from scikit-learn."""
+    from sklearn.metrics import cohen_kappa_score
+
+    path = ROOT / "src" / "editf1" / "data" / "labels" / f"{name}.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def label(row):
+        return row["theme"] if name == "theme_labels" else ["no_match", "match"][row["match"]]
+
+    items: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["file"], row["record"], row["field"], row["start"], row["end"])
+        items.setdefault(key, {})[row["annotator"]] = row
+    summary = quick_summaries[name]
+    assert (summary["items"], summary["cases"]) == (
+        len(items),
+        len({item["team-a"]["case"] for item in items.values()}),
+    )
+    by_source = defaultdict(list)
+    for item in items.values():
+        by_source[f"{item['team-a']['source']}/{item['team-a']['file']}"].append(item)
+    assert set(summary["sources"]) == set(by_source)
+    for source, members in by_source.items():
+        got = summary["sources"][source]
+        assert got["items"] == len(members)
+        assert got["cases"] == len({item["team-a"]["case"] for item in members})
+        assert got["double_labelled"] == sum(len(item) == 2 for item in members)
+        counted = Counter(label(item["team-a"]) for item in members)
+        assert {k: v for k, v in got["labels"].items() if v} == dict(counted), source
+    for annotator in ("team-a", "team-b"):
+        counted = Counter(label(r) for r in rows if r["annotator"] == annotator)
+        got = summary["annotators"][annotator]
+        assert got["items"] == sum(counted.values())
+        assert {k: v for k, v in got["labels"].items() if v} == dict(counted), annotator
+    double = [item for item in items.values() if len(item) == 2]
+    first = [label(item["team-a"]) for item in double]
+    second = [label(item["team-b"]) for item in double]
+    got = summary["double_labelled"]
+    assert (got["items"], got["agreed"]) == (len(double), sum(map(str.__eq__, first, second)))
+    assert got["agreement"].value == pytest.approx(got["agreed"] / len(double))
+    assert got["cohen_kappa"].value == pytest.approx(cohen_kappa_score(first, second))
+    disagreements = Counter((a, b) for a, b in zip(first, second) if a != b)
+    assert got["disagreements"] == dict(disagreements)
+    if name == "content_match_labels":
+        both = [item for item in double if item["team-a"]["match"] and item["team-b"]["match"]]
+        spans = [
+            [(item[a]["span_start"], item[a]["span_end"]) for a in ("team-a", "team-b")]
+            for item in both
+        ]
+        assert got["both_match"] == len(both)
+        assert got["same_span"] == sum(a == b for a, b in spans)
+        assert got["overlapping_span"] == sum(a[0] < b[1] and b[0] < a[1] for a, b in spans)
 
 
 def test_summary_of_a_tiny_label_set_by_hand(tiny_theme_labels):
