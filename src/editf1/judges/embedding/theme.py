@@ -87,7 +87,12 @@ class EmbeddingThemeJudge(ThemeJudge):
                 f"theme weights have shape {self.coef.shape}, expected "
                 f"({len(self.labels)}, {width}) for the encoder and features"
             )
-        payload = [self.labels, params["coef"], params["intercept"]]
+        # float64 lists: the same numbers give the same digest however they are spelt
+        # (JSON lists, ints, numpy arrays); the shipped files' digests are unchanged
+        payload = [
+            self.labels,
+            *(np.asarray(params[k], dtype=float).tolist() for k in ("coef", "intercept")),
+        ]
         self._digest = digest([*payload, features] if features else payload)
 
     @property
