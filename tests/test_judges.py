@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -365,14 +366,69 @@ def load_params_v2():
     return load_params("content_judge_v2.json")
 
 
-def test_shipped_params_keep_todays_fingerprint_and_v2_loads():
+def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
+    """Change detector: today's digest of the shipped weights, pinned so that a change to
+    the file or to what the digest covers is noticed (the theme cache and every score's
+    reproducibility string name it). What the fingerprint follows is checked by
+    test_content_judge_fingerprint_follows_weights_and_options_only."""
+    today = EmbeddingContentJudge(encoder=WORDS)
+    assert "logreg:041f72a0e9,threshold=0.5,window=2" in today.fingerprint
+
+
+def test_content_judge_v2_loads_its_features_veto_and_threshold():
     today = EmbeddingContentJudge(encoder=WORDS)
     assert today.features == ("cosine", "word_recall") and today.threshold == 0.5
-    assert "logreg:041f72a0e9,threshold=0.5,window=2" in today.fingerprint
     v2 = EmbeddingContentJudge(params_file="content_judge_v2.json", encoder=WORDS)
     assert "token_recall" in v2.features and "direction" in v2.veto
     assert v2.threshold == load_params_v2()["threshold"]
     assert v2.fingerprint != today.fingerprint
+
+
+def _reversed_keys(value):
+    """``value`` with every dict's keys in reverse order (the same parameters)."""
+    if isinstance(value, dict):
+        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
+    return value
+
+
+@pytest.mark.parametrize("name", ["content_judge.json", "content_judge_v2.json"])
+def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_path):
+    from editf1.judges.embedding import load_params
+
+    params = load_params(name)
+    shipped = EmbeddingContentJudge(params_file=name, encoder=WORDS).fingerprint
+    # the same judge: keys in another order, a re-indented copy on disk, other metadata
+    copy = tmp_path / name
+    copy.write_text(json.dumps(_reversed_keys(params), indent=4), encoding="utf-8")
+    same = [
+        EmbeddingContentJudge(params=_reversed_keys(params), encoder=WORDS),
+        EmbeddingContentJudge(params_file=str(copy), encoder=WORDS),
+        EmbeddingContentJudge(
+            params=params | {"date": "1999-01-01", "encoder": "x"}, encoder=WORDS
+        ),
+        EmbeddingContentJudge(window=params["window"], params=params, encoder=WORDS),
+    ]
+    assert [judge.fingerprint for judge in same] == [shipped] * len(same)
+    # another judge: one weight, the bias or an option changed
+    feature = params.get("features", ["cosine"])[-1]
+    weights = params["weights"] | {feature: params["weights"][feature] + 1e-6}
+    changed = [
+        {"params": params | {"weights": weights}},
+        {"params": params | {"bias": params["bias"] + 1e-6}},
+        {"params": params, "threshold": 0.55},
+        {"params": params, "window": params["window"] + 1},
+        {"params": params, "span_margin": 0.25},
+        {"params": params, "span_margin": None},
+    ]
+    if "idf" in params:  # v2: the token idf table and the vetoes are weights too
+        token, value = next(iter(params["idf"]["token_ids"].items()))
+        idf = params["idf"] | {"token_ids": params["idf"]["token_ids"] | {token: value + 1e-6}}
+        changed += [
+            {"params": params | {"idf": idf}},
+            {"params": params | {"veto": params["veto"][:-1]}},
+        ]
+    prints = [EmbeddingContentJudge(encoder=WORDS, **kwargs).fingerprint for kwargs in changed]
+    assert len({shipped, *prints}) == 1 + len(changed)
 
 
 def test_params_file_from_a_path(tmp_path):
@@ -632,11 +688,16 @@ def test_theme_judge_adds_sentence_and_word_features_to_the_embedding():
     assert judge.fingerprint != EmbeddingThemeJudge(params=plain, encoder=encoder).fingerprint
 
 
-def test_shipped_theme_judge_keeps_its_fingerprint():
-    # the theme cache is keyed on it: the v1 file (no features) hashes as it always did
-    class Encoder384:
-        name, dimension = "table", 384
+class Encoder384:
+    """Stands in for the encoder where only its name and width matter (fingerprints)."""
 
+    name, dimension = "table", 384
+
+
+def test_shipped_theme_judge_fingerprint_is_pinned_change_detector():
+    """Change detector: the v1 file's digest as it always was (the theme cache is keyed
+    on it). What the fingerprint follows is checked by
+    test_theme_judge_fingerprint_follows_weights_and_features_only."""
     judge = EmbeddingThemeJudge(params_file="theme_judge.json", encoder=Encoder384())
     assert judge.fingerprint == "embedding-theme(table,logreg:468eb8cfb0)"
     # the default is the v2 file
@@ -646,6 +707,43 @@ def test_shipped_theme_judge_keeps_its_fingerprint():
         == EmbeddingThemeJudge(params_file="theme_judge_v2.json", encoder=Encoder384()).fingerprint
     )
     assert default != judge.fingerprint
+
+
+@pytest.mark.parametrize("name", ["theme_judge.json", "theme_judge_v2.json"])
+def test_theme_judge_fingerprint_follows_weights_and_features_only(name, tmp_path):
+    params = load_params(name)
+    shipped = EmbeddingThemeJudge(params_file=name, encoder=Encoder384()).fingerprint
+    # the same judge: keys in another order, a re-indented copy on disk, other metadata,
+    # the same numbers spelt as numpy arrays
+    copy = tmp_path / name
+    copy.write_text(json.dumps(_reversed_keys(params), indent=4), encoding="utf-8")
+    arrays = {k: np.asarray(params[k]) for k in ("coef", "intercept")}
+    same = [
+        EmbeddingThemeJudge(params=_reversed_keys(params), encoder=Encoder384()),
+        EmbeddingThemeJudge(params_file=str(copy), encoder=Encoder384()),
+        EmbeddingThemeJudge(params=params | {"date": "1999-01-01", "C": 1}, encoder=Encoder384()),
+        EmbeddingThemeJudge(params=params | arrays, encoder=Encoder384()),
+    ]
+    assert [judge.fingerprint for judge in same] == [shipped] * len(same)
+    # another judge: one weight, one intercept, the label order or a feature changed
+    coef = [list(row) for row in params["coef"]]
+    coef[3][7] += 1e-4
+    intercept = [*params["intercept"][:-1], params["intercept"][-1] + 1e-4]
+    labels = [params["labels"][1], params["labels"][0], *params["labels"][2:]]
+    changed = [
+        params | {"coef": coef},
+        params | {"intercept": intercept},
+        params | {"labels": labels},
+    ]
+    if "features" in params:  # v2: sentence features and the word vocabulary
+        features = params["features"]
+        words = features["words"] | {"vocabulary": [*features["words"]["vocabulary"][:-1], "zz"]}
+        changed += [
+            params | {"features": features | {"sentence": features["sentence"][::-1]}},
+            params | {"features": features | {"words": words}},
+        ]
+    prints = [EmbeddingThemeJudge(params=p, encoder=Encoder384()).fingerprint for p in changed]
+    assert len({shipped, *prints}) == 1 + len(changed)
 
 
 def test_theme_judge_rejects_weights_that_do_not_fit_its_features():
