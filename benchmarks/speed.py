@@ -136,7 +136,7 @@ def _profile_rest(model, predictions, references) -> dict:
         "counting (count_content)": ("editf1/count.py", "count_content"),
         "pair results (_pair_result)": ("editf1/scorer.py", "_pair_result"),
         "theme lookup (_themes)": ("editf1/scorer.py", "_themes"),
-        "input checks (check_pair)": ("editf1/validate.py", "check_pair"),
+        "input checks (row_errors)": ("editf1/inputs.py", "row_errors"),
     }
     total = max(v[3] for (f, _, name), v in stats.items() if name == "score")
     out = {"total_s": total}

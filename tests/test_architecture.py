@@ -18,9 +18,16 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Bottom to top. A module may import its own unit (a folder, or a core module) and any
 #: unit of a lower layer, nothing else.
 LAYERS: list[tuple[str, ...]] = [
-    ("editf1.themes", "editf1.versions", "editf1.stats", "editf1.citation", "editf1.data"),
+    (
+        "editf1.themes",
+        "editf1.versions",
+        "editf1.stats",
+        "editf1.citation",
+        "editf1.data",
+        "editf1.caches",
+    ),
     ("editf1.segment",),
-    ("editf1.validate",),
+    ("editf1.inputs",),
     ("editf1.io", "editf1.judges"),
     ("editf1.count",),
     ("editf1.results",),

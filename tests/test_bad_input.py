@@ -51,8 +51,8 @@ import editf1
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.builders.readers import demo_rows
 from editf1.cli.main import main
+from editf1.inputs import InputError
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 EXACT = {"content_judge": "exact", "theme_judge": None}

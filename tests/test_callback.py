@@ -29,6 +29,7 @@ from transformers import (
 from transformers.trainer_utils import EvalPrediction
 
 from editf1.builders.readers import demo_rows
+from editf1.inputs import InputError
 from editf1.integrations.callback import (
     EditF1Callback,
     build_prompt,
@@ -38,7 +39,6 @@ from editf1.integrations.callback import (
 )
 from editf1.judges import ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError
 
 KEYS = [
     "eval_edit_f1_content_precision",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from editf1.inputs import InputError
 from editf1.integrations.demo import EXPECTED_DELETION, MATCHED, explain_pair
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError
 
 PLAN, CONTINGENCY = "Medical planning instruction", "Contingency planning"
 

@@ -16,6 +16,7 @@ import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.cli.main import main
+from editf1.inputs import check_rows
 from editf1.integrations.distributed import (
     aggregate_pairs,
     renumbered,
@@ -80,7 +81,7 @@ def _shared(scorer, rows, n):
     pairs = []
     for k in range(n):
         share = share_of(FakeState(k, n), len(rows))
-        judged = scorer.iter_pairs([rows[i] for i in share], checked=True)
+        judged = scorer.iter_pairs(check_rows(rows)[share.start : share.stop])
         pairs += [renumbered(pair, share.start) for pair in judged]
     return pairs
 

@@ -12,8 +12,8 @@ import pytest
 
 from editf1.analysis.inter_annotator import inter_annotator_predictability
 from editf1.cli.main import main
+from editf1.inputs import InputError
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from editf1.inputs import InputError
 from editf1.io import (
     CsvRows,
     JsonlWriter,
@@ -21,7 +22,6 @@ from editf1.io import (
     same_file,
     staged_folder,
 )
-from editf1.validate import InputError
 
 SECRET = "Patient Jane Roe"  # row text that no message may quote
 

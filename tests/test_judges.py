@@ -808,14 +808,14 @@ def test_theme_judge_v2_on_real_sentences(shared_data):
 
 
 def test_every_registered_name_loads_a_judge_of_its_kind():
-    from editf1.judges import clear_judge_cache
+    from editf1 import clear_caches
 
     assert isinstance(load_content_judge("exact"), ContentJudge)
     # the generative judges need a model; without one they say which options to give
     for load in (load_content_judge, load_theme_judge):
         with pytest.raises(ValueError, match="an llm judge needs base"):
             load("llm")
-    clear_judge_cache()
+    clear_caches()
 
 
 class OptionJudge(ContentJudge):
@@ -835,12 +835,12 @@ class OptionJudge(ContentJudge):
 
 @pytest.fixture
 def option_judge(monkeypatch):
-    from editf1.judges import clear_judge_cache
+    from editf1 import clear_caches
 
     monkeypatch.setitem(CONTENT_JUDGES, "options", (__name__, "OptionJudge"))
-    clear_judge_cache()
+    clear_caches()
     yield
-    clear_judge_cache()
+    clear_caches()
 
 
 def test_nested_options_reach_the_judge_as_given(option_judge):
@@ -860,7 +860,7 @@ def test_unknown_option_names_are_listed_not_hidden(option_judge):
 
 
 def test_a_retrained_adapter_in_the_same_folder_is_not_served_stale(option_judge, tmp_path):
-    from editf1.judges import clear_judge_cache
+    from editf1 import clear_caches
 
     weights = tmp_path / "adapter" / "weights.txt"
     weights.parent.mkdir()
@@ -870,7 +870,7 @@ def test_a_retrained_adapter_in_the_same_folder_is_not_served_stale(option_judge
     weights.write_text("epoch 2, longer")  # re-trained in place: size and time change
     second = load_content_judge("options", {"weights": str(weights)})
     assert second is not first and second.weights == "epoch 2, longer"
-    clear_judge_cache()
+    clear_caches()
     assert load_content_judge("options", {"weights": str(weights)}) is not second
 
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from editf1.inputs import InputError
 from editf1.judges.base import ContentJudge, ContentJudgement, ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
 from editf1.training.rewards import EditF1Reward, completion_text, copied_fraction
-from editf1.validate import InputError
 
 REPLY = "Rest today. Drink water."
 

@@ -8,11 +8,11 @@ import warnings
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
+from editf1.inputs import InputError
 from editf1.judges.exact import ExactMatchContentJudge
 from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import InputError
 
 EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
 

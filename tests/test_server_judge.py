@@ -21,7 +21,8 @@ import pytest
 
 pytest.importorskip("openai", reason="the server judge needs the server extra (openai)")
 
-from editf1.judges import JudgeRequest, clear_judge_cache, load_content_judge, load_theme_judge
+from editf1 import clear_caches
+from editf1.judges import JudgeRequest, load_content_judge, load_theme_judge
 from editf1.judges.server import (
     Choice,
     ServerJudgeWarning,
@@ -56,9 +57,9 @@ ANSWERS = {
 @pytest.fixture(autouse=True)
 def fresh_judges():
     """Every test loads its own judges (their counts start at zero)."""
-    clear_judge_cache()
+    clear_caches()
     yield
-    clear_judge_cache()
+    clear_caches()
 
 
 def _request(reference: str = REFERENCE, draft: str = DRAFT) -> JudgeRequest:

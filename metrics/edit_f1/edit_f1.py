@@ -29,25 +29,24 @@ class EditF1(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2601.11344"],
         )
 
+    # len(self) is the number of pairs this process added to the computation under way
+    # (0 once compute ends it): the row number of the next pair, and 0 when one starts.
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add drafts and their clinician replies (one, or a list per draft)."""
-        if self.selected_feature_format is None:  # a new computation starts
-            self._reference_kind, self._rows_added = None, 0
-        predictions, references = hf_metric.check_batch(predictions, references, self._rows_added)
+        predictions, references = hf_metric.check_batch(predictions, references, len(self))
         if not predictions:
             return  # nothing to add
-        self._reference_kind = hf_metric.reference_kind(references, self._reference_kind)
+        kind = self._reference_kind if len(self) else None
+        self._reference_kind = hf_metric.reference_kind(references, kind)
         super().add_batch(predictions=predictions, references=references, **kwargs)
-        self._rows_added += len(predictions)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one draft and its clinician reply (or list of replies)."""
-        if self.selected_feature_format is None:
-            self._reference_kind, self._rows_added = None, 0
-        hf_metric.check_batch([prediction], [reference], self._rows_added)
-        self._reference_kind = hf_metric.reference_kind([reference], self._reference_kind)
+        hf_metric.check_batch([prediction], [reference], len(self))
+        kind = self._reference_kind if len(self) else None
+        self._reference_kind = hf_metric.reference_kind([reference], kind)
         super().add(prediction=prediction, reference=reference, **kwargs)
-        self._rows_added += 1
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score the pairs given here and those added before; a failed computation
@@ -55,7 +54,7 @@ class EditF1(evaluate.Metric):
         try:
             if predictions is not None or references is not None:
                 self.add_batch(predictions=predictions, references=references)
-            if self.writer is None:
+            if not len(self):
                 raise ValueError(
                     "no pairs to score: predictions and references are empty, or were not "
                     "given and nothing was added with add or add_batch"

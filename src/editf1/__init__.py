@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from editf1.aggregate import UndefinedMetricWarning
+    from editf1.caches import clear_caches
+    from editf1.inputs import InputError
     from editf1.judges import ContentJudge, ThemeJudge, load_content_judge, load_theme_judge
     from editf1.results import CorpusResult, PairResult
     from editf1.scorer import EditF1Scorer
     from editf1.themes import THEMES
-    from editf1.validate import InputError
 
 __all__ = [
     "THEMES",
@@ -38,6 +39,7 @@ __all__ = [
     "ThemeJudge",
     "UndefinedMetricWarning",
     "__version__",
+    "clear_caches",
     "load_content_judge",
     "load_theme_judge",
     "score",
@@ -52,8 +54,9 @@ _EXPORTS = {
     "load_content_judge": "editf1.judges",
     "load_theme_judge": "editf1.judges",
     "THEMES": "editf1.themes",
-    "InputError": "editf1.validate",
+    "InputError": "editf1.inputs",
     "UndefinedMetricWarning": "editf1.aggregate",
+    "clear_caches": "editf1.caches",
 }
 
 #: ``score``'s keyword arguments that go to :meth:`EditF1Scorer.score`; the rest build
@@ -75,9 +78,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-_scorers: dict = {}
-
-
 def score(*, predictions, references, **options) -> CorpusResult:
     """Score drafts against clinician replies in one call: content and theme edit-F1.
 
@@ -90,8 +90,9 @@ def score(*, predictions, references, **options) -> CorpusResult:
             other option builds the :class:`EditF1Scorer` (``content_judge``,
             ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
             ``include_other``, ``zero_division``, ``batch_size``, ``progress``). The
-            scorer of the last options used is kept, and judges are cached by the
-            registry, so repeated calls load no model twice.
+            scorer of the last options used is kept
+            (:func:`editf1.scorer.cached_scorer`; :func:`editf1.clear_caches` forgets
+            it), so repeated calls load no model twice.
 
     Returns:
         A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1],
@@ -105,25 +106,17 @@ def score(*, predictions, references, **options) -> CorpusResult:
         ValueError, InputError: as :class:`EditF1Scorer` and its ``score`` raise; bad
             rows are named before any judge is loaded.
     """
-    from editf1.judges import options_key
-    from editf1.scorer import EditF1Scorer
-    from editf1.validate import check_ids, check_option, check_pairs
+    from editf1.inputs import check_option, check_pairs
+    from editf1.scorer import cached_scorer
 
     call = {k: options.pop(k) for k in _SCORE_OPTIONS if k in options}
     try:
-        check_option("keep_pairs", call.get("keep_pairs", True), bool)
+        keep_pairs = check_option("keep_pairs", call.get("keep_pairs", True), bool)
     except TypeError as error:
         raise TypeError(f"editf1.score: {error}") from None
-    check_pairs(predictions, references)  # before any model loads
-    check_ids(call.get("ids"), len(predictions))
-    key = options_key(options)
-    scorer = _scorers.get(key) if key is not None else None
-    if scorer is None:
-        try:
-            scorer = EditF1Scorer(**options)
-        except TypeError as error:
-            raise TypeError(f"editf1.score: {error}") from None
-        if key is not None:
-            _scorers.clear()
-            _scorers[key] = scorer
-    return scorer.score(predictions, references, **call)
+    rows = check_pairs(predictions, references, call.get("ids"))  # before any model loads
+    try:
+        scorer = cached_scorer(**options)
+    except TypeError as error:
+        raise TypeError(f"editf1.score: {error}") from None
+    return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs)

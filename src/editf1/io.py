@@ -29,7 +29,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
-from editf1.validate import InputError, describe
+from editf1.inputs import InputError, describe
 
 __all__ = [
     "STDIO",
@@ -230,7 +230,7 @@ def read_rows(
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for a suffix that names no format, and the errors of
-            :func:`read_jsonl` and :func:`read_csv` (:class:`~editf1.validate.InputError`
+            :func:`read_jsonl` and :func:`read_csv` (:class:`~editf1.inputs.InputError`
             where every bad line is listed at once).
     """
     if _format_of(path, input_format) == "csv":

@@ -22,7 +22,9 @@ from editf1.aggregate import (
     prf,
     warn_undefined,
 )
+from editf1.caches import on_clear
 from editf1.count import count_content, count_themes, themes_present
+from editf1.inputs import CheckedRows, Row, check_option, check_pairs, check_rows
 from editf1.judges import (
     ContentJudge,
     JudgeRequest,
@@ -30,23 +32,15 @@ from editf1.judges import (
     ThemeJudgement,
     load_content_judge,
     load_theme_judge,
+    options_key,
 )
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import NON_LATIN_LIMIT, SentenceSplitter, non_latin_share
 from editf1.themes import CLINICAL_THEMES, THEMES
-from editf1.validate import (
-    InputError,
-    check_ids,
-    check_option,
-    check_pairs,
-    row_errors,
-)
 from editf1.versions import installed_versions
 
-__all__ = ["EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning"]
-
-Row = tuple  # (id or None, prediction, reference: a reply or a list of replies)
+__all__ = ["EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "cached_scorer"]
 
 
 class UnusableJudgementWarning(UserWarning):
@@ -189,10 +183,8 @@ class EditF1Scorer:
             >>> round(result.all_references.f1, 4)
             0.75
         """
-        check_pairs(predictions, references)
-        check_ids(ids, len(predictions))
-        rows = zip(ids if ids is not None else [None] * len(predictions), predictions, references)
-        return self.score_stream(rows, total=len(predictions), keep_pairs=keep_pairs, checked=True)
+        rows = check_pairs(predictions, references, ids)
+        return self.score_stream(rows, total=len(rows), keep_pairs=keep_pairs)
 
     def score_stream(
         self,
@@ -201,18 +193,16 @@ class EditF1Scorer:
         total: int | None = None,
         keep_pairs: bool = False,
         sink: Callable[[PairResult], None] | None = None,
-        checked: bool = False,
     ) -> CorpusResult:
         """Score ``(id, prediction, reference)`` rows as they come; memory stays flat.
 
         Args:
             rows: an iterable of ``(id or None, prediction, reference)``; a reference
-                may be a list of replies (see :meth:`score`).
+                may be a list of replies (see :meth:`score`). Rows are checked a batch
+                at a time unless they are :class:`~editf1.inputs.CheckedRows`.
             total: number of rows, for the progress bar.
             keep_pairs: keep every pair in the result (memory grows with the corpus).
             sink: called with each :class:`PairResult` in row order (e.g. to write JSONL).
-            checked: the caller has already checked every row and id
-                (:func:`editf1.validate.row_errors`), so they are not checked again.
 
         Returns:
             The corpus result; issues one warning for all undefined pair scores and
@@ -226,7 +216,7 @@ class EditF1Scorer:
         several_replies = False
         empty_rows, themeless_rows, unusable_rows = [], [], []
         non_latin_rows = []
-        for pair in self.iter_pairs(rows, total=total, checked=checked):
+        for pair in self.iter_pairs(rows, total=total):
             accumulator.add(pair)
             several_replies |= bool(pair.per_reference)
             for reply in pair.per_reference or (pair,):
@@ -277,26 +267,24 @@ class EditF1Scorer:
             result = dataclasses.replace(result, all_references=all_references)
         return result
 
-    def iter_pairs(
-        self, rows: Iterable[Row], *, total: int | None = None, checked: bool = False
-    ) -> Iterator[PairResult]:
+    def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
         """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.
 
-        Rows are checked (unless ``checked``) and judged ``batch_size`` at a time; the
+        Rows are checked (:func:`editf1.inputs.check_rows`, unless they are
+        :class:`~editf1.inputs.CheckedRows`) and judged ``batch_size`` at a time; the
         progress bar advances as each batch is judged.
 
         Raises:
             InputError: naming each bad row and field of a batch, and each id that is
                 not a non-empty string or repeats an earlier row's.
         """
+        checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)
         seen_ids: dict[str, int] = {}
         with tqdm(total=total, disable=not self.progress, unit="pair") as bar:
             while batch := list(islice(numbered, self.batch_size)):
                 if not checked:
-                    errors = [e for i, row in batch for e in row_errors(i, *row, seen_ids)]
-                    if errors:
-                        raise InputError(errors)
+                    check_rows((row for _, row in batch), first_row=batch[0][0], seen=seen_ids)
                 pairs = self._score_batch(batch)
                 bar.update(len(pairs))
                 yield from pairs
@@ -392,6 +380,37 @@ class EditF1Scorer:
             unusable_theme_judgements=unusable_themes,
             warnings=tuple(notes),
         )
+
+
+_cached: dict[str, EditF1Scorer] = {}
+on_clear(_cached.clear)
+
+
+def cached_scorer(**options) -> EditF1Scorer:
+    """The :class:`EditF1Scorer` of ``options``, kept for the next call with the same
+    options: what ``editf1.score`` and the evaluate module use, so repeated calls load
+    no judge twice.
+
+    One scorer is kept (the last one built; its judges also stay in the registry cache
+    of :mod:`editf1.judges`), keyed like that registry: the canonical JSON of the
+    options plus the state of the local files they name. Options that are not JSON
+    (e.g. a judge object) build a new scorer each time. :func:`editf1.clear_caches`
+    forgets it.
+
+    Args:
+        **options: :class:`EditF1Scorer`'s keyword arguments.
+
+    Raises:
+        TypeError, ValueError: as :class:`EditF1Scorer` raises.
+    """
+    key = options_key(options)
+    scorer = _cached.get(key) if key is not None else None
+    if scorer is None:
+        scorer = EditF1Scorer(**options)
+        if key is not None:
+            _cached.clear()
+            _cached[key] = scorer
+    return scorer
 
 
 def _non_latin(pair: PairResult) -> bool:

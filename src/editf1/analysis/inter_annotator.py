@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from editf1.aggregate import micro_prf, pair_counts
+from editf1.inputs import CheckedRows, InputError, check_reference, describe
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
 from editf1.stats import Estimate, bootstrap
-from editf1.validate import InputError, check_reference, describe
 
 __all__ = ["InterAnnotatorResult", "inter_annotator_predictability"]
 
@@ -142,7 +142,8 @@ def inter_annotator_predictability(
     ]
     if not ordered:
         raise ValueError("inter-annotator predictability needs a message with two replies")
-    rows = ((f"{m}:{a}->{b}", draft, reference) for m, a, b, draft, reference in ordered)
+    # every draft and reply is a reply checked above; ids are unique by construction
+    rows = CheckedRows((f"{m}:{a}->{b}", draft, ref) for m, a, b, draft, ref in ordered)
     corpus = scorer.score_stream(rows, total=len(ordered), keep_pairs=True)
     counts = pair_counts(corpus.pairs, "content")
     groups = [m for m, *_ in ordered]

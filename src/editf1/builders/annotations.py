@@ -47,8 +47,8 @@ from editf1.builders.exports import (
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
 from editf1.citation import PAPER_CITATION
+from editf1.inputs import describe
 from editf1.themes import THEMES
-from editf1.validate import describe
 
 __all__ = [
     "CONTENT_MATCH_EXPORT_FIELDS",

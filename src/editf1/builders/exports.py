@@ -20,8 +20,8 @@ import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from editf1.inputs import InputError, describe
 from editf1.io import read_csv, read_rows
-from editf1.validate import InputError, describe
 
 __all__ = [
     "CASE_EXPORT_FIELDS",

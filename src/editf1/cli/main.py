@@ -231,15 +231,9 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
 
 def _score(args) -> int:
     from editf1.cli.summary import format_summary
+    from editf1.inputs import check_rows
     from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
-    from editf1.validate import (
-        InputError,
-        check_id,
-        check_prediction,
-        check_reference,
-        row_errors,
-    )
 
     state = _process_state(args)  # None under one process
     main_process = state is None or state.is_main_process
@@ -256,35 +250,19 @@ def _score(args) -> int:
     _check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
-    seen: dict[str, int] = {}
-    if len(refs) == 1:
-        errors = [
-            e
-            for i, row in enumerate(rows)
-            for e in row_errors(
-                i,
-                _as_id(row.get(id_field)),
-                row[pred],
-                row[refs[0]],
-                seen,
-                prediction_field=pred,
-                reference_field=refs[0],
-            )
-        ]
-    else:  # several reply columns: each is named in its own messages
-        errors = [
-            e
-            for i, row in enumerate(rows)
-            for e in check_id(i, _as_id(row.get(id_field)), seen)
-            + check_prediction(i, row[pred], pred)
-            + [m for field in refs for m in check_reference(i, row[field], field)]
-        ]
-    if errors:
-        raise InputError(errors)
+
+    def reference(row):
+        return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
+
+    checked = check_rows(  # several reply columns: each is named in its own messages
+        ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows),
+        prediction_field=pred,
+        reference_field=refs[0] if len(refs) == 1 else refs,
+    )
     if args.limit is not None:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
-        rows = rows[: args.limit]
+        checked = checked[: args.limit]
     from editf1.cli.judges import judge_options
 
     content_options = judge_options(args.content_judge_option)
@@ -306,18 +284,13 @@ def _score(args) -> int:
         if not (content_options or theme_options):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
-
-    def reference(row):
-        return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
-
-    stream = ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows)
     if state is None:
         with JsonlWriter(output) as write:
             result = scorer.score_stream(
-                stream, total=len(rows), sink=lambda pair: write(pair.to_dict()), checked=True
+                checked, total=len(checked), sink=lambda pair: write(pair.to_dict())
             )
     else:
-        run = _score_sharded(state, scorer, list(stream), output)
+        run = _score_sharded(state, scorer, checked, output)
         if run is None:  # not the main process: it wrote its share, the main one the rest
             return 0
         result = run.result
@@ -372,13 +345,13 @@ def _process_state(args):
     return process_state()
 
 
-def _score_sharded(state, scorer, rows: list[tuple], output: Path):
+def _score_sharded(state, scorer, rows, output: Path):
     """Each process judges its contiguous share of ``rows``; the main process writes
     ``output`` in input order and returns the :class:`ShardedRun` (others ``None``)."""
     from editf1.integrations.distributed import score_across_processes
 
     try:
-        return score_across_processes(scorer, rows, output, state=state, checked=True)
+        return score_across_processes(scorer, rows, output, state=state)
     except (ValueError, OSError) as error:
         if state.is_main_process:
             raise
@@ -728,8 +701,8 @@ def _sigterm_as_interrupt():
 
 def _error_lines(error: BaseException) -> str:
     """The message of a user error: ``edit-f1: error: ...`` on one line, or the lines of
-    an :class:`~editf1.validate.InputError` (one per bad row)."""
-    from editf1.validate import InputError
+    an :class:`~editf1.inputs.InputError` (one per bad row)."""
+    from editf1.inputs import InputError
 
     if isinstance(error, OSError) and error.filename is not None:
         text = f"{error.filename}: {error.strerror or error}"

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 from transformers import GenerationConfig, TrainerCallback
 
+from editf1.inputs import InputError, check_id, check_pairs, check_reference
 from editf1.integrations.distributed import (
     aggregate_pairs,
     process_state,
@@ -44,7 +45,6 @@ from editf1.integrations.distributed import (
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, check_ids, check_pairs, check_reference
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -193,7 +193,8 @@ class EditF1Callback(TrainerCallback):
             these are patient texts.
 
     Raises:
-        InputError: naming each example and field that is missing or not usable.
+        InputError: naming each example and field that is missing or not usable, and
+            each ``id`` that repeats an earlier example's.
         ValueError: for ``num_examples`` or ``batch_size`` below 1.
 
     Notes:
@@ -238,13 +239,14 @@ class EditF1Callback(TrainerCallback):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         rows = list(examples)[:num_examples]
-        errors = []
+        errors, seen_ids = [], {}
         for i, row in enumerate(rows):
             if not isinstance(row, dict) or message_field not in row or reference_field not in row:
                 errors.append(
                     f"examples[{i}] needs the keys {message_field!r} and {reference_field!r}"
                 )
                 continue
+            errors += check_id(i, str(row.get("id", i)), seen_ids)
             errors += check_reference(i, row[reference_field], reference_field)
             if not isinstance(row[message_field], str):
                 errors.append(f"{message_field}[{i}] must be a string")
@@ -279,6 +281,11 @@ class EditF1Callback(TrainerCallback):
     @property
     def references(self) -> list[str]:
         return [row[self.reference_field] for row in self.examples]
+
+    @property
+    def ids(self) -> list[str]:
+        """Each example's ``id`` (as a string), or its index where it has none."""
+        return [str(row.get("id", i)) for i, row in enumerate(self.examples)]
 
     def _batches(self) -> list[range]:
         """The example indices of each generation batch, in order."""
@@ -353,7 +360,7 @@ class EditF1Callback(TrainerCallback):
             tokenizer = self.trainer.processing_class
         if tokenizer is None:
             raise ValueError("EditF1Callback needs a tokenizer (tokenizer= or the Trainer's)")
-        ids = [str(row.get("id", i)) for i, row in enumerate(self.examples)]
+        ids = self.ids
         main_process = True
         if several_processes():
             state = process_state()
@@ -375,7 +382,6 @@ class EditF1Callback(TrainerCallback):
         one, output dropped, so that every process calls ``generate`` equally often."""
         from accelerate.utils import gather_object
 
-        check_ids(ids, len(ids))  # on all rows, in every process: ids unique across shares
         batches = self._batches()
         mine = share_of(state, len(batches))
         rounds = -(-len(batches) // state.num_processes)
@@ -386,8 +392,8 @@ class EditF1Callback(TrainerCallback):
         first = calls[0].start if mine else 0
         rows = range(first, first + len(drafts))
         references = [self.references[i] for i in rows]
-        check_pairs(drafts, references, first_row=first)
-        judged = self.scorer.iter_pairs(zip([ids[i] for i in rows], drafts, references))
+        share = check_pairs(drafts, references, [ids[i] for i in rows], first_row=first)
+        judged = self.scorer.iter_pairs(share)
         shared = gather_object([(renumbered(p, first), d) for p, d in zip(judged, drafts)])
         with warnings.catch_warnings():
             if not state.is_main_process:  # the main process warns, naming the rows

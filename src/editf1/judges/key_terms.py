@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from editf1.caches import cached
 
 __all__ = [
     "CONFLICT_KINDS",
@@ -262,7 +263,7 @@ class KeyTerms:
         )
 
 
-@lru_cache(maxsize=100_000)
+@cached(maxsize=100_000)
 def extract(text: str) -> KeyTerms:
     """The clinical key terms of ``text`` (any string; cached per text).
 
@@ -333,7 +334,7 @@ def _overlaps(quantity, others) -> bool:
     return any(d == dimension and lo <= high and low <= hi for d, lo, hi in others)
 
 
-@lru_cache(maxsize=100_000)
+@cached(maxsize=100_000)
 def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
     """Which of the reference's key terms the span keeps, omits or contradicts.
 

@@ -55,9 +55,9 @@ from typing import Literal
 
 from editf1.aggregate import prf
 from editf1.count import count_themes
+from editf1.inputs import CheckedRows, check_rows
 from editf1.judges.exact import normalize
 from editf1.scorer import EditF1Scorer
-from editf1.validate import InputError, check_reference
 
 __all__ = ["GUARDS", "EditF1Reward", "RewardDetail", "completion_text", "copied_fraction"]
 
@@ -249,7 +249,8 @@ class EditF1Reward:
         Raises:
             KeyError: naming a missing reference or message column.
             InputError: naming each reply (``<reference_column>[<completion index>]``) that
-                is not a string with a word, or a list of them, before anything is scored.
+                is not a string with a word, or a list of them, and each completion whose
+                text is not valid Unicode (``completions[i]``), before anything is scored.
         """
         details = self.details(completions, **columns)
         if (log_metric := columns.get("log_metric")) is not None:
@@ -271,14 +272,12 @@ class EditF1Reward:
             if self.message_column is None
             else self._column(self.message_column, columns, len(completions))
         )
-        errors = [
-            e
-            for i, ref in enumerate(references)
-            for e in check_reference(i, ref, self.reference_column)
-        ]
-        if errors:
-            raise InputError(errors)
         drafts = [completion_text(c) for c in completions]
+        check_rows(
+            ((None, d, r) for d, r in zip(drafts, references)),
+            prediction_field="completions",
+            reference_field=self.reference_column,
+        )
         details: list[RewardDetail | None] = [None] * len(drafts)
         rows = []
         for i, draft in enumerate(drafts):
@@ -298,7 +297,8 @@ class EditF1Reward:
             kept, repeats = self._without_repeats(draft)
             details[i] = RewardDetail(0.0, repeated_sentences=repeats, copied_fraction=copied)
             rows.append((i, kept, references[i]))
-        scored = self.scorer.iter_pairs(((None, k, r) for _, k, r in rows), checked=True)
+        # checked above: blanking repeated sentences keeps a draft valid text
+        scored = self.scorer.iter_pairs(CheckedRows((None, k, r) for _, k, r in rows))
         for (i, _, _), pair in zip(rows, scored):
             details[i] = self._scored(pair, details[i])
         return details

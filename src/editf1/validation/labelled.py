@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
+from editf1.inputs import describe
 from editf1.themes import check_theme
-from editf1.validate import describe
 
 __all__ = [
     "ContentItem",

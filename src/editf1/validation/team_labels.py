@@ -31,10 +31,10 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from editf1.caches import cached
 from editf1.themes import THEMES, check_theme
 from editf1.validation.labelled import ContentItem, ThemeItem
 
@@ -85,7 +85,7 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@cache
+@cached()
 def _records(data_root: str, source: str, file: str) -> dict[str, dict]:
     """record id -> row of one upstream file."""
     from editf1.io import read_rows

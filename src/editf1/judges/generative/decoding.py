@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import torch
 from transformers import GenerationConfig
 
+from editf1.caches import on_clear
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
 
 __all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "prefix_caches"]
@@ -182,6 +183,7 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
 #: The name a model class gives its cache argument: ``cache`` since transformers 5.2x,
 #: ``past_key_values`` before (filled in by :func:`_cache_argument`).
 _CACHE_ARGUMENT: dict[type, str] = {}
+on_clear(_CACHE_ARGUMENT.clear)
 
 
 def _cache_argument(model) -> str:

@@ -24,12 +24,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 import torch
 
+from editf1.caches import cached
 from editf1.judges import options_key
 from editf1.judges.base import (
     ContentJudge,
@@ -146,7 +146,7 @@ class JudgeModel:
         )
 
 
-@lru_cache(maxsize=4)
+@cached(maxsize=4)
 def load_judge_model(
     task: Task,
     base: str | None,

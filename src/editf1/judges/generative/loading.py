@@ -32,9 +32,10 @@ import importlib.util
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+
+from editf1.caches import cached
 
 __all__ = [
     "ADAPTER_FILES",
@@ -398,7 +399,7 @@ def weights_digest(model: ResolvedModel) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=256)
+@cached(maxsize=256)
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     """SHA-256 of one file; ``size`` and ``mtime_ns`` only key the cache."""
     real = Path(path)

@@ -1,4 +1,12 @@
-"""Input checks that name the row and the field, before any model runs.
+"""Input checks that name the row and the field, before any model runs: the one door.
+
+Every public path checks a row once, at its boundary, and hands the rows inward as
+:class:`CheckedRows`, which the scorer does not check again: :func:`check_pairs` (lists
+of drafts and replies, e.g. ``editf1.score``, :meth:`~editf1.scorer.EditF1Scorer.score`,
+the evaluate module's ``add_batch``, the training callback) and :func:`check_rows`
+(``(id, prediction, reference)`` rows, e.g. the rows of a file in ``edit-f1 score``) both
+run :func:`row_errors` once per row. Rows given to the scorer any other way are checked
+there, a batch at a time.
 
 Messages never repeat the text of a row (it may be a patient's): a value is described
 by its type and size (:func:`describe`), a row by its field and number.
@@ -12,17 +20,23 @@ from numbers import Integral
 from editf1.segment import has_word
 
 __all__ = [
+    "CheckedRows",
     "InputError",
+    "Row",
     "check_id",
-    "check_ids",
     "check_option",
     "check_pairs",
     "check_prediction",
     "check_reference",
+    "check_rows",
     "describe",
     "row_errors",
     "unicode_problem",
 ]
+
+#: One row to score: ``(id or None, prediction, reference)``; the reference is one reply
+#: (a string) or a list of replies to the same message.
+Row = tuple
 
 MAX_ERRORS_SHOWN = 10
 
@@ -210,38 +224,107 @@ def row_errors(
     seen: dict[str, int],
     *,
     prediction_field: str = "predictions",
-    reference_field: str = "references",
+    reference_field: str | Sequence[str] = "references",
 ) -> list[str]:
     """Every problem of one row: its id (:func:`check_id`, updating ``seen``), its
     draft (:func:`check_prediction`) and its reply or replies (:func:`check_reference`).
 
+    The one row check: :func:`check_rows` and :func:`check_pairs` call it once per row.
+
+    Args:
+        row: the row's number in messages.
+        row_id, prediction, reference: the row.
+        seen: ids met so far -> their rows (updated).
+        prediction_field: the draft's name in messages.
+        reference_field: the reply's name; or, where the replies of a row come from
+            several columns (``edit-f1 score --reference-field A --reference-field B``),
+            one name per column: ``reference`` is then the list of those columns'
+            values, each one reply named ``<column>[row]``.
+
     >>> row_errors(2, None, "Rest.", "", {})
     ['references[2] has no word (empty, whitespace or punctuation only: str of 0 \
 characters); edit-F1 needs a clinician reply to compare against']
+    >>> row_errors(0, None, "Rest.", ["Rest.", None], {}, reference_field=["a", "b"])
+    ['b[0] must be a string, got None']
     """
-    return (
-        check_id(row, row_id, seen)
-        + check_prediction(row, prediction, prediction_field)
-        + check_reference(row, reference, reference_field)
-    )
+    errors = check_id(row, row_id, seen) + check_prediction(row, prediction, prediction_field)
+    if isinstance(reference_field, str):
+        return errors + check_reference(row, reference, reference_field)
+    return errors + [
+        e
+        for field, reply in zip(reference_field, reference)
+        for e in _check_reply(row, reply, field)
+    ]
 
 
-def check_ids(ids: Sequence | None, n_rows: int) -> None:
-    """Check optional row ids for ``n_rows`` rows (see :func:`check_id`).
+class CheckedRows(Sequence):
+    """Rows that passed the input checks, numbered from 0: what shells hand the scorer,
+    which does not check them again.
+
+    Made by :func:`check_rows` and :func:`check_pairs`. Build one directly only from rows
+    whose every field passed these checks by another route (e.g. replies checked with
+    :func:`check_reference`, or rows that the checks passed before a storage round trip
+    that gives them back unchanged). Slicing gives ``CheckedRows``.
+
+    Args:
+        rows: ``(id or None, prediction, reference)`` tuples.
+    """
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self._rows = list(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return CheckedRows(self._rows[index])
+        return self._rows[index]
+
+    def __repr__(self) -> str:  # never the rows' text
+        return f"CheckedRows(<{len(self)} rows>)"
+
+
+def check_rows(
+    rows: Iterable[Row],
+    *,
+    first_row: int = 0,
+    seen: dict[str, int] | None = None,
+    prediction_field: str = "predictions",
+    reference_field: str | Sequence[str] = "references",
+) -> CheckedRows:
+    """Check ``(id or None, prediction, reference)`` rows (:func:`row_errors`, once per
+    row) and raise once, listing every problem.
+
+    Args:
+        rows: the rows.
+        first_row: the number of the first row in messages (e.g. a batch's offset).
+        seen: ids met in earlier rows -> their rows, updated (default: none).
+        prediction_field, reference_field: the names in messages (:func:`row_errors`).
+
+    Returns:
+        The rows as :class:`CheckedRows`.
 
     Raises:
-        TypeError: if ``ids`` is not a list (e.g. a single string).
-        ValueError: if there are not ``n_rows`` ids.
-        InputError: listing every id that is not a non-empty string or repeats one.
+        InputError: listing each bad row and field, and each id that is not a non-empty
+            string or repeats an earlier row's.
+
+    >>> len(check_rows([("m1", "Rest.", "Rest today."), (None, "", ["Rest.", "Call."])]))
+    2
     """
-    if ids is None:
-        return
-    _check_list("ids", ids)
-    if len(ids) != n_rows:
-        raise ValueError(f"ids has {len(ids)} items for {n_rows} predictions")
-    seen: dict[str, int] = {}
-    if errors := [e for i, row_id in enumerate(ids) for e in check_id(i, row_id, seen)]:
+    rows = list(rows)
+    seen = {} if seen is None else seen
+    fields = {"prediction_field": prediction_field, "reference_field": reference_field}
+    errors = [
+        e
+        for i, row in enumerate(rows, start=first_row)
+        for e in row_errors(i, *row, seen, **fields)
+    ]
+    if errors:
         raise InputError(errors)
+    return CheckedRows(rows)
 
 
 def _check_list(name: str, value) -> None:
@@ -254,21 +337,31 @@ def _check_list(name: str, value) -> None:
         raise TypeError(f"{name} must be a list of strings, got {describe(value)}{hint}")
 
 
-def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0) -> None:
-    """Check every pair; raise once, listing every problem.
+def check_pairs(
+    predictions: Sequence,
+    references: Sequence,
+    ids: Sequence | None = None,
+    *,
+    first_row: int = 0,
+) -> CheckedRows:
+    """Check every pair (and its optional id); raise once, listing every problem.
 
     Args:
         predictions: N drafts (strings; empty allowed).
         references: N clinician replies (strings with at least one word), or N lists
             of replies (several clinicians per message).
+        ids: N row ids, optional: non-empty strings, each used once (:func:`check_id`).
         first_row: the number of the first pair in messages (pairs are numbered from
             it, e.g. the offset of a batch within a corpus).
 
+    Returns:
+        :class:`CheckedRows` of ``(id or None, prediction, reference)``.
+
     Raises:
-        TypeError: if either argument is a single string or not a sequence (a
-            generator, a dict, a number).
+        TypeError: if an argument is a single string or not a sequence (a generator, a
+            dict, a number).
         ValueError: if the lengths differ.
-        InputError: listing each bad row and field.
+        InputError: listing each bad row and field (:func:`row_errors`).
     """
     _check_list("predictions", predictions)
     _check_list("references", references)
@@ -277,10 +370,10 @@ def check_pairs(predictions: Sequence, references: Sequence, first_row: int = 0)
             f"predictions and references must have the same length, got "
             f"{len(predictions)} predictions and {len(references)} references"
         )
-    errors = [
-        e
-        for i, (p, r) in enumerate(zip(predictions, references), start=first_row)
-        for e in check_prediction(i, p) + check_reference(i, r)
-    ]
-    if errors:
-        raise InputError(errors)
+    if ids is None:
+        ids = [None] * len(predictions)
+    else:
+        _check_list("ids", ids)
+        if len(ids) != len(predictions):
+            raise ValueError(f"ids has {len(ids)} items for {len(predictions)} predictions")
+    return check_rows(zip(ids, predictions, references), first_row=first_row)

@@ -7,16 +7,16 @@ import re
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
-from editf1.scorer import EditF1Scorer
-from editf1.validate import (
+from editf1.inputs import (
+    CheckedRows,
     InputError,
-    check_ids,
     check_pairs,
     check_prediction,
     check_reference,
     describe,
     row_errors,
 )
+from editf1.scorer import EditF1Scorer
 
 OK = "Rest today."
 
@@ -118,7 +118,7 @@ def test_lone_surrogates_are_named_by_row_field_and_position(text, character, co
         f"references[2][1] {problem} of {len(text)}",
     ]
     with pytest.raises(InputError, match=re.escape(f"ids[1] {problem} of {len(text)}")):
-        check_ids(["a", text], 2)
+        check_pairs([OK, OK], [OK, OK], ["a", text])
 
 
 @pytest.mark.parametrize("value", ["Rest.", b"Rest.", 42, None, {"a": 1}])
@@ -214,3 +214,124 @@ def test_ids_are_optional_non_empty_and_unique(scorer):
         scorer.score(drafts, replies, ids=[1, 2, 3])
     result = scorer.score(drafts, replies, ids=["m1", None, "m2"])
     assert [p.id for p in result.pairs] == ["m1", None, "m2"]
+
+
+# ---------------------------------------------------------------- one door: once per row
+
+
+@pytest.fixture
+def row_checks(monkeypatch):
+    """The rows :func:`editf1.inputs.row_errors` checked, in call order."""
+    import editf1.inputs
+
+    checked = []
+    real = editf1.inputs.row_errors
+
+    def counting(row, *args, **kwargs):
+        checked.append(row)
+        return real(row, *args, **kwargs)
+
+    monkeypatch.setattr(editf1.inputs, "row_errors", counting)
+    return checked
+
+
+DRAFTS = ["Rest today. Call us.", "Drink water.", ""]
+REPLIES = ["Rest today.", ["Drink water.", "Rest."], "Call us."]
+EXACT = {"content_judge": "exact", "theme_judge": None, "zero_division": 0.0}
+
+
+def test_editf1_score_and_the_scorer_check_each_row_once(row_checks):
+    import editf1
+
+    editf1.score(predictions=DRAFTS, references=REPLIES, ids=["a", "b", "c"], **EXACT)
+    assert row_checks == [0, 1, 2]
+    row_checks.clear()
+    EditF1Scorer(**EXACT).score(DRAFTS, REPLIES)
+    assert row_checks == [0, 1, 2]
+
+
+def test_a_stream_of_rows_is_checked_once_and_checked_rows_never_again(row_checks):
+    scorer = EditF1Scorer(**EXACT, batch_size=2)
+    rows = list(zip([None] * 3, DRAFTS, REPLIES))
+    scorer.score_stream(iter(rows))
+    assert row_checks == [0, 1, 2]  # a batch at a time, numbered across batches
+    row_checks.clear()
+    scorer.score_stream(CheckedRows(rows))
+    assert row_checks == []
+
+
+def test_evaluate_compute_checks_each_row_once(row_checks):
+    import evaluate
+
+    from editf1.integrations.hf_metric import metric_path
+
+    metric = evaluate.load(str(metric_path()), content_judge="exact", theme_judge=None)
+    single = [r if isinstance(r, str) else r[0] for r in REPLIES]
+    metric.compute(predictions=DRAFTS, references=single, zero_division=0.0)
+    assert row_checks == [0, 1, 2]
+    row_checks.clear()
+    metric.add_batch(predictions=DRAFTS[:2], references=single[:2])
+    metric.add(prediction=DRAFTS[2], reference=single[2])
+    metric.compute(zero_division=0.0)
+    assert row_checks == [0, 1, 2]  # numbered across add_batch and add
+
+
+def test_the_training_callback_checks_each_row_once_per_evaluation(row_checks):
+    from editf1.integrations.callback import EditF1Callback
+
+    examples = [{"message": "Hi.", "reference": r} for r in REPLIES]
+    callback = EditF1Callback(None, examples, scorer=EditF1Scorer(**EXACT))
+    assert row_checks == []  # the examples are checked without drafts: not yet rows
+    callback.generate = lambda model, tokenizer: list(DRAFTS)
+    callback.evaluate(model=None, tokenizer=object())
+    assert row_checks == [0, 1, 2]
+
+
+def test_edit_f1_score_checks_each_row_once(row_checks, tmp_path):
+    import json
+
+    from editf1.cli.main import main
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        "".join(
+            json.dumps({"prediction": d, "reference": r}) + "\n" for d, r in zip(DRAFTS, REPLIES)
+        )
+    )
+    options = ["--content-judge", "exact", "--theme-judge", "none", "--zero-division", "0"]
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(pairs), "-o", str(out), "-q", *options]) == 0
+    assert row_checks == [0, 1, 2]
+    row_checks.clear()
+    assert main(["score", str(pairs), "-o", str(out), "-q", "--limit", "1", *options]) == 0
+    assert row_checks == [0, 1, 2]  # every row is checked, the first one scored
+    assert len(out.read_text().splitlines()) == 1
+
+
+def test_several_reply_columns_are_named_by_column(tmp_path, capsys):
+    import json
+
+    from editf1.cli.main import main
+
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [
+        {"prediction": "Rest.", "a": "Rest.", "b": "Call."},
+        {"prediction": 3, "a": " ", "b": None},
+    ]
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fields = ["--reference-field", "a", "--reference-field", "b"]
+    code = main(["score", str(pairs), "-o", str(tmp_path / "o.jsonl"), "-q", *fields])
+    assert code == 2
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        "  prediction[1] must be a string, got int",
+        "  a[1] has no word (empty, whitespace or punctuation only: str of 1 character); "
+        "edit-F1 needs a clinician reply to compare against",
+        "  b[1] must be a string, got None",
+    ]
+
+
+def test_checked_rows_slice_and_never_show_their_text():
+    rows = check_pairs(["Rest.", "Call."], [OK, OK], ["a", "b"])
+    assert isinstance(rows[1:], CheckedRows) and list(rows[1:]) == [("b", "Call.", OK)]
+    assert rows[0] == ("a", "Rest.", OK) and len(rows) == 2
+    assert repr(rows) == "CheckedRows(<2 rows>)"
