@@ -8,6 +8,7 @@ import inspect
 
 import evaluate
 
+from editf1.citation import PAPER_URL
 from editf1.integrations import hf_metric
 
 
@@ -26,7 +27,7 @@ class EditF1(evaluate.Metric):
             citation=hf_metric.CITATION,
             inputs_description=hf_metric.KWARGS_DESCRIPTION,
             features=hf_metric.features(),
-            reference_urls=["https://arxiv.org/abs/2601.11344"],
+            reference_urls=[PAPER_URL],
         )
 
     # len(self) is the number of pairs this process added to the computation under way

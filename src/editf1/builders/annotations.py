@@ -46,7 +46,7 @@ from editf1.builders.exports import (
 )
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
-from editf1.citation import PAPER_CITATION
+from editf1.citation import PAPER_CITATION, PAPER_URL
 from editf1.inputs import describe
 from editf1.themes import THEMES
 
@@ -165,7 +165,7 @@ class ContentMatchBuilder(_AnnotationBuilder):
         "verbatim span of the draft that says the same thing, or NO MATCH: the content "
         "judge's task in edit-F1 (Seegmiller et al., §3.1)."
     )
-    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
     LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
@@ -233,7 +233,7 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
         "annotators with one of the nine response themes of edit-F1 (Seegmiller et al., "
         "§3.2, Table 3): " + "; ".join(THEMES) + "."
     )
-    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
     LICENSE_NOTE = "The annotating institution's terms; may hold patient text."

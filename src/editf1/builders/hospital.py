@@ -64,7 +64,7 @@ from editf1.builders.exports import (
     text_value,
 )
 from editf1.builders.schema import CASE_FEATURES, case_pairs, ehr_text, pair_features
-from editf1.citation import PAPER_CITATION
+from editf1.citation import PAPER_CITATION, PAPER_URL
 
 __all__ = [
     "ExportBuilder",
@@ -239,7 +239,7 @@ class HospitalExportBuilder(ExportBuilder):
         "clinicians sent, and LLM drafts of those replies, from a hospital's own export. "
         "Private patient data."
     )
-    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "institutional-data-use-agreement"
     LICENSE_NOTE = (

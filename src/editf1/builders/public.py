@@ -36,7 +36,7 @@ from editf1.builders.schema import (
     empty_ehr,
     pair_features,
 )
-from editf1.citation import PAPER_CITATION
+from editf1.citation import PAPER_CITATION, PAPER_URL
 from editf1.io import read_csv, read_rows
 
 __all__ = [
@@ -85,7 +85,7 @@ class DemoBuilder(EditF1Builder):
         "draft of that reply. Written by the edit-F1 team for demonstrations and tests; "
         "no patient data."
     )
-    HOMEPAGE = "https://arxiv.org/abs/2601.11344"
+    HOMEPAGE = PAPER_URL
     SOURCE_NOTE = (
         "`editf1/data/demo.jsonl`, shipped with the edit-F1 package and written by its team."
     )

@@ -1,9 +1,12 @@
 """Judges behind one small interface, and the registry that loads them by name.
 
-Names: ``"embedding"`` (the embedded default, offline on a CPU), ``"exact"`` (a
-model-free baseline, content only) and ``"llm"`` (a causal LM plus an optional LoRA
-adapter, :mod:`editf1.judges.generative`; options ``{"base": ..., "adapter": ...}``,
-needs the ``llm`` extra). A judge object is passed through unchanged.
+Names: ``"embedding"`` (the embedded default, offline on a CPU,
+:mod:`editf1.judges.embedding`), ``"exact"`` (a model-free baseline, content only),
+``"llm"`` (a causal LM plus an optional LoRA adapter, :mod:`editf1.judges.generative`;
+options ``{"base": ..., "adapter": ...}``, needs the ``llm`` extra) and ``"server"`` (a
+model behind an OpenAI-compatible server, :mod:`editf1.judges.server`; options
+``{"base_url": ..., "model": ...}``, needs the ``server`` extra). A judge object is
+passed through unchanged.
 
 Loaded judges are cached per process (the 8 most recently used), so a model is loaded
 once however many times a metric is computed. The cache key is the judge's kind, name

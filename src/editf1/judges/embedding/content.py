@@ -166,7 +166,7 @@ class EmbeddingContentJudge(ContentJudge):
             ``encoder_backend``.
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
             most similar sentence, in [0, 2]; ``None`` encodes every run (the search
-            the classifier was fitted with; 1.3x the time on OncQA). Default
+            the classifier was fitted with; slower, ``benchmarks/README.md``). Default
             :data:`DEFAULT_SPAN_MARGIN` (0.3).
         encoder_backend: how the default encoder runs: ``"torch"``, ``"onnx"`` (the same
             weights on ONNX Runtime: the same embeddings to float32 rounding) or
@@ -357,8 +357,8 @@ class EmbeddingContentJudge(ContentJudge):
         :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script
         (:func:`editf1.segment.non_latin_share`). all-MiniLM-L6-v2 reads such text as a
         few character pieces or ``[UNK]``, so unrelated sentences of one script come out
-        close (cosine 0.80 for two unrelated Hindi sentences, 0.82 for two Korean ones):
-        their cosine is no evidence of a shared meaning.
+        close: their cosine is no evidence of a shared meaning (the measurements:
+        ``benchmarks/README.md``, "Text outside Latin script").
         """
         results = []
         for request, scores in zip(requests, self.span_scores(requests)):
