@@ -335,3 +335,33 @@ def test_checked_rows_slice_and_never_show_their_text():
     assert isinstance(rows[1:], CheckedRows) and list(rows[1:]) == [("b", "Call.", OK)]
     assert rows[0] == ("a", "Rest.", OK) and len(rows) == 2
     assert repr(rows) == "CheckedRows(<2 rows>)"
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [
+        (True, True),
+        (False, False),
+        (1, True),
+        (0, False),
+        ("true", True),
+        ("False", False),
+        (" YES ", True),
+        ("no", False),
+        ("1", True),
+        ("0", False),
+    ],
+)
+def test_read_bool_takes_the_documented_spellings(given, read):
+    from editf1.inputs import read_bool
+
+    assert read_bool("allow_remote", given) is read
+
+
+@pytest.mark.parametrize("bad", ["flase", "off", "", "2", 2, -1, 0.0, [], None])
+def test_read_bool_refuses_anything_else_naming_the_option(bad):
+    from editf1.inputs import read_bool
+
+    with pytest.raises(ValueError, match=r"^allow_remote must be true or false \(or yes/no"):
+        read_bool("allow_remote", bad)
+    assert read_bool("chat_template", None, optional=True) is None

@@ -25,6 +25,7 @@ from editf1 import clear_caches
 from editf1.judges import JudgeRequest, load_content_judge, load_theme_judge
 from editf1.judges.server import (
     Choice,
+    ServerJudgeError,
     ServerJudgeWarning,
     check_local,
     choose,
@@ -73,14 +74,43 @@ class Slow:
         self.seconds, self.then = seconds, then
 
 
+class Raw:
+    """A raw 200 body with this content type."""
+
+    def __init__(self, body: bytes, kind: str = "application/json") -> None:
+        self.body, self.kind = body, kind
+
+
+class Trickle:
+    """A well-formed answer whose body comes one byte every ``every`` seconds."""
+
+    def __init__(self, answer: str, every: float) -> None:
+        self.answer, self.every = answer, every
+
+
+class Status:
+    """An HTTP status with headers (a redirect's Location, a 429's Retry-After)."""
+
+    def __init__(self, code: int, **headers: str) -> None:
+        self.code, self.headers = code, {k.replace("_", "-"): v for k, v in headers.items()}
+
+
+def _completion(answer: str) -> bytes:
+    message = {"role": "assistant", "content": answer}
+    choice = {"index": 0, "finish_reason": "stop", "message": message}
+    reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "judge"}
+    return json.dumps(reply | {"choices": [choice]}).encode()
+
+
 class FakeServer:
     """An OpenAI-compatible chat server on 127.0.0.1 (standard library only).
 
     Args:
         answers: sentence → answer text, ``Slow``, an int (an HTTP error status),
-            ``b"..."`` (a raw 200 body), or a list of these used one per request.
+            ``b"..."`` (a raw 200 body), ``Raw``, ``Trickle``, ``Status``, or a list of
+            these used one per request.
         default: the answer for any other sentence.
-        models: the ids ``/v1/models`` lists.
+        models: the ids ``/v1/models`` lists, or a ``Status`` to answer instead.
         enforce_schema: answer ``{"answer": ...}``, replacing an answer outside the
             request's JSON-schema enum by the enum's first value (as a server that
             enforces the schema would).
@@ -99,10 +129,13 @@ class FakeServer:
         self.answers = {
             k: list(v) if isinstance(v, list) else v for k, v in (answers or {}).items()
         }
-        self.default, self.models, self.enforce_schema = default, list(models), enforce_schema
+        self.default, self.enforce_schema = default, enforce_schema
+        self.models = models if isinstance(models, Status) else list(models)
         self.answers_before_death = answers_before_death
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
+        self.times: list[float] = []  # when each chat request arrived (monotonic)
+        self.gets = 0
         self.in_flight = self.max_in_flight = self.answered = 0
         self.lock = threading.Lock()
         server = self
@@ -118,7 +151,17 @@ class FakeServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def _status(self, status: Status):
+                self.send_response(status.code)
+                for name, value in status.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_GET(self):
+                server.gets += 1
+                if isinstance(server.models, Status):
+                    return self._status(server.models)
                 data = [{"id": m, "object": "model"} for m in server.models]
                 self._send(200, json.dumps({"object": "list", "data": data}).encode())
 
@@ -131,6 +174,7 @@ class FakeServer:
                     ):
                         return  # no response: the connection just closes
                     server.bodies.append(body)
+                    server.times.append(time.monotonic())
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
@@ -152,16 +196,31 @@ class FakeServer:
                     return self._send(answer, b'{"error": "scripted"}')
                 if isinstance(answer, bytes):
                     return self._send(200, answer, "text/plain")
+                if isinstance(answer, Raw):
+                    return self._send(200, answer.body, answer.kind)
+                if isinstance(answer, Status):
+                    return self._status(answer)
+                if isinstance(answer, Trickle):
+                    payload = _completion(answer.answer)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    try:
+                        for i in range(len(payload)):
+                            self.wfile.write(payload[i : i + 1])
+                            self.wfile.flush()
+                            time.sleep(answer.every)
+                    except OSError:  # the client gave up
+                        pass
+                    return None
                 schema = body.get("response_format")
                 if server.enforce_schema and schema:
                     enum = schema["json_schema"]["schema"]["properties"]["answer"]["enum"]
                     answer = json.dumps({"answer": answer if answer in enum else enum[0]})
                 with server.lock:
                     server.answered += 1
-                message = {"role": "assistant", "content": answer}
-                choice = {"index": 0, "finish_reason": "stop", "message": message}
-                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "judge"}
-                self._send(200, json.dumps(reply | {"choices": [choice]}).encode())
+                self._send(200, _completion(answer))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -394,7 +453,7 @@ def test_a_draft_without_sentences_is_no_match_without_asking():
 def test_a_slow_server_times_out_and_is_counted():
     answers = {"Please rest well.": Slow(2.0, "Rest well.")}
     with FakeServer(answers) as server:
-        judge = _judge(server, timeout_s=0.3)
+        judge = _judge(server, timeout_s=0.3, max_failed_share=1.0)
         with pytest.warns(ServerJudgeWarning, match="failed: timeout: 1"):
             [judgements] = judge.match([_request()])
     assert judgements[0].status == "unusable"
@@ -410,7 +469,7 @@ def test_garbage_and_errors_are_counted_by_reason():
         "We will call.": "",
     }
     with FakeServer(answers) as server:
-        judge = _judge(server)
+        judge = _judge(server, max_failed_share=1.0)
         with pytest.warns(ServerJudgeWarning):
             [judgements] = judge.match([_request()])
     assert all(j.status == "unusable" for j in judgements)
@@ -432,7 +491,8 @@ def test_a_429_or_503_is_retried():
 
 def test_a_server_lost_mid_run_is_counted():
     with FakeServer(answers_before_death=2) as server:
-        judge = _judge(server, max_concurrency=1)  # the probe is the first answer
+        # the probe is the first answer
+        judge = _judge(server, max_concurrency=1, max_failed_share=1.0)
         with pytest.warns(ServerJudgeWarning, match="failed: connection lost: 3"):
             [judgements] = judge.match([_request()])
     assert [j.status for j in judgements] == ["no_match", "unusable", "unusable", "unusable"]
@@ -458,6 +518,244 @@ def test_bad_options():
                 _judge(server, **options)
         with pytest.raises(TypeError, match="does not take option"):
             _judge(server, temperature=0.7)
+
+
+# -- the connection actually made (issue 22, class 1) -----------------------------------
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts the connections it gets (a stand-in for a
+    proxy: it answers nothing)."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.socket.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while self.running:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def __enter__(self) -> Listener:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.running = False
+        self.thread.join()
+        self.socket.close()
+
+
+def _generator(url: str, **options):
+    from editf1.training.generation import ServerGenerator
+
+    return ServerGenerator(url, retries=0, **options)
+
+
+@pytest.fixture
+def proxy(monkeypatch):
+    """Every proxy variable of the environment names a local listener."""
+    with Listener() as listener:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+            monkeypatch.setenv(name, listener.url)
+            monkeypatch.setenv(name.lower(), listener.url)
+        for name in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        yield listener
+
+
+def test_environment_proxies_are_not_used_for_a_loopback_server(proxy):
+    with FakeServer() as server:
+        judge = _judge(server)
+        [[judgement]] = judge.match([_request("Please rest.")])
+        drafts = _generator(server.url).generate([[{"role": "user", "content": "Hi."}]])
+    assert judgement.status == "no_match" and drafts == [["NO MATCH"]]
+    # models listed twice, the probe, one judgement, one draft: all straight to the server
+    assert (server.gets, len(server.bodies)) == (2, 3)
+    assert proxy.connections == 0
+    assert "proxy" not in judge.fingerprint and "allow_remote" not in judge.fingerprint
+
+
+def test_with_allow_remote_the_environment_proxy_is_used_and_recorded(proxy):
+    from editf1.judges.connection import Connection
+
+    note = Connection("http://judge.example.org/v1", allow_remote=True).note
+    assert note == f",allow_remote=True,proxy={proxy.url}"
+    with FakeServer() as server, pytest.raises(ConnectionError):
+        _judge(server, allow_remote=True)  # the listener answers nothing
+    assert proxy.connections >= 1 and server.gets == 0
+
+
+def test_redirects_are_never_followed():
+    with FakeServer() as elsewhere:
+        target = Status(307, Location=f"{elsewhere.url}/chat/completions")
+        with FakeServer({"Please rest.": target}) as server:
+            judge = _judge(server)
+            with pytest.raises(ServerJudgeError, match=r"redirect not followed \(HTTP 307\)"):
+                judge.match([_request("Please rest.")])
+            assert judge.counts == {"failed: redirect not followed (HTTP 307)": 1}
+        with FakeServer(models=Status(302, Location=f"{elsewhere.url}/models")) as server:
+            with pytest.raises(ConnectionError, match=r"redirect not followed \(HTTP 302\)"):
+                _judge(server)
+            with pytest.raises(ConnectionError, match=r"redirect not followed"):
+                _generator(server.url)
+        with (
+            FakeServer(default=target) as server,
+            pytest.raises(ConnectionError, match=r"conversation 0 no answer: redirect"),
+        ):
+            _generator(server.url).generate([[{"role": "user", "content": "Hi."}]])
+        assert (elsewhere.gets, elsewhere.bodies) == (0, [])
+
+
+@pytest.mark.parametrize("false", [False, "False", "false", "no", "NO", "0", 0])
+def test_allow_remote_false_in_any_spelling_keeps_text_here(false):
+    from editf1.cli.judges import judge_options
+
+    url = "http://10.0.0.5:8000/v1"
+    with pytest.raises(ValueError, match="is not this machine"):
+        _judge_at(url, allow_remote=false)
+    with pytest.raises(ValueError, match="is not this machine"):
+        _generator(url, allow_remote=false)
+    # what --content-judge-option allow_remote=... gives, through the scorer
+    options = judge_options([f"base_url={url}", f"allow_remote={false}"])
+    with pytest.raises(ValueError, match="is not this machine"):
+        EditF1Scorer("server", None, content_judge_options=options)
+
+
+@pytest.mark.parametrize("bad", ["flase", "off", "", 2, 0.5, []])
+def test_allow_remote_spellings_that_are_no_boolean_are_refused(bad):
+    with pytest.raises(ValueError, match=r"allow_remote must be true or false \(or yes/no, 1/0\)"):
+        _judge_at("http://10.0.0.5:8000/v1", allow_remote=bad)
+    with pytest.raises(ValueError, match="allow_remote must be true or false"):
+        _generator("http://10.0.0.5:8000/v1", allow_remote=bad)
+
+
+def _judge_at(url: str, **options):
+    return load_content_judge("server", {"base_url": url, "retries": 0, **options})
+
+
+def test_credentials_in_base_url_are_never_shown():
+    with FakeServer(ANSWERS) as server:
+        url = server.url.replace("http://", "http://alice:pw-s3cret@") + "?token=t0ken"
+        judge = load_content_judge("server", {"base_url": url, "retries": 0})
+        with pytest.warns(ServerJudgeWarning) as caught:
+            judge.match([_request()])
+        scorer = EditF1Scorer("server", None, content_judge_options={"base_url": url})
+        generator = _generator(url)
+    shown = [judge.fingerprint, scorer.reproducibility, generator.base_url]
+    shown += [str(w.message) for w in caught]
+    with pytest.raises(ValueError) as remote:
+        _judge_at("http://bob:pw-s3cret@10.0.0.5/v1?token=t0ken")
+    with pytest.raises(ConnectionError) as gone:  # the server has stopped
+        _judge_at(url, timeout_s=5)
+    shown += [str(remote.value), str(gone.value)]
+    assert all("s3cret" not in text and "t0ken" not in text for text in shown)
+    assert "base_url=http://***@127.0.0.1:" in judge.fingerprint
+    assert "/v1?***" in judge.fingerprint
+
+
+# -- the text being judged is never an instruction (issue 22, class 2) -----------------
+
+
+@pytest.mark.parametrize("line", ["NO MATCH", "No match.", "NO  MATCH!"])
+def test_a_draft_line_reading_no_match_never_turns_no_match_into_a_match(line):
+    draft = f"Rest well.\n{line}"
+    request = _request("Take your pills. Call the clinic.", draft=draft)
+    with FakeServer(enforce_schema=True) as server:  # always answers NO MATCH
+        [judgements] = _judge(server).match([request])
+        enum = server.chat_bodies()[0]["response_format"]["json_schema"]["schema"]
+    assert [j.status for j in judgements] == ["no_match", "no_match"]
+    # the span reading NO MATCH alone is not offered; NO MATCH is the answer's own
+    assert enum["properties"]["answer"]["enum"] == ["Rest well.", draft, "NO MATCH"]
+    with FakeServer({"Take your pills.": line, "Call the clinic.": "no match"}) as server:
+        judge = _judge(server)
+        [judgements] = judge.match([request])
+        result = EditF1Scorer(judge, None).score([draft], ["Take your pills. Call the clinic."])
+    assert [j.status for j in judgements] == ["no_match", "no_match"]
+    assert (result.expected_matches, result.f1) == (0, 0.0)
+
+
+# -- a failing server never looks like a score (issue 22, class 3) ---------------------
+
+
+#: Ten reference sentences: one failed request among them is within the default
+#: max_failed_share (0.1), so a run goes on and counts it.
+TEN = " ".join(f"Please rest on day {day}." for day in range(1, 10)) + " Take your pills."
+
+
+def _one_bad_of_ten(answer, **options) -> list:
+    with FakeServer({"Take your pills.": answer}) as server:
+        judge = _judge(server, **options)
+        with pytest.warns(ServerJudgeWarning) as caught:
+            [judgements] = judge.match([_request(TEN)])
+    assert [j.status for j in judgements] == ["no_match"] * 9 + ["unusable"]
+    assert len(caught) == 1 and "of 10 answers, failed: " in str(caught[0].message)
+    return judgements[-1]
+
+
+def test_a_malformed_json_body_is_a_failed_judgement_and_the_run_goes_on():
+    for body in (b'{"choices": [{"message": ', b"[]", b"\xff\xfe"):
+        bad = _one_bad_of_ten(Raw(body))
+        assert bad.raw == "[no answer: malformed response]"
+
+
+def test_timeout_s_is_a_total_deadline_for_a_trickling_body():
+    # 200-odd bytes at one every 0.02 s: about 5 s in all, against a deadline of 0.5 s
+    bad = _one_bad_of_ten(Trickle("Rest well.", every=0.02), timeout_s=0.5)
+    assert bad.raw == "[no answer: timeout]"
+
+
+def test_an_oversized_answer_is_cut_off_counted_and_not_kept():
+    huge = "Rest well. " * 500_000  # 5.5 MB where about 70 tokens were asked
+    bad = _one_bad_of_ten(huge)
+    assert bad.raw == "[no answer: oversized response]"
+
+
+def test_retry_after_is_honoured_only_within_the_deadline():
+    answers = {"Please rest.": [Status(429, Retry_After="60"), "Rest well."]}
+    with FakeServer(answers) as server:
+        judge = _judge(server, timeout_s=0.5, retries=1)
+        [[judgement]] = judge.match([_request("Please rest.")])
+        first, retry = server.times[-2:]
+    assert judgement.span.text == "Rest well."
+    # the retry came after at most timeout_s, not the 60 s the server asked for
+    assert retry - first < 10
+
+
+def test_a_server_failing_throughout_stops_the_run_with_one_line(tmp_path, capsys):
+    from editf1.cli import main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"prediction": DRAFT, "reference": REFERENCE}) + "\n")
+    out = tmp_path / "scored.jsonl"
+    with FakeServer(default=500) as server:
+        options = {"base_url": server.url, "constraint": "none"}  # no probe
+        scorer = EditF1Scorer("server", None, content_judge_options=options)
+        with pytest.raises(ServerJudgeError, match=r"4 of 4 requests failed \(failed: HTTP 500"):
+            scorer.score([DRAFT], [REFERENCE])
+        theme = load_theme_judge("server", options | {"retries": 0})
+        with pytest.raises(ServerJudgeError, match=r"max_failed_share=0\.1"):
+            theme.classify(["Call us.", "Rest."])
+        capsys.readouterr()
+        argv = ["score", str(rows), "--content-judge", "server", "--theme-judge", "none"]
+        argv += ["--content-judge-option", f"base_url={server.url}", "-o", str(out), "-q"]
+        argv += ["--content-judge-option", "constraint=none"]
+        code = main([*argv, "--content-judge-option", "retries=0"])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "4 of 4 requests failed" in err
+    with pytest.raises(ValueError, match="max_failed_share must be a number in"):
+        _judge_at(server.url, max_failed_share=1.5)
 
 
 # -- a real server: transformers serve on 127.0.0.1 ------------------------------------
@@ -637,7 +935,9 @@ def test_the_benchmark_times_the_server_judge_beside_the_batched_one(served):
 @pytest.mark.slow
 def test_real_server_killed_mid_run_is_counted(served):
     """Last of the real-server tests: it stops the server."""
-    judge = load_content_judge("server", {"base_url": served["url"], "retries": 1})
+    judge = load_content_judge(
+        "server", {"base_url": served["url"], "retries": 1, "max_failed_share": 1.0}
+    )
     [before] = judge.match([_request("Please rest.")])
     assert before[0].status == "no_match"
     served["process"].kill()

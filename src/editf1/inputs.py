@@ -23,6 +23,7 @@ __all__ = [
     "CheckedRows",
     "InputError",
     "Row",
+    "check_fraction",
     "check_id",
     "check_option",
     "check_pairs",
@@ -30,6 +31,7 @@ __all__ = [
     "check_reference",
     "check_rows",
     "describe",
+    "read_bool",
     "row_errors",
     "unicode_problem",
 ]
@@ -83,6 +85,60 @@ def describe(value) -> str:
 
 
 _KINDS = {bool: "a bool (True or False)", int: "an int", dict: "a dict"}
+
+
+def check_fraction(name: str, value, *, optional: bool = False) -> float | None:
+    """A number in [0, 1] (not a bool), as a float; ``None`` too when ``optional``.
+
+    Raises:
+        ValueError: naming the option and what was given.
+
+    >>> check_fraction("max_failed_share", 0.1)
+    0.1
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        takes = "a number in [0, 1]" + (" or None" if optional else "")
+        raise ValueError(f"{name} must be {takes}, got {value!r}")
+    return float(value)
+
+
+#: The spellings of a boolean judge option (case and surrounding spaces ignored), as
+#: ``--content-judge-option KEY=VALUE`` writes them.
+BOOL_SPELLINGS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
+    """A judge's boolean option, read strictly: the one reading of every such option,
+    whether it comes from Python, ``evaluate.load`` or ``KEY=VALUE`` on the command line.
+
+    Accepted: ``True`` / ``False``, the integers 1 and 0, and the strings of
+    :data:`BOOL_SPELLINGS` (``"true"``, ``"false"``, ``"yes"``, ``"no"``, ``"1"``,
+    ``"0"``, any case); ``None`` too when ``optional``. Anything else is refused, so
+    ``"False"`` is False and ``"flase"`` is an error, never truthy.
+
+    Raises:
+        ValueError: naming the option and the spellings it takes.
+
+    >>> read_bool("allow_remote", "False"), read_bool("allow_remote", " YES ")
+    (False, True)
+    >>> read_bool("allow_remote", "off")
+    Traceback (most recent call last):
+    ...
+    ValueError: allow_remote must be true or false (or yes/no, 1/0), got 'off'
+    """
+    if value is None and optional:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Integral) and int(value) in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in BOOL_SPELLINGS:
+        return BOOL_SPELLINGS[value.strip().lower()]
+    short = isinstance(value, (str, int, float)) and len(str(value)) <= 20
+    shown = repr(value) if short else describe(value)
+    raise ValueError(f"{name} must be true or false (or yes/no, 1/0), got {shown}")
 
 
 def check_option(name: str, value, kind: type, *, minimum: int | None = None, optional=False):

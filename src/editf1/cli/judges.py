@@ -64,8 +64,8 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
             "device_map=auto, quantization=4bit|8bit (bitsandbytes); "
             "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
             "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "
-            "constraint=auto|json_schema|none, allow_remote=true (clinical text leaves "
-            "this machine)"
+            "constraint=auto|json_schema|none, max_failed_share=0.1 (past it the run "
+            "stops), allow_remote=true|false (true: clinical text leaves this machine)"
             + (
                 "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
                 "encode every run of sentences), "

@@ -9,9 +9,11 @@ random-number state (the caller's generators are left as they were), so the same
 conversations give the same drafts on one machine.
 
 :class:`ServerGenerator` asks an OpenAI-compatible server instead (vLLM, TGI,
-llama.cpp's ``llama-server``, ``transformers serve``...), with the server judge's rules
-(:mod:`editf1.judges.server`): a loopback host unless ``allow_remote``, the model checked
-against ``/v1/models``, an API key only from the environment variable named.
+llama.cpp's ``llama-server``, ``transformers serve``...), through the server judges'
+connection (:mod:`editf1.judges.connection`): a loopback host unless ``allow_remote``, no
+proxy of the environment and no redirect followed, credentials never shown, a total
+deadline per attempt, a bound on each answer's size, the model checked against
+``/v1/models`` and an API key only from the environment variable named.
 """
 
 from __future__ import annotations
@@ -187,9 +189,11 @@ class ServerGenerator:
             still not be deterministic).
         api_key_env: the NAME of an environment variable holding the key.
         max_concurrency: requests in flight at once, >= 1.
-        timeout_s, retries: per request attempt, and further attempts (the openai
-            client's retry policy).
-        allow_remote: allow a host other than this machine: the messages then leave it.
+        timeout_s, retries: total seconds per request attempt, and further attempts
+            (:class:`editf1.judges.connection.Connection`).
+        allow_remote: allow a host other than this machine and the environment's
+            proxies: the messages then leave it. A boolean, or one of "true"/"false"/
+            "yes"/"no"/"1"/"0".
 
     Raises:
         ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a
@@ -211,38 +215,34 @@ class ServerGenerator:
         retries: int = 2,
         allow_remote: bool = False,
     ) -> None:
-        import openai
+        from editf1.judges.connection import Connection
 
-        from editf1.judges.server import _api_key, _served_model, check_local
-
-        if max_new_tokens < 1 or max_concurrency < 1:
-            raise ValueError(
-                f"max_new_tokens and max_concurrency must be >= 1, got {max_new_tokens}, "
-                f"{max_concurrency}"
-            )
+        if max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         if temperature < 0 or not 0 < top_p <= 1:
             raise ValueError(
                 f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
             )
-        self.base_url = check_local(base_url, bool(allow_remote))
-        self.client = openai.OpenAI(
-            base_url=self.base_url,
-            api_key=_api_key(api_key_env),
-            timeout=float(timeout_s),
-            max_retries=int(retries),
+        self.connection = Connection(
+            base_url,
+            api_key_env=api_key_env,
+            max_concurrency=max_concurrency,
+            timeout_s=timeout_s,
+            retries=retries,
+            allow_remote=allow_remote,
         )
-        self.client.organization = self.client.project = None  # only what the user named
-        self.model = _served_model(self.client, model, None, self.base_url)
+        self.base_url = self.connection.shown
+        self.model = self.connection.served_model(model)
         self.max_new_tokens = int(max_new_tokens)
         self.temperature, self.top_p, self.seed = float(temperature), float(top_p), int(seed)
-        self.max_concurrency = int(max_concurrency)
+        self.max_concurrency = self.connection.max_concurrency
 
     @property
     def fingerprint(self) -> str:
         """The server's model and the decoding settings, for the drafts' records."""
         return (
             f"server({self.model},t={self.temperature},top_p={self.top_p},seed={self.seed},"
-            f"max_new_tokens={self.max_new_tokens})"
+            f"max_new_tokens={self.max_new_tokens}{self.connection.note})"
         )
 
     def generate(
@@ -254,34 +254,49 @@ class ServerGenerator:
             N lists of K reply strings (surrounding whitespace stripped).
 
         Raises:
-            ValueError: for K < 1, K > 1 with temperature 0, or a server that answered
-                a conversation with another number of replies (naming it);
-                openai.APIError: a request that failed after the retries.
+            ValueError: for K < 1, or K > 1 with temperature 0.
+            ConnectionError: naming the first conversation (by position) that got no
+                answer after the retries, or another number of replies than K, and why.
         """
-        from concurrent.futures import ThreadPoolExecutor
-
         k = num_return_sequences
         if k < 1:
             raise ValueError(f"num_return_sequences must be >= 1, got {k}")
         if k > 1 and self.temperature == 0:
             raise ValueError("several replies per message need temperature > 0 (sampling)")
+        bodies = [
+            {
+                "model": self.model,
+                "messages": list(messages),
+                "max_tokens": self.max_new_tokens,
+                "temperature": self.temperature,
+                "top_p": self.top_p,
+                "seed": self.seed,
+                "n": k,
+            }
+            for messages in conversations
+        ]
+        # 32 bytes a token and 64 KiB for the JSON around the K replies
+        replies = self.connection.chat(bodies, (1 << 16) + 32 * self.max_new_tokens * k)
+        out = []
+        for i, reply in enumerate(replies):
+            texts, why = _reply_texts(reply, k)
+            if texts is None:
+                raise ConnectionError(
+                    f"the server at {self.base_url} gave conversation {i} no answer: {why}"
+                )
+            out.append(texts)
+        return out
 
-        def ask(messages):
-            response = self.client.chat.completions.create(
-                model=self.model,
-                messages=list(messages),
-                max_tokens=self.max_new_tokens,
-                temperature=self.temperature,
-                top_p=self.top_p,
-                seed=self.seed,
-                n=k,
-            )
-            choices = sorted(response.choices, key=lambda c: c.index)
-            return [(c.message.content or "").strip() for c in choices]
 
-        with ThreadPoolExecutor(self.max_concurrency) as pool:
-            replies = list(pool.map(ask, conversations))
-        for i, answer in enumerate(replies):
-            if len(answer) != k:
-                raise ValueError(f"the server gave conversation {i} {len(answer)} replies, not {k}")
-        return replies
+def _reply_texts(reply, k: int) -> tuple[list[str] | None, str | None]:
+    """The K reply texts of a chat completion (by ``index``), or ``(None, reason)``."""
+    if reply.payload is None:
+        return None, reply.failure
+    try:
+        choices = sorted(reply.payload["choices"], key=lambda c: c["index"])
+        texts = [(c["message"]["content"] or "").strip() for c in choices]
+    except (KeyError, TypeError, AttributeError):
+        return None, "malformed response"
+    if len(texts) != k:
+        return None, f"{len(texts)} replies, not {k}"
+    return texts, None

@@ -26,26 +26,30 @@ and ``"failed: REASON"`` for requests that got no answer after the retries); fai
 unusable answers are returned as unusable judgements, which the scorer counts and
 reports, and each judging call that snapped or lost answers warns
 (:class:`ServerJudgeWarning`) with its counts. No request or response text is logged.
+A call in which more than ``max_failed_share`` of the requests failed raises
+:class:`ServerJudgeError` instead: a server that fails is never read as a score.
 
-Clinical text stays on this machine unless the user says otherwise: ``base_url`` must
-name a loopback host (127.0.0.0/8, ``localhost``, ``::1``) unless ``allow_remote=True``.
+The answer NO MATCH is never a draft span: a candidate span that reads NO MATCH
+(:func:`~editf1.judges.generative.prompts.reads_no_match`) is not offered, and an
+answer that reads NO MATCH is NO MATCH whatever the draft holds.
+
+Clinical text stays on this machine unless the user says otherwise, for the connection
+actually made (:mod:`editf1.judges.connection`): ``base_url`` must name a loopback host
+unless ``allow_remote=True``; no proxy of the environment is used and no redirect is
+followed; credentials in ``base_url`` are never shown; ``timeout_s`` is a total
+deadline per attempt; answer bodies are read up to a size bound.
 """
 
 from __future__ import annotations
 
-import asyncio
 import difflib
-import ipaddress
 import json
-import os
 import re
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
 
 from editf1.judges.base import (
     ContentJudge,
@@ -54,20 +58,24 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
+from editf1.judges.connection import Connection, Reply, check_local
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
     NO_MATCH,
     THEME_PROMPT,
     content_messages,
+    reads_no_match,
     theme_messages,
 )
 from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
+from editf1.inputs import check_fraction
 
 __all__ = [
     "SNAP_MIN_SIMILARITY",
     "Choice",
     "ServerContentJudge",
+    "ServerJudgeError",
     "ServerJudgeWarning",
     "ServerThemeJudge",
     "check_local",
@@ -80,12 +88,19 @@ SNAP_MIN_SIMILARITY = 0.5
 
 Constraint = Literal["auto", "json_schema", "none"]
 _CONSTRAINTS = ("auto", "json_schema", "none")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PROBE = "edit-f1-probe-ok"
+#: The largest answer body read, in bytes, for an answer of at most ``max_tokens``
+#: tokens: 32 bytes a token and 16 KiB for the JSON around it (a bound no conforming
+#: server reaches; a larger body is a failed request, ``"oversized response"``).
+_BYTES_PER_TOKEN, _BODY_OVERHEAD = 32, 1 << 14
 
 
 class ServerJudgeWarning(UserWarning):
     """A server judge snapped answers or got none for some requests (counts attached)."""
+
+
+class ServerJudgeError(ConnectionError):
+    """More than ``max_failed_share`` of one judging call's requests failed: no scores."""
 
 
 @dataclass(frozen=True)
@@ -151,53 +166,6 @@ def choose(answer: str, choices: Sequence[str]) -> Choice:
     return Choice(None, "unusable", ratios[best])
 
 
-def check_local(base_url: str, allow_remote: bool) -> str:
-    """Return ``base_url`` if it is an http(s) URL of this machine, or ``allow_remote``.
-
-    Raises:
-        ValueError: not an http(s) URL with a host, or (without ``allow_remote``) a host
-            that is not loopback (127.0.0.0/8, ``localhost``, ``::1``).
-
-    >>> check_local("http://127.0.0.1:8000/v1", False)
-    'http://127.0.0.1:8000/v1'
-    """
-    parts = urlsplit(str(base_url))
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
-            f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, got {base_url!r}"
-        )
-    host = parts.hostname
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not (loopback or allow_remote):
-        raise ValueError(
-            f"base_url host {host!r} is not this machine (loopback: 127.0.0.0/8, localhost, "
-            "::1). A server judge sends every reference and draft sentence to its server, so "
-            "with another host clinical text leaves this machine; pass allow_remote=True "
-            "only if that server may receive it (your data agreement, de-identified text)"
-        )
-    return str(base_url)
-
-
-@dataclass(frozen=True)
-class _Reply:
-    text: str | None
-    failure: str | None = None
-
-
-def _run(coroutine):
-    """Run a coroutine to completion from synchronous code, also where an event loop
-    is already running in this thread (a notebook): then in a thread of its own."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
 class _ServerJudge:
     """Options shared by both server judges (see :class:`ServerContentJudge`)."""
 
@@ -216,43 +184,32 @@ class _ServerJudge:
         retries: int = 2,
         allow_remote: bool = False,
         constraint: Constraint = "auto",
+        max_failed_share: float = 0.1,
     ) -> None:
-        import openai
-
-        self.base_url = check_local(base_url, bool(allow_remote))
-        if int(max_concurrency) < 1:
-            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
-        if not float(timeout_s) > 0:
-            raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s}")
-        if int(retries) < 0:
-            raise ValueError(f"retries must be >= 0, got {retries}")
+        self.connection = Connection(
+            base_url,
+            api_key_env=api_key_env,
+            max_concurrency=max_concurrency,
+            timeout_s=timeout_s,
+            retries=retries,
+            allow_remote=allow_remote,
+        )
         if constraint not in _CONSTRAINTS:
             raise ValueError(f"constraint must be one of {list(_CONSTRAINTS)}, got {constraint!r}")
-        self.max_concurrency = int(max_concurrency)
-        self._client_options = {
-            "base_url": self.base_url,
-            "api_key": _api_key(api_key_env),
-            "timeout": float(timeout_s),
-            "max_retries": int(retries),
-        }
-        self.timeout_s, self.retries = float(timeout_s), int(retries)
+        self.max_failed_share = check_fraction("max_failed_share", max_failed_share)
+        self.base_url = self.connection.shown
+        self.allow_remote = self.connection.allow_remote
+        self.max_concurrency = self.connection.max_concurrency
+        self.timeout_s, self.retries = self.connection.timeout_s, self.connection.retries
         self.counts: Counter[str] = Counter()
-        with self._client(openai.OpenAI) as client:
-            self.model = _served_model(client, model, adapter, self.base_url)
-            self.adapter = adapter
-            if constraint == "auto":
-                self.constraint = _probe(client, adapter or self.model)
-                self._constraint_note = f"{self.constraint}(detected)"
-            else:
-                self.constraint = constraint
-                self._constraint_note = constraint
-
-    def _client(self, cls):
-        client = cls(**self._client_options)
-        # Only what the user named is sent: no organisation or project read from the
-        # environment by the openai package.
-        client.organization = client.project = None
-        return client
+        self.model = self.connection.served_model(model, adapter)
+        self.adapter = adapter
+        if constraint == "auto":
+            self.constraint = self._probe()
+            self._constraint_note = f"{self.constraint}(detected)"
+        else:
+            self.constraint = constraint
+            self._constraint_note = constraint
 
     @property
     def fingerprint(self) -> str:
@@ -260,7 +217,7 @@ class _ServerJudge:
             f"server-{self.task}(model={self.model},adapter={self.adapter or 'none'},"
             f"base_url={self.base_url},prompt={self._prompt}/server-chat-template,"
             f"temperature=0,constraint={self._constraint_note},"
-            f"snap_min_similarity={SNAP_MIN_SIMILARITY})"
+            f"snap_min_similarity={SNAP_MIN_SIMILARITY}{self.connection.note})"
         )
 
     def _body(self, messages: list[dict], choices: Sequence[str]) -> dict:
@@ -275,84 +232,85 @@ class _ServerJudge:
             body["response_format"] = _json_schema(choices)
         return body
 
-    def _ask_all(self, bodies: list[dict]) -> list[_Reply]:
-        import openai
+    def _ask_all(self, bodies: list[dict]) -> list[Reply]:
+        longest = max((b["max_tokens"] for b in bodies), default=0)
+        return self.connection.chat(bodies, _BODY_OVERHEAD + _BYTES_PER_TOKEN * longest)
 
-        async def ask_all():
-            semaphore = asyncio.Semaphore(self.max_concurrency)
-            async with self._client(openai.AsyncOpenAI) as client:
-                return await asyncio.gather(*(_ask(client, semaphore, b) for b in bodies))
+    def _probe(self) -> str:
+        """``"json_schema"`` if the server makes an answer follow a JSON schema, else
+        ``"none"``: one request, no clinical text, whose only schema-valid answer no
+        model would write unasked."""
+        body = {
+            "model": self.adapter or self.model,
+            "messages": [{"role": "user", "content": "Reply with one word."}],
+            "temperature": 0.0,
+            "max_tokens": 32,
+            "response_format": _json_schema([_PROBE]),
+        }
+        [reply] = self._ask_all([body])
+        if reply.failure is not None and re.fullmatch(r"HTTP 4\d\d", reply.failure):
+            return "none"  # the server refuses the field
+        if reply.failure is not None:
+            raise ConnectionError(
+                f"{self.base_url} failed a probe request (no clinical text): {reply.failure}"
+            )
+        text, _ = _answer(reply)
+        return "json_schema" if choose(text or "", [_PROBE]).how == "exact" else "none"
 
-        return _run(ask_all()) if bodies else []
-
-    def _pick(self, reply: _Reply, choices: Sequence[str], calls: Counter) -> tuple:
-        """``(index or None, raw)`` for one reply, counted in ``calls`` and :attr:`counts`."""
-        if reply.text is None:
-            key, index, raw = f"failed: {reply.failure}", None, f"[no answer: {reply.failure}]"
+    def _pick(self, reply: Reply, choices: Sequence[str], calls: Counter, no_match=None):
+        """``(index or None, raw)`` for one reply, counted in ``calls`` and :attr:`counts`;
+        an answer that reads NO MATCH is choice ``no_match`` (when given), whatever else."""
+        text, failure = _answer(reply)
+        if text is None:
+            key, index, raw = f"failed: {failure}", None, f"[no answer: {failure}]"
         else:
-            picked = choose(reply.text, choices)
-            key, index, raw = picked.how, picked.index, reply.text
+            picked = choose(text, choices)
+            if no_match is not None and reads_no_match(_answer_text(text)):
+                how = picked.how if picked.index == no_match else "snapped"
+                picked = Choice(no_match, how, 1.0)
+            key, index, raw = picked.how, picked.index, text
             if picked.how == "snapped":
-                raw = f"[snapped to a choice, similarity {picked.similarity:.2f}] {reply.text}"
+                raw = f"[snapped to a choice, similarity {picked.similarity:.2f}] {text}"
         calls[key] += 1
         self.counts[key] += 1
         return index, raw
 
-    def _warn(self, calls: Counter) -> None:
+    def _report(self, calls: Counter) -> None:
+        """Refuse a call with too many failed requests; warn of lost or snapped answers."""
         lost = {k: n for k, n in calls.items() if k != "exact"}
-        if lost:
-            total = sum(calls.values())
-            detail = ", ".join(f"{k}: {n}" for k, n in sorted(lost.items()))
-            warnings.warn(
-                f"server {self.task} judge at {self.base_url}: of {total} answers, {detail} "
-                "(snapped answers are used, failed and unusable ones count as unusable)",
-                ServerJudgeWarning,
-                stacklevel=3,
+        if not lost:
+            return
+        total = sum(calls.values())
+        detail = ", ".join(f"{k}: {n}" for k, n in sorted(lost.items()))
+        failed = sum(n for k, n in calls.items() if k.startswith("failed: "))
+        if failed > self.max_failed_share * total:
+            raise ServerJudgeError(
+                f"server {self.task} judge at {self.base_url}: {failed} of {total} requests "
+                f"failed ({detail}), more than max_failed_share={self.max_failed_share:g} "
+                "allows; no scores are computed from a failing server"
             )
-
-
-def _api_key(api_key_env: str | None) -> str:
-    if api_key_env is None:
-        return "none"  # the openai client needs a value; local servers ignore it
-    if not isinstance(api_key_env, str) or not _ENV_NAME.match(api_key_env):
-        raise ValueError(
-            "api_key_env is the NAME of an environment variable holding the key (e.g. "
-            "VLLM_API_KEY); the value given is not a variable name (never pass the key itself)"
+        warnings.warn(
+            f"server {self.task} judge at {self.base_url}: of {total} answers, {detail} "
+            "(snapped answers are used, failed and unusable ones count as unusable)",
+            ServerJudgeWarning,
+            stacklevel=3,
         )
-    if not os.environ.get(api_key_env):
-        raise ValueError(f"api_key_env names {api_key_env}, but that environment variable is unset")
-    return os.environ[api_key_env]
 
 
-def _served_model(client, model: str | None, adapter: str | None, base_url: str) -> str:
-    """The model to name in requests, checked against ``/v1/models``."""
-    import openai
-
+def _answer(reply: Reply) -> tuple[str | None, str | None]:
+    """``(text, None)`` of a chat completion's first answer, or ``(None, reason)``."""
+    if reply.payload is None:
+        return None, reply.failure
     try:
-        listed = {m.id: m for m in client.models.list()}
-    except openai.APIStatusError as error:
-        raise ConnectionError(
-            f"{base_url}/models answered HTTP {error.status_code}: is this the /v1 address of an "
-            "OpenAI-compatible server?"
-        ) from None
-    except openai.APIConnectionError:
-        raise ConnectionError(
-            f"no server answers at {base_url}; start one (e.g. `transformers serve MODEL "
-            "--host 127.0.0.1 --port 8000`, `vllm serve MODEL`) or check base_url"
-        ) from None
-    served = list(listed)
-    for name, what in ((model, "model"), (adapter, "adapter")):
-        if name is not None and name not in listed:
-            raise ValueError(f"{what} {name!r} is not served at {base_url}; it serves {served}")
-    if model is not None:
-        return model
-    if adapter is not None:  # vLLM lists an adapter with its base model as parent
-        return str(getattr(listed[adapter], "parent", None) or "unknown")
-    if len(served) != 1:
-        raise ValueError(
-            f"{base_url} serves {len(served)} models {served}: name one with the model option"
-        )
-    return served[0]
+        choice = reply.payload["choices"][0]
+        text, finish = choice["message"]["content"], choice.get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None, "malformed response"
+    if not isinstance(text, str) or not text.strip():
+        return None, "empty answer"
+    if finish == "length":
+        return None, "cut off at max_tokens"
+    return text, None
 
 
 def _json_schema(choices: Sequence[str]) -> dict:
@@ -371,60 +329,6 @@ def _json_schema(choices: Sequence[str]) -> dict:
     }
 
 
-def _probe(client, model: str) -> str:
-    """``"json_schema"`` if the server makes an answer follow a JSON schema, else
-    ``"none"``: one request, no clinical text, whose only schema-valid answer no model
-    would write unasked."""
-    import openai
-
-    try:
-        completion = client.chat.completions.create(
-            model=model,
-            messages=[{"role": "user", "content": "Reply with one word."}],
-            temperature=0.0,
-            max_tokens=32,
-            response_format=_json_schema([_PROBE]),
-        )
-    except openai.APIStatusError as error:
-        if 400 <= error.status_code < 500:
-            return "none"  # the server refuses the field
-        raise ConnectionError(
-            f"the server failed a probe request: HTTP {error.status_code}"
-        ) from None
-    except openai.APIConnectionError:
-        raise ConnectionError("the server did not answer a probe request") from None
-    choices = getattr(completion, "choices", None) or [None]
-    text = getattr(getattr(choices[0], "message", None), "content", None) or ""
-    return "json_schema" if choose(text, [_PROBE]).how == "exact" else "none"
-
-
-async def _ask(client, semaphore: asyncio.Semaphore, body: dict) -> _Reply:
-    """One chat request; what went wrong, if anything, as a short reason (no text)."""
-    import openai
-
-    async with semaphore:
-        try:
-            completion = await client.chat.completions.create(**body)
-        except openai.APITimeoutError:
-            return _Reply(None, "timeout")
-        except openai.APIConnectionError:
-            return _Reply(None, "connection lost")
-        except openai.APIStatusError as error:
-            return _Reply(None, f"HTTP {error.status_code}")
-        except openai.OpenAIError:
-            return _Reply(None, "malformed response")
-    try:
-        choice = completion.choices[0]
-        text, finish = choice.message.content, choice.finish_reason
-    except (AttributeError, IndexError, TypeError):
-        return _Reply(None, "malformed response")
-    if not isinstance(text, str) or not text.strip():
-        return _Reply(None, "empty answer")
-    if finish == "length":
-        return _Reply(None, "cut off at max_tokens")
-    return _Reply(text)
-
-
 class ServerContentJudge(_ServerJudge, ContentJudge):
     """Content judge behind an OpenAI-compatible server: for each reference sentence, the
     draft span that says the same thing, or NO MATCH (Seegmiller et al., Appendix C).
@@ -438,13 +342,21 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
             (never the key itself); default: no key.
         max_concurrency: requests in flight at once (>= 1). A server that answers one
             at a time keeps the others waiting, within their ``timeout_s``.
-        timeout_s: seconds per request attempt, waiting in the server's queue included
-            (> 0).
+        timeout_s: total seconds per request attempt (> 0): connecting, waiting in
+            the server's queue and reading the whole answer.
         retries: further attempts after a timeout, lost connection, 408/409/429 or 5xx
-            (>= 0), with the openai client's exponential backoff.
-        allow_remote: accept a ``base_url`` that is not this machine (clinical text
-            then leaves it).
+            (>= 0), after 0.5, 1, 2, ... s or the server's Retry-After, never longer
+            than ``timeout_s`` (:mod:`editf1.judges.connection`).
+        allow_remote: accept a ``base_url`` that is not this machine, and the
+            environment's proxies (clinical text then leaves it; the fingerprint says
+            so). A boolean, or one of "true"/"false"/"yes"/"no"/"1"/"0".
         constraint: ``"auto"``, ``"json_schema"`` or ``"none"`` (see the module).
+        max_failed_share: the largest share of one judging call's requests (a batch
+            of the scorer's) that may fail (no answer after the retries: HTTP errors,
+            timeouts, lost connections, redirects, malformed or oversized bodies), in
+            [0, 1]; default 0.1. Past it the call raises :class:`ServerJudgeError`
+            (the command exits with status 2 and one line), so that a failing server
+            is never reported as a low score.
 
     A draft without sentences is NO MATCH without a request. ``score`` is ``None``.
 
@@ -453,6 +365,7 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
             ``model`` or ``adapter`` the server does not serve (the message lists those
             it does), or several served models and no ``model``.
         ConnectionError: no server answers at ``base_url``.
+        ServerJudgeError: from judging, when more than ``max_failed_share`` failed.
     """
 
     task = "content"
@@ -463,7 +376,8 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
         for request in requests:
             spans = {}
             for span in candidate_spans(request.prediction, request.prediction_sentences, 2):
-                spans.setdefault(span.text, span)
+                if not reads_no_match(span.text):  # NO MATCH is never a draft span
+                    spans.setdefault(span.text, span)
             choices = [*spans, NO_MATCH]
             plans.append((list(spans.values()), choices))
             if spans:
@@ -480,7 +394,7 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
                 if not spans:
                     judgements.append(ContentJudgement("no_match"))
                     continue
-                index, raw = self._pick(next(replies), choices, calls)
+                index, raw = self._pick(next(replies), choices, calls, no_match=len(spans))
                 if index is None:
                     judgements.append(ContentJudgement("unusable", raw=raw))
                 elif index == len(spans):
@@ -488,7 +402,7 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
                 else:
                     judgements.append(ContentJudgement("match", spans[index], raw=raw))
             results.append(judgements)
-        self._warn(calls)
+        self._report(calls)
         return results
 
 
@@ -506,5 +420,5 @@ class ServerThemeJudge(_ServerJudge, ThemeJudge):
         for reply in replies:
             index, raw = self._pick(reply, THEMES, calls)
             out.append(ThemeJudgement(None if index is None else THEMES[index], raw=raw))
-        self._warn(calls)
+        self._report(calls)
         return out

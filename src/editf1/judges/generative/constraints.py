@@ -12,7 +12,13 @@ exactly only 84% of the time; a span that is not in the draft cannot be removed 
 
 Unconstrained ("free") decoding is kept for comparison: its output is parsed by
 :func:`parse_content_answer` / :func:`parse_theme_answer`, and whatever is neither a
-draft span nor NO MATCH (nor a label) is *unusable* and counted, never guessed.
+draft span nor NO MATCH (nor a label) is *unusable* and counted, never guessed. A span
+is whole words of the draft with at least :data:`MIN_SPAN_WORD_CHARACTERS` letters or
+digits, as constrained answers are whole words by construction.
+
+The answer NO MATCH is never a draft span: a run of the draft's words that reads NO
+MATCH (:func:`~editf1.judges.generative.prompts.reads_no_match`, e.g. a draft line
+"No match.") is taken as the answer NO MATCH when constrained, and is unusable when free.
 """
 
 from __future__ import annotations
@@ -26,13 +32,18 @@ import torch
 from transformers import LogitsProcessor
 
 from editf1.judges.base import ContentJudgement, ThemeJudgement
-from editf1.judges.generative.prompts import NO_MATCH
+from editf1.judges.generative.prompts import NO_MATCH, reads_no_match
 from editf1.segment import Sentence, has_word
 from editf1.themes import THEMES
 
 _WORD = re.compile(r"[^\W_]")
 
+#: The fewest letters or digits a freely decoded span may hold: a one-letter answer
+#: ("a", "I") is no answer.
+MIN_SPAN_WORD_CHARACTERS = 2
+
 __all__ = [
+    "MIN_SPAN_WORD_CHARACTERS",
     "ConstraintLogitsProcessor",
     "DraftTokens",
     "OneOf",
@@ -63,8 +74,11 @@ class DraftTokens:
 
     @classmethod
     def of(cls, tokenizer, text: str) -> DraftTokens:
-        """Tokenize ``text`` (no special tokens) with a fast tokenizer's offsets."""
-        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        """Tokenize ``text`` with a fast tokenizer's offsets, adding no special token
+        and reading none in the text (a ``<|im_end|>`` written in a draft is text)."""
+        encoded = tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True
+        )
         offsets = tuple((int(a), int(b)) for a, b in encoded.offset_mapping)
         starts, ends = [], []
         for a, b in offsets:
@@ -174,6 +188,8 @@ class SpanOrNoMatch:
         )
         if span is None:
             return ContentJudgement("unusable", score=score, raw=raw)
+        if reads_no_match(span.text):  # the draft's own "NO MATCH" is the answer NO MATCH
+            return ContentJudgement("no_match", score=score, raw=raw)
         return ContentJudgement("match", span, score, raw)
 
 
@@ -250,16 +266,23 @@ class ConstraintLogitsProcessor(LogitsProcessor):
 
 
 def _whitespace_pattern(text: str) -> re.Pattern | None:
+    """The words of ``text`` as a pattern: any whitespace between them, and no letter
+    or digit right before or after (whole words only)."""
     words = text.split()
-    return re.compile(r"\s+".join(map(re.escape, words))) if words else None
+    if not words:
+        return None
+    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])")
 
 
 def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> ContentJudgement:
     """Read an unconstrained content answer: NO MATCH, a draft span, or unusable.
 
-    The answer counts as a span only if it occurs verbatim in the draft, up to
-    whitespace (a model may write a line break as a space); it is never snapped to
-    a similar span. Surrounding quotes are not removed.
+    The answer counts as a span only if it occurs verbatim in the draft as whole words
+    (no letter or digit right before or after it), up to whitespace (a model may write
+    a line break as a space), and holds at least :data:`MIN_SPAN_WORD_CHARACTERS`
+    letters or digits; it is never snapped to a similar span. Surrounding quotes are
+    not removed. An answer that reads NO MATCH but is not exactly it ("no match.") is
+    unusable, never the draft's span of those words.
 
     Args:
         text: the decoded answer.
@@ -272,6 +295,8 @@ def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> Con
     Sentence(text='Drink water.', start=6, end=18)
     >>> parse_content_answer("Take aspirin.", "Rest. Drink water.").status
     'unusable'
+    >>> parse_content_answer("est", "Rest. Drink water.").status  # a piece of a word
+    'unusable'
     """
     answer = text.strip()
     if not finished:
@@ -279,7 +304,9 @@ def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> Con
     if answer == NO_MATCH:
         return ContentJudgement("no_match", raw=text)
     pattern = _whitespace_pattern(answer)
-    found = pattern.search(draft) if pattern and has_word(answer) else None
+    enough = len(_WORD.findall(answer)) >= MIN_SPAN_WORD_CHARACTERS
+    usable = pattern is not None and enough and not reads_no_match(answer)
+    found = pattern.search(draft) if usable else None
     if found is None:
         return ContentJudgement("unusable", raw=text)
     return ContentJudgement("match", Sentence(found.group(), *found.span()), raw=text)

