@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "editf1.citation",
         "editf1.data",
         "editf1.caches",
+        "editf1.privacy",
     ),
     ("editf1.segment",),
     ("editf1.inputs",),

@@ -785,3 +785,24 @@ def test_keep_columns_are_carried_only_when_named(tmp_path):
         build("ippm", "cases", **{**kwargs, "keep_columns": ("VISIT",)})
     with pytest.raises(ValueError, match="carries no extra columns"):
         build("content_matches", "default", **{**kwargs, "column_map": MATCH_MAP})
+
+
+def test_an_export_without_a_header_row_is_never_quoted(tmp_path):
+    """Issue 22, class 5: without a header row the first row (a patient's message, an
+    MRN) would be read as the header; no error or warning quotes it."""
+    write_csv(tmp_path / "export.csv", ROWS[0], ROWS[1:])  # the header row left out
+    kwargs = export_kwargs(tmp_path, "export.csv", keep_columns=("MRN",))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ExportError) as error:
+            load_builder("ippm", "cases", **kwargs).download_and_prepare()
+    messages = [*error.value.errors, *(str(w.message) for w in caught)]
+    # the three messages: a required column, a mapped column, a column to keep
+    assert (
+        "export.csv: no column 'MSG_ID' for field 'message_id'; the file has 10 cells, not"
+        in (messages[0])
+    )
+    assert any("no column 'MRN' to keep; the file has 10 cells, not shown" in m for m in messages)
+    assert not any(issubclass(w.category, UnusedColumnsWarning) for w in caught)
+    for text in (COUGH, "MRN-001", "dr-a", "HTN", "lisinopril"):
+        assert not any(text in m for m in messages), text

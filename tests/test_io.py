@@ -78,11 +78,20 @@ def test_csv_header_checks_and_tsv(tmp_path):
         {"prediction": "a, b.", "reference": "c."}
     ]
     with pytest.raises(ValueError, match=r"no column \['id'\]; the header has \['prediction'"):
+        read_rows(path, ["id", "prediction"])
+    # a header naming no column asked for may be a data row: its cells are not shown
+    with pytest.raises(ValueError, match=r"no column \['id'\]; the header has 2 cells, not") as e:
         read_rows(path, ["id"])
+    assert "prediction" not in str(e.value)
+    with pytest.raises(ValueError, match=r"close to a column asked for: \['reference'\]"):
+        read_rows(path, ["references"])
     repeated = tmp_path / "repeated.csv"
     repeated.write_text("a,a\n1,2\n")
     with pytest.raises(ValueError, match=r"the header repeats column\(s\) \['a'\]"):
+        read_csv(repeated, ["a"])
+    with pytest.raises(ValueError, match=r"first row repeats cells \(columns \[1, 2\]\)") as e:
         read_csv(repeated)
+    assert "'a'" not in str(e.value)
 
 
 # -- JSONL ---------------------------------------------------------------------------------

@@ -175,6 +175,31 @@ def test_report_command_errors_name_the_problem(runs, tmp_path, capsys):
     assert "distinct names" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("expected_matches", "three", "a count (an integer >= 0), got str of 5 characters"),
+        ("expected_deletions", -1, "a count (an integer >= 0), got int"),
+        ("row", 1.5, "a count (an integer >= 0), got float"),
+        ("f1", "0.5", "a number in [0, 1], got str of 3 characters"),
+        ("theme_recall", 2, "a number in [0, 1], got int"),
+    ],
+)
+def test_report_on_a_non_numeric_count_is_one_line_naming_file_row_and_field(
+    runs, tmp_path, capsys, field, value, says
+):
+    """Issue 22, class 5: no traceback, and no text of the row in the message."""
+    (path_a, _, _), _ = runs
+    lines = path_a.read_text().splitlines()
+    row = json.loads(lines[1])
+    row[field] = value
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], json.dumps(row), *lines[2:]]) + "\n")
+    assert main(["report", str(bad), "-o", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"edit-f1: error: {bad}, line 2: field {field!r} must be {says}\n"
+
+
 def _oncqa_example():
     spec = importlib.util.spec_from_file_location(
         "oncqa_report", ROOT / "examples" / "oncqa_report.py"

@@ -557,7 +557,7 @@ class Listener:
 
 
 def _generator(url: str, **options):
-    from editf1.training.generation import ServerGenerator
+    from editf1.drafting.generators import ServerGenerator
 
     return ServerGenerator(url, retries=0, **options)
 

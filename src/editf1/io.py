@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import difflib
 import io
 import json
 import os
@@ -24,7 +25,7 @@ import shutil
 import stat
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
@@ -43,6 +44,7 @@ __all__ = [
     "read_jsonl",
     "read_rows",
     "same_file",
+    "shown_columns",
     "staged_folder",
 ]
 
@@ -140,6 +142,33 @@ def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tupl
     return rows
 
 
+def shown_columns(columns: Sequence[str], wanted: Collection[str]) -> str:
+    """A header row as a message may show it, never quoting a data row.
+
+    A header that names one of the ``wanted`` columns is a header: its cells are shown.
+    One that names none may be the first data row of a file without a header row (a
+    patient's text): only its number of cells is given, and those of its cells that are
+    close to a wanted name (a likely misspelling, :func:`difflib.get_close_matches`,
+    cutoff 0.8).
+
+    >>> shown_columns(["prediction", "reply"], ["prediction", "reference"])
+    "['prediction', 'reply']"
+    >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
+    2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
+    header row)
+    """
+    if any(column in wanted for column in columns):
+        return str(list(columns))
+    close = sorted(
+        {m for w in wanted for m in difflib.get_close_matches(w, list(columns), n=3, cutoff=0.8)}
+    )
+    return (
+        f"{len(columns)} cell{'' if len(columns) == 1 else 's'}, not shown: none is a column "
+        "asked for, so it may be a data row (give the file a header row)"
+        + (f"; close to a column asked for: {close}" if close else "")
+    )
+
+
 class CsvRows(list):
     """The rows of a CSV file (``{column: cell}`` dicts); ``columns`` is its header."""
 
@@ -168,7 +197,9 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
         ValueError: naming the file and line for bytes that are not UTF-8, a quote that
             is never closed (which would swallow every later row into one cell) or
             another quoting error; a header that repeats a column (one would hide the
-            other) or lacks one of ``fields``.
+            other) or lacks one of ``fields``. A header row's cells are named only when
+            it names one of ``fields`` (:func:`shown_columns`): a file without a header
+            row has a patient's text there.
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -197,11 +228,19 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
         csv.field_size_limit(limit)
     header = records.pop(0)[1] if records else []
     repeated = sorted({column for column in header if header.count(column) > 1})
-    if repeated:
+    if repeated and any(f in header for f in fields):
         raise ValueError(f"{name}: the header repeats column(s) {repeated}")
+    if repeated:  # perhaps no header row: positions, not the cells
+        twice = [i for i, column in enumerate(header, start=1) if column in repeated]
+        raise ValueError(
+            f"{name}: the first row repeats cells (columns {twice}), so it is no header row; "
+            "give the file a header row with distinct column names"
+        )
     missing = [f for f in fields if f not in header]
     if missing:
-        raise ValueError(f"{name}: no column {missing}; the header has {header}")
+        raise ValueError(
+            f"{name}: no column {missing}; the header has {shown_columns(header, fields)}"
+        )
     errors = [
         f"{name}, line {line}: {len(record)} cells for {len(header)} columns"
         for line, record in records

@@ -28,6 +28,7 @@ from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
+from editf1.inputs import describe
 
 __all__ = [
     "METRICS",
@@ -50,6 +51,28 @@ def _sentence(d: dict) -> Sentence:
     return Sentence(d["text"], d["start"], d["end"])
 
 
+#: Fields of a per-row record that are counts (integers >= 0), and scores (in [0, 1]).
+_COUNT_FIELDS = ("row", "expected_matches", "expected_additions", "expected_deletions")
+_COUNT_FIELDS += ("unusable_judgements", "unusable_theme_judgements")
+_SCORE_FIELDS = ("precision", "recall", "f1", "theme_precision", "theme_recall", "theme_f1")
+
+
+def _check_numbers(d: dict) -> None:
+    """Raise ValueError naming the first count or score field of ``d`` that is not one
+    (its type and size, never its content)."""
+    for field in _COUNT_FIELDS:
+        value = d.get(field, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(
+                f"field {field!r} must be a count (an integer >= 0), got {describe(value)}"
+            )
+    for field in _SCORE_FIELDS:
+        value = d.get(field, 0.0)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not (ok and 0.0 <= value <= 1.0):
+            raise ValueError(f"field {field!r} must be a number in [0, 1], got {describe(value)}")
+
+
 def pair_result_from_dict(d: dict) -> PairResult:
     """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output.
 
@@ -58,7 +81,9 @@ def pair_result_from_dict(d: dict) -> PairResult:
 
     Raises:
         KeyError: naming a missing field.
+        ValueError: naming a count or score field that is not a number in range.
     """
+    _check_numbers(d)
     has_themes = "theme_f1" in d
     return PairResult(
         row=d["row"],
@@ -149,11 +174,18 @@ def load_run(
                 continue
             try:
                 pairs.append(pair_result_from_dict(json.loads(line)))
-            except (json.JSONDecodeError, KeyError, TypeError) as error:
+            except json.JSONDecodeError as error:
                 raise ValueError(
                     f"{path}, line {number}: not a scored pair written by edit-f1 score "
-                    f"({type(error).__name__}: {error})"
+                    f"(not JSON: {error.msg} at column {error.colno})"
                 ) from None
+            except (KeyError, TypeError, AttributeError) as error:
+                what = f"no field {error}" if isinstance(error, KeyError) else "bad fields"
+                raise ValueError(
+                    f"{path}, line {number}: not a scored pair written by edit-f1 score ({what})"
+                ) from None
+            except ValueError as error:  # a count or score that is not a number
+                raise ValueError(f"{path}, line {number}: {error}") from None
     if not pairs:
         raise ValueError(f"{path}: no scored pairs")
     if isinstance(summary, (str, Path)):

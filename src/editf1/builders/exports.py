@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from editf1.inputs import InputError, describe
-from editf1.io import read_csv, read_rows
+from editf1.io import read_csv, read_rows, shown_columns
 
 __all__ = [
     "CASE_EXPORT_FIELDS",
@@ -159,17 +159,19 @@ def map_columns(
         table, columns = read_table(path, file_format)
         source = {field: column_map.get(field, field) for field in fields}
         present = {f: c for f, c in source.items() if c in columns}
+        wanted = [*source.values(), *keep_columns]
+        shown = shown_columns(columns, wanted)  # no cell of a data row, if there is no header
         for field, column in source.items():
             if column not in columns and (fields[field] or field in column_map):
                 errors.append(
-                    f"{path.name}: no column {column!r} for field {field!r}; the file has {columns}"
+                    f"{path.name}: no column {column!r} for field {field!r}; the file has {shown}"
                 )
         for column in keep_columns:
             if column not in columns:
-                errors.append(f"{path.name}: no column {column!r} to keep; the file has {columns}")
+                errors.append(f"{path.name}: no column {column!r} to keep; the file has {shown}")
         used = set(present.values()) | set(keep_columns)
         unused = [c for c in columns if c not in used]
-        if unused:
+        if unused and any(c in columns for c in wanted):  # a header: its names may be shown
             warnings.warn(
                 f"{path.name}: column(s) {unused} are not mapped to a field and are not "
                 "carried into the dataset (name them in keep_columns to keep them)",

@@ -17,8 +17,9 @@ edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON ou
 
 Every command follows the same conventions. A user error (bad input, a bad option, a
 missing or unwritable file, a download without network) prints ``edit-f1: error: ...``
-(one line, or one per bad row) on standard error and exits with status 2; Ctrl-C or
-SIGTERM exits with 130 or 143. ``-`` is standard input for an input file and standard
+(one line, or one per bad row) on standard error and exits with status 2; Ctrl-C exits
+with 130, and a termination signal (SIGTERM, SIGHUP, ...) with 128 + its number, leaving
+no temporary file. ``-`` is standard input for an input file and standard
 output for ``-o`` or ``--summary-json``, and then every human-readable line goes to
 standard error. Outputs appear under their names only once complete and are never an
 input (:mod:`editf1.io`).
@@ -680,23 +681,43 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so that outputs are cleaned up as for Ctrl-C."""
+    """A termination signal, raised in the main thread so that outputs are cleaned up as
+    for Ctrl-C; ``signum`` is the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: Signals whose default action ends the process (or dumps core): each becomes a
+#: :class:`_Terminated`, so that none leaves a temporary output file behind. SIGINT is
+#: already KeyboardInterrupt; SIGKILL and SIGSTOP cannot be caught.
+_TERMINATING = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+_TERMINATING += ("SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF")
 
 
 @contextmanager
 def _sigterm_as_interrupt():
+    """Within the block, every catchable termination signal (:data:`_TERMINATING`,
+    those the platform has and that still have their default action; SIGTERM always)
+    raises :class:`_Terminated`; the previous handlers are put back after it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def terminate(signum, frame):
-        raise _Terminated
+        raise _Terminated(signum)
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    previous = {}
+    for name in _TERMINATING:
+        number = getattr(signal, name, None)
+        if number is not None and (name == "SIGTERM" or signal.getsignal(number) is signal.SIG_DFL):
+            previous[number] = signal.signal(number, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _error_lines(error: BaseException) -> str:
@@ -726,7 +747,9 @@ def main(argv: list[str] | None = None) -> int:
         user error (bad input or option, a missing or unwritable file, a download
         without network, a missing optional library), after printing
         ``edit-f1: error: ...`` on standard error, never a traceback; 130 for Ctrl-C
-        and 143 for SIGTERM (outputs keep their previous content).
+        and 128 + the signal's number for a termination signal (143 for SIGTERM, 129
+        for SIGHUP, a closed terminal; outputs keep their previous content and no
+        temporary file is left).
 
     Raises:
         Exception: a bug (anything but the user errors above) propagates.
@@ -741,12 +764,9 @@ def main(argv: list[str] | None = None) -> int:
             return args.run(args)
     except KeyboardInterrupt as stop:
         terminated = isinstance(stop, _Terminated)
-        print(
-            f"edit-f1: error: {'terminated' if terminated else 'interrupted'}; outputs were "
-            "left as they were",
-            file=sys.stderr,
-        )
-        return 143 if terminated else 130
+        why = f"terminated ({signal.Signals(stop.signum).name})" if terminated else "interrupted"
+        print(f"edit-f1: error: {why}; outputs were left as they were", file=sys.stderr)
+        return 128 + stop.signum if terminated else 130
     except (ValueError, OSError) as error:  # InputError is a ValueError
         if isinstance(error, _ProcessError) or not _other_process():
             print(_error_lines(error), file=sys.stderr)

@@ -199,6 +199,9 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
     Raises:
         ImportError: without gradio (the ``demo`` extra).
     """
+    from editf1.privacy import telemetry_off
+
+    telemetry_off()  # gradio's analytics, however the environment was set since import
     import gradio as gr
 
     scorer = scorer or EditF1Scorer(zero_division=0.0)

@@ -1,6 +1,6 @@
 """How edit-f1 talks to an OpenAI-compatible server: one policy for the server judges
 (:mod:`editf1.judges.server`) and the server draft generator
-(:class:`editf1.training.generation.ServerGenerator`).
+(:class:`editf1.drafting.generators.ServerGenerator`).
 
 Clinical text goes to the connection actually made, so the rules hold for it:
 

@@ -23,6 +23,17 @@ file is missing or does not match its manifest is rebuilt; a build is written to
 temporary folder and renamed into place, so a reader never sees half a model, and two
 processes building at once both end with a whole one.
 
+A manifest only says the file is whole, not that it is the shipped encoder: a model
+planted in the cache with a manifest to match would be used as well. So before a cached
+model is used, it must reproduce the torch encoder on :data:`PROBE_TEXTS` (cosine of
+every probe's embedding with torch's at least :data:`PROBE_MIN_COSINE` for its
+backend); one that does not is removed, with a warning, and built again. The model is
+read once, hashed and run from those bytes, and its digest
+(:attr:`OnnxSentenceTransformer.digest`) is part of the judges' fingerprint.
+
+ONNX Runtime's telemetry is switched off before a session starts
+(:func:`editf1.privacy.telemetry_off`).
+
 Needs the ``onnx`` extra (``pip install "edit-f1[onnx]"``: onnxruntime, and onnx and
 onnxscript for the export).
 """
@@ -30,6 +41,7 @@ onnxscript for the export).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib
 import json
@@ -43,16 +55,21 @@ from pathlib import Path
 
 import numpy as np
 
+from editf1.privacy import telemetry_off
 from editf1.versions import installed_versions
 
 __all__ = [
     "CACHE_ENV",
     "ENCODER_BACKENDS",
+    "PROBE_MIN_COSINE",
+    "PROBE_TEXTS",
     "OnnxSentenceTransformer",
+    "UnverifiedModelError",
     "cache_root",
     "check_backend",
     "exported_model",
     "load_onnx_model",
+    "probe_cosine",
     "weights_digest",
 ]
 
@@ -68,6 +85,20 @@ EXPORT_FORMAT = 1
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUTS = ("token_embeddings", "sentence_embedding")
+#: Texts every cached model must embed as the torch encoder does before it is used.
+PROBE_TEXTS = (
+    "Take 20 mg of omeprazole daily.",
+    "Rest.",
+    "If the fever comes back or you feel short of breath, call us tonight.",
+    "Your lab results look normal; we will see you at the follow-up visit next week.",
+    "1) Hydrate 2) ibuprofen 400 mg q6h PRN 3) f/u in 2 wks",
+)
+#: The least cosine, per backend, between a cached model's embedding of each probe text
+#: and torch's: float32 rounding for ``onnx`` (measured >= 0.99999); for ``onnx-int8``
+#: below its least measured cosine on real sentences (0.961) and far above a model of
+#: other weights.
+PROBE_MIN_COSINE = {"onnx": 0.9999, "onnx-int8": 0.9}
+
 _MODEL_FILE = "model.onnx"
 _MANIFEST = "manifest.json"
 _EXTRA = 'pip install "edit-f1[onnx]"'
@@ -92,13 +123,15 @@ def check_backend(backend) -> str:
 def _require(module: str, backend: str):
     """Import ``module``; a ModuleNotFoundError naming the ``onnx`` extra if absent."""
     try:
-        return importlib.import_module(module)
+        imported = importlib.import_module(module)
     except ModuleNotFoundError as error:
         raise ModuleNotFoundError(
             f"encoder_backend={backend!r} needs {module}, which is not installed: {_EXTRA} "
             "(onnxruntime runs the model; onnx and onnxscript export it)",
             name=module,
         ) from error
+    telemetry_off()  # onnxruntime's telemetry events, before any session
+    return imported
 
 
 def cache_root() -> Path:
@@ -300,6 +333,10 @@ class OnnxSentenceTransformer:
             ``sentence_bert_config.json``).
         backend: its backend name (``"onnx"`` or ``"onnx-int8"``), kept as ``backend``.
 
+    Attributes:
+        digest: ``"sha256:"`` and the first 16 hex digits of the SHA-256 of the model
+            file's bytes, as read and run.
+
     Raises:
         ModuleNotFoundError: without onnxruntime (the ``onnx`` extra).
     """
@@ -322,7 +359,10 @@ class OnnxSentenceTransformer:
         # to other processes (several ranks on one machine); benchmarks/README.md, "Encoder
         # backends"
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        # read once: the bytes hashed are the bytes run
+        graph = Path(path).read_bytes()
+        self.digest = "sha256:" + hashlib.sha256(graph).hexdigest()[:16]
+        self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._dimension = int(
             self.session.get_outputs()[_OUTPUTS.index("sentence_embedding")].shape[-1]
         )
@@ -407,14 +447,79 @@ class OnnxSentenceTransformer:
         return sentences if output_value else everything
 
 
+class UnverifiedModelError(RuntimeError):
+    """A freshly built model does not reproduce the torch encoder on the probe texts."""
+
+
+@functools.cache
+def _torch_probe(model_dir: str) -> np.ndarray:
+    """The torch encoder's unit embeddings of :data:`PROBE_TEXTS`, (P, d) float32."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_dir, local_files_only=True, device="cpu")
+    return model.encode(list(PROBE_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
+
+
+def probe_cosine(model: OnnxSentenceTransformer, model_dir: str | Path) -> float:
+    """The least cosine, over :data:`PROBE_TEXTS`, between ``model``'s embedding and the
+    torch encoder's (from the same model folder), in [-1, 1]."""
+    got = model.encode(list(PROBE_TEXTS), normalize_embeddings=True)
+    return float((got * _torch_probe(str(Path(model_dir)))).sum(axis=1).min())
+
+
+#: Digests of the models that passed :func:`probe_cosine`, per backend, this process.
+_VERIFIED: set[tuple[str, str]] = set()
+
+
+def _verified(model: OnnxSentenceTransformer, model_dir: Path) -> float | None:
+    """``None`` if ``model`` reproduces the torch encoder (or did, by digest, before in
+    this process); else its least probe cosine."""
+    key = (model.backend, model.digest)
+    if key in _VERIFIED:
+        return None
+    cosine = probe_cosine(model, model_dir)
+    if cosine < PROBE_MIN_COSINE[model.backend]:
+        return cosine
+    _VERIFIED.add(key)
+    return None
+
+
 def load_onnx_model(
     backend: str, model_dir: str | Path, root: str | Path | None = None
 ) -> OnnxSentenceTransformer:
-    """``backend``'s model for ``model_dir`` (exported into the cache first if needed).
+    """``backend``'s model for ``model_dir`` (exported into the cache first if needed),
+    verified: it must reproduce the torch encoder on :data:`PROBE_TEXTS` within
+    :data:`PROBE_MIN_COSINE`. A cached model that does not (planted, or built from other
+    weights) is removed with a warning and built again.
 
     Raises:
         ValueError: for a backend other than ``"onnx"`` and ``"onnx-int8"``.
         ModuleNotFoundError: without the ``onnx`` extra's packages.
+        UnverifiedModelError: if even a fresh build does not reproduce torch's embeddings.
     """
     _require("onnxruntime", check_backend(backend))
-    return OnnxSentenceTransformer(exported_model(backend, model_dir, root), model_dir, backend)
+    model_dir = Path(model_dir)
+    path = exported_model(backend, model_dir, root)
+    model = OnnxSentenceTransformer(path, model_dir, backend)
+    cosine = _verified(model, model_dir)
+    if cosine is None:
+        return model
+    warnings.warn(
+        f"the cached {backend} model {path} does not reproduce the torch encoder (least "
+        f"cosine {cosine:.4f} on {len(PROBE_TEXTS)} probe texts, at least "
+        f"{PROBE_MIN_COSINE[backend]} needed): it is not used, and is built again",
+        UserWarning,
+        stacklevel=2,
+    )
+    shutil.rmtree(path.parent, ignore_errors=True)
+    if backend == "onnx-int8":  # quantised from the onnx export: that one verified first
+        load_onnx_model("onnx", model_dir, root)
+    path = exported_model(backend, model_dir, root)
+    model = OnnxSentenceTransformer(path, model_dir, backend)
+    cosine = _verified(model, model_dir)
+    if cosine is not None:
+        raise UnverifiedModelError(
+            f"the {backend} model built from {model_dir} does not reproduce the torch "
+            f"encoder (least probe cosine {cosine:.4f}); use encoder_backend='torch'"
+        )
+    return model

@@ -75,11 +75,16 @@ def judge_encoder(encoder, encoder_backend: str | None) -> tuple[object, str]:
     return encoder, backend
 
 
-def backend_suffix(backend: str) -> str:
-    """``",encoder_backend=<name>,onnxruntime=<version>"`` for a fingerprint; empty for
-    torch, so the default judges keep the fingerprints they had before the ONNX
-    backends (torch's version is in the scorer's reproducibility string)."""
+def backend_suffix(backend: str, encoder=None) -> str:
+    """``",encoder_backend=<name>,onnxruntime=<version>"`` for a fingerprint, then
+    ``",onnx_model=sha256:<16 hex digits>"``, the digest of the model file the encoder
+    runs (:attr:`~editf1.judges.onnx_encoder.OnnxSentenceTransformer.digest`), where it
+    has one; empty for torch, so the default judges keep the fingerprints they had
+    before the ONNX backends (torch's version is in the scorer's reproducibility
+    string)."""
     if backend == "torch":
         return ""
     runtime = installed_versions("onnxruntime")["onnxruntime"]
-    return f",encoder_backend={backend},onnxruntime={runtime}"
+    digest = getattr(getattr(encoder, "model", None), "digest", None)
+    model = f",onnx_model={digest}" if digest else ""
+    return f",encoder_backend={backend},onnxruntime={runtime}{model}"

@@ -234,7 +234,7 @@ class EmbeddingContentJudge(ContentJudge):
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
             f"threshold={self.threshold},window={self.window}{margin}"
-            f"{backend_suffix(self.encoder_backend)})"
+            f"{backend_suffix(self.encoder_backend, self.encoder)})"
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:

@@ -99,7 +99,7 @@ class EmbeddingThemeJudge(ThemeJudge):
     def fingerprint(self) -> str:
         return (
             f"embedding-theme({self.encoder.name},logreg:{self._digest}"
-            f"{backend_suffix(self.encoder_backend)})"
+            f"{backend_suffix(self.encoder_backend, self.encoder)})"
         )
 
     def features(self, sentences: Sequence[str]) -> np.ndarray:
