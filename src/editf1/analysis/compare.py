@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from editf1.aggregate import CorpusAccumulator, micro_prf, pair_counts
+from editf1.inputs import describe
 from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
-from editf1.inputs import describe
 
 __all__ = [
     "METRICS",

@@ -41,7 +41,6 @@ onnxscript for the export).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import importlib
 import json
@@ -55,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from editf1.caches import cached, on_clear
 from editf1.privacy import telemetry_off
 from editf1.versions import installed_versions
 
@@ -451,7 +451,7 @@ class UnverifiedModelError(RuntimeError):
     """A freshly built model does not reproduce the torch encoder on the probe texts."""
 
 
-@functools.cache
+@cached(maxsize=4)
 def _torch_probe(model_dir: str) -> np.ndarray:
     """The torch encoder's unit embeddings of :data:`PROBE_TEXTS`, (P, d) float32."""
     from sentence_transformers import SentenceTransformer
@@ -469,6 +469,7 @@ def probe_cosine(model: OnnxSentenceTransformer, model_dir: str | Path) -> float
 
 #: Digests of the models that passed :func:`probe_cosine`, per backend, this process.
 _VERIFIED: set[tuple[str, str]] = set()
+on_clear(_VERIFIED.clear)
 
 
 def _verified(model: OnnxSentenceTransformer, model_dir: Path) -> float | None:

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from editf1.inputs import check_fraction
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
@@ -69,7 +70,6 @@ from editf1.judges.generative.prompts import (
 )
 from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
-from editf1.inputs import check_fraction
 
 __all__ = [
     "SNAP_MIN_SIMILARITY",

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from editf1.caches import cached
+from editf1.inputs import check_fraction, read_bool
 from editf1.judges import options_key
 from editf1.judges.base import (
     ContentJudge,
@@ -75,7 +76,6 @@ from editf1.judges.generative.scoring import Item, score_options, score_options_
 from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
-from editf1.inputs import check_fraction, read_bool
 
 __all__ = [
     "DECISION_WINDOW",
