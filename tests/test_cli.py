@@ -660,3 +660,27 @@ def test_several_reply_columns_name_the_bad_column(tmp_path, capsys):
     assert main(["score", str(source), *FAST, "--reference-field", "r1",
                  "--reference-field", "r1"]) == 2  # fmt: skip
     assert "names a column twice" in capsys.readouterr().err
+
+
+def test_an_error_in_one_process_share_is_reported_by_that_process(monkeypatch, capsys):
+    """Under several processes only the main one reports errors, except an error of one
+    process's own share (ProcessError): that process names itself, on one line."""
+    import editf1.cli.scoring
+    from editf1.cli.conventions import ProcessError
+
+    def fails(args):
+        raise ProcessError("process 1 of 2", OSError(5, "Input/output error", "share-1.jsonl"))
+
+    monkeypatch.setattr(editf1.cli.scoring, "_score", fails)
+    monkeypatch.setenv("RANK", "1")  # not the main process
+    assert main(["score"]) == 2
+    assert capsys.readouterr().err == (
+        "edit-f1: error: process 1 of 2: share-1.jsonl: Input/output error\n"
+    )
+    monkeypatch.setattr(editf1.cli.scoring, "_score", _shared_error)
+    assert main(["score"]) == 2
+    assert capsys.readouterr().err == ""  # a shared error: the main process reports it
+
+
+def _shared_error(args):
+    raise ValueError("a bad option")

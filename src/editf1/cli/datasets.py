@@ -1,5 +1,5 @@
-"""Command-line glue for datasets: ``edit-f1 score --dataset ...`` and
-``edit-f1 export-dataset``. Imports nothing heavy until a command runs.
+"""The dataset commands of ``edit-f1``: ``export-dataset``, and the dataset options of
+``edit-f1 score --dataset ...`` (and ``draft``). Imports nothing heavy until a command runs.
 
 edit-f1 score --dataset oncqa --config edited --data-dir ../shared/data/oncqa
 edit-f1 score --dataset kqa --data-dir ../shared/data/kqa          # default config, test
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, builder_class
 
-__all__ = ["add_builder_options", "add_export_dataset", "dataset_rows"]
+__all__ = ["add_builder_options", "add_commands", "dataset_rows"]
 
 #: CLI option dest -> builder config field.
 _OPTIONS = {
@@ -202,8 +202,8 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     return name, rows
 
 
-def add_export_dataset(commands) -> None:
-    """The ``export-dataset`` subcommand."""
+def add_commands(commands) -> None:
+    """Register ``export-dataset`` on the ``edit-f1`` subparsers."""
     p = commands.add_parser(
         "export-dataset",
         help="write a Hub-ready dataset folder (data files + dataset card)",

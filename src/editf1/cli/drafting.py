@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["add_drafting_commands", "add_generator_options", "generator_from_args"]
+from editf1.cli.conventions import check_outputs, human_stream
+
+__all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
 
 def add_generator_options(p) -> None:
@@ -73,7 +75,7 @@ def generator_from_args(args):
     )
 
 
-def add_drafting_commands(commands) -> None:
+def add_commands(commands) -> None:
     """Register ``draft`` on the ``edit-f1`` subparsers."""
     p = commands.add_parser(
         "draft",
@@ -117,10 +119,8 @@ def add_drafting_commands(commands) -> None:
 
 
 def _draft(args) -> int:
-    import sys
-
     from editf1.drafting.baselines import draft_rows
-    from editf1.io import JsonlWriter, check_output_path, read_rows, same_file
+    from editf1.io import JsonlWriter, read_rows
 
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
@@ -128,10 +128,7 @@ def _draft(args) -> int:
         from editf1.cli.progress import silence_progress_bars
 
         silence_progress_bars()
-    check_output_path(args.output, "-o")
-    for source in (args.input, args.examples):
-        if source is not None and str(args.output) != "-" and same_file(args.output, source):
-            raise ValueError(f"-o {args.output} would overwrite the input file {source}")
+    check_outputs([("-o", args.output)], [args.input, args.examples])
     fields = [args.message_field, args.reference_field]
     if args.input:
         rows = read_rows(args.input, fields, args.input_format)
@@ -163,7 +160,7 @@ def _draft(args) -> int:
     with JsonlWriter(args.output) as write:
         for row in drafts:
             write(row)
-    human = sys.stderr if str(args.output) == "-" else sys.stdout
+    human = human_stream(args.output)
     print(f"{len(drafts)} {args.strategy} draft(s) of {len(rows)} row(s)", file=human)
     print(f"score them with: edit-f1 score {args.output}", file=human)
     return 0

@@ -1,6 +1,7 @@
-"""The judge commands of ``edit-f1``: ``agreement``, ``cards``, ``train-judge llm-*``,
-and the ``--*-judge-option`` flags (registered by :mod:`editf1.cli.main`).
+"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``cards`` and
+``push-judge``, and the ``--*-judge-option`` flags every command that loads a judge takes.
 
+edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
     --content-judge-option adapter=adapters/smollm2-kqa-content
@@ -16,16 +17,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = [
-    "add_agreement",
-    "add_cards",
-    "add_judge_option_arguments",
-    "add_llm_training_arguments",
-    "add_push_judge",
-    "judge_options",
-    "parse_option",
-    "train_llm_judge",
-]
+from editf1.cli.conventions import check_outputs, human_stream, is_stdio, write_json
+
+__all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse_option"]
+
+
+def add_commands(commands) -> None:
+    """Register ``train-judge``, ``agreement``, ``cards`` and ``push-judge`` on the
+    ``edit-f1`` subparsers."""
+    _add_train_judge(commands)
+    _add_agreement(commands)
+    _add_cards(commands)
+    _add_push_judge(commands)
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -102,7 +105,7 @@ def _lora_flags() -> dict[str, object]:
     return {f.metadata["flag"]: f for f in fields(LoraTraining) if "flag" in f.metadata}
 
 
-def add_llm_training_arguments(p) -> None:
+def _add_llm_training_arguments(p) -> None:
     """Flags of ``train-judge llm-content|llm-theme``: ``--base``, ``--device`` and the
     :class:`~editf1.training.lora_config.LoraTraining` fields that have a flag, whose
     help and default come from the field (defaults: Buckley et al.'s)."""
@@ -128,13 +131,69 @@ def _llm_training_options() -> dict[str, str | None]:
     return {"base": None, **lora, "device": None}
 
 
-def reject_llm_training_options(args) -> None:
+def _reject_llm_training_options(args) -> None:
     """Refuse llm-only flags on the embedded judges (never drop an option silently)."""
     given = [
         f"--{k.replace('_', '-')}" for k in _llm_training_options() if getattr(args, k) is not None
     ]
     if given:
         raise ValueError(f"{', '.join(given)} apply to llm-content / llm-theme only")
+
+
+def _add_train_judge(commands) -> None:
+    from editf1.training.lora_config import defaults_text
+
+    p = commands.add_parser(
+        "train-judge",
+        help="fit or LoRA-tune a judge on labelled data and report its agreement",
+        description="embedding-theme: logistic regression on the shipped theme sentences "
+        "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
+        "physician labels (--data folder with NLI_medical_annotator.csv); llm-content / "
+        f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
+        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
+    )
+    p.add_argument(
+        "judge", choices=["embedding-theme", "embedding-content", "llm-content", "llm-theme"]
+    )
+    p.add_argument("--data", type=Path, help="training data (see above)")
+    p.add_argument(
+        "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    _add_llm_training_arguments(p)
+    p.set_defaults(run=_train_judge)
+
+
+def _train_judge(args) -> int:
+    from editf1.training import classifiers
+
+    if args.judge.startswith("llm-"):
+        return _train_llm_judge(args)
+    _reject_llm_training_options(args)
+    check_outputs([("-o", args.output)], [args.data])
+    if args.judge == "embedding-theme":
+        if args.data:
+            from editf1.io import read_rows
+
+            rows = read_rows(args.data, ["text", "theme"], "jsonl")
+            texts, themes = [r["text"] for r in rows], [r["theme"] for r in rows]
+        else:
+            texts, themes = classifiers.load_theme_sentences()
+        params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
+        report = params["cross_validation"]
+    else:
+        from editf1.validation.labelled import kqa_content_items
+
+        if args.data is None:
+            raise ValueError("train-judge embedding-content needs --data (K-QA folder)")
+        params = classifiers.calibrate_content_judge(kqa_content_items(args.data), seed=args.seed)
+        report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
+    write_json(args.output, params, indent=1)
+    human = human_stream(args.output)
+    print(json.dumps(report, indent=2), file=human)
+    if not is_stdio(args.output):
+        print(f"wrote {args.output}", file=human)
+    return 0
 
 
 def _content_items(args):
@@ -146,7 +205,7 @@ def _content_items(args):
     return read_content_items(path), f"content labels {path.name}"
 
 
-def train_llm_judge(args) -> int:
+def _train_llm_judge(args) -> int:
     """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report,
     and write the adapter folder's model card (:mod:`editf1.cards`)."""
     from editf1.cards import adapter_card_spec, write_card
@@ -190,7 +249,7 @@ def train_llm_judge(args) -> int:
     return 0
 
 
-def add_agreement(commands) -> None:
+def _add_agreement(commands) -> None:
     """Register ``edit-f1 agreement content|theme|labels``."""
     p = commands.add_parser(
         "agreement",
@@ -318,7 +377,7 @@ def _agreement(args) -> int:
     return 0
 
 
-def add_cards(commands) -> None:
+def _add_cards(commands) -> None:
     """Register ``edit-f1 cards``."""
     p = commands.add_parser(
         "cards",
@@ -332,7 +391,7 @@ def add_cards(commands) -> None:
     p.set_defaults(run=_cards)
 
 
-def add_push_judge(commands) -> None:
+def _add_push_judge(commands) -> None:
     """Register ``edit-f1 push-judge FOLDER ORG/NAME``."""
     p = commands.add_parser(
         "push-judge",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
-__all__ = ["add_training_commands"]
+__all__ = ["add_commands"]
 
 
 def _add_scoring_options(p) -> None:
@@ -63,8 +63,8 @@ def _reward(args):
     )
 
 
-def add_training_commands(commands) -> None:
-    """Register this module's commands on the ``edit-f1`` subparsers."""
+def add_commands(commands) -> None:
+    """Register ``preference-pairs`` on the ``edit-f1`` subparsers."""
     _add_preference_pairs(commands)
 
 

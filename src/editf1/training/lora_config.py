@@ -3,7 +3,7 @@
 Each field carries its default and a help text (``field(metadata={"help": ...})``, as
 peft's ``LoraConfig`` does); fields with a ``"flag"`` are also ``edit-f1 train-judge``
 options, whose help is built from the same metadata
-(:func:`editf1.cli.judges.add_llm_training_arguments`). Kept apart from
+(``edit-f1 train-judge --help``, :mod:`editf1.cli.judges`). Kept apart from
 :mod:`editf1.training.lora` so that building the command's parser imports nothing heavy.
 
 The defaults are Buckley et al.'s ("Scaling Clinical Judgment to Evaluate Medical AI",

@@ -1,0 +1,207 @@
+"""``edit-f1 report`` and ``edit-f1 iap``: scored runs read back (:mod:`editf1.analysis`).
+
+edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
+edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from editf1.cli.conventions import check_outputs, human_stream, is_stdio, write_json
+
+__all__ = ["add_commands"]
+
+
+def add_commands(commands) -> None:
+    """Register ``report`` and ``iap`` on the ``edit-f1`` subparsers."""
+    _add_report(commands)
+    _add_iap(commands)
+
+
+def _add_report(commands) -> None:
+    p = commands.add_parser(
+        "report",
+        help="HTML and Markdown report with plots and paired CIs from scored runs",
+        description="Reads the per-row JSONL of one or more `edit-f1 score` runs and writes "
+        "report.html (self-contained), report.md and PNG plots: per-theme F1, theme "
+        "proportions beside the clinicians', per-pair F1 histograms, and for runs scored "
+        "against the same references the paired bootstrap difference in edit-F1 with its "
+        "95% CI and p-value.",
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        type=Path,
+        help="per-row JSONL files of edit-f1 score; each must hold a complete run",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="a system's name, once per run in order (default: the file name)",
+    )
+    p.add_argument(
+        "--summary",
+        action="append",
+        type=Path,
+        default=[],
+        help="the run's --summary-json file, once per run in order (optional; checked)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=Path("report"),
+        help="folder to write (its other files are kept)",
+    )
+    p.add_argument("--title", default="edit-F1 report")
+    p.add_argument(
+        "--case-pattern",
+        help="regex whose first group is a pair's case, for the bootstrap: pairs of one "
+        "case are drawn together, e.g. '(.+)-\\d+' for OncQA ids <case>-<n>",
+    )
+    p.add_argument("--n-resamples", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_report)
+
+
+def _report(args) -> int:
+    from editf1.analysis.compare import case_pattern, load_run
+    from editf1.analysis.report import write_report
+
+    for option, values in (("--name", args.name), ("--summary", args.summary)):
+        if values and len(values) != len(args.runs):
+            raise ValueError(f"give {option} once per run ({len(args.runs)}), got {len(values)}")
+    from editf1.io import check_output_path
+
+    check_output_path(args.output, "-o", folder=True)
+    names = args.name or [None] * len(args.runs)
+    summaries = args.summary or [None] * len(args.runs)
+    runs = [load_run(path, name, summary=s) for path, name, s in zip(args.runs, names, summaries)]
+    for path, run in zip(args.runs, runs):
+        _check_complete_run(path, run)
+    files = write_report(
+        runs,
+        args.output,
+        protect=[*args.runs, *args.summary],
+        title=args.title,
+        cases=case_pattern(args.case_pattern) if args.case_pattern else None,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+    )
+    print(f"wrote {files.html}")
+    print(f"wrote {files.markdown}")
+    for figure in files.figures:
+        print(f"wrote {figure}")
+    return 0
+
+
+def _check_complete_run(path: Path, run) -> None:
+    """Refuse a per-row file that is not a whole run of ``edit-f1 score``.
+
+    ``edit-f1 score`` writes rows 0, 1, ..., n-1 in order, each line ending in a line
+    break, and the file appears only once the run is complete (:mod:`editf1.io`); a file
+    cut short or missing rows (e.g. copied from an interrupted run) fails these checks,
+    and one cut at a line break fails the check against ``--summary`` (its ``n_pairs``
+    and figures, :func:`editf1.analysis.compare.load_run`).
+
+    Raises:
+        ValueError: naming the file and the first row out of place.
+    """
+    rows = [pair.row for pair in run.pairs]
+    for k, row in enumerate(rows):
+        if row != k:
+            raise ValueError(
+                f"{path}: pair {k + 1} is row {row}, expected row {k}: not the per-row file "
+                "of a complete edit-f1 score run"
+            )
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) != b"\n":
+            raise ValueError(f"{path}: the last line is cut short: not a complete run")
+
+
+def _add_iap(commands) -> None:
+    p = commands.add_parser(
+        "iap",
+        help="inter-annotator predictability: clinicians' replies scored on each other",
+        description="For every message answered by two or more clinicians, scores each "
+        "reply as the draft for every other reply (each ordered pair) and micro-averages "
+        "(Seegmiller et al. 2026, §4.2, Table 11): the human ceiling for edit-F1.",
+    )
+    p.add_argument(
+        "input", nargs="?", type=Path, help="JSONL or CSV: one reply per row; - reads stdin"
+    )
+    p.add_argument("--dataset", choices=["oncqa"], help="OncQA stage-1 replies (stage1.csv)")
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument("--group-field", default="message_id", help="column naming the message")
+    p.add_argument("--reference-field", default="reference", help="column holding a reply")
+    p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL; - for stdout")
+    p.add_argument(
+        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+    )
+    p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
+    p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
+    p.add_argument("--n-resamples", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_iap)
+
+
+def _iap(args) -> int:
+    from editf1.analysis.inter_annotator import inter_annotator_predictability
+    from editf1.io import JsonlWriter, read_rows
+    from editf1.scorer import EditF1Scorer
+
+    if bool(args.input) == bool(args.dataset):
+        raise ValueError("iap: give an input file or --dataset oncqa (one of them)")
+    outputs = [("-o", args.output), ("--summary-json", args.summary_json)]
+    check_outputs(outputs, [args.input, args.data_dir])
+    if args.dataset:
+        from editf1.builders.readers import oncqa_rows
+
+        if args.data_dir is None:
+            raise ValueError("iap --dataset oncqa needs --data-dir (folder of the CSVs)")
+        rows = oncqa_rows(args.data_dir, "own_reply")
+        group_field, reference_field = "case_id", "reference"
+    else:
+        group_field, reference_field = args.group_field, args.reference_field
+        rows = read_rows(args.input, [group_field, reference_field], args.input_format)
+    replies: dict[str, list] = {}
+    for row in rows:
+        replies.setdefault(str(row[group_field]), []).append(row[reference_field])
+    scorer = EditF1Scorer(
+        content_judge=args.content_judge,
+        theme_judge=None if args.theme_judge == "none" else args.theme_judge,
+    )
+    iap = inter_annotator_predictability(
+        scorer, replies, n_resamples=args.n_resamples, seed=args.seed
+    )
+    human = human_stream(args.output, args.summary_json)
+    print(
+        f"inter-annotator predictability on {iap.n_messages} message(s) with two or more "
+        f"replies ({iap.n_ordered_pairs} ordered pairs; {len(iap.single_reply_messages)} "
+        "message(s) with one reply not scored)",
+        file=human,
+    )
+    print(f"  content  precision {iap.precision}  recall {iap.recall}  F1 {iap.f1}", file=human)
+    if iap.theme_f1 is not None:
+        c = iap.corpus.theme
+        print(
+            f"  themes   precision {c.precision:.3f}  recall {c.recall:.3f}  F1 {iap.theme_f1}",
+            file=human,
+        )
+    print("  [95% bootstrap CI over messages]", file=human)
+    if args.output:
+        with JsonlWriter(args.output) as write:
+            for pair in iap.corpus.pairs:
+                write(pair.to_dict())
+        if not is_stdio(args.output):
+            print(f"  per-pair results: {args.output}", file=human)
+    if args.summary_json:
+        write_json(args.summary_json, iap.summary())
+        if not is_stdio(args.summary_json):
+            print(f"  summary: {args.summary_json}", file=human)
+    return 0

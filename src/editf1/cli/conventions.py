@@ -1,0 +1,78 @@
+"""What every ``edit-f1`` command does alike, apart from errors (:mod:`editf1.cli.main`):
+``-`` is a standard stream, human-readable text goes to standard error when standard
+output is an output, and outputs are checked before any work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+__all__ = ["ProcessError", "check_outputs", "human_stream", "is_stdio", "write_json"]
+
+
+class ProcessError(ValueError):
+    """An error of one process of several, in its own share of the work: that process
+    reports it (errors before the work is shared are reported by the main process).
+
+    Attributes:
+        where: which process, e.g. ``"process 1 of 2"``.
+        error: the error it met.
+    """
+
+    def __init__(self, where: str, error: BaseException) -> None:
+        super().__init__(f"{where}: {error}")
+        self.where, self.error = where, error
+
+
+def is_stdio(path) -> bool:
+    """Whether an input or output path is ``-`` (:data:`editf1.io.STDIO`)."""
+    from editf1.io import STDIO
+
+    return path is not None and str(path) == STDIO
+
+
+def human_stream(*outputs) -> TextIO:
+    """Where human-readable text goes: standard error when an output is standard output."""
+    return sys.stderr if any(is_stdio(path) for path in outputs) else sys.stdout
+
+
+def check_outputs(outputs: list[tuple[str, Path | None]], inputs=()) -> None:
+    """Before any work: every output file can be written and is neither an input (nor a
+    file inside an input folder) nor another output, by file identity; at most one is
+    standard output.
+
+    Args:
+        outputs: ``(option, path or None)`` pairs, e.g. ``[("-o", args.output)]``.
+        inputs: input files and folders (``None`` and ``-`` are skipped).
+
+    Raises:
+        ValueError: naming the option and the path.
+    """
+    from editf1.io import check_output_path, is_inside, same_file
+
+    given = [(label, path) for label, path in outputs if path is not None]
+    to_stdout = [label for label, path in given if is_stdio(path)]
+    if len(to_stdout) > 1:
+        raise ValueError(f"{' and '.join(to_stdout)} cannot both be - (standard output)")
+    sources = [source for source in inputs if source is not None and not is_stdio(source)]
+    for k, (label, path) in enumerate(given):
+        check_output_path(path, label)
+        for source in sources:
+            in_folder = os.path.isdir(source) and os.path.isfile(path)
+            if same_file(path, source) or (in_folder and is_inside(path, source)):
+                raise ValueError(f"{label} {path} would overwrite the input file {source}")
+        for other_label, other in given[:k]:
+            if same_file(path, other):
+                raise ValueError(f"{label} {path} and {other_label} {other} are the same file")
+
+
+def write_json(path: Path, value, indent: int = 2) -> None:
+    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``)."""
+    from editf1.io import atomic_output
+
+    with atomic_output(path) as handle:
+        handle.write(json.dumps(value, indent=indent) + "\n")

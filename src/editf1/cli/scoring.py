@@ -1,0 +1,283 @@
+"""``edit-f1 score``: drafts scored against clinician replies by
+:class:`editf1.scorer.EditF1Scorer`, in one process or in shares across several
+(``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`).
+
+edit-f1 score                       # the demo set shipped with the package
+edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
+edit-f1 score --dataset oncqa --config own_reply --data-dir ../shared/data/oncqa
+edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON out
+"""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import nullcontext
+from pathlib import Path
+
+from editf1.cli.conventions import (
+    ProcessError,
+    check_outputs,
+    human_stream,
+    is_stdio,
+    write_json,
+)
+
+__all__ = ["DEFAULT_RUNS", "add_commands", "reference_fields"]
+
+#: Where ``edit-f1 score`` writes per-row results without ``-o``.
+DEFAULT_RUNS = Path("runs")
+
+
+def add_commands(commands) -> None:
+    """Register ``score`` on the ``edit-f1`` subparsers."""
+    _add_score(commands)
+
+
+def _zero_division(value: str):
+    if value == "warn":
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {value!r}") from None
+
+
+def _add_score(commands) -> None:
+    p = commands.add_parser(
+        "score",
+        help="score drafts against clinician replies; writes per-row JSONL, prints a summary",
+        description="Score every (draft, clinician reply) row. Without an input file, "
+        "scores the demo set shipped with the package.",
+    )
+    p.add_argument(
+        "input",
+        nargs="?",
+        type=Path,
+        help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
+    )
+    p.add_argument("--demo", action="store_true", help="score the shipped demo set")
+    p.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
+        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    p.add_argument("--config", help="the dataset's config (default: its default config)")
+    p.add_argument("--split", help="the split to score (default: test, or the only split)")
+    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument(
+        "--prediction-field",
+        default="prediction",
+        help="column holding the LLM draft (default: prediction)",
+    )
+    p.add_argument(
+        "--reference-field",
+        action="append",
+        metavar="FIELD",
+        help="column holding the clinician reply (default: reference). In JSON Lines it may "
+        "hold a list of replies (several clinicians); given several times, each draft is "
+        "scored against every one of those columns: its best-matching reply is the pair, "
+        "and the summary adds all_references",
+    )
+    p.add_argument(
+        "--id-field",
+        help="column holding the row id (default: 'id' where the rows have one); ids must "
+        "be unique",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        help="per-row JSONL (default: runs/<name>.edit_f1.jsonl); - for standard output",
+    )
+    p.add_argument(
+        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+    )
+    p.add_argument(
+        "--content-judge", default="embedding", help="embedding (default), exact, llm or server"
+    )
+    p.add_argument(
+        "--theme-judge", default="embedding", help="embedding (default), llm, server or none"
+    )
+    from editf1.cli.judges import add_judge_option_arguments
+
+    add_judge_option_arguments(p)
+    p.add_argument(
+        "--include-other", action="store_true", help="count the theme Other in theme-level scores"
+    )
+    p.add_argument(
+        "--zero-division",
+        default="warn",
+        type=_zero_division,
+        help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
+    )
+    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument(
+        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bars (also those of model downloads and loading)",
+    )
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
+    )
+    from editf1.cli.datasets import add_builder_options
+
+    add_builder_options(p)
+    p.set_defaults(run=_score)
+
+
+def reference_fields(args) -> list[str]:
+    """The ``--reference-field`` columns given (default ``["reference"]``), each once.
+
+    Raises:
+        ValueError: for a column named twice.
+    """
+    fields = args.reference_field or ["reference"]
+    if len(set(fields)) < len(fields):
+        raise ValueError(f"--reference-field names a column twice: {fields}")
+    return fields
+
+
+def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
+    """(name, rows, prediction field, reference fields, id field) for the score command."""
+    if args.input and (args.demo or args.dataset):
+        raise ValueError("give an input file or --demo/--dataset, not both")
+    id_field = args.id_field or "id"
+    refs = reference_fields(args)
+    if args.input:
+        from editf1.io import read_rows
+
+        rows = read_rows(args.input, [args.prediction_field, *refs], args.input_format)
+        name = "stdin" if is_stdio(args.input) else args.input.stem
+        return name, rows, args.prediction_field, refs, id_field
+    if args.dataset:
+        from editf1.cli.datasets import dataset_rows
+
+        name, rows = dataset_rows(args, refs)
+        return name, rows, args.prediction_field, refs, id_field
+    from editf1.builders.readers import demo_rows
+
+    return "demo", demo_rows(), "prediction", ["reference"], id_field
+
+
+def _score(args) -> int:
+    from editf1.cli.summary import format_summary
+    from editf1.inputs import check_rows
+    from editf1.io import JsonlWriter
+    from editf1.scorer import EditF1Scorer
+
+    state = _process_state(args)  # None under one process
+    main_process = state is None or state.is_main_process
+    progress = not (args.no_progress or args.quiet) and main_process
+    if not progress:
+        from editf1.cli.progress import silence_progress_bars
+
+        silence_progress_bars()
+    inputs = [args.input, args.data_dir]
+    check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
+    with nullcontext() if state is None else state.main_process_first():
+        name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
+    output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
+    check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
+    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
+        raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
+
+    def reference(row):
+        return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
+
+    checked = check_rows(  # several reply columns: each is named in its own messages
+        ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows),
+        prediction_field=pred,
+        reference_field=refs[0] if len(refs) == 1 else refs,
+    )
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {args.limit}")
+        checked = checked[: args.limit]
+    from editf1.cli.judges import judge_options
+
+    content_options = judge_options(args.content_judge_option)
+    theme_options = judge_options(args.theme_judge_option)
+    if args.theme_judge == "none" and theme_options:
+        raise ValueError("--theme-judge-option given with --theme-judge none")
+    try:
+        scorer = EditF1Scorer(
+            content_judge=args.content_judge,
+            theme_judge=None if args.theme_judge == "none" else args.theme_judge,
+            content_judge_options=content_options,
+            theme_judge_options=theme_options,
+            include_other=args.include_other,
+            zero_division=args.zero_division,
+            batch_size=args.batch_size,
+            progress=progress,
+        )
+    except TypeError as error:  # the judges' answer to an option they do not take
+        if not (content_options or theme_options):
+            raise
+        raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
+    if state is None:
+        with JsonlWriter(output) as write:
+            result = scorer.score_stream(
+                checked, total=len(checked), sink=lambda pair: write(pair.to_dict())
+            )
+    else:
+        run = _score_sharded(state, scorer, checked, output)
+        if run is None:  # not the main process: it wrote its share, the main one the rest
+            return 0
+        result = run.result
+    summary = result.summary()
+    human = human_stream(output, args.summary_json)
+    if not args.quiet:
+        print(format_summary(summary), file=human)
+        if state is not None:
+            shares = " + ".join(map(str, run.pairs_per_process))
+            print(f"  judged by {state.num_processes} processes: {shares} pairs", file=human)
+        print(f"  per-row results: {'standard output' if is_stdio(output) else output}", file=human)
+    if args.summary_json:
+        write_json(args.summary_json, summary)
+        if not (args.quiet or is_stdio(args.summary_json)):
+            print(f"  summary: {args.summary_json}", file=human)
+    return 0
+
+
+def _as_id(value):
+    return None if value is None else str(value)
+
+
+def _process_state(args):
+    """accelerate's ``PartialState`` under ``torchrun`` / ``accelerate launch`` with
+    several processes, else ``None`` (and nothing of accelerate is imported).
+
+    Every process reads and checks all rows (cheap beside judging): a bad row fails the
+    same way in each, and the main process alone reports it.
+
+    Raises:
+        ValueError: for standard input or output, which several processes cannot share.
+    """
+    from editf1.integrations.distributed import process_state, several_processes
+
+    if not several_processes():
+        return None
+    if is_stdio(args.input) or is_stdio(args.output):
+        raise ValueError(
+            "several processes cannot share standard input or output: give files (input, -o)"
+        )
+    return process_state()
+
+
+def _score_sharded(state, scorer, rows, output: Path):
+    """Each process judges its contiguous share of ``rows``; the main process writes
+    ``output`` in input order and returns the :class:`ShardedRun` (others ``None``)."""
+    from editf1.integrations.distributed import score_across_processes
+
+    try:
+        return score_across_processes(scorer, rows, output, state=state)
+    except (ValueError, OSError) as error:
+        if state.is_main_process:
+            raise
+        where = f"process {state.process_index} of {state.num_processes}"
+        raise ProcessError(where, error) from error
