@@ -1,7 +1,9 @@
-"""prf, zero_division and CorpusAccumulator: micro averages computed by hand."""
+"""prf, zero_division, aggregate and CorpusAccumulator (add, merge, result): micro
+averages computed by hand."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -10,10 +12,14 @@ import pytest
 
 from editf1.aggregate import (
     CorpusAccumulator,
+    NonLatinTextWarning,
     UndefinedMetricWarning,
+    UnusableJudgementWarning,
+    aggregate,
     check_zero_division,
     prf,
 )
+from editf1.count import count_themes
 from editf1.results import PRF, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.themes import CLINICAL_THEMES, THEMES
@@ -21,16 +27,36 @@ from editf1.themes import CLINICAL_THEMES, THEMES
 EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
 
 
-def pair(em, ea, ed, *, ref_themes=None, pred_themes=None, aligned=(), unusable=(0, 0)):
+def pair(
+    em,
+    ea,
+    ed,
+    *,
+    aligned=None,
+    pred_themes=(),
+    unusable=(0, 0),
+    row=0,
+    themes_scored=CLINICAL_THEMES,
+    texts=("x", "x"),
+):
     """A PairResult with the given counts; ``aligned`` is [(theme, status)] per
-    reference sentence; themes None means no theme judge."""
+    reference sentence and ``pred_themes`` the draft sentences' themes (counted with
+    :func:`count_themes`); ``aligned=None`` means no theme judge (then EM sentences
+    match and EA do not). ``texts`` are the reply's and the draft's sentence text."""
+    statuses = aligned or [(None, "match")] * em + [(None, "no_match")] * ea
     alignment = tuple(
-        SentenceAlignment(Sentence("x", 0, 1), status, None, None, theme)
-        for theme, status in aligned
+        SentenceAlignment(Sentence(texts[0], 0, 1), status, None, None, theme)
+        for theme, status in statuses
     )
-    themed = ref_themes is not None
+    themed = aligned is not None
+    theme_counts = None
+    if themed:
+        theme_counts = count_themes(
+            [t for t, _ in aligned], list(pred_themes), [s == "match" for _, s in aligned],
+            themes_scored,
+        )  # fmt: skip
     return PairResult(
-        row=0,
+        row=row,
         id=None,
         expected_matches=em,
         expected_additions=ea,
@@ -38,11 +64,10 @@ def pair(em, ea, ed, *, ref_themes=None, pred_themes=None, aligned=(), unusable=
         content=prf(em, ed, ea),
         alignment=alignment,
         expected_deletion_sentences=(),
-        prediction_sentences=(),
+        prediction_sentences=(Sentence(texts[1], 0, 1),) * (em + ed > 0),
         prediction_sentence_themes=(),
-        reference_themes=frozenset(ref_themes or ()),
-        prediction_themes=frozenset(pred_themes or ()),
-        theme=PRF(0.0, 0.0, 0.0) if themed else None,
+        theme_counts=theme_counts,
+        theme=prf(*theme_counts.as_tuple()) if themed else None,
         unusable_judgements=unusable[0],
         unusable_theme_judgements=unusable[1],
     )
@@ -147,12 +172,19 @@ def test_micro_average_two_pairs_differs_from_macro():
     assert result.f1 != pytest.approx(macro)
 
 
-def test_corpus_precision_undefined_warns_and_is_zero():
+def test_corpus_precision_undefined_warns_once_naming_the_row_and_is_zero():
     acc = CorpusAccumulator(CLINICAL_THEMES)
     acc.add(pair(0, 2, 0))  # an empty draft
-    with pytest.warns(UndefinedMetricWarning, match="corpus precision"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = acc.result("test")
+    # the row is named; the corpus-level warning would repeat it
+    assert [str(w.message).split(" is undefined")[0] for w in caught] == [
+        "precision (prediction has no sentence; theme scores too)"
+    ]
+    assert "1 row(s) [0]" in str(caught[0].message)
     assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
+    assert result.empty_predictions == 1
 
 
 def test_corpus_warning_can_be_left_to_the_caller():
@@ -192,32 +224,38 @@ def test_keep_pairs_false_keeps_none_and_unusable_are_summed():
 # ---------------------------------------------------------------- themes
 
 
-def themed_corpus(themes_scored=CLINICAL_THEMES):
-    acc = CorpusAccumulator(themes_scored)
-    # pair A: reply {MAE, MPI, CP, Other}, draft {MAE, MPI, LOG, Other}
-    acc.add(
+def themed_pairs(themes_scored=CLINICAL_THEMES):
+    scored = {"themes_scored": themes_scored}
+    return [
+        # pair A: reply {MAE, MPI, CP, Other}, draft {MAE, MPI, LOG, Other}
         pair(
             3,
             1,
             2,
-            ref_themes={MAE, MPI, CP, "Other"},
-            pred_themes={MAE, MPI, LOG, "Other"},
             aligned=[("Other", "match"), (MAE, "match"), (MPI, "match"), (CP, "no_match")],
-        )
-    )
-    # pair B: reply {EMP, MPI}, draft {MPI, Other}
-    acc.add(
+            pred_themes=[MAE, MPI, LOG, "Other", MPI],
+            row=0,
+            **scored,
+        ),
+        # pair B: reply {EMP, MPI}, draft {MPI, Other}
         pair(
             1,
             1,
             2,
-            ref_themes={EMP, MPI},
-            pred_themes={MPI, "Other"},
             aligned=[(EMP, "no_match"), (MPI, "match")],
-        )
-    )
-    # pair C: reply {MPI}, draft {} (nothing clinical)
-    acc.add(pair(0, 2, 0, ref_themes={MPI}, pred_themes=set(), aligned=[(MPI, "unusable")] * 2))
+            pred_themes=[MPI, "Other", None],
+            row=1,
+            **scored,
+        ),
+        # pair C: reply {MPI}, draft {} (nothing clinical)
+        pair(0, 2, 0, aligned=[(MPI, "unusable")] * 2, row=2, **scored),
+    ]
+
+
+def themed_corpus(themes_scored=CLINICAL_THEMES):
+    acc = CorpusAccumulator(themes_scored)
+    for p in themed_pairs(themes_scored):
+        acc.add(p)
     return acc
 
 
@@ -291,8 +329,8 @@ def test_other_is_not_in_clinical_per_theme_figures():
 def test_pair_counts_and_micro_prf_re_aggregate_like_the_accumulator():
     from editf1.aggregate import micro_prf, pair_counts
 
-    a = pair(2, 1, 1, ref_themes={MAE, CP}, pred_themes={MAE, LOG})
-    b = pair(0, 2, 0, ref_themes={EMP}, pred_themes=set())
+    a = pair(2, 1, 1, aligned=[(MAE, "match"), (CP, "no_match")], pred_themes=[MAE, LOG])
+    b = pair(0, 2, 0, aligned=[(EMP, "no_match"), (EMP, "no_match")])
     np.testing.assert_array_equal(pair_counts([a, b], "content"), [[2, 1, 1], [0, 0, 2]])
     # themes: a tp MAE, fp LOG, fn CP; b fn EMP
     np.testing.assert_array_equal(pair_counts([a, b], "theme"), [[1, 1, 1], [0, 0, 1]])
@@ -305,3 +343,136 @@ def test_pair_counts_and_micro_prf_re_aggregate_like_the_accumulator():
         pair_counts([pair(1, 0, 0)], "theme")
     with pytest.raises(ValueError, match="level must be"):
         pair_counts([a], "sentence")
+
+
+# ---------------------------------------------------------------- aggregate, merge
+
+
+def test_aggregate_sums_hand_made_pairs():
+    pairs = themed_pairs()
+    seen = []
+    result = aggregate(
+        pairs, themes_scored=CLINICAL_THEMES, zero_division=0.0, reproducibility="r",
+        keep_pairs=True, sink=seen.append,
+    )  # fmt: skip
+    # EM 3+1+0 = 4, EA 1+1+2 = 4, ED 2+2+0 = 4: P 4/8, R 4/8, F1 1/2
+    assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
+        4,
+        4,
+        4,
+    )
+    assert (result.precision, result.recall, result.f1) == (0.5, 0.5, 0.5)
+    # themes, as in test_theme_micro_over_pair_theme_decisions: tp 3, fp 1, fn 3
+    assert result.theme.precision == pytest.approx(3 / 4) and result.theme.recall == 0.5
+    assert seen == pairs == result.pairs and result.reproducibility == "r"
+    assert result.empty_predictions == 1 and result.all_references is None  # pair C
+    assert aggregate(pairs, themes_scored=CLINICAL_THEMES, reproducibility="r").pairs is None
+
+
+def test_aggregate_with_several_replies_sums_every_reply_too():
+    reply_a, reply_b = pair(1, 1, 0, row=0), pair(1, 0, 1, row=0)
+    best = dataclasses.replace(reply_a, best_reference=0, per_reference=(reply_a, reply_b))
+    result = aggregate([best, pair(2, 0, 0, row=1)], themes_scored=CLINICAL_THEMES,
+                       reproducibility="r")  # fmt: skip
+    # best replies: EM 1+2, EA 1+0, ED 0+0: P 1, R 3/4
+    assert (result.precision, result.recall) == (1.0, 0.75)
+    # every (draft, reply) pair: EM 1+1+2 = 4, EA 1+0+0 = 1, ED 0+1+0 = 1: P 4/5, R 4/5
+    every = result.all_references
+    assert every.n_pairs == 3 and (every.precision, every.recall) == (0.8, 0.8)
+
+
+def rank_accumulators():
+    """Two processes' accumulators of hand-made pairs: rows 0-1, then rows 2-4."""
+    first, second = CorpusAccumulator(CLINICAL_THEMES), CorpusAccumulator(CLINICAL_THEMES)
+    first.add(pair(2, 1, 1, row=0, aligned=[(MAE, "match"), (MAE, "match"), (CP, "no_match")],
+                   pred_themes=[MAE, LOG]))  # fmt: skip
+    first.add(pair(0, 1, 0, row=1, aligned=[(MPI, "no_match")]))  # empty draft
+    second.add(pair(1, 0, 2, row=2, aligned=[(MPI, "match")], pred_themes=[MPI, None]))
+    second.add(pair(0, 2, 0, row=3, aligned=[(EMP, "no_match"), (EMP, "no_match")]))  # empty
+    second.add(pair(3, 0, 0, row=4, aligned=[(CP, "match")] * 3, pred_themes=[CP],
+                    unusable=(0, 1)))  # fmt: skip
+    return first, second
+
+
+def test_two_rank_merge_by_hand():
+    first, second = rank_accumulators()
+    first.merge(second)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        merged = first.result("r")
+    # content: EM 2+0+1+0+3 = 6, EA 1+1+0+2+0 = 4, ED 1+0+2+0+0 = 3
+    assert (merged.expected_matches, merged.expected_additions, merged.expected_deletions) == (
+        6,
+        4,
+        3,
+    )
+    # P = 6/9, R = 6/10, F1 = 2*6/(2*6+4+3) = 12/19
+    assert merged.precision == pytest.approx(2 / 3)
+    assert merged.recall == pytest.approx(0.6)
+    assert merged.f1 == pytest.approx(12 / 19)
+    # themes per pair (tp, fp, fn): row 0 {MAE, CP} vs {MAE, LOG}: (1, 1, 1); row 1 {MPI}
+    # vs {}: (0, 0, 1); row 2 {MPI} vs {MPI}: (1, 0, 0); row 3 {EMP} vs {}: (0, 0, 1);
+    # row 4 {CP} vs {CP}: (1, 0, 0). Sum (3, 1, 3): P 3/4, R 3/6, F1 6/10
+    assert (merged.theme.precision, merged.theme.recall, merged.theme.f1) == (0.75, 0.5, 0.6)
+    # CP: replies 0 and 4, draft 4: tp 1, fn 1; reply sentences 1 + 3, matched 0 + 3
+    cp = merged.per_theme[CP]
+    assert (cp.reference_count, cp.prediction_count, cp.recall) == (2, 1, 0.5)
+    assert (cp.reference_sentences, cp.content_recall) == (4, 0.75)
+    assert merged.per_theme[MAE].reference_sentences == 2  # two MAE sentences in row 0
+    assert (merged.n_pairs, merged.empty_predictions, merged.unusable_theme_judgements) == (5, 2, 1)
+    # one warning of each kind, naming the rows by their input numbers across ranks: the
+    # empty drafts of rows 1 (first rank) and 3 (second), the unusable label of row 4
+    assert [w.category for w in caught] == [UndefinedMetricWarning, UnusableJudgementWarning]
+    assert (
+        "precision (prediction has no sentence; theme scores too) is undefined (zero "
+        "denominator) for 2 row(s) [1, 3]" in str(caught[0].message)
+    )
+    assert "1 unusable theme judgement(s) in 1 row(s) (first: [4])" in str(caught[1].message)
+
+
+def test_merged_accumulators_equal_one_accumulator_of_every_pair():
+    first, second = rank_accumulators()
+    whole = CorpusAccumulator(CLINICAL_THEMES)
+    for p in [*first.pairs, *second.pairs]:
+        whole.add(p)
+    first.merge(second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert first.result("r").summary() == whole.result("r").summary()
+    assert [p.row for p in first.pairs] == [0, 1, 2, 3, 4]
+
+
+def test_only_the_process_that_warns_warns():
+    first, second = rank_accumulators()
+    first.merge(second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first.result("r", warn=False)  # another process: the same figures, no warning
+
+
+def test_merge_refuses_other_themes_or_policies():
+    with pytest.raises(ValueError, match="cannot merge"):
+        CorpusAccumulator(CLINICAL_THEMES).merge(CorpusAccumulator(THEMES))
+    with pytest.raises(ValueError, match="cannot merge"):
+        CorpusAccumulator(CLINICAL_THEMES).merge(CorpusAccumulator(CLINICAL_THEMES, 0.0))
+
+
+def test_a_warning_names_the_first_ten_rows_across_merges():
+    first, second = CorpusAccumulator(CLINICAL_THEMES), CorpusAccumulator(CLINICAL_THEMES)
+    for row in range(12):
+        (second if row % 2 else first).add(pair(0, 1, 0, row=row))  # empty drafts
+    second.merge(first)  # merged out of order: the rows are still named in order
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        second.result("r")
+    assert "for 12 row(s) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]" in str(caught[0].message)
+
+
+def test_text_outside_latin_script_is_warned_naming_the_judges():
+    rows = [pair(1, 0, 0, row=0), pair(1, 0, 0, row=1, texts=("请多喝水。", "x"))]
+    with pytest.warns(NonLatinTextWarning) as caught:
+        aggregate(rows, themes_scored=CLINICAL_THEMES, reproducibility="r",
+                  judges="content: exact-sentence-match; theme: none")  # fmt: skip
+    message = str(caught[0].message)
+    assert message.startswith("1 row(s) (first: [1])")
+    assert "the judges in use (content: exact-sentence-match; theme: none)" in message
+    assert "请" not in message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from editf1.count import count_content
+from editf1.count import count_content, count_themes
 from editf1.judges.base import ContentJudgement
 from editf1.segment import Sentence
 
@@ -172,3 +172,32 @@ def test_nothing_matched_every_draft_sentence_is_a_deletion(splitter):
     assert counts.deletions == tuple(sentences)
     # "Hi Ann,", "You can: 1.", "Rest.", "Ice the knee.", "Elevate it", "Call us."
     assert counts.expected_deletions == 6
+
+
+# ---------------------------------------------------------------- themes
+
+
+def test_count_themes_by_hand():
+    clinical = ("Logistics", "Care coordination", "Contingency planning")
+    counts = count_themes(
+        ["Logistics", "Logistics", "Care coordination", "Other", None],
+        ["Care coordination", "Contingency planning", "Other", None],
+        [True, False, False, True, True],
+        clinical,
+    )
+    # reply {Logistics, Care coordination}, draft {Care coordination, Contingency planning}
+    assert counts.reference_themes == {"Logistics", "Care coordination"}
+    assert counts.prediction_themes == {"Care coordination", "Contingency planning"}
+    assert counts.as_tuple() == (1, 1, 1)
+    # two Logistics sentences (one matched), one Care coordination; Other is not scored
+    assert counts.reference_sentences == {"Logistics": 2, "Care coordination": 1}
+    assert counts.matched_sentences == {"Logistics": 1}
+    with_other = count_themes(["Other"], ["Other"], [True], (*clinical, "Other"))
+    assert with_other.as_tuple() == (1, 0, 0) and with_other.matched_sentences == {"Other": 1}
+
+
+def test_count_themes_of_texts_without_a_scored_theme():
+    counts = count_themes([None, "Other"], [], [False, False], ("Logistics",))
+    assert counts.as_tuple() == (0, 0, 0) and counts.reference_sentences == {}
+    with pytest.raises(ValueError):  # one match flag per reply sentence
+        count_themes(["Logistics"], [], [], ("Logistics",))

@@ -18,7 +18,6 @@ from editf1.aggregate import UndefinedMetricWarning
 from editf1.cli.main import main
 from editf1.inputs import check_rows
 from editf1.integrations.distributed import (
-    aggregate_pairs,
     renumbered,
     score_across_processes,
     share_of,
@@ -94,7 +93,7 @@ def test_merged_shares_equal_one_process(scorer):
     assert [p.row for p in pairs] == [0, 1, 2, 3, 4]
     assert [p.row for p in pairs[2].per_reference] == [2, 2]
     with pytest.warns(UndefinedMetricWarning) as merged_warnings:
-        merged = aggregate_pairs(scorer, pairs, keep_pairs=True)
+        merged = scorer.aggregate(pairs, keep_pairs=True)
     assert merged.summary() == whole.summary()
     assert [p.to_dict() for p in merged.pairs] == [p.to_dict() for p in whole.pairs]
     # The empty draft is row 3 (the second share's first row), named as in one process.
@@ -110,6 +109,24 @@ def test_merged_shares_equal_one_process(scorer):
         5,
         2,
     )
+
+
+def test_merged_share_accumulators_equal_one_process(scorer):
+    """What the training callback gathers: each share's summed counts, not its pairs."""
+    with pytest.warns(UndefinedMetricWarning) as one_warnings:
+        whole = scorer.score([p for _, p, _ in ROWS], [r for _, _, r in ROWS], ids=list("abcde"))
+    rows, merged = check_rows(ROWS), scorer.accumulator()
+    for k in range(2):
+        share = share_of(FakeState(k, 2), len(rows))
+        mine = scorer.accumulator()
+        for pair in scorer.iter_pairs(rows[share.start : share.stop]):
+            mine.add(renumbered(pair, share.start))
+        merged.merge(mine)
+    with pytest.warns(UndefinedMetricWarning) as merged_warnings:
+        result = merged.result(scorer.reproducibility, judges=scorer.judges)
+    assert result.summary() == whole.summary() and result.pairs is None
+    assert result.all_references.summary() == whole.all_references.summary()
+    assert [str(w.message) for w in merged_warnings] == [str(w.message) for w in one_warnings]
 
 
 def test_one_process_writes_the_output_and_leaves_no_shards(scorer, tmp_path):

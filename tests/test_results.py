@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -35,6 +36,14 @@ def test_counts_as_tp_fp_fn(scorer):
     pair = scorer.score(["Rest today. Eat well."], ["Rest today. Call us."]).pairs[0]
     assert pair.content_counts == (1, 1, 1)  # EM, ED, EA
     assert pair.theme_counts.as_tuple() == (1, 0, 1)  # planning in both; contingency missed
+    # stored as the scorer counted them (a field, not recounted on access)
+    assert "theme_counts" in {f.name for f in dataclasses.fields(pair)}
+    assert pair.theme_counts.reference_sentences == {
+        "Medical planning instruction": 1,
+        "Contingency planning": 1,
+    }
+    assert pair.theme_counts.matched_sentences == {"Medical planning instruction": 1}
+    assert pair.reference_themes is pair.theme_counts.reference_themes
     no_themes = EditF1Scorer(content_judge="exact", theme_judge=None)
     assert no_themes.score(["Rest."], ["Rest."]).pairs[0].theme_counts is None
 

@@ -584,5 +584,8 @@ def test_rows_outside_latin_script_get_one_warning_naming_them(content_only):
     assert len(found) == 1
     message = str(found[0].message)
     assert message.startswith("3 row(s) (first: [1, 2, 3])") and "20%" in message
+    # the judges in use, not the embedded judges' encoder whatever judges there are
+    assert "(content: exact-sentence-match; theme: none)" in message
+    assert "MiniLM" not in message
     # names rows, never quotes their text
     assert not any(word in message for word in ("कृपया", "请", "Позвоните", "Wang"))

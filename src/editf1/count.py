@@ -11,7 +11,9 @@ given the content judge's answer for every reference sentence,
 
 Theme level (§3.2): the set of scored themes in the draft predicts the set in the
 reply; :func:`count_themes` gives the true positives (themes in both), false positives
-(draft only) and false negatives (reply only) of one pair.
+(draft only) and false negatives (reply only) of one pair, and the reply sentences of
+each theme with those matched (Table 14). It is the only place theme counts are made:
+the pair stores them (:class:`~editf1.results.ThemeCounts`), aggregation sums them.
 
 A span is removed by blanking its characters, so offsets into the draft stay valid.
 What is left is split inside each of the draft's own sentences, so the words left on
@@ -22,13 +24,15 @@ glued to the next sentence ("I think [you should rest.] Call us." leaves two).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from editf1.judges.base import ContentJudgement, ThemeJudgement
+from editf1.results import ThemeCounts
 from editf1.segment import Sentence, SentenceSplitter
 
-__all__ = ["ContentCounts", "ThemeCounts", "count_content", "count_themes", "themes_present"]
+__all__ = ["ContentCounts", "count_content", "count_themes", "themes_present"]
 
 
 @dataclass(frozen=True)
@@ -105,25 +109,6 @@ def count_content(
     )
 
 
-@dataclass(frozen=True)
-class ThemeCounts:
-    """Theme-level counts of one pair (Seegmiller et al. §3.2).
-
-    Attributes:
-        true_positives: scored themes in both the reply and the draft, an int >= 0.
-        false_positives: scored themes in the draft only.
-        false_negatives: scored themes in the reply only.
-    """
-
-    true_positives: int
-    false_positives: int
-    false_negatives: int
-
-    def as_tuple(self) -> tuple[int, int, int]:
-        """``(tp, fp, fn)``, the order :func:`editf1.aggregate.prf` takes."""
-        return self.true_positives, self.false_positives, self.false_negatives
-
-
 def themes_present(
     judgements: Sequence[ThemeJudgement | None], themes_scored: Collection[str]
 ) -> frozenset[str]:
@@ -138,21 +123,44 @@ def themes_present(
 
 
 def count_themes(
-    reference_themes: Collection[str], prediction_themes: Collection[str]
+    reference_labels: Sequence[str | None],
+    prediction_labels: Sequence[str | None],
+    matched: Sequence[bool],
+    themes_scored: Collection[str],
 ) -> ThemeCounts:
-    """Theme true/false positives and false negatives of one pair (§3.2).
+    """Theme counts of one pair (§3.2): which scored themes reply and draft have, the
+    true positives (in both), false positives (draft only) and false negatives (reply
+    only), and each theme's reply sentences with those matched (Table 14).
 
     Args:
-        reference_themes: the scored themes present in the reply.
-        prediction_themes: the scored themes present in the draft.
+        reference_labels: the theme of each reply sentence (``None`` where the theme
+            judge gave none, which counts as no theme).
+        prediction_labels: the theme of each draft sentence.
+        matched: for each reply sentence, whether the content judge matched it.
+        themes_scored: the themes counted: the 8 clinical ones, or all 9 with Other.
 
     Returns:
-        :class:`ThemeCounts`.
+        :class:`~editf1.results.ThemeCounts`.
 
-    >>> count_themes({"Logistics", "Care coordination"}, {"Logistics", "Contingency planning"})
-    ThemeCounts(true_positives=1, false_positives=1, false_negatives=1)
+    >>> c = count_themes(
+    ...     ["Logistics", "Care coordination", "Other"],
+    ...     ["Logistics", "Contingency planning", None],
+    ...     [True, False, True],
+    ...     {"Logistics", "Care coordination", "Contingency planning"},
+    ... )
+    >>> c.as_tuple(), sorted(c.reference_themes), c.reference_sentences, c.matched_sentences
+    ((1, 1, 1), ['Care coordination', 'Logistics'], {'Logistics': 1, 'Care coordination': 1}, \
+{'Logistics': 1})
     """
-    reference, prediction = set(reference_themes), set(prediction_themes)
+    reference = frozenset(t for t in reference_labels if t in themes_scored)
+    prediction = frozenset(t for t in prediction_labels if t in themes_scored)
+    scored = [(t, m) for t, m in zip(reference_labels, matched, strict=True) if t in themes_scored]
     return ThemeCounts(
-        len(reference & prediction), len(prediction - reference), len(reference - prediction)
+        reference_themes=reference,
+        prediction_themes=prediction,
+        true_positives=len(reference & prediction),
+        false_positives=len(prediction - reference),
+        false_negatives=len(reference - prediction),
+        reference_sentences=dict(Counter(t for t, _ in scored)),
+        matched_sentences=dict(Counter(t for t, m in scored if m)),
     )

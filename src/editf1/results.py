@@ -7,12 +7,12 @@ expected deletions, and every sentence's theme.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from editf1.count import ThemeCounts, count_themes
 from editf1.segment import Sentence
 
-__all__ = ["PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeScore"]
+__all__ = ["PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeCounts", "ThemeScore"]
 
 
 @dataclass(frozen=True)
@@ -72,12 +72,45 @@ class SentenceAlignment:
 
 
 @dataclass(frozen=True)
+class ThemeCounts:
+    """What the theme labels of one pair count (Seegmiller et al. §3.2; Tables 5, 14 and
+    15), over the scored themes: made once by :func:`editf1.count.count_themes`, stored
+    in :attr:`PairResult.theme_counts` and summed by :mod:`editf1.aggregate`.
+
+    Attributes:
+        reference_themes: the scored themes in the reply.
+        prediction_themes: the scored themes in the draft.
+        true_positives: scored themes in both, an int >= 0.
+        false_positives: scored themes in the draft only.
+        false_negatives: scored themes in the reply only.
+        reference_sentences: scored theme -> reply sentences labelled with it (themes
+            with none are left out).
+        matched_sentences: scored theme -> those of them the content judge matched.
+    """
+
+    reference_themes: frozenset[str]
+    prediction_themes: frozenset[str]
+    true_positives: int
+    false_positives: int
+    false_negatives: int
+    reference_sentences: Mapping[str, int] = field(default_factory=dict, hash=False)
+    matched_sentences: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        """``(tp, fp, fn)``, the order :func:`editf1.aggregate.prf` takes."""
+        return self.true_positives, self.false_positives, self.false_negatives
+
+
+@dataclass(frozen=True)
 class PairResult:
     """Scores and alignment of one (prediction, reference) pair.
 
     ``content`` is precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1 of
     Seegmiller et al.). ``theme`` compares the set of themes in the draft with the set
     in the reply (§3.2); it is ``None`` without a theme judge.
+
+    ``theme_counts`` holds the theme counts behind ``theme`` (:class:`ThemeCounts`, made
+    by :func:`editf1.count.count_themes`); ``None`` without a theme judge.
 
     With several replies for one draft, the pair is the draft against its best-matching
     reply (highest content F1; ties go to higher recall, then the earlier reply):
@@ -96,8 +129,7 @@ class PairResult:
     expected_deletion_sentences: tuple[Sentence, ...]
     prediction_sentences: tuple[Sentence, ...]
     prediction_sentence_themes: tuple[str | None, ...]
-    reference_themes: frozenset[str]
-    prediction_themes: frozenset[str]
+    theme_counts: ThemeCounts | None
     theme: PRF | None
     unusable_judgements: int = 0
     unusable_theme_judgements: int = 0
@@ -111,12 +143,14 @@ class PairResult:
         return self.expected_matches, self.expected_deletions, self.expected_additions
 
     @property
-    def theme_counts(self) -> ThemeCounts | None:
-        """Theme (tp, fp, fn) from the scored themes of reply and draft (§3.2), or
-        ``None`` without a theme judge."""
-        if self.theme is None:
-            return None
-        return count_themes(self.reference_themes, self.prediction_themes)
+    def reference_themes(self) -> frozenset[str]:
+        """The scored themes in the reply (empty without a theme judge)."""
+        return self.theme_counts.reference_themes if self.theme_counts else frozenset()
+
+    @property
+    def prediction_themes(self) -> frozenset[str]:
+        """The scored themes in the draft (empty without a theme judge)."""
+        return self.theme_counts.prediction_themes if self.theme_counts else frozenset()
 
     @property
     def mean(self) -> PRF | None:
@@ -229,6 +263,8 @@ class CorpusResult:
         all_references: with several replies per draft, the micro-averaged scores over
             every (draft, reply) pair, so that every clinician's reply counts once (the
             result itself is over each draft's best-matching reply); else ``None``.
+        empty_predictions: drafts with no sentence (their precision is undefined and
+            takes the ``zero_division`` value).
     """
 
     n_pairs: int
@@ -244,6 +280,7 @@ class CorpusResult:
     reproducibility: str
     pairs: list[PairResult] | None = field(default=None, repr=False)
     all_references: CorpusResult | None = None
+    empty_predictions: int = 0
 
     @property
     def precision(self) -> float:

@@ -9,7 +9,6 @@ the CLI, the demo and the training callback are thin shells over it.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 
@@ -17,13 +16,15 @@ from tqdm.auto import tqdm
 
 from editf1.aggregate import (
     CorpusAccumulator,
+    NonLatinTextWarning,
+    UnusableJudgementWarning,
     ZeroDivision,
+    aggregate,
     check_zero_division,
     prf,
-    warn_undefined,
 )
 from editf1.caches import on_clear
-from editf1.count import count_content, count_themes, themes_present
+from editf1.count import count_content, count_themes
 from editf1.inputs import CheckedRows, Row, check_option, check_pairs, check_rows
 from editf1.judges import (
     ContentJudge,
@@ -36,21 +37,12 @@ from editf1.judges import (
 )
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
-from editf1.segment import NON_LATIN_LIMIT, SentenceSplitter, non_latin_share
+from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.versions import installed_versions
 
+# the warnings live with the aggregation that issues them; importable from here too
 __all__ = ["EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "cached_scorer"]
-
-
-class UnusableJudgementWarning(UserWarning):
-    """A judge produced output that could not be used; see ``unusable_judgements``."""
-
-
-class NonLatinTextWarning(UserWarning):
-    """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
-    its letters outside Latin script (:func:`editf1.segment.non_latin_share`), which the
-    embedded judges' English encoder barely reads."""
 
 
 class EditF1Scorer:
@@ -205,67 +197,52 @@ class EditF1Scorer:
             sink: called with each :class:`PairResult` in row order (e.g. to write JSONL).
 
         Returns:
-            The corpus result; issues one warning for all undefined pair scores and
-            one for unusable judge outputs.
+            The corpus result: :meth:`iter_pairs` followed by :meth:`aggregate`, which
+            issues each warning once, naming the rows.
 
         Raises:
             InputError: for the first batch with bad rows (rows before it are scored).
         """
-        accumulator = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
-        every_reply = CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs=False)
-        several_replies = False
-        empty_rows, themeless_rows, unusable_rows = [], [], []
-        non_latin_rows = []
-        for pair in self.iter_pairs(rows, total=total):
-            accumulator.add(pair)
-            several_replies |= bool(pair.per_reference)
-            for reply in pair.per_reference or (pair,):
-                every_reply.add(reply)
-            if pair.content.undefined:  # an empty draft: its theme scores are named with it
-                empty_rows.append(pair.row)
-            elif pair.theme is not None and pair.theme.undefined:
-                themeless_rows.append(pair.row)
-            if pair.unusable_judgements or pair.unusable_theme_judgements:
-                unusable_rows.append(pair.row)
-            if _non_latin(pair):
-                non_latin_rows.append(pair.row)
-            if sink is not None:
-                sink(pair)
-        warn_undefined(
-            "precision (prediction has no sentence; theme scores too)",
-            empty_rows,
-            self.zero_division,
+        pairs = self.iter_pairs(rows, total=total)
+        return self.aggregate(pairs, keep_pairs=keep_pairs, sink=sink)
+
+    @property
+    def judges(self) -> str:
+        """The judges' fingerprints, as warnings name them."""
+        theme = self.theme_judge.fingerprint if self.theme_judge else "none"
+        return f"content: {self.content_judge.fingerprint}; theme: {theme}"
+
+    def accumulator(self, *, keep_pairs: bool = False) -> CorpusAccumulator:
+        """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs
+        (its scored themes and ``zero_division``): one per process to merge; call its
+        ``result(scorer.reproducibility, judges=scorer.judges)``."""
+        return CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
+
+    def aggregate(
+        self,
+        pairs: Iterable[PairResult],
+        *,
+        keep_pairs: bool = False,
+        sink: Callable[[PairResult], None] | None = None,
+        warn: bool = True,
+    ) -> CorpusResult:
+        """:func:`editf1.aggregate.aggregate` of pairs this scorer judged (here or in other
+        processes, renumbered to their input rows), with its scored themes,
+        ``zero_division``, reproducibility string and judges.
+
+        Raises:
+            ValueError: for no pairs.
+        """
+        return aggregate(
+            pairs,
+            themes_scored=self.themes_scored,
+            zero_division=self.zero_division,
+            reproducibility=self.reproducibility,
+            judges=self.judges,
+            keep_pairs=keep_pairs,
+            sink=sink,
+            warn=warn,
         )
-        warn_undefined(
-            "theme precision or recall (prediction or reference has none of the scored themes)",
-            themeless_rows,
-            self.zero_division,
-        )
-        if unusable_rows:
-            warnings.warn(
-                f"the judges produced {accumulator.unusable} unusable content and "
-                f"{accumulator.unusable_theme} unusable theme judgement(s) in "
-                f"{len(unusable_rows)} row(s) (first: {unusable_rows[:10]}); they count as "
-                "NO MATCH / no theme and are reported as unusable_judgements",
-                UnusableJudgementWarning,
-                stacklevel=2,
-            )
-        if non_latin_rows:
-            warnings.warn(
-                f"{len(non_latin_rows)} row(s) (first: {non_latin_rows[:10]}) have a draft or "
-                f"reply with more than {NON_LATIN_LIMIT:.0%} of its letters outside Latin "
-                "script; the embedded judges' encoder (all-MiniLM-L6-v2) is English: their "
-                "themes for these rows are unreliable, and their content matches rest on "
-                "shared words only",
-                NonLatinTextWarning,
-                stacklevel=2,
-            )
-        # corpus precision is undefined only if every row's is: those rows were named above
-        result = accumulator.result(self.reproducibility, warn=not empty_rows)
-        if several_replies:
-            all_references = every_reply.result(self.reproducibility, warn=False)
-            result = dataclasses.replace(result, all_references=all_references)
-        return result
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
         """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.
@@ -347,12 +324,15 @@ class EditF1Scorer:
                 request.reference_sentences, judgements, reference_labels
             )
         )
-        theme_prf, reference_themes, prediction_themes, unusable_themes = None, set(), set(), 0
+        theme_prf, theme_counts, unusable_themes = None, None, 0
         if self.theme_judge is not None:
-            reference_themes = themes_present(reference_labels, self.themes_scored)
-            prediction_themes = themes_present(prediction_labels, self.themes_scored)
             unusable_themes = sum(not j.usable for j in (*reference_labels, *prediction_labels))
-            theme_counts = count_themes(reference_themes, prediction_themes)
+            theme_counts = count_themes(
+                [j.theme for j in reference_labels],
+                [j.theme for j in prediction_labels],
+                [j.status == "match" for j in judgements],
+                self.themes_scored,
+            )
             theme_prf = prf(*theme_counts.as_tuple(), self.zero_division)
         notes = []
         if content.undefined:
@@ -373,8 +353,7 @@ class EditF1Scorer:
             expected_deletion_sentences=counts.deletions,
             prediction_sentences=request.prediction_sentences,
             prediction_sentence_themes=tuple(j.theme if j else None for j in prediction_labels),
-            reference_themes=frozenset(reference_themes),
-            prediction_themes=frozenset(prediction_themes),
+            theme_counts=theme_counts,
             theme=theme_prf,
             unusable_judgements=counts.unusable,
             unusable_theme_judgements=unusable_themes,
@@ -411,16 +390,6 @@ def cached_scorer(**options) -> EditF1Scorer:
             _cached.clear()
             _cached[key] = scorer
     return scorer
-
-
-def _non_latin(pair: PairResult) -> bool:
-    """Whether the draft or a reply of ``pair`` (its sentences) has more than
-    :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script."""
-    texts = [" ".join(s.text for s in pair.prediction_sentences)] + [
-        " ".join(a.reference.text for a in reply.alignment)
-        for reply in pair.per_reference or (pair,)
-    ]
-    return any(non_latin_share(text) > NON_LATIN_LIMIT for text in texts)
 
 
 def _best_of(group: list[PairResult]) -> PairResult:

@@ -2,7 +2,7 @@
 
 ``edit-f1 score`` writes one JSON object per pair (:meth:`PairResult.to_dict`).
 :func:`load_run` reads such a file back into :class:`~editf1.results.PairResult`
-objects and re-aggregates them with :class:`~editf1.aggregate.CorpusAccumulator`, so a
+objects and re-aggregates them with :func:`editf1.aggregate.aggregate`, so a
 report shows exactly the figures the scorer printed.
 
 :func:`compare_runs` answers "does system B really need fewer edits than system A?"
@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.aggregate import CorpusAccumulator, micro_prf, pair_counts
+from editf1.aggregate import aggregate, micro_prf, pair_counts
+from editf1.count import count_themes
 from editf1.inputs import describe
 from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
@@ -77,7 +78,10 @@ def pair_result_from_dict(d: dict) -> PairResult:
     """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output.
 
     The inverse of ``to_dict`` except for ``PRF.undefined`` (which ratios took the
-    zero-division value), which the per-pair ``warnings`` still name.
+    zero-division value), which the per-pair ``warnings`` still name. The theme counts
+    are counted again from the sentences' themes (:func:`editf1.count.count_themes`),
+    over the 9 themes where the pair's themes include Other, else the 8 clinical ones
+    (a sentence labelled Other counts only where Other was scored).
 
     Raises:
         KeyError: naming a missing field.
@@ -85,6 +89,27 @@ def pair_result_from_dict(d: dict) -> PairResult:
     """
     _check_numbers(d)
     has_themes = "theme_f1" in d
+    alignment = tuple(
+        SentenceAlignment(
+            reference=_sentence(a["reference_sentence"]),
+            status=a["status"],
+            match=_sentence(a["match"]) if a["match"] else None,
+            score=a["score"],
+            theme=a["theme"],
+            judge_output=a.get("judge_output"),
+        )
+        for a in d["alignment"]
+    )
+    prediction_themes = tuple(s.get("theme") for s in d["prediction_sentences"])
+    theme_counts = None
+    if has_themes:
+        other = OTHER in {*d.get("reference_themes", ()), *d.get("prediction_themes", ())}
+        theme_counts = count_themes(
+            [a.theme for a in alignment],
+            prediction_themes,
+            [a.status == "match" for a in alignment],
+            THEMES if other else CLINICAL_THEMES,
+        )
     return PairResult(
         row=d["row"],
         id=d.get("id"),
@@ -92,22 +117,11 @@ def pair_result_from_dict(d: dict) -> PairResult:
         expected_additions=d["expected_additions"],
         expected_deletions=d["expected_deletions"],
         content=PRF(d["precision"], d["recall"], d["f1"]),
-        alignment=tuple(
-            SentenceAlignment(
-                reference=_sentence(a["reference_sentence"]),
-                status=a["status"],
-                match=_sentence(a["match"]) if a["match"] else None,
-                score=a["score"],
-                theme=a["theme"],
-                judge_output=a.get("judge_output"),
-            )
-            for a in d["alignment"]
-        ),
+        alignment=alignment,
         expected_deletion_sentences=tuple(map(_sentence, d["expected_deletion_sentences"])),
         prediction_sentences=tuple(map(_sentence, d["prediction_sentences"])),
-        prediction_sentence_themes=tuple(s.get("theme") for s in d["prediction_sentences"]),
-        reference_themes=frozenset(d.get("reference_themes", ())),
-        prediction_themes=frozenset(d.get("prediction_themes", ())),
+        prediction_sentence_themes=prediction_themes,
+        theme_counts=theme_counts,
         theme=PRF(d["theme_precision"], d["theme_recall"], d["theme_f1"]) if has_themes else None,
         unusable_judgements=d.get("unusable_judgements", 0),
         unusable_theme_judgements=d.get("unusable_theme_judgements", 0),
@@ -196,11 +210,15 @@ def load_run(
         themes = THEMES
     else:
         themes = CLINICAL_THEMES
-    accumulator = CorpusAccumulator(themes, zero_division=0.0, keep_pairs=True)
-    for pair in pairs:
-        accumulator.add(pair)
     reproducibility = (summary or {}).get("reproducibility", "not recorded (no summary given)")
-    result = accumulator.result(reproducibility)
+    result = aggregate(  # the scorer's warnings were issued when the run was scored
+        pairs,
+        themes_scored=themes,
+        zero_division=0.0,
+        reproducibility=reproducibility,
+        keep_pairs=True,
+        warn=False,
+    )
     if summary:
         for key, value in result.summary().items():
             if (

@@ -26,7 +26,6 @@ import contextlib
 import copy
 import json
 import random
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -36,7 +35,6 @@ from transformers import GenerationConfig, TrainerCallback
 
 from editf1.inputs import InputError, check_id, check_pairs, check_reference
 from editf1.integrations.distributed import (
-    aggregate_pairs,
     process_state,
     renumbered,
     several_processes,
@@ -108,12 +106,12 @@ def build_prompt(
     return f"{system_prompt}\n\n{user}\n\nReply:\n"
 
 
-def edit_f1_logs(result: CorpusResult, drafts: Sequence[str], prefix: str) -> dict[str, float]:
+def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
     """The scalars a training loop logs for one scored set of drafts.
 
     Args:
-        result: the scorer's corpus result.
-        drafts: the drafts scored (to count those with no sentence).
+        result: the scorer's corpus result (its ``empty_predictions`` are the drafts
+            with no sentence).
         prefix: key prefix, e.g. ``"eval_"``.
 
     Returns:
@@ -130,12 +128,9 @@ def edit_f1_logs(result: CorpusResult, drafts: Sequence[str], prefix: str) -> di
             "theme_recall": result.theme.recall,
             "theme_f1": result.theme.f1,
         }
-    empty = sum(not p.prediction_sentences for p in result.pairs) if result.pairs else None
-    if empty is None:
-        empty = sum(not d.strip() for d in drafts)
     logs |= {
         "pairs": result.n_pairs,
-        "empty_drafts": empty,
+        "empty_drafts": result.empty_predictions,
         "unusable_judgements": result.unusable_judgements + result.unusable_theme_judgements,
     }
     return {f"{prefix}edit_f1_{k}": float(v) for k, v in logs.items()}
@@ -205,10 +200,11 @@ class EditF1Callback(TrainerCallback):
           ``metric_for_best_model="edit_f1_content_f1"`` works.
         * Under several processes (``torchrun``, ``accelerate launch``; DDP, FSDP,
           DeepSpeed) each process generates and scores a contiguous share of the
-          batches of ``batch_size`` examples; the drafts and per-pair counts are
-          gathered (``accelerate.utils.gather_object``) and every process logs the same
-          figures of all the examples through ``Trainer.log``, whose loggers write on
-          the main process only (``drafts_dir`` too is written by the main process).
+          batches of ``batch_size`` examples; the drafts and each process's summed
+          counts are gathered (``accelerate.utils.gather_object``; the pairs too only
+          with ``drafts_dir``, which the main process writes, so ``last_result.pairs``
+          is ``None`` without it) and every process logs the same figures of all the
+          examples through ``Trainer.log``, whose loggers write on the main process only.
           With greedy decoding the figures are those of one process (batches are the
           same); with ``do_sample`` process k samples from ``seed + k``. Every process
           calls ``generate`` equally often (one with fewer batches repeats its last,
@@ -372,14 +368,17 @@ class EditF1Callback(TrainerCallback):
         self.last_drafts, self.last_result = drafts, result
         if self.drafts_dir is not None and main_process:
             self._write_drafts(result, drafts, step)
-        return edit_f1_logs(result, drafts, self.prefix)
+        return edit_f1_logs(result, self.prefix)
 
     def _evaluate_shared(self, state, model, tokenizer, ids: list[str]):
         """Under N processes: this process generates and scores its contiguous share of
-        the batches (``split_between_processes``), every process gathers all drafts and
-        pairs (``gather_object``) and aggregates them: (drafts, result) of every example,
-        on every process. A process with fewer batches than the first repeats its last
-        one, output dropped, so that every process calls ``generate`` equally often."""
+        the batches (``split_between_processes``) into an accumulator; every process
+        gathers all drafts and every process's accumulator (``gather_object``: counts,
+        and the pairs only with ``drafts_dir``, which the main process writes) and
+        merges them in process order: (drafts, result) of every example, on every
+        process; the main process alone warns, naming examples by their index. A process
+        with fewer batches than the first repeats its last one, output dropped, so that
+        every process calls ``generate`` equally often."""
         from accelerate.utils import gather_object
 
         batches = self._batches()
@@ -393,13 +392,18 @@ class EditF1Callback(TrainerCallback):
         rows = range(first, first + len(drafts))
         references = [self.references[i] for i in rows]
         share = check_pairs(drafts, references, [ids[i] for i in rows], first_row=first)
-        judged = self.scorer.iter_pairs(share)
-        shared = gather_object([(renumbered(p, first), d) for p, d in zip(judged, drafts)])
-        with warnings.catch_warnings():
-            if not state.is_main_process:  # the main process warns, naming the rows
-                warnings.simplefilter("ignore")
-            result = aggregate_pairs(self.scorer, [p for p, _ in shared], keep_pairs=True)
-        return [d for _, d in shared], result
+        keep_pairs = self.drafts_dir is not None
+        mine = self.scorer.accumulator(keep_pairs=keep_pairs)
+        for pair in self.scorer.iter_pairs(share):
+            mine.add(renumbered(pair, first))
+        shares = gather_object([(mine, drafts)])
+        merged = self.scorer.accumulator(keep_pairs=keep_pairs)
+        for accumulator, _ in shares:
+            merged.merge(accumulator)
+        result = merged.result(
+            self.scorer.reproducibility, judges=self.scorer.judges, warn=state.is_main_process
+        )
+        return [d for _, share_drafts in shares for d in share_drafts], result
 
     def _write_drafts(self, result: CorpusResult, drafts: list[str], step: int | None) -> None:
         name = "final" if step is None else f"step-{step}"
@@ -476,7 +480,7 @@ def make_compute_metrics(
             raise ValueError(
                 f"references has {len(replies)} replies for {len(drafts)} generated drafts"
             )
-        return edit_f1_logs(scorer.score(drafts, replies), drafts, "")
+        return edit_f1_logs(scorer.score(drafts, replies), "")
 
     return compute_metrics
 

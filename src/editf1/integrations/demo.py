@@ -117,11 +117,11 @@ def _scores_markdown(pair: PairResult) -> str:
         f"Content: expected matches {pair.expected_matches}, expected additions "
         f"{pair.expected_additions}, expected deletions {pair.expected_deletions}.",
     ]
-    if pair.theme is not None:
-        shared = len(pair.reference_themes & pair.prediction_themes)
+    if (counts := pair.theme_counts) is not None:
         lines[-1] += (
-            f" Themes: {shared} shared, {len(pair.prediction_themes)} in the draft, "
-            f"{len(pair.reference_themes)} in the reply."
+            f" Themes: {counts.true_positives} shared, "
+            f"{counts.true_positives + counts.false_positives} in the draft, "
+            f"{counts.true_positives + counts.false_negatives} in the reply."
         )
     return "\n".join(lines)
 

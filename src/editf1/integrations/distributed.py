@@ -14,12 +14,12 @@ corpus result; the shards are then removed. Memory stays flat: pairs are streame
 through files, never gathered in memory. Across machines the output's folder must be on
 a file system every process sees.
 
-:func:`aggregate_pairs` is the aggregation of
-:meth:`~editf1.scorer.EditF1Scorer.score_stream` (counts, the corpus result with
-``all_references`` for several replies per draft, and its warnings naming rows) over
-pairs judged elsewhere: the main process's merge here, and every process's in the
-training callback (:class:`~editf1.integrations.callback.EditF1Callback`), which gathers
-the pairs with ``accelerate.utils.gather_object``.
+The main process aggregates the pairs read back from the shards with the scorer's own
+step (:meth:`~editf1.scorer.EditF1Scorer.aggregate`, i.e. :func:`editf1.aggregate.aggregate`):
+the counts, ``all_references`` and the warnings naming rows by their input numbers
+(:func:`renumbered`). Where only the corpus scores are needed, processes merge their
+:class:`~editf1.aggregate.CorpusAccumulator` instead of sending pairs (the training
+callback, :class:`~editf1.integrations.callback.EditF1Callback`).
 
 accelerate is imported only when several processes run (the ``llm`` extra installs it;
 ``transformers.Trainer`` needs it too).
@@ -27,14 +27,13 @@ accelerate is imported only when several processes run (the ``llm`` extra instal
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import os
 import pickle
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +44,6 @@ from editf1.scorer import EditF1Scorer
 
 __all__ = [
     "ShardedRun",
-    "aggregate_pairs",
     "process_state",
     "renumbered",
     "score_across_processes",
@@ -116,39 +114,6 @@ def renumbered(pair: PairResult, first_row: int) -> PairResult:
     )
 
 
-def aggregate_pairs(
-    scorer: EditF1Scorer,
-    pairs: Iterable[PairResult],
-    *,
-    keep_pairs: bool = False,
-    sink: Callable[[PairResult], None] | None = None,
-) -> CorpusResult:
-    """The corpus result of pairs judged already (by other processes), exactly as
-    ``scorer.score_stream`` gives it for the same rows.
-
-    The aggregation is ``score_stream``'s own, run with judging replaced by the given
-    pairs: micro-averaged counts (Seegmiller et al. §3.1), ``all_references`` over every
-    (draft, reply) pair where drafts have several replies, the scorer's reproducibility
-    string, and the same warnings (undefined ratios, unusable judgements) naming the
-    pairs' ``row`` numbers.
-
-    Args:
-        scorer: the scorer that judged the pairs (zero-division policy, scored themes).
-        pairs: the pairs in input order, with input row numbers (:func:`renumbered`).
-        keep_pairs: keep every pair in the result.
-        sink: called with each pair, in order (e.g. to write JSONL).
-
-    Returns:
-        :class:`~editf1.results.CorpusResult`.
-
-    Raises:
-        ValueError: for no pairs at all.
-    """
-    replay = copy.copy(scorer)  # shares the judges; only its judging step is replaced
-    replay.iter_pairs = lambda given, **_: iter(given)
-    return replay.score_stream(pairs, keep_pairs=keep_pairs, sink=sink)
-
-
 @dataclass(frozen=True)
 class ShardedRun:
     """What the main process of :func:`score_across_processes` returns.
@@ -197,7 +162,8 @@ def score_across_processes(
     a hidden folder beside ``output``; the main process waits for every process, then
     streams the shards in process order into ``output`` (written atomically, one
     :meth:`~editf1.results.PairResult.to_dict` line per row, as ``edit-f1 score`` writes
-    under one process) and aggregates them (:func:`aggregate_pairs`). The shard folder
+    under one process) and aggregates them (:meth:`~editf1.scorer.EditF1Scorer.aggregate`,
+    warning once with input row numbers). The shard folder
     is removed, whatever happens on the main process.
 
     Args:
@@ -251,7 +217,7 @@ def score_across_processes(
         counts: list[int] = []
         pairs = (pair for path in paths for pair in _read_shard(path, counts))
         with JsonlWriter(output) as write:
-            result = aggregate_pairs(scorer, pairs, sink=lambda pair: write(pair.to_dict()))
+            result = scorer.aggregate(pairs, sink=lambda pair: write(pair.to_dict()))
         return ShardedRun(result, tuple(counts))
     finally:
         if state.is_main_process and folder[0] is not None:

@@ -49,12 +49,12 @@ embedded judges are deterministic on one machine.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from editf1.aggregate import prf
-from editf1.count import count_themes
+from editf1.aggregate import aggregate
 from editf1.inputs import CheckedRows, check_rows
 from editf1.judges.exact import normalize
 from editf1.scorer import EditF1Scorer
@@ -299,17 +299,26 @@ class EditF1Reward:
             rows.append((i, kept, references[i]))
         # checked above: blanking repeated sentences keeps a draft valid text
         scored = self.scorer.iter_pairs(CheckedRows((None, k, r) for _, k, r in rows))
+        reproducibility = self.scorer.reproducibility
         for (i, _, _), pair in zip(rows, scored):
-            details[i] = self._scored(pair, details[i])
+            details[i] = self._scored(pair, details[i], reproducibility)
         return details
 
-    def _scored(self, pair, detail: RewardDetail) -> RewardDetail:
-        em, ed, ea = pair.content_counts
-        content = prf(em, ed + detail.repeated_sentences, ea, zero_division=0.0).f1
-        theme = None
-        if pair.theme is not None:
-            counts = count_themes(pair.reference_themes, pair.prediction_themes)
-            theme = prf(*counts.as_tuple(), zero_division=0.0).f1
+    def _scored(self, pair, detail: RewardDetail, reproducibility: str) -> RewardDetail:
+        """The reward of one judged completion: the scores of the one-pair corpus (the
+        shared aggregation step, undefined ratios 0.0, no warnings), each repeated
+        sentence one more expected deletion."""
+        repeats = detail.repeated_sentences
+        pair = dataclasses.replace(pair, expected_deletions=pair.expected_deletions + repeats)
+        result = aggregate(
+            [pair],
+            themes_scored=self.scorer.themes_scored,
+            zero_division=0.0,
+            reproducibility=reproducibility,
+            warn=False,
+        )
+        content = result.f1
+        theme = None if result.theme is None else result.theme.f1
         if self.level == "content":
             reward = content
         elif self.level == "theme":
