@@ -143,7 +143,8 @@ def test_micro_average_sums_counts_then_divides():
     acc = CorpusAccumulator(CLINICAL_THEMES)
     for p in (pair(3, 1, 2), pair(1, 1, 2), pair(0, 2, 0)):
         acc.add(p)
-    result = acc.result("test")
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[0\]"):
+        result = acc.result("test")
     # EM = 3+1+0 = 4, EA = 1+1+2 = 4, ED = 2+2+0 = 4
     assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
         4,
@@ -214,7 +215,8 @@ def test_keep_pairs_false_keeps_none_and_unusable_are_summed():
     acc = CorpusAccumulator(CLINICAL_THEMES, keep_pairs=False)
     acc.add(pair(1, 1, 0, unusable=(1, 2)))
     acc.add(pair(1, 0, 0, unusable=(0, 1)))
-    result = acc.result("repro")
+    with pytest.warns(UnusableJudgementWarning, match=r"1 unusable content and 3 unusable theme"):
+        result = acc.result("repro")
     assert result.pairs is None
     assert (result.unusable_judgements, result.unusable_theme_judgements) == (1, 3)
     assert result.reproducibility == "repro"
@@ -260,7 +262,8 @@ def themed_corpus(themes_scored=CLINICAL_THEMES):
 
 
 def test_theme_micro_over_pair_theme_decisions():
-    result = themed_corpus().result("test")
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
+        result = themed_corpus().result("test")
     # 8 clinical themes. A: tp MAE, MPI = 2; fp LOG = 1; fn CP = 1.
     # B: tp MPI = 1; fp 0; fn EMP = 1. C: tp 0; fp 0; fn MPI = 1.
     # tp 3, fp 1, fn 3: P 3/4, R 3/6, F1 = 2*3/(2*3+1+3) = 0.6
@@ -272,7 +275,8 @@ def test_theme_micro_over_pair_theme_decisions():
 
 
 def test_theme_micro_with_other():
-    result = themed_corpus(THEMES).result("test")
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
+        result = themed_corpus(THEMES).result("test")
     # Other adds: A tp 1; B fp 1. tp 4, fp 2, fn 3: P 4/6, R 4/7, F1 = 8/(8+2+3) = 8/13
     assert result.theme.precision == pytest.approx(2 / 3)
     assert result.theme.recall == pytest.approx(4 / 7)
@@ -282,7 +286,8 @@ def test_theme_micro_with_other():
 
 
 def test_per_theme_scores_proportions_and_content_recall():
-    per = themed_corpus().result("test").per_theme
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
+        per = themed_corpus().result("test").per_theme
     # MPI: in all 3 replies; drafts A, B → tp 2, fn 1: P 1, R 2/3, F1 0.8
     mpi = per[MPI]
     assert (mpi.precision, mpi.recall, mpi.f1) == pytest.approx((1.0, 2 / 3, 0.8))
@@ -316,7 +321,8 @@ def test_per_theme_scores_proportions_and_content_recall():
 
 
 def test_other_is_not_in_clinical_per_theme_figures():
-    result = themed_corpus().result("test")
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
+        result = themed_corpus().result("test")
     assert "Other" not in result.per_theme
     summary = result.summary()
     assert summary["themes_scored"] == list(CLINICAL_THEMES)
@@ -366,7 +372,8 @@ def test_aggregate_sums_hand_made_pairs():
     assert result.theme.precision == pytest.approx(3 / 4) and result.theme.recall == 0.5
     assert seen == pairs == result.pairs and result.reproducibility == "r"
     assert result.empty_predictions == 1 and result.all_references is None  # pair C
-    assert aggregate(pairs, themes_scored=CLINICAL_THEMES, reproducibility="r").pairs is None
+    with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
+        assert aggregate(pairs, themes_scored=CLINICAL_THEMES, reproducibility="r").pairs is None
 
 
 def test_aggregate_with_several_replies_sums_every_reply_too():

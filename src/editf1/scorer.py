@@ -49,9 +49,11 @@ class EditF1Scorer:
     """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3).
 
     Args:
-        content_judge: a name (``"embedding"``, the offline default; ``"exact"``) or a
+        content_judge: a name of :data:`editf1.judges.CONTENT_JUDGES` (``"embedding"``,
+            the offline default; ``"exact"``, ``"llm"``, ``"server"``) or a
             :class:`~editf1.judges.ContentJudge`.
-        theme_judge: a name (``"embedding"``), a :class:`~editf1.judges.ThemeJudge`, or
+        theme_judge: a name of :data:`editf1.judges.THEME_JUDGES` (``"embedding"``,
+            ``"llm"``, ``"server"``), a :class:`~editf1.judges.ThemeJudge`, or
             ``None`` to skip theme-level scores.
         content_judge_options, theme_judge_options: keyword arguments for a named
             judge (e.g. ``{"threshold": 0.7}``).
