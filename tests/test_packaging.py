@@ -1,17 +1,24 @@
-"""The package layout: every subpackage ships, nothing shadows an installed library, and
-the built wheel works outside a clone (the evaluate module, the Space's requirements)."""
+"""The package layout: every subpackage ships, nothing shadows an installed library, the
+metadata pins no exact version (an environment keeps its torch), and the built wheel works
+outside a clone (the evaluate module, the Space's requirements)."""
 
 from __future__ import annotations
 
 import configparser
+import importlib.metadata
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,15 +66,24 @@ REFERENCES = ["Rest today. Take ibuprofen.", "Take 2.5 mg b.i.d. with food."]
 # EM 1 + 1, EA 1, ED 2: P = 2/4, R = 2/3, F1 = 4/7 (as in tests/test_metric_module.py)
 
 
-def _pip(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _pip(
+    *args: str, cwd: Path | None = None, env: dict | None = None, timeout: int = 600
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pip", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=600,
-        env=os.environ | {"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        timeout=timeout,
+        env=(env or os.environ) | {"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
     )
+
+
+def _no_pip_config() -> dict:
+    """The environment without this machine's pip settings (its local wheel folders and
+    constraints): what pip does from the command line of a plain machine."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    return env | {"PIP_CONFIG_FILE": os.devnull}
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +159,129 @@ def test_the_space_requirements_resolve_to_the_wheel_it_ships(wheel, tmp_path):
     ]
     assert edit_f1["download_info"]["url"] == (space / "wheels" / wheel.name).as_uri()
     assert edit_f1["requested_extras"] == ["demo"]
+
+
+# ---------------------------------------------------------------- dependency ranges
+
+
+def _setup_requirements() -> list[Requirement]:
+    """install_requires and every extra of setup.cfg."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    lines = config["options"]["install_requires"].splitlines()
+    for name in config["options.extras_require"]:
+        lines += config["options.extras_require"][name].splitlines()
+    return [Requirement(line) for line in lines if line.strip()]
+
+
+def _wheel_requirements(wheel: Path) -> list[Requirement]:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(name).decode("utf-8")
+    return [Requirement(line) for line in re.findall(r"(?m)^Requires-Dist: (.+)$", metadata)]
+
+
+def test_the_package_metadata_pins_no_exact_version(wheel):
+    """A library must not replace the user's torch (or anything else): every requirement
+    the wheel declares, extras included, is a range. The developed-on versions live in
+    constraints.txt instead."""
+    requirements = _wheel_requirements(wheel)
+    assert {r.name for r in requirements} >= {"torch", "transformers", "numpy"}
+    pinned = [str(r) for r in requirements if any(s.operator in ("==", "===") for s in r.specifier)]
+    assert pinned == []
+    (torch,) = [r for r in requirements if r.name == "torch"]
+    assert torch.specifier.contains("2.6.0") and torch.specifier.contains("2.13.0")
+    assert not torch.specifier.contains("2.5.1")
+
+
+def test_constraints_pin_a_version_inside_every_range_of_setup_cfg():
+    """constraints.txt, which the README's set-up line and .ci/run install with, pins each
+    requirement of setup.cfg exactly, to a version its range admits; nothing else."""
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version
+    requirements = _setup_requirements()
+    assert set(pins) == {canonicalize_name(r.name) for r in requirements}
+    for requirement in requirements:
+        assert requirement.specifier.contains(pins[canonicalize_name(requirement.name)]), str(
+            requirement
+        )
+    assert pins["torch"] == "2.13.0"
+    assert "-c constraints.txt" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _environment_with_torch(folder: Path, torch_version: str) -> Path:
+    """A virtual environment whose installed packages are this one's (their real metadata,
+    dependencies included) but whose torch reports ``torch_version``: what pip sees in a
+    training environment with another torch build, without installing one."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    (site,) = folder.glob("lib/python*/site-packages")
+    seen = {"edit-f1"}
+    for dist in importlib.metadata.distributions():
+        name = canonicalize_name(dist.metadata["Name"])
+        if name in seen:
+            continue
+        seen.add(name)
+        metadata, version = dist.read_text("METADATA"), dist.version
+        if name == "torch":
+            version = torch_version
+            metadata = re.sub(r"(?m)^Version: .*$", f"Version: {version}", metadata)
+        info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(metadata, encoding="utf-8")
+    assert "torch" in seen
+    return folder / "bin" / "python"
+
+
+def _dry_run_install(python: Path, wheel: Path, report: Path) -> subprocess.CompletedProcess:
+    """pip install the wheel into ``python``'s environment, resolving against what is
+    installed there only (no index: anything to install beyond edit-f1 fails)."""
+    args = ["--python", str(python), "install", "--dry-run", "--no-index", "--quiet"]
+    return _pip(*args, "--report", str(report), str(wheel), env=_no_pip_config())
+
+
+def test_an_environment_with_another_torch_keeps_it(wheel, tmp_path):
+    """pip install edit-f1 into an environment with torch 2.9.1 installs edit-f1 alone: the
+    resolver keeps that torch. With torch 2.5.1 (below the supported 2.6) it must change
+    torch, which offline it cannot: the range is enforced, not just absent."""
+    python = _environment_with_torch(tmp_path / "torch-2.9.1", "2.9.1")
+    report = tmp_path / "report.json"
+    resolved = _dry_run_install(python, wheel, report)
+    assert resolved.returncode == 0, resolved.stderr
+    install = json.loads(report.read_text())["install"]
+    assert [item["metadata"]["name"] for item in install] == ["edit-f1"]
+
+    old = _environment_with_torch(tmp_path / "torch-2.5.1", "2.5.1")
+    refused = _dry_run_install(old, wheel, tmp_path / "old.json")
+    assert refused.returncode != 0
+    assert "No matching distribution found for torch>=2.6" in refused.stderr
+
+
+def _pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _pypi_reachable(), reason="needs pypi.org (resolves from PyPI)")
+def test_pypi_resolves_the_wheel_with_another_torch(wheel, tmp_path):
+    """The same from PyPI's own metadata, as a fresh environment would: with torch held at
+    2.9.1 by a constraint (a version PyPI has), the wheel and its dependencies resolve and
+    torch stays 2.9.1 (with an exact pin of 2.13.0 this fails to resolve). Minutes (4 to 10 here):
+    pip reads the metadata of about 80 distributions."""
+    constraint = tmp_path / "torch.txt"
+    constraint.write_text("torch==2.9.1\n", encoding="utf-8")
+    report = tmp_path / "report.json"
+    args = ["install", "--dry-run", "--ignore-installed", "--quiet", "--report", str(report)]
+    resolved = _pip(*args, "-c", str(constraint), str(wheel), env=_no_pip_config(), timeout=1800)
+    assert resolved.returncode == 0, resolved.stderr
+    versions = {
+        canonicalize_name(item["metadata"]["name"]): item["metadata"]["version"]
+        for item in json.loads(report.read_text())["install"]
+    }
+    assert versions["torch"] == "2.9.1" and "edit-f1" in versions

@@ -51,7 +51,8 @@ def test_readme_opens_with_the_two_commands_ci_runs():
     blocks = RAW_README.split("```bash\n")
     setup, tests = blocks[1].split("\n```")[0], blocks[2].split("\n```")[0]
     assert "edit-f1 score" in setup and "pytest" in tests
-    assert tests in ci
+    assert "\n" not in setup and "-c constraints.txt" in setup
+    assert f"\n{setup}\n" in ci and f"\n{tests}" in ci
 
 
 def test_benchmark_figures_in_both_readmes_match_the_results_files():
