@@ -329,3 +329,47 @@ def test_the_command_generates_tadpole_pairs_with_a_causal_lm(tmp_path, capsys):
     assert pairs.num_rows == expected - unchanged
     assert set(pairs["strategy"]) <= {"hard-corrupted"}
     assert f"from {expected} (message, theme) tuple(s) of 3 message(s)" in capsys.readouterr().out
+
+
+def test_the_help_names_the_columns_tadpole_reads(tmp_path, capsys, monkeypatch):
+    """preference-pairs --help names the --tadpole input's columns; a file with exactly
+    those columns is read, one that calls the message column ``id`` is refused naming
+    message_id (rc 2), and --group-field id reads it."""
+    import json
+
+    import editf1.cli.training
+    import editf1.judges
+    from editf1.cli import main
+
+    assert main(["preference-pairs", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.replace("- ", "-").split())
+    tadpole = text[text.index("With --tadpole") :]
+    named = re.findall(r"(\w+) \(--([\w-]+)\)", tadpole.split(":")[0])
+    assert named == [
+        ("message_id", "group-field"),
+        ("message", "message-field"),
+        ("reference", "reference-field"),
+        ("ehr_summary", "ehr-field"),
+    ]
+    monkeypatch.setattr(editf1.cli.training, "generator_from_args", lambda args: FakeGenerator())
+    monkeypatch.setattr(editf1.judges, "load_theme_judge", lambda *a: KeywordThemeJudge())
+
+    def run(rows, *options):
+        path = tmp_path / f"messages-{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        out = tmp_path / f"pairs-{path.stem}"
+        argv = ["preference-pairs", str(path), "-o", str(out), "--tadpole", "enhanced"]
+        return main([*argv, "--generator", "unused", *options])
+
+    columns = [name for name, _ in named[:3]]
+    rows = [
+        dict(zip(columns, (r["message_id"], r["message"], r["reference"]))) for r in message_rows()
+    ]
+    assert run(rows) == 0
+    assert "enhanced pair(s) from 3 (message, theme) tuple(s) of 3 message(s)" in (
+        capsys.readouterr().out
+    )
+    renamed = [{"id": r.pop("message_id"), **r} for r in rows]
+    assert run(renamed) == 2
+    assert "no field ['message_id']" in capsys.readouterr().err
+    assert run(renamed, "--group-field", "id") == 0

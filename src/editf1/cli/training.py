@@ -72,24 +72,25 @@ def _add_preference_pairs(commands) -> None:
     p = commands.add_parser(
         "preference-pairs",
         help="DPO preference pairs (prompt/chosen/rejected) ranked by edit-F1",
-        description="Reads several drafts per message (one row per draft: message id, "
-        "patient message, EHR summary, clinician reply, draft), scores every draft with "
-        "the edit-F1 reward (its gaming guards included) and writes, per message, the best "
-        "draft as chosen and the worst as rejected when they differ by --min-margin or "
-        "more; ties, smaller margins and single drafts are dropped and counted. The "
-        "output folder is a datasets.Dataset for trl's DPOTrainer (datasets.load_from_disk). "
-        "With --tadpole STRATEGY the input has one row per message instead (id, message, EHR "
-        "summary, clinician reply): --generator drafts a base reply r and, for each clinical "
-        "theme the theme judge finds in the clinician's reply, an enhanced r+ (theme added) "
-        "and a corrupted r- (theme removed); enhanced pairs r+ over r, corrupted r over r-, "
-        "hard-corrupted r+ over r-, blend the three in turn (Seegmiller et al., Appendix D.3).",
+        description="Reads several drafts per message (one row per draft), scores every "
+        "draft with the edit-F1 reward (its gaming guards included) and writes, per "
+        "message, the best draft as chosen and the worst as rejected when they differ by "
+        "--min-margin or more; ties, smaller margins and single drafts are dropped and "
+        "counted. The "
+        "output folder is a datasets.Dataset for trl's DPOTrainer (datasets.load_from_disk).",
     )
-    p.add_argument("input", type=Path, help="JSONL or CSV, one row per draft")
+    p.add_argument(
+        "input", type=Path, help="JSONL or CSV: one row per draft (per message with --tadpole)"
+    )
     p.add_argument(
         "--output", "-o", type=Path, required=True, help="folder to write (new or empty)"
     )
     p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
-    p.add_argument("--group-field", default="message_id", help="column naming the message")
+    p.add_argument(
+        "--group-field",
+        default="message_id",
+        help="column naming the message, in both modes (default message_id)",
+    )
     p.add_argument("--prediction-field", default="prediction", help="column of the draft")
     p.add_argument(
         "--prompt-field",
@@ -108,6 +109,26 @@ def _add_preference_pairs(commands) -> None:
     _add_scoring_options(p)
     p.add_argument("--summary-json", type=Path, help="also write the counts as JSON")
     p.set_defaults(run=_preference_pairs)
+    p.description += " " + _columns_description(p)
+
+
+def _columns_description(p) -> str:
+    """The input's columns in both modes, named by the defaults of the options that read
+    them (so the help says what the command reads)."""
+
+    def named(*dests: str) -> str:
+        return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
+
+    common = named("group_field", "message_field", "reference_field")
+    ehr = named("ehr_field")
+    return (
+        f"Columns: {common}, {named('prediction_field')} and, where present, {ehr}. With "
+        f"--tadpole STRATEGY the input has one row per message instead, with {common} and, "
+        f"where present, {ehr}: --generator drafts a base reply r and, for each clinical "
+        "theme the theme judge finds in the clinician's reply, an enhanced r+ (theme added) "
+        "and a corrupted r- (theme removed); enhanced pairs r+ over r, corrupted r over r-, "
+        "hard-corrupted r+ over r-, blend the three in turn (Seegmiller et al., Appendix D.3)."
+    )
 
 
 def _check_new_folder(path: Path, label: str) -> None:

@@ -1,0 +1,147 @@
+"""Every README code block runs as pasted: the Python blocks that need no ``../shared/data``
+and the bash blocks that need no real data, model, server or installation run here,
+offline, on the blocks' own inline data or the demo set, so a snippet cannot rot (the
+bash blocks are marked slow: each starts the command line and loads the judges).
+
+The bash blocks run in an empty folder holding the two input files the README's commands
+name (``pairs.jsonl``, ``drafts.jsonl``), made from the demo set; the Python blocks run
+from the repository root, where the README says they run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _blocks(language: str) -> list[tuple[int, str]]:
+    """(line of the opening fence, code) of every ``language`` block of the README."""
+    return [
+        (README[: m.start()].count("\n") + 1, m.group(1))
+        for m in re.finditer(rf"^```{language}\n(.*?)^```$", README, re.S | re.M)
+    ]
+
+
+# What, in a bash block, this test does not run, and which test covers it instead.
+NOT_RUN = {
+    "pip install": "installs packages (.ci/run runs the set-up line on a clean clone)",
+    "pytest": "the test suite itself",
+    "../shared/data": "reads the real data sets (the tests of each set, when present)",
+    "--generator": "generates with a causal LM (tests/test_preferences.py, test_drafting.py)",
+    "judge server": "needs a running server (tests/test_server_judge.py)",
+    "judge llm": "loads a causal LM (tests/test_llm_judge.py)",
+    "torchrun": "starts several processes (tests/test_distributed.py)",
+    "encoder_backend=onnx": "exports the encoder to ONNX (tests/test_encoder_backends.py)",
+}
+
+PYTHON = _blocks("python")
+BASH = _blocks("bash")
+
+
+def _offline_env(tmp_path: Path) -> dict:
+    return os.environ | {
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_DATASETS_CACHE": str(tmp_path / "datasets-cache"),
+        "HF_MODULES_CACHE": str(tmp_path / "modules"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+
+def _run(args: list[str], cwd: Path, env: dict) -> None:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_readme_has_the_blocks_this_test_runs():
+    """The extraction works: the README's Python blocks and bash blocks are found, and
+    most Python blocks need no real data."""
+    assert len(PYTHON) >= 5 and len(BASH) >= 10
+    assert sum("../shared/data" not in code for _, code in PYTHON) >= 4
+
+
+# Runs each block given on stdin in a fresh namespace, so a block that uses a name it does
+# not define fails as it would pasted alone; one process, so the models load once.
+_RUN_BLOCKS = """
+import json, sys, traceback
+failed = {}
+for line, code in json.load(sys.stdin):
+    try:
+        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__main__"})
+    except BaseException:
+        failed[line] = traceback.format_exc(limit=-3)
+print(json.dumps(failed))
+"""
+
+
+def test_the_python_blocks_run_as_pasted(tmp_path):
+    blocks = [(line, code) for line, code in PYTHON if "../shared/data" not in code]
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_BLOCKS],
+        input=json.dumps(blocks),
+        cwd=ROOT,
+        env=_offline_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    failed = json.loads(done.stdout.splitlines()[-1])
+    assert failed == {}, "\n".join(f"README line {k}:\n{v}" for k, v in failed.items())
+
+
+def _demo_inputs(folder: Path) -> None:
+    """pairs.jsonl (draft, reply) and drafts.jsonl (two drafts per message: the demo
+    draft and the clinician's reply itself, so every message has a clear best) from the
+    first three demo pairs."""
+    from editf1.builders.readers import demo_rows
+
+    rows = demo_rows()[:3]
+    pairs = [{"id": r["id"], "draft": r["prediction"], "reply": r["reference"]} for r in rows]
+    drafts = [
+        {
+            "message_id": r["id"],
+            "message": r["message"],
+            "ehr_summary": r["ehr_summary"],
+            "reference": r["reference"],
+            "prediction": draft,
+        }
+        for r in rows
+        for draft in (r["prediction"], r["reference"])
+    ]
+    for name, table in (("pairs.jsonl", pairs), ("drafts.jsonl", drafts)):
+        text = "".join(json.dumps(row) + "\n" for row in table)
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("line", "code"), BASH, ids=[f"line-{n}" for n, _ in BASH])
+def test_a_bash_block_runs_as_pasted(line, code, tmp_path):
+    reasons = [why for trigger, why in NOT_RUN.items() if trigger in code]
+    if reasons:
+        pytest.skip(f"README line {line}: {'; '.join(reasons)}")
+    work = tmp_path / "work"
+    work.mkdir()
+    _demo_inputs(work)
+    _run(["bash", "-euo", "pipefail", "-c", code], work, _offline_env(tmp_path))
+    outputs = re.findall(r"(?:-o|--output) (\S+)", code)
+    assert outputs, "a block this test runs writes something"
+    for output in outputs:
+        assert (work / output).exists(), output
+
+
+def test_at_least_two_bash_blocks_run():
+    """The rules above leave the README's own commands on the demo data to run."""
+    run = [code for _, code in BASH if not any(t in code for t in NOT_RUN)]
+    assert len(run) >= 2
+    assert any("edit-f1 score" in code for code in run)
+    assert any("edit-f1 preference-pairs" in code for code in run)
