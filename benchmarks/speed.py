@@ -22,6 +22,12 @@ does. It reports:
 (:mod:`editf1.judges.onnx_encoder`; the ``onnx`` extra) instead of PyTorch; BERTScore
 stays on PyTorch.
 
+``--content-judge cross-encoder`` adds a fourth timed run to every repeat: edit-F1 with
+the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`: the embedded judge
+proposes spans, the shipped LoRA cross-encoder, loaded once, reranks its top ones), and
+its pairs per second against BERTScore's (target for a default: >= 0.5x); the results
+go to ``speed_cross-encoder.json`` and ``.md``.
+
 Run from the repository root (2 CPU cores here; the load average is recorded):
 
     python benchmarks/speed.py --data-dir ../shared/data/oncqa
@@ -66,6 +72,21 @@ def _bertscorer(batch_size: int):
 
 #: the content judge's exhaustive span search: every run of draft sentences encoded
 EVERY_SPAN = {"span_margin": None}
+
+
+def _cross_encoder_factory():
+    """A callable from an encoder to the cross-encoder content judge, around the shipped
+    cross-encoder loaded once (as the embedded judges' encoder model is)."""
+    from editf1.judges.cross_encoder import (
+        JUDGE_FILE,
+        CrossEncoderContentJudge,
+        LoraCrossEncoder,
+        shipped_adapter,
+    )
+
+    settings = json.loads((shipped_adapter() / JUDGE_FILE).read_text("utf-8"))
+    scorer = LoraCrossEncoder(shipped_adapter(), max_length=settings["max_length"])
+    return lambda encoder: CrossEncoderContentJudge(encoder=encoder, pair_scorer=scorer)
 
 
 def _same_alignment(first, second) -> int:
@@ -289,6 +310,19 @@ def _markdown(payload: dict) -> str:
         f"- edit-F1 / BERTScore pairs per second: **{t['ratio']:.2f}** (median of the "
         f"per-repeat ratios; target >= 1.00); encoding every span: "
         f"{t['ratio_every_span']:.2f}.",
+        *(
+            [
+                f"- edit-F1 with the cross-encoder content judge: "
+                f"{t['editf1_cross_encoder']['pairs_per_s']:.2f} pairs/s "
+                f"({t['editf1_cross_encoder']['median_s']:.2f} s per run), "
+                f"**{t['ratio_cross_encoder']:.2f}x** BERTScore's pairs per second (target "
+                f"for a default >= 0.50), {t['cross_encoder_over_default_time']:.2f}x the "
+                f"default judges' time; corpus content F1 "
+                f"{t['editf1_cross_encoder']['f1']:.4f}."
+            ]
+            if "ratio_cross_encoder" in t
+            else []
+        ),
         f"- Pairs whose alignment (status and matched span of every reference sentence) "
         f"is the same with the bounded and the exhaustive span search: "
         f"**{t['same_alignment_as_every_span']} of {payload['pairs']}**.",
@@ -351,6 +385,12 @@ def main(argv: list[str] | None = None) -> int:
         default="torch",
         help="edit-F1's encoder backend (onnx, onnx-int8: the onnx extra)",
     )
+    parser.add_argument(
+        "--content-judge",
+        choices=["embedding", "cross-encoder"],
+        default="embedding",
+        help="cross-encoder: also time edit-F1 with the cross-encoder content judge",
+    )
     parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
     parser.add_argument("--child", choices=["editf1", "bertscore"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -389,14 +429,25 @@ def main(argv: list[str] | None = None) -> int:
     benchlib.fresh_scorer(model)[0].score(predictions[:5], references[:5])
     bertscorer.score(predictions[:5], references[:5])
     runs = {"editf1": [], "bertscore": [], "editf1_every_span": []}
+    cross_encoder = None
+    if args.content_judge == "cross-encoder":
+        cross_encoder = _cross_encoder_factory()
+        runs["editf1_cross_encoder"] = []
+        benchlib.fresh_scorer(model, content_judge=cross_encoder)[0].score(
+            predictions[:5], references[:5]
+        )
     busy = {name: [] for name in runs}
-    encoder_s, f1, f_mean = [], None, None
+    encoder_s, f1, f_mean, f1_cross_encoder = [], None, None, None
     for repeat in range(args.repeats):
-        order = ["editf1", "bertscore", "editf1_every_span"]
+        order = list(runs)
         for name in order if repeat % 2 == 0 else order[::-1]:
             if name == "bertscore":
                 seconds, (_, _, f) = _time(lambda: bertscorer.score(predictions, references))
                 f_mean = float(f.mean())
+            elif name == "editf1_cross_encoder":
+                scorer, _ = benchlib.fresh_scorer(model, content_judge=cross_encoder)
+                seconds, result = _time(lambda s=scorer: s.score(predictions, references))
+                f1_cross_encoder = result.f1
             else:
                 options = EVERY_SPAN if name == "editf1_every_span" else None
                 scorer, timed = benchlib.fresh_scorer(model, options)
@@ -418,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             "pairs_per_s": len(rows) / statistics.median(seconds),
             "busy_share": busy[name],
             "texts": texts,
-            "tokens": tokens[name],
+            "tokens": tokens.get(name),
         }
 
     editf1 = summary("editf1", len(editf1_texts)) | {"f1": f1}
@@ -433,6 +484,20 @@ def main(argv: list[str] | None = None) -> int:
             b / e for e, b in zip(runs["editf1_every_span"], runs["bertscore"])
         ),
         "same_alignment_as_every_span": _same_alignment(default_result, every_span_result),
+        **(
+            {
+                "editf1_cross_encoder": summary("editf1_cross_encoder", 0)
+                | {"f1": f1_cross_encoder},
+                "ratio_cross_encoder": statistics.median(
+                    b / e for e, b in zip(runs["editf1_cross_encoder"], runs["bertscore"])
+                ),
+                "cross_encoder_over_default_time": statistics.median(
+                    c / e for e, c in zip(runs["editf1"], runs["editf1_cross_encoder"])
+                ),
+            }
+            if cross_encoder
+            else {}
+        ),
         "encoder_share": statistics.median(shares),
         "encoder_shares": shares,
         "non_encoder_s": statistics.median(w - e for e, w in zip(encoder_s, runs["editf1"])),
@@ -462,6 +527,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine_after": benchlib.machine_state(),
     }
     name = "speed" if args.backend == "torch" else f"speed_{args.backend}"
+    if cross_encoder:
+        name += "_cross-encoder"
     benchlib.write_results(name, payload, _markdown(payload), args.output_dir)
     return 0
 

@@ -348,3 +348,36 @@ def test_card_copies_the_guides_content_rules_in_full():
         body = guide.split(section, 1)[1].split("\n", 1)[1].split("\n## ", 1)[0]
         for rule in body.strip().split("\n- "):
             assert " ".join(rule.split()) in card, rule[:60]
+
+
+# -- one split by case across every set ---------------------------------------------------
+
+
+def test_split_by_case_holds_a_case_out_in_every_set():
+    from editf1.validation.content_splits import split_by_case
+    from editf1.validation.labelled import ContentItem, case_split
+
+    def items(cases):
+        return [ContentItem(c, "draft", "sentence", k % 2 == 0) for k, c in enumerate(cases)]
+
+    onc = [f"oncqa:{k}" for k in range(10)]
+    questions = {f"kqa:kqa{k}": f"question {k}" for k in range(10)}
+    sets = {
+        "team": items(onc),
+        "kqa": items([f" question {k} " if k % 3 else f"question {k}" for k in range(10)]),
+        "oncqa_other_reply": items(onc[::-1]),
+        "kqa_statements": items(list(questions)),
+        "expertqa_revision": items([f"expertqa:ex{k}" for k in range(10)]),
+    }
+    split = split_by_case(sets, questions)
+    held = {c for c in onc if c in {sets["team"][i].case for i in split["team"][1]}}
+    _, test = case_split(onc)  # the team split, independently
+    assert held == {onc[i] for i in test} and len(held) == 4
+    assert {sets["oncqa_other_reply"][i].case for i in split["oncqa_other_reply"][1]} == held
+    kqa_held = {sets["kqa"][i].case.strip() for i in split["kqa"][1]}
+    statements = {questions[sets["kqa_statements"][i].case] for i in split["kqa_statements"][1]}
+    assert statements == kqa_held and len(kqa_held) == 4
+    for name, (fit, out) in split.items():
+        assert sorted([*fit, *out]) == list(range(10)), name
+    with pytest.raises(ValueError, match="kqa_statements item 0: no K-QA question"):
+        split_by_case(sets, {})

@@ -899,7 +899,9 @@ def test_nested_options_through_evaluate_load(option_judge):
 @pytest.mark.parametrize("name", ["gpt-judge", "", None, 3])
 def test_unknown_judge_names_list_the_known_ones(name):
     with pytest.raises(
-        ValueError, match=r"content_judge must be one of \['embedding', 'exact', 'llm', 'server'\]"
+        ValueError,
+        match=r"content_judge must be one of "
+        r"\['cross-encoder', 'embedding', 'exact', 'llm', 'server'\]",
     ):
         load_content_judge(name)
     with pytest.raises(

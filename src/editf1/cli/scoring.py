@@ -95,7 +95,9 @@ def _add_score(commands) -> None:
         "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
     )
     p.add_argument(
-        "--content-judge", default="embedding", help="embedding (default), exact, llm or server"
+        "--content-judge",
+        default="embedding",
+        help="embedding (default), exact, cross-encoder, llm or server",
     )
     p.add_argument(
         "--theme-judge", default="embedding", help="embedding (default), llm, server or none"

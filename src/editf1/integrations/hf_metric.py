@@ -52,9 +52,10 @@ Computes content- and theme-level edit-F1.
 Args (evaluate.load):
     content_judge (`str` or `ContentJudge`, default "embedding"): "embedding" (offline
         default: all-MiniLM-L6-v2 similarity and word overlap, fitted on physician
-        labels), "exact" (same words only), "llm" (a causal LM plus an optional LoRA
-        adapter, constrained to verbatim draft spans), "server" (an OpenAI-compatible
-        server on this machine), or a judge object.
+        labels), "exact" (same words only), "cross-encoder" (the embedded judge's top
+        spans reranked by a LoRA-tuned cross-encoder that reads both texts), "llm" (a
+        causal LM plus an optional LoRA adapter, constrained to verbatim draft spans),
+        "server" (an OpenAI-compatible server on this machine), or a judge object.
     judge: shorthand for content_judge.
     theme_judge (`str`, `ThemeJudge` or None, default "embedding"): "embedding", "llm",
         "server", a judge object, or None to skip themes.

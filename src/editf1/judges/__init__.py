@@ -2,11 +2,13 @@
 
 Names: ``"embedding"`` (the embedded default, offline on a CPU,
 :mod:`editf1.judges.embedding`), ``"exact"`` (a model-free baseline, content only),
-``"llm"`` (a causal LM plus an optional LoRA adapter, :mod:`editf1.judges.generative`;
-options ``{"base": ..., "adapter": ...}``, needs the ``llm`` extra) and ``"server"`` (a
-model behind an OpenAI-compatible server, :mod:`editf1.judges.server`; options
-``{"base_url": ..., "model": ...}``, needs the ``server`` extra). A judge object is
-passed through unchanged.
+``"cross-encoder"`` (content only: the embedded judge proposes spans, a LoRA-tuned
+all-MiniLM-L6-v2 cross-encoder decides among them, :mod:`editf1.judges.cross_encoder`;
+needs the ``cross-encoder`` extra, peft), ``"llm"`` (a causal LM plus an optional LoRA
+adapter, :mod:`editf1.judges.generative`; options ``{"base": ..., "adapter": ...}``,
+needs the ``llm`` extra) and ``"server"`` (a model behind an OpenAI-compatible server,
+:mod:`editf1.judges.server`; options ``{"base_url": ..., "model": ...}``, needs the
+``server`` extra). A judge object is passed through unchanged.
 
 Loaded judges are cached per process (the 8 most recently used), so a model is loaded
 once however many times a metric is computed. The cache key is the judge's kind, name
@@ -52,6 +54,7 @@ __all__ = [
 CONTENT_JUDGES: dict[str, tuple[str, str]] = {
     "embedding": ("editf1.judges.embedding", "EmbeddingContentJudge"),
     "exact": ("editf1.judges.exact", "ExactMatchContentJudge"),
+    "cross-encoder": ("editf1.judges.cross_encoder", "CrossEncoderContentJudge"),
     "llm": ("editf1.judges.generative", "LLMContentJudge"),
     "server": ("editf1.judges.server", "ServerContentJudge"),
 }

@@ -41,6 +41,7 @@ __all__ = [
     "binary_agreement_report",
     "cohen_kappa",
     "content_agreement_report",
+    "expected_calibration_error",
     "format_report",
     "inter_annotator_report",
     "judge_content_items",
@@ -190,6 +191,38 @@ def inter_annotator_report(
             for a, b in pairs
         },
     }
+
+
+def expected_calibration_error(
+    probabilities: np.ndarray, labels: np.ndarray, bins: int = 10
+) -> float:
+    """Expected calibration error: the mean over ``bins`` equal-width probability bins
+    of |observed match rate - mean probability|, weighted by the bin's share of items
+    (Naeini et al. 2015; Guo et al. 2017, eq. 3).
+
+    Args:
+        probabilities: (N,) in [0, 1]; labels: (N,) booleans.
+
+    Returns:
+        A fraction in [0, 1].
+
+    Raises:
+        ValueError: for no items or mismatched lengths.
+
+    >>> round(expected_calibration_error(np.array([0.9, 0.9, 0.1, 0.1]),
+    ...                                  np.array([1, 0, 0, 0])), 3)
+    0.25
+    """
+    p, y = np.asarray(probabilities, float), np.asarray(labels, float)
+    if len(p) == 0 or len(p) != len(y):
+        raise ValueError(f"need as many labels as probabilities (>0), got {len(p)}, {len(y)}")
+    index = np.minimum((p * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        members = index == b
+        if members.any():
+            total += members.mean() * abs(y[members].mean() - p[members].mean())
+    return float(total)
 
 
 def judge_content_items(
