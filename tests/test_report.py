@@ -231,6 +231,58 @@ def test_two_systems_on_oncqa_with_paired_cis(tmp_path):
     assert "Theme figures are omitted" in md and (out / "per_pair_f1.png").is_file()
 
 
+def _micro_from_rows(path: Path) -> dict[str, float]:
+    """Content and theme micro figures of a scored run, worked out from its per-pair rows
+    alone: counts summed over pairs (EM, EA, ED; theme tp, fp, fn from each pair's
+    reference and draft theme sets), then divided."""
+    em = ea = ed = tp = fp = fn = 0
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        em, ea, ed = (
+            em + row["expected_matches"],
+            ea + row["expected_additions"],
+            ed + row["expected_deletions"],
+        )
+        reference, draft = set(row["reference_themes"]), set(row["prediction_themes"])
+        tp, fp, fn = (
+            tp + len(reference & draft),
+            fp + len(draft - reference),
+            fn + len(reference - draft),
+        )
+    return {
+        "counts": (em, ea, ed),
+        "f1": 2 * em / (2 * em + ea + ed),
+        "theme_precision": tp / (tp + fp),
+        "theme_recall": tp / (tp + fn),
+        "theme_f1": 2 * tp / (2 * tp + fp + fn),
+    }
+
+
+def _check_oncqa_report(md: str, out: Path) -> None:
+    """The report's system rows and paired rows hold the figures of the per-pair rows."""
+    lines = md.splitlines()
+    systems = ("gpt4-draft", "oncologist-edited-draft")
+    micro = {name: _micro_from_rows(out / f"{name}.edit_f1.jsonl") for name in systems}
+    for name, figures in micro.items():
+        cells = next(line for line in lines if line.startswith(f"| {name} | 100 |")).split(" | ")
+        assert tuple(int(c) for c in cells[5:8]) == figures["counts"], name
+        for k, key in ((4, "f1"), (8, "theme_precision"), (9, "theme_recall"), (10, "theme_f1")):
+            assert cells[k].startswith(f"{figures[key]:.3f} ["), (name, key)
+    for metric in ("f1", "theme_f1"):
+        row = next(
+            line for line in lines if line.startswith(f"| {systems[0]} | {systems[1]} | {metric} |")
+        )
+        cells = row.strip("| ").split(" | ")
+        baseline, system = (micro[name][metric] for name in systems)
+        assert (cells[3], cells[4]) == (f"{baseline:.3f}", f"{system:.3f}"), metric
+        difference, ci = cells[5].split(" [")
+        low, high = (float(x) for x in ci.rstrip("]").split(", "))
+        # system minus baseline, inside its own CI
+        assert float(difference) == pytest.approx(system - baseline, abs=5e-4), metric
+        assert low <= system - baseline <= high and 0.0 < float(cells[6]) <= 1.0, metric
+        assert cells[7:9] == ["100", "63"], metric
+
+
 @pytest.mark.slow
 @needs_oncqa
 def test_oncqa_example_report_with_embedded_judges(tmp_path, monkeypatch):
@@ -243,9 +295,7 @@ def test_oncqa_example_report_with_embedded_judges(tmp_path, monkeypatch):
     for name in ("per_theme_f1.png", "theme_proportions.png", "per_pair_f1.png"):
         assert (out / "report" / name).read_bytes()[:8] == PNG
     md = (out / "report" / "report.md").read_text()
-    theme_row = next(line for line in md.splitlines() if "| theme_f1 |" in line)
-    low, high = theme_row.split("[")[1].split("]")[0].split(", ")
-    assert float(low) <= float(high)
+    _check_oncqa_report(md, out)
     iap = json.loads((out / "iap.summary.json").read_text())
     assert (iap["n_messages"], iap["n_ordered_pairs"]) == (37, 74)
     # the README's "Comparing systems" table and paired differences come from this run
