@@ -1,0 +1,91 @@
+"""Reproduction, not only consistency: the committed results files that README figures
+come from are regenerated here, with the commands that wrote them, and compared.
+
+tests/test_readme.py checks that the README quotes the committed files; these slow tests
+check that the files are what their commands write today. The cheap ones are here: the
+K-QA agreement report of the embedded content judge and the OncQA table of the README
+(both about a minute each on 2 idle cores). Regenerated elsewhere: the demo dataset
+folder (tests/test_builders.py::test_committed_demo_folder_loads_and_is_up_to_date), the
+team label sets' card figures at 2,000 resamples
+(tests/test_team_labels.py::test_cards_figures_are_the_summarys), the OncQA report of
+examples/oncqa_report.py (tests/test_report.py) and the generated model cards
+(tests/test_cards.py). The long benchmarks (benchmarks/*.py, minutes to hours) are not
+rerun.
+
+Floats are compared to 1e-6: the same code, data and seeds give the same figures on
+another CPU, up to the encoder's last bits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from editf1.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+pytestmark = pytest.mark.slow
+
+
+def _same(fresh, committed, where: str = "") -> None:
+    """``fresh`` equals ``committed``: the same keys, lists and strings, numbers to 1e-6."""
+    if isinstance(committed, dict):
+        assert isinstance(fresh, dict) and sorted(fresh) == sorted(committed), where
+        for key in committed:
+            _same(fresh[key], committed[key], f"{where}.{key}")
+    elif isinstance(committed, list):
+        assert isinstance(fresh, list) and len(fresh) == len(committed), where
+        for k, (a, b) in enumerate(zip(fresh, committed)):
+            _same(a, b, f"{where}[{k}]")
+    elif isinstance(committed, float) or isinstance(fresh, float):
+        assert fresh == pytest.approx(committed, abs=1e-6), where
+    else:
+        assert fresh == committed, where
+
+
+def test_kqa_agreement_report_is_what_its_command_writes(shared_data, tmp_path):
+    script = (ROOT / "adapters" / "kqa_real_check.sh").read_text(encoding="utf-8")
+    report = "model_cards/reports/embedding-content.kqa-test.json"
+    # the script's command, word for word: SPLIT=(...) then the agreement line
+    assert 'SPLIT=(--dataset kqa --data-dir "$DATA" --split test)' in script
+    command = re.search(
+        r'edit-f1 agreement content "\$\{SPLIT\[@\]\}" ([^\n]+)\\\n\s+-o (\S+)', script
+    )
+    assert command and command.groups() == ("--content-judge embedding ", report)
+    fresh = tmp_path / "report.json"
+    split = ["--dataset", "kqa", "--data-dir", str(shared_data / "kqa"), "--split", "test"]
+    argv = ["agreement", "content", *split, "--content-judge", "embedding", "-o", str(fresh)]
+    assert main(argv) == 0
+    _same(json.loads(fresh.read_text()), json.loads((ROOT / report).read_text()))
+
+
+@pytest.mark.parametrize(
+    ("config", "setting"),
+    [
+        ("own_reply", "draft vs oncologist's own reply (the paper's setting)"),
+        ("edited", "draft vs the oncologist's edit of it"),
+    ],
+)
+def test_readme_oncqa_table_is_what_its_commands_print(config, setting, shared_data, tmp_path):
+    oncqa = shared_data / "oncqa"
+    if not (oncqa / "stage2.csv").is_file():
+        pytest.skip(f"{oncqa} lacks the OncQA files")
+    command = f"edit-f1 score --dataset oncqa --config {config} --data-dir ../shared/data/oncqa"
+    assert " ".join(command.split()) in README
+    summary = tmp_path / "summary.json"
+    argv = ["score", "--dataset", "oncqa", "--config", config, "--data-dir", str(oncqa)]
+    outputs = ["-o", str(tmp_path / "rows.jsonl"), "--summary-json", str(summary)]
+    assert main([*argv, *outputs, "--no-progress", "-q"]) == 0
+    s = json.loads(summary.read_text())
+    assert s["n_pairs"] == 100 and s["unusable_judgements"] == 0
+    cells = [
+        *(f"{s[k]:.3f}" for k in ("precision", "recall", "f1")),
+        *(str(s[k]) for k in ("expected_matches", "expected_additions", "expected_deletions")),
+        *(f"{s[k]:.3f}" for k in ("theme_precision", "theme_recall", "theme_f1")),
+    ]
+    assert f"| {setting} | {' | '.join(cells)} |" in README
