@@ -245,7 +245,7 @@ def themed_pairs(themes_scored=CLINICAL_THEMES):
             1,
             2,
             aligned=[(EMP, "no_match"), (MPI, "match")],
-            pred_themes=[MPI, "Other", None],
+            pred_themes=[MPI, "Other", "Other"],
             row=1,
             **scored,
         ),
@@ -394,7 +394,7 @@ def rank_accumulators():
     first.add(pair(2, 1, 1, row=0, aligned=[(MAE, "match"), (MAE, "match"), (CP, "no_match")],
                    pred_themes=[MAE, LOG]))  # fmt: skip
     first.add(pair(0, 1, 0, row=1, aligned=[(MPI, "no_match")]))  # empty draft
-    second.add(pair(1, 0, 2, row=2, aligned=[(MPI, "match")], pred_themes=[MPI, None]))
+    second.add(pair(1, 0, 2, row=2, aligned=[(MPI, "match")], pred_themes=[MPI, "Other"]))
     second.add(pair(0, 2, 0, row=3, aligned=[(EMP, "no_match"), (EMP, "no_match")]))  # empty
     second.add(pair(3, 0, 0, row=4, aligned=[(CP, "match")] * 3, pred_themes=[CP],
                     unusable=(0, 1)))  # fmt: skip

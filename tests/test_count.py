@@ -185,10 +185,12 @@ def test_count_themes_by_hand():
         [True, False, False, True, True],
         clinical,
     )
-    # reply {Logistics, Care coordination}, draft {Care coordination, Contingency planning}
+    # reply {Logistics, Care coordination}, draft {Care coordination, Contingency planning};
+    # the sentence of each without a usable label (None) counts against the pair: a
+    # false negative in the reply, a false positive in the draft
     assert counts.reference_themes == {"Logistics", "Care coordination"}
     assert counts.prediction_themes == {"Care coordination", "Contingency planning"}
-    assert counts.as_tuple() == (1, 1, 1)
+    assert counts.as_tuple() == (1, 1 + 1, 1 + 1)
     # two Logistics sentences (one matched), one Care coordination; Other is not scored
     assert counts.reference_sentences == {"Logistics": 2, "Care coordination": 1}
     assert counts.matched_sentences == {"Logistics": 1}
@@ -197,7 +199,10 @@ def test_count_themes_by_hand():
 
 
 def test_count_themes_of_texts_without_a_scored_theme():
-    counts = count_themes([None, "Other"], [], [False, False], ("Logistics",))
+    counts = count_themes(["Other"], [], [False], ("Logistics",))
     assert counts.as_tuple() == (0, 0, 0) and counts.reference_sentences == {}
+    # an unusable label is no scored theme, but counts against the pair (issue 22)
+    counts = count_themes([None, "Other"], [None], [False, False], ("Logistics",))
+    assert counts.as_tuple() == (0, 1, 1) and counts.reference_sentences == {}
     with pytest.raises(ValueError):  # one match flag per reply sentence
         count_themes(["Logistics"], [], [], ("Logistics",))

@@ -275,9 +275,10 @@ def test_unusable_judgements_are_counted_reported_and_warned_once(
     assert a.alignment[3].status == "unusable"
     assert a.alignment[3].judge_output == "<garbled output>"
     assert a.unusable_theme_judgements == 1 and b.unusable_theme_judgements == 1
-    # the unlabelled draft sentence takes no theme: draft {MAE, MPI} vs reply {MAE, MPI, CP}
+    # the unlabelled draft sentence takes no theme: draft {MAE, MPI} vs reply {MAE, MPI, CP},
+    # and counts against the pair as a theme the reply lacks: tp 2, fp 0 + 1, fn 1
     assert a.prediction_themes == {MAE, MPI}
-    assert (a.theme.precision, a.theme.recall) == pytest.approx((1.0, 2 / 3))
+    assert (a.theme.precision, a.theme.recall) == pytest.approx((2 / 3, 2 / 3))
     assert a.prediction_sentence_themes[3] is None
     assert any("unusable" in note for note in a.warnings)
     assert (result.unusable_judgements, result.unusable_theme_judgements) == (1, 2)
@@ -589,3 +590,68 @@ def test_rows_outside_latin_script_get_one_warning_naming_them(content_only):
     assert "MiniLM" not in message
     # names rows, never quotes their text
     assert not any(word in message for word in ("कृपया", "请", "Позвоните", "Wang"))
+
+
+# -- unusable theme labels never score better than usable ones (issue 22, class 3) -----
+
+REPLY_TWO, DRAFT_TWO = "Rest one. Rest two.", "Call three. Call four."
+#: Labels a completion may give an unusable sentence: three scored themes and Other.
+COMPLETIONS = ("Logistics", "Care coordination", "Contingency planning", "Other")
+
+
+def _theme_prf_by_hand(reference_labels, prediction_labels):
+    """(precision, recall, F1) of completed labels, from the sets (§3.2), zero_division 0."""
+    reference = {t for t in reference_labels if t in CLINICAL_THEMES}
+    prediction = {t for t in prediction_labels if t in CLINICAL_THEMES}
+    tp, fp, fn = (
+        len(reference & prediction),
+        len(prediction - reference),
+        len(reference - prediction),
+    )
+    if tp + fp + fn == 0:
+        return 1.0, 1.0, 1.0
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def test_a_theme_judge_whose_every_label_is_unusable_scores_zero_not_one(theme_judge_cls):
+    scorer = EditF1Scorer("exact", theme_judge_cls(default=None), zero_division=0.0)
+    with pytest.warns(UnusableJudgementWarning):
+        result = scorer.score([DRAFT_TWO], [REPLY_TWO])
+    # 2 reply and 2 draft sentences without a usable label: tp 0, fp 2, fn 2
+    assert (result.theme.precision, result.theme.recall, result.theme.f1) == (0.0, 0.0, 0.0)
+    assert result.unusable_theme_judgements == 4
+    # read back from the per-row output (edit-f1 report, compare): the same counts
+    from editf1.analysis.compare import pair_result_from_dict
+
+    [pair] = result.pairs
+    assert pair_result_from_dict(pair.to_dict()).theme_counts.as_tuple() == (0, 2, 2)
+
+
+def test_unusable_theme_labels_never_beat_any_usable_labelling(theme_judge_cls):
+    """Every labelling of two reply and two draft sentences from two themes, Other and
+    unusable: the score with unusable labels is at most that of every completion of
+    them (each unusable label replaced by one of four labels), by hand."""
+    import itertools
+
+    reply, draft = ["Rest one.", "Rest two."], ["Call three.", "Call four."]
+    labels = ("Logistics", "Care coordination", "Other", None)
+    for given in itertools.product(labels, repeat=4):
+        judge = theme_judge_cls(dict(zip(reply + draft, given)), default="Other")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theme = (
+                EditF1Scorer("exact", judge, zero_division=0.0)
+                .score([DRAFT_TWO], [REPLY_TWO])
+                .theme
+            )
+        unusable = [i for i, label in enumerate(given) if label is None]
+        for filled in itertools.product(COMPLETIONS, repeat=len(unusable)):
+            completed = list(given)
+            for i, label in zip(unusable, filled):
+                completed[i] = label
+            usable = _theme_prf_by_hand(completed[:2], completed[2:])
+            ours = (theme.precision, theme.recall, theme.f1)
+            assert all(a <= b + 1e-12 for a, b in zip(ours, usable)), (given, completed)

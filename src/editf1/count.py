@@ -12,7 +12,8 @@ given the content judge's answer for every reference sentence,
 Theme level (§3.2): the set of scored themes in the draft predicts the set in the
 reply; :func:`count_themes` gives the true positives (themes in both), false positives
 (draft only) and false negatives (reply only) of one pair, and the reply sentences of
-each theme with those matched (Table 14). It is the only place theme counts are made:
+each theme with those matched (Table 14); a sentence without a usable label counts
+against the pair, never for it. It is the only place theme counts are made:
 the pair stores them (:class:`~editf1.results.ThemeCounts`), aggregation sums them.
 
 A span is removed by blanking its characters, so offsets into the draft stay valid.
@@ -132,9 +133,17 @@ def count_themes(
     true positives (in both), false positives (draft only) and false negatives (reply
     only), and each theme's reply sentences with those matched (Table 14).
 
+    A sentence without a usable label (``None``: the theme judge gave none) counts as
+    a theme that the other text lacks: a false negative in the reply, a false positive
+    in the draft. So unusable labels never make a pair score better than any usable
+    labels would (whatever label each would have had, the pair's precision, recall and
+    F1 are at least these); a pair whose every label is unusable scores 0, not the 1.0
+    of "no theme on either side". They belong to no theme: per-theme figures leave
+    them out.
+
     Args:
         reference_labels: the theme of each reply sentence (``None`` where the theme
-            judge gave none, which counts as no theme).
+            judge gave none).
         prediction_labels: the theme of each draft sentence.
         matched: for each reply sentence, whether the content judge matched it.
         themes_scored: the themes counted: the 8 clinical ones, or all 9 with Other.
@@ -149,7 +158,7 @@ def count_themes(
     ...     {"Logistics", "Care coordination", "Contingency planning"},
     ... )
     >>> c.as_tuple(), sorted(c.reference_themes), c.reference_sentences, c.matched_sentences
-    ((1, 1, 1), ['Care coordination', 'Logistics'], {'Logistics': 1, 'Care coordination': 1}, \
+    ((1, 2, 1), ['Care coordination', 'Logistics'], {'Logistics': 1, 'Care coordination': 1}, \
 {'Logistics': 1})
     """
     reference = frozenset(t for t in reference_labels if t in themes_scored)
@@ -159,8 +168,8 @@ def count_themes(
         reference_themes=reference,
         prediction_themes=prediction,
         true_positives=len(reference & prediction),
-        false_positives=len(prediction - reference),
-        false_negatives=len(reference - prediction),
+        false_positives=len(prediction - reference) + list(prediction_labels).count(None),
+        false_negatives=len(reference - prediction) + list(reference_labels).count(None),
         reference_sentences=dict(Counter(t for t, _ in scored)),
         matched_sentences=dict(Counter(t for t, m in scored if m)),
     )

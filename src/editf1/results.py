@@ -81,8 +81,10 @@ class ThemeCounts:
         reference_themes: the scored themes in the reply.
         prediction_themes: the scored themes in the draft.
         true_positives: scored themes in both, an int >= 0.
-        false_positives: scored themes in the draft only.
-        false_negatives: scored themes in the reply only.
+        false_positives: scored themes in the draft only, plus the draft sentences
+            without a usable label.
+        false_negatives: scored themes in the reply only, plus the reply sentences
+            without a usable label.
         reference_sentences: scored theme -> reply sentences labelled with it (themes
             with none are left out).
         matched_sentences: scored theme -> those of them the content judge matched.
