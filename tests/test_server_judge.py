@@ -6,6 +6,7 @@ concurrency against a standard-library fake server; end to end against a real
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -14,6 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -761,21 +763,19 @@ def test_a_server_failing_throughout_stops_the_run_with_one_line(tmp_path, capsy
 # -- a real server: transformers serve on 127.0.0.1 ------------------------------------
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """``transformers serve`` of a tiny model that always answers NO MATCH, on a free
-    loopback port; stopped at the end (or by the test that kills it)."""
+@contextlib.contextmanager
+def _transformers_serve(folder: Path, root: Path):
+    """``transformers serve FOLDER`` on a free loopback port, offline, until the block
+    ends (or a test kills it). Yields ``{"url", "model", "process"}``."""
     pytest.importorskip("fastapi", reason="transformers serve needs the server extra")
     pytest.importorskip("uvicorn", reason="transformers serve needs the server extra")
-    from editf1.judges.generative.tiny import build_tiny_causal_lm
-
-    root = tmp_path_factory.mktemp("served")
-    folder = build_tiny_causal_lm(root / "no-match", answer="NO MATCH")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [
-        str(Path(sys.executable).parent / "transformers"),
+    command = [  # the `transformers` console script, run by this interpreter
+        sys.executable,
+        "-c",
+        "import sys; from transformers.cli.transformers import main; sys.exit(main())",
         "serve",
         str(folder),
         "--host",
@@ -786,28 +786,41 @@ def served(tmp_path_factory):
         "cpu",
     ]
     env = os.environ | {"HF_HOME": str(root / "hf"), "HF_HUB_OFFLINE": "1"}
-    log = open(root / "serve.log", "wb")  # noqa: SIM115 (closed at teardown)
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 180
-    while True:
+    with open(root / "serve.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/models", timeout=2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    process.kill()
+                    pytest.fail(
+                        "transformers serve did not start: "
+                        f"{(root / 'serve.log').read_text()[-2000:]}"
+                    )
+                time.sleep(0.5)
         try:
-            urllib.request.urlopen(f"{url}/models", timeout=2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
+            yield {"url": url, "model": str(folder), "process": process}
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
                 process.kill()
-                pytest.fail(
-                    f"transformers serve did not start: {(root / 'serve.log').read_text()[-2000:]}"
-                )
-            time.sleep(0.5)
-    yield {"url": url, "model": str(folder), "process": process}
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``transformers serve`` of a tiny model that always answers NO MATCH."""
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    root = tmp_path_factory.mktemp("served")
+    folder = build_tiny_causal_lm(root / "no-match", answer="NO MATCH")
+    with _transformers_serve(folder, root) as server:
+        yield server
 
 
 @pytest.mark.slow
@@ -946,3 +959,142 @@ def test_real_server_killed_mid_run_is_counted(served):
         [after] = judge.match([_request()])
     assert [j.status for j in after] == ["unusable"] * 4
     assert judge.counts == {"exact": 1, "failed: connection lost": 4}
+
+
+# -- from a trained judge to a served one ------------------------------------------------
+
+_DRAFTS = {
+    "a": "Please rest today. Drink plenty of water. Call us if the fever lasts three days.",
+    "b": "Your lab results look normal. We will schedule a follow-up visit next week.",
+    "c": "Take 2.5 mg of lisinopril twice daily with food. If the swelling gets worse, call 911.",
+    "d": "Hi Maria, thanks for your message. Rest and drink water.",
+}
+#: Content labels (case, reference sentence, span or NO MATCH); every span is a whole
+#: draft sentence, so it is one of the server judge's choices.
+_LABELS = [
+    ("a", "Stay hydrated.", "Drink plenty of water."),
+    ("a", "Take ibuprofen for pain.", None),
+    ("b", "Labs are normal.", "Your lab results look normal."),
+    ("b", "Fast before the test.", None),
+    ("c", "Call 911 if it worsens.", "If the swelling gets worse, call 911."),
+    ("c", "Thanks for writing.", None),
+    ("d", "Rest and hydrate.", "Rest and drink water."),
+    ("d", "We will refer you to cardiology.", None),
+]
+
+
+@pytest.mark.slow
+def test_a_trained_judge_is_merged_served_and_scores_through_the_command(tmp_path):
+    """train-judge (tiny base built here) -> merge-judge -> transformers serve of the
+    merged folder -> edit-f1 score --content-judge server: the merged weights are the
+    in-process judge's, the command runs against the served folder, and every served
+    answer is the merged model's own greedy answer to that request (served as trained:
+    its chat template, its prompt)."""
+    pytest.importorskip("peft", reason="training a judge needs the llm extra")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from editf1.cli import main
+    from editf1.judges.generative import load_judge_model
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    base = build_tiny_causal_lm(tmp_path / "base")
+    labels = tmp_path / "labels.jsonl"
+    rows = [
+        {"case": c, "prediction": _DRAFTS[c], "reference": r, "match": s is not None, "span": s}
+        for c, r, s in _LABELS
+    ]
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    adapter, merged = tmp_path / "my-judge", tmp_path / "my-judge-merged"
+    settings = ["--learning-rate", "0.02", "--epochs", "40", "--batch-size", "2"]
+    train = ["train-judge", "llm-content", "--base", str(base), "--data", str(labels)]
+    assert main([*train, "-o", str(adapter), *settings, "--test-size", "0.5"]) == 0
+    assert not (adapter / "config.json").exists()  # an adapter only: no model to serve
+    assert main(["merge-judge", str(adapter), "-o", str(merged)]) == 0
+    names = {path.name for path in merged.iterdir()}
+    assert {"model.safetensors", "config.json", "tokenizer.json", "editf1_merged.json"} <= names
+    assert "adapter_config.json" not in names
+    record = json.loads((merged / "editf1_merged.json").read_text())
+    assert (record["task"], record["prompt"], record["dtype"]) == (
+        "content",
+        "content-v1",
+        "float32",
+    )
+    assert record["base"]["spec"] == str(base)
+
+    # the merged folder, loaded by plain transformers, is the in-process judge
+    ours = load_judge_model(
+        "content",
+        None,
+        str(adapter),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=True,
+    )
+    plain = AutoModelForCausalLM.from_pretrained(merged).eval()
+    assert AutoTokenizer.from_pretrained(merged).chat_template == ours.tokenizer.chat_template
+    ids = torch.tensor([[5, 17, 42, 8, 99, 3]])
+    with torch.no_grad():
+        assert torch.allclose(plain(ids).logits, ours.model(ids).logits, atol=1e-5)
+
+    # served: the command scores the pairs, and every answer is the merged model's own
+    # greedy answer to the request's chat messages (what `transformers serve` runs)
+    pairs = tmp_path / "pairs.jsonl"
+    cases = sorted(_DRAFTS)
+    pairs.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": case,
+                    "prediction": _DRAFTS[case],
+                    "reference": " ".join(r for c, r, _ in _LABELS if c == case),
+                }
+            )
+            + "\n"
+            for case in cases
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "scores.jsonl"
+    with _transformers_serve(merged, tmp_path) as server:
+        options = ["--content-judge-option", f"base_url={server['url']}"]
+        score = ["score", str(pairs), "--content-judge", "server", *options]
+        code = main([*score, "--theme-judge", "none", "--no-progress", "-o", str(out)])
+        assert code == 0
+        judge = load_content_judge("server", {"base_url": server["url"]})
+        sent, replies = [], []
+        ask_all = judge._ask_all
+
+        def recording(bodies):
+            sent.extend(bodies)
+            replies.extend(answered := ask_all(bodies))
+            return answered
+
+        judge._ask_all = recording
+        requests = [
+            _request(" ".join(r for d, r, _ in _LABELS if d == c), _DRAFTS[c]) for c in cases
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ServerJudgeWarning)
+            judged = judge.match(requests)
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [[a["status"] for a in row["alignment"]] for row in scored] == [
+        [j.status for j in pair] for pair in judged
+    ]
+    assert len(sent) == len(_LABELS) and judge.model == str(merged)
+    tokenizer = AutoTokenizer.from_pretrained(merged)
+    for body, reply in zip(sent, replies):
+        prompt = tokenizer.apply_chat_template(
+            body["messages"], add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+        with torch.no_grad():
+            ids = plain.generate(**prompt, do_sample=False, max_new_tokens=body["max_tokens"])
+        answer = ids[0, prompt["input_ids"].shape[1] :]
+        finished = answer[-1].item() == tokenizer.eos_token_id
+        if reply.text is None:
+            assert not finished and reply.failure == "cut off at max_tokens"
+        else:
+            assert finished
+            assert reply.text.strip() == tokenizer.decode(answer, skip_special_tokens=True).strip()

