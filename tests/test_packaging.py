@@ -86,20 +86,39 @@ def _no_pip_config() -> dict:
     return env | {"PIP_CONFIG_FILE": os.devnull}
 
 
+#: The one command that builds what the Space installs (metrics/build_space.py), as the
+#: Space's requirements.txt documents it; run here offline (no build isolation).
+BUILD_SPACE = "python metrics/build_space.py"
+
+
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel, built offline from a copy of the sources (a build in the working tree
-    would leave build/ there, and a stale build/lib can leak into the wheel)."""
-    tree = tmp_path_factory.mktemp("tree")
-    for name in ("setup.cfg", "pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, tree / name)
-    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "wheels")
-    shutil.copytree(ROOT / "src", tree / "src", ignore=skip)
-    shutil.copytree(SPACE, tree / "metrics" / "edit_f1", ignore=skip)
-    dist = tmp_path_factory.mktemp("dist")
-    built = _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(tree))
+def clone(tmp_path_factory) -> Path:
+    """A clean clone: the repository's files that git tracks or would track (no ignored
+    file: no wheels/, build/, egg-info, venv), copied to a new folder."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    folder = tmp_path_factory.mktemp("clone")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / name, folder / name)
+    assert not (folder / "metrics" / "edit_f1" / "wheels").exists()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def wheel(clone) -> Path:
+    """The wheel, built in the clean clone by the documented command (offline)."""
+    command = [sys.executable, *BUILD_SPACE.split()[1:], "--no-build-isolation"]
+    built = subprocess.run(command, cwd=clone, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr
-    (path,) = dist.glob("edit_f1-*.whl")
+    (path,) = (clone / "metrics" / "edit_f1" / "wheels").glob("edit_f1-*.whl")
+    assert not (clone / "build").exists() and not list(clone.glob("src/*.egg-info"))
     return path
 
 
@@ -137,19 +156,19 @@ def test_the_wheel_loads_the_evaluate_module_outside_a_clone(wheel, tmp_path):
     assert f1 == str(round(4 / 7, 6))
 
 
-def test_the_space_requirements_resolve_to_the_wheel_it_ships(wheel, tmp_path):
+def test_the_space_installs_from_a_clean_clone_by_the_documented_command(clone, wheel, tmp_path):
     """What the Space's Dockerfile has when it installs: requirements.txt and wheels/
-    (the rest of the Space is copied in after). Offline, the requirements must resolve to
-    the shipped wheel, with the demo extra."""
-    steps = (SPACE / "Dockerfile").read_text(encoding="utf-8").splitlines()
+    (the rest of the Space is copied in after), from a clean clone after the one command
+    requirements.txt documents. Offline, the requirements resolve to that wheel, with the
+    demo extra; without the command there is no wheel to install."""
+    space = clone / "metrics" / "edit_f1"
+    assert BUILD_SPACE in (space / "requirements.txt").read_text(encoding="utf-8")
+    assert BUILD_SPACE in (space / "Dockerfile").read_text(encoding="utf-8")
+    steps = (space / "Dockerfile").read_text(encoding="utf-8").splitlines()
     install = steps.index("RUN pip install --no-cache-dir --user -r requirements.txt")
     assert steps.index("COPY --chown=user requirements.txt ./") < install
     assert steps.index("COPY --chown=user wheels/ ./wheels/") < install
     assert steps.index("COPY --chown=user . .") == install + 1
-    space = tmp_path / "space"
-    (space / "wheels").mkdir(parents=True)
-    shutil.copy(SPACE / "requirements.txt", space)
-    shutil.copy(wheel, space / "wheels")
     report = tmp_path / "report.json"
     args = ["install", "--dry-run", "--no-index", "--quiet", "--report", str(report)]
     resolved = _pip(*args, "--find-links", "/opt/wheels", "-r", "requirements.txt", cwd=space)
@@ -157,8 +176,10 @@ def test_the_space_requirements_resolve_to_the_wheel_it_ships(wheel, tmp_path):
     (edit_f1,) = [
         i for i in json.loads(report.read_text())["install"] if i["metadata"]["name"] == "edit-f1"
     ]
-    assert edit_f1["download_info"]["url"] == (space / "wheels" / wheel.name).as_uri()
+    assert edit_f1["download_info"]["url"] == wheel.as_uri()
     assert edit_f1["requested_extras"] == ["demo"]
+    # the command replaces the wheel it built before, so the Space holds one
+    assert [p.name for p in wheel.parent.iterdir()] == [wheel.name]
 
 
 # ---------------------------------------------------------------- dependency ranges
