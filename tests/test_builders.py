@@ -604,18 +604,19 @@ def test_committed_folders_are_cards_of_the_builders(tmp_path):
         ("edit_f1_demo", "n<1K", "original", "https://www.apache.org/licenses/LICENSE-2.0"),
         (
             "kqa",
-            "unknown",
+            "n<1K",
             "extended|other-k-qa",
             "https://github.com/Itaymanes/K-QA/blob/HEAD/LICENSE",
         ),
-        ("oncqa", "unknown", "extended|other-oncqa", "README.md#licence"),
+        ("oncqa", "n<1K", "extended|other-oncqa", "README.md#licence"),
         ("syppm", "unknown", "extended", "README.md#licence"),
         ("socppm", "unknown", "original", "README.md#licence"),
     ],
 )
 def test_committed_cards_give_size_source_and_licence_link(name, size, source, link):
-    """Counted cards (the demo: 12 pairs) give their size; cards written without data say
-    unknown. The licence link is the upstream licence file, the licence text, or the
+    """Counted cards (the demo: 12 pairs; the public sets' published rows: OncQA 263 at
+    most) give their size; cards of sets known only once built (SyPPM, a hospital's
+    export) say unknown. The licence link is the upstream licence file, the licence text, or the
     card's Licence section where the terms are not a standard licence."""
     card = DatasetCard.load(DATASETS / name / "README.md")
     assert card.data.size_categories == [size]
@@ -816,3 +817,20 @@ def test_an_export_without_a_header_row_is_never_quoted(tmp_path):
     assert not any(issubclass(w.category, UnusedColumnsWarning) for w in caught)
     for text in (COUGH, "MRN-001", "dr-a", "HTN", "lisinopril"):
         assert not any(text in m for m in messages), text
+
+
+def test_syppm_names_the_collection_the_paper_releases_it_in(capsys):
+    """The SyPPM builder, its card and --hub-repo's help name the Hugging Face collection
+    of footnote 1 of arXiv 2601.11344; the repository inside it stays the user's option."""
+    from editf1.builders.hospital import SYPPM_COLLECTION
+    from editf1.cli import main
+
+    assert SYPPM_COLLECTION == (
+        "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
+    )
+    assert SYPPM_COLLECTION in builder_class("syppm").SOURCE_NOTE
+    assert SYPPM_COLLECTION in (DATASETS / "syppm" / "README.md").read_text(encoding="utf-8")
+    assert main(["export-dataset", "--help"]) == 0
+    help_text = "".join(capsys.readouterr().out.split())
+    assert "--hub-repoHUB_REPOsyppm:theHubdatasetrepositorytodownload" in help_text
+    assert SYPPM_COLLECTION.replace("-", "") in help_text.replace("-", "")

@@ -18,7 +18,7 @@ from pathlib import Path
 import datasets
 import pytest
 
-from editf1.builders import load_split
+from editf1.builders import builder_class, load_split
 from editf1.builders.hub import size_category, write_hub_folder
 from editf1.builders.public import DuplicateRecordsWarning, UnmatchedRecordsWarning
 from editf1.builders.readers import kqa_nli_rows, oncqa_rows
@@ -198,12 +198,11 @@ def test_real_sets_export_to_folders_that_load_dataset_reads(tmp_path, name, fol
     assert written.counts == {config: {"test": n} for config, n in counts.items()}
     card = (written.path / "README.md").read_text(encoding="utf-8")
     committed = (Path(__file__).resolve().parents[1] / "datasets" / name / "README.md").read_text()
-    # the committed card is the exported one without row counts: the Hub's size
-    # category is "unknown" without them and follows the rows with them
-    largest = max(counts.values())
-    assert f"size_categories:\n- {size_category(largest)}\n" in card
-    without_counts = card.replace(f"- {size_category(largest)}\n", "- unknown\n", 1)
-    assert without_counts.split("## Configurations")[0] == committed.split("## Configurations")[0]
+    # the committed card is the exported one: the builder publishes the rows the pinned
+    # upstream files give, so the card states them and their size category
+    assert counts == builder_class(name).PUBLISHED_ROWS
+    assert f"size_categories:\n- {size_category(max(counts.values()))}\n" in card
+    assert card == committed
     for config, n in counts.items():
         rows = datasets.load_dataset(
             str(written.path), config, split="test", cache_dir=str(tmp_path / "c")
@@ -282,8 +281,6 @@ class LocalDownloads(datasets.DownloadManager):
     ],
 )
 def test_download_path_fetches_the_pinned_upstream_files(tmp_path, name, config, folder, expected):
-    from editf1.builders import builder_class
-
     cls = builder_class(name)
     downloads = LocalDownloads(SHARED_DATA / folder, tmp_path / "downloads")
     builder = cls(config_name=config, cache_dir=str(tmp_path / "cache"))

@@ -311,3 +311,31 @@ def test_oncqa_example_report_with_embedded_judges(tmp_path, monkeypatch):
     for key in ("f1", "theme_f1"):
         e = iap[key]
         assert f"{e['value']:.3f} [{e['low']:.3f}, {e['high']:.3f}]" in readme, key
+
+
+def test_the_html_page_is_rendered_by_jinja2_and_escapes_every_text(tmp_path):
+    """Headings, paragraphs, table cells and captions arrive escaped (a system named
+    '<b>A & B</b>' stays text), tables keep their cells in order, and a figure is
+    embedded as base64 of its PNG file."""
+    import base64
+
+    from editf1.analysis.report import _html
+
+    (tmp_path / "f.png").write_bytes(PNG + b"rest")
+    page = _html(
+        [
+            ("h1", "Report <1>"),
+            ("p", "x & y"),
+            ("table", ["system", "f1"], [["<b>A & B</b>", "0.5"], ["C", "0.25"]]),
+            ("figure", "f.png", 'F1 "per theme"'),
+        ],
+        tmp_path,
+    )
+    assert page.startswith("<!DOCTYPE html>") and "<title>Report &lt;1&gt;</title>" in page
+    assert "<h1>Report &lt;1&gt;</h1>" in page and "<p>x &amp; y</p>" in page
+    assert "<tr><th>system</th><th>f1</th></tr>" in page
+    rows = "<tr><td>&lt;b&gt;A &amp; B&lt;/b&gt;</td><td>0.5</td></tr>\n"
+    rows += "<tr><td>C</td><td>0.25</td></tr>"
+    assert rows in page and "<b>" not in page
+    png = base64.b64encode(PNG + b"rest").decode("ascii")
+    assert f'<img src="data:image/png;base64,{png}" alt="F1 &#34;per theme&#34;">' in page

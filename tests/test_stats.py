@@ -166,3 +166,71 @@ def test_paired_bootstrap_refuses_an_undefined_difference():
 
     with pytest.raises(ValueError, match=r"undefined on \d+ of 50 bootstrap resamples"):
         paired_bootstrap(mean_of(np.zeros(6)), undefined_without_item_0, 6, n_resamples=50)
+
+
+# ---------------------------------------------------------------- against SciPy
+
+
+def test_bootstrap_is_scipys_percentile_bootstrap_over_cases():
+    """The CI is SciPy's percentile bootstrap over the cases (the case indices as its one
+    sample, the same seeded generator): the same distribution, and bounds equal to SciPy's
+    own to 1e-12 (NumPy's quantile, not scipy.stats.quantile: last-bit differences)."""
+    import scipy.stats
+
+    values = np.random.default_rng(5).random(24)
+    groups = np.repeat(np.arange(8), 3)
+
+    def case_mean(cases):
+        return float(values[np.concatenate([np.flatnonzero(groups == c) for c in cases])].mean())
+
+    ours = bootstrap(mean_of(values), 24, groups=groups, n_resamples=999, seed=11)
+    theirs = scipy.stats.bootstrap(
+        (np.arange(8),),
+        case_mean,
+        n_resamples=999,
+        vectorized=False,
+        method="percentile",
+        rng=np.random.default_rng(11),
+    )
+    distribution = bootstrap_resamples(mean_of(values), 24, groups=groups, n_resamples=999, seed=11)
+    assert np.allclose(distribution, theirs.bootstrap_distribution, rtol=0, atol=1e-15)
+    assert ours.low == pytest.approx(theirs.confidence_interval.low, abs=1e-12)
+    assert ours.high == pytest.approx(theirs.confidence_interval.high, abs=1e-12)
+
+
+def test_where_scipy_gives_nan_or_refuses_the_wrapper_answers():
+    """A statistic undefined on some resamples: SciPy's interval is NaN, ours skips those
+    resamples (the percentiles of the defined ones). One case: SciPy refuses it, ours
+    gives the statistic on that case for every resample."""
+    import warnings
+
+    import scipy.stats
+
+    values = np.array([0.0, 0.2, 0.4, 0.9])
+
+    def undefined_high(idx):
+        return float("nan") if values[idx].mean() > 0.5 else float(values[idx].mean())
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = scipy.stats.bootstrap(
+            (np.arange(4),),
+            lambda cases: undefined_high(cases.astype(int)),
+            n_resamples=200,
+            vectorized=False,
+            method="percentile",
+            rng=np.random.default_rng(0),
+        )
+    assert np.isnan(theirs.confidence_interval.low)
+    distribution = theirs.bootstrap_distribution
+    defined = distribution[~np.isnan(distribution)]
+    ours = bootstrap(undefined_high, 4, n_resamples=200, seed=0)
+    assert (ours.low, ours.high) == tuple(np.quantile(defined, [0.025, 0.975]))
+    with pytest.raises(ValueError):
+        scipy.stats.bootstrap((np.arange(1),), np.mean, method="percentile")
+    assert (
+        bootstrap_resamples(
+            lambda idx: float(len(idx)), 3, groups=[7, 7, 7], n_resamples=4
+        ).tolist()
+        == [3.0] * 4
+    )

@@ -330,7 +330,6 @@ def test_cards_metadata_and_sections(name):
     card = DatasetCard.load(CARDS[name])
     data = card.data.to_dict()
     assert data["license"] == "other" and data["license_name"]
-    assert data["size_categories"] == ["n<1K"]
     assert "AIM-Harvard/OncQA" in data["source_datasets"]
     assert data["task_categories"] == ["text-classification"]
     assert data["pretty_name"] and "edit-f1" in data["tags"]
@@ -502,3 +501,34 @@ def test_content_cards_stage2_figures_are_the_real_files(shared_data):
     assert summary["items"] == summary["match"] + summary["no_match"]
     card = CARDS["content_match_labels"].read_text(encoding="utf-8")
     assert _block(card, "stage-2 figures") == stage2_markdown(summary)
+
+
+#: Every team label set's card and the shipped file its ``configs`` name.
+LABEL_FILES = {
+    "team_theme_labels": "theme_labels.jsonl",
+    "team_content_labels": "content_match_labels.jsonl",
+    "team_content_labels_v2": "content_labels_v2.jsonl",
+}
+
+
+@pytest.mark.parametrize("folder", list(LABEL_FILES))
+def test_each_label_card_loads_its_rows_and_gives_their_size(folder, tmp_path, monkeypatch):
+    """datasets.load_dataset on the card's folder (offline, from the repository root)
+    reads the shipped label file through the card's configs, row for row; the card's
+    size category is the Hub's for that many rows."""
+    import datasets
+
+    from editf1.builders.hub import size_category
+
+    shipped = ROOT / "src" / "editf1" / "data" / "labels" / LABEL_FILES[folder]
+    rows = [json.loads(line) for line in shipped.read_text(encoding="utf-8").splitlines()]
+    card = DatasetCard.load(ROOT / "datasets" / folder / "README.md")
+    assert card.data.size_categories == [size_category(len(rows))]
+    assert f"# {len(rows):,} rows" in card.text
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    loaded = datasets.load_dataset(
+        f"datasets/{folder}", split="test", cache_dir=str(tmp_path / "cache")
+    )
+    assert loaded.num_rows == len(rows)
+    assert loaded[0]["sha256"] == rows[0]["sha256"] and loaded[-1]["case"] == rows[-1]["case"]

@@ -6,23 +6,28 @@ Every interval in the package is a percentile bootstrap interval (Efron & Tibshi
 with a fixed seed, as in Buckley et al., arXiv 2609.12822; a paired comparison of two
 systems adds the two-sided bootstrap p-value that inverts that interval (§16).
 
-Why not ``scipy.stats.bootstrap`` or ``permutation_test``: given the same seeded
-``default_rng`` and the case indices, ``scipy.stats.bootstrap(method="percentile")``
-draws exactly the resamples drawn here (checked with SciPy 1.17), but its bounds come
-from ``scipy.stats.quantile``, which differs from NumPy's in the last bit, it returns NaN
-where a resample leaves the statistic undefined (a resample with no human match)
-instead of skipping that resample, and it refuses a single case, so published CIs would
-move or fail. ``permutation_test`` tests another null hypothesis (sign flips of paired
-differences) and would change published p-values.
+The resamples are drawn by ``scipy.stats.bootstrap`` (the cases' indices are its data,
+``method="percentile"``, a seeded ``numpy.random.default_rng``); this module is a thin
+wrapper around it for three things it does otherwise: a resample on which the statistic
+is undefined (NaN, e.g. no human match) is left out of the interval here, where SciPy's
+interval becomes NaN; the bounds are NumPy's quantiles of SciPy's bootstrap distribution
+(``scipy.stats.quantile`` differs in the last bit, so published CIs would move); and a
+single case is accepted (every resample is that case), where SciPy refuses one
+observation. The draws are SciPy's, the same as this module drew before it used SciPy
+(tests/test_stats.py compares them), so no published figure moved. ``permutation_test``
+tests another null hypothesis (sign flips of paired differences) and would change
+published p-values, so paired p-values invert the bootstrap interval instead.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import scipy.stats
 
 __all__ = ["Estimate", "PairedBootstrap", "bootstrap", "bootstrap_resamples", "paired_bootstrap"]
 
@@ -119,10 +124,10 @@ def bootstrap_resamples(
     """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
 
     The resampling behind :func:`bootstrap` and :func:`paired_bootstrap`, for callers
-    that need the whole distribution. Resample b draws C case indices uniformly with
-    replacement (C = number of distinct cases) from ``numpy.random.default_rng(seed)``
-    and passes the items of the drawn cases, in draw order, to ``statistic``; the same
-    seed and arguments draw the same resamples.
+    that need the whole distribution. ``scipy.stats.bootstrap`` draws, for resample b, C
+    case indices uniformly with replacement (C = number of distinct cases) from
+    ``numpy.random.default_rng(seed)``; the items of the drawn cases, in draw order, go
+    to ``statistic``. The same seed and arguments draw the same resamples.
 
     Args:
         statistic: maps an int array of item indices (with repeats) to a float (NaN
@@ -148,12 +153,23 @@ def bootstrap_resamples(
         raise ValueError(f"groups has {len(group_ids)} entries for {n_items} items")
     cases, inverse = np.unique(group_ids, return_inverse=True)
     members = [np.flatnonzero(inverse == k) for k in range(len(cases))]
-    rng = np.random.default_rng(seed)
-    values = np.empty(n_resamples)
-    for b in range(n_resamples):
-        drawn = rng.integers(0, len(cases), size=len(cases))
-        values[b] = statistic(np.concatenate([members[k] for k in drawn]))
-    return values
+    if len(cases) == 1:  # SciPy refuses one observation; every resample is the case
+        return np.full(n_resamples, float(statistic(members[0])))
+
+    def on_cases(drawn: np.ndarray) -> float:
+        return statistic(np.concatenate([members[k] for k in drawn]))
+
+    with warnings.catch_warnings():  # an undefined or constant statistic: handled above
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        result = scipy.stats.bootstrap(
+            (np.arange(len(cases)),),
+            on_cases,
+            n_resamples=n_resamples,
+            vectorized=False,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    return np.asarray(result.bootstrap_distribution, dtype=float)
 
 
 class PairedBootstrap(NamedTuple):

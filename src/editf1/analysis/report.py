@@ -15,7 +15,6 @@ extra (``pip install "edit-f1[report]"``).
 from __future__ import annotations
 
 import base64
-import html
 import importlib.metadata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -280,42 +279,28 @@ def _markdown(blocks) -> str:
     return "\n".join(out)
 
 
-_CSS = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; }
-th { background: #f3f3f3; }
-figure { margin: 1.5em 0; } img { max-width: 100%; }
-figcaption { font-style: italic; color: #555; }
-"""
-
-
 def _html(blocks, folder: Path) -> str:
-    out = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">']
-    title = next(rest[0] for kind, *rest in blocks if kind == "h1")
-    out.append(f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>")
+    """The self-contained HTML page of ``blocks`` (figures embedded as base64 PNGs),
+    rendered from ``templates/report.html`` by jinja2 with autoescaping."""
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("editf1.analysis", "templates"),
+        autoescape=True,
+        keep_trailing_newline=True,
+    )
+    page = []
     for kind, *rest in blocks:
-        if kind in ("h1", "h2"):
-            out.append(f"<{kind}>{html.escape(rest[0])}</{kind}>")
-        elif kind == "p":
-            out.append(f"<p>{html.escape(rest[0])}</p>")
-        elif kind == "table":
-            header, rows = rest
-            out.append("<table><thead><tr>")
-            out += [f"<th>{html.escape(h)}</th>" for h in header]
-            out.append("</tr></thead><tbody>")
-            for row in rows:
-                out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
-            out.append("</tbody></table>")
+        if kind == "table":
+            page.append({"kind": kind, "header": rest[0], "rows": rest[1]})
         elif kind == "figure":
             name, caption = rest
-            data = base64.b64encode((folder / name).read_bytes()).decode("ascii")
-            out.append(
-                f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}">'
-                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-            )
-    out.append("</body></html>")
-    return "\n".join(out)
+            png = base64.b64encode((folder / name).read_bytes()).decode("ascii")
+            page.append({"kind": kind, "png": png, "caption": caption})
+        else:
+            page.append({"kind": kind, "text": rest[0]})
+    title = next(block["text"] for block in page if block["kind"] == "h1")
+    return environment.get_template("report.html").render(title=title, blocks=page)
 
 
 def write_report(

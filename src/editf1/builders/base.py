@@ -69,6 +69,9 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         LICENSE_NOTE: what the licence means for users, in words.
         SOURCE_FILES: file names read from ``data_dir``.
         UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
+        PUBLISHED_ROWS: config -> rows of its ``test`` split built from the pinned
+            upstream files (empty: unknown until built, e.g. a hospital's export); the
+            committed dataset card gives them and their size category.
         CAVEATS: card caveats, one sentence or paragraph each.
         FIELD_DOCS: descriptions of fields the shared field docs do not cover.
         KIND_FEATURES: kind -> :class:`datasets.Features`.
@@ -90,6 +93,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
     LICENSE_NOTE: ClassVar[str] = ""
     SOURCE_FILES: ClassVar[tuple[str, ...]] = ()
     UPSTREAM: ClassVar[dict[str, UpstreamFile]] = {}
+    PUBLISHED_ROWS: ClassVar[dict[str, int]] = {}
     CAVEATS: ClassVar[tuple[str, ...]] = ()
     FIELD_DOCS: ClassVar[dict[str, str]] = {}
     KIND_FEATURES: ClassVar[dict[str, datasets.Features]] = {}

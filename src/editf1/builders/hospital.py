@@ -67,6 +67,7 @@ from editf1.builders.schema import CASE_FEATURES, case_pairs, ehr_text, pair_fea
 from editf1.citation import PAPER_CITATION, PAPER_URL
 
 __all__ = [
+    "SYPPM_COLLECTION",
     "ExportBuilder",
     "ExportConfig",
     "HospitalExportBuilder",
@@ -405,18 +406,26 @@ class SyPPMConfig(ExportConfig):
     hub_repo: str | None = None
 
 
+#: The Hugging Face collection where the paper releases SyPPM (arXiv 2601.11344,
+#: footnote 1); the dataset repository inside it is given with ``hub_repo``.
+SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
+
+
 class SyPPMBuilder(HospitalExportBuilder):
     """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
     theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
 
-    Reads a local copy (``data_dir``) or downloads the Hub dataset repository
-    ``hub_repo`` at ``revision`` with :func:`huggingface_hub.snapshot_download` (only the
-    data files: ``export_files`` or every CSV/JSONL/parquet file). The files are read
-    with the export rules of :class:`HospitalExportBuilder`; ``column_map`` maps the
-    release's column names. This library does not assume a repository id or column
-    names it could not check: pass ``hub_repo`` and ``revision`` (a commit sha) from the
-    paper's release notes. Configs ``cases`` and ``pairs``; one split, ``test``, unless
-    ``split_fractions`` says otherwise.
+    The paper releases it in the Hugging Face collection :data:`SYPPM_COLLECTION`
+    (footnote 1 of arXiv 2601.11344). Reads a local copy (``data_dir``) or downloads the
+    Hub dataset repository ``hub_repo`` at ``revision`` with
+    :func:`huggingface_hub.snapshot_download` (only the data files: ``export_files`` or
+    every CSV/JSONL/parquet file). The files are read with the export rules of
+    :class:`HospitalExportBuilder`; ``column_map`` maps the release's column names. This
+    library does not assume a repository id or column names it could not check (the
+    dataset repository inside the collection was not confirmed offline): pass
+    ``hub_repo`` (a dataset of that collection) and ``revision`` (a commit sha). Configs
+    ``cases`` and ``pairs``; one split, ``test``, unless ``split_fractions`` says
+    otherwise.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.
@@ -429,8 +438,10 @@ class SyPPMBuilder(HospitalExportBuilder):
         "theme-guided clinician replies, the public evaluation set of Seegmiller et al."
     )
     SOURCE_NOTE = (
-        "The Hub dataset repository given as `hub_repo` at `revision` (a commit sha), or "
-        "a local copy of its data files."
+        "The paper releases SyPPM in the Hugging Face collection "
+        f"[{SYPPM_COLLECTION}](https://huggingface.co/collections/{SYPPM_COLLECTION}) "
+        "(footnote 1 of arXiv 2601.11344). Give its dataset repository as `hub_repo` at "
+        "`revision` (a commit sha), or a local copy of its data files."
     )
     LICENSE = "unknown"
     LICENSE_NOTE = "The licence is the release's own: read its dataset card."

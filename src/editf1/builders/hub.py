@@ -174,14 +174,17 @@ def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
 
 def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
     """The ``configs`` argument of :func:`render_card` as known without data: every
-    config, with splits ``test`` for upstream sets or the export's split names, and no
-    row counts."""
+    config, with splits ``test`` for upstream sets or the export's split names; row
+    counts where the builder publishes them (``PUBLISHED_ROWS``: the pinned upstream
+    files' rows, checked against the real files by tests/test_datasets_real.py), else
+    none."""
     splits = list(getattr(builder_cls, "DEFAULT_SPLITS", None) or ["test"])
     fractions = (builder_kwargs or {}).get("split_fractions")
     if fractions:
         splits = list(fractions)
+    published = builder_cls.PUBLISHED_ROWS if splits == ["test"] else {}
     return [
-        (c.name, c.kind, c.description or "", dict.fromkeys(splits))
+        (c.name, c.kind, c.description or "", {s: published.get(c.name) for s in splits})
         for c in builder_cls.BUILDER_CONFIGS
     ]
 
@@ -321,7 +324,8 @@ def render_card(
 
 def write_card(name: str, output: str | Path, *, file_format: str = "parquet") -> Path:
     """Write ``output/README.md``: the card of builder ``name`` as known without data
-    (every config, default splits, no counts), as committed under ``datasets/<name>/``.
+    (every config, default splits, the published row counts where the builder has
+    them: :func:`card_configs`), as committed under ``datasets/<name>/``.
 
     Returns:
         The path of the README.md.

@@ -223,6 +223,12 @@ class OncQABuilder(EditF1Builder):
         "content_grading_s44.csv",
         "content_grading_d56.csv",
     )
+    PUBLISHED_ROWS: ClassVar[dict] = {
+        "own_reply": 100,
+        "edited": 100,
+        "cases": 63,
+        "content_grading": 263,
+    }
     UPSTREAM: ClassVar[dict] = {
         "Master2.csv": UpstreamFile(
             _ONCQA + "original_questions_gpt4_outputs/Master2.csv", ONCQA_MASTER_REVISION
@@ -464,6 +470,7 @@ class KQABuilder(EditF1Builder):
     LICENSE_NOTE = "MIT (upstream licence)."
     CITATION = KQA_CITATION + PAPER_CITATION
     SOURCE_FILES = ("questions_w_answers.jsonl", "NLI_medical_annotator.csv")
+    PUBLISHED_ROWS: ClassVar[dict] = {"pairs": 26, "questions": 201}
     UPSTREAM: ClassVar[dict] = {
         "questions_w_answers.jsonl": UpstreamFile(
             _KQA + "questions_w_answers.jsonl", KQA_QUESTIONS_REVISION
@@ -564,6 +571,7 @@ class KQANLIBuilder(EditF1Builder):
     LICENSE_NOTE = "MIT (upstream licence)."
     CITATION = KQA_CITATION + PAPER_CITATION
     SOURCE_FILES = ("NLI_medical_annotator.csv",)
+    PUBLISHED_ROWS: ClassVar[dict] = {"default": 208}
     UPSTREAM: ClassVar[dict] = {
         "NLI_medical_annotator.csv": KQABuilder.UPSTREAM["NLI_medical_annotator.csv"]
     }
@@ -660,6 +668,7 @@ class ExpertQAMedicineBuilder(EditF1Builder):
         + PAPER_CITATION
     )
     SOURCE_FILES = ("medicine_val.jsonl",)
+    PUBLISHED_ROWS: ClassVar[dict] = {"edited": 57, "cases": 57}
     UPSTREAM: ClassVar[dict] = {
         "medicine_val.jsonl": UpstreamFile(
             "https://raw.githubusercontent.com/chaitanyamalaviya/ExpertQA/{revision}/"

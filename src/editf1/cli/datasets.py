@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, builder_class
+from editf1.builders.hospital import SYPPM_COLLECTION
 
 __all__ = ["add_builder_options", "add_commands", "dataset_rows"]
 
@@ -72,7 +73,11 @@ def add_builder_options(p: argparse.ArgumentParser) -> None:
         help="without --data-dir: download the pinned upstream files (or a Hub dataset)",
     )
     g.add_argument("--revision", help="upstream revision to download (git commit or Hub sha)")
-    g.add_argument("--hub-repo", help="syppm: the Hub dataset repository to download")
+    g.add_argument(
+        "--hub-repo",
+        help="syppm: the Hub dataset repository to download, one of the collection "
+        f"{SYPPM_COLLECTION} where the paper releases SyPPM",
+    )
     g.add_argument(
         "--export-file",
         action="append",
