@@ -107,21 +107,25 @@ def test_encoder_counts_and_reports_truncated_texts_without_quoting_them():
 
 
 @pytest.mark.slow
-def test_run_on_texts_that_differ_after_the_window_no_longer_score_one(real_content_judge):
+def test_run_on_texts_that_differ_after_the_window_no_longer_score_one():
     # 210 words alike (no two clauses the same), then 70 different: the encoder's window
     # (256 word pieces) ends inside the common part
     common = ", ".join(f"on day {day} keep the knee raised on two pillows" for day in range(21))
     draft = common + ", " + " ".join(["call us if the pain gets worse"] * 10) + "."
     reply = common + ", " + " ".join(["bring your insurance card and photo id"] * 10) + "."
-    encoder = real_content_judge.encoder
     # one sentence each, as before: the texts are truncated, look alike, and match
     whole = EditF1Scorer(theme_judge=None, splitter=SentenceSplitter(max_words=10**6))
+    # the scorer's own judge (the registry's: another test may have cleared the caches
+    # since the fixture's judge was loaded)
+    encoder = whole.content_judge.encoder
     before = encoder.truncated
     with pytest.warns(UserWarning, match="longer than .* window of 256 word pieces"):
         assert whole.score([draft], [reply]).f1 == 1.0
     assert encoder.truncated == before + 2
     # the default splitter cuts both into pieces read whole: the last pieces differ
-    result = EditF1Scorer(theme_judge=None).score([draft], [reply])
+    split = EditF1Scorer(theme_judge=None)
+    assert split.content_judge.encoder is encoder  # one cached judge for both scorers
+    result = split.score([draft], [reply])
     assert encoder.truncated == before + 2
     counts = (result.expected_matches, result.expected_additions, result.expected_deletions)
     assert counts == (3, 1, 1) and result.f1 == 0.75
