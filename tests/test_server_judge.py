@@ -838,11 +838,11 @@ def test_real_server_answers_are_verbatim_and_deterministic(served):
 
 
 @pytest.mark.slow
-def test_real_server_theme_answers_that_are_no_label_are_counted(served):
+def test_real_server_theme_answers_that_are_no_label_are_counted(served, monkeypatch):
     judge = load_theme_judge("server", {"base_url": served["url"], "model": served["model"]})
     sent = []
-    ask_all = judge._ask_all
-    judge._ask_all = lambda bodies: sent.extend(bodies) or ask_all(bodies)  # what goes out
+    ask_all = judge._ask_all  # records what goes out (undone after the test: judges are cached)
+    monkeypatch.setattr(judge, "_ask_all", lambda bodies: sent.extend(bodies) or ask_all(bodies))
     with pytest.warns(ServerJudgeWarning, match="unusable: 2"):
         labels = judge.classify(["Call us.", "Rest."])
     # the model's one answer, NO MATCH, is none of the nine labels: unusable, kept as raw
