@@ -684,3 +684,97 @@ def test_an_error_in_one_process_share_is_reported_by_that_process(monkeypatch, 
 
 def _shared_error(args):
     raise ValueError("a bad option")
+
+
+# -- the command line a person expects (issue 24 §5) ----------------------------------
+
+
+def _options_without_help(parser, path: str) -> list[str]:
+    import argparse
+
+    missing = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                missing += _options_without_help(sub, f"{path} {name}")
+        elif not action.help and not isinstance(action, argparse._HelpAction):
+            missing.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+    return missing
+
+
+def test_every_option_of_every_command_has_a_help_text():
+    """Walks the whole parser, subcommands and their subcommands included."""
+    from editf1.cli.main import build_parser
+
+    parser = build_parser()
+    assert _options_without_help(parser, "edit-f1") == []
+    # the walk reaches nested commands: a nested option it can see
+    commands = next(a for a in parser._actions if a.dest == "command")
+    agreement = commands.choices["agreement"]
+    labels = next(a for a in agreement._actions if a.dest == "kind").choices["labels"]
+    assert any("--human-field" in a.option_strings for a in labels._actions)
+
+
+#: The judges that cannot run without an option, and the option their error names.
+NEEDS = {
+    ("content", "server"): "base_url",
+    ("theme", "server"): "base_url",
+    ("content", "llm"): "base",
+    ("theme", "llm"): "base",
+}
+
+
+def test_every_judge_that_needs_an_option_says_which_in_one_line(tmp_path, capsys):
+    """Each registered judge either runs without options or, without the one it needs,
+    ends with one line naming it and exit status 2 (no traceback); a judge class with a
+    required argument is in NEEDS."""
+    import inspect
+    from importlib import import_module
+
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+
+    for kind, registry in (("content", CONTENT_JUDGES), ("theme", THEME_JUDGES)):
+        for name, (module, cls) in registry.items():
+            parameters = inspect.signature(getattr(import_module(module), cls)).parameters
+            required = [k for k, p in parameters.items() if p.default is p.empty]
+            assert not required or NEEDS.get((kind, name)) == required[0], (kind, name)
+    for (kind, name), option in NEEDS.items():
+        other = "theme" if kind == "content" else "content"
+        argv = ["score", f"--{kind}-judge", name, f"--{other}-judge"]
+        argv += ["exact" if other == "content" else "none", "--no-progress"]
+        assert main([*argv, "-o", str(tmp_path / "out.jsonl")]) == 2, (kind, name)
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("edit-f1: error: "), err
+        assert option in err and "Traceback" not in err
+        if name == "server":
+            assert f"--{kind}-judge-option base_url=" in err
+
+
+def test_offline_hub_downloads_name_the_revision_and_the_next_step(tmp_path, capsys, monkeypatch):
+    """--dataset org/x --download --revision SHA and SyPPM's --hub-repo, with the Hub
+    unreachable: one line naming the repository, the revision, the hf download command
+    and the ways to score it offline (a folder / --data-dir, or a kept --cache-dir)."""
+    import datasets
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("Couldn't reach 'org/x' on the Hub (OfflineModeIsEnabled)")
+
+    def not_cached(*args, **kwargs):
+        raise LocalEntryNotFoundError("Cannot find an appropriate cached snapshot folder")
+
+    monkeypatch.setattr(datasets, "load_dataset", unreachable)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", not_cached)
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    out = ["--no-progress", "-o", str(tmp_path / "out.jsonl")]
+    assert main(["score", "--dataset", "org/x", "--download", "--revision", sha, *out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--dataset org/x (revision {sha})" in err
+    assert f"hf download org/x --repo-type dataset --revision {sha} --local-dir DIR" in err
+    assert "--dataset DIR (no --download)" in err and "--cache-dir DIR" in err
+    syppm = ["score", "--dataset", "syppm", "--download", "--hub-repo", "org/x"]
+    assert main([*syppm, "--revision", sha, *out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"SyPPM org/x at revision {sha}" in err
+    assert "--data-dir DIR" in err and "--cache-dir DIR" in err

@@ -679,3 +679,26 @@ def test_warnings_from_generation_are_not_left_over(tiny, splitter):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         LLMContentJudge(str(tiny)).match(_requests(splitter)[:1])
+
+
+def test_the_llm_judges_report_progress_per_decoding_batch(tiny, splitter):
+    """Shared-prefix decoding reports each batch of sentences as it is answered (batch
+    size 2: 2, 2, ..., the rest), one-at-a-time decoding and decision scoring report
+    sentence by sentence; in all, every reference sentence once."""
+    from editf1.judges.progress import reporting
+
+    requests = _requests(splitter)
+    total = sum(len(r.reference_sentences) for r in requests)
+    for options, expected in [
+        ({"batch_size": 2}, [2] * (total // 2) + [total % 2] * (total % 2)),
+        ({"batching": "per_sentence"}, [1] * total),
+        ({"mode": "decision", "batching": "per_sentence"}, [1] * total),
+    ]:
+        reports = []
+        with reporting(reports.append):
+            LLMContentJudge(str(tiny), **options).match(requests)
+        assert reports == expected, options
+    labelled = []
+    with reporting(labelled.append):
+        LLMThemeJudge(str(tiny), batch_size=3).classify(["Rest.", "Call us.", "Eat.", "Walk."])
+    assert labelled == [3, 1]

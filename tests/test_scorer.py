@@ -655,3 +655,76 @@ def test_unusable_theme_labels_never_beat_any_usable_labelling(theme_judge_cls):
             usable = _theme_prf_by_hand(completed[:2], completed[2:])
             ours = (theme.precision, theme.recall, theme.f1)
             assert all(a <= b + 1e-12 for a, b in zip(ours, usable)), (given, completed)
+
+
+# ---------------------------------------------------------------- progress
+
+
+class _RecordingBar:
+    """Stands in for tqdm in editf1.scorer: keeps the last bar, its n after every
+    update and its notes."""
+
+    last = None
+
+    def __init__(self, total=None, disable=False, unit=""):
+        self.n, self.total, self.disable, self.seen, self.notes = 0, total, disable, [], []
+        _RecordingBar.last = self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n):
+        self.n += n
+        self.seen.append(self.n)
+
+    def set_postfix_str(self, text, refresh=True):
+        self.notes.append(text)
+
+
+class _ReportingJudge(ExactMatchContentJudge):
+    """The exact judge, reporting one sentence judged at a time (as the server judge
+    does per answer) and noting the bar's n after each report."""
+
+    def __init__(self, report: bool = True):
+        super().__init__()
+        self.report, self.n_after = report, []
+
+    def match(self, requests):
+        from editf1.judges.progress import judged
+
+        for request in requests:
+            for _ in request.reference_sentences:
+                if self.report:
+                    judged(1)
+                    self.n_after.append(_RecordingBar.last.n)
+        return super().match(requests)
+
+
+def test_the_progress_bar_counts_pairs_as_their_sentences_are_judged(monkeypatch):
+    """Three pairs of 2, 1 and 3 reference sentences in one batch: a judge that reports
+    each sentence moves the bar to 0, 1, 2, 2, 2, 3 pairs; one that never reports (a
+    plug-in) moves it once, when its call returns; the notes count the sentences."""
+    import editf1.scorer
+
+    monkeypatch.setattr(editf1.scorer, "tqdm", _RecordingBar)
+    drafts = ["Rest.", "Call us.", "Drink water."]
+    replies = ["Rest. Sleep.", "Call us.", "Drink water. Eat. Walk."]
+    judge = _ReportingJudge()
+    scorer = EditF1Scorer(content_judge=judge, theme_judge=None, progress=True)
+    result = scorer.score(drafts, replies)
+    assert judge.n_after == [0, 1, 2, 2, 2, 3]
+    bar = _RecordingBar.last
+    assert bar.n == 3 and bar.total == 3 and "6/6 sentences judged" in bar.notes
+    assert result.expected_matches == 3
+    silent = _ReportingJudge(report=False)
+    EditF1Scorer(content_judge=silent, theme_judge=None, progress=True).score(drafts, replies)
+    assert _RecordingBar.last.seen[:1] == [3]  # the contract settles it when match returns
+    # and batch by batch: batch_size 2 settles the first two pairs, then the third
+    judge = _ReportingJudge()
+    EditF1Scorer(content_judge=judge, theme_judge=None, progress=True, batch_size=2).score(
+        drafts, replies
+    )
+    assert _RecordingBar.last.n == 3 and judge.n_after == [0, 1, 2, 2, 2, 3]

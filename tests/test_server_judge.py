@@ -1100,3 +1100,24 @@ def test_a_trained_judge_is_merged_served_and_scores_through_the_command(tmp_pat
         assert choice["finish_reason"] == ("stop" if finished else "length")
         expected = tokenizer.decode(answer, skip_special_tokens=True)
         assert choice["message"]["content"].strip() == expected.strip()
+
+
+def test_the_server_judge_reports_each_answer_as_it_arrives():
+    """One progress report per request answered (four reference sentences), through the
+    contract, which then has nothing left to settle; the theme judge likewise."""
+    from editf1.judges.contract import judge_content, judge_themes
+    from editf1.judges.progress import reporting
+
+    with FakeServer(ANSWERS) as server:
+        judge = _judge(server)
+        reports = []
+        with warnings.catch_warnings(), reporting(reports.append):
+            warnings.simplefilter("ignore", ServerJudgeWarning)
+            judge_content(judge, [_request()])
+        assert reports == [1, 1, 1, 1]
+        themes = load_theme_judge("server", {"base_url": server.url, "retries": 0})
+        labelled = []
+        with warnings.catch_warnings(), reporting(labelled.append):
+            warnings.simplefilter("ignore", ServerJudgeWarning)
+            judge_themes(themes, ["Rest.", "Call us."])
+        assert labelled == [1, 1]

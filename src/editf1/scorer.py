@@ -8,6 +8,7 @@ the CLI, the demo and the training callback are thin shells over it.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
@@ -36,6 +37,7 @@ from editf1.judges import (
     options_key,
 )
 from editf1.judges.contract import ThemeCache, judge_content
+from editf1.judges.progress import reporting
 from editf1.results import CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
@@ -250,8 +252,12 @@ class EditF1Scorer:
         """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.
 
         Rows are checked (:func:`editf1.inputs.check_rows`, unless they are
-        :class:`~editf1.inputs.CheckedRows`) and judged ``batch_size`` at a time; the
-        progress bar advances as each batch is judged.
+        :class:`~editf1.inputs.CheckedRows`) and judged ``batch_size`` at a time. The
+        progress bar (``progress=True``) counts pairs and advances as the content judge
+        reports reference sentences judged (:mod:`editf1.judges.progress`: the LLM
+        judges per decoding batch, the server judges per answer, any judge at the latest
+        when its call returns); its note shows the sentences of the batch judged so far,
+        then the sentences the theme judge has labelled.
 
         Raises:
             InputError: naming each bad row and field of a batch, and each id that is
@@ -264,11 +270,13 @@ class EditF1Scorer:
             while batch := list(islice(numbered, self.batch_size)):
                 if not checked:
                     check_rows((row for _, row in batch), first_row=batch[0][0], seen=seen_ids)
-                pairs = self._score_batch(batch)
-                bar.update(len(pairs))
+                start = bar.n
+                pairs = self._score_batch(batch, None if bar.disable else bar)
+                bar.update(start + len(pairs) - bar.n)
+                bar.set_postfix_str("", refresh=False)
                 yield from pairs
 
-    def _score_batch(self, batch: list[tuple[int, Row]]) -> list[PairResult]:
+    def _score_batch(self, batch: list[tuple[int, Row]], bar=None) -> list[PairResult]:
         # one request per (row, reply): a row with K replies gives K requests
         owners, requests = [], []
         for b, (_, (_, prediction, reference)) in enumerate(batch):
@@ -280,8 +288,15 @@ class EditF1Scorer:
                         tuple(self.splitter.split(reply)), prediction, prediction_sentences
                     )
                 )
-        judgements = judge_content(self.content_judge, requests)
-        themes = self._themes(requests)
+        if bar is None:
+            judgements = judge_content(self.content_judge, requests)
+            themes = self._themes(requests)
+        else:
+            progress = _BatchProgress(bar, owners, requests)
+            with reporting(progress.content):
+                judgements = judge_content(self.content_judge, requests)
+            with reporting(progress.themes):
+                themes = self._themes(requests)
         grouped: list[list[PairResult]] = [[] for _ in batch]
         for b, request, pair_judgements in zip(owners, requests, judgements):
             row, (row_id, _, _) = batch[b]
@@ -392,6 +407,34 @@ def cached_scorer(**options) -> EditF1Scorer:
             _cached.clear()
             _cached[key] = scorer
     return scorer
+
+
+class _BatchProgress:
+    """A batch's share of the progress bar: pairs whose reference sentences are all
+    judged (reports counted in request order, as the judges answer them), and a note
+    of the batch's sentences judged and labelled."""
+
+    def __init__(self, bar, owners: list[int], requests: list[JudgeRequest]) -> None:
+        self.bar, self.start = bar, bar.n
+        self.total = sum(len(r.reference_sentences) for r in requests)
+        # the cumulative sentence count at which each row of the batch is complete
+        ends: dict[int, int] = {}
+        done = 0
+        for owner, request in zip(owners, requests):
+            done += len(request.reference_sentences)
+            ends[owner] = done
+        self.ends = [ends[row] for row in sorted(ends)]
+        self.judged = self.labelled = 0
+
+    def content(self, n: int) -> None:
+        self.judged += n
+        rows = bisect.bisect_right(self.ends, self.judged)
+        self.bar.set_postfix_str(f"{self.judged}/{self.total} sentences judged", refresh=False)
+        self.bar.update(self.start + rows - self.bar.n)
+
+    def themes(self, n: int) -> None:
+        self.labelled += n
+        self.bar.set_postfix_str(f"{self.labelled} sentences' themes labelled")
 
 
 def _best_of(group: list[PairResult]) -> PairResult:

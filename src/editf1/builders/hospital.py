@@ -469,13 +469,26 @@ class SyPPMBuilder(HospitalExportBuilder):
                 "sha) of the Hub release to download it"
             )
         from huggingface_hub import snapshot_download
+        from huggingface_hub.errors import LocalEntryNotFoundError
 
         patterns = list(self.config.export_files or [f"*{s}" for s in DATA_SUFFIXES])
-        folder = snapshot_download(
-            self.config.hub_repo,
-            repo_type="dataset",
-            revision=self.config.revision,
-            allow_patterns=patterns,
-            cache_dir=Path(self._cache_downloaded_dir) / "editf1" / "syppm",
-        )
+        repo, revision = self.config.hub_repo, self.config.revision
+        cache = Path(self._cache_downloaded_dir) / "editf1" / "syppm"
+        try:
+            folder = snapshot_download(
+                repo,
+                repo_type="dataset",
+                revision=revision,
+                allow_patterns=patterns,
+                cache_dir=cache,
+            )
+        except LocalEntryNotFoundError as error:  # offline, or no network, and not cached
+            raise ConnectionError(
+                f"SyPPM {repo} at revision {revision} is not in the download cache {cache} "
+                "and the Hub cannot be reached (offline mode or no network). Next: where "
+                f"the Hub is reachable, `hf download {repo} --repo-type dataset --revision "
+                f"{revision} --local-dir DIR`, then read that copy with data_dir=DIR "
+                "(edit-f1: --data-dir DIR, no --download); or download once online into a "
+                "cache you keep (edit-f1: --cache-dir DIR) and use the same cache offline"
+            ) from error
         return Path(folder)

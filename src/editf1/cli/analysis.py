@@ -9,7 +9,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from editf1.cli.conventions import check_outputs, human_stream, is_stdio, write_json
+from editf1.cli.conventions import (
+    add_bootstrap_options,
+    add_input_format,
+    check_outputs,
+    human_stream,
+    is_stdio,
+    write_json,
+)
 
 __all__ = ["add_commands"]
 
@@ -56,14 +63,13 @@ def _add_report(commands) -> None:
         default=Path("report"),
         help="folder to write (its other files are kept)",
     )
-    p.add_argument("--title", default="edit-F1 report")
+    p.add_argument("--title", default="edit-F1 report", help="the report's heading")
     p.add_argument(
         "--case-pattern",
         help="regex whose first group is a pair's case, for the bootstrap: pairs of one "
         "case are drawn together, e.g. '(.+)-\\d+' for OncQA ids <case>-<n>",
     )
-    p.add_argument("--n-resamples", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
+    add_bootstrap_options(p)
     p.set_defaults(run=_report)
 
 
@@ -136,7 +142,7 @@ def _add_iap(commands) -> None:
     )
     p.add_argument("--dataset", choices=["oncqa"], help="OncQA stage-1 replies (stage1.csv)")
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    add_input_format(p)
     p.add_argument("--group-field", default="message_id", help="column naming the message")
     p.add_argument("--reference-field", default="reference", help="column holding a reply")
     p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL; - for stdout")
@@ -145,8 +151,7 @@ def _add_iap(commands) -> None:
     )
     p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
     p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
-    p.add_argument("--n-resamples", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
+    add_bootstrap_options(p)
     p.set_defaults(run=_iap)
 
 

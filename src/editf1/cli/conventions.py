@@ -1,6 +1,7 @@
 """What every ``edit-f1`` command does alike, apart from errors (:mod:`editf1.cli.main`):
 ``-`` is a standard stream, human-readable text goes to standard error when standard
-output is an output, and outputs are checked before any work.
+output is an output, outputs are checked before any work, and the options several
+commands share are declared once (with their help).
 """
 
 from __future__ import annotations
@@ -11,7 +12,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["ProcessError", "check_outputs", "human_stream", "is_stdio", "write_json"]
+__all__ = [
+    "ProcessError",
+    "add_bootstrap_options",
+    "add_input_format",
+    "check_outputs",
+    "human_stream",
+    "is_stdio",
+    "write_json",
+]
 
 
 class ProcessError(ValueError):
@@ -76,3 +85,25 @@ def write_json(path: Path, value, indent: int = 2) -> None:
 
     with atomic_output(path) as handle:
         handle.write(json.dumps(value, indent=indent) + "\n")
+
+
+def add_input_format(p) -> None:
+    """``--input-format``: how an input table is read."""
+    p.add_argument(
+        "--input-format",
+        default="auto",
+        choices=["auto", "jsonl", "csv"],
+        help="format of the input: auto (by suffix: .jsonl, .csv, .tsv; JSONL for stdin), "
+        "jsonl or csv",
+    )
+
+
+def add_bootstrap_options(p, *, flag: str = "--seed") -> None:
+    """``--n-resamples`` and the bootstrap's seed (``flag``), for the 95% CIs."""
+    p.add_argument(
+        "--n-resamples",
+        type=int,
+        default=2000,
+        help="bootstrap resamples over cases for the confidence intervals (default 2000)",
+    )
+    p.add_argument(flag, type=int, default=0, help="seed of the bootstrap (default 0)")

@@ -191,9 +191,14 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
                     "--download"
                 )
             _refuse_builder_options(args, kind)
-            splits = datasets.load_dataset(
-                source, config, cache_dir=cache_dir, revision=args.revision
-            )
+            try:
+                splits = datasets.load_dataset(
+                    source, config, cache_dir=cache_dir, revision=args.revision
+                )
+            except ConnectionError as error:
+                if kind != "a Hub dataset":
+                    raise
+                raise ConnectionError(_offline_hub_dataset(args.dataset, args.revision)) from error
             config = config or next(iter(splits.values())).info.config_name
             pair_configs = []
         split = choose_split(splits, args.split, f"{label}/{config}")
@@ -205,6 +210,23 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
         raise ValueError(f"{label}/{config} has no column {missing} (it has {columns}){hint}")
     name = f"{label}_{config}" + ("" if split == "test" else f"_{split}")
     return name, rows
+
+
+def _offline_hub_dataset(repo: str, revision: str | None) -> str:
+    """What to do when a Hub dataset cannot be downloaded: its revision and the two ways
+    to score it without the Hub."""
+    pinned = f"revision {revision}" if revision else "no --revision (the main branch)"
+    download = f"hf download {repo} --repo-type dataset" + (
+        f" --revision {revision}" if revision else ""
+    )
+    return (
+        f"--dataset {repo} ({pinned}) cannot be downloaded: the Hub cannot be reached "
+        "(offline mode or no network), and the download cache is a temporary folder "
+        f"unless --cache-dir is given. Next: where the Hub is reachable, `{download} "
+        "--local-dir DIR`, then score the folder: --dataset DIR (no --download); or run "
+        "this command once online with --cache-dir DIR and offline again with the same "
+        "--cache-dir DIR"
+    )
 
 
 def add_commands(commands) -> None:
@@ -222,7 +244,12 @@ def add_commands(commands) -> None:
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     p.add_argument("--output", "-o", type=Path, required=True, help="folder to write")
     p.add_argument("--config", action="append", dest="configs", help="config to write (repeat)")
-    p.add_argument("--format", default="parquet", choices=["parquet", "jsonl"])
+    p.add_argument(
+        "--format",
+        default="parquet",
+        choices=["parquet", "jsonl"],
+        help="format of the data files written (default parquet)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace the folder's data files")
     p.add_argument(
         "--card-only",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.cli.conventions import check_outputs, human_stream
+from editf1.cli.conventions import add_input_format, check_outputs, human_stream
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
@@ -36,11 +36,18 @@ def add_generator_options(p) -> None:
         help="--server on another machine (the messages and EHR summaries are sent there)",
     )
     p.add_argument("--max-new-tokens", type=int, default=256, help="most tokens per draft")
-    p.add_argument("--generation-batch-size", type=int, default=4)
+    p.add_argument(
+        "--generation-batch-size",
+        type=int,
+        default=4,
+        help="messages drafted together by --generator (default 4)",
+    )
     p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--device", default="cpu")
+    p.add_argument(
+        "--top-p", type=float, default=1.0, help="nucleus sampling share (default 1.0: all)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampling (default 0)")
+    p.add_argument("--device", default="cpu", help="--generator's device: cpu or cuda")
 
 
 def generator_from_args(args):
@@ -94,8 +101,14 @@ def add_commands(commands) -> None:
     p.add_argument("--config", help="the dataset's config (default: its default config)")
     p.add_argument("--split", help="the split (default: test, or the only split)")
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
-    p.add_argument("--strategy", default="zero-shot", choices=["zero-shot", "thematic", "few-shot"])
+    add_input_format(p)
+    p.add_argument(
+        "--strategy",
+        default="zero-shot",
+        choices=["zero-shot", "thematic", "few-shot"],
+        help="the instruction: zero-shot (default), thematic (the eight clinical themes "
+        "described) or few-shot (the 5 nearest prior message/reply pairs)",
+    )
     p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
     p.add_argument("--shots", type=int, default=5, help="few-shot: examples per prompt (5)")
     p.add_argument(
@@ -104,10 +117,12 @@ def add_commands(commands) -> None:
         default=1,
         help="drafts per message (> 1 needs --temperature > 0; ids become <id>-d<j>)",
     )
-    p.add_argument("--id-field", default="id")
-    p.add_argument("--message-field", default="message")
-    p.add_argument("--ehr-field", default="ehr_summary")
-    p.add_argument("--reference-field", default="reference")
+    p.add_argument("--id-field", default="id", help="column of the message id (default id)")
+    p.add_argument("--message-field", default="message", help="column of the patient message")
+    p.add_argument("--ehr-field", default="ehr_summary", help="column of the EHR summary")
+    p.add_argument(
+        "--reference-field", default="reference", help="column of the clinician reply, kept"
+    )
     p.add_argument("--limit", type=int, help="draft only the first N rows")
     p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")

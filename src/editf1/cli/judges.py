@@ -20,7 +20,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from editf1.cli.conventions import check_outputs, human_stream, is_stdio, write_json
+from editf1.cli.conventions import (
+    add_bootstrap_options,
+    check_outputs,
+    human_stream,
+    is_stdio,
+    write_json,
+)
 
 __all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse_option"]
 
@@ -168,12 +174,15 @@ def _add_train_judge(commands) -> None:
             "llm-theme",
             "cross-encoder",
         ],
+        help="which judge to fit (see above)",
     )
     p.add_argument("--data", type=Path, help="training data (see above)")
     p.add_argument(
         "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the split, fit and resampling (default 0)"
+    )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
 
@@ -328,7 +337,7 @@ def _add_agreement(commands) -> None:
         description="Reads a JSONL or CSV file with a human label column and a judge label "
         "column; optional annotator columns give the human ceiling.",
     )
-    labels.add_argument("input", type=Path)
+    labels.add_argument("input", type=Path, help="JSONL or CSV of human and judge labels")
     labels.add_argument("--human-field", required=True, help="the human (majority) label")
     labels.add_argument("--judge-field", required=True, help="the judge's label")
     labels.add_argument("--annotator-fields", help="comma-separated annotator columns")
@@ -339,8 +348,7 @@ def _add_agreement(commands) -> None:
         help="weighted kappa for ordinal (numeric) labels",
     )
     for sub in (content, theme, labels):
-        sub.add_argument("--n-resamples", type=int, default=2000)
-        sub.add_argument("--seed", type=int, default=0)
+        add_bootstrap_options(sub)
         sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
         sub.set_defaults(run=_agreement)
 
@@ -420,8 +428,15 @@ def _add_cards(commands) -> None:
         "judge listed in the manifest (and each adapter's card into its folder), from the "
         "judges' training records and agreement reports. Cards are never edited by hand.",
     )
-    p.add_argument("--manifest", type=Path, default=Path("model_cards/cards.json"))
-    p.add_argument("--output", "-o", type=Path, default=Path("model_cards"))
+    p.add_argument(
+        "--manifest",
+        type=Path,
+        default=Path("model_cards/cards.json"),
+        help="the cards to write and their sources (default model_cards/cards.json)",
+    )
+    p.add_argument(
+        "--output", "-o", type=Path, default=Path("model_cards"), help="folder of the cards"
+    )
     p.set_defaults(run=_cards)
 
 

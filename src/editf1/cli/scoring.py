@@ -16,6 +16,7 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     ProcessError,
+    add_input_format,
     check_outputs,
     human_stream,
     is_stdio,
@@ -65,7 +66,7 @@ def _add_score(commands) -> None:
     p.add_argument("--config", help="the dataset's config (default: its default config)")
     p.add_argument("--split", help="the split to score (default: test, or the only split)")
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    add_input_format(p)
     p.add_argument(
         "--prediction-field",
         default="prediction",
@@ -114,7 +115,12 @@ def _add_score(commands) -> None:
         type=_zero_division,
         help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
     )
-    p.add_argument("--batch-size", type=int, default=128)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=128,
+        help="pairs handed to the judges at once (default 128; memory, not results)",
+    )
     p.add_argument(
         "--limit", type=int, help="score only the first N rows (all rows are still checked)"
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from editf1.cli.conventions import add_input_format
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
 __all__ = ["add_commands"]
@@ -20,7 +21,12 @@ __all__ = ["add_commands"]
 
 def _add_scoring_options(p) -> None:
     """The reward's options: level, judges, columns (shared by the training commands)."""
-    p.add_argument("--level", default="content", choices=["content", "theme", "mix"])
+    p.add_argument(
+        "--level",
+        default="content",
+        choices=["content", "theme", "mix"],
+        help="the reward: content F1 (default), theme F1 or their mix (--theme-weight)",
+    )
     p.add_argument(
         "--theme-weight",
         type=float,
@@ -85,7 +91,7 @@ def _add_preference_pairs(commands) -> None:
     p.add_argument(
         "--output", "-o", type=Path, required=True, help="folder to write (new or empty)"
     )
-    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    add_input_format(p)
     p.add_argument(
         "--group-field",
         default="message_id",

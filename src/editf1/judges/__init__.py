@@ -42,6 +42,7 @@ __all__ = [
     "THEME_JUDGES",
     "ContentJudge",
     "ContentJudgement",
+    "JudgeOptionError",
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
@@ -109,6 +110,13 @@ def options_key(value) -> str | None:
         return None
 
 
+class JudgeOptionError(TypeError, ValueError):
+    """A judge given an option it does not take, or without one it needs: a
+    ``TypeError`` (the constructor's arguments are wrong) that is also a
+    ``ValueError``, so that the command line reports it as the user error it is (one
+    line, exit status 2)."""
+
+
 def _construct(kind: str, name: str, options: dict):
     registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
     module, class_name = registry[name]
@@ -118,8 +126,21 @@ def _construct(kind: str, name: str, options: dict):
     unknown = sorted(k for k in options if k not in parameters)
     if unknown and not takes_any:
         known = sorted(k for k, p in parameters.items() if p.kind is not p.VAR_POSITIONAL)
-        raise TypeError(
+        raise JudgeOptionError(
             f"{kind} judge {name!r} does not take option(s) {unknown}; it takes {known}"
+        )
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    missing = [
+        k
+        for k, p in parameters.items()
+        if p.kind in named and p.default is inspect.Parameter.empty and k not in options
+    ]
+    if missing:
+        given = ", ".join(f"{k}=..." for k in missing)
+        raise JudgeOptionError(
+            f"{kind} judge {name!r} needs option(s) {missing}: give {kind}_judge_options="
+            f"{{{', '.join(repr(k) + ': ...' for k in missing)}}} (command line: "
+            f"--{kind}-judge-option {given})"
         )
     return cls(**options)
 
@@ -160,8 +181,10 @@ def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | 
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
-        TypeError: for options that are not a dict, or option names the judge does not
-            take (listing those it takes).
+        TypeError: for options that are not a dict.
+        JudgeOptionError: (a ``TypeError`` and a ``ValueError``) for option names the
+            judge does not take (listing those it takes), or options it needs that are
+            not given (the server judges' ``base_url``), naming them.
     """
     return _resolve("content", judge, options, ContentJudge)
 

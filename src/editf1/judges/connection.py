@@ -30,6 +30,7 @@ Clinical text goes to the connection actually made, so the rules hold for it:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import ipaddress
 import json
@@ -37,7 +38,7 @@ import os
 import re
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
@@ -139,8 +140,8 @@ def run_sync(coroutine):
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coroutine)
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    with ThreadPoolExecutor(1) as pool:  # the thread sees this context (progress listener)
+        return pool.submit(contextvars.copy_context().run, asyncio.run, coroutine).result()
 
 
 @dataclass(frozen=True)
@@ -299,12 +300,19 @@ class Connection:
                 await asyncio.sleep(min(wait, self.timeout_s))
         raise AssertionError("unreachable")
 
-    def chat(self, bodies: Sequence[dict], max_bytes: int) -> list[Reply]:
+    def chat(
+        self,
+        bodies: Sequence[dict],
+        max_bytes: int,
+        on_reply: Callable[[], None] | None = None,
+    ) -> list[Reply]:
         """Send each chat-completions request body (at most ``max_concurrency`` at once).
 
         Args:
             bodies: N request bodies (``model``, ``messages``, ...).
             max_bytes: the largest answer body read, in bytes.
+            on_reply: called once as each request's reply (or failure) arrives, in the
+                order they arrive (a judge's progress).
 
         Returns:
             N :class:`Reply` objects, in order.
@@ -317,7 +325,10 @@ class Connection:
                 async def ask(body):
                     async with semaphore:
                         start = client.chat.completions.with_streaming_response.create
-                        return await self._request(lambda: start(**body), max_bytes)
+                        reply = await self._request(lambda: start(**body), max_bytes)
+                    if on_reply is not None:
+                        on_reply()
+                    return reply
 
                 return await asyncio.gather(*(ask(b) for b in bodies))
 

@@ -12,6 +12,9 @@ counted like an unusable answer.
 :class:`ThemeCache` keeps the labels of recently seen sentences, so the sentences that
 several drafts share with their replies (or a reply scored against several systems)
 are labelled once.
+
+Both wrappers also settle the call's progress (:mod:`editf1.judges.progress`): what the
+judge did not report while it worked is reported when it returns.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
+from editf1.judges.progress import settled
 from editf1.segment import plain_text
 
 __all__ = ["JudgeContractError", "ThemeCache", "judge_content", "judge_themes"]
@@ -53,7 +57,8 @@ def judge_content(
             by its text) when the answers do not have that shape or a span is not verbatim
             at its offsets in the draft.
     """
-    judgements = judge.match(requests)
+    with settled(sum(len(r.reference_sentences) for r in requests)):
+        judgements = judge.match(requests)
     name = judge.fingerprint
     if len(judgements) != len(requests):
         raise JudgeContractError(
@@ -93,7 +98,8 @@ def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudge
     """
     from editf1.themes import THEMES
 
-    labels = judge.classify(sentences)
+    with settled(len(sentences)):
+        labels = judge.classify(sentences)
     if len(labels) != len(sentences):
         raise JudgeContractError(
             f"theme judge {judge.fingerprint} returned {len(labels)} labels for "

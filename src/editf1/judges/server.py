@@ -68,6 +68,7 @@ from editf1.judges.generative.prompts import (
     reads_no_match,
     theme_messages,
 )
+from editf1.judges.progress import judged
 from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
@@ -233,8 +234,12 @@ class _ServerJudge:
         return body
 
     def _ask_all(self, bodies: list[dict]) -> list[Reply]:
+        """Every request (one per sentence judged), each answer reported to the caller's
+        progress as it arrives (:func:`editf1.judges.progress.judged`)."""
         longest = max((b["max_tokens"] for b in bodies), default=0)
-        return self.connection.chat(bodies, _BODY_OVERHEAD + _BYTES_PER_TOKEN * longest)
+        return self.connection.chat(
+            bodies, _BODY_OVERHEAD + _BYTES_PER_TOKEN * longest, on_reply=judged
+        )
 
     def _probe(self) -> str:
         """``"json_schema"`` if the server makes an answer follow a JSON schema, else

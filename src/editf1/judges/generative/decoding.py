@@ -35,6 +35,7 @@ from transformers import GenerationConfig
 
 from editf1.caches import on_clear
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
+from editf1.judges.progress import judged
 
 __all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "prefix_caches"]
 
@@ -151,6 +152,7 @@ def decode_shared_prefix(
     batches = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     for batch, cache, mask in prefix_caches(model, prefixes, batches, pad_id):
         answers += _decode_rows(model, cache, mask, batch, eos_id=eos_id, pad_id=pad_id)
+        judged(len(batch))  # the caller's progress: these rows' sentences are answered
     return answers
 
 
@@ -293,4 +295,5 @@ def decode_per_sentence(
         for step, scores in enumerate(out.scores):
             collector.step(scores, out.sequences[:, prompt.shape[1] + step], [0])
         answers += collector.answers()
+        judged(1)
     return answers

@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from editf1.judges.generative.decoding import _cache_argument, _left_padded, prefix_caches
+from editf1.judges.progress import judged
 
 __all__ = ["Item", "score_options", "score_options_one_at_a_time"]
 
@@ -181,8 +182,10 @@ def score_options(
     plans = [_plan(item.options) for item in items]
     out = [np.zeros(len(item.options)) for item in items]
     first_piece = set()
-    for batch, cache, prefix_mask in prefix_caches(
-        model, prefixes, _batches(items, plans, batch_size), pad_id
+    batches = _batches(items, plans, batch_size)
+    last_batch = {piece.item: b for b, batch in enumerate(batches) for piece in batch}
+    for b, (batch, cache, prefix_mask) in enumerate(
+        prefix_caches(model, prefixes, batches, pad_id)
     ):
         last, logits = _forward_batch(model, cache, prefix_mask, batch, plans, pad_id)
         for p, piece in enumerate(batch):
@@ -194,6 +197,7 @@ def score_options(
                     row = logits[p][rows[read.row], read.position]
                     out[piece.item][read.option] += _log_renormalised(row, read)
             first_piece.add(piece.item)
+        judged(sum(last_batch[piece.item] == b for piece in batch))  # items completed
     return out
 
 
@@ -254,4 +258,5 @@ def score_options_one_at_a_time(
                     total += _log_renormalised(logits[t], read)
             values.append(total)
         out.append(np.array(values))
+        judged(1)
     return out
