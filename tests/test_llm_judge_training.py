@@ -74,6 +74,20 @@ def _cache(cache: Path, repo: str, folder: Path, commit: str) -> None:
     (root / "refs" / "main").write_text(commit)
 
 
+def _in_process(folder) -> object:
+    """The content judge model of adapter ``folder`` as edit-f1's judges load it."""
+    return load_judge_model(
+        "content",
+        None,
+        str(folder),
+        device="cpu",
+        dtype=None,
+        chat_template=None,
+        cache_dir=None,
+        local_files_only=True,
+    )
+
+
 @pytest.fixture(scope="module", autouse=True)
 def one_thread(one_torch_thread):
     """The tiny models of this file run on one torch thread (conftest.one_torch_thread)."""
@@ -197,16 +211,7 @@ def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):
     auto = AutoPeftModelForCausalLM.from_pretrained(str(folder), **offline).eval()
     base = AutoModelForCausalLM.from_pretrained(str(hub / "base"))
     manual = PeftModel.from_pretrained(base, str(folder)).eval()
-    ours = load_judge_model(
-        "content",
-        None,
-        str(folder),
-        device="cpu",
-        dtype=None,
-        chat_template=None,
-        cache_dir=None,
-        local_files_only=True,
-    ).model
+    ours = _in_process(folder).model
     ids = torch.tensor([[5, 17, 42, 8, 99, 3]])
     with torch.no_grad():
         expected = ours(ids).logits
@@ -257,16 +262,7 @@ def test_plain_peft_loads_the_shipped_adapter_onto_the_base_its_card_documents(m
     namespace = {}
     exec(snippet, namespace)
     judge, tokenizer = namespace["judge"].eval(), namespace["tokenizer"]
-    ours = load_judge_model(
-        "content",
-        None,
-        str(folder),
-        device="cpu",
-        dtype=None,
-        chat_template=None,
-        cache_dir=None,
-        local_files_only=True,
-    )
+    ours = _in_process(folder)
     ids = torch.tensor([tokenizer("Call us if the fever lasts three days.").input_ids])
     assert ids.tolist() == [ours.tokenizer("Call us if the fever lasts three days.").input_ids]
     with torch.no_grad():
@@ -422,16 +418,7 @@ def test_merging_keeps_the_in_process_judge_and_refuses_what_a_server_would_misp
     weights = load_file(tmp_path / "half" / "model.safetensors")
     assert {tensor.dtype for tensor in weights.values()} == {torch.bfloat16}
     assert json.loads((tmp_path / "half" / MERGED_RECORD).read_text()) == merged
-    judge = load_judge_model(
-        "content",
-        None,
-        str(folder),
-        device="cpu",
-        dtype=None,
-        chat_template=None,
-        cache_dir=None,
-        local_files_only=True,
-    )
+    judge = _in_process(folder)
     assert judge.model.dtype == torch.float32
     assert all(p.dtype == torch.float32 for p in judge.model.parameters())
     with pytest.raises(ValueError, match="not empty"):
