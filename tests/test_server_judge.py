@@ -984,7 +984,7 @@ _LABELS = [
 
 
 @pytest.mark.slow
-def test_a_trained_judge_is_merged_served_and_scores_through_the_command(tmp_path):
+def test_a_trained_judge_is_merged_served_and_scores_through_the_command(tmp_path, monkeypatch):
     """train-judge (tiny base built here) -> merge-judge -> transformers serve of the
     merged folder -> edit-f1 score --content-judge server: the merged weights are the
     in-process judge's, the command runs against the served folder, and every served
@@ -1075,7 +1075,7 @@ def test_a_trained_judge_is_merged_served_and_scores_through_the_command(tmp_pat
             replies.extend(answered := ask_all(bodies))
             return answered
 
-        judge._ask_all = recording
+        monkeypatch.setattr(judge, "_ask_all", recording)  # the registry caches the judge
         requests = [
             _request(" ".join(r for d, r, _ in _LABELS if d == c), _DRAFTS[c]) for c in cases
         ]
