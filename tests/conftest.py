@@ -174,3 +174,99 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+# ---------------------------------------------------------------- browser tests
+
+#: Debian's chromium, which the browser tests drive through Playwright (never downloaded).
+CHROMIUM = os.environ.get("EDITF1_CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking flags chromium's own connections are refused here.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium under Playwright, one per test module; skips with the reason
+    without the ``browser`` extra or ``/usr/bin/chromium`` (``.ci/run`` installs it)."""
+    import shutil
+
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install '.[browser]')"
+    )
+    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium; or set EDITF1_CHROMIUM)")
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def serve_app():
+    """``serve(app) -> url``: launch a Gradio app on 127.0.0.1 at a free port; every app
+    served is closed when the module's tests end."""
+    import socket
+
+    served = []
+
+    def serve(app) -> str:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
+                   quiet=True, ssr_mode=False)  # fmt: skip
+        served.append(app)
+        return f"http://127.0.0.1:{port}/"
+
+    yield serve
+    for app in served:
+        app.close()
+
+
+# ---------------------------------------------------------------- gold labels on the demo set
+
+
+@pytest.fixture(scope="session")
+def exact_demo():
+    """The shipped demo set and its :class:`CorpusResult` under the exact judge (no themes).
+
+    The exact judge's counts (EM, ED, EA) of demo-02, -08, -09: (5, 1, 0), (6, 0, 0),
+    (0, 13, 6)."""
+    from editf1.builders.readers import demo_rows
+    from editf1.scorer import EditF1Scorer
+
+    rows = demo_rows()
+    scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+    result = scorer.score(
+        [r["prediction"] for r in rows], [r["reference"] for r in rows], ids=[r["id"] for r in rows]
+    )
+    return rows, result
+
+
+def _demo_gold_rows(result, matched_first=("demo-09",)) -> list[dict]:
+    out = []
+    for pair in result.pairs:
+        if pair.id not in ("demo-02", "demo-08", "demo-09"):
+            continue
+        sentences = []
+        for k, a in enumerate(pair.alignment):
+            match = None if a.match is None else {"start": a.match.start, "end": a.match.end}
+            if pair.id in matched_first and k == 0:
+                first = pair.prediction_sentences[0]
+                match = {"start": first.start, "end": first.end}
+            sentences.append({"start": a.reference.start, "end": a.reference.end, "match": match})
+        out.append({"id": pair.id, "reference_sentences": sentences})
+    return out
+
+
+@pytest.fixture
+def demo_gold_rows():
+    """``gold_rows(result, matched_first=("demo-09",))``: gold rows of demo-02, -08 and -09
+    that copy the judge's decisions in ``result``, except that the first reply sentence of
+    each pair in ``matched_first`` is matched to the draft's first sentence (under the exact
+    judge the gold counts are then (5, 1, 0), (6, 0, 0), (1, 12, 5))."""
+    return _demo_gold_rows

@@ -424,3 +424,23 @@ def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
     table = llm_judge._markdown(payload)
     assert "decision scoring (no generation)" in table
     assert f"{d['same_status']}/5 reference sentences with the same decision" in table
+
+
+def test_ppi_simulation_figures_on_hand_made_counts():
+    simulation = _load("ppi_simulation")
+    # 10 pairs (EM, ED, EA), a judge equal to the gold labels: the judge-only bias is 0
+    gold = [[1, 1, 0], [0, 2, 1], [2, 0, 0], [1, 1, 1], [0, 1, 2]] * 2
+    data = {"metrics": ["precision", "recall"], "judge": gold, "gold": gold}
+    out = simulation.simulate(data, sizes=[4, 9, 20], draws=30, seed=0)
+    precision = out["metrics"]["precision"]
+    assert precision["all_gold"] == pytest.approx(8 / 18)  # EM 8, ED 10
+    assert precision["judge_only_bias"] == pytest.approx(0.0, abs=1e-12)
+    assert list(precision["sizes"]) == ["4"]  # n must leave 2 pairs unlabelled
+    sizes = precision["sizes"]["4"]
+    assert sizes["gold_only"]["width_vs_gold_only"] == 1.0
+    assert 0 <= sizes["mean_lam"] <= 1
+    for name in simulation.ESTIMATORS:
+        assert 0 <= sizes[name]["coverage"] <= 1 and sizes[name]["rmse"] >= 0
+    # the same seed draws the same samples
+    again = simulation.simulate(data, sizes=[4], draws=30, seed=0)
+    assert again["metrics"] == out["metrics"]

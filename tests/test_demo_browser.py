@@ -4,15 +4,14 @@ highlighted draft, the expected additions and the sentence themes from the page,
 save a screenshot.
 
 Needs the ``demo`` and ``browser`` extras and ``/usr/bin/chromium`` (``.ci/run``
-installs Debian's ``chromium``); skips with the reason otherwise. Set
+installs Debian's ``chromium``); skips with the reason otherwise (the ``browser`` and
+``serve_app`` fixtures of conftest). Set
 ``EDITF1_SCREENSHOT_DIR`` to keep the screenshots.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 from pathlib import Path
 
 import pytest
@@ -21,19 +20,6 @@ from editf1.judges import ThemeJudge, ThemeJudgement
 from editf1.scorer import EditF1Scorer
 
 gradio = pytest.importorskip("gradio", reason="gradio is not installed (pip install '.[demo]')")
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install '.[browser]')"
-)
-CHROMIUM = os.environ.get("EDITF1_CHROMIUM", "/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)),
-    reason=f"no chromium at {CHROMIUM} (apt-get install chromium; or set EDITF1_CHROMIUM)",
-)
-# Without the background-networking flags chromium's own connections are refused here.
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 MATCHED_COLOR, DELETION_COLOR = "rgba(76, 175, 80, 0.5)", "rgba(239, 83, 80, 0.5)"
 PLAN, CONTINGENCY = "Medical planning instruction", "Contingency planning"
 
@@ -47,38 +33,13 @@ class KeywordThemeJudge(ThemeJudge):
         return [ThemeJudgement(CONTINGENCY if "call" in s.lower() else PLAN) for s in sentences]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve(scorer):
+@pytest.fixture(scope="module")
+def app_url(serve_app):
     from editf1.integrations.demo import build_demo
 
-    demo = build_demo(scorer)
-    port = _free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
-                quiet=True, ssr_mode=False)  # fmt: skip
-    return demo, f"http://127.0.0.1:{port}/"
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     scorer = EditF1Scorer(content_judge="exact", theme_judge=KeywordThemeJudge(),
                           zero_division=0.0)  # fmt: skip
-    demo, url = _serve(scorer)
-    yield url
-    demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    return serve_app(build_demo(scorer))
 
 
 @pytest.fixture
@@ -184,21 +145,20 @@ def test_an_empty_reply_shows_an_error(page):
 
 
 @pytest.mark.slow
-def test_embedded_judges_highlight_a_real_draft(browser, screenshot_dir):
+def test_embedded_judges_highlight_a_real_draft(browser, serve_app, screenshot_dir):
     """The Space as shipped (embedded judges) on demo-01: matches and deletions shown."""
-    demo, url = _serve(EditF1Scorer(zero_division=0.0))
-    try:
-        page = browser.new_page(viewport={"width": 1300, "height": 1500})
-        page.set_default_timeout(120_000)
-        page.goto(url, wait_until="domcontentloaded")
-        page.get_by_role("button", name="demo-01").click()
-        page.wait_for_function("document.querySelector('#draft textarea').value.length > 0")
-        _score(page)
-        labels = {label for _, label in _highlights(page)}
-        assert labels == {"matched", "expected deletion"}
-        content = _table(page, "#scores")[0]
-        assert content[0] == "content" and all(0 < float(x) < 1 for x in content[1:])
-        page.screenshot(path=str(screenshot_dir / "edit_f1_demo_embedded.png"), full_page=True)
-        page.close()
-    finally:
-        demo.close()
+    from editf1.integrations.demo import build_demo
+
+    url = serve_app(build_demo(EditF1Scorer(zero_division=0.0)))
+    page = browser.new_page(viewport={"width": 1300, "height": 1500})
+    page.set_default_timeout(120_000)
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_role("button", name="demo-01").click()
+    page.wait_for_function("document.querySelector('#draft textarea').value.length > 0")
+    _score(page)
+    labels = {label for _, label in _highlights(page)}
+    assert labels == {"matched", "expected deletion"}
+    content = _table(page, "#scores")[0]
+    assert content[0] == "content" and all(0 < float(x) < 1 for x in content[1:])
+    page.screenshot(path=str(screenshot_dir / "edit_f1_demo_embedded.png"), full_page=True)
+    page.close()

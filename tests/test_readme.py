@@ -149,3 +149,114 @@ def test_drafting_baseline_figures_in_readme_match_the_results_files():
             for line in report.splitlines()
         )
         assert f"+{diff.replace('-', '−')}" in README, system
+
+
+def _ppi_results() -> dict:
+    return json.loads((ROOT / "benchmarks" / "results" / "ppi_simulation.json").read_text())
+
+
+def test_prediction_powered_tables_in_readme_match_the_results_file():
+    results = _ppi_results()
+    assert results["draws"] >= 500
+    sets = results["sets"]
+    own, edited = (
+        sets[name]["simulation"]["metrics"]["f1"]
+        for name in ("OncQA", "OncQA: edited reply vs the GPT-4 draft")
+    )
+    rows = [
+        ("all-gold (the team's labels of every pair)", f"{own['all_gold']:.3f}",
+         f"{edited['all_gold']:.3f}"),
+        ("judge only (embedded judges, 100 pairs)", _ci(own["judge_only"]),
+         _ci(edited["judge_only"])),
+        ("gold only (40 labelled pairs)", _ci(own["example_draw"]["gold_only"]),
+         _ci(edited["example_draw"]["gold_only"])),
+        ("prediction-powered (40 labelled + 60 judge-only)",
+         _ci(own["example_draw"]["ppi_tuned"]), _ci(edited["example_draw"]["ppi_tuned"])),
+    ]  # fmt: skip
+    for row in rows:
+        assert "| " + " | ".join(row) + " |" in README, row[0]
+    for name, entry in sets.items():
+        simulation = entry["simulation"]
+        if "f1" not in simulation["metrics"]:
+            continue
+        f1 = simulation["metrics"]["f1"]
+        for k, (n, sizes) in enumerate(f1["sizes"].items()):
+            gold, ppi = sizes["gold_only"], sizes["ppi_tuned"]
+            first = (
+                f"{name} ({simulation['n_pairs']}) | {f1['all_gold']:.3f} | "
+                f"{f1['judge_only']['value']:.3f}"
+                if k == 0
+                else " | | "
+            )
+            row = (
+                f"| {first} | {n} | {gold['coverage']:.3f} | {ppi['coverage']:.3f} | "
+                f"{ppi['width_vs_gold_only']:.2f} | {ppi['bias']:+.3f} |"
+            )
+            assert row in RAW_README, (name, n)
+
+
+def test_prediction_powered_claims_in_readme_match_the_results_file():
+    sets = _ppi_results()["sets"]
+    found = [
+        (name, metric, n, sizes)
+        for name, entry in sets.items()
+        for metric, figure in entry["simulation"]["metrics"].items()
+        for n, sizes in figure["sizes"].items()
+    ]
+    coverage = [sizes["ppi_tuned"]["coverage"] for *_, sizes in found]
+    assert min(coverage) >= 0.93  # the README says every set and n meets the target
+    assert f"covers the all-gold value in {min(coverage):.3f} to 1.000 of the draws" in README
+    gold = min(found, key=lambda f: f[3]["gold_only"]["coverage"])
+    assert gold[:3] == ("ExpertQA: expert's revision vs the system answer", "recall", "20")
+    assert f"fall to {gold[3]['gold_only']['coverage']:.3f} (ExpertQA recall, 20 pairs)" in README
+    widest = max(sizes["ppi_tuned"]["width_vs_gold_only"] for *_, sizes in found)
+    assert f"up to {widest:.2f}× as wide" in README
+    bias = max(found, key=lambda f: abs(f[3]["ppi_tuned"]["bias"]))
+    assert bias[:3] == ("ExpertQA: expert's revision vs the system answer", "recall", "20")
+    assert f"biased by up to {abs(bias[3]['ppi_tuned']['bias']):.3f}" in README
+    tracked = [
+        sizes["ppi_tuned"]["width_vs_gold_only"]
+        for name, metric, n, sizes in found
+        if n in ("20", "40")
+        and (
+            name.startswith("OncQA: edited")
+            or (name.startswith("ExpertQA") and metric != "precision")
+        )
+    ]
+    low, high = round(100 * (1 - max(tracked))), round(100 * (1 - min(tracked)))
+    assert f"the interval is {low}% to {high}% narrower with 20 or 40 labelled pairs" in README
+    own = sets["OncQA"]["simulation"]["metrics"]["f1"]
+    expert = sets["ExpertQA: expert's revision vs the system answer"]["simulation"]["metrics"]
+    normal = own["sizes"]["20"]["ppi_tuned_normal"]["coverage"]
+    recall = expert["recall"]["sizes"]["20"]["ppi_tuned_normal"]["coverage"]
+    assert f"F1 in {100 * normal:.1f}% of the draws with 20 labelled pairs" in README
+    assert f"ExpertQA's recall in {100 * recall:.1f}%" in README
+    assert f"off by {own['judge_only_bias']:+.3f}".replace("-", "−") in README
+    statements = sets["K-QA: statements vs an LLM answer"]["simulation"]["metrics"]["f1"]
+    assert f"by {statements['judge_only_bias']:+.3f} on K-QA statements" in README
+    kqa = sets["K-QA: physicians' claim labels"]["simulation"]["metrics"]["recall"]
+    assert (
+        f"(recall {kqa['judge_only']['value']:.3f} against the all-gold {kqa['all_gold']:.3f})"
+        in README
+    )
+    assert f"recall covers at {kqa['sizes']['20']['ppi_tuned']['coverage']:.3f}, while" in README
+    assert f"(λ = 1) covers at {kqa['sizes']['20']['ppi_lam1']['coverage']:.3f} there" in README
+
+
+def test_the_estimators_docstring_quotes_the_simulation():
+    from editf1 import ppi
+
+    sets = _ppi_results()["sets"]
+    docstring = " ".join(ppi.__doc__.split())
+    own = sets["OncQA"]["simulation"]["metrics"]["f1"]["sizes"]["20"]
+    expert = sets["ExpertQA: expert's revision vs the system answer"]["simulation"]["metrics"]
+    lowest = min(
+        sizes["ppi_tuned"]["coverage"]
+        for entry in sets.values()
+        for figure in entry["simulation"]["metrics"].values()
+        for sizes in figure["sizes"].values()
+    )
+    assert f"F1 in {100 * own['ppi_tuned_normal']['coverage']:.1f}% of draws" in docstring
+    normal = expert["recall"]["sizes"]["20"]["ppi_tuned_normal"]["coverage"]
+    assert f"errors) in {100 * normal:.1f}%" in docstring
+    assert f"in {100 * lowest:.1f}% of draws or more" in docstring

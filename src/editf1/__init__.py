@@ -67,7 +67,7 @@ _EXPORTS = {
 
 #: ``score``'s keyword arguments that go to :meth:`EditF1Scorer.score`; the rest build
 #: the scorer.
-_SCORE_OPTIONS = ("ids", "keep_pairs")
+_SCORE_OPTIONS = ("ids", "keep_pairs", "gold")
 
 
 def __getattr__(name: str):
@@ -92,7 +92,11 @@ def score(*, predictions, references, **options) -> CorpusResult:
             warning).
         references: N clinician replies (strings with a word), or lists of replies
             where several clinicians answered a message.
-        **options: ``ids`` and ``keep_pairs`` (see :meth:`EditF1Scorer.score`); every
+        **options: ``ids`` and ``keep_pairs`` (see :meth:`EditF1Scorer.score`), and
+            ``gold``: clinicians' gold labels of a uniform random sample of the pairs (a
+            JSON Lines file or rows, :mod:`editf1.gold.labels`), which adds the
+            prediction-powered figures and the judge's agreement on them as
+            ``result.gold`` (:func:`editf1.gold.report.score_with_gold`); every
             other option builds the :class:`EditF1Scorer` (``content_judge``,
             ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
             ``include_other``, ``zero_division``, ``batch_size``, ``progress``). The
@@ -125,4 +129,8 @@ def score(*, predictions, references, **options) -> CorpusResult:
         scorer = cached_scorer(**options)
     except TypeError as error:
         raise TypeError(f"editf1.score: {error}") from None
+    if call.get("gold") is not None:
+        from editf1.gold.report import score_with_gold
+
+        return score_with_gold(scorer, rows, call["gold"], keep_pairs=keep_pairs)
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs)

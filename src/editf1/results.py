@@ -267,6 +267,9 @@ class CorpusResult:
             result itself is over each draft's best-matching reply); else ``None``.
         empty_predictions: drafts with no sentence (their precision is undefined and
             takes the ``zero_division`` value).
+        gold: scored with clinicians' gold labels of some pairs, the
+            :class:`editf1.gold.report.GoldReport` (prediction-powered figures and the
+            judge's agreement on the labelled pairs); else ``None``.
     """
 
     n_pairs: int
@@ -283,6 +286,7 @@ class CorpusResult:
     pairs: list[PairResult] | None = field(default=None, repr=False)
     all_references: CorpusResult | None = None
     empty_predictions: int = 0
+    gold: object | None = None
 
     @property
     def precision(self) -> float:
@@ -313,6 +317,8 @@ class CorpusResult:
         out["reproducibility"] = self.reproducibility
         if self.all_references is not None:
             out["all_references"] = self.all_references.summary()
+        if self.gold is not None:
+            out["gold"] = self.gold.to_dict()
         return out
 
     def to_dict(self) -> dict:

@@ -14,6 +14,7 @@ that inverts it, Efron & Tibshirani 1993, §13 and §16).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -34,10 +35,12 @@ from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
 __all__ = [
     "METRICS",
     "PairedDifference",
+    "PredictionPoweredDifference",
     "ScoredRun",
     "case_pattern",
     "compare_all",
     "compare_runs",
+    "compare_with_gold",
     "corpus_estimates",
     "load_run",
     "pair_result_from_dict",
@@ -140,12 +143,16 @@ class ScoredRun:
             them, in file order).
         keys: one pairing key per pair: its ``id`` when every row has one, else its
             ``row`` number as a string.
+        gold: the gold counts of the pairs scored with gold labels (``edit-f1 score
+            --gold``), pair key -> the row's ``gold`` entry
+            (:meth:`editf1.gold.labels.GoldPair.to_dict`); empty without.
     """
 
     name: str
     path: Path | None
     result: CorpusResult
     keys: tuple[str, ...]
+    gold: dict = dataclasses.field(default_factory=dict)
 
     @property
     def pairs(self) -> list[PairResult]:
@@ -182,12 +189,16 @@ def load_run(
     """
     path = Path(path)
     pairs: list[PairResult] = []
+    gold: dict[int, dict] = {}
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                pairs.append(pair_result_from_dict(json.loads(line)))
+                row = json.loads(line)
+                pairs.append(pair_result_from_dict(row))
+                if "gold" in row:
+                    gold[len(pairs) - 1] = row["gold"]
             except json.JSONDecodeError as error:
                 raise ValueError(
                     f"{path}, line {number}: not a scored pair written by edit-f1 score "
@@ -236,7 +247,9 @@ def load_run(
     if duplicates:
         raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
     default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
-    return ScoredRun(name or default_name, path, result, keys)
+    return ScoredRun(
+        name or default_name, path, result, keys, {keys[k]: g for k, g in gold.items()}
+    )
 
 
 def case_pattern(pattern: str) -> Callable[[str], str]:
@@ -487,3 +500,120 @@ def compare_all(
         chosen = [m for m in metrics if themes or not m.startswith("theme_")]
         differences += compare_runs(baseline, system, metrics=chosen, **options)
     return differences, skipped
+
+
+@dataclass(frozen=True)
+class PredictionPoweredDifference:
+    """``system − baseline`` for one micro-averaged metric, from the judge's counts of
+    every pair and the gold counts of the labelled ones (PPI++,
+    :func:`editf1.gold.report.prediction_powered_difference`).
+
+    Attributes:
+        metric: one of :data:`METRICS`.
+        baseline, system: the runs' names.
+        difference: the prediction-powered estimate and CI (:class:`~editf1.ppi.PPIEstimate`,
+            in [-1, 1]; ``lam`` its power-tuning weight).
+        gold_only: the same from the labelled pairs' gold counts alone (``lam = 0``).
+        judge_only: the judge's difference over all pairs (no correction), a number.
+        n_labelled, n_pairs: labelled pairs, and all pairs.
+    """
+
+    metric: str
+    baseline: str
+    system: str
+    difference: object
+    gold_only: object
+    judge_only: float
+    n_labelled: int
+    n_pairs: int
+
+    def to_dict(self) -> dict:
+        out = dict(self.__dict__)
+        out["difference"], out["gold_only"] = self.difference.to_dict(), self.gold_only.to_dict()
+        return out
+
+
+_GOLD_COUNTS = {
+    "content": ("expected_matches", "expected_deletions", "expected_additions"),
+    "theme": ("theme_true_positives", "theme_false_positives", "theme_false_negatives"),
+}
+
+
+def _gold_reason(baseline: ScoredRun, system: ScoredRun) -> str | None:
+    """Why two runs have no prediction-powered comparison, or ``None``."""
+    if not (baseline.gold and system.gold):
+        return "not both were scored with gold labels (edit-f1 score --gold)"
+    if set(baseline.gold) != set(system.gold):
+        return "their gold labels are of different pairs; label the same pairs of both systems"
+    for run in (baseline, system):
+        records = {json.dumps(g.get("sampling"), sort_keys=True) for g in run.gold.values()}
+        sampling = next(iter(run.gold.values())).get("sampling")
+        if len(records) > 1:
+            return f"the gold labels of {run.name!r} hold different sampling records"
+        if sampling and sampling.get("population") not in (None, len(run.pairs)):
+            return f"the gold labels of {run.name!r} were sampled from other pairs"
+    return reference_mismatch(baseline, system)
+
+
+def compare_with_gold(
+    baseline: ScoredRun,
+    system: ScoredRun,
+    *,
+    metrics: Sequence[str] = ("f1", "precision", "recall", "theme_f1"),
+    confidence: float = 0.95,
+) -> tuple[list[PredictionPoweredDifference], str | None]:
+    """Prediction-powered CIs of ``system − baseline``, two runs scored with gold labels of
+    the same pairs (each system's drafts labelled).
+
+    Args:
+        baseline, system: runs from :func:`load_run`, with gold entries.
+        metrics: names from :data:`METRICS`; theme metrics are kept only where both runs'
+            gold entries hold theme counts.
+        confidence: the CIs' level.
+
+    Returns:
+        ``(differences, reason)``: the differences, or ``[]`` and why there are none.
+    """
+    from editf1.gold.report import prediction_powered_difference
+    from editf1.ppi import UndefinedEstimateError
+
+    reason = _gold_reason(baseline, system)
+    if reason:
+        return [], reason
+    order = {key: i for i, key in enumerate(system.keys)}
+    aligned = [system.pairs[order[key]] for key in baseline.keys]
+    labelled = [i for i, key in enumerate(baseline.keys) if key in baseline.gold]
+    keys = [baseline.keys[i] for i in labelled]
+    out = []
+    for metric in metrics:
+        level = "theme" if metric.startswith("theme_") else "content"
+        names = _GOLD_COUNTS[level]
+        entries = [run.gold[k] for run in (baseline, system) for k in keys]
+        if level == "theme" and not (
+            baseline.has_themes and system.has_themes and all(names[0] in e for e in entries)
+        ):
+            continue
+        judge = [pair_counts(pairs, level) for pairs in (baseline.pairs, aligned)]
+        gold = [
+            np.array([[run.gold[k][n] for n in names] for k in keys]) for run in (baseline, system)
+        ]
+        field_name = metric.removeprefix("theme_")
+        try:
+            tuned, gold_only = (
+                prediction_powered_difference(*judge, *gold, labelled, field_name, lam=lam,
+                                              confidence=confidence)
+                for lam in (None, 0.0)
+            )  # fmt: skip
+        except UndefinedEstimateError:
+            continue
+        everything = np.arange(len(aligned))
+        judge_only = _micro(aligned, metric)(everything) - _micro(baseline.pairs, metric)(
+            everything
+        )
+        out.append(
+            PredictionPoweredDifference(
+                metric, baseline.name, system.name, tuned, gold_only, judge_only, len(keys),
+                len(aligned),
+            )
+        )  # fmt: skip
+    return out, None

@@ -6,7 +6,10 @@ bootstrap 95% CIs; per-theme F1 bars (Seegmiller et al., arXiv 2601.11344, Table
 the share of responses containing each theme, systems beside the clinicians (Table 5);
 per-theme content recall (Table 14); histograms of per-pair F1; and, for every two
 runs scored against the same references, the paired bootstrap difference in edit-F1
-with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`).
+with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`); where both
+runs were scored with clinicians' gold labels of the same pairs (``edit-f1 score
+--gold``), the prediction-powered (PPI++) CI of the difference
+(:func:`editf1.analysis.compare.compare_with_gold`).
 
 Plots use matplotlib's object API (no global pyplot state); needs the ``report``
 extra (``pip install "edit-f1[report]"``).
@@ -26,6 +29,7 @@ from editf1.analysis.compare import (
     PairedDifference,
     ScoredRun,
     compare_all,
+    compare_with_gold,
     corpus_estimates,
     reference_mismatch,
 )
@@ -151,6 +155,41 @@ def _plot_histograms(runs, path: Path) -> None:
     fig.savefig(path)
 
 
+def _gold_blocks(runs, confidence: float) -> list[tuple]:
+    """The prediction-powered comparisons of every two runs scored with gold labels."""
+    if sum(bool(run.gold) for run in runs) < 2:
+        return []
+    rows, notes = [], []
+    for i, baseline in enumerate(runs):
+        for system in runs[i + 1 :]:
+            found, reason = compare_with_gold(baseline, system, confidence=confidence)
+            if reason:
+                notes.append(("p", f"No prediction-powered comparison of {baseline.name} and "
+                                   f"{system.name}: {reason}."))  # fmt: skip
+            rows += [
+                [d.baseline, d.system, d.metric, _fmt(d.judge_only), _ci(d.gold_only),
+                 _ci(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
+                for d in found
+            ]  # fmt: skip
+    blocks = [("h2", "Prediction-powered comparisons (gold labels)")]
+    if rows:
+        header = ["baseline", "system", "metric", "judge only", "gold only [95% CI]",
+                  "prediction-powered [95% CI]", "lam", "labelled pairs"]  # fmt: skip
+        blocks += [
+            ("table", header, rows),
+            (
+                "p",
+                "system − baseline. Judge only: the judge's difference over all pairs, "
+                "uncorrected. Gold only: the labelled pairs' gold counts alone. "
+                "Prediction-powered (PPI++, Angelopoulos, Duchi & Zrnic 2023): the judge's "
+                "counts on every pair corrected by the gold labels, power-tuned by lam; "
+                "valid whatever the judge's errors, given a uniform random sample of "
+                "labelled pairs. Delta-method CIs.",
+            ),
+        ]
+    return blocks + notes
+
+
 def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tuple]:
     """The report as a list of blocks, rendered to Markdown and HTML alike."""
     blocks: list[tuple] = [("h1", options["title"])]
@@ -216,6 +255,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
             )
         for baseline, system, reason in skipped:
             blocks.append(("p", f"Not compared, {baseline} and {system}: {reason}."))
+        blocks += _gold_blocks(runs, options["confidence"])
     for name, caption in figures:
         blocks.append(("figure", name, caption))
     if themes:

@@ -13,7 +13,9 @@ each with one ``add_commands(commands)`` that registers its commands on the subp
 * :mod:`.integrations`: ``install-metric``, ``demo`` (:mod:`editf1.integrations`);
 * :mod:`.training`: ``preference-pairs`` (:mod:`editf1.training`);
 * :mod:`.drafting`: ``draft`` (:mod:`editf1.drafting`), and the generator options that
-  ``preference-pairs --tadpole`` shares.
+  ``preference-pairs --tadpole`` shares;
+* :mod:`.gold`: ``sample-for-labels``, ``annotate`` (:mod:`editf1.gold`,
+  :mod:`editf1.integrations.annotate`), and the ``--gold`` options of ``score``.
 
 A command's options and its run function live in its group's module; the run function
 imports the library when it runs (so ``edit-f1 --help`` loads no model library) and

@@ -14,6 +14,9 @@ edit-f1 install-metric              # evaluate.load("edit_f1") offline
 edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
 edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
 edit-f1 demo                        # the Gradio app for one pair
+edit-f1 sample-for-labels pairs.jsonl -n 50 -o annotation.jsonl   # pairs to label
+edit-f1 annotate annotation.jsonl -o gold.jsonl   # the labelling app (Gradio)
+edit-f1 score pairs.jsonl --gold gold.jsonl       # prediction-powered figures
 edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON out
 
 Every command follows the same conventions. A user error (bad input, a bad option, a
@@ -37,13 +40,13 @@ import threading
 import warnings
 from contextlib import contextmanager
 
-from editf1.cli import analysis, datasets, drafting, integrations, judges, scoring, training
+from editf1.cli import analysis, datasets, drafting, gold, integrations, judges, scoring, training
 from editf1.cli.conventions import ProcessError
 
 __all__ = ["COMMAND_GROUPS", "build_parser", "main"]
 
 #: The command groups, in the order ``edit-f1 --help`` lists their commands.
-COMMAND_GROUPS = (scoring, judges, datasets, analysis, integrations, training, drafting)
+COMMAND_GROUPS = (scoring, judges, datasets, analysis, integrations, training, drafting, gold)
 
 _PREFIX = "edit-f1: error: "
 

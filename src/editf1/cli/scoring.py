@@ -133,8 +133,10 @@ def _add_score(commands) -> None:
         "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
     )
     from editf1.cli.datasets import add_builder_options
+    from editf1.cli.gold import add_gold_options
 
     add_builder_options(p)
+    add_gold_options(p)
     p.set_defaults(run=_score)
 
 
@@ -227,11 +229,21 @@ def _score(args) -> int:
         if not (content_options or theme_options):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
+    from editf1.cli.gold import check_gold
+
+    gold = check_gold(args, checked, scorer)
+    if gold is not None and state is not None:
+        raise ValueError("--gold runs in one process")
     if state is None:
         with JsonlWriter(output) as write:
             result = scorer.score_stream(
-                checked, total=len(checked), sink=lambda pair: write(pair.to_dict())
+                checked,
+                total=len(checked),
+                sink=lambda pair: write(pair.to_dict() | (gold.entry(pair.row) if gold else {})),
+                keep_pairs=gold is not None,
             )
+        if gold is not None:
+            result = gold.attach(result)
     else:
         run = _score_sharded(state, scorer, checked, output)
         if run is None:  # not the main process: it wrote its share, the main one the rest
@@ -241,6 +253,8 @@ def _score(args) -> int:
     human = human_stream(output, args.summary_json)
     if not args.quiet:
         print(format_summary(summary), file=human)
+        if result.gold is not None:
+            print(result.gold.format(), file=human)
         if state is not None:
             shares = " + ".join(map(str, run.pairs_per_process))
             print(f"  judged by {state.num_processes} processes: {shares} pairs", file=human)

@@ -77,6 +77,12 @@ Args (compute / add_batch):
     return_pairs (`bool`, default True): add "per_pair" (scores and alignment of
         every pair).
     batch_size (`int`, default 128): pairs handed to the judges at once.
+    ids (`list` of `str`, optional): one id per pair, carried into per_pair.
+    gold (`str` or `list` of `dict`, optional): clinicians' gold labels of a uniform
+        random sample of the pairs (a JSON Lines file or its rows; editf1.gold.labels),
+        naming pairs by id (or by row number, "0", "1", ..., without ids). Adds "gold":
+        the judge-only, gold-only and prediction-powered (PPI++) precision, recall and
+        F1 with 95% CIs, and the judge's agreement with the labels.
 Returns:
     precision, recall, f1 (`float` in [0, 1]): micro-averaged content edit-F1.
     expected_matches, expected_additions, expected_deletions, n_pairs (`int`).
@@ -115,6 +121,8 @@ COMPUTE_OPTIONS = {
     "zero_division": "warn",
     "return_pairs": True,
     "batch_size": 128,
+    "ids": None,
+    "gold": None,
 }
 
 
@@ -158,7 +166,8 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         predictions: N drafts (strings).
         references: N clinician replies: strings, or N lists of strings (several
             replies per draft, scored by :meth:`editf1.scorer.EditF1Scorer.score`).
-        **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``.
+        **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``,
+            ``ids``, ``gold`` (:func:`editf1.gold.report.score_with_gold`).
 
     Returns:
         :meth:`editf1.results.CorpusResult.to_dict`: ``precision``, ``recall``, ``f1``
@@ -166,7 +175,8 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         ``expected_matches`` / ``expected_additions`` / ``expected_deletions``, the
         theme-level scores, ``unusable_judgements``, ``reproducibility`` and, with
         ``return_pairs=True``, ``per_pair`` (scores and alignment of each pair). With
-        several replies per draft, the multi-reference result (best and mean).
+        several replies per draft, the multi-reference result (best and mean). With
+        ``gold``, ``gold``: :meth:`editf1.gold.report.GoldReport.to_dict`.
 
     Raises:
         TypeError: naming unknown options, or an option of the wrong type
@@ -183,9 +193,17 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         )
     options = COMPUTE_OPTIONS | kwargs
     keep_pairs = check_option("return_pairs", options.pop("return_pairs"), bool)
+    ids, gold = options.pop("ids"), options.pop("gold")
     scorer = cached_scorer(**init_options, **options)  # checks the scorer's own options
     references = [list(r) if isinstance(r, (list, tuple)) else r for r in references]
-    rows = CheckedRows((None, p, r) for p, r in zip(predictions, references))
+    if ids is None:
+        rows = CheckedRows((None, p, r) for p, r in zip(predictions, references))
+    else:  # the ids are new here: checked with the rows
+        rows = check_pairs(list(predictions), references, list(ids))
+    if gold is not None:
+        from editf1.gold.report import score_with_gold
+
+        return score_with_gold(scorer, rows, gold, keep_pairs=keep_pairs).to_dict()
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
 
 

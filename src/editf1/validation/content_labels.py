@@ -47,7 +47,7 @@ from importlib import resources
 from pathlib import Path
 
 from editf1.validation.labelled import ContentItem
-from editf1.validation.team_labels import LabelTextError, content_item
+from editf1.validation.team_labels import LabelTextError, content_item, gold_rows_from_labels
 
 __all__ = [
     "CONTENT_SETS",
@@ -56,6 +56,7 @@ __all__ = [
     "ROW_FIELDS",
     "SECOND_ANNOTATOR",
     "LabelTextError",
+    "content_set_gold_rows",
     "content_sets_markdown",
     "content_sets_summary",
     "convert_annotations",
@@ -424,3 +425,33 @@ def content_sets_markdown(summary: dict) -> str:
     out += [_agreement_row(f"`{name}`", s["double_labelled"]) for name, s in sets.items()]
     out.append(_agreement_row("all", pooled["double_labelled"]))
     return "\n".join(out) + "\n"
+
+
+def content_set_gold_rows(
+    data_root: str | Path, name: str, *, annotator: str | None = None
+) -> tuple[list[dict], list[dict], list[str]]:
+    """One set's labels as pairs and gold-label rows (:mod:`editf1.gold.labels`), one pair
+    per (reference text, draft) whose every sentence is labelled
+    (:func:`editf1.validation.team_labels.gold_rows_from_labels`; a K-QA record's
+    statements are its reference, one per line).
+
+    Args:
+        data_root: the folder holding ``oncqa/``, ``kqa/`` and ``expertqa/``.
+        name: one of :data:`CONTENT_SETS`.
+        annotator: whose labels (default the set's primary annotator).
+
+    Returns:
+        ``(pairs, gold_rows, incomplete)``; pair ids are
+        ``"<set>:<file>:<record>|<draft file>:<draft record>"``.
+
+    Raises:
+        KeyError: for an unknown set.
+        FileNotFoundError, LabelTextError: as the loaders.
+    """
+    who = annotator or CONTENT_SETS[name]["primary"]
+    rows = [r for r in read_content_rows() if r["set"] == name and r["annotator"] == who]
+
+    def key(row: dict) -> str:
+        return f"{name}:{row['file']}:{row['record']}|{row['draft_file']}:{row['draft_record']}"
+
+    return gold_rows_from_labels(data_root, rows, key=key)

@@ -41,17 +41,20 @@ from editf1.validation.labelled import ContentItem, ThemeItem
 __all__ = [
     "LABEL_SETS",
     "PRIMARY_ANNOTATOR",
+    "REFERENCE_LISTS",
     "SOURCE_NAMES",
     "LabelTextError",
     "content_item",
     "draft_text",
     "field_text",
+    "gold_rows_from_labels",
     "label_set_summary",
     "load_team_content_items",
     "load_team_theme_items",
     "read_label_rows",
     "sentence_text",
     "summary_markdown",
+    "team_gold_rows",
 ]
 
 #: The annotator whose label is the item's label; others are kept for the ceiling.
@@ -253,6 +256,184 @@ def content_item(data_root: str | Path, rows: list[dict], where: str) -> Content
         source=f"{first['source']}/{first['file']}",
         span_start=first["span_start"] if match else None,
     )
+
+
+def _pair_key(data_root: Path, row: dict) -> str:
+    """The scored pair a content label belongs to: for OncQA stage-1 replies the id of
+    ``edit-f1 score --dataset oncqa --config own_reply`` (``"<case>-<n>"``), else
+    ``"<source>/<file>:<record>"``."""
+    if (row["source"], row["file"]) == ("oncqa", "stage1.csv"):
+        return _oncqa_ids(str(data_root / "oncqa"))[int(row["record"])]
+    return f"{row['source']}/{row['file']}:{row['record']}"
+
+
+@cached()
+def _oncqa_ids(folder: str) -> tuple[str, ...]:
+    from editf1.builders.readers import oncqa_rows
+
+    return tuple(r["id"] for r in oncqa_rows(folder, "own_reply"))
+
+
+def team_gold_rows(
+    data_root: str | Path, *, annotator: str = PRIMARY_ANNOTATOR
+) -> tuple[list[dict], list[dict]]:
+    """The team's content-match labels as pairs and gold-label rows
+    (:mod:`editf1.gold.labels`): one pair per labelled reply, each against its draft.
+
+    Themes are added where the theme label set gives ``annotator``'s theme for every
+    sentence of the reply and of the draft (OncQA's drafts are labelled in part only, so
+    its rows carry none). See :func:`gold_rows_from_labels`.
+
+    Args:
+        data_root: the folder holding ``oncqa/``.
+        annotator: whose labels (default the :data:`PRIMARY_ANNOTATOR`).
+
+    Returns:
+        ``(pairs, rows)`` of :func:`gold_rows_from_labels`; OncQA pairs have the ids of
+        ``oncqa_rows(..., "own_reply")``.
+
+    Raises:
+        FileNotFoundError: if an upstream file is missing.
+        LabelTextError: if a text does not match its recorded hash.
+    """
+    root = Path(data_root)
+    rows = [r for rs in _label_groups("content_match_labels").values() for r in rs]
+    themes = {
+        key: row["theme"]
+        for key, rows_ in _label_groups("theme_labels").items()
+        for row in rows_
+        if row["annotator"] == annotator
+    }
+    pairs, gold, _ = gold_rows_from_labels(
+        root, [r for r in rows if r["annotator"] == annotator], key=lambda r: _pair_key(root, r),
+        themes=themes,
+    )  # fmt: skip
+    return pairs, gold
+
+
+#: The lists that together make a record's reference, where labels name list elements:
+#: a K-QA record's statements are its ``Must_have`` and its ``Nice_to_have`` ones.
+REFERENCE_LISTS = {("kqa", "questions_w_answers.jsonl"): ("Must_have", "Nice_to_have")}
+
+
+def _reply_text(data_root: Path, first: dict, fields: list[str]) -> tuple[str, dict[str, int]]:
+    """A pair's reply and where each labelled field starts in it: one field's text, or,
+    for fields that are list elements (K-QA's ``Must_have[3]``), every element of the
+    record's :data:`REFERENCE_LISTS` (and of any other list labelled), one per line."""
+    source, file, record = first["source"], first["file"], first["record"]
+    seen = [m["name"] for f in fields if (m := _LIST_FIELD.fullmatch(f))]
+    known = REFERENCE_LISTS.get((source, file), ()) if seen else ()
+    lists = list(dict.fromkeys([*known, *seen]))
+    if not lists:
+        return field_text(data_root, source, file, record, fields[0]), {fields[0]: 0}
+    parts, offsets, position = [], {}, 0
+    for name in lists:
+        k = 0
+        while True:
+            try:
+                text = field_text(data_root, source, file, record, f"{name}[{k}]")
+            except LabelTextError:
+                break
+            offsets[f"{name}[{k}]"] = position
+            parts.append(text)
+            position += len(text) + 1
+            k += 1
+    return "\n".join(parts), offsets
+
+
+def gold_rows_from_labels(
+    data_root: str | Path,
+    rows: list[dict],
+    *,
+    key,
+    themes: dict | None = None,
+) -> tuple[list[dict], list[dict], list[str]]:
+    """One annotator's content labels (rows of a team label set: ``source``, ``file``,
+    ``record``, ``field``, ``start``, ``end``, ``sha256``, the ``draft_*`` fields,
+    ``match``, ``span_start``, ``span_end``) as pairs and gold-label rows
+    (:mod:`editf1.gold.labels`): one pair per (reply, draft).
+
+    A reply is one field's text, or, where the labelled fields are list elements (K-QA's
+    statements), all elements of those lists, one per line. A pair becomes a gold row
+    only when every sentence of its reply (as :class:`~editf1.segment.SentenceSplitter`
+    splits it) is labelled; the rows give each sentence's span (offsets into the draft)
+    or NO MATCH and the digests of the reply and draft, and record no sampling.
+
+    Args:
+        data_root: the data folder.
+        rows: the label rows (one annotator's).
+        key: maps a pair's first label row to the pair's id.
+        themes: ``(file, record, field, start, end)`` -> theme, to add themes where they
+            cover every sentence of the reply and the draft (optional).
+
+    Returns:
+        ``(pairs, gold_rows, incomplete)``: ``pairs`` are dicts with ``id``,
+        ``prediction`` (the draft), ``reference`` (the reply) and ``source``
+        (``"<source>/<file>"`` of the reply), in label-file order; ``gold_rows`` one per
+        pair; ``incomplete`` the ids of pairs left out because a sentence is unlabelled.
+
+    Raises:
+        FileNotFoundError: if an upstream file is missing.
+        LabelTextError: if a text does not match its recorded hash.
+    """
+    from editf1.segment import SentenceSplitter
+
+    root, splitter = Path(data_root), SentenceSplitter()
+    grouped: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        sentence_text(root, row, f"content label of {row['file']} record {row['record']}")
+        base = m["name"] if (m := _LIST_FIELD.fullmatch(row["field"])) else row["field"]
+        reply_of = (row["source"], row["file"], row["record"], base if not m else "[list]")
+        grouped[(*reply_of, row["draft_file"], row["draft_record"], row["draft_field"])].append(row)
+    pairs, gold, incomplete = [], [], []
+    for members in grouped.values():
+        first = members[0]
+        fields = list(dict.fromkeys(r["field"] for r in members))
+        reply, offsets = _reply_text(root, first, fields)
+        draft = draft_text(
+            root, first, f"content label of {first['file']} record {first['record']}"
+        )
+        pair_id = key(first)
+        labelled = sorted(members, key=lambda r: offsets[r["field"]] + r["start"])
+        spans = [
+            (offsets[r["field"]] + r["start"], offsets[r["field"]] + r["end"]) for r in labelled
+        ]
+        if spans != [(s.start, s.end) for s in splitter.split(reply)]:
+            incomplete.append(pair_id)
+            continue
+        sentences = [
+            {"start": a, "end": b,
+             "match": {"start": r["span_start"], "end": r["span_end"]} if r["match"] else None}
+            for (a, b), r in zip(spans, labelled)
+        ]  # fmt: skip
+        out = {"id": pair_id, "reference_sentences": sentences, "reference_sha256": _sha256(reply),
+               "prediction_sha256": _sha256(draft), "annotator": first["annotator"]}  # fmt: skip
+        reply_themes = [
+            (themes or {}).get((r["file"], r["record"], r["field"], r["start"], r["end"]))
+            for r in labelled
+        ]
+        draft_spans = _draft_theme_spans(themes or {}, first, draft)
+        if None not in reply_themes and draft_spans is not None:
+            for sentence, theme in zip(sentences, reply_themes):
+                sentence["theme"] = theme
+            out["prediction_sentences"] = draft_spans
+        pairs.append({"id": pair_id, "prediction": draft, "reference": reply,
+                      "source": f"{first['source']}/{first['file']}"})  # fmt: skip
+        gold.append(out)
+    return pairs, gold, incomplete
+
+
+def _draft_theme_spans(themes: dict, row: dict, draft: str) -> list[dict] | None:
+    """Every sentence of the row's draft (as the splitter splits it) with its theme, or
+    ``None`` unless the theme labels cover each of them."""
+    from editf1.segment import SentenceSplitter
+
+    where = (row["draft_file"], row["draft_record"], row["draft_field"])
+    spans = [(s.start, s.end) for s in SentenceSplitter().split(draft)]
+    labels = [themes.get((*where, start, end)) for start, end in spans]
+    if not spans or None in labels:
+        return None
+    return [{"start": s, "end": e, "theme": t} for (s, e), t in zip(spans, labels)]
 
 
 #: Label sets :func:`label_set_summary` knows, and their labels in table order.

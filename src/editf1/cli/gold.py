@@ -1,0 +1,178 @@
+"""Command-line glue for gold labels: ``edit-f1 sample-for-labels``, ``edit-f1 annotate``
+and the ``--gold`` options of ``edit-f1 score``. Imports nothing heavy until a command runs.
+
+edit-f1 sample-for-labels pairs.jsonl -n 50 --seed 0 -o annotation.jsonl
+edit-f1 annotate annotation.jsonl -o gold.jsonl --annotator dr-a
+edit-f1 score pairs.jsonl --gold gold.jsonl [--second-gold gold_b.jsonl] -o scores.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from editf1.cli.conventions import check_outputs, human_stream
+
+__all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
+
+
+def add_gold_options(p: argparse.ArgumentParser) -> None:
+    """``--gold`` and ``--second-gold`` of ``edit-f1 score``."""
+    g = p.add_argument_group("gold labels (prediction-powered figures; one reply per draft)")
+    g.add_argument(
+        "--gold",
+        type=Path,
+        metavar="FILE",
+        help="clinicians' gold labels of a uniform sample of the rows (edit-f1 "
+        "sample-for-labels, annotate): adds judge-only, gold-only and prediction-powered "
+        "(PPI++) precision, recall and F1 with 95%% CIs, and the judge's agreement",
+    )
+    g.add_argument(
+        "--second-gold",
+        type=Path,
+        metavar="FILE",
+        help="a second annotator's gold labels of the same sample: their agreement and "
+        "Cohen's kappa with the first (the human ceiling)",
+    )
+
+
+class ScoreGold:
+    """The gold labels of a ``score --gold`` run, checked before any judge runs.
+
+    Attributes:
+        labels: the :class:`~editf1.gold.labels.GoldLabels`; ``second``: the second
+            annotator's, or ``None``.
+    """
+
+    def __init__(self, labels, second, themes_scored) -> None:
+        self.labels, self.second = labels, second
+        self.themes_scored = themes_scored
+        self._rows = {g.row: g for g in labels.pairs}
+
+    def entry(self, row: int) -> dict:
+        """The ``gold`` field of a per-row output line (empty for an unlabelled row)."""
+        pair = self._rows.get(row)
+        if pair is None:
+            return {}
+        entry = pair.to_dict(self.themes_scored)
+        if self.labels.sampling is not None:
+            entry["sampling"] = self.labels.sampling
+        return {"gold": entry}
+
+    def attach(self, result):
+        """``result`` with its :class:`~editf1.gold.report.GoldReport`."""
+        from dataclasses import replace
+
+        from editf1.gold.report import gold_report
+
+        return replace(result, gold=gold_report(result, self.labels, second=self.second))
+
+
+def check_gold(args, checked, scorer):
+    """The run's :class:`ScoreGold`, or ``None`` without ``--gold``.
+
+    Args:
+        args: the parsed options (``gold``, ``second_gold``).
+        checked: the rows to score (:class:`~editf1.inputs.CheckedRows`).
+        scorer: the run's scorer (its splitter and scored themes).
+
+    Raises:
+        ValueError: for ``--second-gold`` without ``--gold``, several replies per draft,
+            and the errors of :func:`editf1.gold.labels.load_gold`.
+    """
+    if args.gold is None:
+        if args.second_gold is not None:
+            raise ValueError("--second-gold needs --gold")
+        return None
+    from editf1.gold.labels import load_gold
+    from editf1.gold.report import pair_texts
+
+    pairs = pair_texts(checked)
+    labels = load_gold(args.gold, pairs, scorer.splitter)
+    second = None
+    if args.second_gold is not None:
+        second = load_gold(args.second_gold, pairs, scorer.splitter)
+    return ScoreGold(labels, second, scorer.themes_scored)
+
+
+def add_commands(commands) -> None:
+    """``sample-for-labels`` and ``annotate``."""
+    p = commands.add_parser(
+        "sample-for-labels",
+        help="draw pairs uniformly at random for clinicians to label; writes an annotation file",
+        description="Draws -n of the file's pairs uniformly at random without replacement "
+        "(numpy default_rng(seed).permutation, in the order drawn) and writes them with their "
+        "sentences and the record of the draw, for edit-f1 annotate. Score the same file "
+        "with --gold: the estimates need the labelled pairs to be a uniform sample of the "
+        "scored ones, and the record is checked.",
+    )
+    p.add_argument("input", type=Path, help="JSONL or CSV file of pairs (the one you will score)")
+    p.add_argument("-n", type=int, required=True, help="pairs to draw")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--output", "-o", type=Path, required=True, help="annotation file (JSONL)")
+    p.add_argument("--no-themes", action="store_true", help="ask for matches only, not themes")
+    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    p.add_argument("--prediction-field", default="prediction", help="the draft's column")
+    p.add_argument("--reference-field", default="reference", help="the reply's column")
+    p.add_argument("--id-field", default="id", help="the id column (row numbers without one)")
+    p.set_defaults(run=_sample_for_labels)
+
+    p = commands.add_parser(
+        "annotate",
+        help="the local labelling app for an annotation file (needs the demo extra)",
+        description="Serves a Gradio app on 127.0.0.1 (no share link, no analytics): each "
+        "sentence of the reply beside the draft, its matching draft span or NO MATCH, its "
+        "theme; keyboard first. Every answer is saved at once to -o; reopening resumes.",
+    )
+    p.add_argument("annotation", type=Path, help="the file of edit-f1 sample-for-labels")
+    p.add_argument("--output", "-o", type=Path, required=True, help="gold-label file (JSONL)")
+    p.add_argument("--annotator", help="name recorded in every gold row")
+    p.add_argument("--port", type=int, default=7861)
+    p.set_defaults(run=_annotate)
+
+
+def _sample_for_labels(args) -> int:
+    from editf1.gold.labels import PairText, pair_keys
+    from editf1.gold.sampling import sample_for_labels
+    from editf1.inputs import InputError, check_prediction, check_reference
+    from editf1.io import JsonlWriter, read_rows
+
+    check_outputs([("-o", args.output)], [args.input])
+    rows = read_rows(args.input, [args.prediction_field, args.reference_field], args.input_format)
+    pred, ref = args.prediction_field, args.reference_field
+    errors = [
+        e
+        for i, row in enumerate(rows)
+        for e in check_prediction(i, row[pred], pred) + check_reference(i, row[ref], ref)
+    ]
+    if errors:
+        raise InputError(errors)
+    ids = [None if row.get(args.id_field) is None else str(row[args.id_field]) for row in rows]
+    pairs = [PairText(k, row[pred], row[ref]) for k, row in zip(pair_keys(ids), rows)]
+    if any(not isinstance(p.reference, str) for p in pairs):
+        raise ValueError(f"{ref} holds lists of replies: gold labels are of one reply per draft")
+    drawn = sample_for_labels(pairs, args.n, seed=args.seed, themes=not args.no_themes)
+    with JsonlWriter(args.output) as write:
+        for row in drawn:
+            write(row)
+    human = human_stream(args.output)
+    print(f"drew {len(drawn)} of {len(pairs)} pairs (uniform, seed {args.seed})", file=human)
+    print(f"  annotation file: {args.output}", file=human)
+    print(f"  next: edit-f1 annotate {args.output} -o gold.jsonl", file=human)
+    return 0
+
+
+def _annotate(args) -> int:
+    import os
+
+    from editf1.integrations.annotate import AnnotationSession, build_annotate_app
+
+    check_outputs([("-o", args.output)], [args.annotation])
+    session = AnnotationSession(args.annotation, args.output, annotator=args.annotator)
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    answered, total, complete = session.progress()
+    print(
+        f"{answered} of {total} answers already saved in {args.output}; pairs complete {complete}"
+    )
+    build_annotate_app(session).launch(server_name="127.0.0.1", server_port=args.port, share=False)
+    return 0

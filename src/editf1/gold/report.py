@@ -1,0 +1,499 @@
+"""What a few gold labels say about a corpus score: prediction-powered estimates and the
+judge's agreement on your data.
+
+:func:`gold_report` takes a scored corpus (every pair's counts from the judge) and the
+clinicians' gold labels of a uniform random sample of its pairs
+(:class:`~editf1.gold.labels.GoldLabels`), and gives, for content precision, recall
+and F1 (and theme precision, recall and F1 where the labels hold themes), three
+estimates with 95% CIs (:mod:`editf1.ppi`):
+
+* **judge only**: the judge's corpus figure over all N pairs; its interval reflects
+  which pairs were sampled, not the judge's error;
+* **gold only**: the figure of the n labelled pairs' gold counts alone;
+* **prediction-powered** (PPI++): the judge's counts on all pairs corrected by the
+  gold labels, power-tuned; valid whatever the judge, and at most as wide as the gold
+  labels alone (asymptotically) when the judge is informative.
+
+Beside them, on the labelled sentences: the judge's agreement with the gold decisions,
+Cohen's kappa and the match-rate bias (judge's match rate minus the gold one), with
+case-level bootstrap CIs over pairs (:func:`editf1.validation.agreement.binary_agreement_report`,
+:func:`editf1.stats.bootstrap`); with themes, the theme agreement
+(:func:`editf1.validation.agreement.theme_label_report`); with a second annotator's
+labels, the two annotators' agreement and kappa (the human ceiling).
+
+:func:`prediction_powered_difference` gives the PPI++ CI of the difference between two
+systems scored against the same references, with gold labels of both systems' drafts
+on the same labelled pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from editf1.aggregate import pair_counts
+from editf1.gold.labels import GoldLabels, GoldPair, PairText, load_gold, pair_keys
+from editf1.inputs import CheckedRows
+from editf1.ppi import (
+    PPIEstimate,
+    UndefinedEstimateError,
+    classical_ratio,
+    ppi_ratio,
+    ppi_ratio_difference,
+    ratio_columns,
+)
+from editf1.results import CorpusResult
+from editf1.scorer import EditF1Scorer
+from editf1.stats import bootstrap
+from editf1.validation.agreement import (
+    binary_agreement_report,
+    inter_annotator_report,
+    theme_label_report,
+    to_jsonable,
+)
+
+__all__ = [
+    "ESTIMATES",
+    "METRICS",
+    "GoldReport",
+    "MetricEstimates",
+    "gold_report",
+    "pair_texts",
+    "prediction_powered_difference",
+    "score_with_gold",
+]
+
+#: The figures estimated at each level.
+METRICS = ("precision", "recall", "f1")
+#: The three estimates of each figure, in report order.
+ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
+#: Bootstrap resamples of the agreement statistics' CIs (as every CI of the package).
+N_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class MetricEstimates:
+    """One corpus figure three ways, each a :class:`~editf1.ppi.PPIEstimate` (value and
+    CI, fractions in [0, 1]) or ``None`` where it is undefined (``notes`` says why).
+
+    Attributes:
+        metric: e.g. ``"f1"`` or ``"theme_f1"``.
+        judge_only, gold_only, prediction_powered: see the module docstring.
+        notes: why an estimate is missing.
+    """
+
+    metric: str
+    judge_only: PPIEstimate | None
+    gold_only: PPIEstimate | None
+    prediction_powered: PPIEstimate | None
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        out = {
+            name: None if (e := getattr(self, name)) is None else e.to_dict() for name in ESTIMATES
+        }
+        return {"metric": self.metric, **out, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class GoldReport:
+    """The prediction-powered corpus figures and the judge's agreement on the gold labels.
+
+    Attributes:
+        n_pairs: pairs scored, N; ``n_labelled``: complete labelled pairs, n;
+            ``in_progress``: labelled pairs left out as incomplete.
+        sampling: the gold file's sampling record (``None``: not recorded).
+        confidence: the CIs' level.
+        content: ``{"precision", "recall", "f1"}`` -> :class:`MetricEstimates`.
+        theme: the same for ``theme_precision`` ... (keys ``"precision"``, ...), or
+            ``None`` without theme labels (or a run without a theme judge).
+        content_agreement: on the labelled reply sentences, gold decision (match or not)
+            against the judge's: :func:`~editf1.validation.agreement.binary_agreement_report`
+            (``agreement``, ``cohen_kappa``, ``match_agreement``, ``non_match_agreement``,
+            ``confusion_matrix``, ``n``) plus ``gold_match_rate``, ``judge_match_rate``
+            and ``match_rate_bias`` (judge minus gold), each an
+            :class:`~editf1.stats.Estimate` with a bootstrap CI over pairs, and ``pairs``.
+        theme_agreement: with themes, :func:`~editf1.validation.agreement.theme_label_report`
+            on every labelled sentence (reply and draft), else ``None``.
+        inter_annotator: with a second annotator's labels, their agreement on the pairs
+            both labelled (:func:`~editf1.validation.agreement.inter_annotator_report`,
+            ``"content"`` and, where both give themes, ``"theme"``; ``pairs``), else ``None``.
+        notes: what the reader should know (sampling not recorded, pairs in progress).
+    """
+
+    n_pairs: int
+    n_labelled: int
+    in_progress: int
+    sampling: dict | None
+    confidence: float
+    content: dict[str, MetricEstimates]
+    theme: dict[str, MetricEstimates] | None
+    content_agreement: dict
+    theme_agreement: dict | None = None
+    inter_annotator: dict | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        """JSON-ready (every estimate a dict)."""
+        return to_jsonable(
+            {
+                "n_pairs": self.n_pairs,
+                "n_labelled": self.n_labelled,
+                "in_progress": self.in_progress,
+                "sampling": self.sampling,
+                "confidence": self.confidence,
+                "content": {k: v.to_dict() for k, v in self.content.items()},
+                "theme": None
+                if self.theme is None
+                else {k: v.to_dict() for k, v in self.theme.items()},
+                "content_agreement": self.content_agreement,
+                "theme_agreement": self.theme_agreement,
+                "inter_annotator": self.inter_annotator,
+                "notes": list(self.notes),
+            }
+        )
+
+    def format(self) -> str:
+        """The report as text, for the command line."""
+        return format_gold_report(self.to_dict())
+
+
+def _estimates(
+    metric: str, judge: np.ndarray, gold: np.ndarray, labelled, confidence
+) -> MetricEstimates:
+    """The three estimates of ``metric`` from (N, 3) judge counts and (n, 3) gold counts
+    of the pairs at rows ``labelled``."""
+    name = metric.removeprefix("theme_")
+    unlabelled = np.setdiff1d(np.arange(len(judge)), labelled)
+    columns = ratio_columns(judge, name)
+    values, notes = {}, []
+    runs = {
+        "judge_only": lambda: classical_ratio(columns, confidence=confidence),
+        "gold_only": lambda: classical_ratio(ratio_columns(gold, name), confidence=confidence),
+        "prediction_powered": lambda: ppi_ratio(
+            ratio_columns(gold, name),
+            columns[labelled],
+            columns[unlabelled],
+            confidence=confidence,
+        ),
+    }
+    for estimate, run in runs.items():
+        try:
+            values[estimate] = run()
+        except UndefinedEstimateError as error:
+            values[estimate] = None
+            notes.append(
+                f"{estimate.replace('_', ' ')}: {metric} {str(error).partition(' is ')[2]}"
+            )
+    return MetricEstimates(metric, **values, notes=tuple(notes))
+
+
+def _judge_decisions(result: CorpusResult, gold: GoldLabels):
+    """Per labelled reply sentence: (pair key, gold match, judge match)."""
+    keys, human, judge = [], [], []
+    for g in gold.pairs:
+        pair = result.pairs[g.row]
+        ours = [(a.reference.start, a.reference.end) for a in pair.alignment]
+        theirs = [(s.start, s.end) for s in g.reference_sentences]
+        if ours != theirs:
+            raise ValueError(
+                f"pair {g.key!r}: the gold labels' reply sentences are not the scored pair's "
+                "(check the labels with the scorer's splitter)"
+            )
+        for a, span in zip(pair.alignment, g.matches):
+            keys.append(g.key)
+            human.append(span is not None)
+            judge.append(a.status == "match")
+    return keys, np.array(human, dtype=bool), np.array(judge, dtype=bool)
+
+
+def _content_agreement(result, gold, n_resamples, seed) -> dict:
+    keys, human, judge = _judge_decisions(result, gold)
+    kw = {"groups": keys, "n_resamples": n_resamples, "seed": seed}
+    report = binary_agreement_report(human, judge, **kw)
+    n = len(human)
+    report["gold_match_rate"] = bootstrap(lambda i: float(human[i].mean()), n, **kw)
+    report["judge_match_rate"] = bootstrap(lambda i: float(judge[i].mean()), n, **kw)
+    report["match_rate_bias"] = bootstrap(
+        lambda i: float(judge[i].mean() - human[i].mean()), n, **kw
+    )
+    report["pairs"] = len(gold.pairs)
+    return report
+
+
+def _sentence_themes(g: GoldPair) -> list[str]:
+    return [*g.reference_themes, *g.prediction_themes]
+
+
+def _theme_agreement(result, gold, n_resamples, seed) -> dict:
+    human, judge, keys = [], [], []
+    for g in gold.pairs:
+        pair = result.pairs[g.row]
+        human += _sentence_themes(g)
+        judge += [a.theme for a in pair.alignment] + list(pair.prediction_sentence_themes)
+        keys += [g.key] * (len(g.reference_themes) + len(g.prediction_themes))
+    return theme_label_report(human, judge, groups=keys, n_resamples=n_resamples, seed=seed)
+
+
+def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) -> dict | None:
+    theirs = {g.key: g for g in second.pairs}
+    shared = [(g, theirs[g.key]) for g in gold.pairs if g.key in theirs]
+    if not shared:
+        return None
+    keys = [a.key for a, _ in shared for _ in a.matches]
+    first = [m is not None for a, _ in shared for m in a.matches]
+    other = [m is not None for _, b in shared for m in b.matches]
+    kw = {"n_resamples": n_resamples, "seed": seed}
+    out = {
+        "pairs": len(shared),
+        "sentences": len(keys),
+        "content": inter_annotator_report([first, other], groups=keys, **kw),
+    }
+    if all(a.reference_themes is not None and b.reference_themes is not None for a, b in shared):
+        theme_keys = [a.key for a, _ in shared for _ in _sentence_themes(a)]
+        out["theme"] = inter_annotator_report(
+            [
+                [t for a, _ in shared for t in _sentence_themes(a)],
+                [t for _, b in shared for t in _sentence_themes(b)],
+            ],
+            groups=theme_keys,
+            **kw,
+        )
+    return out
+
+
+def gold_report(
+    result: CorpusResult,
+    gold: GoldLabels,
+    *,
+    second: GoldLabels | None = None,
+    confidence: float = 0.95,
+    n_resamples: int | None = None,
+    seed: int = 0,
+) -> GoldReport:
+    """Prediction-powered corpus figures and the judge's agreement on the gold labels.
+
+    Args:
+        result: the scored corpus, with its pairs (``keep_pairs``), in the order the
+            gold labels were checked against (:func:`~editf1.gold.labels.bind_gold`).
+        gold: the gold labels of a uniform random sample of those pairs.
+        second: a second annotator's gold labels of (some of) the same pairs, for the
+            human ceiling; optional.
+        confidence: the CIs' level.
+        n_resamples, seed: the agreement statistics' bootstrap (over pairs); default
+            :data:`N_RESAMPLES`.
+
+    Returns:
+        :class:`GoldReport`.
+
+    Raises:
+        ValueError: if the result holds no pairs or another number of pairs than the
+            labels were checked against, or a labelled pair's reply sentences differ
+            from the scored ones (another splitter).
+    """
+    if result.pairs is None or len(result.pairs) != gold.n_pairs:
+        held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
+        raise ValueError(
+            f"the gold labels were checked against {gold.n_pairs} pairs, the result holds "
+            f"{held}: score the same pairs, keeping them"
+        )
+    n_resamples = N_RESAMPLES if n_resamples is None else n_resamples
+    labelled = np.array([g.row for g in gold.pairs])
+    judge = pair_counts(result.pairs, "content")
+    gold_counts = np.array([g.content_counts for g in gold.pairs], dtype=np.int64)
+    content = {m: _estimates(m, judge, gold_counts, labelled, confidence) for m in METRICS}
+    theme = theme_agreement = None
+    notes = []
+    if gold.has_themes and result.theme is not None:
+        judge_themes = pair_counts(result.pairs, "theme")
+        gold_themes = np.array(
+            [g.theme_counts(result.themes_scored).as_tuple() for g in gold.pairs], dtype=np.int64
+        )
+        theme = {
+            m: _estimates(f"theme_{m}", judge_themes, gold_themes, labelled, confidence)
+            for m in METRICS
+        }
+        theme_agreement = _theme_agreement(result, gold, n_resamples, seed)
+    elif gold.has_themes:
+        notes.append("the gold labels hold themes but the pairs were scored without a theme judge")
+    if gold.sampling is None:
+        notes.append(
+            "the gold labels record no sampling: the estimates assume the labelled pairs "
+            "are a uniform random sample of the scored pairs"
+        )
+    if gold.in_progress:
+        notes.append(f"{len(gold.in_progress)} labelled pair(s) still in progress are left out")
+    return GoldReport(
+        n_pairs=gold.n_pairs,
+        n_labelled=len(gold.pairs),
+        in_progress=len(gold.in_progress),
+        sampling=gold.sampling,
+        confidence=confidence,
+        content=content,
+        theme=theme,
+        content_agreement=_content_agreement(result, gold, n_resamples, seed),
+        theme_agreement=theme_agreement,
+        inter_annotator=None
+        if second is None
+        else _inter_annotator(gold, second, n_resamples, seed),
+        notes=tuple(notes),
+    )
+
+
+def pair_texts(rows) -> list[PairText]:
+    """The :class:`~editf1.gold.labels.PairText` of checked ``(id, prediction, reference)``
+    rows, keyed by :func:`~editf1.gold.labels.pair_keys`.
+
+    Raises:
+        ValueError: for a row whose reference is a list of replies (gold labels are of
+            one reply per draft).
+    """
+    if several := [i for i, (_, _, r) in enumerate(rows) if isinstance(r, (list, tuple))]:
+        raise ValueError(
+            f"gold labels need one reply per draft; the references of rows {several[:10]} are lists"
+        )
+    keys = pair_keys([row_id for row_id, _, _ in rows])
+    return [PairText(k, p, r) for k, (_, p, r) in zip(keys, rows)]
+
+
+def score_with_gold(
+    scorer: EditF1Scorer,
+    rows: CheckedRows,
+    gold,
+    *,
+    second=None,
+    keep_pairs: bool = True,
+    **report_options,
+) -> CorpusResult:
+    """Score the pairs and report what the gold labels of some of them say.
+
+    The gold labels are checked against the pairs before any judge runs.
+
+    Args:
+        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
+        rows: the N checked ``(id, prediction, reference)`` rows
+            (:func:`editf1.inputs.check_pairs`), one reply each.
+        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
+            of a uniform random sample of the pairs, which they name by id (or, where
+            the rows have no ids, by row number from 0, as a string).
+        second: a second annotator's gold labels (file or rows), for the human ceiling.
+        keep_pairs: keep the pairs in the result (the report needs them either way).
+        **report_options: ``confidence``, ``n_resamples``, ``seed`` of :func:`gold_report`.
+
+    Returns:
+        The :class:`~editf1.results.CorpusResult` with ``gold`` set to the
+        :class:`GoldReport`.
+
+    Raises:
+        ValueError: for a reference that is a list of replies.
+        InputError, TypeError, ValueError: as :func:`~editf1.gold.labels.load_gold` and
+            :func:`gold_report`.
+    """
+    pairs = pair_texts(rows)
+    labels = load_gold(gold, pairs, scorer.splitter)
+    other = None if second is None else load_gold(second, pairs, scorer.splitter)
+    result = scorer.score_stream(rows, total=len(rows), keep_pairs=True)
+    report = gold_report(result, labels, second=other, **report_options)
+    return replace(result, gold=report, pairs=result.pairs if keep_pairs else None)
+
+
+def prediction_powered_difference(
+    baseline_judge,
+    system_judge,
+    baseline_gold,
+    system_gold,
+    labelled: Sequence[int],
+    metric: str = "f1",
+    *,
+    lam: float | None = None,
+    confidence: float = 0.95,
+) -> PPIEstimate:
+    """PPI++ estimate and CI of ``system − baseline`` for one corpus figure, two systems
+    scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
+
+    Args:
+        baseline_judge, system_judge: (N, 3) judge counts (tp, fp, fn) of every pair, the
+            same pairs in the same order (content: (EM, ED, EA)).
+        baseline_gold, system_gold: (n, 3) gold counts of the labelled pairs (each
+            system's draft labelled by the clinicians), in the order of ``labelled``.
+        labelled: the n rows (into the judge arrays) that are labelled, a uniform
+            random sample of the N pairs.
+        metric: ``"precision"``, ``"recall"`` or ``"f1"``.
+        lam: the power-tuning weight, ``None`` (default) to tune it.
+        confidence: the CI's level.
+
+    Returns:
+        :class:`~editf1.ppi.PPIEstimate` of the difference, in [-1, 1].
+
+    Raises:
+        UndefinedEstimateError: if a system's figure is undefined.
+        ValueError: for mismatched shapes or fewer than 2 labelled pairs.
+    """
+    base, other = np.asarray(baseline_judge), np.asarray(system_judge)
+    if base.shape != other.shape:
+        raise ValueError(f"the systems' counts differ in shape: {base.shape} and {other.shape}")
+    rows = np.asarray(labelled, dtype=int)
+    unlabelled = np.setdiff1d(np.arange(len(base)), rows)
+    judge = np.hstack([ratio_columns(other, metric), ratio_columns(base, metric)])
+    gold = np.hstack([ratio_columns(system_gold, metric), ratio_columns(baseline_gold, metric)])
+    return ppi_ratio_difference(
+        gold, judge[rows], judge[unlabelled], lam=lam, confidence=confidence
+    )
+
+
+def _estimate_text(e: dict | None) -> str:
+    if e is None:
+        return "undefined"
+    return f"{e['value']:.3f} [{e['low']:.3f}, {e['high']:.3f}]"
+
+
+def format_gold_report(report: dict) -> str:
+    """:meth:`GoldReport.to_dict` as text (also for a report read back from JSON)."""
+    sampling = report["sampling"]
+    how = (
+        f"a {sampling.get('design', 'uniform')} random sample"
+        + (f", seed {sampling['seed']}" if sampling.get("seed") is not None else "")
+        if sampling
+        else "sampling not recorded"
+    )
+    lines = [
+        f"gold labels: {report['n_labelled']} of {report['n_pairs']} pairs ({how}); "
+        f"{report['confidence']:.0%} CIs",
+        f"  {'':<18} {'judge only':<22} {'gold only':<22} prediction-powered",
+    ]
+    for level, block in (("content", report["content"]), ("theme", report["theme"])):
+        for metric, m in (block or {}).items():
+            ppi = m["prediction_powered"]
+            tuned = f"  (lam {ppi['lam']:.2f})" if ppi else ""
+            lines.append(
+                f"  {level + ' ' + metric:<18} {_estimate_text(m['judge_only']):<22} "
+                f"{_estimate_text(m['gold_only']):<22} {_estimate_text(ppi)}{tuned}"
+            )
+            lines += [f"    note: {note}" for note in m["notes"]]
+    a = report["content_agreement"]
+    lines.append(
+        f"  the judge against the gold labels ({a['n']} reply sentences in {a['pairs']} pairs):"
+    )
+    for name in (
+        "agreement",
+        "cohen_kappa",
+        "gold_match_rate",
+        "judge_match_rate",
+        "match_rate_bias",
+    ):
+        lines.append(f"    {name.replace('_', ' '):<18} {_estimate_text(a[name])}")
+    if t := report.get("theme_agreement"):
+        lines.append(
+            f"  theme labels ({t['n']} sentences): agreement {_estimate_text(t['micro_f1'])}"
+            f", Cohen's kappa {_estimate_text(t['cohen_kappa'])}"
+        )
+    if ia := report.get("inter_annotator"):
+        c = ia["content"]
+        lines.append(
+            f"  two annotators ({ia['sentences']} sentences in {ia['pairs']} pairs): agreement "
+            f"{_estimate_text(c['agreement'])}, Cohen's kappa {_estimate_text(c['cohen_kappa'])}"
+        )
+    lines += [f"  note: {note}" for note in report["notes"]]
+    return "\n".join(lines)

@@ -1,0 +1,227 @@
+"""Which pairs to label, and the annotation file a labelling app reads.
+
+:func:`sample_for_labels` draws n of the N scored pairs uniformly at random without
+replacement (``numpy.random.default_rng(seed).permutation``), in the order drawn, so
+that the first k pairs labelled are themselves a uniform sample of k: an annotator who
+labels them in order and stops early still leaves a valid sample (the labelling app
+keeps that order). Every row records the draw (``sampling``: design ``"uniform"``, the
+population N, the sample size n, the seed, the sha256 of the N pair keys and the pair's
+``rank`` in the draw), and the gold rows made from it carry the same record, which
+:func:`editf1.gold.labels.bind_gold` checks against the pairs scored.
+
+Annotation row (JSON Lines; a working file of the annotator, holding the texts)::
+
+    {"id": "31-2", "prediction": "<draft>", "reference": "<reply>",
+     "reference_sentences": [{"start": 0, "end": 45}, ...],   # the splitter's, to label
+     "prediction_sentences": [{"start": 0, "end": 30}, ...],  # the candidate spans
+     "themes": true,                                          # ask for every sentence's theme
+     "reference_sha256": "...", "prediction_sha256": "...",
+     "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
+                  "keys_sha256": "...", "rank": 0}}
+
+:func:`gold_row` turns an annotator's answers for one row into a gold row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from editf1.gold.labels import UNIFORM, PairText, keys_digest, sha256_text
+from editf1.inputs import InputError, describe
+from editf1.segment import Sentence, SentenceSplitter
+from editf1.themes import THEMES
+
+__all__ = ["ANNOTATION_FIELDS", "gold_row", "read_annotation", "sample_for_labels"]
+
+#: The fields every annotation row has.
+ANNOTATION_FIELDS = (
+    "id",
+    "prediction",
+    "reference",
+    "reference_sentences",
+    "prediction_sentences",
+    "themes",
+    "reference_sha256",
+    "prediction_sha256",
+    "sampling",
+)
+
+
+def _offsets(sentences: Sequence[Sentence]) -> list[dict]:
+    return [{"start": s.start, "end": s.end} for s in sentences]
+
+
+def sample_for_labels(
+    pairs: Sequence[PairText],
+    n: int,
+    *,
+    seed: int = 0,
+    themes: bool = True,
+    splitter: SentenceSplitter | None = None,
+) -> list[dict]:
+    """Draw n pairs uniformly at random and lay them out for labelling.
+
+    Args:
+        pairs: the N scored pairs (keys unique), in the order they will be scored.
+        n: pairs to draw, 1 <= n <= N.
+        seed: seed of ``numpy.random.default_rng``; the same pairs and seed draw the
+            same sample.
+        themes: ask the annotator for every sentence's theme as well.
+        splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
+
+    Returns:
+        n annotation rows (module docstring), in the order drawn.
+
+    Raises:
+        ValueError: for n outside [1, N], repeated keys, or a pair whose reply has no
+            sentence.
+
+    >>> rows = sample_for_labels([PairText(k, "Rest.", "Rest.") for k in "abc"], 2, seed=0)
+    >>> [r["id"] for r in rows], rows[1]["sampling"]["rank"]
+    (['c', 'a'], 1)
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(pairs):
+        raise ValueError(f"n must be an int from 1 to the {len(pairs)} pairs, got {n!r}")
+    keys = [p.key for p in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the pairs' keys repeat: a sample could not name its pairs")
+    splitter = splitter or SentenceSplitter()
+    record = {
+        "design": UNIFORM,
+        "population": len(pairs),
+        "size": n,
+        "seed": seed,
+        "keys_sha256": keys_digest(keys),
+    }
+    drawn = np.random.default_rng(seed).permutation(len(pairs))[:n]
+    rows = []
+    for rank, index in enumerate(drawn.tolist()):
+        pair = pairs[index]
+        reference = splitter.split(pair.reference)
+        if not reference:
+            raise ValueError(f"pair {pair.key!r}: the reply has no sentence to label")
+        rows.append(
+            {
+                "id": pair.key,
+                "prediction": pair.prediction,
+                "reference": pair.reference,
+                "reference_sentences": _offsets(reference),
+                "prediction_sentences": _offsets(splitter.split(pair.prediction)),
+                "themes": themes,
+                "reference_sha256": sha256_text(pair.reference),
+                "prediction_sha256": sha256_text(pair.prediction),
+                "sampling": record | {"rank": rank},
+            }
+        )
+    return rows
+
+
+def _span_in(span, text: str) -> bool:
+    """Whether ``span`` is ``{start, end}`` of a non-empty span of ``text``."""
+    if not isinstance(span, dict):
+        return False
+    start, end = span.get("start"), span.get("end")
+    return isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)
+
+
+def read_annotation(path: str | os.PathLike) -> list[dict]:
+    """The rows of an annotation file, checked: every field present, the texts those
+    the digests name, the sentences offsets into them.
+
+    Raises:
+        FileNotFoundError: if the file is missing.
+        InputError: naming each line and field that is wrong.
+    """
+    from editf1.io import read_jsonl
+
+    name = os.path.basename(path)
+    numbered = read_jsonl(path, ANNOTATION_FIELDS)
+    errors = []
+    for line, row in numbered:
+        where = f"{name}, line {line}"
+        for field, digest in (
+            ("reference", "reference_sha256"),
+            ("prediction", "prediction_sha256"),
+        ):
+            text = row[field]
+            if not isinstance(text, str) or sha256_text(text) != row[digest]:
+                errors.append(f"{where}: {field} ({describe(text)}) does not match {digest}")
+                continue
+            key = f"{field}_sentences"
+            spans = row[key]
+            if not isinstance(spans, list) or not all(_span_in(s, text) for s in spans):
+                errors.append(f"{where}: {key} must be offsets {{start, end}} into the {field}")
+        if not isinstance(row["themes"], bool):
+            errors.append(f"{where}: themes must be true or false, got {describe(row['themes'])}")
+    if errors:
+        raise InputError(errors)
+    if not numbered:
+        raise ValueError(f"{name}: no pairs to label")
+    return [row for _, row in numbered]
+
+
+def gold_row(
+    annotation: dict,
+    matches: Sequence[tuple[int, int] | bool | None],
+    reference_themes: Sequence[str | None] = (),
+    prediction_themes: Sequence[str | None] = (),
+    *,
+    annotator: str | None = None,
+) -> dict:
+    """One gold row from an annotator's answers for an annotation row.
+
+    Args:
+        annotation: the annotation row.
+        matches: per reference sentence, the draft span's ``(start, end)``, ``None``
+            for NO MATCH, or ``False`` where not answered yet.
+        reference_themes, prediction_themes: per sentence, a theme or ``None`` where
+            not answered yet (empty where themes are not asked for).
+        annotator: recorded in the row.
+
+    Returns:
+        The gold row (:mod:`editf1.gold.labels`); ``complete`` is false until every
+        sentence is answered.
+
+    Raises:
+        ValueError: for answer lists of the wrong length or an unknown theme.
+    """
+    refs, drafts = annotation["reference_sentences"], annotation["prediction_sentences"]
+    if len(matches) != len(refs):
+        raise ValueError(f"{len(matches)} answers for {len(refs)} reference sentences")
+    asked = annotation["themes"]
+    if asked and (len(reference_themes), len(prediction_themes)) != (len(refs), len(drafts)):
+        raise ValueError("themes: one answer per reference and per draft sentence")
+    unknown = [
+        t for t in (*reference_themes, *prediction_themes) if t is not None and t not in THEMES
+    ]
+    if unknown:
+        raise ValueError(f"{len(unknown)} theme(s) not among the nine themes")
+    sentences = []
+    for k, (s, match) in enumerate(zip(refs, matches)):
+        entry = {"start": s["start"], "end": s["end"]}
+        if match is not False:
+            entry["match"] = None if match is None else {"start": match[0], "end": match[1]}
+        if asked and reference_themes[k] is not None:
+            entry["theme"] = reference_themes[k]
+        sentences.append(entry)
+    row = {"id": annotation["id"], "reference_sentences": sentences}
+    if asked:
+        row["prediction_sentences"] = [
+            {"start": s["start"], "end": s["end"]} | ({"theme": t} if t is not None else {})
+            for s, t in zip(drafts, prediction_themes)
+        ]
+    complete = all(m is not False for m in matches) and (
+        not asked or None not in (*reference_themes, *prediction_themes)
+    )
+    row |= {
+        "reference_sha256": annotation["reference_sha256"],
+        "prediction_sha256": annotation["prediction_sha256"],
+        "complete": complete,
+        "sampling": annotation["sampling"],
+    }
+    if annotator is not None:
+        row["annotator"] = annotator
+    return row

@@ -1,0 +1,449 @@
+"""The labelling app: clinicians' gold labels of sampled pairs, one sentence at a time.
+
+``edit-f1 annotate annotation.jsonl -o gold.jsonl`` serves a local Gradio app on
+127.0.0.1 (no share link, Gradio's analytics off). For every pair of the annotation
+file (:mod:`editf1.gold.sampling`), in the order drawn, the clinician sees each
+sentence of the reply highlighted in the reply, beside the draft, and answers which
+draft span says the same thing: one of the draft's sentences (the numbered candidates),
+a span they select in the draft, or NO MATCH; then its theme; then, where themes are
+asked for, every draft sentence's theme. Keyboard first: ``1``-``9`` (two digits for
+10 and more) pick a candidate, ``0`` or ``n`` NO MATCH, ``s`` the selected text, ``a``
+to ``i`` a theme, Enter saves and moves on, Backspace goes back one answer.
+
+Every answer is saved at once: the gold file (:mod:`editf1.gold.labels`; pairs still
+being labelled carry ``"complete": false``) is rewritten atomically
+(:func:`editf1.io.atomic_output`) after each one, so closing the tab or a crash loses
+nothing, and reopening the page or restarting the app with the same output resumes at
+the first unanswered sentence. Pairs are labelled in the order drawn and none can be
+skipped, so the pairs completed at any time are a uniform random sample.
+
+:class:`AnnotationSession` holds the answers (tested without a browser);
+:func:`build_annotate_app` lays them out. Needs the ``demo`` extra (gradio).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from editf1.gold.sampling import gold_row, read_annotation
+from editf1.themes import THEMES
+
+__all__ = ["KEYBOARD_JS", "AnnotationSession", "Item", "browser_offsets", "build_annotate_app"]
+
+#: The keys that pick each theme, in :data:`editf1.themes.THEMES` order.
+THEME_KEYS = "abcdefghi"
+NO_MATCH = "none"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question: a reply sentence's match (and theme), or a draft sentence's theme.
+
+    Attributes:
+        pair: the pair's index in the annotation file.
+        kind: ``"reference"`` or ``"prediction"``.
+        sentence: the sentence's index among that text's sentences.
+    """
+
+    pair: int
+    kind: str
+    sentence: int
+
+
+def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets into ``text`` of a selection a browser reports in a textarea holding it.
+
+    A textarea's value has line breaks as ``\\n`` only and counts UTF-16 code units
+    (a character outside the Basic Multilingual Plane counts 2); Python counts code
+    points. Returns the code-point offsets of the characters selected.
+
+    >>> browser_offsets("a\\r\\nb🙂c", 2, 5)  # the browser sees "a\\nb🙂c": "b🙂" is 2-5
+    (3, 5)
+    """
+    units, k = [], 0  # units[i]: where character i of text starts in the browser's value
+    for i, char in enumerate(text):
+        units.append(k)
+        if char == "\r" and text[i + 1 : i + 2] == "\n":
+            continue  # "\r\n" is one "\n" there
+        k += 2 if ord(char) > 0xFFFF else 1
+    units.append(k)
+
+    def code_point(unit: int) -> int:
+        return next(i for i, u in enumerate(units) if u >= unit)
+
+    return code_point(start), code_point(end)
+
+
+class AnnotationSession:
+    """The answers of one annotator to one annotation file, saved after each answer.
+
+    Args:
+        annotation: the annotation rows (:func:`editf1.gold.sampling.read_annotation`),
+            or the annotation file.
+        output: the gold-label file; if it exists, its answers are loaded and labelling
+            resumes after them.
+        annotator: recorded in every gold row (optional).
+
+    Raises:
+        ValueError: if ``output`` holds a pair the annotation file does not, answers of
+            another sample, or answers whose sentences differ from the annotation's.
+    """
+
+    def __init__(self, annotation, output: str | os.PathLike, annotator: str | None = None):
+        self.rows = annotation if isinstance(annotation, list) else read_annotation(annotation)
+        self.output = Path(output)
+        self.annotator = annotator
+        self.matches = [[False] * len(r["reference_sentences"]) for r in self.rows]
+        self.reference_themes = [[None] * len(r["reference_sentences"]) for r in self.rows]
+        self.prediction_themes = [[None] * len(r["prediction_sentences"]) for r in self.rows]
+        if self.output.exists():
+            self._resume()
+
+    def _resume(self) -> None:
+        from editf1.io import read_jsonl
+
+        index = {row["id"]: k for k, row in enumerate(self.rows)}
+        for line, saved in read_jsonl(self.output, ["id", "reference_sentences"]):
+            where = f"{self.output.name}, line {line}"
+            k = index.get(saved["id"])
+            if k is None:
+                raise ValueError(f"{where}: its pair is not in the annotation file")
+            row = self.rows[k]
+            if saved.get("sampling") != row["sampling"]:
+                raise ValueError(f"{where}: labels of another sample (its sampling record differs)")
+            spans = [(s["start"], s["end"]) for s in saved["reference_sentences"]]
+            if spans != [(s["start"], s["end"]) for s in row["reference_sentences"]]:
+                raise ValueError(f"{where}: its sentences are not the annotation file's")
+            for j, entry in enumerate(saved["reference_sentences"]):
+                if "match" in entry:
+                    m = entry["match"]
+                    self.matches[k][j] = None if m is None else (m["start"], m["end"])
+                self.reference_themes[k][j] = entry.get("theme")
+            for j, entry in enumerate(saved.get("prediction_sentences", [])):
+                self.prediction_themes[k][j] = entry.get("theme")
+
+    # ------------------------------------------------------------------ the questions
+
+    def items(self) -> list[Item]:
+        """Every question, in the order asked."""
+        out = []
+        for k, row in enumerate(self.rows):
+            out += [Item(k, "reference", j) for j in range(len(row["reference_sentences"]))]
+            if row["themes"]:
+                out += [Item(k, "prediction", j) for j in range(len(row["prediction_sentences"]))]
+        return out
+
+    def answered(self, item: Item) -> bool:
+        """Whether ``item`` has its answer (a match and, where asked, a theme)."""
+        themes = self.rows[item.pair]["themes"]
+        if item.kind == "prediction":
+            return self.prediction_themes[item.pair][item.sentence] is not None
+        has_match = self.matches[item.pair][item.sentence] is not False
+        return has_match and (
+            not themes or self.reference_themes[item.pair][item.sentence] is not None
+        )
+
+    def first_unanswered(self) -> int | None:
+        """The position (into :meth:`items`) to resume at, or ``None`` when all is done."""
+        return next((k for k, item in enumerate(self.items()) if not self.answered(item)), None)
+
+    def progress(self) -> tuple[int, int, int]:
+        """``(answers given, questions, pairs complete)``."""
+        items = self.items()
+        done = [self.answered(item) for item in items]
+        complete = sum(
+            all(d for d, item in zip(done, items) if item.pair == k) for k in range(len(self.rows))
+        )
+        return sum(done), len(items), complete
+
+    # ------------------------------------------------------------------ answering
+
+    def answer(self, position: int, match=False, theme: str | None = None) -> None:
+        """Record the answer to question ``position`` and save at once.
+
+        Args:
+            position: index into :meth:`items`; at most :meth:`first_unanswered` (no
+                question can be skipped).
+            match: for a reply sentence: ``(start, end)`` of the draft span, or ``None``
+                for NO MATCH.
+            theme: the sentence's theme, where themes are asked for.
+
+        Raises:
+            ValueError: for a skipped question, a missing answer, a span outside the
+                draft or without a word, or an unknown theme.
+        """
+        from editf1.segment import has_word
+
+        items = self.items()
+        first = self.first_unanswered()
+        if first is not None and position > first:
+            raise ValueError("answer the questions in order: an earlier one is unanswered")
+        item = items[position]
+        row = self.rows[item.pair]
+        if row["themes"] and theme not in THEMES:
+            raise ValueError("choose the sentence's theme")
+        if item.kind == "reference":
+            if match is False:
+                raise ValueError("choose the draft span that says the same, or NO MATCH")
+            if match is not None:
+                start, end = match
+                if not (0 <= start < end <= len(row["prediction"])) or not has_word(
+                    row["prediction"][start:end]
+                ):
+                    raise ValueError("the selected span holds no word of the draft")
+                match = (int(start), int(end))
+            self.matches[item.pair][item.sentence] = match
+            if row["themes"]:
+                self.reference_themes[item.pair][item.sentence] = theme
+        else:
+            self.prediction_themes[item.pair][item.sentence] = theme
+        self.save()
+
+    def gold_rows(self) -> list[dict]:
+        """A gold row for every pair with an answer, in the order drawn."""
+        out = []
+        for k, row in enumerate(self.rows):
+            started = any(m is not False for m in self.matches[k]) or any(
+                t is not None for t in (*self.reference_themes[k], *self.prediction_themes[k])
+            )
+            if not started:
+                continue
+            themes = row["themes"]
+            out.append(
+                gold_row(
+                    row,
+                    self.matches[k],
+                    self.reference_themes[k] if themes else (),
+                    self.prediction_themes[k] if themes else (),
+                    annotator=self.annotator,
+                )
+            )
+        return out
+
+    def save(self) -> None:
+        """Rewrite the gold file with every answer (atomically: all or nothing)."""
+        from editf1.io import JsonlWriter
+
+        with JsonlWriter(self.output) as write:
+            for row in self.gold_rows():
+                write(row)
+
+
+# ---------------------------------------------------------------------- the app
+
+#: Keyboard shortcuts, run once when the page loads.
+KEYBOARD_JS = """
+() => {
+  let digits = "", timer = null;
+  const radios = (id) => [...document.querySelectorAll(`#${id} input[type=radio]`)];
+  const pick = () => {
+    const options = radios("candidates");
+    const k = parseInt(digits, 10);
+    digits = "";
+    if (k >= 0 && k < options.length) options[k].click();
+  };
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    const typing = (t.tagName === "TEXTAREA" && !t.readOnly) ||
+      (t.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(t.type));
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key.toLowerCase();
+    if (e.key === "Enter" && t.tagName !== "BUTTON") {
+      e.preventDefault();
+      document.querySelector("#save-button").click();
+    } else if (e.key === "Backspace") {
+      e.preventDefault();
+      document.querySelector("#back-button").click();
+    } else if (/^[0-9]$/.test(e.key)) {
+      e.preventDefault();
+      digits += e.key;
+      clearTimeout(timer);
+      const most = String(radios("candidates").length - 1).length;
+      if (digits.length >= most) pick(); else timer = setTimeout(pick, 700);
+    } else if (key === "n") {
+      const none = radios("candidates")[0];
+      if (none) none.click();
+    } else if (key === "s") {
+      const selection = radios("candidates").find((r) => r.value.startsWith("selection"));
+      if (selection) selection.click();
+    } else if ("abcdefghi".includes(key) && key.length === 1) {
+      const options = radios("theme");
+      const k = "abcdefghi".indexOf(key);
+      if (k < options.length) options[k].click();
+    }
+  });
+  const draft = document.querySelector("#draft textarea");
+  if (draft) draft.readOnly = true;
+}
+"""
+
+HELP = (
+    "Keys: **1**-**9** (two digits for 10 and more) a draft sentence, **0** or **n** NO "
+    "MATCH, **s** the text you selected in the draft, **a**-**i** the theme, **Enter** "
+    "save and next, **Backspace** back. Every answer is saved at once; reopen the page "
+    "to resume."
+)
+
+
+def _value(span: tuple[int, int]) -> str:
+    return f"{span[0]}:{span[1]}"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def build_annotate_app(session: AnnotationSession):
+    """The Gradio app over ``session``.
+
+    Returns:
+        A ``gradio.Blocks``; launch it on 127.0.0.1 without a share link (``edit-f1
+        annotate`` does). Elements have stable ``elem_id`` s: ``progress``, ``question``,
+        ``reply`` (the reply, the sentence asked about highlighted), ``draft`` (the
+        draft, read-only, to select a span in), ``candidates`` (NO MATCH, the draft's
+        sentences and the selection), ``theme``, ``save-button``, ``back-button``,
+        ``message``.
+
+    Raises:
+        ImportError: without gradio (the ``demo`` extra).
+    """
+    import gradio as gr
+
+    items = session.items()
+    view = {"position": session.first_unanswered()}  # one annotator, one local app
+
+    def text(row, kind, j) -> str:
+        s = row[f"{kind}_sentences"][j]
+        return row[kind][s["start"] : s["end"]]
+
+    def render(selection=None, message=""):
+        position = view["position"]
+        answered, total, complete = session.progress()
+        progress = (
+            f"**{answered} of {total}** answers saved · pairs complete **{complete} of "
+            f"{len(session.rows)}** · saved to `{session.output.name}`"
+        )
+        if position is None:
+            done = f"All {len(session.rows)} pairs are labelled. Gold labels: `{session.output}`."
+            hidden = gr.update(visible=False)
+            return progress, done, [], gr.update(value=""), hidden, hidden, message
+        item = items[position]
+        row = session.rows[item.pair]
+        n = len(row[f"{item.kind}_sentences"])
+        where = f"Pair {item.pair + 1} of {len(session.rows)} · "
+        if item.kind == "reference":
+            s = row["reference_sentences"][item.sentence]
+            reply = [
+                (row["reference"][: s["start"]], None),
+                (row["reference"][s["start"] : s["end"]], "asked"),
+                (row["reference"][s["end"] :], None),
+            ]
+            question = (
+                where + f"reply sentence {item.sentence + 1} of {n}: which part of the draft "
+                "says the same thing?"
+            )
+            choices = [("0 · NO MATCH", NO_MATCH)] + [
+                (f"{j + 1} · {_short(text(row, 'prediction', j))}", _value((p["start"], p["end"])))
+                for j, p in enumerate(row["prediction_sentences"])
+            ]
+            stored = session.matches[item.pair][item.sentence]
+            value = None if stored is False else NO_MATCH if stored is None else _value(stored)
+            if selection is None and stored and value not in [v for _, v in choices]:
+                selection = stored  # an answer saved from a selection
+            if selection is not None:
+                start, end = selection
+                label = f"s · your selection: {_short(row['prediction'][start:end], 100)}"
+                value = f"selection:{start}:{end}"
+                choices.append((label, value))
+            candidates = gr.update(choices=choices, value=value, visible=True)
+            theme_value = session.reference_themes[item.pair][item.sentence]
+        else:
+            reply = [(row["reference"], None)]
+            question = (
+                where + f"draft sentence {item.sentence + 1} of {n}: its theme? "
+                f"“{_short(text(row, 'prediction', item.sentence), 300)}”"
+            )
+            candidates = gr.update(choices=[], value=None, visible=False)
+            theme_value = session.prediction_themes[item.pair][item.sentence]
+        theme = gr.update(value=theme_value, visible=bool(row["themes"]))
+        draft = gr.update(value=row["prediction"])
+        return progress, question, reply, draft, candidates, theme, message  # fmt: skip
+
+    def on_select(evt: gr.SelectData):
+        position = view["position"]
+        if position is None or items[position].kind != "reference":
+            return render()
+        row = session.rows[items[position].pair]
+        start, end = browser_offsets(row["prediction"], *evt.index)
+        if start >= end:
+            return render()
+        return render(selection=(start, end))
+
+    # the module's postponed annotations are strings; gradio reads this one to pass the event
+    on_select.__annotations__["evt"] = gr.SelectData
+
+    def on_save(choice, theme):
+        position = view["position"]
+        if position is None:
+            return render()
+        match = False
+        if choice == NO_MATCH:
+            match = None
+        elif choice:
+            start, end = choice.removeprefix("selection:").split(":")
+            match = (int(start), int(end))
+        try:
+            session.answer(position, match=match, theme=theme)
+        except ValueError as error:
+            return render(message=f"**{error}.**")
+        first = session.first_unanswered()
+        view["position"] = first if first is None else min(position + 1, first)
+        return render()
+
+    def on_back():
+        position = view["position"]
+        view["position"] = (len(items) if position is None else position) - 1
+        view["position"] = max(view["position"], 0)
+        return render()
+
+    def on_load():
+        view["position"] = session.first_unanswered()
+        return render()
+
+    themes = [(f"{key} · {theme}", theme) for key, theme in zip(THEME_KEYS, THEMES)]
+    with gr.Blocks(title="edit-F1 gold labels", analytics_enabled=False) as app:
+        gr.Markdown("# edit-F1: gold labels\n" + HELP)
+        progress = gr.Markdown(elem_id="progress")
+        question = gr.Markdown(elem_id="question")
+        with gr.Row():
+            with gr.Column():
+                reply = gr.HighlightedText(
+                    label="Clinician's reply (the sentence asked about highlighted)",
+                    color_map={"asked": "#ffd54f"},
+                    show_legend=False,
+                    elem_id="reply",
+                )
+                draft = gr.Textbox(
+                    label="Draft (select a span to use it: s)",
+                    lines=12,
+                    max_lines=40,
+                    elem_id="draft",
+                )
+            with gr.Column():
+                candidates = gr.Radio(label="Matching draft span", elem_id="candidates")
+                theme = gr.Radio(choices=themes, label="Theme", elem_id="theme")
+                with gr.Row():
+                    back = gr.Button("Back (Backspace)", elem_id="back-button")
+                    save = gr.Button("Save and next (Enter)", variant="primary",
+                                     elem_id="save-button")  # fmt: skip
+                message = gr.Markdown(elem_id="message")
+        outputs = [progress, question, reply, draft, candidates, theme, message]
+        app.load(on_load, outputs=outputs)
+        app.load(None, js=KEYBOARD_JS)
+        draft.select(on_select, outputs=outputs)
+        save.click(on_save, inputs=[candidates, theme], outputs=outputs)
+        back.click(on_back, outputs=outputs)
+    return app

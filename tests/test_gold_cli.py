@@ -1,0 +1,227 @@
+"""Gold labels end to end: edit-f1 sample-for-labels, score --gold and report on the shipped
+demo set with the exact judge; editf1.score(gold=...) and the evaluate module's gold=."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import editf1
+from editf1.builders.readers import demo_rows
+from editf1.cli.main import main
+from editf1.scorer import EditF1Scorer
+
+FAST = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
+LABELLED = ("demo-02", "demo-08", "demo-09")
+
+
+@pytest.fixture(autouse=True)
+def few_resamples(monkeypatch):
+    """The agreement CIs' bootstrap with 50 resamples (sklearn's kappa is slow)."""
+    monkeypatch.setattr("editf1.gold.report.N_RESAMPLES", 50)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def demo_file(tmp_path) -> Path:
+    return _write(tmp_path / "pairs.jsonl", demo_rows())
+
+
+def test_sample_for_labels_is_reproducible(tmp_path, demo_file, capsys):
+    outputs = []
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        out = tmp_path / f"{name}.jsonl"
+        assert (
+            main(
+                [
+                    "sample-for-labels",
+                    str(demo_file),
+                    "-n",
+                    "4",
+                    "--seed",
+                    str(seed),
+                    "-o",
+                    str(out),
+                ]
+            )
+            == 0
+        )
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0] != outputs[2]
+    rows = _jsonl(tmp_path / "a.jsonl")
+    assert [r["sampling"]["rank"] for r in rows] == [0, 1, 2, 3]
+    assert {r["sampling"]["population"] for r in rows} == {12}
+    assert "drew 4 of 12 pairs (uniform, seed 0)" in capsys.readouterr().out
+    assert (
+        main(["sample-for-labels", str(demo_file), "-n", "13", "-o", str(tmp_path / "x.jsonl")])
+        == 2
+    )
+    assert "n must be an int from 1 to the 12 pairs" in capsys.readouterr().err
+
+
+def test_score_gold_end_to_end(tmp_path, demo_file, exact_demo, demo_gold_rows, capsys):
+    _, result = exact_demo
+    gold = _write(tmp_path / "gold.jsonl", demo_gold_rows(result))
+    out, summary = tmp_path / "out.jsonl", tmp_path / "summary.json"
+    argv = [
+        "score",
+        str(demo_file),
+        "--gold",
+        str(gold),
+        "-o",
+        str(out),
+        "--summary-json",
+        str(summary),
+        *FAST,
+    ]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "gold labels: 3 of 12 pairs (sampling not recorded); 95% CIs" in printed
+    report = json.loads(summary.read_text())["gold"]
+    # gold only, by hand: precision 12/25, recall 12/17, F1 24/42; judge only: the run's
+    assert report["content"]["precision"]["gold_only"]["value"] == pytest.approx(12 / 25)
+    assert report["content"]["recall"]["gold_only"]["value"] == pytest.approx(12 / 17)
+    assert report["content"]["f1"]["gold_only"]["value"] == pytest.approx(24 / 42)
+    assert report["content"]["f1"]["judge_only"]["value"] == pytest.approx(result.f1)
+    assert report["content_agreement"]["match_rate_bias"]["value"] == pytest.approx(-1 / 17)
+    rows = _jsonl(out)
+    labelled = {r["id"]: r["gold"] for r in rows if "gold" in r}
+    assert set(labelled) == set(LABELLED)
+    names = ("expected_matches", "expected_deletions", "expected_additions")
+    assert [labelled["demo-09"][k] for k in names] == [1, 12, 5]
+
+
+def test_score_gold_refuses_bad_labels_naming_the_line(
+    tmp_path, demo_file, exact_demo, demo_gold_rows, capsys
+):
+    _, result = exact_demo
+    rows = demo_gold_rows(result)
+    rows[1]["id"] = "demo-99"
+    gold = _write(tmp_path / "gold.jsonl", rows)
+    assert (
+        main(["score", str(demo_file), "--gold", str(gold), "-o", str(tmp_path / "o.jsonl"), *FAST])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "gold.jsonl, line 2 (id 'demo-99'): no scored pair has this id" in err
+    assert not (tmp_path / "o.jsonl").exists()
+    assert main(["score", str(demo_file), "--second-gold", str(gold), *FAST]) == 2
+    assert "--second-gold needs --gold" in capsys.readouterr().err
+    # --limit scores other pairs than a recorded sample was drawn from
+    sampled = tmp_path / "annotation.jsonl"
+    assert main(["sample-for-labels", str(demo_file), "-n", "2", "-o", str(sampled)]) == 0
+    record = _jsonl(sampled)[0]["sampling"]
+    rows = demo_gold_rows(result)
+    for row in rows:
+        row["sampling"] = record
+    _write(gold, rows)
+    assert (
+        main(
+            [
+                "score",
+                str(demo_file),
+                "--gold",
+                str(gold),
+                "--limit",
+                "5",
+                "-o",
+                str(tmp_path / "o.jsonl"),
+                *FAST,
+            ]
+        )
+        == 2
+    )
+    assert "the labels were sampled from 12 pairs, but 5 are scored" in capsys.readouterr().err
+
+
+def test_report_gives_the_prediction_powered_difference(tmp_path, exact_demo, demo_gold_rows):
+    rows, _ = exact_demo
+    # system b: the demo drafts; system a: every draft cut to its first sentence
+    cut = [dict(r, prediction=r["prediction"].split("\n")[0]) for r in rows]
+    runs = {}
+    for name, pairs, matched in (("a", cut, ()), ("b", rows, ("demo-09",))):
+        scored = EditF1Scorer(content_judge="exact", theme_judge=None).score(
+            [r["prediction"] for r in pairs],
+            [r["reference"] for r in pairs],
+            ids=[r["id"] for r in pairs],
+        )
+        gold = _write(tmp_path / f"gold_{name}.jsonl", demo_gold_rows(scored, matched))
+        source = _write(tmp_path / f"{name}.jsonl", pairs)
+        runs[name] = tmp_path / f"{name}.edit_f1.jsonl"
+        assert (
+            main(["score", str(source), "--gold", str(gold), "-o", str(runs[name]), "-q", *FAST])
+            == 0
+        )
+        runs[name + "_gold"] = [
+            json.loads(line)["gold"]
+            for line in runs[name].read_text().splitlines()
+            if "gold" in json.loads(line)
+        ]
+    report = tmp_path / "report"
+    assert (
+        main(["report", str(runs["a"]), str(runs["b"]), "-o", str(report), "--n-resamples", "50"])
+        == 0
+    )
+    markdown = (report / "report.md").read_text()
+    section = markdown.split("## Prediction-powered comparisons (gold labels)")[1]
+    row = next(line for line in section.splitlines() if line.startswith("| a | b | precision |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+
+    def precision(entries):
+        em = sum(e["expected_matches"] for e in entries)
+        return em / (em + sum(e["expected_deletions"] for e in entries))
+
+    # gold only: b's gold precision minus a's, from the labelled pairs' gold counts
+    gold_only = precision(runs["b_gold"]) - precision(runs["a_gold"])
+    assert cells[4].startswith(f"{gold_only:.3f} [")
+    assert cells[7] == "3 of 12"
+
+
+def test_python_and_evaluate_take_gold(exact_demo, demo_gold_rows):
+    rows, result = exact_demo
+    drafts, replies = [r["prediction"] for r in rows], [r["reference"] for r in rows]
+    ids = [r["id"] for r in rows]
+    scored = editf1.score(
+        predictions=drafts,
+        references=replies,
+        ids=ids,
+        gold=demo_gold_rows(result),
+        content_judge="exact",
+        theme_judge=None,
+    )
+    assert scored.gold.content["recall"].gold_only.value == pytest.approx(12 / 17)
+    assert scored.summary()["gold"]["n_labelled"] == 3
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(
+        str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"),
+        content_judge="exact",
+        theme_judge=None,
+    )
+    out = metric.compute(
+        predictions=drafts,
+        references=replies,
+        ids=ids,
+        gold=demo_gold_rows(result),
+        return_pairs=False,
+    )
+    assert out["gold"]["content"]["f1"]["gold_only"]["value"] == pytest.approx(24 / 42)
+    assert "per_pair" not in out
+    with pytest.raises(ValueError, match="one reply per draft"):
+        editf1.score(
+            predictions=drafts,
+            references=[[r] for r in replies],
+            ids=ids,
+            gold=demo_gold_rows(result),
+            content_judge="exact",
+            theme_judge=None,
+        )
