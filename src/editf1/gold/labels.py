@@ -45,9 +45,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 
-from editf1.count import ContentCounts, ThemeCounts, count_content, count_themes
+from editf1.count import ContentCounts, count_content, count_themes
 from editf1.inputs import InputError, describe
 from editf1.judges.base import ContentJudgement
+from editf1.results import ThemeCounts
 from editf1.segment import Sentence, SentenceSplitter, has_word
 from editf1.themes import THEMES
 
@@ -167,10 +168,8 @@ class GoldPair:
         theme labels."""
         if self.reference_themes is None or self.prediction_themes is None:
             return None
-        scored = set(themes_scored)
-        return count_themes(
-            scored & set(self.reference_themes), scored & set(self.prediction_themes)
-        )
+        matched = [span is not None for span in self.matches]
+        return count_themes(self.reference_themes, self.prediction_themes, matched, themes_scored)
 
     def to_dict(self, themes_scored: Collection[str] | None = None) -> dict:
         """The gold counts and decisions, JSON-ready (the ``gold`` entry of a scored row).
