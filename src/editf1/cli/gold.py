@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from editf1.cli.conventions import check_outputs, human_stream
+from editf1.cli.conventions import add_input_format, check_outputs, human_stream
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
 
@@ -108,10 +108,12 @@ def add_commands(commands) -> None:
     )
     p.add_argument("input", type=Path, help="JSONL or CSV file of pairs (the one you will score)")
     p.add_argument("-n", type=int, required=True, help="pairs to draw")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the draw (default 0; recorded in every row)"
+    )
     p.add_argument("--output", "-o", type=Path, required=True, help="annotation file (JSONL)")
     p.add_argument("--no-themes", action="store_true", help="ask for matches only, not themes")
-    p.add_argument("--input-format", default="auto", choices=["auto", "jsonl", "csv"])
+    add_input_format(p)
     p.add_argument("--prediction-field", default="prediction", help="the draft's column")
     p.add_argument("--reference-field", default="reference", help="the reply's column")
     p.add_argument("--id-field", default="id", help="the id column (row numbers without one)")
@@ -127,7 +129,7 @@ def add_commands(commands) -> None:
     p.add_argument("annotation", type=Path, help="the file of edit-f1 sample-for-labels")
     p.add_argument("--output", "-o", type=Path, required=True, help="gold-label file (JSONL)")
     p.add_argument("--annotator", help="name recorded in every gold row")
-    p.add_argument("--port", type=int, default=7861)
+    p.add_argument("--port", type=int, default=7861, help="port on 127.0.0.1 (default 7861)")
     p.set_defaults(run=_annotate)
 
 
