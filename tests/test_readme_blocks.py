@@ -40,6 +40,7 @@ NOT_RUN = {
     "judge server": "needs a running server (tests/test_server_judge.py)",
     "judge llm": "loads a causal LM (tests/test_llm_judge.py)",
     "torchrun": "starts several processes (tests/test_distributed.py)",
+    "edit-f1 annotate": "starts the labelling app (tests/test_annotate.py)",
     "encoder_backend=onnx": "exports the encoder to ONNX (tests/test_encoder_backends.py)",
 }
 
@@ -100,13 +101,18 @@ def test_the_python_blocks_run_as_pasted(tmp_path):
 
 
 def _demo_inputs(folder: Path) -> None:
-    """pairs.jsonl (draft, reply) and drafts.jsonl (two drafts per message: the demo
-    draft and the clinician's reply itself, so every message has a clear best) from the
-    first three demo pairs."""
+    """pairs.jsonl (draft, reply: 50 pairs, the demo pairs over again under new ids, as
+    many as the README's ``sample-for-labels -n 50`` draws) and drafts.jsonl (two drafts
+    per message: the demo draft and the clinician's reply itself, so every message has a
+    clear best) from the first three demo pairs."""
     from editf1.builders.readers import demo_rows
 
-    rows = demo_rows()[:3]
-    pairs = [{"id": r["id"], "draft": r["prediction"], "reply": r["reference"]} for r in rows]
+    demo = demo_rows()
+    pairs = [
+        {"id": f"{r['id']}-{i}", "draft": r["prediction"], "reply": r["reference"]}
+        for i, r in ((i, demo[i % len(demo)]) for i in range(50))
+    ]
+    rows = demo[:3]
     drafts = [
         {
             "message_id": r["id"],
