@@ -254,9 +254,17 @@ class _FakeSentenceTransformer:
     def get_sentence_embedding_dimension(self) -> int:
         return 384
 
-    def encode(self, texts, **kwargs):
+    def encode(self, texts, **kwargs):  # as SentenceEncoder asks: output_value=None
+        import torch
+
         out = np.stack([np.random.default_rng(sum(map(ord, t))).normal(size=384) for t in texts])
-        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+        vectors = torch.from_numpy(
+            (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+        )
+        return [
+            {"attention_mask": torch.ones(1), "token_embeddings": v[None], "sentence_embedding": v}
+            for v in vectors
+        ]
 
 
 def test_a_second_system_encodes_and_classifies_no_reference_again():

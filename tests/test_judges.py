@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -409,6 +410,7 @@ def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_pa
             params=params | {"date": "1999-01-01", "encoder": "x"}, encoder=WORDS
         ),
         EmbeddingContentJudge(window=params["window"], params=params, encoder=WORDS),
+        EmbeddingContentJudge(span_embedding="encoded", params=params, encoder=WORDS),
     ]
     assert [judge.fingerprint for judge in same] == [shipped] * len(same)
     # another judge: one weight, the bias or an option changed
@@ -421,6 +423,7 @@ def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_pa
         {"params": params, "window": params["window"] + 1},
         {"params": params, "span_margin": 0.25},
         {"params": params, "span_margin": None},
+        {"params": params, "span_embedding": "composed"},
     ]
     if "idf" in params:  # v2: the token idf table and the vetoes are weights too
         token, value = next(iter(params["idf"]["token_ids"].items()))
@@ -492,6 +495,28 @@ def test_encode_tokens_one_pass_gives_the_pooled_embedding_and_the_tokens():
 
 
 @pytest.mark.slow
+def test_real_encoder_composes_a_run_from_its_sentences_token_embeddings():
+    from editf1.judges.encoder import SentenceEncoder, default_encoder
+
+    model = default_encoder().model
+    first, second = "Take 20 mg of omeprazole daily.", "Call us if the pain is worse."
+    encoder = SentenceEncoder(model, "minilm")
+    # sentence-transformers' own pooled embeddings, in one call as before the sorted batches
+    plain = model.encode([first, second], normalize_embeddings=True)
+    np.testing.assert_allclose(encoder.encode([first, second]), plain, atol=1e-6)
+    # by hand: the mean of both sentences' token embeddings ([CLS] and [SEP] included,
+    # as mean pooling reads them), normalised
+    tokens = model.encode([first, second], output_value="token_embeddings")
+    total = sum(t.sum(0).numpy() for t in tokens)
+    (composed,) = encoder.compose([[first, second]])
+    np.testing.assert_allclose(composed, total / np.linalg.norm(total), atol=1e-5)
+    assert encoder.encoded == 2  # composed from the cache
+    # encoded as one text, attention crosses the boundary: close, not the same
+    whole = model.encode([f"{first} {second}"], normalize_embeddings=True)[0]
+    assert 0.8 < float(composed @ whole) < 0.999
+
+
+@pytest.mark.slow
 def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, splitter):
     """OncQA case 12: the second oncologist changed the draft's "continue taking your
     omeprazole as prescribed" into "increasing your dose of omeprazole"; the v2
@@ -515,6 +540,156 @@ def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, spli
         k for k, s in enumerate(scores.spans) if "continue taking your omeprazole" in s.text
     ]
     assert continued and scores.vetoed[0, continued].all()
+
+
+# ---------------------------------------------------------------- encoder: batches, composed runs
+
+
+class BagModel:
+    """A stand-in for a SentenceTransformer without attention: one token per word, each
+    word a fixed 2-d vector, mean pooling then normalisation. Encoding a run of texts
+    as one text therefore gives exactly what composing it from its texts gives. Records
+    the texts of every ``encode`` call (one call per batch)."""
+
+    max_seq_length = 4
+    VECTORS: ClassVar = {"rest": [1.0, 0.0], "drink": [0.0, 1.0], "call": [0.6, 0.8]}
+
+    def __init__(self):
+        self.batches: list[list[str]] = []
+
+    def tokenizer(self, texts, verbose=True):
+        return {"input_ids": [self.words(t) for t in texts]}
+
+    @staticmethod
+    def words(text):
+        return text.lower().replace(".", "").split()
+
+    def get_sentence_embedding_dimension(self):
+        return 2
+
+    def encode(self, texts, output_value="sentence_embedding", **kwargs):
+        import torch
+
+        assert output_value is None  # SentenceEncoder reads the token embeddings
+        self.batches.append(list(texts))
+        out = []
+        for text in texts:
+            words = self.words(text)[: self.max_seq_length]
+            hidden = torch.tensor([self.VECTORS[w] for w in words])
+            mean = hidden.mean(0)
+            out.append(
+                {
+                    "attention_mask": torch.ones(len(words)),
+                    "token_embeddings": hidden,
+                    "sentence_embedding": mean / mean.norm(),
+                }
+            )
+        return out
+
+
+def test_compose_is_the_mean_over_all_the_runs_tokens():
+    from editf1.judges.encoder import SentenceEncoder
+
+    encoder = SentenceEncoder(BagModel(), "bag")
+    # tokens rest rest drink + drink: mean (0.5, 0.5), unit (0.7071, 0.7071). Averaging
+    # the two unit embeddings would give (0.894, 0.447) + (0, 1) -> (0.526, 0.851).
+    run = ["Rest rest drink.", "Drink."]
+    np.testing.assert_allclose(encoder.compose([run]), [[0.5**0.5] * 2], atol=1e-6)
+    composed = encoder.compose(
+        [["Rest call.", "Drink drink."], ["Rest call."], ["Drink.", "Rest rest drink.", "Call."]]
+    )
+    # rest call (1.6, 0.8) + drink drink (0, 2) = (1.6, 2.8)
+    np.testing.assert_allclose(composed[0], np.array([1.6, 2.8]) / np.hypot(1.6, 2.8), atol=1e-6)
+    # a run of one text is that text's embedding
+    np.testing.assert_allclose(composed[1], encoder.encode(["Rest call."])[0], atol=1e-6)
+    # drink (0, 1) + rest rest drink (2, 1) + call (0.6, 0.8) = (2.6, 2.8)
+    np.testing.assert_allclose(composed[2], np.array([2.6, 2.8]) / np.hypot(2.6, 2.8), atol=1e-6)
+    # each distinct text ran through the model once
+    seen = sorted(t for batch in encoder.model.batches for t in batch)
+    assert seen == sorted(["Rest rest drink.", "Drink.", "Rest call.", "Drink drink.", "Call."])
+    assert encoder.encoded == 5
+    with pytest.raises(ValueError, match="holds no text"):
+        encoder.compose([["Rest."], []])
+
+
+def test_encoder_batches_texts_by_length_and_counts_their_tokens():
+    from editf1.judges.encoder import SentenceEncoder
+
+    model = BagModel()
+    encoder = SentenceEncoder(model, "bag", batch_size=2)
+    # 1, 3, 2, 5 (4 read: the window) and 3 words
+    texts = ["Rest.", "Rest drink call.", "Rest drink.", "Rest drink call rest drink.", "Call."]
+    texts[4] = "Call call call."
+    with pytest.warns(UserWarning, match="1 of 5 text"):
+        vectors = encoder.encode(texts)
+    # longest first, two at a time; equal lengths keep their order
+    assert model.batches == [
+        ["Rest drink call rest drink.", "Rest drink call."],
+        ["Call call call.", "Rest drink."],
+        ["Rest."],
+    ]
+    assert encoder.tokens_encoded == 1 + 3 + 2 + 4 + 3 and encoder.encoded == 5
+    # rows in the order asked, unit norm; the truncated text reads its first 4 words,
+    # rest drink call rest: (2.6, 1.8)
+    np.testing.assert_allclose(vectors[0], [1.0, 0.0])
+    np.testing.assert_allclose(vectors[3], np.array([2.6, 1.8]) / np.hypot(2.6, 1.8), atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+
+
+def test_compose_refuses_a_model_that_does_not_pool_by_the_mean():
+    from types import SimpleNamespace
+
+    from editf1.judges.encoder import SentenceEncoder
+
+    model = BagModel()
+    model._modules = {"0": SimpleNamespace(), "1": SimpleNamespace(pooling_mode="cls")}
+    with pytest.raises(ValueError, match=r"pools by .*'cls'.* not by the mean"):
+        SentenceEncoder(model, "bag").compose([["Rest.", "Drink."]])
+
+
+def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(splitter):
+    from editf1.judges.encoder import SentenceEncoder
+
+    # reference "rest drink" (0.707, 0.707): the run "Rest. Drink." has cosine 1, each of
+    # its sentences 0.707
+    params = {"weights": {"cosine": 10.0, "word_recall": 0.0}, "bias": -8.0, "window": 2}
+    req = request(splitter, "Rest drink.", "Rest. Drink. Call call.")
+    encoded_model, composed_model = BagModel(), BagModel()
+    encoded = EmbeddingContentJudge(
+        params=params, encoder=SentenceEncoder(encoded_model, "bag"), span_margin=None
+    )
+    composed = EmbeddingContentJudge(
+        params=params,
+        encoder=SentenceEncoder(composed_model, "bag"),
+        span_margin=None,
+        span_embedding="composed",
+    )
+    (a,), (b,) = encoded.span_scores([req]), composed.span_scores([req])
+    assert [s.text for s in b.spans] == [s.text for s in a.spans]
+    assert [s.text for s in b.spans][3:] == ["Rest. Drink.", "Drink. Call call."]
+    np.testing.assert_allclose(b.cosine, a.cosine, atol=1e-6)
+    # call call (0.6, 0.8): 1.4 / sqrt(2); drink + call call (1.2, 2.6): 3.8 / (2.8636 sqrt(2))
+    assert b.cosine[0].tolist() == pytest.approx(
+        [0.5**0.5, 0.5**0.5, 0.98995, 1.0, 0.93834], abs=1e-5
+    )
+    # the composed judge ran only the sentences through the model, the encoded one the
+    # runs too
+    ran = sorted(t for batch in composed_model.batches for t in batch)
+    assert ran == ["Call call.", "Drink.", "Rest drink.", "Rest."]
+    assert {"Rest. Drink.", "Drink. Call call."} <= {
+        t for batch in encoded_model.batches for t in batch
+    }
+    (answer,) = composed.match([req])[0]
+    assert answer.status == "match" and answer.span.text == "Rest. Drink."
+    assert "span_embedding=composed" in composed.fingerprint
+    assert "span_embedding" not in encoded.fingerprint
+
+
+def test_unknown_span_embedding_is_refused():
+    with pytest.raises(
+        ValueError, match=r"span_embedding must be one of \['encoded', 'composed'\]"
+    ):
+        EmbeddingContentJudge(encoder=WORDS, span_embedding="pooled")
 
 
 # ---------------------------------------------------------------- embedded judges (real model)

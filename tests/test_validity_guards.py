@@ -85,8 +85,18 @@ class WordModel:
     def tokenizer(self, texts, verbose=True):
         return {"input_ids": [[0] * (len(t.split()) + 2) for t in texts]}
 
-    def encode(self, texts, **kwargs):
-        return np.ones((len(texts), 2), dtype=np.float32) / np.sqrt(2)
+    def encode(self, texts, **kwargs):  # as SentenceEncoder asks: output_value=None
+        import torch
+
+        vector = torch.ones(2) / np.sqrt(2)
+        return [
+            {
+                "attention_mask": torch.ones(1),
+                "token_embeddings": vector[None],
+                "sentence_embedding": vector,
+            }
+            for _ in texts
+        ]
 
     def get_sentence_embedding_dimension(self):
         return 2

@@ -59,8 +59,16 @@ class SentenceEncoder:
     pooled embeddings also go to the first one, so a theme judge asking for them later
     finds them there).
 
+    Texts not cached are run through the model in batches of similar length: sorted by
+    their number of word pieces, longest first, ``batch_size`` at a time, so a batch
+    pads little (sentence-transformers sorts by characters, within one call). Each
+    text's pooled mass is kept beside its embedding, so :meth:`compose` embeds a run of
+    texts without a forward pass of its own.
+
     Args:
-        model: a loaded ``sentence_transformers.SentenceTransformer``.
+        model: a loaded ``sentence_transformers.SentenceTransformer`` (or a model with
+            the same ``encode(texts, batch_size=..., output_value=None)``, ``tokenizer``
+            and ``max_seq_length``).
         name: the model's id, for reproducibility strings.
         batch_size: texts per forward pass.
         cache_size: most embeddings kept (384 float32 each: 100,000 take about 150 MB).
@@ -90,12 +98,17 @@ class SentenceEncoder:
         self.batch_size = batch_size
         self.cache_size = cache_size
         self.token_cache_size = token_cache_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        # text -> (pooled embedding, token embeddings)
-        self._token_cache: OrderedDict[str, tuple[np.ndarray, TokenEmbeddings]] = OrderedDict()
+        # text -> (unit embedding, pooled mass)
+        self._cache: OrderedDict[str, tuple[np.ndarray, float]] = OrderedDict()
+        # text -> (unit embedding, pooled mass, token embeddings)
+        self._token_cache: OrderedDict[str, tuple[np.ndarray, float, TokenEmbeddings]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()
         register_holder(self)
         self.encoded = 0  #: texts actually run through the model (cache misses)
+        #: word pieces of those texts, special tokens included, after truncation
+        self.tokens_encoded = 0
         #: texts longer than the model's window (``max_seq_length`` word pieces), of
         #: which the model read only the start; each time some are, a warning says how many
         self.truncated = 0
@@ -111,11 +124,13 @@ class SentenceEncoder:
         get = getattr(self.model, "get_embedding_dimension", None)
         return int(get() if get else self.model.get_sentence_embedding_dimension())
 
-    def _count_truncated(self, texts: list[str]) -> None:
-        """Count the ``texts`` the model will truncate, and warn (never quoting them)."""
+    def _lengths(self, texts: list[str]) -> list[int]:
+        """Each text's word pieces as the model reads them (special tokens included,
+        truncated to the window); counts the texts truncated and warns (never quoting
+        them)."""
         window = self.model.max_seq_length
-        pieces = self.model.tokenizer(texts, verbose=False)["input_ids"]
-        over = sum(len(ids) > window for ids in pieces)
+        pieces = [len(ids) for ids in self.model.tokenizer(texts, verbose=False)["input_ids"]]
+        over = sum(n > window for n in pieces)
         if over:
             self.truncated += over
             warnings.warn(
@@ -123,8 +138,72 @@ class SentenceEncoder:
                 f"window of {window} word pieces: only their first {window} are read "
                 f"({self.truncated} so far; SentenceEncoder.truncated counts them)",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
+        return [min(n, window) for n in pieces]
+
+    def _forward(self, texts: list[str], tokens: bool) -> list[tuple]:
+        """Run distinct ``texts`` through the model in length-sorted batches.
+
+        Returns:
+            Per text, in order: ``(unit embedding, pooled mass)``, plus its
+            :class:`TokenEmbeddings` when ``tokens``. The unit embedding is the model's
+            own pooled output (mean pooling and normalisation for all-MiniLM-L6-v2),
+            L2-normalised; the pooled mass is the L2 norm of the sum of the text's
+            token embeddings over its attention mask (special tokens included), the
+            weight of the text in :meth:`compose`.
+        """
+        lengths = self._lengths(texts)
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+        special = list(self.model.tokenizer.all_special_ids) if tokens else []
+        out: list[tuple | None] = [None] * len(texts)
+        for start in range(0, len(texts), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            outputs = self.model.encode(
+                [texts[i] for i in batch],
+                batch_size=self.batch_size,
+                output_value=None,
+                show_progress_bar=False,
+            )
+            for i, output in zip(batch, outputs):
+                mask = output["attention_mask"].cpu().numpy()
+                hidden = output["token_embeddings"].cpu().numpy()
+                pooled = output["sentence_embedding"].cpu().numpy().astype(np.float32)
+                pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
+                mass = float(np.linalg.norm(mask.astype(np.float32) @ hidden))
+                if not tokens:
+                    out[i] = (pooled, mass)
+                    continue
+                ids = output["input_ids"].cpu().numpy()
+                keep = mask.astype(bool) & ~np.isin(ids, special)
+                vectors = hidden[keep].astype(np.float32)
+                vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+                out[i] = (pooled, mass, TokenEmbeddings(ids[keep].astype(np.int64), vectors))
+        self.encoded += len(texts)
+        self.tokens_encoded += sum(lengths)
+        return out
+
+    def _trim(self) -> None:
+        """Drop the least recently used entries beyond each cache's size."""
+        for kept, size in (
+            (self._cache, self.cache_size),
+            (self._token_cache, self.token_cache_size),
+        ):
+            while len(kept) > size:
+                kept.popitem(last=False)
+
+    def _pooled(self, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
+        """``(unit embedding, pooled mass)`` of each text, encoding those not cached
+        (each once); the caller holds the lock."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            self._cache.update(zip(missing, self._forward(missing, tokens=False)))
+        found = []
+        for text in texts:
+            found.append(self._cache[text])
+            self._cache.move_to_end(text)
+        self._trim()
+        return found
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``.
@@ -135,25 +214,57 @@ class SentenceEncoder:
         Returns:
             float32 array of shape (N, dimension), each row of unit L2 norm.
         """
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-            if missing:
-                vectors = self.model.encode(
-                    missing,
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32, copy=False)
-                self.encoded += len(missing)
-                self._count_truncated(missing)
-                self._cache.update(zip(missing, vectors))
-            out = np.empty((len(texts), self.dimension), dtype=np.float32)
-            for i, text in enumerate(texts):
-                out[i] = self._cache[text]
-                self._cache.move_to_end(text)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            for i, (vector, _) in enumerate(self._pooled(texts)):
+                out[i] = vector
+        return out
+
+    def compose(self, runs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The embedding of each run of texts as mean pooling over all their tokens
+        gives it, from the texts' own forward passes: no run is encoded.
+
+        Mean pooling is linear: a run's unnormalised pooled embedding is the token-count
+        weighted mean of its texts' unnormalised pooled embeddings, i.e. the sum of its
+        texts' token-embedding sums divided by their token count; normalising discards
+        the count. So a run's unit embedding is ``normalize(sum_i m_i * e_i)`` over its
+        texts' unit embeddings ``e_i`` and pooled masses ``m_i`` (the norm of the sum of
+        the text's token embeddings). Each text's tokens are contextualised within
+        that text only (its own ``[CLS]`` and ``[SEP]`` included): attention across the
+        boundary between two texts is what encoding the run as one text would add.
+        Only valid for a model that pools by the mean of its token embeddings and then
+        normalises, as all-MiniLM-L6-v2 does.
+
+        Args:
+            runs: R sequences of texts (each non-empty); texts not cached are encoded,
+                each once.
+
+        Returns:
+            float32 array of shape (R, dimension), each row of unit L2 norm.
+
+        Raises:
+            ValueError: for an empty run, or a model whose pooling is not the mean.
+        """
+        if any(len(run) == 0 for run in runs):
+            raise ValueError("a run to compose holds no text")
+        modes = [
+            getattr(m, "pooling_mode", "mean") for m in getattr(self.model, "_modules", {}).values()
+        ]
+        if any(mode != "mean" for mode in modes):
+            raise ValueError(
+                f"{self.name} pools by {modes}, not by the mean of its token embeddings: "
+                "its runs cannot be composed from their texts' embeddings"
+            )
+        out = np.empty((len(runs), self.dimension), dtype=np.float32)
+        with self._lock:
+            pooled = self._pooled([text for run in runs for text in run])
+        k = 0
+        for r, run in enumerate(runs):
+            total = sum(
+                mass * vector.astype(np.float64) for vector, mass in pooled[k : k + len(run)]
+            )
+            out[r] = total / max(float(np.linalg.norm(total)), 1e-12)
+            k += len(run)
         return out
 
     def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
@@ -171,7 +282,7 @@ class SentenceEncoder:
 
         The pooled embedding is the one :meth:`encode` gives (the model's pooling of
         the same pass, L2-normalised), so a text encoded here is not encoded again by
-        :meth:`encode`.
+        :meth:`encode` or :meth:`compose`.
 
         Args:
             texts: N strings.
@@ -180,46 +291,20 @@ class SentenceEncoder:
             ``(vectors, tokens)``: float32 array of shape (N, dimension) with unit rows,
             and N :class:`TokenEmbeddings`.
         """
-        import torch
-
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._token_cache))
             if missing:
-                outputs = self.model.encode(
-                    missing,
-                    batch_size=self.batch_size,
-                    output_value=None,
-                    show_progress_bar=False,
-                )
-                special = set(self.model.tokenizer.all_special_ids)
-                for text, output in zip(missing, outputs):
-                    pooled = torch.nn.functional.normalize(output["sentence_embedding"], dim=0)
-                    ids = output["input_ids"].cpu().numpy()
-                    keep = output["attention_mask"].cpu().numpy().astype(bool)
-                    keep &= ~np.isin(ids, list(special))
-                    vectors = torch.nn.functional.normalize(output["token_embeddings"], dim=1)
-                    self._token_cache[text] = (
-                        pooled.cpu().numpy().astype(np.float32, copy=False),
-                        TokenEmbeddings(
-                            ids[keep].astype(np.int64),
-                            vectors.cpu().numpy()[keep].astype(np.float32, copy=False),
-                        ),
-                    )
-                self.encoded += len(missing)
+                self._token_cache.update(zip(missing, self._forward(missing, tokens=True)))
             vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
             tokens = []
             for i, text in enumerate(texts):
-                pooled, token_embeddings = self._token_cache[text]
-                vectors[i] = self._cache[text] = pooled
+                pooled, mass, token_embeddings = self._token_cache[text]
+                vectors[i] = pooled
+                self._cache[text] = (pooled, mass)
                 tokens.append(token_embeddings)
                 self._token_cache.move_to_end(text)
                 self._cache.move_to_end(text)
-            for cache, size in (
-                (self._cache, self.cache_size),
-                (self._token_cache, self.token_cache_size),
-            ):
-                while len(cache) > size:
-                    cache.popitem(last=False)
+            self._trim()
         return vectors, tokens
 
 

@@ -27,12 +27,17 @@ from editf1.judges.key_terms import CONFLICT_KINDS, compare, extract
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
-__all__ = ["DEFAULT_SPAN_MARGIN", "EmbeddingContentJudge", "SpanScores"]
+__all__ = ["DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge", "SpanScores"]
 
 
 #: How much more similar to a reference sentence a run of draft sentences is assumed to
 #: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
 DEFAULT_SPAN_MARGIN = 0.3
+
+#: How a run of adjacent draft sentences is embedded (EmbeddingContentJudge's
+#: ``span_embedding``): encoded as a text of its own, or composed from its sentences'
+#: own forward passes (:meth:`SentenceEncoder.compose`).
+SPAN_EMBEDDINGS = ("encoded", "composed")
 
 #: float32 rounding: a unit vector's cosine with itself may come out as 1.0000001, and
 #: identical texts' probabilities may differ by about 1e-7 within one matrix product
@@ -174,6 +179,15 @@ class EmbeddingContentJudge(ContentJudge):
             :mod:`editf1.judges.onnx_encoder`, needs the ``onnx`` extra. Default
             ``None``: torch, or the backend of the ``encoder`` given. A backend other
             than torch is named in :attr:`fingerprint`.
+        span_embedding: how a run of adjacent draft sentences is embedded:
+            ``"encoded"`` (the default: the run's text through the encoder, as the
+            shipped classifiers were fitted) or ``"composed"`` (from its sentences' own
+            token embeddings, :meth:`SentenceEncoder.compose`: no run is encoded, so
+            each draft sentence goes through the encoder once; only the attention
+            across the sentence boundary is lost, which moves some runs' cosines and
+            some decisions; measured on every labelled item by
+            ``benchmarks/span_embeddings.py``). ``"composed"`` is named in
+            :attr:`fingerprint`.
 
     Raises:
         ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
@@ -181,7 +195,8 @@ class EmbeddingContentJudge(ContentJudge):
             ``params_file`` are given; if the parameters name an unknown feature or
             veto kind, lack a feature's weight, or use token features without ``idf``;
             for an unknown ``encoder_backend`` (listing the choices) or one that
-            contradicts the ``encoder`` given.
+            contradicts the ``encoder`` given; for a ``span_embedding`` not in
+            :data:`SPAN_EMBEDDINGS`.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
         ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
@@ -195,6 +210,7 @@ class EmbeddingContentJudge(ContentJudge):
         span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
         encoder_backend: str | None = None,
+        span_embedding: str = "encoded",
     ) -> None:
         params = judge_params(params, params_file, "content_judge.json", encoder_backend)
         self.features = tuple(params.get("features", LEGACY_FEATURES))
@@ -221,6 +237,11 @@ class EmbeddingContentJudge(ContentJudge):
         if self.window < 1:
             raise ValueError(f"window must be >= 1, got {self.window}")
         self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
+        if span_embedding not in SPAN_EMBEDDINGS:
+            raise ValueError(
+                f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, got {span_embedding!r}"
+            )
+        self.span_embedding = span_embedding
         self.encoder, self.encoder_backend = judge_encoder(encoder, encoder_backend)
         if self.features == LEGACY_FEATURES and not self.veto and self.idf is None:
             self._digest = digest([self.weights.tolist(), self.bias])
@@ -231,9 +252,10 @@ class EmbeddingContentJudge(ContentJudge):
     @property
     def fingerprint(self) -> str:
         margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
+        composed = ",span_embedding=composed" if self.span_embedding == "composed" else ""
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin}"
+            f"threshold={self.threshold},window={self.window}{margin}{composed}"
             f"{backend_suffix(self.encoder_backend, self.encoder)})"
         )
 
@@ -292,7 +314,8 @@ class EmbeddingContentJudge(ContentJudge):
 
         All reference and draft sentences of the batch are encoded in one call (with
         their token embeddings when a token feature is used), then the runs of
-        sentences that could become the match in a second one.
+        sentences that could become the match in a second one (``span_embedding=
+        "encoded"``) or composed from their sentences' embeddings (``"composed"``).
 
         Args:
             requests: the pairs to score.
@@ -311,28 +334,34 @@ class EmbeddingContentJudge(ContentJudge):
         else:
             pooled, tokens = self.encoder.encode(texts), [[]] * (2 * len(requests))
         vectors = _split(pooled, references + sentences)
-        prepared, run_texts = [], []
+        prepared, run_texts, run_sentences = [], [], []
         for k, request in enumerate(requests):
             refs, ref_vectors = references[k], vectors[k]
             n = len(request.prediction_sentences)
             spans = candidate_spans(request.prediction, request.prediction_sentences, self.window)
-            runs = span_ranges(n, self.window)[n:]
+            ranges = np.array(span_ranges(n, self.window)[n:], dtype=int).reshape(-1, 2)
             features, vetoed = self._text_features(
                 refs, spans, tokens[k], tokens[len(requests) + k]
             )
             cosine = ref_vectors @ vectors[len(requests) + k].T
-            keep = np.ones(len(runs), dtype=bool)
-            if runs and self.span_margin is not None and not every_span:
+            keep = np.ones(len(ranges), dtype=bool)
+            if len(ranges) and self.span_margin is not None and not every_span:
                 singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
                 probability = self._probability(singles, vetoed[:, :n])
                 run_features = {name: f[:, n:] for name, f in features.items()}
-                keep = self._could_match(cosine, probability, run_features, vetoed[:, n:], runs)
-            kept = [spans[n + i] for i in np.flatnonzero(keep)]
-            run_texts.append([s.text for s in kept])
-            columns = np.concatenate([np.arange(n), n + np.flatnonzero(keep)]).astype(int)
+                keep = self._could_match(cosine, probability, run_features, vetoed[:, n:], ranges)
+            kept = np.flatnonzero(keep)
+            runs = [spans[n + i] for i in kept]
+            run_texts.append([s.text for s in runs])
+            run_sentences.append([sentences[k][first : last + 1] for first, last in ranges[kept]])
+            columns = np.concatenate([np.arange(n), n + kept]).astype(int)
             features = {name: f[:, columns] for name, f in features.items()}
-            prepared.append((spans[:n] + kept, cosine, features, vetoed[:, columns], ref_vectors))
-        run_vectors = _split(self.encoder.encode(_flatten(run_texts)), run_texts)
+            prepared.append((spans[:n] + runs, cosine, features, vetoed[:, columns], ref_vectors))
+        if self.span_embedding == "composed":
+            flat = self.encoder.compose(_flatten(run_sentences))
+        else:
+            flat = self.encoder.encode(_flatten(run_texts))
+        run_vectors = _split(flat, run_texts)
         out = []
         for (spans, cosine, features, vetoed, ref_vectors), runs in zip(prepared, run_vectors):
             features["cosine"] = np.concatenate([cosine, ref_vectors @ runs.T], axis=1)
