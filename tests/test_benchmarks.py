@@ -371,6 +371,70 @@ def test_decision_agreement_counts_by_hand():
 
 
 @pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
+def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_way(tmp_path):
+    pytest.importorskip("peft", reason="the generative judges need the llm extra")
+    from editf1.judges.generative.tiny import build_tiny_causal_lm
+
+    llm_judge = _load("llm_judge")
+    tiny = build_tiny_causal_lm(tmp_path / "tiny")
+    options = {"skip_naive": False, "decision": True, "decision_window": None}
+    loaded = llm_judge.judges(_tiny_judge_args(tiny, max_new_tokens=None, **options))
+    ways = ["per_sentence", "shared_prefix", "decision"]
+    assert [list(by_way) for by_way in loaded.values()] == [ways] * 2
+    rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
+    records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
+    # the ways alternate chunk by chunk: all three timed on every chunk
+    assert all(f"total_{w}_s" in r for r in records for w in ways)
+    summary = llm_judge.summarise(records, list(loaded))
+    # each way against the naive way: the ratio of summed seconds, per judge and in all
+    for task in ("content", "theme", "total"):
+        key = "total_{}_s" if task == "total" else task + "_{}_s"
+        seconds = {w: sum(r[key.format(w)] for r in records) for w in ways}
+        assert summary[task]["speedup_vs_naive"] == pytest.approx(
+            {w: seconds["per_sentence"] / seconds[w] for w in ways[1:]}, rel=1e-12
+        )
+    # the decision mode's answers against the naive judge's, counted from each way's
+    # own scorer run on the three pairs
+    answers = {}
+    for way in ("per_sentence", "decision"):
+        scorer = EditF1Scorer(loaded["content"][way], loaded["theme"][way], zero_division=0.0)
+        answers[way] = scorer.score([p for p, _ in PAIRS], [r for _, r in PAIRS]).pairs
+    aligned = [
+        (a, b)
+        for x, y in zip(answers["decision"], answers["per_sentence"])
+        for a, b in zip(x.alignment, y.alignment)
+    ]
+    against_naive = summary["decision_vs_naive"]
+    assert against_naive["sentences"] == 5
+    assert against_naive["same_status"] == sum(a.status == b.status for a, b in aligned)
+    # the batched judge answers as the naive one, so both comparisons agree
+    assert summary["same_answers"] == 3 and against_naive == summary["decision"]
+    payload = {
+        "summary": summary,
+        "args": {"setting": "own_reply", "seed": 0, "chunk": 2, "device": "cpu"},
+        "judge": {t: by_way["shared_prefix"].fingerprint for t, by_way in loaded.items()},
+        "decision_judge": {t: by_way["decision"].fingerprint for t, by_way in loaded.items()},
+        "judge_ways": ways,
+        "gpu": None,
+        "torch_threads": 1,
+        "machine_before": benchlib.machine_state(),
+        "machine_after": benchlib.machine_state(),
+        "records": records,
+    }
+    table = llm_judge._markdown(payload)
+    speedup = summary["total"]["speedup_vs_naive"]
+    row = (
+        f"| speed-up against the naive way, whole scorer call | | 1.0x | "
+        f"**{speedup['shared_prefix']:.1f}x** | **{speedup['decision']:.1f}x** |"
+    )
+    assert row in table
+    verdict = "met" if speedup["decision"] >= 10 else "missed"
+    assert f"decision scoring {speedup['decision']:.1f}x its speed (target >= 10x: {verdict})" in (
+        table
+    )
+
+
+@pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
     pytest.importorskip("peft", reason="the generative judges need the llm extra")
     from editf1.judges.generative.tiny import build_tiny_causal_lm
