@@ -110,6 +110,52 @@ def ceiling(items, n_resamples: int):
     }
 
 
+def fit_v2(sets: dict, split: dict, encoder, **options) -> tuple[dict, dict]:
+    """Fit the v2 judge on the fitting sides, once on ``kqa`` + ``team`` and once with
+    ``stage2`` too, and keep the fit whose out-of-fold Cohen's kappa on the fitting
+    items of ``kqa`` + ``team`` is higher.
+
+    Args:
+        sets, split: :func:`load_sets` and :func:`split_sets`.
+        encoder: the sentence encoder.
+        options: more keyword arguments of
+            :func:`editf1.training.classifiers.fit_content_judge` (e.g. ``span_embedding``).
+
+    Returns:
+        ``(params, fit_info)``: the chosen parameters, and which sets, threshold and
+        candidates.
+    """
+    from editf1.training.classifiers import fit_content_judge
+    from editf1.validation.agreement import cohen_kappa
+
+    fits = {}
+    for combination in (("kqa", "team"), ("kqa", "team", "stage2")):
+        items = [sets[n][i] for n in combination for i in split[n][0]]
+        fit = fit_content_judge(items, encoder=encoder, **options)
+        shared = sum(len(split[n][0]) for n in ("kqa", "team"))  # listed first
+        labels = np.array([item.match for item in items[:shared]])
+        threshold = fit.params["threshold"]
+        fits[combination] = (
+            fit.params,
+            cohen_kappa(labels, fit.out_of_fold[:shared] >= threshold),
+        )
+    chosen = max(fits, key=lambda c: fits[c][1])
+    params = fits[chosen][0]
+    return params, {
+        "chosen_sets": list(chosen),
+        "threshold": params["threshold"],
+        "candidates": [
+            {
+                "sets": list(c),
+                "out_of_fold_cohen_kappa_kqa_team": round(float(k), 4),
+                "threshold": p["threshold"],
+                "fitting": p["fitting"],
+            }
+            for c, (p, k) in fits.items()
+        ],
+    }
+
+
 def auroc(labels: np.ndarray, scores: np.ndarray, groups, n_resamples: int):
     from sklearn.metrics import roc_auc_score
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -110,6 +111,48 @@ def exact_sentence_counts(draft: str, reference: str) -> tuple[int, int, int]:
     return matches, additions, deletions
 
 
+class BagModel:
+    """A stand-in for a SentenceTransformer without attention: one token per word, each
+    word a fixed 2-d vector, mean pooling then normalisation. Encoding a run of texts
+    as one text therefore gives exactly what composing it from its texts gives. Records
+    the texts of every ``encode`` call (one call per batch)."""
+
+    max_seq_length = 4
+    VECTORS: ClassVar = {"rest": [1.0, 0.0], "drink": [0.0, 1.0], "call": [0.6, 0.8]}
+
+    def __init__(self):
+        self.batches: list[list[str]] = []
+
+    def tokenizer(self, texts, verbose=True):
+        return {"input_ids": [self.words(t) for t in texts]}
+
+    @staticmethod
+    def words(text):
+        return text.lower().replace(".", "").split()
+
+    def get_sentence_embedding_dimension(self):
+        return 2
+
+    def encode(self, texts, output_value="sentence_embedding", **kwargs):
+        import torch
+
+        assert output_value is None  # SentenceEncoder reads the token embeddings
+        self.batches.append(list(texts))
+        out = []
+        for text in texts:
+            words = self.words(text)[: self.max_seq_length]
+            hidden = torch.tensor([self.VECTORS[w] for w in words])
+            mean = hidden.mean(0)
+            out.append(
+                {
+                    "attention_mask": torch.ones(len(words)),
+                    "token_embeddings": hidden,
+                    "sentence_embedding": mean / mean.norm(),
+                }
+            )
+        return out
+
+
 @pytest.fixture
 def exact_counts():
     """:func:`exact_sentence_counts`: ``exact_counts(draft, reference) -> (EM, EA, ED)``."""
@@ -132,6 +175,12 @@ def theme_judge_cls():
 def unusable():
     """The scripted content answer for an unusable judgement."""
     return UNUSABLE
+
+
+@pytest.fixture
+def bag_model():
+    """The :class:`BagModel` class: a sentence-transformers stand-in without attention."""
+    return BagModel
 
 
 @pytest.fixture

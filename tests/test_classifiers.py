@@ -254,3 +254,39 @@ def test_train_theme_judge_with_real_labels_keeps_oncqa_words_out_of_the_vocabul
     assert params["n_sentences"] == {"kqa/questions_w_answers.jsonl": 36, "oncqa/stage1.csv": 2}
     assert params["hyperparameters"] == {"C": 10.0, "word_weight": 1.0}
     assert params["encoder"] == "zero"
+
+
+@pytest.mark.parametrize("span_embedding", ["encoded", "composed"])
+def test_content_calibration_fits_on_runs_embedded_the_way_asked(bag_model, span_embedding):
+    from editf1.judges.embedding import EmbeddingContentJudge
+    from editf1.judges.encoder import SentenceEncoder
+
+    # ten cases: "Rest drink." against "Rest. Drink." (a match, best by its run) or
+    # "Call call." against "Rest. Drink." (not)
+    items = [
+        ContentItem(
+            f"q{i}",
+            "Rest. Drink.",
+            "Rest drink." if i % 2 else "Call call.",
+            i % 2 == 1,
+            annotators=(i % 2 == 1,) * 2,
+        )
+        for i in range(10)
+    ]
+    model = bag_model()
+    params = calibrate_content_judge(
+        items,
+        encoder=SentenceEncoder(model, "bag"),
+        n_resamples=20,
+        span_embedding=span_embedding,
+    )
+    seen = {text for batch in model.batches for text in batch}
+    if span_embedding == "composed":
+        # written into the parameters, so the judge loading them composes its runs too
+        assert params["span_embedding"] == "composed"
+        assert "Rest. Drink." not in seen
+        judge = EmbeddingContentJudge(params=params, encoder=SentenceEncoder(bag_model(), "bag"))
+        assert judge.span_embedding == "composed" and "span_embedding=composed" in judge.fingerprint
+    else:  # parameter files fitted on encoded runs stay as they were
+        assert "span_embedding" not in params and "Rest. Drink." in seen
+    assert params["weights"]["cosine"] > 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -545,52 +544,10 @@ def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, spli
 # ---------------------------------------------------------------- encoder: batches, composed runs
 
 
-class BagModel:
-    """A stand-in for a SentenceTransformer without attention: one token per word, each
-    word a fixed 2-d vector, mean pooling then normalisation. Encoding a run of texts
-    as one text therefore gives exactly what composing it from its texts gives. Records
-    the texts of every ``encode`` call (one call per batch)."""
-
-    max_seq_length = 4
-    VECTORS: ClassVar = {"rest": [1.0, 0.0], "drink": [0.0, 1.0], "call": [0.6, 0.8]}
-
-    def __init__(self):
-        self.batches: list[list[str]] = []
-
-    def tokenizer(self, texts, verbose=True):
-        return {"input_ids": [self.words(t) for t in texts]}
-
-    @staticmethod
-    def words(text):
-        return text.lower().replace(".", "").split()
-
-    def get_sentence_embedding_dimension(self):
-        return 2
-
-    def encode(self, texts, output_value="sentence_embedding", **kwargs):
-        import torch
-
-        assert output_value is None  # SentenceEncoder reads the token embeddings
-        self.batches.append(list(texts))
-        out = []
-        for text in texts:
-            words = self.words(text)[: self.max_seq_length]
-            hidden = torch.tensor([self.VECTORS[w] for w in words])
-            mean = hidden.mean(0)
-            out.append(
-                {
-                    "attention_mask": torch.ones(len(words)),
-                    "token_embeddings": hidden,
-                    "sentence_embedding": mean / mean.norm(),
-                }
-            )
-        return out
-
-
-def test_compose_is_the_mean_over_all_the_runs_tokens():
+def test_compose_is_the_mean_over_all_the_runs_tokens(bag_model):
     from editf1.judges.encoder import SentenceEncoder
 
-    encoder = SentenceEncoder(BagModel(), "bag")
+    encoder = SentenceEncoder(bag_model(), "bag")
     # tokens rest rest drink + drink: mean (0.5, 0.5), unit (0.7071, 0.7071). Averaging
     # the two unit embeddings would give (0.894, 0.447) + (0, 1) -> (0.526, 0.851).
     run = ["Rest rest drink.", "Drink."]
@@ -612,10 +569,10 @@ def test_compose_is_the_mean_over_all_the_runs_tokens():
         encoder.compose([["Rest."], []])
 
 
-def test_encoder_batches_texts_by_length_and_counts_their_tokens():
+def test_encoder_batches_texts_by_length_and_counts_their_tokens(bag_model):
     from editf1.judges.encoder import SentenceEncoder
 
-    model = BagModel()
+    model = bag_model()
     encoder = SentenceEncoder(model, "bag", batch_size=2)
     # 1, 3, 2, 5 (4 read: the window) and 3 words
     texts = ["Rest.", "Rest drink call.", "Rest drink.", "Rest drink call rest drink.", "Call."]
@@ -636,25 +593,25 @@ def test_encoder_batches_texts_by_length_and_counts_their_tokens():
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
 
 
-def test_compose_refuses_a_model_that_does_not_pool_by_the_mean():
+def test_compose_refuses_a_model_that_does_not_pool_by_the_mean(bag_model):
     from types import SimpleNamespace
 
     from editf1.judges.encoder import SentenceEncoder
 
-    model = BagModel()
+    model = bag_model()
     model._modules = {"0": SimpleNamespace(), "1": SimpleNamespace(pooling_mode="cls")}
     with pytest.raises(ValueError, match=r"pools by .*'cls'.* not by the mean"):
         SentenceEncoder(model, "bag").compose([["Rest.", "Drink."]])
 
 
-def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(splitter):
+def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(splitter, bag_model):
     from editf1.judges.encoder import SentenceEncoder
 
     # reference "rest drink" (0.707, 0.707): the run "Rest. Drink." has cosine 1, each of
     # its sentences 0.707
     params = {"weights": {"cosine": 10.0, "word_recall": 0.0}, "bias": -8.0, "window": 2}
     req = request(splitter, "Rest drink.", "Rest. Drink. Call call.")
-    encoded_model, composed_model = BagModel(), BagModel()
+    encoded_model, composed_model = bag_model(), bag_model()
     encoded = EmbeddingContentJudge(
         params=params, encoder=SentenceEncoder(encoded_model, "bag"), span_margin=None
     )
@@ -683,6 +640,16 @@ def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(spli
     assert answer.status == "match" and answer.span.text == "Rest. Drink."
     assert "span_embedding=composed" in composed.fingerprint
     assert "span_embedding" not in encoded.fingerprint
+
+
+def test_span_embedding_defaults_to_the_way_the_parameters_were_fitted():
+    params = load_params("content_judge.json")
+    assert EmbeddingContentJudge(encoder=WORDS).span_embedding == "encoded"
+    fitted = params | {"span_embedding": "composed"}
+    assert EmbeddingContentJudge(params=fitted, encoder=WORDS).span_embedding == "composed"
+    chosen = EmbeddingContentJudge(params=fitted, encoder=WORDS, span_embedding="encoded")
+    assert chosen.span_embedding == "encoded"
+    assert chosen.fingerprint == EmbeddingContentJudge(encoder=WORDS).fingerprint
 
 
 def test_unknown_span_embedding_is_refused():

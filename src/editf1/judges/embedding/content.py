@@ -163,7 +163,8 @@ class EmbeddingContentJudge(ContentJudge):
             adds them in; default ``["cosine", "word_recall"]``), ``"threshold"``,
             ``"veto"`` (kinds from :data:`editf1.judges.key_terms.CONFLICT_KINDS`) and
             ``"idf"`` (:meth:`TokenIdf.to_params`; needed by the token features).
-            Default: the file named by ``params_file``.
+            Default: the file named by ``params_file``. ``"span_embedding"``, if
+            present, is the default of the option of that name.
         params_file: a parameter file shipped in ``editf1/data`` (e.g.
             ``"content_judge_v2.json"``) or the path of a JSON file. Default
             ``"content_judge.json"``.
@@ -180,14 +181,15 @@ class EmbeddingContentJudge(ContentJudge):
             ``None``: torch, or the backend of the ``encoder`` given. A backend other
             than torch is named in :attr:`fingerprint`.
         span_embedding: how a run of adjacent draft sentences is embedded:
-            ``"encoded"`` (the default: the run's text through the encoder, as the
-            shipped classifiers were fitted) or ``"composed"`` (from its sentences' own
+            ``"encoded"`` (the run's text through the encoder, as the shipped
+            classifiers were fitted) or ``"composed"`` (from its sentences' own
             token embeddings, :meth:`SentenceEncoder.compose`: no run is encoded, so
             each draft sentence goes through the encoder once; only the attention
             across the sentence boundary is lost, which moves some runs' cosines and
             some decisions; measured on every labelled item by
-            ``benchmarks/span_embeddings.py``). ``"composed"`` is named in
-            :attr:`fingerprint`.
+            ``benchmarks/span_embeddings.py``). Default: the parameters'
+            ``span_embedding`` (the way they were fitted), else ``"encoded"``.
+            ``"composed"`` is named in :attr:`fingerprint`.
 
     Raises:
         ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
@@ -210,7 +212,7 @@ class EmbeddingContentJudge(ContentJudge):
         span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
         encoder_backend: str | None = None,
-        span_embedding: str = "encoded",
+        span_embedding: str | None = None,
     ) -> None:
         params = judge_params(params, params_file, "content_judge.json", encoder_backend)
         self.features = tuple(params.get("features", LEGACY_FEATURES))
@@ -237,6 +239,9 @@ class EmbeddingContentJudge(ContentJudge):
         if self.window < 1:
             raise ValueError(f"window must be >= 1, got {self.window}")
         self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
+        span_embedding = (
+            params.get("span_embedding", "encoded") if span_embedding is None else span_embedding
+        )
         if span_embedding not in SPAN_EMBEDDINGS:
             raise ValueError(
                 f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, got {span_embedding!r}"
