@@ -161,6 +161,20 @@ def test_the_export_is_cached_under_the_weights_digest_and_reused(fake_model):
     assert sorted(p.name for p in (root / digest).iterdir()) == ["onnx", "onnx-int8"]
 
 
+def test_a_new_export_format_builds_into_a_new_folder(fake_model, monkeypatch):
+    """An export of an older format (format 1: nothing fused) is never read as today's."""
+    folder, root, calls = fake_model
+    old = onnx.exported_model("onnx", folder, root)
+    monkeypatch.setattr(onnx, "EXPORT_FORMAT", onnx.EXPORT_FORMAT + 1)
+    new = onnx.exported_model("onnx", folder, root)
+    assert new.parent.parent != old.parent.parent and calls["export"] == 2
+    manifest = json.loads((new.parent / "manifest.json").read_text())
+    assert manifest["format"] == onnx.EXPORT_FORMAT
+    # a folder whose manifest names another format is not whole: rebuilt
+    monkeypatch.setattr(onnx, "weights_digest", lambda _: old.parent.parent.name)
+    assert not onnx._is_whole(old.parent, "onnx")
+
+
 def test_a_corrupt_or_missing_export_is_rebuilt(fake_model):
     folder, root, calls = fake_model
     path = onnx.exported_model("onnx", folder, root)
@@ -333,6 +347,23 @@ def test_onnx_sentence_embeddings_are_torchs(models):
     # one text per batch (no padding) against all in one batch (padded to the longest)
     alone = np.vstack([models["onnx"].encode([t], normalize_embeddings=True) for t in TEXTS])
     assert _cosines(alone, onnx_vectors).min() > 1 - 1e-5
+
+
+@pytest.mark.slow
+def test_the_export_fuses_attention_gelu_and_layer_norms_for_onnx_runtime(models, onnx_cache):
+    from collections import Counter
+
+    import onnx as onnx_package
+
+    (path,) = onnx_cache.glob("*/onnx/model.onnx")
+    ops = Counter(node.op_type for node in onnx_package.load(str(path)).graph.node)
+    # all-MiniLM-L6-v2: 6 layers, each one Attention, one BiasGelu, two residual layer norms
+    assert (ops["Attention"], ops["BiasGelu"], ops["SkipLayerNormalization"]) == (6, 6, 12)
+    assert ops["Softmax"] == 0 and onnx.EXPORT_FORMAT == 2
+    # int8 quantises the remaining matrix products (the projections and feed-forward)
+    (int8,) = onnx_cache.glob("*/onnx-int8/model.onnx")
+    quantised = Counter(node.op_type for node in onnx_package.load(str(int8)).graph.node)
+    assert quantised["Attention"] == 6 and quantised["MatMulInteger"] == ops["MatMul"] == 18
 
 
 @pytest.mark.slow
