@@ -162,13 +162,15 @@ class TimedModel:
     """Wraps a ``SentenceTransformer`` (or an
     :class:`editf1.judges.onnx_encoder.OnnxSentenceTransformer`): counts the seconds
     spent in its ``encode`` (tokenizing, the forward passes, pooling) and lists the
-    texts encoded; everything else is delegated. Give it to
+    texts encoded, and the texts of each call (``batches``: the encoder calls it once
+    per batch); everything else is delegated. Give it to
     :class:`editf1.judges.encoder.SentenceEncoder` as ``model``."""
 
     def __init__(self, model) -> None:
         self.model = model
         self.seconds = 0.0
         self.texts: list[str] = []
+        self.batches: list[list[str]] = []
 
     def encode(self, texts, **kwargs):
         start = time.perf_counter()
@@ -177,6 +179,7 @@ class TimedModel:
         finally:
             self.seconds += time.perf_counter() - start
             self.texts.extend(texts)
+            self.batches.append(list(texts))
 
     def __getattr__(self, name):
         return getattr(self.model, name)

@@ -267,6 +267,22 @@ class _FakeSentenceTransformer:
         ]
 
 
+def test_padded_positions_count_each_batch_at_its_longest_text():
+    from editf1.judges.encoder import SentenceEncoder
+
+    def tokenizer(texts, truncation=False, max_length=None):  # one piece per word
+        return {"input_ids": [t.split()[:max_length] for t in texts]}
+
+    # batch 1: 3 and 1 words -> 2 x 3; batch 2: 6 words cut to 4 -> 1 x 4; empty batch: 0
+    batches = [["a b c", "a"], ["a b c d e f"], []]
+    assert speed._padded_tokens(tokenizer, batches, max_length=4) == 6 + 4
+    # the encoder's batches as the timed model saw them: one call per batch, longest first
+    timed = benchlib.TimedModel(_FakeSentenceTransformer())
+    SentenceEncoder(timed, "fake", batch_size=2).encode(["a", "a b c", "a b", "a b c d"])
+    assert timed.batches == [["a b c d", "a b c"], ["a b", "a"]]
+    assert speed._padded_tokens(timed.tokenizer, timed.batches, 256) == 2 * 4 + 2 * 2
+
+
 def test_a_second_system_encodes_and_classifies_no_reference_again():
     model = _FakeSentenceTransformer()
     splitter = SentenceSplitter()
