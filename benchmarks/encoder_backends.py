@@ -24,7 +24,8 @@ from a cold cache (median of interleaved repeats; the load average is recorded).
 
     python benchmarks/encoder_backends.py --data-dir ../shared/data
 
-``--limit N`` keeps the first N items of each set (a quick check). Writes
+``--limit N`` keeps the first N items of each set (a quick check); ``--repeats 0``
+times nothing (decisions and cosines do not depend on the machine's load). Writes
 ``benchmarks/results/encoder_backends.json`` and ``.md``.
 """
 
@@ -117,13 +118,14 @@ def compare(runs: dict, labels: list, key: str) -> dict:
 
 def encoder_figures(texts: list[str], repeats: int) -> dict:
     """Minimum / median cosine with torch's embeddings, and cold-cache seconds to encode
-    ``texts`` (median of ``repeats`` interleaved runs) per backend."""
+    ``texts`` (median of ``repeats`` interleaved runs) per backend; ``repeats=0``:
+    cosines only (one untimed pass per backend)."""
     from editf1.judges.encoder import DEFAULT_ENCODER, SentenceEncoder, default_encoder
 
     models = {b: default_encoder(b).model for b in BACKENDS}
     seconds = {b: [] for b in BACKENDS}
     vectors = {}
-    for repeat in range(repeats):
+    for repeat in range(max(repeats, 1)):
         for backend in BACKENDS if repeat % 2 == 0 else BACKENDS[::-1]:
             encoder = SentenceEncoder(models[backend], DEFAULT_ENCODER, backend=backend)
             start = time.perf_counter()
@@ -132,15 +134,18 @@ def encoder_figures(texts: list[str], repeats: int) -> dict:
     out = {}
     for backend in BACKENDS:
         cosine = (vectors[backend] * vectors["torch"]).sum(axis=1)
-        median = statistics.median(seconds[backend])
         out[backend] = {
             "min_cosine": round(float(cosine.min()), 6),
             "median_cosine": round(float(np.median(cosine)), 6),
-            "seconds": [round(s, 3) for s in seconds[backend]],
-            "median_s": round(median, 3),
-            "texts_per_s": round(len(texts) / median, 1),
-            "speed_up": round(statistics.median(seconds["torch"]) / median, 2),
         }
+        if repeats:
+            median = statistics.median(seconds[backend])
+            out[backend] |= {
+                "seconds": [round(s, 3) for s in seconds[backend]],
+                "median_s": round(median, 3),
+                "texts_per_s": round(len(texts) / median, 1),
+                "speed_up": round(statistics.median(seconds["torch"]) / median, 2),
+            }
     return out
 
 
@@ -150,16 +155,25 @@ def _markdown(payload: dict) -> str:
         f"### Encoder backends on the labelled sets ({payload['limit_note']})",
         "",
         f"Machine: {benchlib.load_line(state)}; torch threads {state['torch_threads']}; "
-        f"onnxruntime {payload['versions']['onnxruntime']}.",
+        f"onnxruntime {payload['versions']['onnxruntime']}; ONNX export format "
+        f"{payload.get('export_format', 1)}.",
         "",
         f"Encoding the {payload['distinct_texts']} distinct sentences of the sets from a "
-        f"cold cache (median of {payload['repeats']} interleaved repeats):",
+        + (
+            f"cold cache (median of {payload['repeats']} interleaved repeats):"
+            if payload["repeats"]
+            else "cold cache (not timed in this run: --repeats 0):"
+        ),
         "",
         "| backend | seconds | sentences/s | speed-up | min cosine with torch | median cosine |",
         "|---|---|---|---|---|---|",
         *(
-            f"| {b} | {e['median_s']:.2f} | {e['texts_per_s']:.0f} | {e['speed_up']:.2f}x | "
-            f"{e['min_cosine']:.6f} | {e['median_cosine']:.6f} |"
+            (
+                f"| {b} | {e['median_s']:.2f} | {e['texts_per_s']:.0f} | {e['speed_up']:.2f}x | "
+                if "median_s" in e
+                else f"| {b} | – | – | – | "
+            )
+            + f"{e['min_cosine']:.6f} | {e['median_cosine']:.6f} |"
             for b, e in payload["encoder"].items()
         ),
         "",
@@ -194,7 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=benchlib.ROOT.parent / "shared" / "data")
     parser.add_argument("--limit", type=int, help="keep the first N items of each set")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved encoding repeats")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="interleaved encoding repeats (0: decisions and cosines only, no timing, for a "
+        "busy machine)",
+    )
     parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
     args = parser.parse_args(argv)
     needed = [args.data_dir / "kqa", args.data_dir / "oncqa"]
@@ -206,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from editf1.judges.embedding import EmbeddingContentJudge, EmbeddingThemeJudge
     from editf1.judges.encoder import default_encoder
+    from editf1.judges.onnx_encoder import EXPORT_FORMAT
     from editf1.segment import SentenceSplitter
     from editf1.versions import installed_versions
 
@@ -268,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         "limit_note": f"first {args.limit} items of each set" if args.limit else "every item",
         "repeats": args.repeats,
         "versions": installed_versions("torch", "onnx", "onnxscript", "onnxruntime"),
+        "export_format": EXPORT_FORMAT,
         "machine_before": state,
         "distinct_texts": len(texts),
         "encoder": encoder,
