@@ -288,37 +288,6 @@ def llm_subset(items, max_items: int | None, seed: int = 0) -> list[int]:
     return sorted(chosen)
 
 
-def fit_v2(sets: dict, split: dict, encoder) -> tuple[dict, dict]:
-    """The v2 parameters fitted on the fitting sides (module docstring) and the fit's
-    record."""
-    from editf1.training.classifiers import fit_content_judge
-    from editf1.validation.agreement import cohen_kappa
-
-    fits = {}
-    for combination in (("kqa", "team"), ("kqa", "team", "stage2")):
-        items = [sets[n][i] for n in combination for i in split[n][0]]
-        fit = fit_content_judge(items, encoder=encoder)
-        shared = sum(len(split[n][0]) for n in ("kqa", "team"))  # listed first
-        labels = np.array([item.match for item in items[:shared]])
-        threshold = fit.params["threshold"]
-        fits[combination] = (fit.params, cohen_kappa(labels, fit.out_of_fold[:shared] >= threshold))
-    chosen = max(fits, key=lambda c: fits[c][1])
-    params = fits[chosen][0]
-    return params, {
-        "chosen_sets": list(chosen),
-        "threshold": params["threshold"],
-        "candidates": [
-            {
-                "sets": list(c),
-                "out_of_fold_cohen_kappa_kqa_team": round(float(k), 4),
-                "threshold": p["threshold"],
-                "fitting": p["fitting"],
-            }
-            for c, (p, k) in fits.items()
-        ],
-    }
-
-
 def load_judges(args, params, encoder) -> dict:
     """judge name -> (judge, exhaustive twin or None)."""
     from editf1.judges import load_content_judge

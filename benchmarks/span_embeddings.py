@@ -91,9 +91,9 @@ def refit(data_dir: Path, encoder) -> dict:
     from editf1.validation.labelled import kqa_content_items
 
     kqa = kqa_content_items(data_dir / "kqa")
-    sets = content_judge_real.load_sets(data_dir)
+    sets, questions = content_judge_real.load_sets(data_dir)
     v2, v2_fit = content_judge_real.fit_v2(
-        sets, content_judge_real.split_sets(sets), encoder, span_embedding="composed"
+        sets, content_judge_real.split_sets(sets, questions), encoder, span_embedding="composed"
     )
     return {
         "v1": calibrate_content_judge(kqa, encoder=encoder, span_embedding="composed"),
@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     state = benchlib.machine_state()
     content_sets, theme_sets = encoder_backends.load_sets(args.data_dir, args.limit)
-    split = content_judge_real.split_sets(content_judge_real.load_sets(args.data_dir))
+    split = content_judge_real.split_sets(*content_judge_real.load_sets(args.data_dir))
     encoder = default_encoder()
     refitted = refit(args.data_dir, encoder) if "composed_refit" in args.modes else None
     decisions, rows, bounded = {}, [], []
