@@ -41,7 +41,9 @@ the labelled one (the corpus-level bias); the expected calibration error of its
 probabilities; and the annotators' ceiling on the held-out items two or more labelled
 (team annotators; K-QA's three physicians). It also checks OncQA case 12's second
 oncologist's dose change ("increasing your dose of omeprazole" against the draft's
-"continue taking your omeprazole as prescribed").
+"continue taking your omeprazole as prescribed"), and on the stage-2 edits of the
+held-out OncQA cases, the mean content F1 of the draft against the oncologist's edited
+reply per acceptability class (the LLM judge is left out there, for CPU time).
 
 ``--llm-max-items N`` evaluates the LLM judge on at most N held-out items per set (the
 first N in a seeded shuffle of cases kept whole), for CPU time; the other judges' rows
@@ -267,6 +269,18 @@ def markdown(payload: dict) -> str:
             "",
             *_table(payload["held_out_llm"], {}),
         ]
+    accept = payload["stage2_acceptability"]
+    lines += [
+        "",
+        f"## OncQA stage 2, held-out cases: mean content F1 of the draft against the "
+        f"oncologist's edit, per acceptability ({accept['rows']} edits, {accept['cases']} cases)",
+        "",
+        "| judge | " + " | ".join(ACCEPTABILITY.values()) + " |",
+        "|---|" + "---|" * len(ACCEPTABILITY),
+    ]
+    for judge, classes in accept["judges"].items():
+        cells = [_ci(classes.get(short)) for short in ACCEPTABILITY.values()]
+        lines.append(f"| {_NAMES[judge]} | " + " | ".join(cells) + " |")
     check = payload["dose_change_case_12"]
     verdicts = ", ".join(f"{_NAMES[j]} {v}" for j, v in check.items())
     lines += ["", f"OncQA case 12 dose change: {verdicts} (human: NO MATCH)."]
@@ -286,6 +300,46 @@ def llm_subset(items, max_items: int | None, seed: int = 0) -> list[int]:
             continue
         chosen += members
     return sorted(chosen)
+
+
+#: OncQA stage-2 acceptability classes (``q3``), short names
+ACCEPTABILITY = {
+    "Acceptable with no modifications": "as is",
+    "Acceptable with modifications": "modified",
+    "Unacceptable (Major modifications or rewrite required)": "unacceptable",
+}
+
+
+def stage2_acceptability(data_dir: Path, cases: set[str], judges: dict, n_resamples: int) -> dict:
+    """Mean content F1 of each judge per acceptability class on the stage-2 edits of the
+    held-out OncQA ``cases`` (draft against the oncologist's edited reply; an empty
+    side scores 0), with a 95% bootstrap CI over cases."""
+    from editf1.builders.readers import oncqa_rows
+    from editf1.scorer import EditF1Scorer
+    from editf1.stats import bootstrap
+
+    rows = [r for r in oncqa_rows(data_dir / "oncqa", "edited") if f"oncqa:{r['case_id']}" in cases]
+    out = {"rows": len(rows), "cases": len({r["case_id"] for r in rows}), "judges": {}}
+    for name, (judge, _) in judges.items():
+        if name == "llm":
+            continue
+        scorer = EditF1Scorer(content_judge=judge, theme_judge=None, zero_division=0.0)
+        pairs = scorer.score([r["prediction"] for r in rows], [r["reference"] for r in rows])
+        f1 = np.array([pair.content.f1 for pair in pairs.pairs])
+        out["judges"][name] = {}
+        for long, short in ACCEPTABILITY.items():
+            members = [k for k, r in enumerate(rows) if r["acceptability"] == long]
+            if not members:
+                continue
+            values, groups = f1[members], [rows[k]["case_id"] for k in members]
+            estimate = bootstrap(
+                lambda i, v=values: float(v[i].mean()),
+                len(values),
+                groups=groups,
+                n_resamples=n_resamples,
+            )
+            out["judges"][name][short] = estimate.to_dict()
+    return out
 
 
 def load_judges(args, params, encoder) -> dict:
@@ -330,6 +384,7 @@ def main(argv=None) -> int:
         "--llm-max-items", type=int, help="the LLM judge on at most this many items per set"
     )
     parser.add_argument("--n-resamples", type=int, default=2000)
+    parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
     args = parser.parse_args(argv)
     data_dir = Path(args.data_dir)
     if not all((data_dir / name).is_dir() for name in ("kqa", "oncqa", "expertqa")):
@@ -385,6 +440,8 @@ def main(argv=None) -> int:
         ceilings[name] = ceiling(items, args.n_resamples)
     from editf1.validation.agreement import judge_content_items
 
+    held_out_cases = {sets["team"][i].case for i in split["team"][1]}
+    acceptability = stage2_acceptability(data_dir, held_out_cases, judges, args.n_resamples)
     (dose,) = [
         item
         for item in sets["stage2"]
@@ -401,6 +458,7 @@ def main(argv=None) -> int:
         "held_out": held_out,
         "ceiling": ceilings,
         "dose_change_case_12": check,
+        "stage2_acceptability": acceptability,
         "judge_seconds": {judge: round(t, 1) for judge, t in seconds.items()},
         "seconds": round(time.time() - started, 1),
         "machine": benchlib.machine_state(),
@@ -408,7 +466,7 @@ def main(argv=None) -> int:
     if "llm" in judges:
         payload["llm"] = {"max_items": args.llm_max_items, "adapter": args.llm_adapter}
         payload["held_out_llm"] = held_out_llm
-    benchlib.write_results("content_judge_real", payload, markdown(payload))
+    benchlib.write_results("content_judge_real", payload, markdown(payload), args.output_dir)
     return 0
 
 

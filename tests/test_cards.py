@@ -203,3 +203,73 @@ def test_the_template_warns_on_chance_level_kappa_and_says_when_nothing_was_meas
     # the judge's own notes follow the fixed limitations; the file ends in a blank line
     assert len(spec.notes) == 2
     assert card.text.endswith("safe to send.\n" + "".join(f"- {n}\n" for n in spec.notes) + "\n")
+
+
+def _row(agreement, kappa, judge_rate, rate=0.25):
+    return {
+        "n": 40,
+        "cases": 8,
+        "match_rate": rate,
+        "judge_match_rate": judge_rate,
+        "auroc": _estimate(0.8, 0.7, 0.9, 40),
+        "calibration_error": 0.05,
+        "agreement": _estimate(agreement, agreement - 0.1, agreement + 0.05, 40),
+        "cohen_kappa": _estimate(kappa, kappa - 0.2, kappa + 0.1, 40),
+        "confusion_matrix": [[25, 5], [3, 7]],
+    }
+
+
+def test_the_cross_encoder_card_reports_every_set_beside_today_and_the_ceiling(tmp_path):
+    from editf1.cards import cross_encoder_card_spec
+
+    folder = tmp_path / "cross_encoder"
+    folder.mkdir()
+    (folder / "adapter_model.safetensors").write_bytes(b"0" * 1_500_000)
+    (folder / "adapter_config.json").write_text(
+        json.dumps({"r": 16, "lora_alpha": 32, "target_modules": ["value", "query", "key"]})
+    )
+    record = {
+        "settings": {"learning_rate": 0.0003, "batch_size": 16, "epochs": 2, "seed": 0},
+        "split": "by case",
+        "training_items": {"team": 170, "kqa": 100},
+        "training_pairs": {
+            "pairs": 2961,
+            "positive": 388,
+            "by_kind": {"gold": 357, "candidate": 2260},
+            "corruptions": {"negation": 151, "number": 81},
+        },
+        "training": {"pos_weight": 6.6, "best_epoch": 2, "seconds": 6000.0},
+        "calibration": {"slope": 0.9, "intercept": -1.2, "items": 400, "cohen_kappa": 0.5}
+        | {"agreement": 0.8, "judge_match_rate": 0.3, "match_rate": 0.31, "ece_raw": 0.2}
+        | {"ece": 0.04},
+        "versions": {"edit-f1": "0.1.0"},
+    }
+    settings = {"proposer": "content_judge.json", "top_k": 3, "window": 2, "threshold": 0.42}
+    (folder / "judge.json").write_text(json.dumps(settings | {"record": record}))
+    ceiling = {"n": 70, "annotators": 2, "agreement": _estimate(0.97, 0.93, 1.0, 70)}
+    ceiling["cohen_kappa"] = _estimate(0.92, 0.8, 1.0, 70)
+    results = {
+        "held_out": {
+            name: {
+                "today": _row(0.78, 0.30, 0.18),
+                "cross_encoder": _row(0.85, 0.55, 0.27),
+                "always_no_match": _row(0.75, 0.0, 0.0),
+            }
+            for name in ("team", "kqa")
+        },
+        "ceiling": {"team": ceiling, "kqa": None},
+    }
+    spec = cross_encoder_card_spec(results, folder)
+    assert spec.report["human_ceiling"]["cohen_kappa"]["value"] == 0.92
+    text = render_card(spec).text
+    assert "| Cohen's kappa | 0.550 | [0.350, 0.650] | 40 |" in text
+    assert "`editf1/data/cross_encoder/` (1.5 MB, safetensors)" in text
+    assert "LoRA rank 16, alpha 32 on key, query, value" in text
+    assert "threshold 0.42" in text and "kept: epoch 2" in text
+    assert (
+        "`team` (40 items, 8 cases): agreement 0.850 [0.750, 0.900], kappa 0.550 [0.350, "
+        "0.650], AUROC 0.800 [0.700, 0.900], match rate 0.270 vs labelled 0.250; today's "
+        "judge: agreement 0.780, kappa 0.300; always NO MATCH: agreement 0.750; annotators: "
+        "kappa 0.920 [0.800, 1.000]"
+    ) in " ".join(text.split())
+    assert "`kqa` (40 items" in text and "not from clinicians" in text

@@ -14,7 +14,7 @@ pushed to the Hub as it is.
 
 * :mod:`.render`: :class:`CardSpec`, rendering and writing a card;
 * :mod:`.specs`: the spec of each kind of judge (LoRA adapter, embedded content and
-  theme judges);
+  theme judges, the cross-encoder content judge);
 * :mod:`.build`: :func:`build_cards`, every card a manifest lists (``edit-f1 cards``).
 """
 
@@ -22,6 +22,7 @@ from editf1.cards.build import build_cards
 from editf1.cards.render import CardSpec, confusion_plot, render_card, write_card
 from editf1.cards.specs import (
     adapter_card_spec,
+    cross_encoder_card_spec,
     embedding_content_card_spec,
     embedding_theme_card_spec,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "adapter_card_spec",
     "build_cards",
     "confusion_plot",
+    "cross_encoder_card_spec",
     "embedding_content_card_spec",
     "embedding_theme_card_spec",
     "render_card",

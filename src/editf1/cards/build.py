@@ -10,6 +10,7 @@ from pathlib import Path
 from editf1.cards.render import write_card
 from editf1.cards.specs import (
     adapter_card_spec,
+    cross_encoder_card_spec,
     embedding_content_card_spec,
     embedding_theme_card_spec,
 )
@@ -34,8 +35,10 @@ def build_cards(
     """Regenerate the card of every shipped judge listed in ``manifest``.
 
     The manifest (``model_cards/cards.json``) is ``{"cards": [...]}`` with entries
-    ``{"name", "source": "embedding-content" | "embedding-theme" | "adapter",
-    "report": path (embedding-content, embedding-theme), "adapter": folder (adapter)}``,
+    ``{"name", "source": "embedding-content" | "embedding-theme" | "adapter" |
+    "cross-encoder", "report": path (embedding-content, embedding-theme,
+    cross-encoder: ``content_judge_real.json``), "adapter": folder (adapter,
+    cross-encoder)}``,
     paths relative to the manifest's folder; an adapter entry may add ``"location"``, how users name
     the adapter; any entry may add ``"compare": {label: report}``, other judges
     measured on the same items (a report is ``"path"`` or ``"path#key"``). Each card
@@ -63,6 +66,11 @@ def build_cards(
         elif source == "embedding-theme":
             spec = embedding_theme_card_spec(
                 _read_report(root, entry["report"]), name=entry["name"]
+            )
+        elif source == "cross-encoder":
+            folder = root / entry["adapter"]
+            spec = cross_encoder_card_spec(
+                _read_report(root, entry["report"]), folder, name=entry["name"]
             )
         elif source == "adapter":
             folder = root / entry["adapter"]
