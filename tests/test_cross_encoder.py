@@ -375,9 +375,17 @@ def test_shipped_judge_calls_each_corruption_class_no_match(kind):
     assert corrupt(sentence, sentence, kind) is not None  # the class applies to it
     judge = load_content_judge("cross-encoder")
     sentences = tuple(SentenceSplitter().split(sentence))
-    draft = f"Thank you for your message. {corrupted} Let us know how you feel."
-    request = JudgeRequest(sentences, draft, tuple(SentenceSplitter().split(draft)))
-    ((judgement,),) = judge.match([request])
+
+    def judged(span: str):
+        draft = f"Thank you for your message. {span} Let us know how you feel."
+        request = JudgeRequest(sentences, draft, tuple(SentenceSplitter().split(draft)))
+        ((judgement,),) = judge.match([request])
+        return judgement
+
+    # the control: the same sentence in the draft unchanged is a match, so a judge that
+    # answers NO MATCH to everything fails this test
+    assert judged(sentence).status == "match", kind
+    judgement = judged(corrupted)
     assert judgement.status == "no_match", (kind, judgement.score)
 
 

@@ -260,3 +260,33 @@ def test_the_estimators_docstring_quotes_the_simulation():
     normal = expert["recall"]["sizes"]["20"]["ppi_tuned_normal"]["coverage"]
     assert f"errors) in {100 * normal:.1f}%" in docstring
     assert f"in {100 * lowest:.1f}% of draws or more" in docstring
+
+
+def test_composed_run_figures_in_both_readmes_match_the_results_files():
+    """The speed of composed runs and what they cost in agreement (issue 23 §1): the
+    figures behind keeping span_embedding=composed an option."""
+    results = ROOT / "benchmarks" / "results"
+    bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    composed = json.loads((results / "speed.json").read_text())["throughput"]["editf1_composed"]
+    assert f"is **{composed['ratio']:.2f}x**" in README
+    assert f"Composed runs: {composed['ratio']:.2f}x" in bench
+    assert f"{composed['tokens']:,} tokens against BERTScore's" in README
+    rows = json.loads((results / "span_embeddings.json").read_text())["content"]
+    names = {"kqa": "K-QA", "team_content": "team OncQA"}
+    for row in rows:
+        if row["judge"] != "content v1" or row["set"] not in names:
+            continue
+        held = row["held_out"]
+        encoded = held["encoded"]["agreement"]["value"]
+        value = held["composed"]["agreement"]["value"]
+        diff = held["composed_minus_encoded"]["agreement"]
+
+        def signed(x):
+            return f"{x:+.3f}".replace("-", "−")
+
+        cells = (
+            f"| {names[row['set']]} ({held['n']}) | default (v1) | {encoded:.3f} | {value:.3f} | "
+            f"{signed(diff['value'])} [{signed(diff['low'])}, {signed(diff['high'])}] |"
+        )
+        assert cells in bench, cells
+        assert diff["high"] < 0  # the drop the README reports excludes no change
