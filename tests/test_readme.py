@@ -98,7 +98,18 @@ def test_real_label_figures_in_readme_match_the_results_file():
             assert _ci(row["agreement"]) in README, (name, judge)
             if judge != "always_no_match":
                 assert _ci(row["auroc"]) in README and _ci(row["cohen_kappa"]) in README
-    assert results["dose_change_case_12"] == {"v2": "no_match", "today": "match"}
+    for judge in ("cross_encoder",):
+        for name in ("team", "kqa", "oncqa_edited_draft"):
+            row = results["held_out"][name][judge]
+            for key in ("auroc", "agreement", "cohen_kappa"):
+                assert _ci(row[key]) in README, (name, judge, key)
+            rates = f"{row['judge_match_rate']:.3f} / {row['match_rate']:.3f}"
+            assert rates in README, (name, rates)
+    check = results["dose_change_case_12"]
+    assert check == {"v2": "no_match", "today": "match", "cross_encoder": "match", "llm": "match"}
+    accept = results["stage2_acceptability"]["judges"]
+    assert f"0.45); acceptable-as-is drafts {accept['today']['as is']['value']:.3f}" in README
+    assert f"mean content F1 {_ci(accept['today']['unacceptable'])} with the default" in README
 
 
 def test_server_judge_benchmark_figures_in_both_readmes_match_the_results_file():
