@@ -386,19 +386,27 @@ def test_decision_agreement_counts_by_hand():
     }
 
 
-@pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
-def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_way(tmp_path):
+def _llm_judge_ways(tmp_path, skip_naive: bool):
+    """benchmarks/llm_judge.py's judges on a tiny causal LM with the decision mode
+    (and the naive way unless ``skip_naive``), measured on PAIRS two at a time:
+    ``(module, judges, records)``."""
     pytest.importorskip("peft", reason="the generative judges need the llm extra")
     from editf1.judges.generative.tiny import build_tiny_causal_lm
 
     llm_judge = _load("llm_judge")
     tiny = build_tiny_causal_lm(tmp_path / "tiny")
-    options = {"skip_naive": False, "decision": True, "decision_window": None}
+    options = {"skip_naive": skip_naive, "decision": True, "decision_window": None}
     loaded = llm_judge.judges(_tiny_judge_args(tiny, max_new_tokens=None, **options))
-    ways = ["per_sentence", "shared_prefix", "decision"]
-    assert [list(by_way) for by_way in loaded.values()] == [ways] * 2
     rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
     records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
+    return llm_judge, loaded, records
+
+
+@pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
+def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_way(tmp_path):
+    llm_judge, loaded, records = _llm_judge_ways(tmp_path, skip_naive=False)
+    ways = ["per_sentence", "shared_prefix", "decision"]
+    assert [list(by_way) for by_way in loaded.values()] == [ways] * 2
     # the ways alternate chunk by chunk: all three timed on every chunk
     assert all(f"total_{w}_s" in r for r in records for w in ways)
     summary = llm_judge.summarise(records, list(loaded))
@@ -452,17 +460,9 @@ def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_wa
 
 @pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
-    pytest.importorskip("peft", reason="the generative judges need the llm extra")
-    from editf1.judges.generative.tiny import build_tiny_causal_lm
-
-    llm_judge = _load("llm_judge")
-    tiny = build_tiny_causal_lm(tmp_path / "tiny")
-    options = {"skip_naive": True, "decision": True, "decision_window": None}
-    loaded = llm_judge.judges(_tiny_judge_args(tiny, max_new_tokens=None, **options))
+    llm_judge, loaded, records = _llm_judge_ways(tmp_path, skip_naive=True)
     assert [list(by_way) for by_way in loaded.values()] == [["shared_prefix", "decision"]] * 2
     assert "mode=decision" in loaded["content"]["decision"].fingerprint
-    rows = [{"prediction": p, "reference": r} for p, r in PAIRS]
-    records = llm_judge.measure(loaded, rows, chunk=2, device="cpu", log=lambda m: None)
     summary = llm_judge.summarise(records, list(loaded))
     d = summary["decision"]
     # the same counts, worked out here from each way's own scorer run on all three pairs
