@@ -321,3 +321,15 @@ def test_llm_three_way_figures_in_both_readmes_match_the_results_file():
     )
     sentences = f"{same['same_status']}/{same['sentences']} reference sentences"
     assert sentences in README and sentences in bench
+
+
+def test_onnx_end_to_end_figures_in_both_readmes_match_the_results_file():
+    results = ROOT / "benchmarks" / "results"
+    bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
+    onnx = json.loads((results / "speed_onnx.json").read_text())["throughput"]
+    torch = json.loads((results / "speed.json").read_text())["throughput"]
+    assert onnx["editf1"]["encoder_share"] and torch["ratio"] < onnx["ratio"]
+    for text in (README.replace("**", ""), bench):
+        assert f"{onnx['ratio']:.2f}x BERTScore's pairs per second" in text
+        assert f"against {torch['ratio']:.2f}x with torch" in text
+    assert f"runs composed {onnx['editf1_composed']['ratio']:.2f}x" in README
