@@ -402,6 +402,23 @@ def _llm_judge_ways(tmp_path, skip_naive: bool):
     return llm_judge, loaded, records
 
 
+def _llm_judge_table(llm_judge, summary, loaded, records, ways) -> str:
+    """benchmarks/llm_judge.py's markdown of a measured run of the tiny judges."""
+    payload = {
+        "summary": summary,
+        "args": {"setting": "own_reply", "seed": 0, "chunk": 2, "device": "cpu"},
+        "judge": {t: by_way["shared_prefix"].fingerprint for t, by_way in loaded.items()},
+        "decision_judge": {t: by_way["decision"].fingerprint for t, by_way in loaded.items()},
+        "judge_ways": ways,
+        "gpu": None,
+        "torch_threads": 1,
+        "machine_before": benchlib.machine_state(),
+        "machine_after": benchlib.machine_state(),
+        "records": records,
+    }
+    return llm_judge._markdown(payload)
+
+
 @pytest.mark.filterwarnings("ignore::editf1.scorer.UnusableJudgementWarning")
 def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_way(tmp_path):
     llm_judge, loaded, records = _llm_judge_ways(tmp_path, skip_naive=False)
@@ -433,19 +450,7 @@ def test_llm_judge_benchmark_runs_the_three_ways_in_one_run_against_the_naive_wa
     assert against_naive["same_status"] == sum(a.status == b.status for a, b in aligned)
     # the batched judge answers as the naive one, so both comparisons agree
     assert summary["same_answers"] == 3 and against_naive == summary["decision"]
-    payload = {
-        "summary": summary,
-        "args": {"setting": "own_reply", "seed": 0, "chunk": 2, "device": "cpu"},
-        "judge": {t: by_way["shared_prefix"].fingerprint for t, by_way in loaded.items()},
-        "decision_judge": {t: by_way["decision"].fingerprint for t, by_way in loaded.items()},
-        "judge_ways": ways,
-        "gpu": None,
-        "torch_threads": 1,
-        "machine_before": benchlib.machine_state(),
-        "machine_after": benchlib.machine_state(),
-        "records": records,
-    }
-    table = llm_judge._markdown(payload)
+    table = _llm_judge_table(llm_judge, summary, loaded, records, ways)
     speedup = summary["total"]["speedup_vs_naive"]
     row = (
         f"| speed-up against the naive way, whole scorer call | | 1.0x | "
@@ -497,19 +502,7 @@ def test_llm_judge_benchmark_times_the_decision_mode(tmp_path):
     assert speedup == pytest.approx(total["shared_prefix"] / total["decision"], rel=1e-12)
     assert summary["total"]["decision_seconds_per_pair"] == pytest.approx(total["decision"] / 3)
     assert "decision_speedup_vs_per_sentence" not in summary["total"]
-    payload = {
-        "summary": summary,
-        "args": {"setting": "own_reply", "seed": 0, "chunk": 2, "device": "cpu"},
-        "judge": {t: by_way["shared_prefix"].fingerprint for t, by_way in loaded.items()},
-        "decision_judge": {t: by_way["decision"].fingerprint for t, by_way in loaded.items()},
-        "judge_ways": ["shared_prefix", "decision"],
-        "gpu": None,
-        "torch_threads": 1,
-        "machine_before": benchlib.machine_state(),
-        "machine_after": benchlib.machine_state(),
-        "records": records,
-    }
-    table = llm_judge._markdown(payload)
+    table = _llm_judge_table(llm_judge, summary, loaded, records, ["shared_prefix", "decision"])
     assert "decision scoring (no generation)" in table
     assert f"{d['same_status']}/5 reference sentences with the same decision" in table
 
