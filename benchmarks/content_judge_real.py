@@ -1,5 +1,7 @@
 """Content judges on real expert labels, every set, the same held-out cases: today's
-embedded judge (``content_judge.json``), the v2 embedded judge (token alignment and
+embedded judge (``content_judge.json``), the same judge with the key-term veto
+(``content_judge_veto.json``: a span contradicting a quantity, frequency, direction or
+drug of the sentence is never the match), the v2 embedded judge (token alignment and
 clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
 judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
 optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
@@ -71,8 +73,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 #: the stage-2 item of OncQA case 12 whose oncologist raised the omeprazole dose
 DOSE_CHANGE = "I would recommend increasing your dose of omeprazole"
-#: judges in table order
-JUDGES = ("today", "v2", "cross_encoder", "llm", "always_no_match")
 
 
 def load_sets(data_dir: Path) -> tuple[dict, dict]:
@@ -216,6 +216,7 @@ def _ci(estimate: dict | None) -> str:
 
 _NAMES = {
     "today": "today (v1)",
+    "veto": "default + veto",
     "v2": "v2",
     "cross_encoder": "cross-encoder",
     "llm": "LLM (decision)",
@@ -350,6 +351,7 @@ def load_judges(args, params, encoder) -> dict:
     judges = {}
     for name, options in (
         ("today", {}),
+        ("veto", {"params_file": "content_judge_veto.json"}),
         ("v2", {"params_file": args.params} if args.params else {"params": params}),
     ):
         judges[name] = (

@@ -1,7 +1,8 @@
 """The cross-encoder content judge: retrieval of the proposer's top spans, the decision
 among them and NO MATCH by hand with a fake scorer, loading and the fingerprint, the
 training data, calibration, and (slow) a tiny random-init cross-encoder trained end to
-end and the shipped judge on the corruption classes and OncQA case 12's dose change."""
+end. The shipped judge on the corruption classes and OncQA case 12's dose change:
+tests/test_corruption_classes.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from editf1.judges.cross_encoder import (
     JUDGE_FILE,
     CrossEncoderContentJudge,
     retrieve,
-    shipped_adapter,
 )
 from editf1.judges.embedding import EmbeddingContentJudge
 from editf1.segment import SentenceSplitter
@@ -335,92 +335,3 @@ def test_tiny_cross_encoder_trains_saves_reloads_and_fingerprints(tiny_base, tmp
     assert CrossEncoderContentJudge(tmp_path / "b").fingerprint != first.fingerprint
     with pytest.raises(FileExistsError, match="exists and is not empty"):
         train_cross_encoder_judge(None, tmp_path / "a", settings, **options)
-
-
-SHIPPED = shipped_adapter() / JUDGE_FILE
-
-#: A matched (sentence, span) pair per corruption class, each with its corrupted span
-#: (the generator's output, fixed here so the test does not depend on its seed).
-CORRUPTED = {
-    "number": ("Take 20 mg of omeprazole daily.", "Take 40 mg of omeprazole daily."),
-    "unit": ("Take 20 mg of omeprazole daily.", "Take 20 mcg of omeprazole daily."),
-    "frequency": ("Take omeprazole twice a day.", "Take omeprazole once a day."),
-    "drug": ("Take omeprazole every morning.", "Take warfarin every morning."),
-    "negation": (
-        "You should take your medication with food.",
-        "You should not take your medication with food.",
-    ),
-    "direction": (
-        "Please continue taking your tamoxifen.",
-        "Please stop taking your tamoxifen.",
-    ),
-    "time_frame": (
-        "The rash should go away within 2 days.",
-        "The rash should go away within 2 months.",
-    ),
-    "condition": (
-        "Please go to the emergency room.",
-        "If you develop a fever, please go to the emergency room.",
-    ),
-}
-
-
-#: The classes the shipped cross-encoder still matches (issue 20's target missed; the
-#: README says so). Strict: the day a retrained judge calls one NO MATCH, its test
-#: passes, the xfail fails, and this set must shrink.
-MISSED_CORRUPTIONS = {"number", "unit", "frequency", "drug", "negation", "direction"}
-_MISSED = pytest.mark.xfail(
-    strict=True, reason="the shipped cross-encoder matches this corruption (README)"
-)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped cross-encoder is absent")
-@pytest.mark.parametrize(
-    "kind",
-    [pytest.param(k, marks=_MISSED) if k in MISSED_CORRUPTIONS else k for k in CORRUPTED],
-)
-def test_shipped_judge_calls_each_corruption_class_no_match(kind):
-    from editf1.training.corruptions import corrupt
-
-    sentence, corrupted = CORRUPTED[kind]
-    assert corrupt(sentence, sentence, kind) is not None  # the class applies to it
-    judgement = _shipped_judgement(sentence, corrupted)
-    assert judgement.status == "no_match", (kind, judgement.score)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped cross-encoder is absent")
-@pytest.mark.parametrize("kind", list(CORRUPTED))
-def test_shipped_judge_matches_each_sentence_uncorrupted(kind):
-    """The control of the test above: the same sentence, unchanged in the draft, is a
-    match, so a judge answering NO MATCH to everything cannot pass both."""
-    sentence, _ = CORRUPTED[kind]
-    assert _shipped_judgement(sentence, sentence).status == "match", kind
-
-
-def _shipped_judgement(sentence: str, span: str):
-    """The shipped judge on ``sentence`` against a three-sentence draft holding ``span``."""
-    splitter = SentenceSplitter()
-    draft = f"Thank you for your message. {span} Let us know how you feel."
-    request = JudgeRequest(tuple(splitter.split(sentence)), draft, tuple(splitter.split(draft)))
-    ((judgement,),) = load_content_judge("cross-encoder").match([request])
-    return judgement
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped cross-encoder is absent")
-@pytest.mark.xfail(strict=True, reason="the shipped cross-encoder matches the dose change (README)")
-def test_shipped_judge_calls_case_12_dose_change_no_match(shared_data):
-    from editf1.validation.agreement import judge_content_items
-    from editf1.validation.stage2_labels import oncqa_stage2_content_items
-
-    (dose,) = [
-        item
-        for item in oncqa_stage2_content_items(shared_data)
-        if item.case == "oncqa:12"
-        and item.reference.startswith("I would recommend increasing your dose of omeprazole")
-    ]
-    assert not dose.match
-    (judgement,) = judge_content_items(load_content_judge("cross-encoder"), [dose])
-    assert judgement.status == "no_match"

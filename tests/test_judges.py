@@ -386,6 +386,22 @@ def test_content_judge_v2_loads_its_features_veto_and_threshold():
     assert v2.fingerprint != today.fingerprint
 
 
+def test_content_judge_veto_is_the_default_with_v2s_veto_and_nothing_refitted():
+    """``content_judge_veto.json`` is derived, not fitted: the default's weights, bias and
+    window, with the veto kinds of v2."""
+    from editf1.judges.embedding import load_params
+    from editf1.training.classifiers import V2_VETO
+
+    today, veto = load_params("content_judge.json"), load_params("content_judge_veto.json")
+    assert {k: veto[k] for k in ("weights", "bias", "window", "encoder")} == {
+        k: today[k] for k in ("weights", "bias", "window", "encoder")
+    }
+    assert veto["veto"] == list(V2_VETO) == ["quantity", "frequency", "direction", "drug"]
+    judge = EmbeddingContentJudge(params_file="content_judge_veto.json", encoder=WORDS)
+    assert judge.features == ("cosine", "word_recall") and judge.threshold == 0.5
+    assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
+
+
 def _reversed_keys(value):
     """``value`` with every dict's keys in reverse order (the same parameters)."""
     if isinstance(value, dict):
@@ -393,7 +409,9 @@ def _reversed_keys(value):
     return value
 
 
-@pytest.mark.parametrize("name", ["content_judge.json", "content_judge_v2.json"])
+@pytest.mark.parametrize(
+    "name", ["content_judge.json", "content_judge_veto.json", "content_judge_v2.json"]
+)
 def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_path):
     from editf1.judges.embedding import load_params
 

@@ -1,0 +1,142 @@
+"""Issue 20's clinically decisive corruptions, and OncQA case 12's dose change, against
+every shipped content judge: each judge must call a corrupted span NO MATCH and the
+same span uncorrupted a match (the control: a judge answering NO MATCH to everything
+cannot pass both).
+
+What a judge still misses is recorded per judge as a strict expected failure: the day a
+judge calls one NO MATCH, its test passes, the xfail fails, and its set must shrink
+(the README says the same, per judge)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from editf1.judges import load_content_judge
+from editf1.judges.base import JudgeRequest
+from editf1.judges.cross_encoder import JUDGE_FILE, shipped_adapter
+from editf1.segment import SentenceSplitter
+from editf1.training.corruptions import corrupt
+
+pytestmark = pytest.mark.slow
+
+#: A matched (sentence, span) pair per corruption class, each with its corrupted span
+#: (the generator's output, fixed here so the test does not depend on its seed).
+CORRUPTED = {
+    "number": ("Take 20 mg of omeprazole daily.", "Take 40 mg of omeprazole daily."),
+    "unit": ("Take 20 mg of omeprazole daily.", "Take 20 mcg of omeprazole daily."),
+    "frequency": ("Take omeprazole twice a day.", "Take omeprazole once a day."),
+    "drug": ("Take omeprazole every morning.", "Take warfarin every morning."),
+    "negation": (
+        "You should take your medication with food.",
+        "You should not take your medication with food.",
+    ),
+    "direction": (
+        "Please continue taking your tamoxifen.",
+        "Please stop taking your tamoxifen.",
+    ),
+    "time_frame": (
+        "The rash should go away within 2 days.",
+        "The rash should go away within 2 months.",
+    ),
+    "condition": (
+        "Please go to the emergency room.",
+        "If you develop a fever, please go to the emergency room.",
+    ),
+}
+
+#: judge -> (load_content_judge arguments, the corruption classes it still matches,
+#: whether it still matches case 12's dose change)
+JUDGES = {
+    # the default: cosine and word overlap only, no veto; it matches every class
+    "default": (("embedding", {}), set(CORRUPTED), True),
+    # the default's weights with the key-term veto: quantities (dose, unit, time frame),
+    # frequency, direction and drug; negation and conditions are not vetoed
+    "default+veto": (
+        ("embedding", {"params_file": "content_judge_veto.json"}),
+        {"negation", "condition"},
+        False,
+    ),
+    # v2 has the same veto; negation and conditions are features, outweighed here
+    "v2": (
+        ("embedding", {"params_file": "content_judge_v2.json"}),
+        {"negation", "condition"},
+        False,
+    ),
+    "cross-encoder": (
+        ("cross-encoder", {}),
+        {"number", "unit", "frequency", "drug", "negation", "direction"},
+        True,
+    ),
+}
+
+SHIPPED_CROSS_ENCODER = (shipped_adapter() / JUDGE_FILE).is_file()
+
+
+@functools.cache
+def _judge(name: str):
+    if name == "cross-encoder" and not SHIPPED_CROSS_ENCODER:
+        pytest.skip("the shipped cross-encoder is absent")
+    return load_content_judge(*JUDGES[name][0])
+
+
+def _judgement(name: str, sentence: str, span: str):
+    """Judge ``name`` on ``sentence`` against a three-sentence draft holding ``span``."""
+    splitter = SentenceSplitter()
+    draft = f"Thank you for your message. {span} Let us know how you feel."
+    request = JudgeRequest(tuple(splitter.split(sentence)), draft, tuple(splitter.split(draft)))
+    ((judgement,),) = _judge(name).match([request])
+    return judgement
+
+
+def _missed(name: str, why: str):
+    return pytest.mark.xfail(strict=True, reason=f"the shipped {name} judge {why} (README)")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        pytest.param(name, kind, marks=_missed(name, "matches this corruption"))
+        if kind in missed
+        else (name, kind)
+        for name, (_, missed, _) in JUDGES.items()
+        for kind in CORRUPTED
+    ],
+)
+def test_judge_calls_each_corruption_class_no_match(name, kind):
+    sentence, corrupted = CORRUPTED[kind]
+    assert corrupt(sentence, sentence, kind) is not None  # the class applies to it
+    judgement = _judgement(name, sentence, corrupted)
+    assert judgement.status == "no_match", (name, kind, judgement.score)
+
+
+@pytest.mark.parametrize(("name", "kind"), [(n, k) for n in JUDGES for k in CORRUPTED])
+def test_judge_matches_each_sentence_uncorrupted(name, kind):
+    sentence, _ = CORRUPTED[kind]
+    assert _judgement(name, sentence, sentence).status == "match", (name, kind)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=_missed(name, "matches the dose change")) if dose else name
+        for name, (_, _, dose) in JUDGES.items()
+    ],
+)
+def test_judge_calls_case_12_dose_change_no_match(name, shared_data):
+    """OncQA case 12, second oncologist: "increasing your dose of omeprazole" against the
+    GPT-4 draft's "continue taking your omeprazole as prescribed" (stage-2 label: NO
+    MATCH)."""
+    from editf1.validation.agreement import judge_content_items
+    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+
+    (dose,) = [
+        item
+        for item in oncqa_stage2_content_items(shared_data)
+        if item.case == "oncqa:12"
+        and item.reference.startswith("I would recommend increasing your dose of omeprazole")
+    ]
+    assert not dose.match
+    (judgement,) = judge_content_items(_judge(name), [dose])
+    assert judgement.status == "no_match", name
