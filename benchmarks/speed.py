@@ -31,12 +31,16 @@ go to ``speed_cross-encoder.json`` and ``.md``.
 
 ``--backend onnx`` (or ``onnx-int8``) runs edit-F1's encoder on ONNX Runtime
 (:mod:`editf1.judges.onnx_encoder`; the ``onnx`` extra) instead of PyTorch; BERTScore
-stays on PyTorch.
+stays on PyTorch. ``--also-backend onnx`` keeps the backend of ``--backend`` for every
+variant and adds one more timed run to every repeat: the default judges with their
+encoder on the other backend (a second copy of the model), so the two backends are
+compared in the same run, interleaved, as a median of per-repeat ratios.
 
 Run from the repository root (2 CPU cores here; the load average is recorded):
 
     python benchmarks/speed.py --data-dir ../shared/data/oncqa
     python benchmarks/speed.py --data-dir ../shared/data/oncqa --backend onnx
+    python benchmarks/speed.py --data-dir ../shared/data/oncqa --also-backend onnx
 
 Writes ``benchmarks/results/speed.json`` and ``speed.md`` (``speed_<backend>.json``
 and ``.md`` for another backend).
@@ -98,9 +102,11 @@ def _cross_encoder_factory():
     return lambda encoder: CrossEncoderContentJudge(encoder=encoder, pair_scorer=scorer)
 
 
-def _fresh(model, variants: dict, name: str):
+def _fresh(model, variants: dict, name: str, models: dict | None = None):
     """``(scorer, timed model)`` of variant ``name``: content judge options, or a
-    callable from an encoder to the content judge."""
+    callable from an encoder to the content judge; on ``models[name]`` where given,
+    else on ``model``."""
+    model = (models or {}).get(name, model)
     spec = variants[name]
     if callable(spec):
         return benchlib.fresh_scorer(model, content_judge=spec)
@@ -322,6 +328,9 @@ def _markdown(payload: dict) -> str:
         f"embedded judge's spans{on})",
         "bertscore": f"BERTScore (bert-score {before['versions']['bert-score']})",
     }
+    other = payload.get("also_backend")
+    if other:
+        labels[f"editf1_{other}"] = f"edit-F1, embedded judges (default), encoder on {other}"
 
     def row(name: str) -> str:
         r = t[name]
@@ -361,6 +370,18 @@ def _markdown(payload: dict) -> str:
             "(target for a default >= 0.50)."
             if "editf1_cross_encoder" in t
             else "."
+        ),
+        *(
+            [
+                f"- The default with its encoder on {other}, same run: "
+                f"**{t[f'editf1_{other}']['ratio']:.2f}x** BERTScore's pairs per second, "
+                f"**{t[f'editf1_{other}']['ratio_to_default']:.2f}x** the default on "
+                f"{backend} (medians of per-repeat ratios); alignment the default's on "
+                f"{t[f'editf1_{other}']['same_alignment_as_default']} of {payload['pairs']} "
+                "pairs."
+            ]
+            if other
+            else []
         ),
         f"- Tokens encoded against BERTScore's: {e['tokens']} vs {b['tokens']} (default), "
         f"{t['editf1_composed']['tokens']} (runs composed; the {t['distinct_sentences']} "
@@ -430,6 +451,11 @@ def main(argv: list[str] | None = None) -> int:
         help="edit-F1's encoder backend (onnx, onnx-int8: the onnx extra)",
     )
     parser.add_argument(
+        "--also-backend",
+        choices=ENCODER_BACKENDS,
+        help="also time the default judges on this encoder backend in every repeat",
+    )
+    parser.add_argument(
         "--content-judge",
         choices=["embedding", "cross-encoder"],
         default="embedding",
@@ -452,14 +478,17 @@ def main(argv: list[str] | None = None) -> int:
     model = _encoder_model(args.backend)
     bertscorer = _bertscorer(args.bertscore_batch_size)
     splitter = SentenceSplitter()
-    variants = dict(VARIANTS)
+    variants, models = dict(VARIANTS), {}
     if args.content_judge == "cross-encoder":
         variants["editf1_cross_encoder"] = _cross_encoder_factory()
+    if args.also_backend and args.also_backend != args.backend:
+        variants[f"editf1_{args.also_backend}"] = None
+        models[f"editf1_{args.also_backend}"] = _encoder_model(args.also_backend)
 
     # what each metric runs through the encoder (counted once, outside the timed runs)
     texts, padded, results = {}, {}, {}
     for name in variants:
-        counting, timed = _fresh(model, variants, name)
+        counting, timed = _fresh(model, variants, name, models)
         results[name] = counting.score(predictions, references)
         texts[name] = list(timed.texts)
         padded[name] = _padded_tokens(model.tokenizer, timed.batches, model.max_seq_length)
@@ -486,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
                 seconds, (_, _, f) = _time(lambda: bertscorer.score(predictions, references))
                 f_mean = float(f.mean())
             else:
-                scorer, timed = _fresh(model, variants, name)
+                scorer, timed = _fresh(model, variants, name, models)
                 seconds, result = _time(lambda s=scorer: s.score(predictions, references))
                 encoder_s[name].append(timed.seconds)
                 f1[name] = result.f1
@@ -516,6 +545,9 @@ def main(argv: list[str] | None = None) -> int:
                 "encoder_shares": shares,
                 "non_encoder_s": statistics.median(w - e for e, w in zip(encoder_s[name], seconds)),
                 "same_alignment_as_default": _same_alignment(results["editf1"], results[name]),
+                "ratio_to_default": statistics.median(
+                    d / e for e, d in zip(seconds, runs["editf1"])
+                ),
             }
         return out
 
@@ -551,6 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": "OncQA own_reply (GPT-4 draft vs oncologist's own reply)",
         "pairs": len(rows),
         "encoder_backend": args.backend,
+        "also_backend": args.also_backend if args.also_backend != args.backend else None,
         "bertscore_hash": bertscorer.hash,
         "machine_before": machine_before,
         "throughput": throughput,

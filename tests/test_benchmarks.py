@@ -283,6 +283,21 @@ def test_padded_positions_count_each_batch_at_its_longest_text():
     assert speed._padded_tokens(timed.tokenizer, timed.batches, 256) == 2 * 4 + 2 * 2
 
 
+def test_a_variant_on_another_backend_runs_on_its_own_model_and_the_rest_on_the_first():
+    """speed.py --also-backend: the added variant's texts go through its own model (the
+    second backend's), every other variant's through the first; same judges otherwise."""
+    first, second = _FakeSentenceTransformer(), _FakeSentenceTransformer()
+    variants = {**speed.VARIANTS, "editf1_onnx": None}
+    drafts, replies = [p for p, _ in PAIRS], [r for _, r in PAIRS]
+    results = {}
+    for name in ("editf1", "editf1_onnx"):
+        scorer, timed = speed._fresh(first, variants, name, {"editf1_onnx": second})
+        results[name] = scorer.score(drafts, replies)
+        assert timed.model is (second if name == "editf1_onnx" else first)
+        assert timed.texts  # the scorer encoded through the model it was given
+    assert speed._same_alignment(results["editf1"], results["editf1_onnx"]) == len(PAIRS)
+
+
 def test_a_second_system_encodes_and_classifies_no_reference_again():
     model = _FakeSentenceTransformer()
     splitter = SentenceSplitter()
