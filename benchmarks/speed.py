@@ -283,10 +283,18 @@ def _child(which: str, data_dir: Path, batch_size: int, backend: str) -> None:
     )
 
 
-def _memory(data_dir: Path, batch_size: int, log_dir: Path, backend: str) -> dict:
+def _memory(
+    data_dir: Path, batch_size: int, log_dir: Path, backend: str, also_backend: str | None = None
+) -> dict:
+    """Peak memory of each metric scoring the pairs in a child process of its own:
+    edit-F1 on ``backend``, BERTScore, and edit-F1 on ``also_backend`` where given
+    (key ``editf1_<also_backend>``)."""
     out = {}
-    for which in ("editf1", "bertscore"):
-        log = log_dir / f"memory_{which}.log"
+    children = [("editf1", "editf1", backend), ("bertscore", "bertscore", backend)]
+    if also_backend:
+        children.append((f"editf1_{also_backend}", "editf1", also_backend))
+    for name, which, child_backend in children:
+        log = log_dir / f"memory_{name}.log"
         command = [
             sys.executable,
             str(Path(__file__).resolve()),
@@ -297,13 +305,13 @@ def _memory(data_dir: Path, batch_size: int, log_dir: Path, backend: str) -> dic
             "--bertscore-batch-size",
             str(batch_size),
             "--backend",
-            backend,
+            child_backend,
         ]
         measured = benchlib.run_measured(command, log)
         if measured["returncode"] != 0:
-            sys.exit(f"the {which} memory child failed; see {log}")
+            sys.exit(f"the {name} memory child failed; see {log}")
         reported = json.loads(log.read_text().strip().splitlines()[-1])
-        out[which] = {**measured, **reported}
+        out[name] = {**measured, **reported}
     return out
 
 
@@ -481,9 +489,10 @@ def main(argv: list[str] | None = None) -> int:
     variants, models = dict(VARIANTS), {}
     if args.content_judge == "cross-encoder":
         variants["editf1_cross_encoder"] = _cross_encoder_factory()
-    if args.also_backend and args.also_backend != args.backend:
-        variants[f"editf1_{args.also_backend}"] = None
-        models[f"editf1_{args.also_backend}"] = _encoder_model(args.also_backend)
+    other = args.also_backend if args.also_backend != args.backend else None
+    if other:
+        variants[f"editf1_{other}"] = None
+        models[f"editf1_{other}"] = _encoder_model(other)
 
     # what each metric runs through the encoder (counted once, outside the timed runs)
     texts, padded, results = {}, {}, {}
@@ -577,13 +586,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_memory:
         print("peak memory, one child process per metric ...", flush=True)
         with tempfile.TemporaryDirectory() as logs:
-            memory = _memory(args.data_dir, args.bertscore_batch_size, Path(logs), args.backend)
+            memory = _memory(
+                args.data_dir, args.bertscore_batch_size, Path(logs), args.backend, other
+            )
     payload = {
         "command": "python benchmarks/speed.py " + " ".join(argv or sys.argv[1:]),
         "data": "OncQA own_reply (GPT-4 draft vs oncologist's own reply)",
         "pairs": len(rows),
         "encoder_backend": args.backend,
-        "also_backend": args.also_backend if args.also_backend != args.backend else None,
+        "also_backend": other,
         "bertscore_hash": bertscorer.hash,
         "machine_before": machine_before,
         "throughput": throughput,

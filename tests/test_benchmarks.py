@@ -298,6 +298,25 @@ def test_a_variant_on_another_backend_runs_on_its_own_model_and_the_rest_on_the_
     assert speed._same_alignment(results["editf1"], results["editf1_onnx"]) == len(PAIRS)
 
 
+def test_memory_children_cover_the_second_backend_under_its_own_name(monkeypatch, tmp_path):
+    """speed.py's peak-memory children: edit-F1 and BERTScore on --backend, and with
+    --also-backend one more edit-F1 child on that backend, reported under its own key."""
+    commands = []
+
+    def run_measured(command, log):
+        commands.append(command)
+        log.write_text(json.dumps({"peak_rss_mb": 100.0 * len(commands)}) + "\n")
+        return {"returncode": 0, "wall_s": 1.0}
+
+    monkeypatch.setattr(speed.benchlib, "run_measured", run_measured)
+    out = speed._memory(tmp_path, 64, tmp_path, "torch", "onnx")
+    assert list(out) == ["editf1", "bertscore", "editf1_onnx"]
+    assert [c[c.index("--child") + 1] for c in commands] == ["editf1", "bertscore", "editf1"]
+    assert [c[c.index("--backend") + 1] for c in commands] == ["torch", "torch", "onnx"]
+    assert out["editf1_onnx"]["peak_rss_mb"] == 300.0
+    assert list(speed._memory(tmp_path, 64, tmp_path, "torch")) == ["editf1", "bertscore"]
+
+
 def test_a_second_system_encodes_and_classifies_no_reference_again():
     model = _FakeSentenceTransformer()
     splitter = SentenceSplitter()
