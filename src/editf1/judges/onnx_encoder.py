@@ -29,7 +29,9 @@ A manifest only says the file is whole, not that it is the shipped encoder: a mo
 planted in the cache with a manifest to match would be used as well. So before a cached
 model is used, it must reproduce the torch encoder on :data:`PROBE_TEXTS` (cosine of
 every probe's embedding with torch's at least :data:`PROBE_MIN_COSINE` for its
-backend); one that does not is removed, with a warning, and built again. The model is
+backend); one that does not is removed, with a warning, and built again. For the
+shipped weights torch's probe embeddings ship too (:data:`PROBE_FILE`), so no torch
+model is loaded to verify; another model folder is probed with its torch model. The model is
 read once, hashed and run from those bytes, and its digest
 (:attr:`OnnxSentenceTransformer.digest`) is part of the judges' fingerprint.
 
@@ -72,6 +74,8 @@ __all__ = [
     "exported_model",
     "load_onnx_model",
     "probe_cosine",
+    "shipped_probe",
+    "torch_probe_embeddings",
     "weights_digest",
 ]
 
@@ -461,13 +465,40 @@ class UnverifiedModelError(RuntimeError):
     """A freshly built model does not reproduce the torch encoder on the probe texts."""
 
 
-@cached(maxsize=4)
-def _torch_probe(model_dir: str) -> np.ndarray:
-    """The torch encoder's unit embeddings of :data:`PROBE_TEXTS`, (P, d) float32."""
+#: Package data: the torch encoder's unit embeddings of :data:`PROBE_TEXTS` for the
+#: shipped weights, by :func:`weights_digest`. Verifying a cached export of those weights
+#: then needs no torch model in memory (it held about 190 MB more at 100 pairs); being
+#: package data, not cache, a planted cache file cannot forge it.
+PROBE_FILE = "onnx_probe_embeddings.json"
+
+
+def torch_probe_embeddings(model_dir: str | Path) -> np.ndarray:
+    """The torch encoder of ``model_dir``: its unit embeddings of :data:`PROBE_TEXTS`,
+    (P, d) float32 (loads the model: about 90 MB for all-MiniLM-L6-v2)."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(model_dir, local_files_only=True, device="cpu")
+    model = SentenceTransformer(str(model_dir), local_files_only=True, device="cpu")
     return model.encode(list(PROBE_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
+
+
+def shipped_probe() -> dict:
+    """:data:`PROBE_FILE`: ``weights_digest``, ``probe_texts`` and ``embeddings``."""
+    from importlib import resources
+
+    return json.loads(resources.files("editf1.data").joinpath(PROBE_FILE).read_text("utf-8"))
+
+
+@cached(maxsize=4)
+def _torch_probe(model_dir: str) -> np.ndarray:
+    """The torch encoder's unit embeddings of :data:`PROBE_TEXTS`, (P, d) float32: the
+    shipped ones (:data:`PROBE_FILE`) for the weights they were computed from (same
+    :func:`weights_digest`, same texts), else computed by :func:`torch_probe_embeddings`."""
+    shipped = shipped_probe()
+    if shipped["weights_digest"] == weights_digest(model_dir) and tuple(
+        shipped["probe_texts"]
+    ) == tuple(PROBE_TEXTS):
+        return np.asarray(shipped["embeddings"], dtype=np.float32)
+    return torch_probe_embeddings(model_dir)
 
 
 def probe_cosine(model: OnnxSentenceTransformer, model_dir: str | Path) -> float:
