@@ -277,7 +277,14 @@ def embedding_content_card_spec(
         library_name="edit-f1",
         notes=[
             "K-QA pairs general medical questions with LLM answers and physician claims; "
-            "they are not portal messages and replies."
+            "they are not portal messages and replies.",
+            "It matches every one of the eight clinically decisive corruption classes of "
+            "issue 20 (a changed dose or number, unit, frequency, drug, negation, "
+            "direction or time frame, or an added condition) and OncQA case 12-2's dose "
+            "change (`tests/test_corruption_classes.py`). `params_file="
+            "content_judge_veto.json`, this judge with a key-term veto, calls six of the "
+            "eight and case 12-2 NO MATCH, and agrees with the labels at least as well on "
+            "all nine held-out sets of `benchmarks/results/content_judge_real.md`.",
         ],
     )
 
