@@ -1,7 +1,8 @@
-"""Content judges on real expert labels, every set, the same held-out cases: today's
-embedded judge (``content_judge.json``), the same judge with the key-term veto
-(``content_judge_veto.json``: a span contradicting a quantity, frequency, direction or
-drug of the sentence is never the match), the v2 embedded judge (token alignment and
+"""Content judges on real expert labels, every set, the same held-out cases: the
+default embedded judge (``content_judge_veto.json``: v1's weights with the key-term veto,
+a span contradicting a quantity, frequency, direction or drug of the sentence is never
+the match), v1 (``content_judge.json``, the same weights without the veto, the default
+until 2026-12-02), the v2 embedded judge (token alignment and
 clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
 judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
 optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
@@ -215,8 +216,8 @@ def _ci(estimate: dict | None) -> str:
 
 
 _NAMES = {
-    "today": "today (v1)",
-    "veto": "default + veto",
+    "default": "default (v1 + veto)",
+    "v1": "v1 (no veto)",
     "v2": "v2",
     "cross_encoder": "cross-encoder",
     "llm": "LLM (decision)",
@@ -350,8 +351,8 @@ def load_judges(args, params, encoder) -> dict:
 
     judges = {}
     for name, options in (
-        ("today", {}),
-        ("veto", {"params_file": "content_judge_veto.json"}),
+        ("default", {}),
+        ("v1", {"params_file": "content_judge.json"}),
         ("v2", {"params_file": args.params} if args.params else {"params": params}),
     ):
         judges[name] = (
@@ -456,7 +457,7 @@ def main(argv=None) -> int:
         "fit": fit_info,
         "fingerprints": {judge: pair[0].fingerprint for judge, pair in judges.items()},
         "v2_fingerprint": judges["v2"][0].fingerprint,
-        "today_fingerprint": judges["today"][0].fingerprint,
+        "default_fingerprint": judges["default"][0].fingerprint,
         "held_out": held_out,
         "ceiling": ceilings,
         "dose_change_case_12": check,

@@ -251,7 +251,7 @@ def test_the_cross_encoder_card_reports_every_set_beside_today_and_the_ceiling(t
     results = {
         "held_out": {
             name: {
-                "today": _row(0.78, 0.30, 0.18),
+                "default": _row(0.78, 0.30, 0.18),
                 "cross_encoder": _row(0.85, 0.55, 0.27),
                 "always_no_match": _row(0.75, 0.0, 0.0),
             }
@@ -267,9 +267,13 @@ def test_the_cross_encoder_card_reports_every_set_beside_today_and_the_ceiling(t
     assert "LoRA rank 16, alpha 32 on key, query, value" in text
     assert "threshold 0.42" in text and "kept: epoch 2" in text
     assert (
+        "`content_judge.json` (the embedded judge without the default's key-term veto, as "
+        "trained), top 3"
+    ) in " ".join(text.split())
+    assert (
         "`team` (40 items, 8 cases): agreement 0.850 [0.750, 0.900], kappa 0.550 [0.350, "
-        "0.650], AUROC 0.800 [0.700, 0.900], match rate 0.270 vs labelled 0.250; today's "
-        "judge: agreement 0.780, kappa 0.300; always NO MATCH: agreement 0.750; annotators: "
-        "kappa 0.920 [0.800, 1.000]"
+        "0.650], AUROC 0.800 [0.700, 0.900], match rate 0.270 vs labelled 0.250; the "
+        "default judge: agreement 0.780, kappa 0.300; always NO MATCH: agreement 0.750; "
+        "annotators: kappa 0.920 [0.800, 1.000]"
     ) in " ".join(text.split())
     assert "`kqa` (40 items" in text and "not from clinicians" in text

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from editf1.judges.embedding import EmbeddingThemeJudge, load_params
 from editf1.themes import THEMES
 from editf1.training.classifiers import (
+    V2_VETO,
     calibrate_content_judge,
     clinical_micro_f1,
     content_requests,
@@ -68,6 +69,39 @@ def test_content_calibration_needs_every_items_annotators_before_encoding():
         calibrate_content_judge([ContentItem("q1", "Rest today.", "Rest.", True)])
 
 
+def test_content_calibration_refuses_an_unknown_veto_kind_before_encoding():
+    items = [ContentItem("q1", "Rest today.", "Rest.", True, None, (True, True))]
+    with pytest.raises(ValueError, match=r"unknown veto kind\(s\) \['dose'\]; known: \["):
+        calibrate_content_judge(items, encoder=object(), veto=["dose"])
+
+
+def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):
+    from editf1.judges.encoder import SentenceEncoder
+
+    items = [
+        ContentItem(
+            f"q{i}",
+            "Rest. Drink.",
+            "Rest drink." if i % 2 else "Call call.",
+            i % 2 == 1,
+            annotators=(i % 2 == 1,) * 2,
+        )
+        for i in range(10)
+    ]
+    fit = {
+        veto: calibrate_content_judge(
+            items, encoder=SentenceEncoder(bag_model(), "bag"), n_resamples=20, veto=veto
+        )
+        for veto in ((), ("direction", "drug"))
+    }
+    plain, vetoing = fit[()], fit[("direction", "drug")]
+    assert "veto" not in plain and vetoing["veto"] == ["direction", "drug"]
+    # no key term in these texts: the same fit and the same held-out decisions
+    for key in ("weights", "bias", "split"):
+        assert vetoing[key] == plain[key], key
+    assert vetoing["agreement"]["confusion_matrix"] == plain["agreement"]["confusion_matrix"]
+
+
 def test_train_theme_judge_rejects_unknown_labels():
     texts = [f"sentence {i}" for i in range(10)]
     themes = [*THEMES, "Billing"]
@@ -113,8 +147,9 @@ def test_shipped_theme_judge_parameters():
     assert cv["macro_f1"] == pytest.approx(np.mean(f1), abs=5e-5)
 
 
-def test_shipped_content_judge_parameters():
-    params = load_params("content_judge.json")
+@pytest.mark.parametrize("name", ["content_judge.json", "content_judge_veto.json"])
+def test_shipped_content_judge_parameters(name):
+    params = load_params(name)
     assert params["weights"]["cosine"] > 0 and params["weights"]["word_recall"] > 0
     assert params["window"] >= 1
     assert params["split"]["by"] == "question"
@@ -148,12 +183,23 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
     folder = shared_data / "kqa"
     if not (folder / "NLI_medical_annotator.csv").is_file():
         pytest.skip(f"{folder / 'NLI_medical_annotator.csv'} is absent")
-    fitted = calibrate_content_judge(kqa_content_items(folder), n_resamples=20)
-    shipped = load_params("content_judge.json")
-    assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
-    assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)
-    assert fitted["split"] == shipped["split"]
-    assert fitted["agreement"]["confusion_matrix"] == shipped["agreement"]["confusion_matrix"]
+    items = kqa_content_items(folder)
+    for name, veto in (("content_judge.json", ()), ("content_judge_veto.json", V2_VETO)):
+        fitted = calibrate_content_judge(items, n_resamples=20, veto=veto)
+        shipped = load_params(name)
+        assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
+        assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)
+        assert fitted["split"] == shipped["split"]
+        assert fitted.get("veto") == shipped.get("veto")
+        matrix = shipped["agreement"]["confusion_matrix"]
+        assert fitted["agreement"]["confusion_matrix"] == matrix, name
+    # the veto turned one held-out false match into a true non-match and changed nothing
+    # else ([[TN, FP], [FN, TP]])
+    v1, default = (
+        load_params(n)["agreement"] for n in ("content_judge.json", "content_judge_veto.json")
+    )
+    assert v1["confusion_matrix"] == [[40, 12], [9, 15]]
+    assert default["confusion_matrix"] == [[41, 11], [9, 15]]
 
 
 class ZeroEncoder:

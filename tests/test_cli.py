@@ -341,6 +341,23 @@ def _user_errors(tmp_path: Path, pairs: Path) -> dict[str, tuple[list[str], str]
             ["train-judge", "embedding-content", "-o", str(tmp_path / "j.json")],
             "needs --data",
         ),
+        "veto on the theme judge": (
+            ["train-judge", "embedding-theme", "--veto", "drug", "-o", str(tmp_path / "j.json")],
+            "--veto applies to embedding-content only",
+        ),
+        "unknown veto kind": (
+            [
+                "train-judge",
+                "embedding-content",
+                "--data",
+                str(tmp_path),
+                "--veto",
+                "dose",
+                "-o",
+                str(tmp_path / "j.json"),
+            ],
+            "unknown veto kind(s) ['dose']",
+        ),
         "report of a missing run": (["report", str(tmp_path / "absent.jsonl")], "absent.jsonl"),
     }
 
@@ -367,6 +384,8 @@ USER_ERRORS = [
     "summary is the per-row output",
     "both to standard output",
     "train-judge without data",
+    "veto on the theme judge",
+    "unknown veto kind",
     "report of a missing run",
 ]
 

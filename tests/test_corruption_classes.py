@@ -49,15 +49,12 @@ CORRUPTED = {
 #: judge -> (load_content_judge arguments, the corruption classes it still matches,
 #: whether it still matches case 12's dose change)
 JUDGES = {
-    # the default: cosine and word overlap only, no veto; it matches every class
-    "default": (("embedding", {}), set(CORRUPTED), True),
-    # the default's weights with the key-term veto: quantities (dose, unit, time frame),
-    # frequency, direction and drug; negation and conditions are not vetoed
-    "default+veto": (
-        ("embedding", {"params_file": "content_judge_veto.json"}),
-        {"negation", "condition"},
-        False,
-    ),
+    # the default: v1's weights with the key-term veto: quantities (dose, unit, time
+    # frame), frequency, direction and drug; negation and conditions are not vetoed
+    "default": (("embedding", {}), {"negation", "condition"}, False),
+    # v1, the default until 2026-12-02: cosine and word overlap only, no veto; it
+    # matches every class
+    "v1": (("embedding", {"params_file": "content_judge.json"}), set(CORRUPTED), True),
     # v2 has the same veto; negation and conditions are features, outweighed here
     "v2": (
         ("embedding", {"params_file": "content_judge_v2.json"}),

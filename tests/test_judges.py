@@ -374,7 +374,9 @@ def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     reproducibility string name it). What the fingerprint follows is checked by
     test_content_judge_fingerprint_follows_weights_and_options_only."""
     today = EmbeddingContentJudge(encoder=WORDS)
-    assert "logreg:041f72a0e9,threshold=0.5,window=2" in today.fingerprint
+    assert "logreg:1d9e545423,threshold=0.5,window=2" in today.fingerprint
+    v1 = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
+    assert "logreg:041f72a0e9,threshold=0.5,window=2" in v1.fingerprint
 
 
 def test_content_judge_v2_loads_its_features_veto_and_threshold():
@@ -386,20 +388,26 @@ def test_content_judge_v2_loads_its_features_veto_and_threshold():
     assert v2.fingerprint != today.fingerprint
 
 
-def test_content_judge_veto_is_the_default_with_v2s_veto_and_nothing_refitted():
-    """``content_judge_veto.json`` is derived, not fitted: the default's weights, bias and
-    window, with the veto kinds of v2."""
-    from editf1.judges.embedding import load_params
+def test_default_content_judge_is_v1_with_v2s_veto_and_nothing_refitted():
+    """The default, ``content_judge_veto.json``, is v1 (``content_judge.json``) with the
+    veto kinds of v2: the same weights, bias and window, split and fitting data (what
+    ``edit-f1 train-judge embedding-content --veto ...`` writes), and its held-out
+    agreement measured with the veto on the same items."""
+    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, load_params
     from editf1.training.classifiers import V2_VETO
 
-    today, veto = load_params("content_judge.json"), load_params("content_judge_veto.json")
-    assert {k: veto[k] for k in ("weights", "bias", "window", "encoder")} == {
-        k: today[k] for k in ("weights", "bias", "window", "encoder")
-    }
+    assert DEFAULT_CONTENT_PARAMS == "content_judge_veto.json"
+    v1, veto = load_params("content_judge.json"), load_params(DEFAULT_CONTENT_PARAMS)
+    same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
+    assert {k: veto[k] for k in same} == {k: v1[k] for k in same}
+    assert "veto" not in v1
     assert veto["veto"] == list(V2_VETO) == ["quantity", "frequency", "direction", "drug"]
-    judge = EmbeddingContentJudge(params_file="content_judge_veto.json", encoder=WORDS)
+    assert veto["agreement"]["n"] == v1["agreement"]["n"] == 76
+    judge = EmbeddingContentJudge(encoder=WORDS)
+    assert judge.veto == V2_VETO
     assert judge.features == ("cosine", "word_recall") and judge.threshold == 0.5
-    assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
+    v1_judge = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
+    assert v1_judge.veto == () and v1_judge.fingerprint != judge.fingerprint
 
 
 def _reversed_keys(value):
@@ -661,7 +669,7 @@ def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(spli
 
 
 def test_span_embedding_defaults_to_the_way_the_parameters_were_fitted():
-    params = load_params("content_judge.json")
+    params = load_params("content_judge_veto.json")
     assert EmbeddingContentJudge(encoder=WORDS).span_embedding == "encoded"
     fitted = params | {"span_embedding": "composed"}
     assert EmbeddingContentJudge(params=fitted, encoder=WORDS).span_embedding == "composed"

@@ -199,15 +199,17 @@ def adapter_card_spec(
 def embedding_content_card_spec(
     report: dict | None, *, name: str = "edit-f1-embedding-content"
 ) -> CardSpec:
-    """The card of the embedded content judge (parameters in ``data/content_judge.json``).
+    """The card of the embedded default content judge (parameters in
+    ``data/content_judge_veto.json``: v1's weights with the key-term veto).
 
     Args:
         report: its ``edit-f1 agreement content`` report (JSON), or ``None`` to use
             the held-out figures stored in the parameter file.
     """
-    from editf1.judges.embedding import DEFAULT_SPAN_MARGIN, load_params
+    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, DEFAULT_SPAN_MARGIN, load_params
 
-    params = load_params("content_judge.json")
+    params = load_params(DEFAULT_CONTENT_PARAMS)
+    veto = ", ".join(params["veto"])
     split = params["split"]
     if report is None:
         report = params["agreement"] | {
@@ -224,7 +226,10 @@ def embedding_content_card_spec(
             "search) with a logistic regression over two "
             "features (cosine similarity of all-MiniLM-L6-v2 embeddings, share of the "
             "sentence's words in the span) and answers the most probable span if its "
-            "probability reaches 0.5, else NO MATCH. Offline, CPU, nothing downloaded."
+            "probability reaches 0.5, else NO MATCH; a span that contradicts one of the "
+            f"sentence's key terms ({veto}: a dose, unit or time frame, how often, "
+            "continue / increase / stop / start / hold, which drug) is never its match "
+            "(the key-term veto). Offline, CPU, nothing downloaded."
         ),
         judge_rows=[
             ("Task", "content judge"),
@@ -234,7 +239,12 @@ def embedding_content_card_spec(
                 f"logistic regression: cosine {params['weights']['cosine']}, word recall "
                 f"{params['weights']['word_recall']}, bias {params['bias']}",
             ),
-            ("Parameters", "`editf1/data/content_judge.json`"),
+            ("Key-term veto", f"{veto} (`editf1.judges.key_terms`); not fitted"),
+            (
+                "Parameters",
+                f"`editf1/data/{DEFAULT_CONTENT_PARAMS}` (the weights of "
+                "`content_judge.json`, v1, the default until 2026-12-02, with the veto)",
+            ),
             (
                 "Span search",
                 "a run of sentences is encoded only if, assuming its cosine is at most its "
@@ -266,7 +276,12 @@ def embedding_content_card_spec(
                 f"{split['train_questions']} questions to fit, {split['test_items']} items / "
                 f"{split['test_questions']} questions held out",
             ),
-            ("Fitting", "`edit-f1 train-judge embedding-content --data ../shared/data/kqa`"),
+            (
+                "Fitting",
+                "`edit-f1 train-judge embedding-content --data ../shared/data/kqa --veto "
+                f"{','.join(params['veto'])}` (the veto takes no part in the fit; the "
+                "held-out figures are the vetoing judge's)",
+            ),
             ("Date", params["date"]),
         ],
         report=report,
@@ -278,13 +293,14 @@ def embedding_content_card_spec(
         notes=[
             "K-QA pairs general medical questions with LLM answers and physician claims; "
             "they are not portal messages and replies.",
-            "It matches every one of the eight clinically decisive corruption classes of "
-            "issue 20 (a changed dose or number, unit, frequency, drug, negation, "
-            "direction or time frame, or an added condition) and OncQA case 12-2's dose "
-            "change (`tests/test_corruption_classes.py`). `params_file="
-            "content_judge_veto.json`, this judge with a key-term veto, calls six of the "
-            "eight and case 12-2 NO MATCH, and agrees with the labels at least as well on "
-            "all nine held-out sets of `benchmarks/results/content_judge_real.md`.",
+            "Of the eight clinically decisive corruption classes of issue 20 (a changed "
+            "dose or number, unit, frequency, drug, negation, direction or time frame, or "
+            "an added condition) it calls six NO MATCH, and OncQA case 12-2's dose change; "
+            "it still matches a negated span and one with an added condition "
+            "(`tests/test_corruption_classes.py`). v1 (`params_file=content_judge.json`, "
+            "no veto) matches all eight; the default agrees with the labels at least as "
+            "well as v1 on all nine held-out sets of "
+            "`benchmarks/results/content_judge_real.md`, within their CIs.",
         ],
     )
 
@@ -421,7 +437,7 @@ def cross_encoder_card_spec(
     Returns:
         The :class:`CardSpec`: its report is the judge's row on the team's OncQA set
         (the paper's setting) with that set's annotators as ``human_ceiling``; its
-        notes hold every set's figures beside today's judge and always NO MATCH.
+        notes hold every set's figures beside the default judge and always NO MATCH.
     """
     import json
 
@@ -439,14 +455,14 @@ def cross_encoder_card_spec(
     pairs = record["training_pairs"]
     per_set = []
     for set_name, rows in held_out.items():
-        ours, today = rows["cross_encoder"], rows["today"]
+        ours, default = rows["cross_encoder"], rows["default"]
         top = ceilings.get(set_name)
         per_set.append(
             f"`{set_name}` ({ours['n']} items, {ours['cases']} cases): agreement "
             f"{_estimate_text(ours['agreement'])}, kappa {_estimate_text(ours['cohen_kappa'])}, "
             f"AUROC {_estimate_text(ours['auroc'])}, match rate {ours['judge_match_rate']:.3f} "
-            f"vs labelled {ours['match_rate']:.3f}; today's judge: agreement "
-            f"{today['agreement']['value']:.3f}, kappa {today['cohen_kappa']['value']:.3f}; "
+            f"vs labelled {ours['match_rate']:.3f}; the default judge: agreement "
+            f"{default['agreement']['value']:.3f}, kappa {default['cohen_kappa']['value']:.3f}; "
             f"always NO MATCH: agreement {rows['always_no_match']['agreement']['value']:.3f}"
             + (f"; annotators: kappa {_estimate_text(top['cohen_kappa'])}" if top else "")
         )
@@ -466,7 +482,13 @@ def cross_encoder_card_spec(
             ("Task", "content judge (retrieve, then rerank)"),
             (
                 "Proposer",
-                f"`{settings['proposer']}` (the embedded default), top {settings['top_k']}",
+                f"`{settings['proposer']}` (the embedded judge"
+                + (
+                    " without the default's key-term veto, as trained)"
+                    if settings["proposer"] == "content_judge.json"
+                    else ")"
+                )
+                + f", top {settings['top_k']}",
             ),
             (
                 "Cross-encoder",

@@ -183,13 +183,24 @@ def _add_train_judge(commands) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the split, fit and resampling (default 0)"
     )
+    p.add_argument(
+        "--veto",
+        default="",
+        help="embedding-content: comma-separated key-term conflict kinds that rule a span "
+        "out, written into the parameters and applied when measuring (not fitted); the "
+        "shipped default is quantity,frequency,direction,drug",
+    )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
 
 
 def _train_judge(args) -> int:
+    from editf1.judges.key_terms import check_veto
     from editf1.training import classifiers
 
+    veto = check_veto(kind.strip() for kind in args.veto.split(",") if kind.strip())
+    if veto and args.judge != "embedding-content":
+        raise ValueError("--veto applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     _reject_llm_training_options(args)
@@ -211,7 +222,9 @@ def _train_judge(args) -> int:
 
         if args.data is None:
             raise ValueError("train-judge embedding-content needs --data (K-QA folder)")
-        params = classifiers.calibrate_content_judge(kqa_content_items(args.data), seed=args.seed)
+        params = classifiers.calibrate_content_judge(
+            kqa_content_items(args.data), seed=args.seed, veto=veto
+        )
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
     write_json(args.output, params, indent=1)
     human = human_stream(args.output)

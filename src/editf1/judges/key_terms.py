@@ -56,12 +56,27 @@ __all__ = [
     "DRUG_STEMS",
     "Comparison",
     "KeyTerms",
+    "check_veto",
     "compare",
     "extract",
 ]
 
 #: The kinds of contradiction :func:`compare` reports.
 CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
+
+
+def check_veto(kinds) -> tuple[str, ...]:
+    """``kinds`` (conflict kinds a judge's veto rules out) as a tuple, checked.
+
+    Raises:
+        ValueError: naming every kind not in :data:`CONFLICT_KINDS`, and the known ones.
+    """
+    kinds = tuple(kinds)
+    unknown = sorted(set(kinds) - set(CONFLICT_KINDS))
+    if unknown:
+        raise ValueError(f"unknown veto kind(s) {unknown}; known: {list(CONFLICT_KINDS)}")
+    return kinds
+
 
 #: Directions of a treatment, and the verbs (regular expressions, inflections included)
 #: that express them.

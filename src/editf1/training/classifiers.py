@@ -53,6 +53,7 @@ from editf1.judges.embedding import (
     theme_word_vectorizer,
 )
 from editf1.judges.encoder import SentenceEncoder, default_encoder
+from editf1.judges.key_terms import check_veto
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.validation.agreement import (
@@ -298,6 +299,7 @@ def calibrate_content_judge(
     n_resamples: int = 2000,
     encoder: SentenceEncoder | None = None,
     span_embedding: str = "encoded",
+    veto: Sequence[str] = (),
 ) -> dict:
     """Fit the embedding content judge on expert match labels and measure its agreement.
 
@@ -319,9 +321,15 @@ def calibrate_content_judge(
         span_embedding: how runs of draft sentences are embedded, when fitting and when
             measuring (the judge's option of that name); a value other than
             ``"encoded"`` is written into the parameters.
+        veto: key-term conflict kinds (:data:`editf1.judges.key_terms.CONFLICT_KINDS`,
+            e.g. :data:`V2_VETO`) that rule a span out. They take no part in the fit (the
+            weights are those fitted without them) and are written into the parameters,
+            so the held-out agreement is the vetoing judge's. The shipped default,
+            ``content_judge_veto.json``, is this with :data:`V2_VETO`.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
+        ``veto`` (if any),
         ``agreement`` (judge vs the majority label on held-out cases, with 95% CIs from
         a bootstrap over cases), ``human_ceiling`` (mean pairwise agreement of the
         annotators on the same items), the split (cases are K-QA's questions, hence its
@@ -330,8 +338,10 @@ def calibrate_content_judge(
 
     Raises:
         ValueError: with fewer than two cases, or an item whose number of annotators
-            differs from the first item's or is below two (naming the item and case).
+            differs from the first item's or is below two (naming the item and case); for
+            an unknown veto kind.
     """
+    veto = check_veto(veto)
     annotators = len(items[0].annotators) if items else 0
     for i, item in enumerate(items):
         if len(item.annotators) != annotators or annotators < 2:
@@ -361,6 +371,7 @@ def calibrate_content_judge(
     params = fit_content_classifier(features[train], labels[train], seed=seed) | {
         "window": window,
         **_span_embedding_entry(span_embedding),
+        **({"veto": list(veto)} if veto else {}),
     }
     judge = EmbeddingContentJudge(params=params, encoder=encoder)
     decisions = np.array(

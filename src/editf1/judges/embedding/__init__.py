@@ -4,9 +4,12 @@
   or run of up to ``window`` adjacent draft sentences, that a small logistic regression
   over two features (cosine similarity of all-MiniLM-L6-v2 embeddings, and the share of
   the sentence's words found in the span) finds most probable, and calls it a match
-  when that probability reaches ``threshold``. The weights are fitted on physicians'
-  labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; they ship in
-  ``data/content_judge.json`` with the agreement they reached on held-out questions.
+  when that probability reaches ``threshold``; a span contradicting one of the
+  sentence's quantities, frequencies, directions or drugs is never the match (the
+  key-term veto). The weights are fitted on physicians' labels (K-QA, see
+  :mod:`editf1.training.classifiers`), not guessed; the default ships in
+  ``data/content_judge_veto.json`` with the agreement it reached on held-out questions
+  (``data/content_judge.json``: the same weights without the veto).
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
   embeddings, two sentence features and word n-grams, fitted on the team's labels of
   real clinical sentences and the sentences this package ships
@@ -29,7 +32,12 @@ The candidate spans the content judge chooses among are :mod:`editf1.judges.span
 """
 
 from editf1.judges.embedding.config import load_params
-from editf1.judges.embedding.content import DEFAULT_SPAN_MARGIN, EmbeddingContentJudge, SpanScores
+from editf1.judges.embedding.content import (
+    DEFAULT_CONTENT_PARAMS,
+    DEFAULT_SPAN_MARGIN,
+    EmbeddingContentJudge,
+    SpanScores,
+)
 from editf1.judges.embedding.content_features import (
     CONTENT_FEATURES,
     LEGACY_FEATURES,
@@ -47,6 +55,7 @@ from editf1.judges.embedding.theme_features import (
 
 __all__ = [
     "CONTENT_FEATURES",
+    "DEFAULT_CONTENT_PARAMS",
     "DEFAULT_SPAN_MARGIN",
     "DEFAULT_THEME_PARAMS",
     "LEGACY_FEATURES",

