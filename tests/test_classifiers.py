@@ -75,10 +75,10 @@ def test_content_calibration_refuses_an_unknown_veto_kind_before_encoding():
         calibrate_content_judge(items, encoder=object(), veto=["dose"])
 
 
-def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):
-    from editf1.judges.encoder import SentenceEncoder
-
-    items = [
+def _rest_drink_items() -> list[ContentItem]:
+    """Ten cases: "Rest drink." against "Rest. Drink." (a match, best by its run) or
+    "Call call." against "Rest. Drink." (not); two annotators agreeing."""
+    return [
         ContentItem(
             f"q{i}",
             "Rest. Drink.",
@@ -88,6 +88,12 @@ def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):
         )
         for i in range(10)
     ]
+
+
+def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):
+    from editf1.judges.encoder import SentenceEncoder
+
+    items = _rest_drink_items()
     fit = {
         veto: calibrate_content_judge(
             items, encoder=SentenceEncoder(bag_model(), "bag"), n_resamples=20, veto=veto
@@ -307,18 +313,7 @@ def test_content_calibration_fits_on_runs_embedded_the_way_asked(bag_model, span
     from editf1.judges.embedding import EmbeddingContentJudge
     from editf1.judges.encoder import SentenceEncoder
 
-    # ten cases: "Rest drink." against "Rest. Drink." (a match, best by its run) or
-    # "Call call." against "Rest. Drink." (not)
-    items = [
-        ContentItem(
-            f"q{i}",
-            "Rest. Drink.",
-            "Rest drink." if i % 2 else "Call call.",
-            i % 2 == 1,
-            annotators=(i % 2 == 1,) * 2,
-        )
-        for i in range(10)
-    ]
+    items = _rest_drink_items()
     model = bag_model()
     params = calibrate_content_judge(
         items,
