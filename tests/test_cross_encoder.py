@@ -20,10 +20,12 @@ from editf1.judges.cross_encoder import (
     JUDGE_FILE,
     CrossEncoderContentJudge,
     retrieve,
+    shipped_adapter,
 )
 from editf1.judges.embedding import EmbeddingContentJudge
 from editf1.segment import SentenceSplitter
 from editf1.training.cross_encoder import (
+    PROPOSER,
     CrossEncoderTraining,
     calibrate,
     reranker_pairs,
@@ -103,7 +105,9 @@ def test_retrieval_keeps_the_proposers_top_k_spans(judge):
     request = _request(["Take 20 mg of omeprazole every day."])
     ((spans, (kept,)),) = retrieve(judge.proposer, [request], 2)
     # independently: the proposer's probabilities over the 4 draft sentences
-    (scores,) = EmbeddingContentJudge(window=1, encoder=BagOfWords()).span_scores([request])
+    (scores,) = EmbeddingContentJudge(
+        window=1, encoder=BagOfWords(), params_file=PROPOSER
+    ).span_scores([request])
     assert [s.text for s in spans] == [s.text for s in scores.spans]
     order = np.argsort(-scores.probability[0], kind="stable")[:2]
     assert kept.tolist() == order.tolist()
@@ -207,11 +211,22 @@ def test_registered_by_name(tmp_path):
 # -- training data and calibration --------------------------------------------------------
 
 
+def test_the_shipped_judge_proposes_with_the_proposer_it_was_trained_with():
+    """Training and the shipped settings name one proposer: v1, without the default's
+    key-term veto (a vetoed span would never reach the cross-encoder)."""
+    from editf1.judges.embedding import load_params
+
+    assert PROPOSER == "content_judge.json" and "veto" not in load_params(PROPOSER)
+    shipped = shipped_adapter() / JUDGE_FILE
+    if shipped.is_file():
+        assert json.loads(shipped.read_text())["proposer"] == PROPOSER
+
+
 def test_reranker_pairs_by_hand():
     """A match on the 20 mg sentence: gold positive; negatives only among the proposer's
     top 2 (the 40 mg sentence; "Rest well." and "Call us." are not retrieved); a NO MATCH
     item: its top 2 as negatives; a verbatim copy dropped with copy_share near 0."""
-    proposer = EmbeddingContentJudge(window=1, encoder=BagOfWords())
+    proposer = EmbeddingContentJudge(window=1, encoder=BagOfWords(), params_file=PROPOSER)
     match = ContentItem("c1", DRAFT, "Take 20 mg of omeprazole every day.", True,
                         "Take 20 mg of omeprazole daily.")  # fmt: skip
     no_match = ContentItem("c2", DRAFT, "Take 10 mg of omeprazole daily.", False)

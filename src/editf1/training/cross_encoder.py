@@ -54,12 +54,18 @@ from editf1.training.span_examples import SpanExample, corruption_examples, span
 from editf1.validation.labelled import ContentItem
 
 __all__ = [
+    "PROPOSER",
     "CrossEncoderTraining",
     "calibrate",
     "fit_cross_encoder",
     "reranker_pairs",
     "train_cross_encoder_judge",
 ]
+
+#: The embedded judge's parameter file that proposes the spans the cross-encoder reranks,
+#: in training and (through the judge's settings) when scoring: v1, the embedded judge
+#: without the default's key-term veto, as the shipped adapter was trained.
+PROPOSER = "content_judge.json"
 
 
 @dataclass(frozen=True)
@@ -414,7 +420,9 @@ def train_cross_encoder_judge(
     train_index, calibration_index = next(splitter.split(np.zeros(len(groups)), groups=groups))
     train_items = [fitting[k][1] for k in train_index]
     calibration_items = [fitting[k][1] for k in calibration_index]
-    proposer = EmbeddingContentJudge(window=settings.window)
+    # the proposer the shipped judge was trained and calibrated with, named in its
+    # settings (v1: the embedded judge without the default's key-term veto)
+    proposer = EmbeddingContentJudge(window=settings.window, params_file=PROPOSER)
     pair_options = {"top_k": settings.top_k, "copy_share": settings.copy_share}
     train = reranker_pairs(
         train_items,
@@ -434,7 +442,7 @@ def train_cross_encoder_judge(
     (output / "README.md").unlink(missing_ok=True)  # peft's stub; the model card is edit-f1's
     judge_settings = {
         "base": base,
-        "proposer": "content_judge.json",
+        "proposer": PROPOSER,
         "top_k": settings.top_k,
         "window": settings.window,
         "max_length": settings.max_length,
