@@ -12,6 +12,7 @@ from editf1.judges.embedding import EmbeddingThemeJudge, load_params
 from editf1.themes import THEMES
 from editf1.training.classifiers import (
     V2_VETO,
+    VETO_NC,
     calibrate_content_judge,
     clinical_micro_f1,
     content_requests,
@@ -153,7 +154,9 @@ def test_shipped_theme_judge_parameters():
     assert cv["macro_f1"] == pytest.approx(np.mean(f1), abs=5e-5)
 
 
-@pytest.mark.parametrize("name", ["content_judge.json", "content_judge_veto.json"])
+@pytest.mark.parametrize(
+    "name", ["content_judge.json", "content_judge_veto.json", "content_judge_veto_nc.json"]
+)
 def test_shipped_content_judge_parameters(name):
     params = load_params(name)
     assert params["weights"]["cosine"] > 0 and params["weights"]["word_recall"] > 0
@@ -190,7 +193,11 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
     if not (folder / "NLI_medical_annotator.csv").is_file():
         pytest.skip(f"{folder / 'NLI_medical_annotator.csv'} is absent")
     items = kqa_content_items(folder)
-    for name, veto in (("content_judge.json", ()), ("content_judge_veto.json", V2_VETO)):
+    for name, veto in (
+        ("content_judge.json", ()),
+        ("content_judge_veto.json", V2_VETO),
+        ("content_judge_veto_nc.json", VETO_NC),
+    ):
         fitted = calibrate_content_judge(items, n_resamples=20, veto=veto)
         shipped = load_params(name)
         assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
@@ -200,12 +207,14 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
         matrix = shipped["agreement"]["confusion_matrix"]
         assert fitted["agreement"]["confusion_matrix"] == matrix, name
     # the veto turned one held-out false match into a true non-match and changed nothing
-    # else ([[TN, FP], [FN, TP]])
-    v1, default = (
-        load_params(n)["agreement"] for n in ("content_judge.json", "content_judge_veto.json")
+    # else, the clause conflicts one more ([[TN, FP], [FN, TP]])
+    v1, default, nc = (
+        load_params(n)["agreement"]
+        for n in ("content_judge.json", "content_judge_veto.json", "content_judge_veto_nc.json")
     )
     assert v1["confusion_matrix"] == [[40, 12], [9, 15]]
     assert default["confusion_matrix"] == [[41, 11], [9, 15]]
+    assert nc["confusion_matrix"] == [[42, 10], [9, 15]]
 
 
 class ZeroEncoder:

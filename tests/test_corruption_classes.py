@@ -52,6 +52,8 @@ JUDGES = {
     # the default: v1's weights with the key-term veto: quantities (dose, unit, time
     # frame), frequency, direction and drug; negation and conditions are not vetoed
     "default": (("embedding", {}), {"negation", "condition"}, False),
+    # an option: the default's veto, and the negation and condition conflicts
+    "veto-nc": (("embedding", {"params_file": "content_judge_veto_nc.json"}), set(), False),
     # v1, the default until 2026-12-02: cosine and word overlap only, no veto; it
     # matches every class
     "v1": (("embedding", {"params_file": "content_judge.json"}), set(CORRUPTED), True),

@@ -410,6 +410,23 @@ def test_default_content_judge_is_v1_with_v2s_veto_and_nothing_refitted():
     assert v1_judge.veto == () and v1_judge.fingerprint != judge.fingerprint
 
 
+def test_veto_nc_is_v1_with_the_clause_conflicts_too_and_nothing_refitted():
+    """``content_judge_veto_nc.json`` (an option) is v1 with :data:`VETO_NC`: the
+    default's veto and the negation and condition conflicts; the same weights, bias,
+    window, split and fitting data as v1 and the default."""
+    from editf1.judges.embedding import load_params
+    from editf1.training.classifiers import VETO_NC
+
+    v1, nc = load_params("content_judge.json"), load_params("content_judge_veto_nc.json")
+    same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
+    assert {k: nc[k] for k in same} == {k: v1[k] for k in same}
+    assert nc["veto"] == [*load_params("content_judge_veto.json")["veto"], "negation", "condition"]
+    assert tuple(nc["veto"]) == VETO_NC and nc["agreement"]["n"] == 76
+    judge = EmbeddingContentJudge(params_file="content_judge_veto_nc.json", encoder=WORDS)
+    assert judge.veto == VETO_NC
+    assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
+
+
 def _reversed_keys(value):
     """``value`` with every dict's keys in reverse order (the same parameters)."""
     if isinstance(value, dict):
@@ -418,7 +435,13 @@ def _reversed_keys(value):
 
 
 @pytest.mark.parametrize(
-    "name", ["content_judge.json", "content_judge_veto.json", "content_judge_v2.json"]
+    "name",
+    [
+        "content_judge.json",
+        "content_judge_veto.json",
+        "content_judge_veto_nc.json",
+        "content_judge_v2.json",
+    ],
 )
 def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_path):
     from editf1.judges.embedding import load_params

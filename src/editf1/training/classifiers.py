@@ -68,6 +68,7 @@ __all__ = [
     "THEME_GRID",
     "V2_FEATURES",
     "V2_VETO",
+    "VETO_NC",
     "ContentJudgeFit",
     "ThemeCrossValidation",
     "calibrate_content_judge",
@@ -135,6 +136,12 @@ V2_FEATURES = CONTENT_FEATURES
 #: dose or other quantity, frequency, treatment direction or drug (clinically
 #: decisive; on the fitting split's best-cosine spans they ruled out no human match).
 V2_VETO = ("quantity", "frequency", "direction", "drug")
+
+#: :data:`V2_VETO` and the two clause conflicts (a negated head asserted in the other
+#: text; a condition the other does not mention): ``content_judge_veto_nc.json``. Chosen
+#: on the fitting cases of all nine label sets (benchmarks/content_judge_real.py's
+#: split): agreement at least the default's on every one.
+VETO_NC = (*V2_VETO, "negation", "condition")
 
 
 class ContentJudgeFit(NamedTuple):
@@ -325,7 +332,8 @@ def calibrate_content_judge(
             e.g. :data:`V2_VETO`) that rule a span out. They take no part in the fit (the
             weights are those fitted without them) and are written into the parameters,
             so the held-out agreement is the vetoing judge's. The shipped default,
-            ``content_judge_veto.json``, is this with :data:`V2_VETO`.
+            ``content_judge_veto.json``, is this with :data:`V2_VETO`;
+            ``content_judge_veto_nc.json`` with :data:`VETO_NC`.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
