@@ -2,7 +2,8 @@
 default embedded judge (``content_judge_veto.json``: v1's weights with the key-term veto,
 a span contradicting a quantity, frequency, direction or drug of the sentence is never
 the match), v1 (``content_judge.json``, the same weights without the veto, the default
-until 2026-12-02), the v2 embedded judge (token alignment and
+until 2026-12-02), ``veto_nc`` (``content_judge_veto_nc.json``, an option: the default
+with the negation and condition conflicts vetoed too), the v2 embedded judge (token alignment and
 clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
 judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
 optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
@@ -218,6 +219,7 @@ def _ci(estimate: dict | None) -> str:
 _NAMES = {
     "default": "default (v1 + veto)",
     "v1": "v1 (no veto)",
+    "veto_nc": "veto_nc (default + negation, condition)",
     "v2": "v2",
     "cross_encoder": "cross-encoder",
     "llm": "LLM (decision)",
@@ -353,6 +355,7 @@ def load_judges(args, params, encoder) -> dict:
     for name, options in (
         ("default", {}),
         ("v1", {"params_file": "content_judge.json"}),
+        ("veto_nc", {"params_file": "content_judge_veto_nc.json"}),
         ("v2", {"params_file": args.params} if args.params else {"params": params}),
     ):
         judges[name] = (

@@ -128,6 +128,35 @@ def test_real_label_figures_in_readme_match_the_results_file():
     assert f"{accept['v1']['unacceptable']['value']:.3f} with v1" in README
 
 
+def test_veto_nc_figures_in_readme_match_its_results_file():
+    """veto_nc's rows come from a second run, which reproduced the first run's rows."""
+    results = ROOT / "benchmarks" / "results"
+    first = json.loads((results / "content_judge_real.json").read_text())
+    second = json.loads((results / "veto_nc" / "content_judge_real.json").read_text())
+    for name, rows in second["held_out"].items():
+        for judge in ("default", "v1", "v2", "always_no_match"):
+            assert rows[judge] == first["held_out"][name][judge], (name, judge)
+    for name in ("team", "kqa", "oncqa_edited_draft"):
+        row = second["held_out"][name]["veto_nc"]
+        cells = " | ".join(_ci(row[key]) for key in ("auroc", "agreement", "cohen_kappa"))
+        rates = f"{row['judge_match_rate']:.3f} / {row['match_rate']:.3f}"
+        assert f"| | | veto_nc | {cells} | {rates} |" in README, name
+    # "at least as well as the default on every one of the nine sets, with a kappa at
+    # least the default's (higher agreement on five ...)"
+    higher = []
+    for name, rows in second["held_out"].items():
+        for key in ("agreement", "cohen_kappa"):
+            assert rows["veto_nc"][key]["value"] >= rows["default"][key]["value"] - 1e-12
+        new, old = (rows[j]["agreement"]["value"] for j in ("veto_nc", "default"))
+        if new > old + 1e-12:
+            higher.append(name)
+            assert f"{new:.3f} against {old:.3f}" in README, name
+    assert len(second["held_out"]) == 9 and len(higher) == 5
+    assert second["dose_change_case_12"]["veto_nc"] == "no_match"
+    unacceptable = second["stage2_acceptability"]["judges"]["veto_nc"]["unacceptable"]
+    assert f"stage-2 unacceptable drafts {unacceptable['value']:.3f} as with the default" in README
+
+
 def test_server_judge_benchmark_figures_in_both_readmes_match_the_results_file():
     results = ROOT / "benchmarks" / "results" / "llm_judge_smollm2-135m-server-cpu.json"
     summary = json.loads(results.read_text())["summary"]

@@ -31,22 +31,9 @@ not stop") is not counted: it states no change.
 the span omits (:attr:`Comparison.key_term_recall`) and which it contradicts
 (:attr:`Comparison.conflicts`): the span names another value of the same kind and not
 the reference's (a dose of 40 mg where the reference says 20 mg; ``continue`` where it
-says ``increase``; pantoprazole where it says omeprazole). Two more kinds compare
-clauses rather than terms, the two NO MATCH rules of ``ANNOTATION_GUIDE.md`` that
-terms miss ("negates the claim"; "turns an unconditional instruction into a
-conditional one, or the reverse"):
-
-* ``negation``: the head of a negation in one text, the first content word after its
-  cue ("take" in "do not take it", "pain" in "no pain"), is asserted in the other
-  ("take it with food"). Only the head counts, so "pain not responding to pain
-  medication" negates "responding", not "pain"; "do not hesitate to call" negates
-  nothing;
-* ``condition``: one text has a conditional clause ("if you develop a fever, ...")
-  none of whose content words the other text has.
-
-Words are compared by their first five letters ("take"/"taking" differ, "medication"/
-"medications" agree), a deliberately crude stem. The content judge turns conflicts of
-the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`).
+says ``increase``; pantoprazole where it says omeprazole). The content judge turns
+conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`),
+and a negation or condition one clause flips (:mod:`editf1.judges.clauses`) likewise.
 
 >>> ref = extract("I would recommend increasing your dose of omeprazole.")
 >>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
@@ -62,6 +49,8 @@ import re
 from dataclasses import dataclass
 
 from editf1.caches import cached
+from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
+from editf1.judges.clauses import NEGATION as _NEGATION
 
 __all__ = [
     "CONFLICT_KINDS",
@@ -76,12 +65,11 @@ __all__ = [
     "extract",
 ]
 
-#: Contradictions of a key term: the span names another value of the same kind.
+#: The kinds of contradiction :func:`compare` reports.
 TERM_CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
-#: The kinds of contradiction :func:`compare` reports: of a key term, and of a clause
-#: (the span negates what the reference asserts, or the reverse; one of the two
-#: states a condition that the other does not mention).
-CONFLICT_KINDS = (*TERM_CONFLICT_KINDS, "negation", "condition")
+#: Every kind a judge's veto can name: those and the clause conflicts of
+#: :func:`editf1.judges.clauses.clause_conflicts` (negation, condition).
+CONFLICT_KINDS = (*TERM_CONFLICT_KINDS, *CLAUSE_CONFLICT_KINDS)
 
 
 def check_veto(kinds) -> tuple[str, ...]:
@@ -244,101 +232,8 @@ _FREQUENCY_PATTERNS = [
 _DIRECTION_PATTERNS = {
     name: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE) for name, pattern in DIRECTIONS.items()
 }
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|neither|nor|without|cannot|avoid\w*|refrain\w*)\b|n't\b",
-    re.IGNORECASE,
-)
 _NEGATED = re.compile(r"(?:\b(?:not|never|no)\b|n't\b)(?:\W+\w+){0,2}?\W+$", re.IGNORECASE)
-#: Clause boundaries: punctuation and clause-joining words (a negation or a condition
-#: reaches no further).
-_CLAUSE_END = re.compile(
-    r"[,;:.!?()]|\b(?:but|however|because|although|though|so|and then)\b", re.I
-)
-#: Verbs that, negated, state the opposite of a negation ("do not hesitate to call" asks
-#: to call; "don't forget to take" asks to take): their scope is not negated.
-_NEGATIVE_VERBS = ("hesita", "forge", "forgo", "fail", "delay", "wait", "miss", "skip")
-#: Function words, never a negation's object.
-_FUNCTION_WORDS = frozenset(
-    [
-        "a", "an", "the", "this", "that", "these", "those", "it", "its", "you", "your",
-        "we", "our", "us", "i", "me", "my", "he", "him", "his", "she", "her", "they",
-        "them", "their", "there", "here", "to", "of", "in", "on", "at", "for", "with",
-        "from", "by", "about", "as", "be", "is", "are", "was", "were", "been", "being",
-        "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will",
-        "would", "shall", "should", "can", "could", "may", "might", "must", "need", "needs",
-        "needed", "any", "some", "all", "more", "much", "very", "really", "just", "also",
-        "yet", "still", "even", "only", "or", "and", "if", "than", "then", "one", "don",
-        "doesn", "didn", "won", "isn", "aren", "wasn", "weren", "shouldn", "couldn",
-        "wouldn", "haven", "hasn", "hadn", "but", "however", "because", "although",
-        "though", "unless", "otherwise",
-    ]
-)  # fmt: skip
-#: A negation's scope: at most this many words after its cue, within its clause.
-_SCOPE_WORDS = 5
-
-
-def _is_content(word: str) -> bool:
-    """A content word: three letters or more, no function word, no negation cue."""
-    return len(word) > 2 and word not in _FUNCTION_WORDS and not _NEGATION.fullmatch(word)
-
-
-def _polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(negated, asserted) content words of ``text``, each as its first five letters.
-
-    A negation's head, the first content word within :data:`_SCOPE_WORDS` words after
-    its cue in the same clause, is negated ("take" in "do not take it"; "pain" in "no
-    pain"), unless it is a verb such as "hesitate" or "forget" (:data:`_NEGATIVE_VERBS`)
-    that, negated, asks for what follows; the rest of the scope is neither negated nor
-    asserted ("pain" in "not responding to pain medications"). Other content words are
-    asserted. A word negated in one place and asserted in another counts as negated.
-    """
-    negated, asserted = set(), set()
-    for clause in _CLAUSE_END.split(text):
-        scoped: dict[int, str] = {}  # start of a word in a negation's scope -> its role
-        for cue in _NEGATION.finditer(clause):
-            words = list(_WORD.finditer(clause, cue.end()))[:_SCOPE_WORDS]
-            content = [m for m in words if _is_content(m[0].lower())]
-            if content and content[0][0].lower().startswith(_NEGATIVE_VERBS):
-                continue  # "do not hesitate to call": what follows is asked for
-            for m in words:
-                scoped.setdefault(m.start(), "scope")
-            if content:
-                scoped[content[0].start()] = "head"
-        for m in _WORD.finditer(clause):
-            word = m[0].lower()
-            if not _is_content(word):
-                continue
-            role = scoped.get(m.start())
-            if role == "head":
-                negated.add(word[:5])
-            elif role is None:
-                asserted.add(word[:5])
-    return frozenset(negated), frozenset(asserted - negated)
-
-
 _CONDITIONAL = re.compile(r"\b(?:if|unless|in case|otherwise)\b", re.IGNORECASE)
-#: The start of a conditional clause, which runs to the end of its clause (:func:`_conditions`).
-_CONDITION_CUE = re.compile(r"\b(?:if|unless|in case)\b", re.IGNORECASE)
-
-
-def _content_words(text: str) -> frozenset[str]:
-    """The content words of ``text``, each as its first five letters."""
-    return frozenset(w[:5] for w in (m.lower() for m in _WORD.findall(text)) if _is_content(w))
-
-
-def _conditions(text: str) -> frozenset[str]:
-    """The content words of ``text``'s conditional clauses ("fever" in "if you have a
-    fever, call us"), each clause from ``if`` / ``unless`` / ``in case`` to the end of
-    its clause, as their first five letters."""
-    return frozenset().union(
-        *(
-            _content_words(_CLAUSE_END.split(clause[cue.end() :])[0])
-            for clause in _CLAUSE_END.split(text)
-            for cue in _CONDITION_CUE.finditer(clause)
-        )
-    )
-
-
 _WORD = re.compile(r"[a-z][a-z0-9-]*", re.IGNORECASE)
 _TEST_PATTERNS = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), name) for p, name in _TESTS.items()]
 
@@ -361,11 +256,6 @@ class KeyTerms:
         drugs: lower-cased drug names.
         tests: canonical investigation names.
         negated: the text has a negation word.
-        negated_words: the heads of its negations, as their first five letters
-            ("take" in "do not take it"; :func:`_polarity`).
-        asserted_words: content words outside any negation's scope, likewise.
-        words: every content word, likewise.
-        condition_words: the content words of its conditional clauses, likewise.
         conditional: the text has a conditional (``if``, ``unless``, ...).
         question: the text has a question mark.
     """
@@ -376,10 +266,6 @@ class KeyTerms:
     drugs: frozenset[str] = frozenset()
     tests: frozenset[str] = frozenset()
     negated: bool = False
-    negated_words: frozenset[str] = frozenset()
-    asserted_words: frozenset[str] = frozenset()
-    words: frozenset[str] = frozenset()
-    condition_words: frozenset[str] = frozenset()
     conditional: bool = False
     question: bool = False
 
@@ -423,7 +309,6 @@ def extract(text: str) -> KeyTerms:
         high = _value(match["high"] or match["low"])[1] * factor
         quantities.add((dimension, round(low, 6), round(max(low, high), 6)))
     words = {w.lower() for w in _WORD.findall(text)}
-    negated_words, asserted_words = _polarity(text)
     drugs = {w for w in words if w in DRUG_NAMES or (len(w) > 5 and w.endswith(DRUG_STEMS))}
     return KeyTerms(
         quantities=frozenset(quantities),
@@ -436,10 +321,6 @@ def extract(text: str) -> KeyTerms:
         drugs=frozenset(drugs),
         tests=frozenset(name for pattern, name in _TEST_PATTERNS if pattern.search(text)),
         negated=bool(_NEGATION.search(text)),
-        negated_words=negated_words,
-        asserted_words=asserted_words,
-        words=_content_words(text),
-        condition_words=_conditions(text),
         conditional=bool(_CONDITIONAL.search(text)),
         question="?" in text,
     )
@@ -452,7 +333,7 @@ class Comparison:
     Attributes:
         key_term_recall: share of the reference's key terms the span has, a fraction
             in [0, 1]; 1.0 when the reference has none.
-        conflicts: the kinds (:data:`CONFLICT_KINDS`) on which the span contradicts
+        conflicts: the kinds (:data:`TERM_CONFLICT_KINDS`) on which the span contradicts
             the reference.
         negation_mismatch: exactly one of the two has a negation.
         conditional_omitted: the reference is conditional and the span is not.
@@ -507,14 +388,6 @@ def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
         for e in span.directions - reference.directions
     ):
         conflicts.add("direction")
-    if reference.negated_words & span.asserted_words or span.negated_words & (
-        reference.asserted_words
-    ):
-        conflicts.add("negation")
-    if (reference.condition_words and not reference.condition_words & span.words) or (
-        span.condition_words and not span.condition_words & reference.words
-    ):
-        conflicts.add("condition")
     total = reference.count
     return Comparison(
         key_term_recall=kept / total if total else 1.0,

@@ -11,6 +11,7 @@ from itertools import pairwise
 import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
+from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
 from editf1.judges.embedding.content_features import (
     CONTENT_FEATURES,
@@ -143,8 +144,10 @@ class EmbeddingContentJudge(ContentJudge):
 
     Veto: a span that contradicts one of the reference's key terms of a kind listed in
     the parameters' ``veto`` (e.g. ``["direction", "quantity"]``: "continue taking your
-    omeprazole" against "increase your dose of omeprazole", 40 mg against 20 mg) is
-    never the match: its probability is set to 0.0.
+    omeprazole" against "increase your dose of omeprazole", 40 mg against 20 mg) or,
+    with ``"negation"`` or ``"condition"`` in the veto, that flips a negation or a
+    condition of the reference (:func:`editf1.judges.clauses.clause_conflicts`; "do not
+    take it" against "take it") is never the match: its probability is set to 0.0.
 
     Bounded span search: every draft sentence is encoded, a run of sentences only when
     it could become the match under an assumption checked on data: a run's cosine is
@@ -319,6 +322,18 @@ class EmbeddingContentJudge(ContentJudge):
             vetoed = np.array(
                 [[bool(c.conflicts & veto) for c in row] for row in comparisons], dtype=bool
             ).reshape(len(refs), len(spans))
+            if veto & set(CLAUSE_CONFLICT_KINDS):  # only then: their words cost time
+                flipped = np.array(
+                    [
+                        [
+                            bool(clause_conflicts(clauses(ref), clauses(s.text)) & veto)
+                            for s in spans
+                        ]
+                        for ref in refs
+                    ],
+                    dtype=bool,
+                ).reshape(len(refs), len(spans))
+                vetoed |= flipped
         return features, vetoed
 
     def span_scores(

@@ -19,7 +19,7 @@ import regex
 from sklearn.feature_extraction.text import CountVectorizer
 
 from editf1.judges.encoder import TokenEmbeddings
-from editf1.judges.key_terms import TERM_CONFLICT_KINDS, Comparison
+from editf1.judges.key_terms import Comparison
 from editf1.judges.spans import span_ranges
 
 __all__ = [
@@ -193,14 +193,10 @@ def key_term_features(comparisons: Sequence[Sequence[Comparison]], spans: int) -
         ``{"key_term_recall", "key_term_conflict", "negation_mismatch",
         "conditional_omitted", "question_mismatch"}``, each a float array of shape
         (R, C) (``C = spans``): the share of the reference's key terms the span keeps,
-        and 1.0 / 0.0 for a conflict of a key-term kind
-        (:data:`~editf1.judges.key_terms.TERM_CONFLICT_KINDS`; v2 was fitted on those),
-        a negation in exactly one of the two,
+        and 1.0 / 0.0 for a conflict of any kind, a negation in exactly one of the two,
         a conditional reference sentence against an unconditional span, and a question
         in exactly one of the two.
     """
-
-    terms = set(TERM_CONFLICT_KINDS)
 
     def grid(value) -> np.ndarray:
         return np.array(
@@ -209,7 +205,7 @@ def key_term_features(comparisons: Sequence[Sequence[Comparison]], spans: int) -
 
     return {
         "key_term_recall": grid(lambda c: c.key_term_recall),
-        "key_term_conflict": grid(lambda c: bool(c.conflicts & terms)),
+        "key_term_conflict": grid(lambda c: bool(c.conflicts)),
         "negation_mismatch": grid(lambda c: c.negation_mismatch),
         "conditional_omitted": grid(lambda c: c.conditional_omitted),
         "question_mismatch": grid(lambda c: c.question_mismatch),
