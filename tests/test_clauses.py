@@ -54,3 +54,12 @@ def test_a_veto_can_name_the_clause_kinds():
     assert check_veto(["drug", "negation", "condition"]) == ("drug", "negation", "condition")
     with pytest.raises(ValueError, match="unknown veto kind"):
         check_veto(["negations"])
+
+
+def test_train_judge_help_names_every_veto_kind(capsys):
+    from editf1.cli.main import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train-judge", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert ", ".join(CONFLICT_KINDS) in help_text

@@ -186,9 +186,11 @@ def _add_train_judge(commands) -> None:
     p.add_argument(
         "--veto",
         default="",
-        help="embedding-content: comma-separated key-term conflict kinds that rule a span "
-        "out, written into the parameters and applied when measuring (not fitted); the "
-        "shipped default is quantity,frequency,direction,drug",
+        help="embedding-content: comma-separated conflict kinds that rule a span out, "
+        "from quantity, frequency, direction, drug, test, negation, condition "
+        "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
+        "measuring (not fitted); the shipped default is quantity,frequency,direction,drug, "
+        "content_judge_veto_nc.json adds negation,condition",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
