@@ -32,8 +32,8 @@ the span omits (:attr:`Comparison.key_term_recall`) and which it contradicts
 (:attr:`Comparison.conflicts`): the span names another value of the same kind and not
 the reference's (a dose of 40 mg where the reference says 20 mg; ``continue`` where it
 says ``increase``; pantoprazole where it says omeprazole). The content judge turns
-conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`),
-and a negation or condition one clause flips (:mod:`editf1.judges.clauses`) likewise.
+conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`);
+it can veto a span that flips a negation or a condition too (:mod:`editf1.judges.clauses`).
 
 >>> ref = extract("I would recommend increasing your dose of omeprazole.")
 >>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
