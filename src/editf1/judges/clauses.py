@@ -24,7 +24,15 @@ after "not" is read as negating the next word ("not all patients experience hair
 loss" conflicts with "some patients experience hair loss"); a double negation
 ("cannot prescribe this without seeing you") conflicts with its positive paraphrase;
 a negation raised onto "think" or "believe" ("I don't think this is serious") negates
-that verb, so it does not conflict with "this is serious".
+that verb, so it does not conflict with "this is serious". The condition check reads
+words, not meaning: a condition both texts state in other words ("if you're worried"
+against "if you are concerned") is a conflict, and a dropped condition is missed when
+one of its words survives elsewhere ("call us if the swelling gets worse" against
+"call us about the swelling"). A verb of :data:`_NEGATIVE_VERBS` flipped for real ("do
+not skip your dose" against "skip your dose") is missed, and so are words shorter than
+five letters against their plurals ("no sign" against "signs"); "until" after a
+negation ("do not resume exercise until next week") conflicts with its positive
+paraphrase ("resume exercise next week").
 
 >>> sorted(clause_conflicts(clauses("Take it with food."), clauses("Do not take it.")))
 ['negation']
