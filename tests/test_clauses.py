@@ -63,3 +63,14 @@ def test_train_judge_help_names_every_veto_kind(capsys):
         build_parser().parse_args(["train-judge", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert ", ".join(CONFLICT_KINDS) in help_text
+
+
+def test_a_long_hostile_text_reads_each_negation_once():
+    """Thousands of cues and conditions in one clause (no punctuation): each negation
+    reads at most five words ahead and a clause's condition is read once, so this stays
+    linear in the text's length; the answer is what the rules say."""
+    text = "no " * 5000 + "fever " + "if you can " * 5000 + "rest"
+    c = clauses(text)
+    assert c.negated == {"fever"} and c.asserted == {"rest"}
+    assert c.condition == {"rest"}  # "you" and "can" are function words
+    assert clause_conflicts(c, clauses("You have a fever.")) == {"negation", "condition"}

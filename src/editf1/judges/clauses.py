@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from editf1.caches import cached
 
@@ -106,7 +107,7 @@ def _polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
     for clause in _CLAUSE_END.split(text):
         scoped: dict[int, str] = {}  # start of a word in a negation's scope -> its role
         for cue in NEGATION.finditer(clause):
-            words = list(_WORD.finditer(clause, cue.end()))[:_SCOPE_WORDS]
+            words = list(islice(_WORD.finditer(clause, cue.end()), _SCOPE_WORDS))
             content = [m for m in words if _is_content(m[0].lower())]
             if content and content[0][0].lower().startswith(_NEGATIVE_VERBS):
                 continue  # "do not hesitate to call": what follows is asked for
@@ -139,13 +140,9 @@ def _conditions(text: str) -> frozenset[str]:
     """The content words of ``text``'s conditional clauses ("fever" in "if you have a
     fever, call us"), each clause from ``if`` / ``unless`` / ``in case`` to the end of
     its clause, as their first five letters."""
-    return frozenset().union(
-        *(
-            _content_words(_CLAUSE_END.split(clause[cue.end() :])[0])
-            for clause in _CLAUSE_END.split(text)
-            for cue in _CONDITION_CUE.finditer(clause)
-        )
-    )
+    # a clause's first cue reaches its end, so later cues of the clause add no word
+    cues = ((clause, _CONDITION_CUE.search(clause)) for clause in _CLAUSE_END.split(text))
+    return frozenset().union(*(_content_words(c[cue.end() :]) for c, cue in cues if cue))
 
 
 @dataclass(frozen=True)

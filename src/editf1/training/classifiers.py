@@ -328,7 +328,7 @@ def calibrate_content_judge(
         span_embedding: how runs of draft sentences are embedded, when fitting and when
             measuring (the judge's option of that name); a value other than
             ``"encoded"`` is written into the parameters.
-        veto: key-term conflict kinds (:data:`editf1.judges.key_terms.CONFLICT_KINDS`,
+        veto: conflict kinds (:data:`editf1.judges.key_terms.CONFLICT_KINDS`,
             e.g. :data:`V2_VETO`) that rule a span out. They take no part in the fit (the
             weights are those fitted without them) and are written into the parameters,
             so the held-out agreement is the vetoing judge's. The shipped default,

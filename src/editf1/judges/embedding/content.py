@@ -319,21 +319,21 @@ class EmbeddingContentJudge(ContentJudge):
             ]
             features |= key_term_features(comparisons, len(spans))
             veto = set(self.veto)
+            clause_veto = veto & set(CLAUSE_CONFLICT_KINDS)  # their words are read only then
             vetoed = np.array(
-                [[bool(c.conflicts & veto) for c in row] for row in comparisons], dtype=bool
-            ).reshape(len(refs), len(spans))
-            if veto & set(CLAUSE_CONFLICT_KINDS):  # only then: their words cost time
-                flipped = np.array(
+                [
                     [
-                        [
-                            bool(clause_conflicts(clauses(ref), clauses(s.text)) & veto)
-                            for s in spans
-                        ]
-                        for ref in refs
-                    ],
-                    dtype=bool,
-                ).reshape(len(refs), len(spans))
-                vetoed |= flipped
+                        bool(c.conflicts & veto)
+                        or bool(
+                            clause_veto
+                            and clause_conflicts(clauses(ref), clauses(span.text)) & clause_veto
+                        )
+                        for c, span in zip(row, spans)
+                    ]
+                    for ref, row in zip(refs, comparisons)
+                ],
+                dtype=bool,
+            ).reshape(len(refs), len(spans))
         return features, vetoed
 
     def span_scores(
