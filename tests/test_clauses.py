@@ -41,6 +41,10 @@ def test_negated_asserted_and_conditional_words():
          {"condition"}),
         # the same condition in other words ("fever" in both): no conflict
         ("Call us if you have a fever.", "If you get a fever, call us.", set()),
+        # both conditional: conditions are not compared, not even a changed one (a
+        # known miss) nor the same one in other words
+        ("Call us if you're worried.", "You may call us if you are concerned.", set()),
+        ("Call us if the fever lasts three days.", "Call us if you have a rash.", set()),
         # both at once
         ("If it hurts, do not run.", "Run.", {"negation", "condition"}),
     ],

@@ -139,3 +139,29 @@ def test_judge_calls_case_12_dose_change_no_match(name, shared_data):
     assert not dose.match
     (judgement,) = judge_content_items(_judge(name), [dose])
     assert judgement.status == "no_match", name
+
+
+#: the veto kind that rules out each corruption class's span
+VETO_KIND = {
+    "number": "quantity",
+    "unit": "quantity",
+    "frequency": "frequency",
+    "drug": "drug",
+    "negation": "negation",
+    "direction": "direction",
+    "time_frame": "quantity",
+    "condition": "condition",
+}
+
+
+@pytest.mark.parametrize("kind", list(CORRUPTED))
+def test_veto_nc_names_the_vetoed_span_and_why(kind):
+    """veto-nc's NO MATCH names the corrupted span it would have matched without the
+    veto, and the veto kind that ruled it out; the uncorrupted match names none."""
+    sentence, corrupted = CORRUPTED[kind]
+    judgement = _judgement("veto-nc", sentence, corrupted)
+    assert judgement.status == "no_match" and judgement.vetoed is not None
+    assert judgement.vetoed.span.text == corrupted
+    assert VETO_KIND[kind] in judgement.vetoed.kinds
+    assert judgement.vetoed.probability >= _judge("veto-nc").threshold > judgement.score
+    assert _judgement("veto-nc", sentence, sentence).vetoed is None

@@ -329,19 +329,47 @@ VETOING = STEEP | {"features": ["cosine"], "weights": {"cosine": 10.0}, "veto": 
 def test_veto_rules_out_a_span_that_contradicts_a_direction(splitter):
     req = request(splitter, "Increase your omeprazole.", "Continue your omeprazole.")
     plain = EmbeddingContentJudge(params=VETOING | {"veto": []}, encoder=WORDS)
-    (answer,) = plain.match([req])[0]
-    assert answer.status == "match"  # cosine 0.97: similar words, opposite advice
+    (plain_answer,) = plain.match([req])[0]
+    assert plain_answer.status == "match"  # cosine 0.97: similar words, opposite advice
+    assert plain_answer.vetoed is None
     vetoing = EmbeddingContentJudge(params=VETOING, encoder=WORDS)
     (scores,) = vetoing.span_scores([req])
     assert scores.vetoed.tolist() == [[True]]
     (answer,) = vetoing.match([req])[0]
     assert answer.status == "no_match" and answer.score == 0.0
+    # the NO MATCH names the span it refused, why, and its probability without the veto
+    assert answer.vetoed.span == plain_answer.span and answer.vetoed.kinds == ("direction",)
+    assert answer.vetoed.probability == pytest.approx(plain_answer.score)
     # the same sentence in the draft is no conflict, and wins
     req = request(
         splitter, "Increase your omeprazole.", "Continue your omeprazole. Increase your omeprazole."
     )
     (answer,) = vetoing.match([req])[0]
     assert answer.status == "match" and answer.span.text == "Increase your omeprazole."
+
+
+def test_vetoed_span_is_written_in_the_alignment_and_read_back(splitter):
+    """A vetoed span reaches the per-row output (``"vetoed"``: span, kinds, probability
+    without the veto) and :func:`editf1.analysis.compare.pair_result_from_dict` reads it
+    back; a sentence without one has no such key."""
+    from editf1.analysis.compare import pair_result_from_dict
+    from editf1.scorer import EditF1Scorer
+
+    judge = EmbeddingContentJudge(params=VETOING, encoder=WORDS)
+    scorer = EditF1Scorer(content_judge=judge, theme_judge=None)
+    draft, reply = "Continue your omeprazole.", "Increase your omeprazole. Rest."
+    (pair,) = scorer.score([draft], [reply]).pairs
+    first, second = (a.to_dict() for a in pair.alignment)
+    assert first["status"] == "no_match" and first["vetoed"]["kinds"] == ["direction"]
+    assert first["vetoed"]["span"] == {"text": draft, "start": 0, "end": 25}
+    increase, cont = (np.add.reduce([WORDS.vectors[w] for w in (v, "your", "omeprazole")])
+                      for v in ("increase", "continue"))  # fmt: skip
+    cosine = increase @ cont / np.linalg.norm(increase) / np.linalg.norm(cont)
+    probability = 1 / (1 + np.exp(8 - 10 * cosine))  # VETOING: sigmoid(10 * cosine - 8)
+    assert first["vetoed"]["probability"] == pytest.approx(probability, abs=1e-5)
+    assert "vetoed" not in second  # "Rest." has no span above the threshold
+    again = pair_result_from_dict(pair.to_dict())
+    assert again.alignment == pair.alignment
 
 
 def test_token_features_come_from_the_token_pass_only_when_asked(splitter):
@@ -375,6 +403,7 @@ def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     test_content_judge_fingerprint_follows_weights_and_options_only."""
     today = EmbeddingContentJudge(encoder=WORDS)
     assert "logreg:1d9e545423,threshold=0.5,window=2" in today.fingerprint
+    assert today.fingerprint.endswith(",rules=2)")
     v1 = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
     assert "logreg:041f72a0e9,threshold=0.5,window=2" in v1.fingerprint
 
@@ -425,6 +454,22 @@ def test_veto_nc_is_v1_with_the_clause_conflicts_too_and_nothing_refitted():
     judge = EmbeddingContentJudge(params_file="content_judge_veto_nc.json", encoder=WORDS)
     assert judge.veto == VETO_NC
     assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
+
+
+def test_fingerprint_names_the_rules_version_of_judges_that_read_key_terms(monkeypatch):
+    """A judge that reads the key-term and clause rules (a veto or key-term features)
+    names :data:`editf1.judges.key_terms.RULES_VERSION`, so a changed rule changes its
+    fingerprint; v1 reads none and keeps its fingerprint."""
+    from editf1.judges import key_terms
+    from editf1.judges.embedding import content
+
+    names = ("content_judge.json", "content_judge_veto_nc.json", "content_judge_v2.json")
+    judges = [EmbeddingContentJudge(params_file=n, encoder=WORDS) for n in names]
+    before = [j.fingerprint for j in judges]
+    assert [f",rules={key_terms.RULES_VERSION})" in f for f in before] == [False, True, True]
+    monkeypatch.setattr(content, "RULES_VERSION", key_terms.RULES_VERSION + 1)
+    after = [j.fingerprint for j in judges]
+    assert after[0] == before[0] and after[1] != before[1] and after[2] != before[2]
 
 
 def _reversed_keys(value):

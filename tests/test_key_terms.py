@@ -132,3 +132,55 @@ def test_compare_flags():
     c = compare(extract("Run."), extract("If it hurts, do not run?"))
     # a conditional span against an unconditional reference omits nothing
     assert (c.negation_mismatch, c.conditional_omitted, c.question_mismatch) == (True, False, True)
+
+
+# ---------------------------------------------------------------- rules version
+
+#: :data:`editf1.judges.key_terms.RULES_VERSION` -> the digest of the rules' answers on
+#: every (reference sentence, draft sentence) pair of the shipped demo set. A rule change
+#: that moves an answer fails here: bump ``RULES_VERSION`` (the fingerprints of judges
+#: that read the rules name it) and record the new digest.
+RULES_DIGESTS = {2: "20f95155117300ab"}
+
+
+def _rules_answers() -> list:
+    """Every demo pair's key-term comparison and clause conflicts, as JSON values."""
+    import json
+    from importlib import resources
+
+    from editf1.judges.clauses import clause_conflicts, clauses
+    from editf1.segment import SentenceSplitter
+
+    split = SentenceSplitter().split
+    lines = resources.files("editf1.data").joinpath("demo.jsonl").read_text("utf-8")
+    answers = []
+    for row in map(json.loads, lines.splitlines()):
+        for ref in split(row["reference"]):
+            for span in split(row["prediction"]):
+                c = compare(extract(ref.text), extract(span.text))
+                answers.append(
+                    [
+                        round(c.key_term_recall, 6),
+                        sorted(c.conflicts),
+                        c.negation_mismatch,
+                        c.conditional_omitted,
+                        c.question_mismatch,
+                        sorted(clause_conflicts(clauses(ref.text), clauses(span.text))),
+                    ]
+                )
+    return answers
+
+
+def test_rules_answers_are_those_of_the_rules_version():
+    import hashlib
+    import json
+
+    from editf1.judges.key_terms import RULES_VERSION
+
+    answers = _rules_answers()
+    assert len(answers) == 778  # every pair of the demo set
+    assert any(a[1] for a in answers) and any(a[5] for a in answers)  # conflicts found
+    digest = hashlib.sha256(json.dumps(answers).encode()).hexdigest()[:16]
+    assert RULES_DIGESTS.get(RULES_VERSION) == digest, (
+        f"the key-term or clause rules answer differently: bump RULES_VERSION and record {digest}"
+    )

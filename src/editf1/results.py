@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from editf1.judges.base import VetoedSpan
 from editf1.segment import Sentence
 
 __all__ = ["PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeCounts", "ThemeScore"]
@@ -51,6 +52,10 @@ class SentenceAlignment:
             :class:`~editf1.judges.embedding.EmbeddingContentJudge`).
         theme: the sentence's theme, or ``None`` without a theme judge.
         judge_output: a generative judge's raw output, where there is one.
+        vetoed: for a ``no_match``, the draft span a veto ruled out that would
+            otherwise have been the match, its conflict kinds and its probability
+            without the veto (:class:`~editf1.judges.base.VetoedSpan`); written as
+            ``"vetoed"`` only where there is one.
     """
 
     reference: Sentence
@@ -59,6 +64,7 @@ class SentenceAlignment:
     score: float | None
     theme: str | None
     judge_output: str | None = None
+    vetoed: VetoedSpan | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +74,7 @@ class SentenceAlignment:
             "score": self.score,
             "theme": self.theme,
             **({"judge_output": self.judge_output} if self.judge_output is not None else {}),
+            **({"vetoed": self.vetoed.to_dict()} if self.vetoed is not None else {}),
         }
 
 

@@ -336,6 +336,7 @@ class EditF1Scorer:
                 score=judgement.score,
                 theme=label.theme if label else None,
                 judge_output=judgement.raw,
+                vetoed=judgement.vetoed,
             )
             for sentence, judgement, label in zip(
                 request.reference_sentences, judgements, reference_labels

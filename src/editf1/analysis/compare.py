@@ -27,6 +27,7 @@ import numpy as np
 from editf1.aggregate import aggregate, micro_prf, pair_counts
 from editf1.count import count_themes
 from editf1.inputs import describe
+from editf1.judges.base import VetoedSpan
 from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
@@ -53,6 +54,10 @@ METRICS = ("f1", "precision", "recall", "theme_f1", "theme_precision", "theme_re
 
 def _sentence(d: dict) -> Sentence:
     return Sentence(d["text"], d["start"], d["end"])
+
+
+def _vetoed(d: dict) -> VetoedSpan:
+    return VetoedSpan(_sentence(d["span"]), tuple(d["kinds"]), d["probability"])
 
 
 #: Fields of a per-row record that are counts (integers >= 0), and scores (in [0, 1]).
@@ -100,6 +105,7 @@ def pair_result_from_dict(d: dict) -> PairResult:
             score=a["score"],
             theme=a["theme"],
             judge_output=a.get("judge_output"),
+            vetoed=_vetoed(a["vetoed"]) if a.get("vetoed") else None,
         )
         for a in d["alignment"]
     )

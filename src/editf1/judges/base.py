@@ -31,6 +31,7 @@ __all__ = [
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
+    "VetoedSpan",
 ]
 
 Status = Literal["match", "no_match", "unusable"]
@@ -52,6 +53,30 @@ class JudgeRequest:
 
 
 @dataclass(frozen=True)
+class VetoedSpan:
+    """The draft span a judge's veto ruled out, where without the veto it would have
+    been the match (see :class:`~editf1.judges.embedding.EmbeddingContentJudge`).
+
+    Attributes:
+        span: the draft span, offsets into the draft.
+        kinds: the conflict kinds that ruled it out, in
+            :data:`editf1.judges.key_terms.CONFLICT_KINDS` order (e.g. ``("direction",)``).
+        probability: the span's probability without the veto, in [threshold, 1].
+    """
+
+    span: Sentence
+    kinds: tuple[str, ...]
+    probability: float
+
+    def to_dict(self) -> dict:
+        return {
+            "span": self.span.to_dict(),
+            "kinds": list(self.kinds),
+            "probability": self.probability,
+        }
+
+
+@dataclass(frozen=True)
 class ContentJudgement:
     """A content judge's answer for one reference sentence.
 
@@ -61,16 +86,21 @@ class ContentJudgement:
             the draft; ``None`` unless ``status == "match"``.
         score: the judge's confidence or similarity in [0, 1] where it has one.
         raw: the model's raw output, for generative judges.
+        vetoed: for a ``"no_match"``, the span a veto ruled out that would otherwise
+            have been the match, and why; ``None`` otherwise.
     """
 
     status: Status
     span: Sentence | None = None
     score: float | None = None
     raw: str | None = None
+    vetoed: VetoedSpan | None = None
 
     def __post_init__(self) -> None:
         if (self.status == "match") != (self.span is not None):
             raise ValueError("a ContentJudgement has a span if and only if status is 'match'")
+        if self.vetoed is not None and self.status != "no_match":
+            raise ValueError("only a NO MATCH ContentJudgement has a vetoed span")
 
 
 @dataclass(frozen=True)

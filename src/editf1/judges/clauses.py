@@ -12,12 +12,14 @@ text, no model):
   Only the head counts, so "pain not responding to pain medication" negates
   "responding", not "pain"; "do not hesitate to call" negates nothing;
 * ``condition``: one text has a conditional clause ("if you develop a fever, ...") none
-  of whose content words the other text has.
+  of whose content words the other text has, and the other has none (the guide's
+  "unconditional into conditional, or the reverse"; two conditional texts are not
+  compared, so "if you're worried" against "if you are concerned" is no conflict).
 
 Words are compared by their first five letters ("medication" and "medications" agree;
 "take" and "taking" do not), a deliberately crude stem. The content judge turns the
-kinds its parameters' veto names into a veto (:mod:`editf1.judges.embedding`);
-``content_judge_veto_nc.json`` vetoes both.
+kinds its parameters' veto names into a veto (:mod:`editf1.judges.embedding`); the
+default, ``content_judge_veto_nc.json``, vetoes both.
 
 Known errors, left as they are (the measured figures are this code's): a quantifier
 after "not" is read as negating the next word ("not all patients experience hair
@@ -25,14 +27,14 @@ loss" conflicts with "some patients experience hair loss"); a double negation
 ("cannot prescribe this without seeing you") conflicts with its positive paraphrase;
 a negation raised onto "think" or "believe" ("I don't think this is serious") negates
 that verb, so it does not conflict with "this is serious". The condition check reads
-words, not meaning: a condition both texts state in other words ("if you're worried"
-against "if you are concerned") is a conflict, and a dropped condition is missed when
-one of its words survives elsewhere ("call us if the swelling gets worse" against
-"call us about the swelling"). A verb of :data:`_NEGATIVE_VERBS` flipped for real ("do
-not skip your dose" against "skip your dose") is missed, and so are words shorter than
-five letters against their plurals ("no sign" against "signs"); "until" after a
-negation ("do not resume exercise until next week") conflicts with its positive
-paraphrase ("resume exercise next week").
+words, not meaning: a dropped condition is missed when one of its words survives
+elsewhere ("call us if the swelling gets worse" against "call us about the swelling"),
+and a condition changed for another ("if the fever lasts three days" against "if you
+have a rash") is missed, as both texts are conditional. A verb of
+:data:`_NEGATIVE_VERBS` flipped for real ("do not skip your dose" against "skip your
+dose") is missed, and so are words shorter than five letters against their plurals ("no
+sign" against "signs"); "until" after a negation ("do not resume exercise until next
+week") conflicts with its positive paraphrase ("resume exercise next week").
 
 >>> sorted(clause_conflicts(clauses("Take it with food."), clauses("Do not take it.")))
 ['negation']
@@ -180,7 +182,8 @@ def clauses(text: str) -> Clauses:
 def clause_conflicts(reference: Clauses, span: Clauses) -> frozenset[str]:
     """The kinds (:data:`CLAUSE_CONFLICT_KINDS`) on which ``span`` contradicts
     ``reference``: ``"negation"`` when a negated head of one is asserted in the other,
-    ``"condition"`` when one has a conditional clause none of whose words the other has.
+    ``"condition"`` when exactly one of them has conditional clauses and none of their
+    words is in the other.
 
     >>> clause_conflicts(clauses("Please call us."), clauses("Don't hesitate to call us."))
     frozenset()
@@ -188,8 +191,10 @@ def clause_conflicts(reference: Clauses, span: Clauses) -> frozenset[str]:
     conflicts = set()
     if reference.negated & span.asserted or span.negated & reference.asserted:
         conflicts.add("negation")
-    if (reference.condition and not reference.condition & span.words) or (
-        span.condition and not span.condition & reference.words
-    ):
-        conflicts.add("condition")
+    # the guide's rule: an unconditional text made conditional, or the reverse; when
+    # both are conditional, their conditions are not compared
+    if bool(reference.condition) != bool(span.condition):
+        conditional, other = (reference, span) if reference.condition else (span, reference)
+        if not conditional.condition & other.words:
+            conflicts.add("condition")
     return frozenset(conflicts)

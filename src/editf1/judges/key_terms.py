@@ -57,6 +57,7 @@ __all__ = [
     "DIRECTIONS",
     "DRUG_NAMES",
     "DRUG_STEMS",
+    "RULES_VERSION",
     "TERM_CONFLICT_KINDS",
     "Comparison",
     "KeyTerms",
@@ -64,6 +65,14 @@ __all__ = [
     "compare",
     "extract",
 ]
+
+#: The version of the rules of this module and :mod:`editf1.judges.clauses`, named in
+#: the fingerprint of every content judge that reads them (a veto or key-term
+#: features), so a changed rule changes those fingerprints. Bump it whenever a rule's
+#: answer changes; ``tests/test_key_terms.py`` pins the rules' answers on probe texts
+#: to it. 2: the condition conflict only between a conditional and an unconditional
+#: text (2026-12-02).
+RULES_VERSION = 2
 
 #: The kinds of contradiction :func:`compare` reports.
 TERM_CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
 from editf1.judges.embedding.content_features import (
@@ -24,7 +24,13 @@ from editf1.judges.embedding.content_features import (
     word_recall,
 )
 from editf1.judges.encoder import SentenceEncoder
-from editf1.judges.key_terms import check_veto, compare, extract
+from editf1.judges.key_terms import (
+    CONFLICT_KINDS,
+    RULES_VERSION,
+    check_veto,
+    compare,
+    extract,
+)
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
@@ -97,6 +103,12 @@ def _number(name: str, value, low: float, high: float, *, allow_none: bool = Fal
     if not low <= value <= high:  # also False for NaN
         raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
     return float(value)
+
+
+def _best(row: np.ndarray) -> int:
+    """The index of the best probability of ``row``; within float32 rounding of the best
+    is a tie, and the earliest span wins."""
+    return int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
 
 
 def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
@@ -267,12 +279,19 @@ class EmbeddingContentJudge(ContentJudge):
             self._digest = digest([self.features, self.weights.tolist(), self.bias, self.veto, idf])
 
     @property
+    def _reads_key_terms(self) -> bool:
+        """Whether the judge reads the rules of :mod:`editf1.judges.key_terms` (a veto or
+        a key-term feature)."""
+        return bool(self.veto or set(self.features) & set(KEY_TERM_FEATURES))
+
+    @property
     def fingerprint(self) -> str:
         margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
         composed = ",span_embedding=composed" if self.span_embedding == "composed" else ""
+        rules = f",rules={RULES_VERSION}" if self._reads_key_terms else ""
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin}{composed}"
+            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules}"
             f"{backend_suffix(self.encoder_backend, self.encoder)})"
         )
 
@@ -313,7 +332,7 @@ class EmbeddingContentJudge(ContentJudge):
             recall, precision = token_alignment(ref_tokens, sentence_tokens, self.window, self.idf)
             features |= {"token_recall": recall, "token_precision": precision}
         vetoed = np.zeros((len(refs), len(spans)), dtype=bool)
-        if self.veto or set(self.features) & set(KEY_TERM_FEATURES):
+        if self._reads_key_terms:
             comparisons = [
                 [compare(extract(ref), extract(span.text)) for span in spans] for ref in refs
             ]
@@ -335,6 +354,15 @@ class EmbeddingContentJudge(ContentJudge):
                 dtype=bool,
             ).reshape(len(refs), len(spans))
         return features, vetoed
+
+    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
+        """The kinds of the judge's veto on which ``span`` contradicts ``reference``
+        (both texts), in :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order; empty
+        where the veto does not rule the span out."""
+        found = set(compare(extract(reference), extract(span)).conflicts)
+        if set(self.veto) & set(CLAUSE_CONFLICT_KINDS):
+            found |= clause_conflicts(clauses(reference), clauses(span))
+        return tuple(k for k in CONFLICT_KINDS if k in found and k in self.veto)
 
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
@@ -410,6 +438,12 @@ class EmbeddingContentJudge(ContentJudge):
         """The best span of each reference sentence, a match if its probability reaches
         ``threshold``.
 
+        A NO MATCH whose best span without the veto would have reached ``threshold``
+        names that span, the conflict kinds that ruled it out (:meth:`veto_kinds`) and
+        its probability without the veto (``ContentJudgement.vetoed``, written as
+        ``"vetoed"`` in the alignment), so a user can see why a close span was refused.
+        Only spans scored are considered: a run the bounded search left unencoded is not.
+
         Guard for other scripts: a span that shares no word with the reference sentence
         (word recall 0) is ruled out (probability 0.0) when either has more than
         :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script
@@ -422,22 +456,28 @@ class EmbeddingContentJudge(ContentJudge):
         for request, scores in zip(requests, self.span_scores(requests)):
             judgements = []
             foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
-            for sentence, row, recall in zip(
-                request.reference_sentences, scores.probability, scores.word_recall
+            unvetoed = self._probability(scores.features, np.zeros_like(scores.vetoed))
+            for sentence, row, free, recall in zip(
+                request.reference_sentences, scores.probability, unvetoed, scores.word_recall
             ):
                 if non_latin_share(sentence.text) > NON_LATIN_LIMIT:
-                    row = np.where(recall == 0, 0.0, row)
+                    row, free = (np.where(recall == 0, 0.0, r) for r in (row, free))
                 elif foreign.any():
-                    row = np.where((recall == 0) & foreign, 0.0, row)
+                    row, free = (np.where((recall == 0) & foreign, 0.0, r) for r in (row, free))
                 if not len(row):
                     judgements.append(ContentJudgement("no_match", None, 0.0))
                     continue
-                # within float32 rounding of the best is a tie: the earliest span wins
-                best = int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
+                best = _best(row)
                 probability = float(row[best])
                 if probability >= self.threshold:
                     judgements.append(ContentJudgement("match", scores.spans[best], probability))
-                else:
-                    judgements.append(ContentJudgement("no_match", None, probability))
+                    continue
+                ruled_out = _best(free)  # the match there would be without the veto
+                vetoed = None
+                if free[ruled_out] >= self.threshold:
+                    span = scores.spans[ruled_out]
+                    kinds = self.veto_kinds(sentence.text, span.text)
+                    vetoed = VetoedSpan(span, kinds, float(free[ruled_out]))
+                judgements.append(ContentJudgement("no_match", None, probability, vetoed=vetoed))
             results.append(judgements)
         return results
