@@ -45,6 +45,7 @@ week") conflicts with its positive paraphrase ("resume exercise next week").
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from itertools import islice
 
@@ -123,9 +124,9 @@ def _polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
                 continue
             role = scoped.get(m.start())
             if role == "head":
-                negated.add(word[:5])
+                negated.add(sys.intern(word[:5]))
             elif role is None:
-                asserted.add(word[:5])
+                asserted.add(sys.intern(word[:5]))
     return frozenset(negated), frozenset(asserted - negated)
 
 
@@ -135,7 +136,8 @@ _CONDITION_CUE = re.compile(r"\b(?:if|unless|in case)\b", re.IGNORECASE)
 
 def _content_words(text: str) -> frozenset[str]:
     """The content words of ``text``, each as its first five letters."""
-    return frozenset(w[:5] for w in (m.lower() for m in _WORD.findall(text)) if _is_content(w))
+    words = (m.lower() for m in _WORD.findall(text))
+    return frozenset(sys.intern(w[:5]) for w in words if _is_content(w))
 
 
 def _conditions(text: str) -> frozenset[str]:
@@ -166,9 +168,17 @@ class Clauses:
     condition: frozenset[str] = frozenset()
 
 
-@cached(maxsize=100_000)
+#: Texts whose :class:`Clauses` are kept. A judge reads a text's clauses against every
+#: other text of its pair, so a few thousand cover a batch; a Clauses holds four sets
+#: (about 2 KB), so the 100,000 of the key-term caches would add about 200 MB to a
+#: long run's peak memory (benchmarks/README.md, "Scaling").
+CACHE_SIZE = 10_000
+
+
+@cached(maxsize=CACHE_SIZE)
 def clauses(text: str) -> Clauses:
-    """The :class:`Clauses` of ``text`` (any string; cached per text).
+    """The :class:`Clauses` of ``text`` (any string; cached per text, the last
+    :data:`CACHE_SIZE` texts).
 
     >>> c = clauses("If you still feel dizzy, do not drive, but rest at home.")
     >>> sorted(c.negated), sorted(c.condition)
@@ -178,10 +188,10 @@ def clauses(text: str) -> Clauses:
     return Clauses(negated, asserted, _content_words(text), _conditions(text))
 
 
-@cached(maxsize=100_000)
 def clause_conflicts(reference: Clauses, span: Clauses) -> frozenset[str]:
     """The kinds (:data:`CLAUSE_CONFLICT_KINDS`) on which ``span`` contradicts
-    ``reference``: ``"negation"`` when a negated head of one is asserted in the other,
+    ``reference`` (a few set operations, not cached: a cache keyed by both would keep
+    their Clauses alive): ``"negation"`` when a negated head of one is asserted in the other,
     ``"condition"`` when exactly one of them has conditional clauses and none of their
     words is in the other.
 
