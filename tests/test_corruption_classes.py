@@ -49,13 +49,18 @@ CORRUPTED = {
 #: judge -> (load_content_judge arguments, the corruption classes it still matches,
 #: whether it still matches case 12's dose change)
 JUDGES = {
-    # the default: v1's weights with the key-term veto: quantities (dose, unit, time
-    # frame), frequency, direction and drug; negation and conditions are not vetoed
-    "default": (("embedding", {}), {"negation", "condition"}, False),
-    # an option: the default's veto, and the negation and condition conflicts
-    "veto-nc": (("embedding", {"params_file": "content_judge_veto_nc.json"}), set(), False),
-    # v1, the default until 2026-12-02: cosine and word overlap only, no veto; it
-    # matches every class
+    # the default: v1's weights with the veto: quantities (dose, unit, time frame),
+    # frequency, direction, drug, and the negation and condition conflicts
+    "default": (("embedding", {}), set(), False),
+    # the default until 2026-12-02: the term kinds only; negation and conditions are
+    # not vetoed
+    "veto": (
+        ("embedding", {"params_file": "content_judge_veto.json"}),
+        {"negation", "condition"},
+        False,
+    ),
+    # v1, the default before that: cosine and word overlap only, no veto; it matches
+    # every class
     "v1": (("embedding", {"params_file": "content_judge.json"}), set(CORRUPTED), True),
     # v2 has the same veto; negation and conditions are features, outweighed here
     "v2": (
@@ -155,13 +160,13 @@ VETO_KIND = {
 
 
 @pytest.mark.parametrize("kind", list(CORRUPTED))
-def test_veto_nc_names_the_vetoed_span_and_why(kind):
-    """veto-nc's NO MATCH names the corrupted span it would have matched without the
+def test_default_names_the_vetoed_span_and_why(kind):
+    """The default's NO MATCH names the corrupted span it would have matched without the
     veto, and the veto kind that ruled it out; the uncorrupted match names none."""
     sentence, corrupted = CORRUPTED[kind]
-    judgement = _judgement("veto-nc", sentence, corrupted)
+    judgement = _judgement("default", sentence, corrupted)
     assert judgement.status == "no_match" and judgement.vetoed is not None
     assert judgement.vetoed.span.text == corrupted
     assert VETO_KIND[kind] in judgement.vetoed.kinds
-    assert judgement.vetoed.probability >= _judge("veto-nc").threshold > judgement.score
-    assert _judgement("veto-nc", sentence, sentence).vetoed is None
+    assert judgement.vetoed.probability >= _judge("default").threshold > judgement.score
+    assert _judgement("default", sentence, sentence).vetoed is None

@@ -402,7 +402,7 @@ def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     reproducibility string name it). What the fingerprint follows is checked by
     test_content_judge_fingerprint_follows_weights_and_options_only."""
     today = EmbeddingContentJudge(encoder=WORDS)
-    assert "logreg:1d9e545423,threshold=0.5,window=2" in today.fingerprint
+    assert "logreg:9b3bf397fd,threshold=0.5,window=2" in today.fingerprint
     assert today.fingerprint.endswith(",rules=2)")
     v1 = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
     assert "logreg:041f72a0e9,threshold=0.5,window=2" in v1.fingerprint
@@ -417,42 +417,44 @@ def test_content_judge_v2_loads_its_features_veto_and_threshold():
     assert v2.fingerprint != today.fingerprint
 
 
-def test_default_content_judge_is_v1_with_v2s_veto_and_nothing_refitted():
-    """The default, ``content_judge_veto.json``, is v1 (``content_judge.json``) with the
-    veto kinds of v2: the same weights, bias and window, split and fitting data (what
-    ``edit-f1 train-judge embedding-content --veto ...`` writes), and its held-out
-    agreement measured with the veto on the same items."""
+def test_default_content_judge_is_v1_with_the_full_veto_and_nothing_refitted():
+    """The default, ``content_judge_veto_nc.json``, is v1 (``content_judge.json``) with
+    :data:`VETO_NC`: v2's term kinds and the negation and condition conflicts; the same
+    weights, bias and window, split and fitting data (what ``edit-f1 train-judge
+    embedding-content --veto ...`` writes), and its held-out agreement measured with the
+    veto on the same items."""
     from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, load_params
-    from editf1.training.classifiers import V2_VETO
+    from editf1.training.classifiers import VETO_NC
 
-    assert DEFAULT_CONTENT_PARAMS == "content_judge_veto.json"
-    v1, veto = load_params("content_judge.json"), load_params(DEFAULT_CONTENT_PARAMS)
+    assert DEFAULT_CONTENT_PARAMS == "content_judge_veto_nc.json"
+    v1, nc = load_params("content_judge.json"), load_params(DEFAULT_CONTENT_PARAMS)
     same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
-    assert {k: veto[k] for k in same} == {k: v1[k] for k in same}
+    assert {k: nc[k] for k in same} == {k: v1[k] for k in same}
     assert "veto" not in v1
-    assert veto["veto"] == list(V2_VETO) == ["quantity", "frequency", "direction", "drug"]
-    assert veto["agreement"]["n"] == v1["agreement"]["n"] == 76
+    assert nc["veto"] == list(VETO_NC) == [
+        "quantity", "frequency", "direction", "drug", "negation", "condition"
+    ]  # fmt: skip
+    assert nc["agreement"]["n"] == v1["agreement"]["n"] == 76
     judge = EmbeddingContentJudge(encoder=WORDS)
-    assert judge.veto == V2_VETO
+    assert judge.veto == VETO_NC
     assert judge.features == ("cosine", "word_recall") and judge.threshold == 0.5
     v1_judge = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
     assert v1_judge.veto == () and v1_judge.fingerprint != judge.fingerprint
 
 
-def test_veto_nc_is_v1_with_the_clause_conflicts_too_and_nothing_refitted():
-    """``content_judge_veto_nc.json`` (an option) is v1 with :data:`VETO_NC`: the
-    default's veto and the negation and condition conflicts; the same weights, bias,
-    window, split and fitting data as v1 and the default."""
+def test_term_veto_is_v1_with_v2s_veto_and_nothing_refitted():
+    """``content_judge_veto.json`` (the default until 2026-12-02, an option) is v1 with
+    :data:`V2_VETO`, the same weights, bias, window, split and fitting data."""
     from editf1.judges.embedding import load_params
-    from editf1.training.classifiers import VETO_NC
+    from editf1.training.classifiers import V2_VETO
 
-    v1, nc = load_params("content_judge.json"), load_params("content_judge_veto_nc.json")
+    v1, veto = load_params("content_judge.json"), load_params("content_judge_veto.json")
     same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
-    assert {k: nc[k] for k in same} == {k: v1[k] for k in same}
-    assert nc["veto"] == [*load_params("content_judge_veto.json")["veto"], "negation", "condition"]
-    assert tuple(nc["veto"]) == VETO_NC and nc["agreement"]["n"] == 76
-    judge = EmbeddingContentJudge(params_file="content_judge_veto_nc.json", encoder=WORDS)
-    assert judge.veto == VETO_NC
+    assert {k: veto[k] for k in same} == {k: v1[k] for k in same}
+    assert veto["veto"] == list(V2_VETO) == ["quantity", "frequency", "direction", "drug"]
+    assert veto["agreement"]["n"] == 76
+    judge = EmbeddingContentJudge(params_file="content_judge_veto.json", encoder=WORDS)
+    assert judge.veto == V2_VETO
     assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
 
 
@@ -737,7 +739,7 @@ def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(spli
 
 
 def test_span_embedding_defaults_to_the_way_the_parameters_were_fitted():
-    params = load_params("content_judge_veto.json")
+    params = load_params("content_judge_veto_nc.json")
     assert EmbeddingContentJudge(encoder=WORDS).span_embedding == "encoded"
     fitted = params | {"span_embedding": "composed"}
     assert EmbeddingContentJudge(params=fitted, encoder=WORDS).span_embedding == "composed"

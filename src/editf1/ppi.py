@@ -56,9 +56,9 @@ that misses the rare pairs that hold most of the errors, which the judge sees am
 the unlabelled ones. ``small_sample=False`` gives the normal interval of PPI++ exactly
 as ``ppi_py`` computes it (divisors n and m, ``q = z_(1-alpha/2)``). On the team's fully
 labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that normal
-interval covered OncQA's all-gold F1 in 92.9% of draws with 20 labelled pairs and
+interval covered OncQA's all-gold F1 in 93.6% of draws with 20 labelled pairs and
 ExpertQA's recall (most pairs perfect, a few carrying the errors) in 73.8%; the default
-covered every set, figure and n in 95.5% of draws or more.
+covered every set, figure and n in 95.0% of draws or more.
 
 Setting ``lam = 0`` gives the classical delta-method interval of the gold labels
 alone; the judge alone is the same interval on the judge's counts of all pairs (it

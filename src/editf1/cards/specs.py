@@ -200,7 +200,7 @@ def embedding_content_card_spec(
     report: dict | None, *, name: str = "edit-f1-embedding-content"
 ) -> CardSpec:
     """The card of the embedded default content judge (parameters in
-    ``data/content_judge_veto.json``: v1's weights with the key-term veto).
+    ``data/content_judge_veto_nc.json``: v1's weights with the veto).
 
     Args:
         report: its ``edit-f1 agreement content`` report (JSON), or ``None`` to use
@@ -227,9 +227,10 @@ def embedding_content_card_spec(
             "features (cosine similarity of all-MiniLM-L6-v2 embeddings, share of the "
             "sentence's words in the span) and answers the most probable span if its "
             "probability reaches 0.5, else NO MATCH; a span that contradicts one of the "
-            f"sentence's key terms ({veto}: a dose, unit or time frame, how often, "
-            "continue / increase / stop / start / hold, which drug) is never its match "
-            "(the key-term veto). Offline, CPU, nothing downloaded."
+            "sentence's key terms (a dose, unit or time frame, how often, continue / "
+            "increase / stop / start / hold, which drug) or flips one of its negations or "
+            f"conditions is never its match (the veto: {veto}). Offline, CPU, nothing "
+            "downloaded."
         ),
         judge_rows=[
             ("Task", "content judge"),
@@ -239,11 +240,15 @@ def embedding_content_card_spec(
                 f"logistic regression: cosine {params['weights']['cosine']}, word recall "
                 f"{params['weights']['word_recall']}, bias {params['bias']}",
             ),
-            ("Key-term veto", f"{veto} (`editf1.judges.key_terms`); not fitted"),
+            (
+                "Veto",
+                f"{veto} (`editf1.judges.key_terms`, `editf1.judges.clauses`); not fitted",
+            ),
             (
                 "Parameters",
                 f"`editf1/data/{DEFAULT_CONTENT_PARAMS}` (the weights of "
-                "`content_judge.json`, v1, the default until 2026-12-02, with the veto)",
+                "`content_judge.json`, v1, with the veto; `content_judge_veto.json`, the "
+                "default until 2026-12-02, vetoes the first four kinds only)",
             ),
             (
                 "Span search",
@@ -293,14 +298,16 @@ def embedding_content_card_spec(
         notes=[
             "K-QA pairs general medical questions with LLM answers and physician claims; "
             "they are not portal messages and replies.",
-            "Of the eight clinically decisive corruption classes of issue 20 (a changed "
-            "dose or number, unit, frequency, drug, negation, direction or time frame, or "
-            "an added condition) it calls six NO MATCH, and OncQA case 12-2's dose change; "
-            "it still matches a negated span and one with an added condition "
-            "(`tests/test_corruption_classes.py`). v1 (`params_file=content_judge.json`, "
-            "no veto) matches all eight; the default agrees with the labels at least as "
-            "well as v1 on all nine held-out sets of "
-            "`benchmarks/results/content_judge_real.md`, within their CIs.",
+            "It calls all eight clinically decisive corruption classes of issue 20 (a "
+            "changed dose or number, unit, frequency, drug, negation, direction or time "
+            "frame, or an added condition) NO MATCH, and OncQA case 12-2's dose change "
+            "(`tests/test_corruption_classes.py`); `content_judge_veto.json` (the four "
+            "term kinds only) still matches a negated span and one with an added "
+            "condition, v1 (`content_judge.json`, no veto) all eight. The default agrees "
+            "with the labels at least as well as either on all nine held-out sets of "
+            "`benchmarks/results/content_judge_real.md`, within their CIs. The negation and "
+            "condition checks read words, not meaning; their known errors are listed in "
+            "`editf1.judges.clauses`.",
         ],
     )
 

