@@ -76,15 +76,15 @@ def test_a_backend_that_contradicts_the_encoder_given_is_refused():
 def test_the_fingerprint_names_a_backend_other_than_torch():
     torch_judge = EmbeddingContentJudge(encoder=FakeEncoder())
     onnx_judge = EmbeddingContentJudge(encoder=FakeEncoder("onnx"))
-    # the torch fingerprint is the one scores were always reported with
+    # the torch fingerprint names no backend (the one scores were always reported with)
     weights = torch_judge._digest
     assert torch_judge.fingerprint == (
-        f"embedding-content(fake,logreg:{weights},threshold=0.5,window=2,span_margin=0.3)"
+        f"embedding-content(fake,logreg:{weights},threshold=0.5,window=2,span_margin=0.3,rules=2)"
     )
     runtime = importlib.metadata.version("onnxruntime")  # the backend's library, named
     assert onnx_judge.fingerprint == (
         f"embedding-content(fake,logreg:{weights},threshold=0.5,window=2,span_margin=0.3,"
-        f"encoder_backend=onnx,onnxruntime={runtime})"
+        f"rules=2,encoder_backend=onnx,onnxruntime={runtime})"
     )
     theme = EmbeddingThemeJudge(params=THEME_PARAMS, encoder=FakeEncoder("onnx-int8"))
     plain = EmbeddingThemeJudge(params=THEME_PARAMS, encoder=FakeEncoder())

@@ -121,7 +121,9 @@ def test_run_on_texts_that_differ_after_the_window_no_longer_score_one():
     # 210 words alike (no two clauses the same), then 70 different: the encoder's window
     # (256 word pieces) ends inside the common part
     common = ", ".join(f"on day {day} keep the knee raised on two pillows" for day in range(21))
-    draft = common + ", " + " ".join(["call us if the pain gets worse"] * 10) + "."
+    # (no "if": the default vetoes a condition one text has and the other lacks, which
+    # would hide what this test is about)
+    draft = common + ", " + " ".join(["call us when the pain gets worse"] * 10) + "."
     reply = common + ", " + " ".join(["bring your insurance card and photo id"] * 10) + "."
     # one sentence each, as before: the texts are truncated, look alike, and match
     whole = EditF1Scorer(theme_judge=None, splitter=SentenceSplitter(max_words=10**6))
