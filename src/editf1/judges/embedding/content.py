@@ -457,7 +457,11 @@ class EmbeddingContentJudge(ContentJudge):
         for request, scores in zip(requests, self.span_scores(requests)):
             judgements = []
             foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
-            unvetoed = self._probability(scores.features, np.zeros_like(scores.vetoed))
+            unvetoed = (  # the probabilities without the veto, computed only if it fired
+                self._probability(scores.features, np.zeros_like(scores.vetoed))
+                if scores.vetoed.any()
+                else scores.probability
+            )
             for sentence, row, free, recall in zip(
                 request.reference_sentences, scores.probability, unvetoed, scores.word_recall
             ):
