@@ -304,6 +304,35 @@ def _plot(series: dict[str, tuple[list, list, list]], path: Path) -> None:
     plt.close(fig)
 
 
+def _linear_fit(sizes: np.ndarray, walls: np.ndarray) -> dict | None:
+    """Least-squares ``wall = intercept + slope * pairs`` over the sizes run.
+
+    Args:
+        sizes: pairs of each run, shape ``(k,)``.
+        walls: wall time of each run in seconds, shape ``(k,)``.
+
+    Returns:
+        ``intercept_s`` (s), ``slope_s_per_pair`` (s per pair), ``r2`` (1.0 with two sizes,
+        where a line passes through both) and ``max_abs_residual_share`` (fraction of a run's
+        time), or None with fewer than two distinct sizes (no line is determined).
+    """
+    if len(np.unique(sizes)) < 2:
+        return None
+    slope, intercept = np.polyfit(sizes, walls, 1)
+    fitted = intercept + slope * sizes
+    r2 = (
+        1 - ((walls - fitted) ** 2).sum() / ((walls - walls.mean()) ** 2).sum()
+        if len(sizes) > 2
+        else 1.0
+    )
+    return {
+        "intercept_s": float(intercept),
+        "slope_s_per_pair": float(slope),
+        "r2": float(r2),
+        "max_abs_residual_share": float(np.max(np.abs(walls - fitted) / walls)),
+    }
+
+
 def _same_cell(same: dict | None) -> str:
     if same is None:
         return "not compared"
@@ -332,12 +361,17 @@ def _markdown(payload: dict) -> str:
             f"{run['load_before'][0]} -> {run['load_after'][0]} | "
             f"{run['contention']['busy_share']:.0%} of the run |"
         )
+    fit_line = (
+        "No least-squares fit: it needs at least two sizes."
+        if fit is None
+        else f"Least-squares fit: wall = {fit['intercept_s']:.1f} s + "
+        f"{fit['slope_s_per_pair']:.4f} s x pairs (R^2 = {fit['r2']:.5f}); the largest residual "
+        f"is {fit['max_abs_residual_share']:.1%} of its run's time."
+    )
     lines += [
         "",
-        f"Least-squares fit: wall = {fit['intercept_s']:.1f} s + {fit['slope_s_per_pair']:.4f} s "
-        f"x pairs (R^2 = {fit['r2']:.5f}); the largest residual is "
-        f"{fit['max_abs_residual_share']:.1%} of its run's time. Peak memory at "
-        f"{runs[-1]['pairs']:,} pairs: {runs[-1]['peak_rss_mb']:.0f} MB (target < 1,500 MB).",
+        f"{fit_line} Peak memory at {runs[-1]['pairs']:,} pairs: "
+        f"{runs[-1]['peak_rss_mb']:.0f} MB (target < 1,500 MB).",
         f"Cache-defeating variants checked: {payload['variants']['sentences_checked']:,} "
         f"sentences split and tokenized as their originals; "
         f"{payload['variants']['sentences_unchanged']:,} of them had no space to widen "
@@ -535,13 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     sizes = np.array([r["pairs"] for r in runs], dtype=float)
     walls = np.array([r["wall_s"] for r in runs])
-    slope, intercept = np.polyfit(sizes, walls, 1)
-    fitted = intercept + slope * sizes
-    r2 = (
-        1 - ((walls - fitted) ** 2).sum() / ((walls - walls.mean()) ** 2).sum()
-        if len(runs) > 2
-        else 1.0
-    )
+    fit = _linear_fit(sizes, walls)
     edit_f1 = "score pairs.jsonl -o scores.jsonl --summary-json s.json --no-progress "
     edit_f1 += f"--batch-size {args.batch_size}"
     payload = {
@@ -553,12 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         "variants": variants,
         "machine_before": machine_before,
         "runs": runs,
-        "fit": {
-            "intercept_s": float(intercept),
-            "slope_s_per_pair": float(slope),
-            "r2": float(r2),
-            "max_abs_residual_share": float(np.max(np.abs(walls - fitted) / walls)),
-        },
+        "fit": fit,
         "target_peak_mb": TARGET_PEAK_MB,
     }
     for p, p_runs in several.items():

@@ -167,6 +167,21 @@ def test_variant_rows_and_their_check():
     assert checked["sentences_checked"] == 8 and checked["sentences_unchanged"] == 2
 
 
+def test_scaling_fit_needs_two_sizes():
+    assert scaling._linear_fit(np.array([100.0]), np.array([20.0])) is None
+    assert scaling._linear_fit(np.array([100.0, 100.0]), np.array([20.0, 21.0])) is None
+    two = scaling._linear_fit(np.array([100.0, 1100.0]), np.array([20.0, 120.0]))
+    assert two["slope_s_per_pair"] == pytest.approx(0.1) and two["r2"] == 1.0
+    assert two["intercept_s"] == pytest.approx(10.0)
+    # by hand: mean x 1, mean y 2, slope 1/2, intercept 1.5; fitted 1.5, 2, 2.5; residuals
+    # -0.5, 1, -0.5 (SS 1.5 of a total 2: R^2 0.25); largest share 0.5 / 1
+    three = scaling._linear_fit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 2.0]))
+    assert three["slope_s_per_pair"] == pytest.approx(0.5)
+    assert three["intercept_s"] == pytest.approx(1.5)
+    assert three["r2"] == pytest.approx(0.25)
+    assert three["max_abs_residual_share"] == pytest.approx(0.5)
+
+
 def _jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
