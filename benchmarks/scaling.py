@@ -37,7 +37,8 @@ the summary.
     python benchmarks/scaling.py --data-dir ../shared/data/oncqa
 
 Writes ``benchmarks/results/scaling.json`` (the one-process runs under ``runs`` and
-``fit``; N processes under ``processes_N``), ``scaling.md`` and ``scaling.png``.
+``fit``, null below two sizes; N processes under ``processes_N``), ``scaling.md`` and
+``scaling.png``.
 """
 
 from __future__ import annotations
