@@ -90,26 +90,48 @@ def test_benchmark_figures_in_both_readmes_match_the_results_files():
         assert f"{rho:.3f}".replace("-", "−") in bench, name
 
 
+def test_speed_and_scaling_results_are_the_current_default_on_a_quiet_machine():
+    """The shipped speed and scaling runs judged with the current default: their corpus F1
+    is the README's paper-setting row, F1 = 2 EM / (2 EM + EA + ED) = 84 / 1428; and the
+    README calls them quiet, so no timed run may have overlapped another busy process."""
+    results = ROOT / "benchmarks" / "results"
+    speed = json.loads((results / "speed.json").read_text())
+    scaling = json.loads((results / "scaling.json").read_text())
+    assert "| 0.059 | 42 | 294 | 1050 |" in README
+    f1 = 2 * 42 / (2 * 42 + 294 + 1050)
+    throughput = speed["throughput"]
+    for name in ("editf1", "editf1_every_span", "editf1_onnx"):
+        assert abs(throughput[name]["f1"] - f1) < 1e-12, name
+        assert max(throughput[name]["busy_share"]) == 0, name
+    assert max(throughput["bertscore"]["busy_share"]) == 0
+    runs = scaling["runs"] + scaling["processes_2"]["runs"]
+    assert [run["pairs"] for run in runs] == [100, 1000, 10000] * 2
+    for run in runs:
+        assert abs(run["f1"] - f1) < 1e-12 and run["contention"]["busy_share"] == 0, run["pairs"]
+
+
 def test_current_default_speed_in_both_readmes_matches_its_results_file():
-    results = ROOT / "benchmarks" / "results" / "speed_clause_veto" / "speed.json"
+    results = ROOT / "benchmarks" / "results" / "speed.json"
     throughput = json.loads(results.read_text())["throughput"]
     bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
     default, bertscore = throughput["editf1"], throughput["bertscore"]
     rates = f"{default['pairs_per_s']:.2f} vs {bertscore['pairs_per_s']:.2f}"
     assert f"**{default['ratio']:.2f}x** ({rates} pairs/s; quiet" in README
-    assert f"**{default['ratio']:.2f}x** BERTScore's pairs per second ({rates};" in bench
+    assert f"**edit-F1 / BERTScore: {default['ratio']:.2f}x pairs per second" in bench
+    assert f"| {default['pairs_per_s']:.2f} | {default['median_s']:.2f} (" in bench
+    assert f"| BERTScore | {bertscore['pairs_per_s']:.2f} | {bertscore['median_s']:.2f} (" in bench
 
 
 def test_current_default_peak_memory_in_both_readmes_matches_its_results_file():
-    results = ROOT / "benchmarks" / "results" / "scaling_clause_veto" / "scaling.json"
-    (run,) = json.loads(results.read_text())["runs"]
+    results = ROOT / "benchmarks" / "results" / "scaling.json"
+    runs = json.loads(results.read_text())["runs"]
     bench = " ".join((ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8").split())
-    assert run["pairs"] == 10000 and run["peak_rss_mb"] < 1500
-    peak = f"{run['peak_rss_mb']:,.0f} MB"
-    assert (
-        f"peak memory **{peak}** (target < 1,500: met, narrowly), {run['wall_s']:.1f} s" in README
-    )
-    assert f"the peak is **{peak}** ({run['wall_s']:.1f} s" in bench
+    assert runs[-1]["pairs"] == 10000 and runs[-1]["peak_rss_mb"] < 1500
+    *smaller, last = (f"{run['peak_rss_mb']:,.0f}" for run in runs)
+    peaks = " / ".join(smaller) + f" / **{last} MB** (target < 1,500: met, narrowly"
+    assert f"peak memory at 100 / 1,000 / 10,000 pairs: {peaks}" in README
+    assert f"memory at 10,000 pairs is **{last} MB** (target < 1,500 MB: met, narrowly" in bench
+    assert f"| {last} MB with the current default;" in bench
 
 
 def test_real_label_figures_in_readme_match_the_results_file():
@@ -380,7 +402,9 @@ def test_onnx_end_to_end_figures_in_both_readmes_match_the_results_file():
     speed = json.loads((results / "speed.json").read_text())
     assert speed["also_backend"] == "onnx"
     torch, onnx = speed["throughput"]["editf1"], speed["throughput"]["editf1_onnx"]
-    assert onnx["ratio_to_default"] > 1 and onnx["same_alignment_as_default"] == speed["pairs"]
+    assert onnx["same_alignment_as_default"] == speed["pairs"]
+    # the READMEs call the end-to-end gain not established: within what runs vary by
+    assert abs(onnx["ratio_to_default"] - 1) < 0.05
     for text in (" ".join(README.replace("**", "").split()), bench):
         assert f"{onnx['ratio']:.2f}x BERTScore's pairs per second" in text
         assert f"against {torch['ratio']:.2f}x with torch" in text
