@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -66,8 +67,21 @@ def test_content_calibration_needs_every_items_annotators_before_encoding():
     ]
     with pytest.raises(ValueError, match=r"item 1 \(case 'q2'\) has 2 annotator decisions"):
         calibrate_content_judge(items, encoder=object())
-    with pytest.raises(ValueError, match=r"item 0 \(case 'q1'\) has 0 annotator"):
-        calibrate_content_judge([ContentItem("q1", "Rest today.", "Rest.", True)])
+    # one decision per item is the label itself: no ceiling to measure, and refused
+    single = [ContentItem("q1", "Rest today.", "Rest.", True, None, (True,))]
+    with pytest.raises(ValueError, match=r"item 0 \(case 'q1'\) has 1 annotator"):
+        calibrate_content_judge(single, encoder=object())
+    # none on one item, two on the next: refused, naming the second
+    mixed = [ContentItem("q1", "Rest today.", "Rest.", True), items[1]]
+    with pytest.raises(ValueError, match=r"item 1 \(case 'q2'\) has 2 .* \(item 0 has 0\)"):
+        calibrate_content_judge(mixed, encoder=object())
+
+
+@pytest.mark.parametrize("threshold", [0.0, 1.0, 1.5])
+def test_content_calibration_refuses_a_threshold_outside_0_1_before_encoding(threshold):
+    items = [ContentItem("q1", "Rest today.", "Rest.", True)]
+    with pytest.raises(ValueError, match=r"threshold must be a probability in \(0, 1\)"):
+        calibrate_content_judge(items, encoder=object(), threshold=threshold)
 
 
 def test_content_calibration_refuses_an_unknown_veto_kind_before_encoding():
@@ -89,6 +103,72 @@ def _rest_drink_items() -> list[ContentItem]:
         )
         for i in range(10)
     ]
+
+
+def test_content_calibration_on_own_labels_chooses_the_threshold_out_of_fold(bag_model):
+    """A site's own labels: one label per item (no annotators, so no ceiling), cases
+    named cases, the threshold chosen on the fitting cases and used on the held-out
+    ones."""
+    from editf1.judges.embedding import EmbeddingContentJudge
+    from editf1.judges.encoder import SentenceEncoder
+
+    items = [dataclasses.replace(item, annotators=()) for item in _rest_drink_items()]
+    encoder = SentenceEncoder(bag_model(), "bag")
+    params = calibrate_content_judge(
+        items,
+        encoder=encoder,
+        n_resamples=20,
+        threshold=None,
+        fitted_on="content labels mine.jsonl",
+        case_name="case",
+    )
+    assert params["human_ceiling"] is None
+    assert params["fitted_on"] == "content labels mine.jsonl"
+    split = params["split"]
+    assert split["by"] == "case" and "train_questions" not in split
+    # ten one-item cases, 40% held out: 6 fit (all 5 folds of the threshold choice), 4 not
+    assert (split["train_cases"], split["test_cases"]) == (6, 4)
+    assert (split["train_items"], split["test_items"]) == (6, 4)
+    # "Rest drink." is found in "Rest. Drink.", "Call call." is not: every fold
+    # separates them, so the out-of-fold kappa is 1 and so is the held-out agreement
+    assert params["threshold_choice"]["out_of_fold_cohen_kappa"] == 1.0
+    assert params["threshold_choice"]["folds"] == 5
+    assert 0.0 < params["threshold"] < 1.0
+    assert params["agreement"]["agreement"]["value"] == 1.0
+    assert EmbeddingContentJudge(params=params, encoder=encoder).threshold == params["threshold"]
+    # a fixed threshold other than 0.5 is written as given, with no choice recorded
+    fixed = calibrate_content_judge(items, encoder=encoder, n_resamples=20, threshold=0.7)
+    assert fixed["threshold"] == 0.7 and "threshold_choice" not in fixed
+    # 0.5, the judge's default, is not written: the shipped files' recipe
+    plain = calibrate_content_judge(items, encoder=encoder, n_resamples=20)
+    assert "threshold" not in plain and plain["split"]["by"] == "question"
+    with pytest.raises(ValueError, match=r"3 fitting cases for the 5 folds"):
+        calibrate_content_judge(items[:5], encoder=encoder, n_resamples=20, threshold=None)
+
+
+def test_out_of_fold_threshold_is_the_lowest_of_the_best_kappa():
+    """Two features, one span per item but the last, whose only span is vetoed: its
+    out-of-fold probability is 0.0; the threshold maximises kappa, lowest on a tie."""
+    from editf1.training.classifiers import _out_of_fold_threshold
+    from editf1.validation.agreement import cohen_kappa
+
+    rng = np.random.default_rng(0)
+    labels = np.array([k % 2 == 1 for k in range(20)])
+    best = np.stack([labels + rng.normal(0, 0.6, 20), rng.normal(0, 1, 20)], axis=1)
+    spans = [row[None, :] for row in best]
+    vetoed = [np.array([k == 19]) for k in range(20)]
+    groups = np.array([f"c{k // 2}" for k in range(20)])
+    out, threshold, kappa = _out_of_fold_threshold(
+        best, spans, vetoed, labels, groups, folds=5, C=1.0, seed=0,
+        names=("cosine", "word_recall"),
+    )  # fmt: skip
+    assert out[19] == 0.0 and ((out > 0) & (out < 1))[:19].all()
+    grid = np.round(np.arange(1, 100) / 100, 2)
+    kappas = np.array([cohen_kappa(labels, out >= t) for t in grid])
+    assert (
+        kappa == pytest.approx(kappas.max()) == pytest.approx(cohen_kappa(labels, out >= threshold))
+    )
+    assert threshold == grid[np.flatnonzero(kappas == kappas.max())[0]]
 
 
 def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):

@@ -3,6 +3,7 @@
 loads a judge takes.
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
+edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
     --content-judge-option adapter=adapters/smollm2-kqa-content
@@ -158,7 +159,11 @@ def _add_train_judge(commands) -> None:
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
         "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
-        "physician labels (--data folder with NLI_medical_annotator.csv); llm-content / "
+        "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
+        "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
+        "annotators; threshold chosen by out-of-fold kappa on the fitting cases), split "
+        "by case, its held-out agreement printed beside the shipped default's on the same "
+        "cases; llm-content / "
         f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
         "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
         "cross-encoder: LoRA on all-MiniLM-L6-v2 as a reranker of the embedded judge's spans, "
@@ -220,20 +225,50 @@ def _train_judge(args) -> int:
         params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
         report = params["cross_validation"]
     else:
-        from editf1.validation.labelled import kqa_content_items
-
         if args.data is None:
-            raise ValueError("train-judge embedding-content needs --data (K-QA folder)")
-        params = classifiers.calibrate_content_judge(
-            kqa_content_items(args.data), seed=args.seed, veto=veto
+            raise ValueError(
+                "train-judge embedding-content needs --data: a K-QA folder or a JSONL/CSV "
+                "of content labels"
+            )
+        items, name = _content_items(args)
+        own = (
+            {}
+            if args.data.is_dir()
+            else {"fitted_on": name, "case_name": "case", "threshold": None}
         )
+        params = classifiers.calibrate_content_judge(items, seed=args.seed, veto=veto, **own)
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
+        report["shipped_default"] = _shipped_default_agreement(items, args.seed)
     write_json(args.output, params, indent=1)
     human = human_stream(args.output)
     print(json.dumps(report, indent=2), file=human)
     if not is_stdio(args.output):
         print(f"wrote {args.output}", file=human)
     return 0
+
+
+def _shipped_default_agreement(items, seed: int) -> dict:
+    """The shipped default content judge's agreement on the held-out cases of
+    :func:`~editf1.training.classifiers.calibrate_content_judge`'s split (the same
+    :func:`~editf1.validation.labelled.case_split`), for comparison with the fit."""
+    from editf1.judges import load_content_judge
+    from editf1.validation.agreement import (
+        binary_agreement_report,
+        judge_content_items,
+        to_jsonable,
+    )
+    from editf1.validation.labelled import select_split
+
+    held_out = select_split(items, "test", seed=seed)
+    judge = load_content_judge("embedding", None)
+    decisions = [j.status == "match" for j in judge_content_items(judge, held_out)]
+    report = binary_agreement_report(
+        [item.match for item in held_out],
+        decisions,
+        groups=[item.case for item in held_out],
+        seed=seed,
+    )
+    return {"judge": judge.fingerprint, **to_jsonable(report)}
 
 
 def _train_cross_encoder(args) -> int:

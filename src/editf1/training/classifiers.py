@@ -64,6 +64,7 @@ from editf1.validation.agreement import (
 from editf1.validation.labelled import ContentItem, ThemeItem, case_split
 
 __all__ = [
+    "KQA_FITTED_ON",
     "NO_VOCABULARY_SOURCES",
     "THEME_GRID",
     "V2_FEATURES",
@@ -137,6 +138,10 @@ V2_FEATURES = CONTENT_FEATURES
 #: decisive; on the fitting split's best-cosine spans they ruled out no human match).
 V2_VETO = ("quantity", "frequency", "direction", "drug")
 
+#: The provenance :func:`calibrate_content_judge` writes by default: the shipped content
+#: judges are fitted on K-QA.
+KQA_FITTED_ON = "K-QA NLI_medical_annotator.csv (physician majority: Entailment = match)"
+
 #: :data:`V2_VETO` and the two clause conflicts (a negated head asserted in the other
 #: text; a condition the other does not mention): ``content_judge_veto_nc.json``, the
 #: default since 2026-12-02. Chosen on the fitting cases of all nine label sets
@@ -177,6 +182,43 @@ def _best_probability(weights, bias, spans: Sequence[np.ndarray], vetoed) -> np.
         if len(x):
             out[i] = np.where(v, 0.0, 1 / (1 + np.exp(-(x @ weights + bias)))).max()
     return out
+
+
+def _out_of_fold_threshold(
+    best: np.ndarray,
+    spans: Sequence[np.ndarray],
+    vetoed: Sequence[np.ndarray],
+    labels: np.ndarray,
+    groups: np.ndarray,
+    *,
+    folds: int,
+    C: float,
+    seed: int,
+    names: Sequence[str],
+) -> tuple[np.ndarray, float, float]:
+    """Out-of-fold match probabilities and the threshold they support.
+
+    The classifier is fitted on ``folds`` folds of cases (``GroupKFold``: no case in two
+    folds) on the (N, F) features ``best`` of each item's most similar span; each item's
+    out-of-fold probability is its best non-vetoed span's. The threshold is the one of
+    0.01, 0.02, ..., 0.99 that maximises Cohen's kappa of the out-of-fold decisions
+    against ``labels`` (the lowest on a tie).
+
+    Returns:
+        ``(out_of_fold, threshold, kappa)``: N probabilities in [0, 1], the threshold,
+        and the out-of-fold kappa at it.
+    """
+    out_of_fold = np.zeros(len(labels))
+    for train, test in GroupKFold(n_splits=folds).split(best, labels, groups):
+        fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed, names=names)
+        w = np.array([fold["weights"][n] for n in names])
+        out_of_fold[test] = _best_probability(
+            w, fold["bias"], [spans[i] for i in test], [vetoed[i] for i in test]
+        )
+    grid = np.round(np.arange(1, 100) / 100, 2)
+    kappas = [cohen_kappa(labels, out_of_fold >= t) for t in grid]
+    best_at = int(np.argmax(kappas))
+    return out_of_fold, float(grid[best_at]), float(kappas[best_at])
 
 
 def fit_content_judge(
@@ -262,16 +304,9 @@ def fit_content_judge(
     best = np.array(
         [x[x[:, cosine].argmax()] if len(x) else np.zeros(len(names)) for x in spans]
     ).reshape(len(items), len(names))
-    out_of_fold = np.zeros(len(items))
-    for train, test in GroupKFold(n_splits=folds).split(best, labels, groups):
-        fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed, names=names)
-        w = np.array([fold["weights"][n] for n in names])
-        out_of_fold[test] = _best_probability(
-            w, fold["bias"], [spans[i] for i in test], [vetoed[i] for i in test]
-        )
-    grid = np.round(np.arange(1, 100) / 100, 2)
-    kappas = [cohen_kappa(labels, out_of_fold >= t) for t in grid]
-    threshold = float(grid[int(np.argmax(kappas))])
+    out_of_fold, threshold, kappa = _out_of_fold_threshold(
+        best, spans, vetoed, labels, groups, folds=folds, C=C, seed=seed, names=names
+    )
     decisions = out_of_fold >= threshold
     fitted = fit_content_classifier(best, labels, C=C, seed=seed, names=names)
     params = {
@@ -290,7 +325,7 @@ def fit_content_judge(
             "folds": folds,
             "threshold_criterion": "max Cohen's kappa of out-of-fold decisions",
             "out_of_fold_agreement": round(float((decisions == labels).mean()), 4),
-            "out_of_fold_cohen_kappa": round(float(max(kappas)), 4),
+            "out_of_fold_cohen_kappa": round(kappa, 4),
             "date": date.today().isoformat(),
         },
         "idf": idf.to_params(),
@@ -308,19 +343,27 @@ def calibrate_content_judge(
     encoder: SentenceEncoder | None = None,
     span_embedding: str = "encoded",
     veto: Sequence[str] = (),
+    fitted_on: str = KQA_FITTED_ON,
+    case_name: str = "question",
+    threshold: float | None = 0.5,
+    folds: int = 5,
 ) -> dict:
     """Fit the embedding content judge on expert match labels and measure its agreement.
 
     The items are split by case with :func:`~editf1.validation.labelled.case_split` (the
     split the LoRA judges train on). The classifier is fitted on the features of each
     training item's most similar span (by cosine), with balanced class weights; the
-    judge is then run as it runs when scoring (most probable span, probability >= 0.5)
-    on the held-out cases.
+    judge is then run as it runs when scoring (most probable span, probability >=
+    ``threshold``) on the held-out cases.
 
     Args:
-        items: content items with their annotators' decisions, e.g.
+        items: content items, e.g.
             :func:`~editf1.validation.labelled.kqa_content_items` (K-QA: the question is
-            the case, the physicians' majority the label, three physicians each).
+            the case, the physicians' majority the label, three physicians each) or a
+            site's own labels (:func:`~editf1.validation.labelled.read_content_items`).
+            Every item carries the same number of annotator decisions: two or more
+            (the human ceiling is measured on them) or none (one label per item; no
+            ceiling).
         window: the judge's span window.
         test_size: share of cases held out.
         seed: seed of the split, the classifier and the bootstrap.
@@ -335,28 +378,46 @@ def calibrate_content_judge(
             so the held-out agreement is the vetoing judge's. The shipped default,
             ``content_judge_veto_nc.json``, is this with :data:`VETO_NC`;
             ``content_judge_veto.json`` with :data:`V2_VETO`.
+        fitted_on: provenance written into the parameters (default: K-QA's).
+        case_name: what a case is, for the split's keys (``"question"`` for K-QA:
+            ``train_questions`` / ``test_questions``; ``"case"``: ``train_cases`` /
+            ``test_cases``).
+        threshold: the decision threshold, a probability in (0, 1) (0.5: the shipped
+            judges'), or None to choose it on the fitting cases: the threshold of the
+            best out-of-fold Cohen's kappa over ``folds`` folds of those cases (as
+            :func:`fit_content_judge`; the vetoed spans ruled out). Balanced class
+            weights put 0.5 where a match and a non-match are equally likely, so with
+            rare matches 0.5 over-counts them; None corrects that without looking at the
+            held-out cases. Written into the parameters (with ``threshold_choice`` when
+            chosen) unless it is 0.5, the judge's default.
+        folds: folds of the out-of-fold threshold choice.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``encoder``,
         ``veto`` (if any),
         ``agreement`` (judge vs the majority label on held-out cases, with 95% CIs from
         a bootstrap over cases), ``human_ceiling`` (mean pairwise agreement of the
-        annotators on the same items), the split (cases are K-QA's questions, hence its
-        keys ``train_questions`` / ``test_questions``) and provenance (``fitted_on``
-        names K-QA: ``edit-f1 train-judge embedding-content`` fits on K-QA only).
+        annotators on the same items; None for items without annotator decisions), the
+        split (``by``: ``case_name``; item and case counts per side; the held-out match
+        rate) and provenance (``fitted_on``).
 
     Raises:
-        ValueError: with fewer than two cases, or an item whose number of annotators
-            differs from the first item's or is below two (naming the item and case); for
-            an unknown veto kind.
+        ValueError: with fewer than two cases (fewer than ``folds`` fitting cases when
+            ``threshold`` is None), only one label among the fitting items, an item
+            whose number of annotator decisions differs from the first item's or is one
+            (naming the item and case); for an unknown veto kind or a threshold outside
+            (0, 1).
     """
     veto = check_veto(veto)
+    if threshold is not None and not 0.0 < threshold < 1.0:
+        raise ValueError(f"threshold must be a probability in (0, 1) or None, got {threshold!r}")
     annotators = len(items[0].annotators) if items else 0
     for i, item in enumerate(items):
-        if len(item.annotators) != annotators or annotators < 2:
+        if len(item.annotators) != annotators or annotators == 1:
             raise ValueError(
                 f"item {i} (case {item.case!r}) has {len(item.annotators)} annotator "
-                f"decisions; the human ceiling needs the same number (>= 2) on every item"
+                f"decisions; every item needs the same number: none, or two or more for "
+                f"the human ceiling (item 0 has {annotators})"
             )
     encoder = encoder or default_encoder()
     requests = content_requests(items)
@@ -364,20 +425,54 @@ def calibrate_content_judge(
     labels = np.array([item.match for item in items])
     probe = EmbeddingContentJudge(
         window=window,
-        params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0},
+        params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0, "veto": list(veto)},
         encoder=encoder,
         span_embedding=span_embedding,
     )
+    scores = probe.span_scores(requests, every_span=True)
     features = np.array(
         [
             [s.cosine[0].max(), s.word_recall[0][s.cosine[0].argmax()]]
             if len(s.spans)
             else [-1.0, 0.0]
-            for s in probe.span_scores(requests, every_span=True)
+            for s in scores
         ]
     )
     train, test = case_split(groups, test_size=test_size, seed=seed)
+    if len(set(labels[train].tolist())) < 2:
+        raise ValueError(
+            f"the {len(train)} fitting items (seed {seed}) hold one label only: label "
+            "matches and non-matches in several cases"
+        )
+    chosen = {} if threshold in (None, 0.5) else {"threshold": threshold}
+    if threshold is None:
+        if len(set(groups[train].tolist())) < folds:
+            raise ValueError(
+                f"{len(set(groups[train].tolist()))} fitting cases for the {folds} folds of "
+                "the threshold choice: label more cases, or give a threshold"
+            )
+        spans = [np.stack([s.cosine[0], s.word_recall[0]], axis=1) for s in scores]
+        _, threshold, kappa = _out_of_fold_threshold(
+            features[train],
+            [spans[i] for i in train],
+            [scores[i].vetoed[0] for i in train],
+            labels[train],
+            groups[train],
+            folds=folds,
+            C=1.0,
+            seed=seed,
+            names=LEGACY_FEATURES,
+        )
+        chosen = {
+            "threshold": threshold,
+            "threshold_choice": {
+                "criterion": "max Cohen's kappa of out-of-fold decisions on the fitting cases",
+                "folds": folds,
+                "out_of_fold_cohen_kappa": round(kappa, 4),
+            },
+        }
     params = fit_content_classifier(features[train], labels[train], seed=seed) | {
+        **chosen,
         "window": window,
         **_span_embedding_entry(span_embedding),
         **({"veto": list(veto)} if veto else {}),
@@ -388,22 +483,26 @@ def calibrate_content_judge(
     )
     stats = {"groups": groups[test], "n_resamples": n_resamples, "seed": seed}
     held_out = binary_agreement_report(labels[test], decisions, **stats)
-    humans = np.array([items[i].annotators for i in test]).T
-    ceiling = inter_annotator_report(humans, **stats)
+    if annotators:
+        humans = np.array([items[i].annotators for i in test]).T
+        ceiling = inter_annotator_report(humans, **stats)
+        ceiling = _jsonable({k: ceiling[k] for k in ("agreement", "cohen_kappa")})
+    else:
+        ceiling = None
     return params | {
         "encoder": encoder.name,
-        "fitted_on": "K-QA NLI_medical_annotator.csv (physician majority: Entailment = match)",
+        "fitted_on": fitted_on,
         "split": {
-            "by": "question",
+            "by": case_name,
             "seed": seed,
             "train_items": len(train),
             "test_items": len(test),
-            "train_questions": len(set(groups[train])),
-            "test_questions": len(set(groups[test])),
+            f"train_{case_name}s": len(set(groups[train])),
+            f"test_{case_name}s": len(set(groups[test])),
             "test_match_rate": round(float(labels[test].mean()), 4),
         },
         "agreement": _jsonable(held_out),
-        "human_ceiling": _jsonable({k: ceiling[k] for k in ("agreement", "cohen_kappa")}),
+        "human_ceiling": ceiling,
         "date": date.today().isoformat(),
     }
 
