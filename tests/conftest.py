@@ -189,6 +189,83 @@ def span():
     return find_span
 
 
+#: Ten cases of a site's own labels: each draft says the first reference sentence
+#: (a paraphrase: match) and not the second (no match); one label per item.
+_OWN_CONTENT_LABELS = [
+    (
+        f"site-{k}",
+        draft,
+        said,
+        unsaid,
+    )
+    for k, (draft, said, unsaid) in enumerate(
+        [
+            (
+                "Keep taking your lisinopril every day. Check your blood pressure at home.",
+                "Please continue your lisinopril daily.",
+                "We will order an MRI of your knee.",
+            ),
+            (
+                "Your potassium was a little low. Eat bananas and leafy greens.",
+                "Your potassium level came back slightly low.",
+                "Stop the metformin for now.",
+            ),
+            (
+                "The rash is likely an allergic reaction. Use the cream twice a day.",
+                "This looks like an allergic rash.",
+                "Your next chemotherapy is on Monday.",
+            ),
+            (
+                "Drink plenty of fluids. Rest for the next few days.",
+                "Make sure you stay well hydrated.",
+                "Your biopsy showed no cancer.",
+            ),
+            (
+                "We moved your appointment to Friday. Bring your medication list.",
+                "Your visit is now on Friday.",
+                "Take ibuprofen for the pain.",
+            ),
+            (
+                "Your A1c improved to 6.8. Keep up the diet changes.",
+                "Your diabetes control has improved.",
+                "Call 911 if you have chest pain.",
+            ),
+            (
+                "I have sent a referral to cardiology. They will call you this week.",
+                "I referred you to a heart specialist.",
+                "Your thyroid levels are normal.",
+            ),
+            (
+                "Ice the ankle for 20 minutes at a time. Keep it raised.",
+                "Put ice on your ankle.",
+                "We are increasing your insulin dose.",
+            ),
+            (
+                "The nausea should ease in a day or two. Eat small, bland meals.",
+                "The nausea will likely pass soon.",
+                "Schedule a colonoscopy next year.",
+            ),
+            (
+                "Your chest X-ray was clear. There is no sign of pneumonia.",
+                "Your X-ray showed no pneumonia.",
+                "Please fast before the blood draw.",
+            ),
+        ]
+    )
+]
+
+
+@pytest.fixture
+def own_content_labels() -> list[dict]:
+    """The ten cases above as content-label rows (``case``, ``prediction``, ``reference``,
+    ``match``), 20 items, the format ``train-judge embedding-content --data`` reads."""
+    return [
+        {"case": case, "prediction": draft, "reference": sentence, "match": match}
+        for case, draft, said, unsaid in _OWN_CONTENT_LABELS
+        for sentence, match in ((said, True), (unsaid, False))
+    ]
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests using it skip with a reason when it is absent."""

@@ -136,75 +136,9 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     assert "judge vs each of 3 annotators" in printed
 
 
-#: Ten cases of a site's own labels: each draft says the first reference sentence
-#: (a paraphrase: match) and not the second (no match); one label per item.
-OWN_LABELS = [
-    (
-        f"site-{k}",
-        draft,
-        said,
-        unsaid,
-    )
-    for k, (draft, said, unsaid) in enumerate(
-        [
-            (
-                "Keep taking your lisinopril every day. Check your blood pressure at home.",
-                "Please continue your lisinopril daily.",
-                "We will order an MRI of your knee.",
-            ),
-            (
-                "Your potassium was a little low. Eat bananas and leafy greens.",
-                "Your potassium level came back slightly low.",
-                "Stop the metformin for now.",
-            ),
-            (
-                "The rash is likely an allergic reaction. Use the cream twice a day.",
-                "This looks like an allergic rash.",
-                "Your next chemotherapy is on Monday.",
-            ),
-            (
-                "Drink plenty of fluids. Rest for the next few days.",
-                "Make sure you stay well hydrated.",
-                "Your biopsy showed no cancer.",
-            ),
-            (
-                "We moved your appointment to Friday. Bring your medication list.",
-                "Your visit is now on Friday.",
-                "Take ibuprofen for the pain.",
-            ),
-            (
-                "Your A1c improved to 6.8. Keep up the diet changes.",
-                "Your diabetes control has improved.",
-                "Call 911 if you have chest pain.",
-            ),
-            (
-                "I have sent a referral to cardiology. They will call you this week.",
-                "I referred you to a heart specialist.",
-                "Your thyroid levels are normal.",
-            ),
-            (
-                "Ice the ankle for 20 minutes at a time. Keep it raised.",
-                "Put ice on your ankle.",
-                "We are increasing your insulin dose.",
-            ),
-            (
-                "The nausea should ease in a day or two. Eat small, bland meals.",
-                "The nausea will likely pass soon.",
-                "Schedule a colonoscopy next year.",
-            ),
-            (
-                "Your chest X-ray was clear. There is no sign of pneumonia.",
-                "Your X-ray showed no pneumonia.",
-                "Please fast before the blood draw.",
-            ),
-        ]
-    )
-]
-
-
 @pytest.mark.slow
 def test_train_content_judge_on_own_labels_and_measure_it_on_the_same_held_out_cases(
-    tmp_path, capsys
+    tmp_path, capsys, own_content_labels
 ):
     """``train-judge embedding-content --data my_labels.jsonl``: the fit's held-out
     agreement is what ``agreement content --split test`` measures with the written
@@ -213,14 +147,7 @@ def test_train_content_judge_on_own_labels_and_measure_it_on_the_same_held_out_c
     from editf1.judges import load_content_judge
 
     labels, fitted = tmp_path / "mine.jsonl", tmp_path / "mine_judge.json"
-    _write_labels(
-        labels,
-        [
-            ContentItem(case, draft, sentence, match)
-            for case, draft, said, unsaid in OWN_LABELS
-            for sentence, match in ((said, True), (unsaid, False))
-        ],
-    )
+    labels.write_text("".join(json.dumps(row) + "\n" for row in own_content_labels))
     code = main(["train-judge", "embedding-content", "--data", str(labels), "-o", str(fitted)])
     printed = capsys.readouterr().out
     assert code == 0

@@ -3,8 +3,10 @@ and the bash blocks that need no real data, model, server or installation run he
 offline, on the blocks' own inline data or the demo set, so a snippet cannot rot (the
 bash blocks are marked slow: each starts the command line and loads the judges).
 
-The bash blocks run in an empty folder holding the two input files the README's commands
-name (``pairs.jsonl``, ``drafts.jsonl``), made from the demo set; the Python blocks run
+The bash blocks run in an empty folder holding the input files the README's commands name
+(``pairs.jsonl``, ``drafts.jsonl``, made from the demo set, and ``my_labels.jsonl``, a
+site's own content labels: the ten cases of the ``own_content_labels`` fixture); the
+Python blocks run
 from the repository root, where the README says they run.
 """
 
@@ -100,11 +102,11 @@ def test_the_python_blocks_run_as_pasted(tmp_path):
     assert failed == {}, "\n".join(f"README line {k}:\n{v}" for k, v in failed.items())
 
 
-def _demo_inputs(folder: Path) -> None:
+def _demo_inputs(folder: Path, own_labels: list[dict]) -> None:
     """pairs.jsonl (draft, reply: 50 pairs, the demo pairs over again under new ids, as
     many as the README's ``sample-for-labels -n 50`` draws) and drafts.jsonl (two drafts
     per message: the demo draft and the clinician's reply itself, so every message has a
-    clear best) from the first three demo pairs."""
+    clear best) from the first three demo pairs, and my_labels.jsonl (``own_labels``)."""
     from editf1.builders.readers import demo_rows
 
     demo = demo_rows()
@@ -124,20 +126,24 @@ def _demo_inputs(folder: Path) -> None:
         for r in rows
         for draft in (r["prediction"], r["reference"])
     ]
-    for name, table in (("pairs.jsonl", pairs), ("drafts.jsonl", drafts)):
+    for name, table in (
+        ("pairs.jsonl", pairs),
+        ("drafts.jsonl", drafts),
+        ("my_labels.jsonl", own_labels),
+    ):
         text = "".join(json.dumps(row) + "\n" for row in table)
         (folder / name).write_text(text, encoding="utf-8")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("line", "code"), BASH, ids=[f"line-{n}" for n, _ in BASH])
-def test_a_bash_block_runs_as_pasted(line, code, tmp_path):
+def test_a_bash_block_runs_as_pasted(line, code, tmp_path, own_content_labels):
     reasons = [why for trigger, why in NOT_RUN.items() if trigger in code]
     if reasons:
         pytest.skip(f"README line {line}: {'; '.join(reasons)}")
     work = tmp_path / "work"
     work.mkdir()
-    _demo_inputs(work)
+    _demo_inputs(work, own_content_labels)
     _run(["bash", "-euo", "pipefail", "-c", code], work, _offline_env(tmp_path))
     outputs = re.findall(r"(?:-o|--output) (\S+)", code)
     assert outputs, "a block this test runs writes something"
