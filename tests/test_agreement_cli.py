@@ -107,7 +107,7 @@ def test_bad_labels_name_the_row(tmp_path):
         )
         + "\n"
     )
-    with pytest.raises(ValueError, match=r"bad\.jsonl row 1: field span is not verbatim"):
+    with pytest.raises(ValueError, match=r"bad\.jsonl, line 2: field span is not verbatim"):
         read_content_items(labels)
     assert main(["agreement", "content", "--labels", str(labels)]) == 2
 

@@ -65,15 +65,15 @@ def test_content_calibration_needs_every_items_annotators_before_encoding():
         ContentItem("q1", "Rest today.", "Rest.", True, None, three),
         ContentItem("q2", "Drink water.", "Rest.", False, None, three[:2]),
     ]
-    with pytest.raises(ValueError, match=r"item 1 \(case 'q2'\) has 2 annotator decisions"):
+    with pytest.raises(ValueError, match=r"item 1 \(in file order\) has 2 annotator decisions"):
         calibrate_content_judge(items, encoder=object())
     # one decision per item is the label itself: no ceiling to measure, and refused
     single = [ContentItem("q1", "Rest today.", "Rest.", True, None, (True,))]
-    with pytest.raises(ValueError, match=r"item 0 \(case 'q1'\) has 1 annotator"):
+    with pytest.raises(ValueError, match=r"item 0 \(in file order\) has 1 annotator"):
         calibrate_content_judge(single, encoder=object())
     # none on one item, two on the next: refused, naming the second
     mixed = [ContentItem("q1", "Rest today.", "Rest.", True), items[1]]
-    with pytest.raises(ValueError, match=r"item 1 \(case 'q2'\) has 2 .* \(item 0 has 0\)"):
+    with pytest.raises(ValueError, match=r"item 1 \(in file order\) has 2 .* \(item 0 has 0\)"):
         calibrate_content_judge(mixed, encoder=object())
 
 
@@ -142,8 +142,14 @@ def test_content_calibration_on_own_labels_chooses_the_threshold_out_of_fold(bag
     # 0.5, the judge's default, is not written: the shipped files' recipe
     plain = calibrate_content_judge(items, encoder=encoder, n_resamples=20)
     assert "threshold" not in plain and plain["split"]["by"] == "question"
-    with pytest.raises(ValueError, match=r"3 fitting cases for the 5 folds"):
-        calibrate_content_judge(items[:5], encoder=encoder, n_resamples=20, threshold=None)
+    # five cases leave 3 to fit (2 held out); nine are the fewest that leave 5 to fit
+    # (ceil(0.4 * 9) = 4 held out): said before anything is encoded
+    with pytest.raises(ValueError, match=r"3 fitting case\(s\) for the 5 folds .* at least 9 "):
+        calibrate_content_judge(items[:5], encoder=object(), threshold=None)
+    nine = calibrate_content_judge(
+        items[:9], encoder=encoder, n_resamples=20, threshold=None, case_name="case"
+    )
+    assert nine["split"]["train_cases"] == 5
 
 
 def test_out_of_fold_threshold_is_the_lowest_of_the_best_kappa():
@@ -267,7 +273,7 @@ def test_shipped_theme_weights_fit_the_encoder(real_theme_judge):
 @pytest.mark.slow
 def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real_content_judge):
     from editf1.training.classifiers import calibrate_content_judge
-    from editf1.validation.labelled import kqa_content_items
+    from editf1.validation.labelled import items_digest, kqa_content_items
 
     folder = shared_data / "kqa"
     if not (folder / "NLI_medical_annotator.csv").is_file():
@@ -282,7 +288,10 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
         shipped = load_params(name)
         assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
         assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)
-        assert fitted["split"] == shipped["split"]
+        # the shipped files predate the split's test_size and items_digest keys
+        recorded = {k: fitted["split"][k] for k in shipped["split"]}
+        assert recorded == shipped["split"]
+        assert fitted["split"]["items_digest"] == items_digest(items)
         assert fitted.get("veto") == shipped.get("veto")
         matrix = shipped["agreement"]["confusion_matrix"]
         assert fitted["agreement"]["confusion_matrix"] == matrix, name

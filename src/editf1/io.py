@@ -39,6 +39,7 @@ __all__ = [
     "atomic_output",
     "check_output_path",
     "describe",
+    "input_format_of",
     "is_inside",
     "read_csv",
     "read_jsonl",
@@ -64,7 +65,13 @@ def _name(path: str | os.PathLike) -> str:
     return "<stdin>" if _is_stdio(path) else os.fspath(path)
 
 
-def _format_of(path: str | os.PathLike, input_format: str) -> str:
+def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
+    """``"jsonl"`` or ``"csv"``: ``input_format``, or with ``"auto"`` the one the suffix
+    names (``.jsonl``/``.json``/``.ndjson``, ``.csv``/``.tsv``; JSON Lines for ``-``).
+
+    Raises:
+        ValueError: for an unknown ``input_format`` or a suffix that names no format.
+    """
     if input_format != "auto":
         if input_format not in FORMATS:
             raise ValueError(f"input format must be auto, jsonl or csv, got {input_format!r}")
@@ -77,7 +84,8 @@ def _format_of(path: str | os.PathLike, input_format: str) -> str:
     if suffix in (".csv", ".tsv"):
         return "csv"
     raise ValueError(
-        f"cannot tell the format of {path} from its suffix; pass --input-format jsonl or csv"
+        f"cannot tell the format of {path} from its suffix: name it .jsonl or .csv (or "
+        "pass --input-format jsonl or csv, where the command has that option)"
     )
 
 
@@ -272,7 +280,7 @@ def read_rows(
             :func:`read_jsonl` and :func:`read_csv` (:class:`~editf1.inputs.InputError`
             where every bad line is listed at once).
     """
-    if _format_of(path, input_format) == "csv":
+    if input_format_of(path, input_format) == "csv":
         return read_csv(path, fields)
     return [row for _, row in read_jsonl(path, fields)]
 

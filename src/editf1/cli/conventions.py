@@ -98,12 +98,15 @@ def add_input_format(p) -> None:
     )
 
 
-def add_bootstrap_options(p, *, flag: str = "--seed") -> None:
-    """``--n-resamples`` and the bootstrap's seed (``flag``), for the 95% CIs."""
+def add_bootstrap_options(
+    p, *, flag: str = "--seed", seed_help: str = "seed of the bootstrap (default 0)"
+) -> None:
+    """``--n-resamples`` and the bootstrap's seed (``flag``, described by ``seed_help``),
+    for the 95% CIs."""
     p.add_argument(
         "--n-resamples",
         type=int,
         default=2000,
         help="bootstrap resamples over cases for the confidence intervals (default 2000)",
     )
-    p.add_argument(flag, type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument(flag, type=int, default=0, help=seed_help)

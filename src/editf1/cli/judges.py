@@ -19,6 +19,7 @@ edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 from editf1.cli.conventions import (
@@ -161,7 +162,8 @@ def _add_train_judge(commands) -> None:
         "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
         "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
         "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
-        "annotators; threshold chosen by out-of-fold kappa on the fitting cases), split "
+        "span and annotators; at least 9 cases; threshold chosen by out-of-fold kappa on "
+        "the fitting cases), split "
         "by case, its held-out agreement printed beside the shipped default's on the same "
         "cases; llm-content / "
         f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
@@ -191,7 +193,8 @@ def _add_train_judge(commands) -> None:
     p.add_argument(
         "--veto",
         default="",
-        help="embedding-content: comma-separated conflict kinds that rule a span out, "
+        help="embedding-content: comma-separated conflict kinds that rule a span out "
+        "(default: none), "
         "from quantity, frequency, direction, drug, test, negation, condition "
         "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
         "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
@@ -398,7 +401,13 @@ def _add_agreement(commands) -> None:
         help="weighted kappa for ordinal (numeric) labels",
     )
     for sub in (content, theme, labels):
-        add_bootstrap_options(sub)
+        add_bootstrap_options(
+            sub,
+            seed_help="seed of the bootstrap (default 0)"
+            if sub is labels
+            else "seed of the bootstrap and, with --split, of the case-level split: give "
+            "the --seed the judge was fitted with (train-judge --seed; default 0)",
+        )
         sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
         sub.set_defaults(run=_agreement)
 
@@ -413,6 +422,9 @@ def _agreement(args) -> int:
         select_split,
     )
 
+    check_outputs([("-o", args.output)], [getattr(args, k, None) for k in _AGREEMENT_INPUTS])
+    if args.kind != "labels" and not 0 < args.test_size < 1:
+        raise ValueError(f"--test-size must be a share in (0, 1), got {args.test_size}")
     stats = {"n_resamples": args.n_resamples, "seed": args.seed}
     about: dict = {}
     if args.kind == "content":
@@ -424,8 +436,11 @@ def _agreement(args) -> int:
             items, data = kqa_content_items(args.data_dir), "K-QA NLI_medical_annotator.csv"
         else:
             items, data = read_content_items(args.labels), str(args.labels)
+        options = judge_options(args.content_judge_option)
+        if args.content_judge == "embedding":
+            _check_fitted_split(options, items, args)
         items = select_split(items, args.split, test_size=args.test_size, seed=args.seed)
-        judge = load_content_judge(args.content_judge, judge_options(args.content_judge_option))
+        judge = load_content_judge(args.content_judge, options)
         report = ja.content_agreement_report(items, ja.judge_content_items(judge, items), **stats)
     elif args.kind == "theme":
         items = select_split(
@@ -461,12 +476,52 @@ def _agreement(args) -> int:
         )
     about |= {"data": data, "n_resamples": args.n_resamples, "seed": args.seed}
     report = about | report
-    print(ja.format_report(report))
+    cases = report.get("cases")
+    if isinstance(cases, int) and cases < 2:
+        warnings.warn(
+            f"the items come from {cases} case(s): the bootstrap over cases has nothing to "
+            "resample, so each 95% CI is the value itself; label more cases",
+            stacklevel=2,
+        )
+    human = human_stream(args.output)
+    print(ja.format_report(report), file=human)
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(ja.to_jsonable(report), indent=1) + "\n", "utf-8")
-        print(f"wrote {args.output}")
+        write_json(args.output, ja.to_jsonable(report), indent=1)
+        if not is_stdio(args.output):
+            print(f"wrote {args.output}", file=human)
     return 0
+
+
+#: The arguments of ``edit-f1 agreement`` that name input files or folders.
+_AGREEMENT_INPUTS = ("labels", "data_dir", "input")
+
+
+def _check_fitted_split(options: dict | None, items, args) -> None:
+    """A judge fitted on these very labels (its parameters record their
+    :func:`~editf1.validation.labelled.items_digest`) is measured with ``--split`` on
+    the split it was fitted with, not on one that holds some of its fitting cases.
+
+    Raises:
+        ValueError: naming the recorded seed and test share when ``--seed`` or
+            ``--test-size`` differ from them.
+    """
+    from editf1.judges.embedding.config import load_params
+    from editf1.validation.labelled import items_digest
+
+    name = (options or {}).get("params_file")
+    if args.split == "all" or not name:
+        return
+    split = load_params(str(name)).get("split") or {}
+    if "items_digest" not in split or split["items_digest"] != items_digest(items):
+        return
+    fitted = (split["seed"], split["test_size"])
+    if fitted != (args.seed, args.test_size):
+        raise ValueError(
+            f"params_file {name} was fitted on these labels with split seed {fitted[0]} "
+            f"and test share {fitted[1]}; --split {args.split} with --seed {args.seed} "
+            f"--test-size {args.test_size} would mix its fitting cases into the held-out "
+            f"ones: give --seed {fitted[0]} --test-size {fitted[1]}"
+        )
 
 
 def _add_cards(commands) -> None:

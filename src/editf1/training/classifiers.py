@@ -27,6 +27,7 @@ import json
 from collections.abc import Sequence
 from datetime import date
 from importlib import resources
+from math import ceil
 from typing import NamedTuple
 
 import numpy as np
@@ -61,7 +62,7 @@ from editf1.validation.agreement import (
     cohen_kappa,
     inter_annotator_report,
 )
-from editf1.validation.labelled import ContentItem, ThemeItem, case_split
+from editf1.validation.labelled import ContentItem, ThemeItem, case_split, items_digest
 
 __all__ = [
     "KQA_FITTED_ON",
@@ -415,14 +416,27 @@ def calibrate_content_judge(
     for i, item in enumerate(items):
         if len(item.annotators) != annotators or annotators == 1:
             raise ValueError(
-                f"item {i} (case {item.case!r}) has {len(item.annotators)} annotator "
+                f"item {i} (in file order) has {len(item.annotators)} annotator "
                 f"decisions; every item needs the same number: none, or two or more for "
                 f"the human ceiling (item 0 has {annotators})"
             )
-    encoder = encoder or default_encoder()
-    requests = content_requests(items)
     groups = np.array([item.case for item in items])
     labels = np.array([item.match for item in items])
+    train, test = case_split(groups, test_size=test_size, seed=seed)
+    if len(set(labels[train].tolist())) < 2:
+        raise ValueError(
+            f"the {len(train)} fitting items (seed {seed}) hold one label only: label "
+            "matches and non-matches in several cases"
+        )
+    if threshold is None and len(set(groups[train].tolist())) < folds:
+        needed = next(n for n in range(2, 10_000) if n - ceil(test_size * n) >= folds)
+        raise ValueError(
+            f"{len(set(groups[train].tolist()))} fitting case(s) for the {folds} folds of "
+            f"the threshold choice: label at least {needed} cases ({folds} to fit, the "
+            f"rest, a {test_size} share, held out)"
+        )
+    encoder = encoder or default_encoder()
+    requests = content_requests(items)
     probe = EmbeddingContentJudge(
         window=window,
         params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0, "veto": list(veto)},
@@ -438,19 +452,8 @@ def calibrate_content_judge(
             for s in scores
         ]
     )
-    train, test = case_split(groups, test_size=test_size, seed=seed)
-    if len(set(labels[train].tolist())) < 2:
-        raise ValueError(
-            f"the {len(train)} fitting items (seed {seed}) hold one label only: label "
-            "matches and non-matches in several cases"
-        )
     chosen = {} if threshold in (None, 0.5) else {"threshold": threshold}
     if threshold is None:
-        if len(set(groups[train].tolist())) < folds:
-            raise ValueError(
-                f"{len(set(groups[train].tolist()))} fitting cases for the {folds} folds of "
-                "the threshold choice: label more cases, or give a threshold"
-            )
         spans = [np.stack([s.cosine[0], s.word_recall[0]], axis=1) for s in scores]
         _, threshold, kappa = _out_of_fold_threshold(
             features[train],
@@ -495,6 +498,8 @@ def calibrate_content_judge(
         "split": {
             "by": case_name,
             "seed": seed,
+            "test_size": test_size,
+            "items_digest": items_digest(items),
             "train_items": len(train),
             "test_items": len(test),
             f"train_{case_name}s": len(set(groups[train])),

@@ -11,8 +11,9 @@ keep a case's items together (Buckley et al., arXiv 2609.12822: case-level split
 File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
 
 * content: ``case``, ``prediction`` (the draft), ``reference`` (one sentence),
-  ``match`` (true/false), optional ``span`` (the draft's words that say it, verbatim;
-  only with ``match`` true), optional ``annotators`` (one true/false per annotator).
+  ``match`` (true/false; also yes/no, 1/0), optional ``span`` (the draft's words that
+  say it, verbatim; only with ``match`` true), optional ``annotators`` (one true/false
+  per annotator).
 * theme: ``text``, ``theme`` (one of :data:`editf1.themes.THEMES`), optional ``case``
   (default: each sentence is its own case), optional ``annotators`` (one theme each).
 """
@@ -20,6 +21,7 @@ File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -28,13 +30,15 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
-from editf1.inputs import describe
+from editf1.inputs import InputError, describe, unicode_problem
+from editf1.segment import has_word
 from editf1.themes import check_theme
 
 __all__ = [
     "ContentItem",
     "ThemeItem",
     "case_split",
+    "items_digest",
     "kqa_content_items",
     "read_content_items",
     "read_theme_items",
@@ -133,34 +137,139 @@ def _list(value, where: str) -> list:
     return value
 
 
+def _labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, dict]]:
+    """``(where, row)`` of every row of a labels file: ``where`` names the file and the
+    JSONL line (1-based, as the reader's own messages) or the CSV row (1-based, counted
+    after the header).
+
+    Raises:
+        ValueError: for an empty file, and the errors of :func:`editf1.io.read_rows`.
+    """
+    from editf1.io import input_format_of, read_csv, read_jsonl
+
+    name = Path(path).name
+    if input_format_of(path) == "csv":
+        rows = [
+            (f"{name}, row {i} after the header", r)
+            for i, r in enumerate(read_csv(path, fields), 1)
+        ]
+    else:
+        rows = [(f"{name}, line {n}", r) for n, r in read_jsonl(path, fields)]
+    if not rows:
+        raise ValueError(f"{name} has no rows of labels")
+    return rows
+
+
+def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
+    """``row[field]`` checked to be text (with a word, when ``word``); a problem is
+    appended to ``errors``, naming ``where`` and the field, never quoting the text."""
+    value = row.get(field)
+    if not isinstance(value, str):
+        errors.append(f"{where} field {field}: expected text, got {describe(value)}")
+    elif problem := unicode_problem(value):
+        errors.append(f"{where} field {field} {problem}")
+    elif word and not has_word(value):
+        errors.append(f"{where} field {field} has no word ({describe(value)})")
+    else:
+        return value
+    return ""
+
+
+def _case(value, where: str, errors: list[str]) -> str:
+    """A case id: non-empty text or an integer (kept as its decimal text)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    errors.append(
+        f"{where} field case: expected a non-empty case id (text or an integer), got "
+        f"{describe(value)}; a case's items are split and resampled together"
+    )
+    return ""
+
+
 def read_content_items(path: str | Path) -> list[ContentItem]:
     """Read content labels (format in the module docstring).
 
-    Raises:
-        ValueError: naming the row and field of a missing or bad value, a span that is
-            not verbatim in the draft, or a span on a NO MATCH item.
-    """
-    from editf1.io import read_rows
+    ``match`` and each annotator's decision are true or false (also yes/no, 1/0, any
+    case). Rows are read as given: a repeated (case, prediction, reference) and a
+    ``match`` that is not the annotators' majority are kept and warned about, naming the
+    rows.
 
-    items = []
-    for i, row in enumerate(read_rows(path, ["case", "prediction", "reference", "match"])):
-        where = f"{Path(path).name} row {i}"
-        match = _bool(row["match"], f"{where} field match")
-        span = row.get("span") or None
-        if span is not None and not match:
-            raise ValueError(f"{where}: field span is set but match is false")
-        if span is not None and span not in row["prediction"]:
-            raise ValueError(f"{where}: field span is not verbatim in field prediction")
-        annotators = tuple(
-            _bool(a, f"{where} field annotators")
-            for a in _list(row.get("annotators"), f"{where} field annotators")
-        )
-        items.append(
-            ContentItem(
-                str(row["case"]), row["prediction"], row["reference"], match, span, annotators
+    Returns:
+        One :class:`ContentItem` per row, in file order.
+
+    Raises:
+        InputError: listing every row with a missing or bad value (naming the file, the
+            JSONL line or CSV row, and the field, never the text): an empty case, a
+            prediction or reference that is not text, a reference or span with no word,
+            a match-true item whose prediction has no word, a span that is not verbatim
+            in the prediction, a span on a NO MATCH item, a bad ``match`` or
+            ``annotators``.
+        ValueError: for a file without rows, and the reader's errors.
+    """
+    items, errors = [], []
+    first: dict[tuple, str] = {}
+    repeated, against_majority = [], []
+    for where, row in _labelled_rows(path, ["case", "prediction", "reference", "match"]):
+        bad = len(errors)
+        case = _case(row["case"], where, errors)
+        prediction = _text(row, "prediction", where, errors, word=False)
+        reference = _text(row, "reference", where, errors)
+        try:
+            match = _bool(row["match"], f"{where} field match")
+            annotators = tuple(
+                _bool(a, f"{where} field annotators")
+                for a in _list(row.get("annotators"), f"{where} field annotators")
             )
+        except ValueError as error:
+            errors.append(str(error))
+            continue
+        span = None
+        if row.get("span") not in (None, ""):
+            span = _text(row, "span", where, errors)
+            if not match:
+                errors.append(f"{where}: field span is set but match is false")
+            elif span and prediction and span not in prediction:
+                errors.append(f"{where}: field span is not verbatim in field prediction")
+        if match and row["prediction"] == prediction and not has_word(prediction):
+            errors.append(f"{where}: match is true but field prediction has no word")
+        if len(errors) > bad:
+            continue
+        key = (case, prediction, reference)
+        if key in first:
+            repeated.append(f"{where} repeats {first[key]}")
+        first.setdefault(key, where)
+        yes, n = sum(annotators), len(annotators)
+        if n and 2 * yes != n and (2 * yes > n) != match:
+            against_majority.append(where)
+        items.append(ContentItem(case, prediction, reference, match, span or None, annotators))
+    if errors:
+        raise InputError(errors)
+    if repeated:
+        warnings.warn(
+            f"{len(repeated)} row(s) repeat the case, prediction and reference of an earlier "
+            f"row (kept, each counts as an item): {'; '.join(repeated[:5])}"
+            + (" ..." if len(repeated) > 5 else ""),
+            stacklevel=2,
+        )
+    if against_majority:
+        warnings.warn(
+            f"{len(against_majority)} row(s) have a match that is not their annotators' "
+            f"majority (kept as given): {'; '.join(against_majority[:5])}"
+            + (" ..." if len(against_majority) > 5 else ""),
+            stacklevel=2,
         )
     return items
+
+
+def items_digest(items: Sequence[ContentItem]) -> str:
+    """The first 10 hex digits of the SHA-256 of the items' (case, prediction,
+    reference, match), in order: recorded with a judge fitted on them, so a later
+    measurement can tell it is given the same labels (never their text)."""
+    from editf1.judges.embedding.config import digest
+
+    return digest([[it.case, it.prediction, it.reference, it.match] for it in items])
 
 
 def read_theme_items(path: str | Path) -> list[ThemeItem]:

@@ -22,14 +22,28 @@ def load_params(name: str) -> dict:
 
     Raises:
         FileNotFoundError: if ``name`` is neither shipped in ``editf1/data`` nor a file.
+        ValueError: naming the file, for a file that is not a JSON object.
     """
     shipped = resources.files("editf1.data").joinpath(name)
-    if shipped.is_file():
-        return json.loads(shipped.read_text("utf-8"))
-    if os.path.isfile(name):
+    if shipped.is_file():  # a name in editf1/data (an absolute path joins as itself)
+        text = shipped.read_text("utf-8")
+    elif os.path.isfile(name):
         with open(name, encoding="utf-8") as f:
-            return json.load(f)
-    raise FileNotFoundError(f"params_file {name!r} is neither shipped in editf1/data nor a file")
+            text = f.read()
+    else:
+        raise FileNotFoundError(
+            f"params_file {name!r} is neither shipped in editf1/data nor a file"
+        )
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"params_file {name}: not a JSON parameter file ({error.msg} at line "
+            f"{error.lineno}, column {error.colno})"
+        ) from None
+    if not isinstance(params, dict):
+        raise ValueError(f"params_file {name}: expected a JSON object, got {type(params).__name__}")
+    return params
 
 
 def judge_params(

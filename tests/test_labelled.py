@@ -1,0 +1,181 @@
+"""Reading a site's own content labels (``editf1.validation.labelled``): every bad row is
+named by file, line (JSONL) or row (CSV) and field, never by its text; what is odd but
+usable is kept and warned about; and ``edit-f1 agreement`` measures a judge fitted on
+the same labels on the cases it held out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from editf1.cli.main import main
+from editf1.inputs import InputError
+from editf1.validation.labelled import ContentItem, items_digest, read_content_items
+
+SECRET = "Patient Jane Roe, MRN 5550123"
+
+
+def _jsonl(path, rows) -> None:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def _row(**given) -> dict:
+    return {"case": "c1", "prediction": "Rest today.", "reference": "Rest.", "match": True} | given
+
+
+def test_every_bad_row_is_listed_by_line_and_field_without_its_text(tmp_path):
+    labels = tmp_path / "mine.jsonl"
+    _jsonl(
+        labels,
+        [
+            _row(),  # line 1: fine
+            _row(prediction=42),  # line 2
+            _row(prediction=None, match=False),  # line 3
+            _row(reference=["Rest.", "Sleep."]),  # line 4
+            _row(span=5),  # line 5
+            _row(case=""),  # line 6
+            _row(case=None),  # line 7
+            _row(reference=" \u200b "),  # line 8: no word
+            _row(span="   "),  # line 9: a span with no word
+            _row(prediction=""),  # line 10: a match in an empty draft
+            _row(case=SECRET, reference=SECRET, match="maybe"),  # line 11
+        ],
+    )
+    with pytest.raises(InputError) as raised:
+        read_content_items(labels)
+    assert raised.value.errors == [
+        "mine.jsonl, line 2 field prediction: expected text, got int",
+        "mine.jsonl, line 3 field prediction: expected text, got None",
+        "mine.jsonl, line 4 field reference: expected text, got list of 2 items",
+        "mine.jsonl, line 5 field span: expected text, got int",
+        "mine.jsonl, line 6 field case: expected a non-empty case id (text or an integer), "
+        "got str of 0 characters; a case's items are split and resampled together",
+        "mine.jsonl, line 7 field case: expected a non-empty case id (text or an integer), "
+        "got None; a case's items are split and resampled together",
+        "mine.jsonl, line 8 field reference has no word (str of 3 characters)",
+        "mine.jsonl, line 9 field span has no word (str of 3 characters)",
+        "mine.jsonl, line 10: match is true but field prediction has no word",
+        "mine.jsonl, line 11 field match: expected true or false, got str of 5 characters",
+    ]
+    assert "Jane" not in str(raised.value)
+    # the command says the same, as an error rather than a traceback
+    assert main(["agreement", "content", "--labels", str(labels)]) == 2
+
+
+def test_a_csv_names_its_rows_after_the_header_and_a_file_needs_rows(tmp_path):
+    labels = tmp_path / "mine.csv"
+    labels.write_text(
+        "case,prediction,reference,match\nc1,Rest today.,Rest.,true\n,Rest today.,Rest.,no\n"
+    )
+    with pytest.raises(InputError, match=r"mine\.csv, row 2 after the header field case"):
+        read_content_items(labels)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("case,prediction,reference,match\n")
+    with pytest.raises(ValueError, match=r"empty\.csv has no rows of labels"):
+        read_content_items(empty)
+
+
+def test_repeats_and_a_match_against_its_annotators_are_kept_and_named(tmp_path):
+    labels = tmp_path / "mine.jsonl"
+    _jsonl(
+        labels,
+        [
+            _row(annotators=[True, True, False]),
+            _row(case=7, annotators=[False, False, True]),  # line 2: majority no match
+            _row(annotators=[True, False]),  # line 3: a repeat of line 1; a tie
+            _row(reference="Sleep.", match=False, annotators=[True, False, False]),
+        ],
+    )
+    with pytest.warns(UserWarning) as caught:
+        items = read_content_items(labels)
+    messages = [str(w.message) for w in caught]
+    assert messages == [
+        "1 row(s) repeat the case, prediction and reference of an earlier row (kept, each "
+        "counts as an item): mine.jsonl, line 3 repeats mine.jsonl, line 1",
+        "1 row(s) have a match that is not their annotators' majority (kept as given): "
+        "mine.jsonl, line 2",
+    ]
+    assert len(items) == 4 and items[1].case == "7"
+    assert items[2] == ContentItem("c1", "Rest today.", "Rest.", True, None, (True, False))
+
+
+def test_agreement_output_is_checked_before_any_work(tmp_path, capsys):
+    labels = tmp_path / "mine.jsonl"
+    _jsonl(labels, [_row(), _row(case="c2", reference="Sleep.", match=False)])
+    before = labels.read_bytes()
+    assert main(["agreement", "content", "--labels", str(labels), "-o", str(labels)]) == 2
+    assert "would overwrite the input file" in capsys.readouterr().err
+    assert labels.read_bytes() == before
+    assert main(["agreement", "content", "--labels", str(labels), "-o", str(tmp_path)]) == 2
+    assert main(["agreement", "content", "--labels", str(labels), "--test-size", "1.5"]) == 2
+    assert "--test-size must be a share in (0, 1), got 1.5" in capsys.readouterr().err
+
+
+def test_agreement_to_standard_output_is_the_json_report_alone(tmp_path, capsys):
+    """``-o -``: the report on standard output, the human text on standard error; the
+    exact judge matches the verbatim sentence and not the other (2 of 2 agree)."""
+    labels = tmp_path / "mine.jsonl"
+    _jsonl(
+        labels,
+        [_row(reference="Rest today."), _row(case="c2", reference="Sleep.", match=False)],
+    )
+    args = ["agreement", "content", "--labels", str(labels), "--content-judge", "exact"]
+    assert main([*args, "--n-resamples", "50", "-o", "-"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["n"] == 2 and report["agreement"]["value"] == 1.0
+    assert "agreement" in err and not (tmp_path / "-").exists()
+
+
+def test_agreement_warns_that_one_case_gives_no_interval(tmp_path):
+    labels = tmp_path / "mine.jsonl"
+    _jsonl(labels, [_row(reference="Rest today."), _row(reference="Sleep.", match=False)])
+    args = ["agreement", "content", "--labels", str(labels), "--content-judge", "exact"]
+    with pytest.warns(UserWarning, match=r"1 case\(s\): the bootstrap over cases"):
+        assert main([*args, "--n-resamples", "50"]) == 0
+
+
+def test_a_judge_fitted_on_these_labels_is_measured_on_its_own_split(tmp_path, capsys):
+    """The parameters record the labels' digest and the split's seed and share: a
+    held-out measurement with another seed would count fitting cases, and is refused
+    before the judge loads; other labels, or the whole set, are not checked."""
+    from editf1.judges.embedding.config import load_params
+
+    labels = tmp_path / "mine.jsonl"
+    rows = [_row(case=f"c{k}", reference="Rest." if k % 2 else "Sleep.") for k in range(4)]
+    _jsonl(labels, rows)
+    items = read_content_items(labels)
+    params = load_params("content_judge_veto_nc.json")
+    params["split"] = {"seed": 3, "test_size": 0.4, "items_digest": items_digest(items)}
+    fitted = tmp_path / "fitted.json"
+    fitted.write_text(json.dumps(params))
+    args = ["agreement", "content", "--labels", str(labels), "--split", "test",
+            "--content-judge-option", f"params_file={fitted}"]  # fmt: skip
+    assert main(args) == 2
+    assert (
+        f"params_file {fitted} was fitted on these labels with split seed 3 and test share "
+        "0.4; --split test with --seed 0 --test-size 0.4 would mix its fitting cases into "
+        "the held-out ones: give --seed 3 --test-size 0.4"
+    ) in capsys.readouterr().err
+    # the digest covers the labels: change one and the file is not these labels' fit
+    # with the recorded seed its held-out side is measured: c1 and c3 (seed 0: c2, c3)
+    assert main([*args, "--seed", "3", "--n-resamples", "50"]) == 0
+    assert "2 items in 2 cases" in capsys.readouterr().out
+    # the digest covers the labels: change one and the file is not these labels' fit
+    other = [*items[:3], ContentItem("c3", "Rest today.", "Sleep.", True)]
+    assert items_digest(other) != items_digest(items)
+
+
+def test_a_parameter_file_that_is_not_json_names_itself(tmp_path):
+    from editf1.judges.embedding.config import load_params
+
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text('{"a": 1}\n{"b": 2}\n')
+    with pytest.raises(ValueError, match=rf"params_file {bad}: not a JSON parameter file "
+                       r"\(Extra data at line 2, column 1\)"):  # fmt: skip
+        load_params(str(bad))
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    with pytest.raises(ValueError, match=r"expected a JSON object, got list"):
+        load_params(str(listed))
