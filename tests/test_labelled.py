@@ -128,12 +128,22 @@ def test_agreement_to_standard_output_is_the_json_report_alone(tmp_path, capsys)
     assert "agreement" in err and not (tmp_path / "-").exists()
 
 
-def test_agreement_warns_that_one_case_gives_no_interval(tmp_path):
+def test_agreement_warns_that_one_case_gives_no_interval(tmp_path, capsys):
     labels = tmp_path / "mine.jsonl"
     _jsonl(labels, [_row(reference="Rest today."), _row(reference="Sleep.", match=False)])
     args = ["agreement", "content", "--labels", str(labels), "--content-judge", "exact"]
     with pytest.warns(UserWarning, match=r"1 case\(s\): the bootstrap over cases"):
         assert main([*args, "--n-resamples", "50"]) == 0
+    assert "2 items in 1 case;" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given", ["-1", "4294967296", "x"])
+def test_a_seed_outside_what_numpy_takes_is_refused_by_the_option(given, capsys):
+    assert main(["train-judge", "embedding-content", "--seed", given, "-o", "out.json"]) == 2
+    assert (
+        f"argument --seed: a seed is an integer in [0, 2**32 - 1], got {given!r}"
+        in capsys.readouterr().err
+    )
 
 
 def test_a_judge_fitted_on_these_labels_is_measured_on_its_own_split(tmp_path, capsys):

@@ -19,6 +19,7 @@ __all__ = [
     "check_outputs",
     "human_stream",
     "is_stdio",
+    "seed_option",
     "write_json",
 ]
 
@@ -98,6 +99,20 @@ def add_input_format(p) -> None:
     )
 
 
+def seed_option(text: str) -> int:
+    """An ``argparse`` type: a seed, an integer in [0, 2**32 - 1] (what NumPy and
+    scikit-learn take), refused with a message naming the range otherwise."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**32 - 1], got {text!r}")
+    return value
+
+
 def add_bootstrap_options(
     p, *, flag: str = "--seed", seed_help: str = "seed of the bootstrap (default 0)"
 ) -> None:
@@ -109,4 +124,4 @@ def add_bootstrap_options(
         default=2000,
         help="bootstrap resamples over cases for the confidence intervals (default 2000)",
     )
-    p.add_argument(flag, type=int, default=0, help=seed_help)
+    p.add_argument(flag, type=seed_option, default=0, help=seed_help)

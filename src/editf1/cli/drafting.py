@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream
+from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
@@ -46,7 +46,7 @@ def add_generator_options(p) -> None:
     p.add_argument(
         "--top-p", type=float, default=1.0, help="nucleus sampling share (default 1.0: all)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampling (default 0)")
+    p.add_argument("--seed", type=seed_option, default=0, help="seed of the sampling (default 0)")
     p.add_argument("--device", default="cpu", help="--generator's device: cpu or cuda")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream
+from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
 
@@ -109,7 +109,10 @@ def add_commands(commands) -> None:
     p.add_argument("input", type=Path, help="JSONL or CSV file of pairs (the one you will score)")
     p.add_argument("-n", type=int, required=True, help="pairs to draw")
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the draw (default 0; recorded in every row)"
+        "--seed",
+        type=seed_option,
+        default=0,
+        help="seed of the draw (default 0; recorded in every row)",
     )
     p.add_argument("--output", "-o", type=Path, required=True, help="annotation file (JSONL)")
     p.add_argument("--no-themes", action="store_true", help="ask for matches only, not themes")

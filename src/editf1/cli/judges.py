@@ -27,6 +27,7 @@ from editf1.cli.conventions import (
     check_outputs,
     human_stream,
     is_stdio,
+    seed_option,
     write_json,
 )
 
@@ -188,7 +189,10 @@ def _add_train_judge(commands) -> None:
         "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the split, fit and resampling (default 0)"
+        "--seed",
+        type=seed_option,
+        default=0,
+        help="seed of the split, fit and resampling (default 0)",
     )
     p.add_argument(
         "--veto",

@@ -583,7 +583,8 @@ def format_report(report: dict) -> str:
         if key in report:
             lines.append(f"{key}: {report[key]}")
     lines.append(
-        f"{report['n']} items in {report['cases']} cases; value [95% CI] from "
+        f"{report['n']} item{'s' * (report['n'] != 1)} in {report['cases']} "
+        f"case{'s' * (report['cases'] != 1)}; value [95% CI] from "
         f"{report.get('n_resamples', 2000)} bootstrap resamples over cases"
     )
     scalars = (
