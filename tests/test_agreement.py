@@ -239,6 +239,9 @@ def test_theme_agreement_by_hand():
     assert f1["Care coordination"].value == 0.0  # fn 1 (unusable)
     assert f1["Contingency planning"] is None  # neither side used it
     assert out["micro_f1"].value == 0.5
+    # the 8 clinical themes, Other no class: tp 1 (Logistics), fn 2 (a Logistics called
+    # Other, a Care coordination unusable), fp 0 (Other called Other counts nowhere)
+    assert out["clinical_micro_f1"].value == pytest.approx(2 * 1 / (2 * 1 + 0 + 2))
     assert out["macro_f1"].value == pytest.approx((2 / 3 + 2 / 3 + 0) / 3)
     assert out["unusable"] == 1
     care = out["labels"].index("Care coordination")

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import classification_report, confusion_matrix, f1_score
+from sklearn.metrics import classification_report, confusion_matrix
 from sklearn.model_selection import (
     GroupKFold,
     StratifiedGroupKFold,
@@ -56,9 +56,10 @@ from editf1.judges.embedding import (
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import check_veto
 from editf1.segment import Sentence, SentenceSplitter
-from editf1.themes import CLINICAL_THEMES, THEMES
+from editf1.themes import THEMES
 from editf1.validation.agreement import (
     binary_agreement_report,
+    clinical_micro_f1,
     cohen_kappa,
     inter_annotator_report,
 )
@@ -597,23 +598,6 @@ THEME_GRID: tuple[dict, ...] = tuple(
 #: Sources whose text must not ship (OncQA has no licence file): their sentences train
 #: the weights but add no n-gram to the stored vocabulary.
 NO_VOCABULARY_SOURCES: tuple[str, ...] = ("oncqa/",)
-
-
-def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
-    """Micro-F1 over the 8 clinical themes (Other is no class: a sentence both call
-    Other counts nowhere, one called Other by one side only is a false negative or a
-    false positive), as scikit-learn's ``f1_score(average="micro", labels=...)``.
-
-    Returns:
-        F1 in [0, 1]; 0.0 with no clinical label on either side.
-
-    >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
-    0.5
-    """
-    judge = ["(none)" if t is None else t for t in judge]
-    return float(
-        f1_score(human, judge, labels=list(CLINICAL_THEMES), average="micro", zero_division=0.0)
-    )
 
 
 def fit_theme_classifier(

@@ -26,19 +26,20 @@ from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, ThemeJudge
 from editf1.judges.contract import judge_content, judge_themes
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.stats import Estimate, bootstrap
-from editf1.themes import THEMES
+from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.validation.labelled import ContentItem, ThemeItem
 
 __all__ = [
     "UNUSABLE",
     "agreement",
     "binary_agreement_report",
+    "clinical_micro_f1",
     "cohen_kappa",
     "content_agreement_report",
     "expected_calibration_error",
@@ -394,6 +395,23 @@ def _f1(human: np.ndarray, judge: np.ndarray, label: int):
     return stat
 
 
+def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
+    """Micro-F1 over the 8 clinical themes (Other is no class: a sentence both call
+    Other counts nowhere, one called Other by one side only is a false negative or a
+    false positive), as scikit-learn's ``f1_score(average="micro", labels=...)``.
+
+    Returns:
+        F1 in [0, 1]; 0.0 with no clinical label on either side.
+
+    >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
+    0.5
+    """
+    judge = ["(none)" if t is None else t for t in judge]
+    return float(
+        f1_score(human, judge, labels=list(CLINICAL_THEMES), average="micro", zero_division=0.0)
+    )
+
+
 def theme_agreement_report(
     items: Sequence[ThemeItem],
     judgements: Sequence,
@@ -449,8 +467,10 @@ def theme_label_report(
 
     Returns:
         ``per_theme`` ({theme: {"f1": Estimate or ``None`` for a theme neither side
-        used, "support": int}}), ``micro_f1`` (with one label per sentence, the share
-        labelled as the humans did), ``macro_f1`` (mean F1 over themes the humans
+        used, "support": int}}), ``clinical_micro_f1`` (micro-F1 over the 8 clinical
+        themes, Other no class: :func:`clinical_micro_f1`, Seegmiller et al. Table 8's
+        figure), ``micro_f1`` (over all nine labels; with one label per sentence, the
+        share labelled as the humans did), ``macro_f1`` (mean F1 over themes the humans
         used), ``cohen_kappa``, ``confusion_matrix`` (rows: human themes in
         :data:`THEMES` order; columns: the same plus :data:`UNUSABLE`), ``labels``,
         ``unusable``, ``n``, ``cases``.
@@ -481,8 +501,14 @@ def theme_label_report(
         values = [_f1(h, j, k)(idx) for k in present]
         return float(np.nanmean(values)) if not np.isnan(values).all() else np.nan
 
+    clinical = [THEMES.index(t) for t in CLINICAL_THEMES]
+
+    def clinical_f1(idx):
+        return f1_score(h[idx], j[idx], labels=clinical, average="micro", zero_division=0.0)
+
     return {
         "per_theme": per_theme,
+        "clinical_micro_f1": bootstrap(clinical_f1, len(h), **kw),
         "micro_f1": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
         "macro_f1": bootstrap(macro, len(h), **kw),
         "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
@@ -593,6 +619,7 @@ def format_report(report: dict) -> str:
         "match_agreement",
         "exact_span_agreement",
         "span_overlap",
+        "clinical_micro_f1",
         "micro_f1",
         "macro_f1",
         "cohen_kappa",
