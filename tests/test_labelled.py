@@ -1,7 +1,7 @@
-"""Reading a site's own content labels (``editf1.validation.labelled``): every bad row is
-named by file, line (JSONL) or row (CSV) and field, never by its text; what is odd but
-usable is kept and warned about; and ``edit-f1 agreement`` measures a judge fitted on
-the same labels on the cases it held out."""
+"""Reading a site's own content and theme labels (``editf1.validation.labelled``): every
+bad row is named by file, line (JSONL) or row (CSV) and field, never by its text; what
+is odd but usable is kept and warned about; and ``edit-f1 agreement`` measures a judge
+fitted on the same labels on the cases it held out, never in-sample."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ import pytest
 
 from editf1.cli.main import main
 from editf1.inputs import InputError
-from editf1.validation.labelled import ContentItem, items_digest, read_content_items
+from editf1.themes import THEMES
+from editf1.validation.labelled import (
+    ContentItem,
+    items_digest,
+    read_content_items,
+    read_theme_items,
+)
 
 SECRET = "Patient Jane Roe, MRN 5550123"
 
@@ -189,3 +195,101 @@ def test_a_parameter_file_that_is_not_json_names_itself(tmp_path):
     listed.write_text("[1, 2]")
     with pytest.raises(ValueError, match=r"expected a JSON object, got list"):
         load_params(str(listed))
+
+
+def _theme_row(**given) -> dict:
+    return {"text": "Call the front desk.", "theme": "Logistics"} | given
+
+
+def test_every_bad_theme_row_is_listed_without_its_text(tmp_path):
+    labels = tmp_path / "themes.jsonl"
+    _jsonl(
+        labels,
+        [
+            _theme_row(case="c1"),  # line 1: fine
+            _theme_row(case="c1", text=42),  # line 2
+            _theme_row(case="c2", text="  !! "),  # line 3: no word
+            _theme_row(case="c2", theme="contingency  planning"),  # line 4: a near miss
+            _theme_row(case="c3", theme=SECRET),  # line 5: described, not quoted
+            _theme_row(),  # line 6: no case where the others have one
+            _theme_row(case=1.5),  # line 7
+            _theme_row(case="c4", annotators="Other"),  # line 8: not a JSON list
+            _theme_row(case="c4", annotators=["Other", None]),  # line 9
+        ],
+    )
+    with pytest.raises(InputError) as raised:
+        read_theme_items(labels)
+    themes = f"expected one of {list(THEMES)}"
+    case = "a case's items are split and resampled together"
+    assert raised.value.errors == [
+        "themes.jsonl, line 2 field text: expected text, got int",
+        "themes.jsonl, line 3 field text has no word (str of 5 characters)",
+        "themes.jsonl, line 4 field theme: not a theme (str of 21 characters); did you mean "
+        "'Contingency planning'?",
+        f"themes.jsonl, line 5 field theme: not a theme (str of 29 characters); {themes}",
+        "themes.jsonl, line 6 field case: expected a non-empty case id (text or an integer), "
+        f"got None; {case}",
+        "themes.jsonl, line 7 field case: expected a non-empty case id (text or an integer), "
+        f"got float; {case}",
+        "themes.jsonl, line 8 field annotators: expected a JSON list, got str of 5 characters",
+        f"themes.jsonl, line 9 field annotators: not a theme (None); {themes}",
+        "field annotators: every row needs the same number of annotator themes, none or two "
+        "or more (for the human ceiling); 0 first at themes.jsonl, line 1, 2 first at "
+        "themes.jsonl, line 9",
+    ]
+    assert "Jane" not in str(raised.value)
+
+
+def test_theme_repeats_and_a_theme_against_its_annotators_are_kept_and_named(tmp_path):
+    labels = tmp_path / "themes.csv"
+    labels.write_text(
+        "text,theme,annotators\n"
+        'Call the desk.,Logistics,"[""Logistics"", ""Logistics""]"\n'
+        'Call the desk.,Other,"[""Logistics"", ""Logistics""]"\n'
+        'How are you?,Other,"[""Other"", ""Logistics""]"\n'
+    )
+    with pytest.warns(UserWarning) as caught:
+        items = read_theme_items(labels)
+    # without a case column each row is its own case, so a repeat is the same sentence
+    assert [str(w.message) for w in caught] == [
+        "1 row(s) repeat the sentence of an earlier row (kept, each counts as an item): "
+        "themes.csv, row 2 after the header repeats themes.csv, row 1 after the header",
+        "1 row(s) have a theme that is not their annotators' majority (kept): themes.csv, "
+        "row 2 after the header",
+    ]
+    assert [it.case for it in items] == ["row-0", "row-1", "row-2"]
+    assert items[2].annotators == ("Other", "Logistics")  # a tie is no majority
+
+
+def test_a_theme_judge_fitted_on_labels_is_not_measured_on_them(tmp_path, capsys):
+    """``train-judge embedding-theme --data``: cross-validated by case (a case's two
+    sentences in one fold), the labels' digest recorded; ``agreement theme`` on the
+    same labels is refused as in-sample, and runs on other labels."""
+    from editf1.validation.labelled import shipped_theme_items
+
+    shipped = shipped_theme_items()
+    chosen = [it for t in THEMES for it in [x for x in shipped if x.theme == t][:6]]
+    rows = [
+        {"case": f"c{k // 2}", "text": it.text, "theme": it.theme} for k, it in enumerate(chosen)
+    ]
+    labels, judge = tmp_path / "themes.jsonl", tmp_path / "theme_judge.json"
+    _jsonl(labels, rows)
+    assert main(["train-judge", "embedding-theme", "--data", str(labels), "-o", str(judge)]) == 0
+    params = json.loads(judge.read_text())
+    assert params["cross_validation"]["by"] == "case" and params["n_sentences"] == 54
+    assert params["items_digest"] == items_digest(read_theme_items(labels))
+    assert params["fitted_on"] == "theme labels themes.jsonl"
+    option = ["--theme-judge-option", f"params_file={judge}"]
+    assert main(["agreement", "theme", "--labels", str(labels), *option]) == 2
+    assert f"params_file {judge} was fitted on all of these labels" in capsys.readouterr().err
+    other = tmp_path / "other.jsonl"
+    _jsonl(other, rows[:-1])
+    assert main(["agreement", "theme", "--labels", str(other), "--n-resamples", "20", *option]) == 0
+    assert "clinical_micro_f1" in capsys.readouterr().out
+
+
+def test_a_theme_with_fewer_sentences_than_folds_is_named_before_encoding(tmp_path, capsys):
+    labels = tmp_path / "themes.jsonl"
+    _jsonl(labels, [_theme_row(text=f"Desk {t} {k}.", theme=t) for t in THEMES for k in range(4)])
+    assert main(["train-judge", "embedding-theme", "--data", str(labels), "-o", "x.json"]) == 2
+    assert "every theme needs at least 5 sentences for the 5-fold" in capsys.readouterr().err

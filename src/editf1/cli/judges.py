@@ -160,7 +160,8 @@ def _add_train_judge(commands) -> None:
         "train-judge",
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
-        "(or --data JSONL of {text, theme}); embedding-content: classifier fitted on K-QA "
+        "(or --data JSONL/CSV of theme labels: text, theme, optional case and annotators; "
+        "at least 5 sentences per theme; cross-validated by case); embedding-content: classifier fitted on K-QA "
         "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
         "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
         "span and annotators; at least 9 cases; threshold chosen by out-of-fold kappa on "
@@ -223,13 +224,20 @@ def _train_judge(args) -> int:
     check_outputs([("-o", args.output)], [args.data])
     if args.judge == "embedding-theme":
         if args.data:
-            from editf1.io import read_rows
+            from editf1.validation.labelled import items_digest, read_theme_items
 
-            rows = read_rows(args.data, ["text", "theme"], "jsonl")
-            texts, themes = [r["text"] for r in rows], [r["theme"] for r in rows]
+            items = read_theme_items(args.data)
+            params = classifiers.train_theme_judge(
+                [it.text for it in items],
+                [it.theme for it in items],
+                groups=[it.case for it in items],  # without cases, each row its own
+                seed=args.seed,
+            )
+            params |= {"fitted_on": f"theme labels {args.data.name}"}
+            params |= {"items_digest": items_digest(items)}
         else:
             texts, themes = classifiers.load_theme_sentences()
-        params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
+            params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
         report = params["cross_validation"]
     else:
         if args.data is None:
@@ -385,7 +393,13 @@ def _add_agreement(commands) -> None:
             default="all",
             choices=["all", "train", "test"],
             help="items of one side of the case-level split edit-f1's judges are fitted "
-            "with (default: all); use test for a judge fitted on the same labels",
+            "with (default: all); "
+            + (
+                "use test for a judge train-judge embedding-content fitted on the same labels"
+                if sub is content
+                else "a judge train-judge embedding-theme fitted on these labels used all "
+                "of them (refused here: its cross-validation is its held-out figure)"
+            ),
         )
         sub.add_argument("--test-size", type=float, default=0.4, help="the split's test share")
     labels = kinds.add_parser(
@@ -409,8 +423,12 @@ def _add_agreement(commands) -> None:
             sub,
             seed_help="seed of the bootstrap (default 0)"
             if sub is labels
-            else "seed of the bootstrap and, with --split, of the case-level split: give "
-            "the --seed the judge was fitted with (train-judge --seed; default 0)",
+            else "seed of the bootstrap and, with --split, of the case-level split"
+            + (
+                ": give the --seed the judge was fitted with (default 0)"
+                if sub is content
+                else " (default 0)"
+            ),
         )
         sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
         sub.set_defaults(run=_agreement)
@@ -447,11 +465,13 @@ def _agreement(args) -> int:
         judge = load_content_judge(args.content_judge, options)
         report = ja.content_agreement_report(items, ja.judge_content_items(judge, items), **stats)
     elif args.kind == "theme":
-        items = select_split(
-            read_theme_items(args.labels), args.split, test_size=args.test_size, seed=args.seed
-        )
+        items = read_theme_items(args.labels)
+        options = judge_options(args.theme_judge_option)
+        if args.theme_judge == "embedding":
+            _check_not_in_sample(options, items)
+        items = select_split(items, args.split, test_size=args.test_size, seed=args.seed)
         data = str(args.labels)
-        judge = load_theme_judge(args.theme_judge, judge_options(args.theme_judge_option))
+        judge = load_theme_judge(args.theme_judge, options)
         report = ja.theme_agreement_report(items, ja.judge_theme_items(judge, items), **stats)
     else:
         from editf1.io import read_rows
@@ -498,6 +518,27 @@ def _agreement(args) -> int:
 
 #: The arguments of ``edit-f1 agreement`` that name input files or folders.
 _AGREEMENT_INPUTS = ("labels", "data_dir", "input")
+
+
+def _check_not_in_sample(options: dict | None, items) -> None:
+    """A theme judge that ``train-judge embedding-theme --data`` fitted on every one of
+    these labels (its parameters record their digest) is not measured on them: on any
+    side of a split its agreement would be in-sample.
+
+    Raises:
+        ValueError: pointing to the fit's own cross-validated figures.
+    """
+    from editf1.judges.embedding.config import load_params
+    from editf1.validation.labelled import items_digest
+
+    name = (options or {}).get("params_file")
+    if name and load_params(str(name)).get("items_digest") == items_digest(items):
+        raise ValueError(
+            f"params_file {name} was fitted on all of these labels: its agreement on them "
+            "would be in-sample; its cross-validated figures are the file's "
+            "cross_validation (printed by train-judge), or measure it on labels it was "
+            "not fitted on"
+        )
 
 
 def _check_fitted_split(options: dict | None, items, args) -> None:

@@ -524,6 +524,7 @@ def train_theme_judge(
     texts: Sequence[str],
     themes: Sequence[str],
     *,
+    groups: Sequence[str] | None = None,
     C: float = 10.0,
     folds: int = 5,
     seed: int = 0,
@@ -533,27 +534,46 @@ def train_theme_judge(
 
     Args:
         texts, themes: N sentences and their labels (each one of :data:`THEMES`).
+        groups: the case of each sentence: the cross-validation then keeps a case's
+            sentences in one fold (scikit-learn's ``StratifiedGroupKFold``); default
+            each sentence its own case (``StratifiedKFold``).
         C: inverse L2 regularisation strength of the logistic regression.
         folds: stratified cross-validation folds for the report.
 
     Returns:
         The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
         ``encoder``, ``cross_validation`` (per-label precision/recall/F1, macro F1,
-        accuracy, confusion matrix), ``n_sentences`` and provenance.
+        accuracy, confusion matrix; ``by``: ``"case"`` or ``"sentence"``),
+        ``n_sentences`` and provenance.
 
     Raises:
-        ValueError: if a label is not a theme or a theme has no sentence.
+        ValueError: before anything is encoded, if a label is not a theme (naming the
+            first item), a theme has fewer than ``folds`` sentences (naming the short
+            themes and their counts), or the sentences come from fewer than ``folds``
+            cases.
     """
-    unknown = sorted(set(themes) - set(THEMES))
-    missing = sorted(set(THEMES) - set(themes))
-    if unknown or missing:
-        raise ValueError(f"theme labels: unknown {unknown}, without sentences {missing}")
+    unknown = [i for i, t in enumerate(themes) if t not in THEMES]
+    if unknown:
+        raise ValueError(f"theme labels: {len(unknown)} not a theme (first: item {unknown[0]})")
+    counts = {t: list(themes).count(t) for t in THEMES}
+    short = {t: n for t, n in counts.items() if n < folds}
+    if short:
+        raise ValueError(
+            f"theme labels: every theme needs at least {folds} sentences for the {folds}-fold "
+            f"cross-validation; these have fewer: {short}"
+        )
+    if groups is not None and len(set(groups)) < folds:
+        raise ValueError(f"{len(set(groups))} cases for the {folds}-fold cross-validation")
     encoder = encoder or default_encoder()
     features = encoder.encode(list(texts))
     y = np.array([THEMES.index(t) for t in themes])
     model = LogisticRegression(C=C, max_iter=2000, random_state=seed)
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    predicted = cross_val_predict(model, features, y, cv=cv)
+    if groups is None:
+        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+        predicted = cross_val_predict(model, features, y, cv=cv)
+    else:
+        cv = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
+        predicted = cross_val_predict(model, features, y, cv=cv, groups=np.asarray(groups))
     report = classification_report(
         y,
         predicted,
@@ -573,6 +593,7 @@ def train_theme_judge(
         "cross_validation": {
             "folds": folds,
             "seed": seed,
+            "by": "sentence" if groups is None else "case",
             "per_label": {
                 t: {k: round(report[t][k], 4) for k in ("precision", "recall", "f1-score")}
                 | {"support": int(report[t]["support"])}

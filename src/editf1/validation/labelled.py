@@ -32,7 +32,7 @@ from sklearn.model_selection import GroupShuffleSplit
 
 from editf1.inputs import InputError, describe, unicode_problem
 from editf1.segment import has_word
-from editf1.themes import check_theme
+from editf1.themes import THEMES, check_theme
 
 __all__ = [
     "ContentItem",
@@ -246,57 +246,119 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
         items.append(ContentItem(case, prediction, reference, match, span or None, annotators))
     if errors:
         raise InputError(errors)
-    if repeated:
-        warnings.warn(
-            f"{len(repeated)} row(s) repeat the case, prediction and reference of an earlier "
-            f"row (kept, each counts as an item): {'; '.join(repeated[:5])}"
-            + (" ..." if len(repeated) > 5 else ""),
-            stacklevel=2,
-        )
-    if against_majority:
-        warnings.warn(
-            f"{len(against_majority)} row(s) have a match that is not their annotators' "
-            f"majority (kept as given): {'; '.join(against_majority[:5])}"
-            + (" ..." if len(against_majority) > 5 else ""),
-            stacklevel=2,
-        )
+    _warn_rows(
+        repeated,
+        "repeat the case, prediction and reference of an earlier row (kept, each counts "
+        "as an item)",
+    )
+    _warn_rows(
+        against_majority, "have a match that is not their annotators' majority (kept as given)"
+    )
     return items
 
 
-def items_digest(items: Sequence[ContentItem]) -> str:
-    """The first 10 hex digits of the SHA-256 of the items' (case, prediction,
-    reference, match), in order: recorded with a judge fitted on them, so a later
-    measurement can tell it is given the same labels (never their text)."""
+def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
+    """The first 10 hex digits of the SHA-256 of the items' labels, in order (content:
+    case, prediction, reference, match; theme: case, text, theme): recorded with a
+    judge fitted on them, so a later measurement can tell it is given the same labels
+    (never their text).
+
+    >>> a = [ThemeItem("c1", "Call the desk.", "Logistics")]
+    >>> items_digest(a) == items_digest(list(a)), items_digest(a) == items_digest(a * 2)
+    (True, False)
+    """
     from editf1.judges.embedding.config import digest
 
-    return digest([[it.case, it.prediction, it.reference, it.match] for it in items])
+    return digest(
+        [
+            [it.case, it.prediction, it.reference, it.match]
+            if isinstance(it, ContentItem)
+            else [it.case, it.text, it.theme]
+            for it in items
+        ]
+    )
+
+
+def _theme(value, where: str, errors: list[str]) -> str:
+    """A theme of :data:`~editf1.themes.THEMES`, spelled as there; a near miss (case,
+    spaces, hyphens) is named, anything else described, never quoted."""
+    if isinstance(value, str) and value in THEMES:
+        return value
+    folded = " ".join(str(value).replace("-", " ").split()).casefold()
+    near = [t for t in THEMES if " ".join(t.replace("-", " ").split()).casefold() == folded]
+    hint = (
+        f"did you mean {near[0]!r}?"
+        if near and isinstance(value, str)
+        else (f"expected one of {list(THEMES)}")
+    )
+    errors.append(f"{where}: not a theme ({describe(value)}); {hint}")
+    return ""
 
 
 def read_theme_items(path: str | Path) -> list[ThemeItem]:
     """Read theme labels (format in the module docstring).
 
-    Raises:
-        ValueError: naming the row and field of a missing field or an unknown theme.
-    """
-    from editf1.io import read_rows
+    Every row has a ``case`` or none does (then each sentence is its own case). Rows are
+    read as given: a repeated sentence (in the same case) and a theme that is not its
+    annotators' majority are kept and warned about, naming the rows.
 
-    items = []
-    for i, row in enumerate(read_rows(path, ["text", "theme"])):
-        where = f"{Path(path).name} row {i}"
+    Returns:
+        One :class:`ThemeItem` per row, in file order.
+
+    Raises:
+        InputError: listing every row with a missing or bad value (naming the file, the
+            JSONL line or CSV row, and the field, never the text): a text that is not
+            text or has no word, a theme or annotator theme not in
+            :data:`~editf1.themes.THEMES` (a near miss is named), a bad or missing case
+            where other rows have one, annotators on some rows only or in different
+            numbers, or one annotator (a human ceiling needs two).
+        ValueError: for a file without rows, and the reader's errors.
+    """
+    rows = _labelled_rows(path, ["text", "theme"])
+    with_case = any(row.get("case") not in (None, "") for _, row in rows)
+    items, errors = [], []
+    first: dict[tuple, str] = {}
+    repeated, against_majority, counts = [], [], {}
+    for i, (where, row) in enumerate(rows):
+        bad = len(errors)
+        text = _text(row, "text", where, errors)
+        theme = _theme(row["theme"], f"{where} field theme", errors)
+        case = _case(row.get("case"), where, errors) if with_case else f"row-{i}"
         try:
-            theme = check_theme(row["theme"])
-            annotators = tuple(
-                check_theme(a) for a in _list(row.get("annotators"), f"{where} field annotators")
-            )
+            given = _list(row.get("annotators"), f"{where} field annotators")
         except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-        case = row.get("case")
-        items.append(
-            ThemeItem(
-                f"row-{i}" if case in (None, "") else str(case), row["text"], theme, annotators
-            )
+            errors.append(str(error))
+            continue
+        annotators = tuple(_theme(a, f"{where} field annotators", errors) for a in given)
+        counts.setdefault(len(annotators), where)
+        if len(errors) > bad:
+            continue
+        key = (case if with_case else None, text)
+        if key in first:
+            repeated.append(f"{where} repeats {first[key]}")
+        first.setdefault(key, where)
+        top = max(set(annotators), key=annotators.count) if annotators else theme
+        if 2 * annotators.count(top) > len(annotators) and top != theme:
+            against_majority.append(where)
+        items.append(ThemeItem(case, text, theme, annotators))
+    if len(counts) > 1 or 1 in counts:
+        errors.append(
+            "field annotators: every row needs the same number of annotator themes, none "
+            "or two or more (for the human ceiling); "
+            + ", ".join(f"{n} first at {where}" for n, where in counts.items())
         )
+    if errors:
+        raise InputError(errors)
+    _warn_rows(repeated, "repeat the sentence of an earlier row (kept, each counts as an item)")
+    _warn_rows(against_majority, "have a theme that is not their annotators' majority (kept)")
     return items
+
+
+def _warn_rows(rows: list[str], what: str) -> None:
+    """One warning naming (up to five of) ``rows``, which ``what``."""
+    if rows:
+        shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
+        warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
 
 
 def shipped_theme_items() -> list[ThemeItem]:
