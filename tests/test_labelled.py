@@ -16,6 +16,7 @@ from editf1.validation.labelled import (
     ContentItem,
     items_digest,
     read_content_items,
+    read_label_columns,
     read_theme_items,
 )
 
@@ -293,3 +294,56 @@ def test_a_theme_with_fewer_sentences_than_folds_is_named_before_encoding(tmp_pa
     _jsonl(labels, [_theme_row(text=f"Desk {t} {k}.", theme=t) for t in THEMES for k in range(4)])
     assert main(["train-judge", "embedding-theme", "--data", str(labels), "-o", "x.json"]) == 2
     assert "every theme needs at least 5 sentences for the 5-fold" in capsys.readouterr().err
+
+
+def test_label_columns_name_every_bad_cell_and_read_one_label_one_way(tmp_path):
+    scores = tmp_path / "scores.csv"
+    scores.write_text("case,expert,model\nc1,3,3\nc1,high,2\nc2,,4\nc2,nan,inf\nc3,2.5,1\n")
+    with pytest.raises(InputError) as raised:
+        read_label_columns(scores, "expert", "model", case="case", numeric=True)
+    number = "expected a finite number, got"
+    assert raised.value.errors == [
+        f"scores.csv, row 2 after the header field expert: {number} str of 4 characters",
+        f"scores.csv, row 3 after the header field expert: {number} str of 0 characters",
+        f"scores.csv, row 4 after the header field expert: {number} str of 3 characters",
+        f"scores.csv, row 4 after the header field model: {number} str of 3 characters",
+    ]
+    kept = tmp_path / "kept.csv"
+    kept.write_text("case,expert,model\nc1,3,3.0\nc2,2.5,1\n")
+    read = read_label_columns(kept, "expert", "model", case="case", numeric=True)
+    assert read == {"human": [3, 2.5], "judge": [3, 1], "annotators": None, "groups": ["c1", "c2"]}
+    # categorical: 1 and "1" are one label; null, a list and an empty case are named
+    labels = tmp_path / "labels.jsonl"
+    _jsonl(
+        labels,
+        [
+            {"case": "c1", "h": 1, "j": "1", "a1": "yes", "a2": "no"},
+            {"case": "", "h": None, "j": ["yes"], "a1": "yes", "a2": ""},
+        ],
+    )
+    with pytest.raises(InputError) as raised:
+        read_label_columns(labels, "h", "j", annotators=["a1", "a2"], case="case")
+    label = "expected a label (non-empty text or an integer), got"
+    assert raised.value.errors == [
+        f"labels.jsonl, line 2 field h: {label} None",
+        f"labels.jsonl, line 2 field j: {label} list of 1 item",
+        f"labels.jsonl, line 2 field a2: {label} str of 0 characters",
+        "labels.jsonl, line 2 field case: expected a non-empty case id (text or an "
+        "integer), got str of 0 characters; a case's items are split and resampled together",
+    ]
+    _jsonl(labels, [{"h": 1, "j": "1"}, {"h": "2", "j": 3}])
+    assert read_label_columns(labels, "h", "j")["human"] == ["1", "2"]
+    assert read_label_columns(labels, "h", "j")["judge"] == ["1", "3"]
+    with pytest.raises(ValueError, match=r"a column is given twice among \['h', 'h'\]"):
+        read_label_columns(labels, "h", "h")
+
+
+def test_agreement_labels_reports_a_bad_cell_not_a_traceback(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    scores.write_text("expert,model\n3,3\nhigh,2\n")
+    args = ["agreement", "labels", str(scores), "--human-field", "expert", "--judge-field"]
+    assert main([*args, "model", "--weights", "quadratic"]) == 2
+    err = capsys.readouterr().err
+    assert "scores.csv, row 2 after the header field expert: expected a finite number" in err
+    assert "high" not in err
+    assert main([*args, "expert"]) == 2

@@ -161,7 +161,8 @@ def _add_train_judge(commands) -> None:
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
         "(or --data JSONL/CSV of theme labels: text, theme, optional case and annotators; "
-        "at least 5 sentences per theme; cross-validated by case); embedding-content: classifier fitted on K-QA "
+        "at least 5 sentences per theme; cross-validated by case); embedding-content: "
+        "classifier fitted on K-QA "
         "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
         "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
         "span and annotators; at least 9 cases; threshold chosen by out-of-fold kappa on "
@@ -474,17 +475,21 @@ def _agreement(args) -> int:
         judge = load_theme_judge(args.theme_judge, options)
         report = ja.theme_agreement_report(items, ja.judge_theme_items(judge, items), **stats)
     else:
-        from editf1.io import read_rows
+        from editf1.validation.labelled import read_label_columns
 
-        annotators = args.annotator_fields.split(",") if args.annotator_fields else []
-        case = [args.case_field] if args.case_field else []
-        rows = read_rows(args.input, [args.human_field, args.judge_field, *annotators, *case])
-        value = (lambda v: float(v)) if args.weights else (lambda v: v)
+        columns = read_label_columns(
+            args.input,
+            args.human_field,
+            args.judge_field,
+            annotators=[a.strip() for a in (args.annotator_fields or "").split(",") if a.strip()],
+            case=args.case_field,
+            numeric=bool(args.weights),
+        )
         report = ja.label_agreement_report(
-            [value(r[args.human_field]) for r in rows],
-            [value(r[args.judge_field]) for r in rows],
-            annotators=[[value(r[a]) for a in annotators] for r in rows] if annotators else None,
-            groups=[r[args.case_field] for r in rows] if args.case_field else None,
+            columns["human"],
+            columns["judge"],
+            annotators=columns["annotators"],
+            groups=columns["groups"],
             weights=args.weights,
             **stats,
         )

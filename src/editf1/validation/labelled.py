@@ -40,7 +40,9 @@ __all__ = [
     "case_split",
     "items_digest",
     "kqa_content_items",
+    "labelled_rows",
     "read_content_items",
+    "read_label_columns",
     "read_theme_items",
     "select_split",
     "shipped_theme_items",
@@ -137,7 +139,7 @@ def _list(value, where: str) -> list:
     return value
 
 
-def _labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, dict]]:
+def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, dict]]:
     """``(where, row)`` of every row of a labels file: ``where`` names the file and the
     JSONL line (1-based, as the reader's own messages) or the CSV row (1-based, counted
     after the header).
@@ -211,7 +213,7 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
     items, errors = [], []
     first: dict[tuple, str] = {}
     repeated, against_majority = [], []
-    for where, row in _labelled_rows(path, ["case", "prediction", "reference", "match"]):
+    for where, row in labelled_rows(path, ["case", "prediction", "reference", "match"]):
         bad = len(errors)
         case = _case(row["case"], where, errors)
         prediction = _text(row, "prediction", where, errors, word=False)
@@ -255,6 +257,84 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
         against_majority, "have a match that is not their annotators' majority (kept as given)"
     )
     return items
+
+
+def _label(value, where: str, errors: list[str], *, numeric: bool):
+    """One label: a finite number when ``numeric`` (text that reads as one too), else
+    text or an integer, kept as text (so ``1`` and ``"1"`` are one label)."""
+    if isinstance(value, str) and (problem := unicode_problem(value)):
+        errors.append(f"{where} {problem}")
+    elif numeric and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if np.isfinite(number):
+            return int(number) if number.is_integer() else number
+        errors.append(f"{where}: expected a finite number, got {describe(value)}")
+    elif numeric:
+        errors.append(f"{where}: expected a finite number, got {describe(value)}")
+    elif isinstance(value, str) and value.strip():
+        return value
+    elif isinstance(value, int):
+        return json.dumps(value)
+    else:
+        errors.append(
+            f"{where}: expected a label (non-empty text or an integer), got {describe(value)}"
+        )
+    return None
+
+
+def read_label_columns(
+    path: str | Path,
+    human: str,
+    judge: str,
+    *,
+    annotators: Sequence[str] = (),
+    case: str | None = None,
+    numeric: bool = False,
+) -> dict:
+    """The label columns of a JSONL or CSV file, for
+    :func:`~editf1.validation.agreement.label_agreement_report`.
+
+    Args:
+        path: the file.
+        human, judge: the human (majority) label's column and the judge's.
+        annotators: each annotator's column (two or more, for the human ceiling).
+        case: the column naming each row's case (default: each row its own case).
+        numeric: labels are numbers (ordinal scores, weighted kappa): every one must be
+            a finite number; integral ones are kept as integers.
+
+    Returns:
+        ``{"human": [N], "judge": [N], "annotators": [N x A] or None, "groups": [N] or
+        None}``; labels are text (integers as their text) unless ``numeric``.
+
+    Raises:
+        InputError: listing every row with an empty, non-text or (``numeric``)
+            non-numeric label, or an empty case, naming file, line or row, and column,
+            never the value.
+        ValueError: for the same column given twice, a file without rows, and the
+            reader's errors.
+    """
+    columns = [human, judge, *annotators, *([case] if case else [])]
+    if len(set(columns)) < len(columns):
+        raise ValueError(f"a column is given twice among {columns}")
+    out: dict = {"human": [], "judge": [], "annotators": [], "groups": []}
+    errors: list[str] = []
+    for where, row in labelled_rows(path, columns):
+        for key, column in (("human", human), ("judge", judge)):
+            out[key].append(_label(row[column], f"{where} field {column}", errors, numeric=numeric))
+        out["annotators"].append(
+            [_label(row[a], f"{where} field {a}", errors, numeric=numeric) for a in annotators]
+        )
+        if case:
+            out["groups"].append(_case(row[case], where, errors))
+    if errors:
+        raise InputError(errors)
+    return out | {
+        "annotators": out["annotators"] if annotators else None,
+        "groups": out["groups"] if case else None,
+    }
 
 
 def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
@@ -314,7 +394,7 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
             numbers, or one annotator (a human ceiling needs two).
         ValueError: for a file without rows, and the reader's errors.
     """
-    rows = _labelled_rows(path, ["text", "theme"])
+    rows = labelled_rows(path, ["text", "theme"])
     with_case = any(row.get("case") not in (None, "") for _, row in rows)
     items, errors = [], []
     first: dict[tuple, str] = {}
