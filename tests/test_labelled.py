@@ -6,6 +6,7 @@ fitted on the same labels on the cases it held out, never in-sample."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -286,7 +287,9 @@ def test_a_theme_judge_fitted_on_labels_is_not_measured_on_them(tmp_path, capsys
     other = tmp_path / "other.jsonl"
     _jsonl(other, rows[:-1])
     assert main(["agreement", "theme", "--labels", str(other), "--n-resamples", "20", *option]) == 0
-    assert "clinical_micro_f1" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "clinical_micro_f1" in printed
+    assert re.search(r"\n    Medication-related follow-up questions +\d\.\d{3} \[", printed)
 
 
 def test_a_theme_with_fewer_sentences_than_folds_is_named_before_encoding(tmp_path, capsys):

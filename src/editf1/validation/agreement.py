@@ -588,14 +588,14 @@ def to_jsonable(value):
     return value
 
 
-def _line(name: str, value) -> str:
+def _line(name: str, value, width: int = 28) -> str:
     if value is None:
-        return f"  {name:<28} n/a"
+        return f"  {name:<{width}} n/a"
     if isinstance(value, dict) and "value" in value:  # an Estimate read back from JSON
         value = Estimate(**value)
     if isinstance(value, Estimate):
-        return f"  {name:<28} {value}   (n={value.n})"
-    return f"  {name:<28} {value}"
+        return f"  {name:<{width}} {value}   (n={value.n})"
+    return f"  {name:<{width}} {value}"
 
 
 def format_report(report: dict) -> str:
@@ -627,8 +627,10 @@ def format_report(report: dict) -> str:
     lines += [_line(k, report[k]) for k in scalars if k in report]
     if "per_theme" in report:
         lines.append("  per-theme F1:")
+        width = 2 + max(len(theme) for theme in report["per_theme"])
         for theme, entry in report["per_theme"].items():
-            lines.append(_line(f"  {theme[:26]}", entry["f1"]) + f"  support {entry['support']}")
+            line = _line(f"  {theme}", entry["f1"], width)
+            lines.append(f"{line}  support {entry['support']}")
     if "judge_vs_annotators" in report:
         lines.append(f"  judge vs each of {report['annotators']} annotators (mean):")
         lines += [_line(f"  {k}", v) for k, v in report["judge_vs_annotators"].items()]
