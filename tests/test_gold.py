@@ -234,6 +234,27 @@ def test_the_sampling_record_must_match_the_scored_pairs():
     assert any("different sampling records" in e for e in _errors(two))
 
 
+def test_every_row_must_be_in_the_recorded_draw_at_its_rank():
+    """Three pairs, two drawn with seed 0: permutation(3) starts [2, 0], so "c" is rank
+    0 and "a" rank 1; "b" was never drawn."""
+    pairs = [PairText(key, DRAFT, REPLY) for key in "abc"]
+    record = {"design": "uniform", "population": 3, "size": 2, "seed": 0}
+    assert _errors([_row(id="b", sampling=record | {"rank": 1})], pairs) == [
+        "gold.jsonl, row 0 (id 'b'): this pair is not in the sample the record describes "
+        "(seed 0, 2 of 3 pairs): label only the pairs sample-for-labels drew"
+    ]
+    assert _errors([_row(sampling=record | {"rank": 0})], pairs) == [
+        "gold.jsonl, row 0 (id 'a').sampling.rank is 0, but the draw puts this pair at rank 1"
+    ]
+    # "a" alone: rank 0 ("c") was skipped, which the labels record and the report notes
+    gold = bind_gold([_row(sampling=record | {"rank": 1})], pairs)
+    assert gold.skipped_ranks == (0,)
+    both = [_row(id="c", sampling=record | {"rank": 0}), _row(sampling=record | {"rank": 1})]
+    assert bind_gold(both, pairs).skipped_ranks == ()
+    # without a seed the draw cannot be recomputed: the rows are taken as recorded
+    assert bind_gold([_row(id="b", sampling={"population": 3})], pairs).skipped_ranks == ()
+
+
 def test_load_from_a_file_names_its_lines(tmp_path):
     path = tmp_path / "gold.jsonl"
     path.write_text(json.dumps(_row()) + "\n\n" + json.dumps(_row(id="nope")) + "\n")

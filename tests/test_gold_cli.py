@@ -11,6 +11,7 @@ import pytest
 import editf1
 from editf1.builders.readers import demo_rows
 from editf1.cli.main import main
+from editf1.gold.labels import drawn_order
 from editf1.scorer import EditF1Scorer
 
 FAST = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
@@ -225,3 +226,37 @@ def test_python_and_evaluate_take_gold(exact_demo, demo_gold_rows):
             content_judge="exact",
             theme_judge=None,
         )
+
+
+def test_score_gold_keeps_the_labels_and_notes_skipped_and_unshared_pairs(
+    tmp_path, demo_file, exact_demo, demo_gold_rows, capsys
+):
+    """-o or --summary-json at a gold file is refused before any work, and the same file
+    twice is no second annotator; labels that skip a drawn pair, and a second file that
+    labels other pairs, are scored with a note saying so."""
+    _, result = exact_demo
+    gold = _write(tmp_path / "gold.jsonl", demo_gold_rows(result))
+    before = gold.read_bytes()
+    base = ["score", str(demo_file), "--gold", str(gold), *FAST]
+    assert main([*base, "-o", str(gold)]) == 2
+    assert "would overwrite the input file" in capsys.readouterr().err
+    assert main([*base, "-o", str(tmp_path / "o.jsonl"), "--summary-json", str(gold)]) == 2
+    assert gold.read_bytes() == before
+    assert main([*base, "--second-gold", str(gold), "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert "--gold and --second-gold are the same file" in capsys.readouterr().err
+    # the labelled pairs as a recorded draw of 12 with the order the seed gives; rank 0
+    # left out of the first file, and the second file labels only that first pair
+    order = drawn_order(12, 12, 0)
+    ids = [demo_rows()[i]["id"] for i in order]
+    labelled = {row["id"]: row for row in demo_gold_rows(result)}
+    ranked = sorted(labelled, key=ids.index)
+    record = {"design": "uniform", "population": 12, "size": 12, "seed": 0}
+    rows = [labelled[k] | {"sampling": record | {"rank": ids.index(k)}} for k in ranked]
+    first = _write(tmp_path / "first.jsonl", rows[1:])
+    second = _write(tmp_path / "second.jsonl", rows[:2])
+    argv = ["score", str(demo_file), "--gold", str(first), "--second-gold", str(second)]
+    assert main([*argv, "-o", str(tmp_path / "o.jsonl"), *FAST]) == 0
+    printed = capsys.readouterr().out
+    skipped = [r for r in range(ids.index(ranked[-1])) if ids[r] not in ranked[1:]]
+    assert f"{len(skipped)} pair(s) drawn before the last labelled one have no label" in printed
+    assert "cover 1 of the first's 2 labelled pair(s), and 1 pair(s) the first's do not" in printed

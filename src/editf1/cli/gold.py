@@ -77,7 +77,8 @@ def check_gold(args, checked, scorer):
         scorer: the run's scorer (its splitter and scored themes).
 
     Raises:
-        ValueError: for ``--second-gold`` without ``--gold``, several replies per draft,
+        ValueError: for ``--second-gold`` without ``--gold`` or the same file as it,
+            several replies per draft,
             and the errors of :func:`editf1.gold.labels.load_gold`.
     """
     if args.gold is None:
@@ -91,6 +92,13 @@ def check_gold(args, checked, scorer):
     labels = load_gold(args.gold, pairs, scorer.splitter)
     second = None
     if args.second_gold is not None:
+        from editf1.io import same_file
+
+        if same_file(args.gold, args.second_gold):
+            raise ValueError(
+                f"--gold and --second-gold are the same file ({args.gold}): a second "
+                "annotator's labels are another file"
+            )
         second = load_gold(args.second_gold, pairs, scorer.splitter)
     return ScoreGold(labels, second, scorer.themes_scored)
 

@@ -187,7 +187,7 @@ def _score(args) -> int:
         from editf1.cli.progress import silence_progress_bars
 
         silence_progress_bars()
-    inputs = [args.input, args.data_dir]
+    inputs = [args.input, args.data_dir, args.gold, args.second_gold]
     check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     with nullcontext() if state is None else state.main_process_first():
         name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once

@@ -100,6 +100,15 @@ def keys_digest(keys: Sequence[str]) -> str:
     return sha256_text("\n".join(keys))
 
 
+def drawn_order(population: int, size: int, seed: int) -> list[int]:
+    """The indices of the ``size`` pairs of ``population`` that ``edit-f1
+    sample-for-labels`` draws with ``seed``, in the order drawn (a uniform random
+    sample: ``numpy.random.default_rng(seed).permutation(population)[:size]``)."""
+    import numpy as np
+
+    return np.random.default_rng(seed).permutation(population)[:size].tolist()
+
+
 def pair_keys(ids: Sequence[str | None]) -> list[str]:
     """The key of each pair: its id when every pair has one, else its row number from 0
     as a string (as :func:`editf1.analysis.compare.load_run` pairs runs).
@@ -211,6 +220,9 @@ class GoldLabels:
         in_progress: keys of rows still being labelled (``"complete": false``), left out.
         has_themes: every labelled pair has a theme for every sentence.
         source: the file's name, for messages.
+        skipped_ranks: ranks of the recorded draw (0-based) before its last labelled
+            pair that have no row: the labelled pairs are then not the first of the
+            draw, and a pair skipped because it was hard biases the estimates.
     """
 
     pairs: tuple[GoldPair, ...]
@@ -219,6 +231,7 @@ class GoldLabels:
     in_progress: tuple[str, ...]
     has_themes: bool
     source: str = "gold labels"
+    skipped_ranks: tuple[int, ...] = ()
 
     @property
     def annotators(self) -> tuple[str, ...]:
@@ -460,7 +473,7 @@ def bind_gold(
         raise ValueError("the scored pairs' keys repeat: gold labels cannot name a pair")
     numbered = [r if isinstance(r, tuple) else (0, r) for r in rows]
     errors: list[str] = []
-    gold, in_progress, seen, samplings = [], [], {}, {}
+    gold, in_progress, seen, samplings, ranks = [], [], {}, {}, {}
     for k, (line, row) in enumerate(numbered):
         place = f"{source}, line {line}" if line else f"{source}, row {k}"
         if not isinstance(row, dict):
@@ -487,6 +500,8 @@ def bind_gold(
             continue
         sampling = _sampling(row.get("sampling"), where, errors)
         samplings[where] = sampling
+        given = row.get("sampling")
+        ranks[where] = (key, given.get("rank") if isinstance(given, dict) else None)
         if not complete:
             in_progress.append(key)
             continue
@@ -497,8 +512,11 @@ def bind_gold(
     if len(records) > 1:
         errors.append(f"{source}: the rows hold different sampling records; label one sample")
     sampling = next(iter(samplings.values()), None) if len(records) == 1 else None
+    skipped: list[int] = []
     if sampling is not None:
         errors += _sampling_errors(sampling, keys, source)
+        if not errors:
+            skipped = _draw_errors(sampling, ranks, keys, errors)
     if gold and not errors:
         themed = [g.reference_themes is not None for g in gold]
         if any(themed) and not all(themed):
@@ -518,7 +536,37 @@ def bind_gold(
         in_progress=tuple(in_progress),
         has_themes=all(g.reference_themes is not None for g in gold),
         source=source,
+        skipped_ranks=tuple(skipped),
     )
+
+
+def _draw_errors(
+    sampling: dict, ranks: dict[str, tuple[str, object]], keys: Sequence[str], errors: list[str]
+) -> list[int]:
+    """Check every row against the draw its sampling record describes (where it
+    records ``seed`` and ``size``): each pair must be one the draw holds, at the rank
+    the row records. Problems are appended to ``errors``, naming the row.
+
+    Returns:
+        The draw's ranks before the last labelled one that no row labels.
+    """
+    seed, size = sampling.get("seed"), sampling.get("size")
+    if not (_int(seed) and _int(size) and seed >= 0 and 0 < size <= len(keys)):
+        return []
+    position = {keys[index]: rank for rank, index in enumerate(drawn_order(len(keys), size, seed))}
+    for where, (key, rank) in ranks.items():
+        if key not in position:
+            errors.append(
+                f"{where}: this pair is not in the sample the record describes (seed {seed}, "
+                f"{size} of {len(keys)} pairs): label only the pairs sample-for-labels drew"
+            )
+        elif rank is not None and rank != position[key]:
+            errors.append(
+                f"{where}.sampling.rank is {describe(rank) if not _int(rank) else rank}, but "
+                f"the draw puts this pair at rank {position[key]}"
+            )
+    labelled = {position[key] for key, _ in ranks.values() if key in position}
+    return [r for r in range(max(labelled, default=-1)) if r not in labelled]
 
 
 def _sampling_errors(sampling: dict, keys: Sequence[str], source: str) -> list[str]:

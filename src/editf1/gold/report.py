@@ -325,6 +325,22 @@ def gold_report(
         )
     if gold.in_progress:
         notes.append(f"{len(gold.in_progress)} labelled pair(s) still in progress are left out")
+    if second is not None and (ours := {g.key for g in gold.pairs}) != (
+        theirs := {g.key for g in second.pairs}
+    ):
+        notes.append(
+            f"the second annotator's labels cover {len(ours & theirs)} of the first's "
+            f"{len(ours)} labelled pair(s), and {len(theirs - ours)} pair(s) the first's do "
+            "not: the annotators' agreement is measured on the shared ones only"
+        )
+    if gold.skipped_ranks:
+        shown = ", ".join(map(str, gold.skipped_ranks[:10]))
+        notes.append(
+            f"{len(gold.skipped_ranks)} pair(s) drawn before the last labelled one have no "
+            f"label (ranks {shown}{' ...' if len(gold.skipped_ranks) > 10 else ''}): the "
+            "estimates assume the labelled pairs are the first of the draw; label them in "
+            "draw order, a pair skipped because it was hard biases them"
+        )
     return GoldReport(
         n_pairs=gold.n_pairs,
         n_labelled=len(gold.pairs),

@@ -27,9 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-import numpy as np
-
-from editf1.gold.labels import UNIFORM, PairText, keys_digest, sha256_text
+from editf1.gold.labels import UNIFORM, PairText, drawn_order, keys_digest, sha256_text
 from editf1.inputs import InputError, describe
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.themes import THEMES
@@ -96,9 +94,8 @@ def sample_for_labels(
         "seed": seed,
         "keys_sha256": keys_digest(keys),
     }
-    drawn = np.random.default_rng(seed).permutation(len(pairs))[:n]
     rows = []
-    for rank, index in enumerate(drawn.tolist()):
+    for rank, index in enumerate(drawn_order(len(pairs), n, seed)):
         pair = pairs[index]
         reference = splitter.split(pair.reference)
         if not reference:
