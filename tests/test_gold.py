@@ -231,7 +231,11 @@ def test_the_sampling_record_must_match_the_scored_pairs():
         in _errors([_row(sampling=ok | {"design": "stratified"})])[0]
     )
     two = [_row(sampling=ok), {**_row(id="b"), "sampling": ok | {"seed": 1}}]
-    assert any("different sampling records" in e for e in _errors(two))
+    assert (
+        "gold.jsonl: the rows hold 2 different sampling records (one first at gold.jsonl, "
+        "row 0 (id 'a'); one first at gold.jsonl, row 1 (id 'b'); a row without one counts "
+        "as another); label one sample"
+    ) in _errors(two)
 
 
 def test_every_row_must_be_in_the_recorded_draw_at_its_rank():

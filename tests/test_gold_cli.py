@@ -260,3 +260,14 @@ def test_score_gold_keeps_the_labels_and_notes_skipped_and_unshared_pairs(
     skipped = [r for r in range(ids.index(ranked[-1])) if ids[r] not in ranked[1:]]
     assert f"{len(skipped)} pair(s) drawn before the last labelled one have no label" in printed
     assert "cover 1 of the first's 2 labelled pair(s), and 1 pair(s) the first's do not" in printed
+
+
+def test_score_gold_with_one_labelled_pair_is_refused_before_scoring(
+    tmp_path, demo_file, exact_demo, demo_gold_rows, capsys
+):
+    _, result = exact_demo
+    gold = _write(tmp_path / "gold.jsonl", demo_gold_rows(result)[:1])
+    out = tmp_path / "o.jsonl"
+    assert main(["score", str(demo_file), "--gold", str(gold), "-o", str(out), *FAST]) == 2
+    assert "needs at least 2 labelled pairs, got 1" in capsys.readouterr().err
+    assert not out.exists()

@@ -88,6 +88,7 @@ from scipy.stats import norm, t
 from editf1.stats import Estimate
 
 __all__ = [
+    "MIN_LABELLED",
     "PPIEstimate",
     "UndefinedEstimateError",
     "classical_ratio",
@@ -96,6 +97,10 @@ __all__ = [
     "ppi_ratio_difference",
     "ratio_columns",
 ]
+
+
+#: The fewest labelled pairs an estimate takes (a variance needs two).
+MIN_LABELLED = 2
 
 
 class UndefinedEstimateError(ValueError):
@@ -173,8 +178,10 @@ def _smooth(
 ) -> PPIEstimate:
     """PPI++ for ``theta = h(E[Y])`` (see the module's derivation)."""
     n, m = len(gold), len(judge_unlabelled)
-    if n < 2:
-        raise ValueError(f"prediction-powered inference needs at least 2 labelled pairs, got {n}")
+    if n < MIN_LABELLED:
+        raise ValueError(
+            f"prediction-powered inference needs at least {MIN_LABELLED} labelled pairs, got {n}"
+        )
     if len(judge) != n:
         raise ValueError(f"{n} gold rows but {len(judge)} judge rows for the labelled pairs")
     if lam is not None and not 0 <= lam <= 1:

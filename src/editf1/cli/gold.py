@@ -78,7 +78,8 @@ def check_gold(args, checked, scorer):
 
     Raises:
         ValueError: for ``--second-gold`` without ``--gold`` or the same file as it,
-            several replies per draft,
+            fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs, several replies
+            per draft,
             and the errors of :func:`editf1.gold.labels.load_gold`.
     """
     if args.gold is None:
@@ -87,9 +88,15 @@ def check_gold(args, checked, scorer):
         return None
     from editf1.gold.labels import load_gold
     from editf1.gold.report import pair_texts
+    from editf1.ppi import MIN_LABELLED
 
     pairs = pair_texts(checked)
     labels = load_gold(args.gold, pairs, scorer.splitter)
+    if len(labels.pairs) < MIN_LABELLED:
+        raise ValueError(
+            f"{args.gold}: prediction-powered inference needs at least {MIN_LABELLED} "
+            f"labelled pairs, got {len(labels.pairs)}"
+        )
     second = None
     if args.second_gold is not None:
         from editf1.io import same_file

@@ -508,9 +508,15 @@ def bind_gold(
         labelled = _row(row, where, pairs[where_is[key]], where_is[key], line, splitter, errors)
         if labelled is not None:
             gold.append(labelled)
-    records = {repr(sorted(s.items())) if s else None for s in samplings.values()}
+    records: dict = {}
+    for where, record in samplings.items():
+        records.setdefault(repr(sorted(record.items())) if record else None, where)
     if len(records) > 1:
-        errors.append(f"{source}: the rows hold different sampling records; label one sample")
+        firsts = "; ".join(f"one first at {where}" for where in list(records.values())[:3])
+        errors.append(
+            f"{source}: the rows hold {len(records)} different sampling records ({firsts}; "
+            "a row without one counts as another); label one sample"
+        )
     sampling = next(iter(samplings.values()), None) if len(records) == 1 else None
     skipped: list[int] = []
     if sampling is not None:
