@@ -525,52 +525,58 @@ def _agreement(args) -> int:
 _AGREEMENT_INPUTS = ("labels", "data_dir", "input")
 
 
-def _check_not_in_sample(options: dict | None, items) -> None:
-    """A theme judge that ``train-judge embedding-theme --data`` fitted on every one of
-    these labels (its parameters record their digest) is not measured on them: on any
-    side of a split its agreement would be in-sample.
-
-    Raises:
-        ValueError: pointing to the fit's own cross-validated figures.
-    """
+def _fitted_on_these(options: dict | None, items) -> tuple[str, dict] | None:
+    """``(name, parameters)`` of the ``params_file`` judge option when those parameters
+    record the :func:`~editf1.validation.labelled.items_digest` of ``items`` (the judge
+    was fitted on these very labels), else ``None``. The digest is the top-level
+    ``items_digest`` (theme judges) or the split's (content judges)."""
     from editf1.judges.embedding.config import load_params
     from editf1.validation.labelled import items_digest
 
     name = (options or {}).get("params_file")
-    if name and load_params(str(name)).get("items_digest") == items_digest(items):
+    if not name:
+        return None
+    params = load_params(str(name))
+    recorded = params.get("items_digest") or (params.get("split") or {}).get("items_digest")
+    return (str(name), params) if recorded == items_digest(items) else None
+
+
+def _check_not_in_sample(options: dict | None, items) -> None:
+    """A theme judge that ``train-judge embedding-theme --data`` fitted on every one of
+    these labels is not measured on them: on any side of a split its agreement would be
+    in-sample.
+
+    Raises:
+        ValueError: pointing to the fit's own cross-validated figures.
+    """
+    if fitted := _fitted_on_these(options, items):
         raise ValueError(
-            f"params_file {name} was fitted on all of these labels: its agreement on them "
-            "would be in-sample; its cross-validated figures are the file's "
+            f"params_file {fitted[0]} was fitted on all of these labels: its agreement on "
+            "them would be in-sample; its cross-validated figures are the file's "
             "cross_validation (printed by train-judge), or measure it on labels it was "
             "not fitted on"
         )
 
 
 def _check_fitted_split(options: dict | None, items, args) -> None:
-    """A judge fitted on these very labels (its parameters record their
-    :func:`~editf1.validation.labelled.items_digest`) is measured with ``--split`` on
-    the split it was fitted with, not on one that holds some of its fitting cases.
+    """A content judge fitted on these very labels is measured with ``--split`` on the
+    split it was fitted with, not on one that holds some of its fitting cases.
 
     Raises:
         ValueError: naming the recorded seed and test share when ``--seed`` or
             ``--test-size`` differ from them.
     """
-    from editf1.judges.embedding.config import load_params
-    from editf1.validation.labelled import items_digest
-
-    name = (options or {}).get("params_file")
-    if args.split == "all" or not name:
+    fitted = None if args.split == "all" else _fitted_on_these(options, items)
+    if fitted is None:
         return
-    split = load_params(str(name)).get("split") or {}
-    if "items_digest" not in split or split["items_digest"] != items_digest(items):
-        return
-    fitted = (split["seed"], split["test_size"])
-    if fitted != (args.seed, args.test_size):
+    name, split = fitted[0], fitted[1]["split"]
+    recorded = (split["seed"], split["test_size"])
+    if recorded != (args.seed, args.test_size):
         raise ValueError(
-            f"params_file {name} was fitted on these labels with split seed {fitted[0]} "
-            f"and test share {fitted[1]}; --split {args.split} with --seed {args.seed} "
+            f"params_file {name} was fitted on these labels with split seed {recorded[0]} "
+            f"and test share {recorded[1]}; --split {args.split} with --seed {args.seed} "
             f"--test-size {args.test_size} would mix its fitting cases into the held-out "
-            f"ones: give --seed {fitted[0]} --test-size {fitted[1]}"
+            f"ones: give --seed {recorded[0]} --test-size {recorded[1]}"
         )
 
 
