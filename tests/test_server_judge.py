@@ -90,6 +90,15 @@ class Trickle:
         self.answer, self.every = answer, every
 
 
+class Broken:
+    """A 200 answer whose body breaks: ``claimed`` bytes announced (Content-Length) but
+    only ``body`` sent before the connection closes, or a ``Content-Encoding`` the body
+    does not have."""
+
+    def __init__(self, body: bytes, claimed: int | None = None, encoding: str | None = None):
+        self.body, self.claimed, self.encoding = body, claimed, encoding
+
+
 class Status:
     """An HTTP status with headers (a redirect's Location, a 429's Retry-After)."""
 
@@ -109,7 +118,7 @@ class FakeServer:
 
     Args:
         answers: sentence → answer text, ``Slow``, an int (an HTTP error status),
-            ``b"..."`` (a raw 200 body), ``Raw``, ``Trickle``, ``Status``, or a list of
+            ``b"..."`` (a raw 200 body), ``Raw``, ``Trickle``, ``Broken``, ``Status``, or a list of
             these used one per request.
         default: the answer for any other sentence.
         models: the ids ``/v1/models`` lists, or a ``Status`` to answer instead.
@@ -202,6 +211,17 @@ class FakeServer:
                     return self._send(200, answer.body, answer.kind)
                 if isinstance(answer, Status):
                     return self._status(answer)
+                if isinstance(answer, Broken):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if answer.encoding:
+                        self.send_header("Content-Encoding", answer.encoding)
+                    self.send_header("Content-Length", str(answer.claimed or len(answer.body)))
+                    self.end_headers()
+                    self.wfile.write(answer.body)
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return None
                 if isinstance(answer, Trickle):
                     payload = _completion(answer.answer)
                     self.send_response(200)
@@ -709,6 +729,22 @@ def test_a_malformed_json_body_is_a_failed_judgement_and_the_run_goes_on():
     for body in (b'{"choices": [{"message": ', b"[]", b"\xff\xfe"):
         bad = _one_bad_of_ten(Raw(body))
         assert bad.raw == "[no answer: malformed response]"
+
+
+def test_a_body_broken_off_or_in_a_false_encoding_is_a_failed_judgement():
+    # the server announces 1000 bytes, sends 13 and closes (killed mid-answer): retried
+    # (retries=0 here), then failed, and the run goes on; no traceback
+    bad = _one_bad_of_ten(Broken(b'{"choices": [', claimed=1000))
+    assert bad.raw == "[no answer: connection lost]"
+    bad = _one_bad_of_ten(Broken(_completion("Rest well."), encoding="gzip"))
+    assert bad.raw == "[no answer: malformed response]"
+
+
+def test_a_body_broken_off_once_is_retried():
+    answers = {"Please rest.": [Broken(b'{"choices": [', claimed=1000), "Rest well."]}
+    with FakeServer(answers) as server:
+        [[judgement]] = _judge(server, retries=1).match([_request("Please rest.")])
+    assert judgement.span.text == "Rest well."
 
 
 def test_timeout_s_is_a_total_deadline_for_a_trickling_body():

@@ -19,11 +19,12 @@ Clinical text goes to the connection actually made, so the rules hold for it:
 * **A failing server never hangs a run or floods its output.** ``timeout_s`` is a total
   deadline per attempt: connecting, waiting in the server's queue and reading the whole
   body (a body trickling in byte by byte is cut at the deadline). Failed attempts
-  (timeouts, lost connections, HTTP 408, 409, 429 and 5xx) are retried ``retries``
+  (timeouts, lost connections, also mid-body, HTTP 408, 409, 429 and 5xx) are retried ``retries``
   times, after 0.5, 1, 2, ... seconds (at most 8) or the server's ``Retry-After``, but
   never longer than ``timeout_s``. A body is read up to ``max_bytes`` (more is a failed
   request, ``"oversized response"``, of which nothing is kept) and parsed here: a body
-  that is not a JSON object is ``"malformed response"``. Failures are returned as short
+  that is not a JSON object, or not in the ``Content-Encoding`` it claims, is
+  ``"malformed response"``. Failures are returned as short
   reasons (no text), never raised, so a caller counts them and goes on.
 """
 
@@ -158,6 +159,19 @@ class Reply:
     failure: str | None = None
 
 
+def _body_errors() -> tuple[type[Exception], type[Exception]]:
+    """The ``TransportError`` and ``DecodingError`` of the HTTP library under the openai
+    client (``httpx``, or ``httpx2`` in openai 3): reading a streamed body raises them
+    unwrapped, as a server that breaks off mid-answer or sends a false encoding does."""
+    import importlib
+
+    import openai
+
+    base = next(c for c in openai.DefaultAsyncHttpxClient.__mro__[1:] if c is not object)
+    http = importlib.import_module(base.__module__.split(".")[0])
+    return http.TransportError, http.DecodingError
+
+
 class _Failed(Exception):
     """One attempt's failure: its reason, whether to retry, the server's Retry-After."""
 
@@ -255,13 +269,20 @@ class Connection:
         ``max_bytes`` and parsed, all within ``timeout_s``."""
         import openai
 
+        transport_error, decoding_error = _body_errors()
+
         async def read() -> bytes:
             async with start() as response:
                 data = bytearray()
-                async for chunk in response.iter_bytes():
-                    data += chunk
-                    if len(data) > max_bytes:
-                        raise _Failed("oversized response")
+                try:
+                    async for chunk in response.iter_bytes():
+                        data += chunk
+                        if len(data) > max_bytes:
+                            raise _Failed("oversized response")
+                except decoding_error:  # a Content-Encoding the body does not have
+                    raise _Failed("malformed response") from None
+                except transport_error:  # the server closed or broke off mid-body
+                    raise _Failed("connection lost", retry=True) from None
                 return bytes(data)
 
         try:
