@@ -22,7 +22,7 @@ run of words, so its spans rarely equal generated ones exactly.
 
 ``--server`` adds a further way: the server judges (:mod:`editf1.judges.server`) asking a
 ``transformers serve`` of the same base model that the script starts on 127.0.0.1 (and
-stops); its answers are compared with the batched judge's, and its exact, snapped,
+stops); its answers are compared with the batched judge's, and its exact, normalised,
 unusable and failed answers are counted. ``--skip-naive`` leaves out the slow naive way.
 The base must then be a local folder of safetensors weights.
 
@@ -223,7 +223,7 @@ def measure(loaded: dict, rows: list[dict], chunk: int, device: str, log=print) 
         each judge), ``total_<way>_s`` (the whole scorer call) and ``same_answers``
         (pairs whose every content and theme answer agree both in-process ways; with
         the server judge, ``server_same_answers``: pairs answered as the batched judge
-        did, and ``server_counts``: its exact, snapped, unusable and failed answers;
+        did, and ``server_counts``: its exact, normalised, unusable and failed answers;
         with the decision mode, ``decision``: :func:`decision_agreement`).
     """
     from editf1.scorer import EditF1Scorer

@@ -195,10 +195,10 @@ def test_server_judge_benchmark_figures_in_both_readmes_match_the_results_file()
     assert f"| content judge | {content['sentences']} | {batched} | {served} |" in bench
     cut_off = counts["failed: cut off at max_tokens"]
     assert f"answers alike on {alike}" in README and f"batched judge on {alike}" in bench
-    assert f"unusable ({counts['unusable']}) or cut off ({cut_off}), none snapped" in README
+    assert f"unusable ({counts['unusable']}) or cut off ({cut_off}), none normalised" in README
     assert f"unusable ({counts['unusable']}, too far" in bench
-    assert f"cut off at the answer limit ({cut_off}); none was close" in bench
-    assert "snapped" not in counts
+    assert f"cut off at the answer limit ({cut_off}); none was a candidate" in bench
+    assert "snapped" not in counts and "normalised" not in counts
 
 
 def test_drafting_baseline_figures_in_readme_match_the_results_files():

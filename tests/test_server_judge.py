@@ -1,4 +1,4 @@
-"""The server judge: answers mapped onto the draft's candidate spans (exact, snapped or
+"""The server judge: answers mapped onto the draft's candidate spans (exact, normalised or
 unusable, each counted), loopback only unless allowed, models found through /v1/models,
 JSON-schema support detected, and timeouts, garbage, lost servers and bounded
 concurrency against a standard-library fake server; end to end against a real
@@ -51,7 +51,7 @@ REFERENCE = "Please rest well. Drink plenty of water. Take your pills. We will c
 #: What the fake server answers to each reference sentence.
 ANSWERS = {
     "Please rest well.": "Rest well.",  # exact
-    "Drink plenty of water.": "drink water",  # snapped to "Drink water."
+    "Drink plenty of water.": "drink water",  # normalised to "Drink water."
     "Take your pills.": "NO MATCH",  # exact
     "We will call.": "zzzz qqqq",  # fits no choice: unusable
 }
@@ -269,15 +269,41 @@ def _judge(server: FakeServer, **options):
 # -- choosing among the candidates ---------------------------------------------------
 
 
-def test_choose_exact_up_to_whitespace_snapped_or_unusable():
-    assert choose("  Drink\nwater. ", CHOICES) == Choice(1, "exact", 1.0)
-    assert choose('{"answer": "NO MATCH"}', CHOICES) == Choice(5, "exact", 1.0)
-    # "drink water" vs "drink water.": 2 * 11 / (11 + 12) matching characters
-    assert choose("drink water", CHOICES) == Choice(1, "snapped", 22 / 23)
+def test_choose_exact_up_to_whitespace_normalised_or_unusable():
+    assert choose("  Drink\nwater. ", CHOICES) == Choice(1, "exact")
+    assert choose('{"answer": "NO MATCH"}', CHOICES) == Choice(5, "exact")
+    # case, the final full stop, quotes around it, curly quotes, NFKC forms set aside
+    assert choose("drink water", CHOICES) == Choice(1, "normalised")
+    assert choose("\u201cRest well\u201d", CHOICES) == Choice(0, "normalised")
+    assert choose("`ＲＥＳＴ WELL.`", CHOICES) == Choice(0, "normalised")
     assert choose("zzzz qqqq", CHOICES).how == "unusable"
     assert choose("", CHOICES).how == "unusable"
-    # equally similar to two choices: the earlier one
-    assert choose("ab", ["ax", "ay"]) == Choice(0, "snapped", 0.5)
+    assert choose("ab", ["ax", "ay"]).how == "unusable"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Match",  # a similarity score took it for NO MATCH (0.77)
+        "Do not take ibuprofen 400 mg twice daily.",  # for its opposite (0.91)
+        "Take ibuprofen 800 mg twice daily.",  # for another dose (0.97)
+        "Take aspirin 81 mg once daily.",  # for another drug (0.69)
+        "Take ibuprofen 400 mg twice daily?",  # a question is not the instruction
+        "Take ibuprofen 400 mg",  # a span's first words are not the span
+    ],
+)
+def test_an_answer_that_differs_in_a_word_or_number_is_unusable_never_snapped(answer):
+    choices = ["Take ibuprofen 400 mg twice daily.", "Rest well.", "NO MATCH"]
+    assert choose(answer, choices) == Choice(None, "unusable")
+
+
+def test_a_theme_label_by_its_unique_first_words():
+    assert choose("medical planning", THEMES, by_first_words=True) == Choice(4, "normalised")
+    assert choose("Logistics.", THEMES, by_first_words=True) == Choice(5, "normalised")
+    # first words of two labels, a word of none, or part of a hyphenated word: unusable
+    for answer in ("Medical", "medication", "planning"):
+        assert choose(answer, THEMES, by_first_words=True).how == "unusable"
+    assert choose("medical planning", THEMES).how == "unusable"
 
 
 # -- loopback only ---------------------------------------------------------------------
@@ -406,13 +432,13 @@ def test_a_server_that_ignores_the_schema_is_detected():
 def test_answers_are_verbatim_spans_no_match_or_unusable_and_counted():
     with FakeServer(ANSWERS) as server:
         judge = _judge(server)
-        with pytest.warns(ServerJudgeWarning, match="of 4 answers, snapped: 1, unusable: 1"):
+        with pytest.warns(ServerJudgeWarning, match="of 4 answers, normalised: 1, unusable: 1"):
             [judgements] = judge.match([_request()])
     assert [j.status for j in judgements] == ["match", "match", "no_match", "unusable"]
     assert [(j.span.start, j.span.end) for j in judgements[:2]] == [(0, 10), (11, 23)]
     assert all(DRAFT[j.span.start : j.span.end] == j.span.text for j in judgements[:2])
-    assert judgements[1].raw.startswith("[snapped to a choice, similarity 0.96]")
-    assert judge.counts == {"exact": 2, "snapped": 1, "unusable": 1}
+    assert judgements[1].raw == "[normalised to a choice] drink water"
+    assert judge.counts == {"exact": 2, "normalised": 1, "unusable": 1}
 
 
 def test_the_scorer_counts_what_the_server_judge_could_not_use():
@@ -451,14 +477,14 @@ def test_evaluate_load_takes_the_same_options(tmp_path):
     assert result["unusable_judgements"] == 1
 
 
-def test_theme_labels_exact_snapped_or_unusable():
+def test_theme_labels_exact_normalised_or_unusable():
     answers = {"Call us.": "Logistics", "Take it.": "medical planning", "Hi.": "NO MATCH"}
     with FakeServer(answers) as server:
         judge = load_theme_judge("server", {"base_url": server.url, "retries": 0})
         with pytest.warns(ServerJudgeWarning):
             labels = judge.classify(["Call us.", "Take it.", "Hi."])
     assert [j.theme for j in labels] == ["Logistics", "Medical planning instruction", None]
-    assert judge.counts == {"exact": 1, "snapped": 1, "unusable": 1}
+    assert judge.counts == {"exact": 1, "normalised": 1, "unusable": 1}
 
 
 def test_a_draft_without_sentences_is_no_match_without_asking():

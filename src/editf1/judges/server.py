@@ -15,16 +15,18 @@ candidate spans (every sentence and every run of two adjacent sentences, as
 the nine labels. With ``constraint="json_schema"`` the request carries a JSON-schema
 ``response_format`` whose ``answer`` is an enum of the choices (vLLM, SGLang, llama.cpp,
 TGI and Ollama enforce it); with ``"none"`` the text is free. Either way an answer that
-is not exactly a choice (up to whitespace) is *snapped* to the most similar choice
-(:func:`choose`) when their similarity is at least :data:`SNAP_MIN_SIMILARITY`, and is
-unusable otherwise. ``"auto"`` (default) sends one probe request without clinical text
-and uses ``json_schema`` only if the server enforced it (``transformers serve``, for
-one, accepts the field and ignores it).
+is not exactly a choice (up to whitespace) is accepted only if it equals one once case,
+quotes, Unicode forms and a final full stop are set aside (:func:`normalise`), or, for
+a theme label, if it gives the first words of exactly one label; any other answer is
+unusable: no similarity score, which would take "Do not take it." for "Take it." and
+"Match" for "NO MATCH". ``"auto"`` (default) sends one probe request without clinical
+text and uses ``json_schema`` only if the server enforced it (``transformers serve``,
+for one, accepts the field and ignores it).
 
-Every answer is counted in :attr:`counts` (``"exact"``, ``"snapped"``, ``"unusable"``,
+Every answer is counted in :attr:`counts` (``"exact"``, ``"normalised"``, ``"unusable"``,
 and ``"failed: REASON"`` for requests that got no answer after the retries); failed and
 unusable answers are returned as unusable judgements, which the scorer counts and
-reports, and each judging call that snapped or lost answers warns
+reports, and each judging call that normalised or lost answers warns
 (:class:`ServerJudgeWarning`) with its counts. No request or response text is logged.
 A call in which more than ``max_failed_share`` of the requests failed raises
 :class:`ServerJudgeError` instead: a server that fails is never read as a score.
@@ -42,9 +44,9 @@ deadline per attempt; answer bodies are read up to a size bound.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
+import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -73,7 +75,6 @@ from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
 __all__ = [
-    "SNAP_MIN_SIMILARITY",
     "Choice",
     "ServerContentJudge",
     "ServerJudgeError",
@@ -81,11 +82,8 @@ __all__ = [
     "ServerThemeJudge",
     "check_local",
     "choose",
+    "normalise",
 ]
-
-#: The least similarity (:class:`difflib.SequenceMatcher` ratio, in [0, 1]) at which an
-#: answer that is not exactly a choice is snapped to its most similar choice.
-SNAP_MIN_SIMILARITY = 0.5
 
 Constraint = Literal["auto", "json_schema", "none"]
 _CONSTRAINTS = ("auto", "json_schema", "none")
@@ -94,10 +92,11 @@ _PROBE = "edit-f1-probe-ok"
 #: tokens: 32 bytes a token and 16 KiB for the JSON around it (a bound no conforming
 #: server reaches; a larger body is a failed request, ``"oversized response"``).
 _BYTES_PER_TOKEN, _BODY_OVERHEAD = 32, 1 << 14
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 class ServerJudgeWarning(UserWarning):
-    """A server judge snapped answers or got none for some requests (counts attached)."""
+    """A server judge normalised answers or got none for some requests (counts attached)."""
 
 
 class ServerJudgeError(ConnectionError):
@@ -110,17 +109,32 @@ class Choice:
 
     Attributes:
         index: into the choices; ``None`` when the answer is unusable.
-        how: ``"exact"``, ``"snapped"`` or ``"unusable"``.
-        similarity: to the chosen (or, when unusable, the most similar) choice, in [0, 1].
+        how: ``"exact"`` (equal up to whitespace), ``"normalised"`` (equal once
+            :func:`normalise` d, or for labels a unique label's first words) or
+            ``"unusable"``.
     """
 
     index: int | None
-    how: Literal["exact", "snapped", "unusable"]
-    similarity: float
+    how: Literal["exact", "normalised", "unusable"]
 
 
 def _normal(text: str) -> str:
     return " ".join(text.split())
+
+
+def normalise(text: str) -> str:
+    """``text`` as compared when it is not exactly a choice: Unicode compatibility forms
+    (NFKC), case, curly quotes, whitespace, quotes, backticks or asterisks around it and
+    one final full stop ignored. Nothing else: a word, number, negation or question mark
+    that differs leaves the answer unusable (a similarity score would snap "Do not take
+    it." onto "Take it." and "Match" onto "NO MATCH").
+
+    >>> normalise(' "Take 2.5 mg b.i.d."  '), normalise("**No  Match**")
+    ('take 2.5 mg b.i.d', 'no match')
+    """
+    text = _normal(unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold())
+    text = text.strip("\"'`* ")
+    return text[:-1].rstrip() if text.endswith(".") else text
 
 
 def _answer_text(answer: str) -> str:
@@ -134,37 +148,44 @@ def _answer_text(answer: str) -> str:
     return answer
 
 
-def choose(answer: str, choices: Sequence[str]) -> Choice:
+def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False) -> Choice:
     """Map a server's answer onto one of ``choices``.
 
     A JSON object's ``answer`` field is read, else the whole text. Equal to a choice up
-    to whitespace: ``"exact"``; else the most similar choice (case-insensitive
-    :class:`difflib.SequenceMatcher` ratio; ties go to the earlier choice) if the ratio
-    is at least :data:`SNAP_MIN_SIMILARITY`: ``"snapped"``; else ``"unusable"``.
+    to whitespace: ``"exact"``; equal to one once both are :func:`normalise` d (the first
+    such choice): ``"normalised"``; with ``by_first_words`` (theme labels), also when the
+    answer's words are the first words of exactly one choice ("medical planning" for
+    "Medical planning instruction"); else ``"unusable"``.
 
     Args:
         answer: the answer's text.
         choices: C >= 1 allowed answers.
+        by_first_words: accept a unique choice's first words (labels, never spans: a
+            span's first words may leave out what it says).
 
     >>> choose('{"answer": "Rest well."}', ["Rest well.", "NO MATCH"])
-    Choice(index=0, how='exact', similarity=1.0)
+    Choice(index=0, how='exact')
     >>> choose("no match", ["Rest well.", "NO MATCH"])
-    Choice(index=1, how='snapped', similarity=1.0)
-    >>> choose("Call 911.", ["Rest well.", "NO MATCH"]).how
-    'unusable'
+    Choice(index=1, how='normalised')
+    >>> choose("Match", ["Rest well.", "NO MATCH"]).how, choose("Rest.", ["Rest well."]).how
+    ('unusable', 'unusable')
     """
     text = _normal(_answer_text(answer))
     normals = [_normal(c) for c in choices]
     if text in normals:
-        return Choice(normals.index(text), "exact", 1.0)
-    ratios = [
-        difflib.SequenceMatcher(None, text.lower(), c.lower(), autojunk=False).ratio()
-        for c in normals
-    ]
-    best = max(range(len(ratios)), key=lambda i: (ratios[i], -i))
-    if text and ratios[best] >= SNAP_MIN_SIMILARITY:
-        return Choice(best, "snapped", ratios[best])
-    return Choice(None, "unusable", ratios[best])
+        return Choice(normals.index(text), "exact")
+    lenient = normalise(text)
+    if not lenient:
+        return Choice(None, "unusable")
+    forms = [normalise(c) for c in choices]
+    if lenient in forms:
+        return Choice(forms.index(lenient), "normalised")
+    if by_first_words:
+        words = lenient.split()
+        starts = [i for i, form in enumerate(forms) if form.split()[: len(words)] == words]
+        if len(starts) == 1:
+            return Choice(starts[0], "normalised")
+    return Choice(None, "unusable")
 
 
 class _ServerJudge:
@@ -218,7 +239,7 @@ class _ServerJudge:
             f"server-{self.task}(model={self.model},adapter={self.adapter or 'none'},"
             f"base_url={self.base_url},prompt={self._prompt}/server-chat-template,"
             f"temperature=0,constraint={self._constraint_note},"
-            f"snap_min_similarity={SNAP_MIN_SIMILARITY}{self.connection.note})"
+            f"answers=exact-or-normalised{self.connection.note})"
         )
 
     def _body(self, messages: list[dict], choices: Sequence[str]) -> dict:
@@ -264,24 +285,26 @@ class _ServerJudge:
 
     def _pick(self, reply: Reply, choices: Sequence[str], calls: Counter, no_match=None):
         """``(index or None, raw)`` for one reply, counted in ``calls`` and :attr:`counts`;
-        an answer that reads NO MATCH is choice ``no_match`` (when given), whatever else."""
+        an answer that reads NO MATCH is choice ``no_match`` (when given), whatever else;
+        content answers are spans (exact or normalised), theme answers labels (also by
+        a unique label's first words)."""
         text, failure = _answer(reply)
         if text is None:
             key, index, raw = f"failed: {failure}", None, f"[no answer: {failure}]"
         else:
-            picked = choose(text, choices)
+            picked = choose(text, choices, by_first_words=no_match is None)
             if no_match is not None and reads_no_match(_answer_text(text)):
-                how = picked.how if picked.index == no_match else "snapped"
-                picked = Choice(no_match, how, 1.0)
+                how = picked.how if picked.index == no_match else "normalised"
+                picked = Choice(no_match, how)
             key, index, raw = picked.how, picked.index, text
-            if picked.how == "snapped":
-                raw = f"[snapped to a choice, similarity {picked.similarity:.2f}] {text}"
+            if picked.how == "normalised":
+                raw = f"[normalised to a choice] {text}"
         calls[key] += 1
         self.counts[key] += 1
         return index, raw
 
     def _report(self, calls: Counter) -> None:
-        """Refuse a call with too many failed requests; warn of lost or snapped answers."""
+        """Refuse a call with too many failed requests; warn of lost or normalised answers."""
         lost = {k: n for k, n in calls.items() if k != "exact"}
         if not lost:
             return
@@ -296,7 +319,7 @@ class _ServerJudge:
             )
         warnings.warn(
             f"server {self.task} judge at {self.base_url}: of {total} answers, {detail} "
-            "(snapped answers are used, failed and unusable ones count as unusable)",
+            "(normalised answers are used, failed and unusable ones count as unusable)",
             ServerJudgeWarning,
             stacklevel=3,
         )
