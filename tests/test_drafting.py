@@ -96,6 +96,22 @@ def test_each_message_is_drafted_once_and_every_row_keeps_its_id_and_reply():
     ]
 
 
+class SilentGenerator(FakeGenerator):
+    """Drafts nothing (only whitespace) for the refill message."""
+
+    def generate(self, conversations, num_return_sequences=1):
+        drafts = super().generate(conversations, num_return_sequences)
+        return [[" " if "refill" in d else d for d in replies] for replies in drafts]
+
+
+def test_a_draft_without_a_word_is_kept_and_named_in_a_warning():
+    with pytest.warns(
+        UserWarning, match=r"1 of 4 row\(s\) got a draft without a word \(ids \['b-1'\]"
+    ):
+        out = draft_rows(rows(), SilentGenerator(), "zero-shot")
+    assert [r["prediction"] for r in out] == ["draft 0 of cough"] * 2 + [" ", "draft 0 of rash"]
+
+
 def test_thematic_and_few_shot_prompts():
     generator = FakeGenerator()
     draft_rows(rows()[2:], generator, "thematic")
@@ -315,7 +331,8 @@ def test_oncqa_drafts_with_smollm2_are_scored(tmp_path, monkeypatch, exact_count
 @pytest.fixture
 def fake_server():
     """/v1/models lists "drafter"; a chat completion answers n choices "reply <j>: <the
-    last message's first 12 characters>". Records the request bodies."""
+    last message's first 12 characters>" (content null where the message ends "Null?").
+    Records the request bodies."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -340,11 +357,15 @@ def fake_server():
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             bodies.append(body)
             text = body["messages"][-1]["content"][:12]
+            null = body["messages"][-1]["content"].endswith("Null?")  # no text at all
             choices = [
                 {
                     "index": j,
                     "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": f" reply {j}: {text} "},
+                    "message": {
+                        "role": "assistant",
+                        "content": None if null else f" reply {j}: {text} ",
+                    },
                 }
                 for j in reversed(range(body.get("n", 1)))
             ]
@@ -383,6 +404,9 @@ def test_server_generator_asks_the_served_model_and_keeps_the_order(fake_server)
         ("drafter", 7, 0.5, 3, 2)
     }
     assert generator.fingerprint.startswith("server(drafter,t=0.5")
+    # an answer without text (content null) is no draft: an error naming the conversation
+    with pytest.raises(ConnectionError, match=r"conversation 1 no answer: an answer without text"):
+        generator.generate([zero_shot_messages("Knee?"), zero_shot_messages("Null?")])
     with pytest.raises(ValueError, match="not this machine"):
         ServerGenerator("http://10.1.2.3:8000/v1")
     with pytest.raises(ValueError, match="'other' is not served"):

@@ -15,6 +15,8 @@ the input's other messages are the pool: leave one message out).
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,6 +30,8 @@ from editf1.drafting.prompts import (
 )
 
 __all__ = ["draft_rows", "nearest_examples"]
+
+_WORD = re.compile(r"[^\W_]")
 
 
 def nearest_examples(
@@ -109,6 +113,9 @@ def draft_rows(
         used, few-shot). With K > 1 the rows are what ``edit-f1 preference-pairs``
         reads (``--group-field message_id``).
 
+    Warns:
+        UserWarning: naming the rows whose draft holds no word (kept as empty drafts).
+
     Raises:
         ValueError: for an unknown strategy, bad counts, or repeated ids.
         KeyError: naming the first rows without a message or reply.
@@ -145,6 +152,7 @@ def draft_rows(
         for (message, ehr), near in zip(messages, chosen)
     ]
     drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
+    _warn_empty(ids, [drafts[key] for key in keys])
     shots_of = dict(zip(messages, chosen))
     out = []
     for row_id, key, row in zip(ids, keys, rows):
@@ -164,6 +172,19 @@ def draft_rows(
                 }
             )
     return out
+
+
+def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
+    """Warn, naming up to ten row ids, of drafts without a word: they are kept (a model
+    that answers nothing drafted nothing) and score precision 0 with a warning."""
+    empty = [i for i, replies in zip(ids, drafts) if any(not _WORD.search(d) for d in replies)]
+    if empty:
+        warnings.warn(
+            f"{len(empty)} of {len(ids)} row(s) got a draft without a word (ids "
+            f"{empty[:10]}{' ...' if len(empty) > 10 else ''}): kept as empty drafts, "
+            "which score precision 0",
+            stacklevel=3,
+        )
 
 
 def _prompt(strategy, message, ehr, examples, message_field, ehr_field, reference_field):

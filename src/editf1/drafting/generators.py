@@ -335,9 +335,12 @@ def _reply_texts(reply, k: int) -> tuple[list[str] | None, str | None]:
         return None, reply.failure
     try:
         choices = sorted(reply.payload["choices"], key=lambda c: c["index"])
-        texts = [(c["message"]["content"] or "").strip() for c in choices]
+        texts = [c["message"]["content"] for c in choices]
     except (KeyError, TypeError, AttributeError):
         return None, "malformed response"
+    if not all(isinstance(text, str) for text in texts):
+        return None, "an answer without text (content null)"
+    texts = [text.strip() for text in texts]
     if len(texts) != k:
         return None, f"{len(texts)} replies, not {k}"
     return texts, None
