@@ -212,6 +212,36 @@ def test_atomic_output_writes_through_a_symbolic_link(tmp_path):
     assert (tmp_path / "link.json").is_symlink() and target.read_text() == "new"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_a_named_pipe_is_written_into_never_replaced_by_a_file(tmp_path):
+    import threading
+
+    from editf1.io import JsonlWriter
+
+    pipe = tmp_path / "scores.jsonl"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()))
+    reader.start()
+    with JsonlWriter(pipe) as write:
+        write({"f1": 0.5})
+    reader.join(timeout=10)
+    assert received == ['{"f1": 0.5}\n']
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)  # still the pipe: no file renamed onto it
+    assert os.listdir(tmp_path) == ["scores.jsonl"]
+    check_output_path(pipe, "-o")  # a pipe passes for a file
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_an_output_in_a_folder_where_no_file_can_be_made_is_refused_before_any_work():
+    # /proc takes no new files, even from root, for whom permission bits would not tell
+    with pytest.raises(ValueError, match=r"--summary-json /proc/x\.json: cannot write in /proc"):
+        check_output_path("/proc/x.json", "--summary-json")
+    with pytest.raises(ValueError) as error, atomic_output("/proc/x.json"):
+        pass
+    assert ".tmp" not in str(error.value)  # named by the path given, not a temporary one
+
+
 def test_standard_output(capsys):
     with JsonlWriter("-") as write:
         write({"a": "é"})

@@ -24,6 +24,7 @@ import os
 import shutil
 import stat
 import sys
+import tempfile
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -59,6 +60,20 @@ CSV_FIELD_LIMIT = 2**31 - 1
 
 def _is_stdio(path: str | os.PathLike) -> bool:
     return os.fspath(path) == STDIO
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """Whether ``path`` (through symbolic links) is an existing named pipe, device or
+    socket (``/dev/null``, ``>(jq .)``, a FIFO): written straight into, never replaced.
+
+    >>> is_stream("/dev/null"), is_stream(".")
+    (True, False)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _name(path: str | os.PathLike) -> str:
@@ -321,9 +336,13 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
 
     Raises:
         ValueError: if the path is an existing folder (a file is wanted) or an existing
-            file (a folder is wanted), or if a folder above it is a file.
+            file (a folder is wanted), if a folder above it is a file, or if no file can
+            be made in the nearest existing folder (tried with an unnamed temporary
+            file; read-only, full or not a real file system such as ``/proc``). A
+            named pipe or device (:func:`is_stream`) passes for a file: it is written
+            into.
     """
-    if _is_stdio(path) and not folder:
+    if (_is_stdio(path) or is_stream(path)) and not folder:
         return
     where = f"{label} {path}" if label else str(path)
     target = Path(os.path.realpath(path))
@@ -331,10 +350,14 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
         raise ValueError(f"{where} is a folder; give a file name")
     if target.exists() and not target.is_dir() and folder:
         raise ValueError(f"{where} is a file; give a folder")
-    for parent in target.parents:
+    for parent in [target] if target.is_dir() else target.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise ValueError(f"{where}: {parent} is a file, not a folder")
+            try:
+                tempfile.TemporaryFile(dir=parent).close()
+            except OSError as error:
+                raise ValueError(f"{where}: cannot write in {parent} ({error.strerror})") from None
             return
 
 
@@ -359,7 +382,9 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
     ``with`` block ends without an exception; on an exception (a ``KeyboardInterrupt``
     included) the temporary file is removed and any previous ``path`` is left as it
     was. A symbolic link is written through to its target; a replaced file keeps its
-    permission bits, a new one gets the usual ones (umask).
+    permission bits, a new one gets the usual ones (umask). A named pipe or device
+    (:func:`is_stream`: ``/dev/null``, ``>(jq .)``) is written into as it comes, never
+    replaced by a file.
 
     Args:
         path: the file, or ``"-"`` for standard output (written as it comes, not closed).
@@ -370,10 +395,14 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
     Raises:
         ValueError: see :func:`check_output_path`.
-        OSError: from creating, writing or renaming the file.
+        OSError: from creating, writing or renaming the file, naming ``path``.
     """
     if _is_stdio(path):
         yield sys.stdout.buffer if binary else sys.stdout
+        return
+    if is_stream(path):
+        with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as h:
+            yield h
         return
     check_output_path(path)
     target = Path(os.path.realpath(path))
@@ -385,7 +414,10 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
         nonlocal descriptor
         descriptor = os.open(candidate, flags, 0o666)
 
-    temporary = _temporary_beside(target, make)
+    try:
+        temporary = _temporary_beside(target, make)
+    except OSError as error:  # named by the user's path, not the hidden temporary one
+        raise OSError(error.errno, error.strerror, os.fspath(path)) from None
     try:
         if target.exists():
             os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
