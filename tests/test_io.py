@@ -108,15 +108,29 @@ def test_jsonl_with_a_byte_order_mark_line_numbers_and_u2028(tmp_path):
 
 def test_jsonl_bad_lines_are_listed_by_type_never_by_text(tmp_path):
     path = tmp_path / "pairs.jsonl"
-    path.write_text(f'["{SECRET}"]\n{{"prediction": "{SECRET}"\n{{"reference": "{SECRET}"}}\n')
+    lines = [
+        f'["{SECRET}"]',
+        f'{{"prediction": "{SECRET}"',
+        f'{{"reference": "{SECRET}"}}',
+        f'{{"{SECRET}": "x", "id": 1}}',  # text written as a key, no field asked for
+        f'{{"prediction": "x", "prediction": "{SECRET}", "reference": "y"}}',
+        f'{{"prediction": "x", "{SECRET}": 1, "{SECRET}": 2, "reference": "y"}}',
+    ]
+    path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError) as e:
-        read_rows(path, ["prediction"])
+        read_rows(path, ["prediction", "reference"])
     assert e.value.errors == [
         f"{path}, line 1: expected a JSON object, got list",
         # the line is 33 characters long: the missing "}" is at column 34
         f"{path}, line 2: not valid JSON (Expecting ',' delimiter at column 34)",
         f"{path}, line 3: no field ['prediction']; the row has ['reference']",
+        f"{path}, line 4: no field ['prediction', 'reference']; the row has 2 fields, not "
+        "shown: none is a column asked for, so they may be text",
+        # JSON would keep the last value: the first draft would be lost without a word
+        f"{path}, line 5: field 'prediction' is given twice; JSON would keep only the last",
+        f"{path}, line 6: a key (not shown) is given twice; JSON would keep only the last",
     ]
+    assert all(SECRET not in error for error in e.value.errors)
 
 
 # -- encodings, standard input, formats -----------------------------------------------------

@@ -139,8 +139,10 @@ def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tupl
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
-        InputError: listing every line that is not valid JSON, not a JSON object, or
-            lacks a field (naming the missing fields and the fields there).
+        InputError: listing every line that is not valid JSON, not a JSON object,
+            gives a key twice (JSON would keep only the last value), or lacks a field
+            (naming the missing fields, and the fields there as
+            :func:`shown_columns` may show them).
     """
     rows, errors = [], []
     # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
@@ -149,30 +151,50 @@ def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tupl
             continue
         where = f"{_name(path)}, line {number}"
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as error:
             errors.append(f"{where}: not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        except _RepeatedKey as repeated:
+            key = repeated.args[0]
+            named = f"field {key!r}" if key in fields else "a key (not shown)"
+            errors.append(f"{where}: {named} is given twice; JSON would keep only the last")
             continue
         if not isinstance(row, dict):
             errors.append(f"{where}: expected a JSON object, got {type(row).__name__}")
             continue
         missing = [f for f in fields if f not in row]
         if missing:
-            errors.append(f"{where}: no field {missing}; the row has {sorted(row)}")
+            shown = shown_columns(sorted(row), fields, "field")
+            errors.append(f"{where}: no field {missing}; the row has {shown}")
         rows.append((number, row))
     if errors:
         raise InputError(errors)
     return rows
 
 
-def shown_columns(columns: Sequence[str], wanted: Collection[str]) -> str:
-    """A header row as a message may show it, never quoting a data row.
+class _RepeatedKey(ValueError):
+    """A JSON object gives a key twice (``args[0]``)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads``'s ``object_pairs_hook``: a dict, or :class:`_RepeatedKey`."""
+    row = dict(pairs)
+    if len(row) < len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return row
+
+
+def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
+    """A header row (or a JSON object's keys, ``kind="field"``) as a message may show
+    it, never quoting a data row.
 
     A header that names one of the ``wanted`` columns is a header: its cells are shown.
     One that names none may be the first data row of a file without a header row (a
-    patient's text): only its number of cells is given, and those of its cells that are
-    close to a wanted name (a likely misspelling, :func:`difflib.get_close_matches`,
-    cutoff 0.8).
+    patient's text; in JSON Lines, text written as keys): only its number of cells is
+    given, and those of its cells that are close to a wanted name (a likely misspelling,
+    :func:`difflib.get_close_matches`, cutoff 0.8).
 
     >>> shown_columns(["prediction", "reply"], ["prediction", "reference"])
     "['prediction', 'reply']"
@@ -185,10 +207,14 @@ def shown_columns(columns: Sequence[str], wanted: Collection[str]) -> str:
     close = sorted(
         {m for w in wanted for m in difflib.get_close_matches(w, list(columns), n=3, cutoff=0.8)}
     )
+    why = (
+        "so it may be a data row (give the file a header row)"
+        if kind == "cell"
+        else "so they may be text"
+    )
     return (
-        f"{len(columns)} cell{'' if len(columns) == 1 else 's'}, not shown: none is a column "
-        "asked for, so it may be a data row (give the file a header row)"
-        + (f"; close to a column asked for: {close}" if close else "")
+        f"{len(columns)} {kind}{'' if len(columns) == 1 else 's'}, not shown: none is a "
+        f"column asked for, {why}" + (f"; close to a column asked for: {close}" if close else "")
     )
 
 
