@@ -424,6 +424,25 @@ def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
     assert "is not empty" in capsys.readouterr().err
 
 
+def test_export_dataset_never_replaces_a_readme_that_is_not_an_edit_f1_card(tmp_path, capsys):
+    notes = tmp_path / "out" / "README.md"
+    notes.parent.mkdir()
+    notes.write_text("MY OWN NOTES\n")
+    for extra in ([], ["--card-only"]):
+        assert main(["export-dataset", "demo", "--output", str(notes.parent), *extra]) == 2
+        assert "README.md is not an edit-f1 dataset card; pass --overwrite" in (
+            capsys.readouterr().err
+        )
+        assert notes.read_text() == "MY OWN NOTES\n"
+    # an earlier export's card is replaced; with --overwrite, the user's README too
+    assert main(["export-dataset", "demo", "--output", str(notes.parent), "--overwrite"]) == 0
+    assert "edit-f1" in notes.read_text()
+    assert main(["export-dataset", "demo", "--output", str(notes.parent), "--card-only"]) == 0
+    (tmp_path / "card").mkdir()
+    (tmp_path / "card" / "README.md").write_text(notes.read_text())
+    assert main(["export-dataset", "demo", "--output", str(tmp_path / "card")]) == 0
+
+
 # -- annotation builders ------------------------------------------------------------
 MATCH_HEADER = ["item", "reference_sentence", "draft", "span", "annotator", "split"]
 MATCH_DRAFT = "Stop lisinopril today. Start losartan 50 mg daily. Call if the cough persists."
@@ -529,8 +548,9 @@ def test_theme_annotations_majority_and_unknown_theme(tmp_path):
     assert items["majority_theme"] == ["Medical planning instruction", None]
     assert items[0]["annotations"][2] == {"annotator_id": "c", "theme": "Logistics"}
     write_jsonl(tmp_path / "themes.jsonl", [*rows, {**rows[0], "who": "d", "theme": "Billing"}])
-    with pytest.raises(ExportError, match=r"themes.jsonl, row 6: field 'theme' has 'Billing'; "):
+    with pytest.raises(ExportError, match=r"row 6: field 'theme' is not a theme \(str of 7 ") as e:
         build("theme_annotations", "default", **kwargs)
+    assert "Billing" not in str(e.value)  # a shifted column could put patient text there
 
 
 # -- Hub-ready folders and cards -------------------------------------------------------

@@ -255,7 +255,8 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
             return None
         if theme.strip() not in THEMES:
             errors.append(
-                f"{row.where}: field 'theme' has {theme!r}; expected one of {list(THEMES)}"
+                f"{row.where}: field 'theme' is not a theme ({describe(theme)}); expected one of "
+                f"{list(THEMES)}"
             )
             return None
         return {"theme": theme.strip()}

@@ -31,6 +31,8 @@ __all__ = [
     "SIZE_CATEGORIES",
     "HubFolder",
     "card_configs",
+    "check_card_replaceable",
+    "check_export_folder",
     "license_link",
     "push_to_hub",
     "render_card",
@@ -322,18 +324,68 @@ def render_card(
     return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
 
 
-def write_card(name: str, output: str | Path, *, file_format: str = "parquet") -> Path:
+def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
+    """Refuse to write a Hub-ready folder over anything but an earlier one's card.
+
+    ``output`` may be absent, empty, or hold only a README.md that is an edit-f1 card
+    (its YAML tags hold ``edit-f1``: one :func:`render_card` wrote, as the committed
+    ``datasets/<name>/`` folders), unless ``overwrite``.
+
+    Raises:
+        FileExistsError: naming the folder and up to five of the entries in the way.
+    """
+    output = Path(output)
+    if overwrite or not output.is_dir():
+        return
+    other = sorted(p.name for p in output.iterdir() if p.name != "README.md")
+    if other:
+        raise FileExistsError(
+            f"{output} is not empty ({other[:5]}); pass --overwrite (overwrite=True) to "
+            "replace its README.md and data/"
+        )
+    check_card_replaceable(output / "README.md", overwrite)
+
+
+def check_card_replaceable(path: str | Path, overwrite: bool = False) -> None:
+    """Refuse to replace a README.md that is not an edit-f1 dataset card (a card whose
+    YAML tags hold ``edit-f1``), unless ``overwrite``: it may be a user's own notes.
+
+    Raises:
+        FileExistsError: naming the file.
+    """
+    path = Path(path)
+    if overwrite or not path.exists():
+        return
+    try:
+        tags = DatasetCard.load(path).data.tags or []
+    except Exception:  # not a card at all
+        tags = []
+    if "edit-f1" not in tags:
+        raise FileExistsError(
+            f"{path} is not an edit-f1 dataset card; pass --overwrite (overwrite=True) to "
+            "replace it"
+        )
+
+
+def write_card(
+    name: str, output: str | Path, *, file_format: str = "parquet", overwrite: bool = False
+) -> Path:
     """Write ``output/README.md``: the card of builder ``name`` as known without data
     (every config, default splits, the published row counts where the builder has
     them: :func:`card_configs`), as committed under ``datasets/<name>/``.
 
     Returns:
         The path of the README.md.
+
+    Raises:
+        FileExistsError: for a README.md there that is not an edit-f1 card
+            (:func:`check_card_replaceable`); other files in ``output`` are kept.
     """
     from editf1.builders import builder_class
 
     cls = builder_class(name)
     path = Path(output) / "README.md"
+    check_card_replaceable(path, overwrite)
     path.parent.mkdir(parents=True, exist_ok=True)
     card = render_card(cls, card_configs(cls), file_format=file_format, registry_name=name)
     path.write_text(card, encoding="utf-8")
@@ -402,8 +454,8 @@ def write_hub_folder(
 
     Args:
         name: a builder name of :data:`editf1.builders.BUILDERS`.
-        output: the folder to write; it must be empty or absent, or hold only a
-            README.md, unless ``overwrite``.
+        output: the folder to write; it must be empty or absent, or hold only an
+            edit-f1 card's README.md, unless ``overwrite`` (:func:`check_export_folder`).
         configs: config names, default all of the builder's (default config first).
         file_format: ``"parquet"`` or ``"jsonl"``.
         cache_dir: the ``datasets`` cache; default a temporary folder deleted
@@ -415,19 +467,14 @@ def write_hub_folder(
         The folder and its row counts.
 
     Raises:
-        FileExistsError: if ``output`` holds other files and ``overwrite`` is False.
+        FileExistsError: see :func:`check_export_folder`.
         ValueError: for an unknown name or config.
     """
     from editf1.builders import builder_class
 
     cls = builder_class(name)
     output = Path(output)
-    if output.exists() and not overwrite:
-        other = [p.name for p in output.iterdir() if p.name != "README.md"]
-        if other:
-            raise FileExistsError(
-                f"{output} is not empty ({other[:5]}); pass overwrite=True (--overwrite)"
-            )
+    check_export_folder(output, overwrite)
     names = [c.name for c in cls.BUILDER_CONFIGS]
     chosen = configs or names
     unknown = [c for c in chosen if c not in names]

@@ -273,7 +273,13 @@ def _export_dataset(args) -> int:
     the input files (--data-dir, --export-file) are never replaced."""
     import datasets
 
-    from editf1.builders.hub import push_to_hub, write_card, write_hub_folder
+    from editf1.builders.hub import (
+        check_card_replaceable,
+        check_export_folder,
+        push_to_hub,
+        write_card,
+        write_hub_folder,
+    )
     from editf1.io import check_output_path, staged_folder
 
     datasets.disable_progress_bars()
@@ -283,17 +289,12 @@ def _export_dataset(args) -> int:
     if args.data_dir:
         protect += [args.data_dir / name for name in args.export_file or []]
     if args.card_only:
+        check_card_replaceable(output / "README.md", args.overwrite)  # other files are kept
         with staged_folder(output, protect=protect) as stage:
             write_card(args.name, stage, file_format=args.format)
         print(f"wrote {output / 'README.md'}")
         return 0
-    if output.is_dir() and not args.overwrite:
-        other = sorted(p.name for p in output.iterdir() if p.name != "README.md")
-        if other:
-            raise ValueError(
-                f"{output} is not empty ({other[:5]}); pass --overwrite to replace its "
-                "README.md and data/"
-            )
+    check_export_folder(output, args.overwrite)
     kwargs = _builder_kwargs(args, args.name)
     with staged_folder(output, protect=protect) as stage:
         written = write_hub_folder(
