@@ -279,37 +279,63 @@ def test_evaluate_distributed_mode_gathers_all_ranks(tmp_path):
     assert results[0][1] == 2
 
 
-def _failing_rank(process_id: int, cache_dir: str, queue) -> None:
+def _failing_rank(process_id: int, cache_dir: str, how: str, queue) -> None:
+    import warnings
+
     metric = evaluate.load(
         str(METRIC_DIR),
         content_judge="exact",
         theme_judge=None,
         num_process=2,
         process_id=process_id,
-        experiment_id="test_distributed_failure",
+        experiment_id=f"test_distributed_{how}",
         cache_dir=cache_dir,
     )
-    metric.add_batch(predictions=[PREDICTIONS[process_id]], references=[REFERENCES[process_id]])
-    try:  # rank 0 gathers both ranks' Arrow files, then the option is refused
-        outcome = repr(metric.compute(include_other="yes"))
+    reference = REFERENCES[process_id]
+    if how == "kinds" and process_id == 1:  # a list of replies where rank 0 gives one
+        reference = [reference, "Call us."]
+    metric.add_batch(predictions=[PREDICTIONS[process_id]], references=[reference])
+    # "option": rank 0 gathers both ranks' Arrow files, then the option is refused; the
+    # option given on rank 1 is not used there, and it says so
+    options = {"include_other": "yes"} if how == "option" else {}
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome = repr(metric.compute(**options))
     except TypeError as error:
         outcome = str(error)
-    queue.put((process_id, outcome))
+    queue.put((process_id, outcome, [str(w.message) for w in caught]))
 
 
-def test_a_failing_distributed_compute_deletes_every_ranks_arrow_file(tmp_path):
+@pytest.mark.parametrize("how", ["option", "kinds"])
+def test_a_failing_distributed_compute_deletes_every_ranks_arrow_file(tmp_path, how):
     """With several processes evaluate writes Arrow files; rank 0 deletes them all when
-    the computation fails, as evaluate does when it succeeds."""
+    the computation fails, as evaluate does when it succeeds: after a refused option,
+    and when the ranks' files cannot be read together (one gave lists of replies),
+    where evaluate fails before it lists the other ranks' files."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    ranks = [context.Process(target=_failing_rank, args=(i, str(tmp_path), queue)) for i in (0, 1)]
+    ranks = [
+        context.Process(target=_failing_rank, args=(i, str(tmp_path), how, queue)) for i in (0, 1)
+    ]
     for rank in ranks:
         rank.start()
-    outcomes = dict(queue.get(timeout=300) for _ in ranks)
+    outcomes = {
+        pid: (outcome, caught) for pid, outcome, caught in (queue.get(timeout=300) for _ in ranks)
+    }
     for rank in ranks:
         rank.join(timeout=60)
-    assert outcomes[1] == "None"  # rank 1 only hands its pairs over
-    assert outcomes[0].startswith("include_other must be a bool (True or False), got str")
+    assert outcomes[1][0] == "None"  # rank 1 only hands its pairs over
+    if how == "option":
+        assert outcomes[0][0].startswith("include_other must be a bool (True or False), got str")
+        assert outcomes[1][1] == [
+            "compute options ['include_other'] on process 1 are not used: process 0 scores "
+            "the pairs of every process with the options given to it"
+        ]
+    else:
+        assert outcomes[0][0].startswith(
+            "the processes' pairs cannot be gathered: their references differ in kind"
+        )
     assert _arrow_files(tmp_path) == []
 
 

@@ -52,7 +52,10 @@ class EditF1(evaluate.Metric):
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score the pairs given here and those added before; a failed computation
         ends, and leaves none of its pairs in evaluate's cache."""
+        import pyarrow
+
         try:
+            hf_metric.check_compute_options(kwargs, self.process_id)
             if predictions is not None or references is not None:
                 self.add_batch(predictions=predictions, references=references)
             if not len(self):
@@ -60,7 +63,10 @@ class EditF1(evaluate.Metric):
                     "no pairs to score: predictions and references are empty, or were not "
                     "given and nothing was added with add or add_batch"
                 )
-            return super().compute(**kwargs)
+            try:
+                return super().compute(**kwargs)
+            except pyarrow.ArrowException as error:  # gathering the processes' files
+                raise hf_metric.gather_error(error) from None
         except BaseException:
             hf_metric.discard_cache(self)
             raise

@@ -6,7 +6,9 @@ checks and scoring live here so they are tested once and cannot drift.
 
 from __future__ import annotations
 
+import os
 import shutil
+import warnings
 from collections.abc import Collection, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -22,6 +24,7 @@ __all__ = [
     "INIT_OPTIONS",
     "KWARGS_DESCRIPTION",
     "check_batch",
+    "check_compute_options",
     "compute",
     "discard_cache",
     "features",
@@ -186,11 +189,7 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     The rows are not checked again: every one passed :func:`check_batch` when it was
     added, and evaluate gives them back unchanged.
     """
-    unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
-        )
+    check_compute_options(kwargs)
     options = COMPUTE_OPTIONS | kwargs
     keep_pairs = check_option("return_pairs", options.pop("return_pairs"), bool)
     ids, gold = options.pop("ids"), options.pop("gold")
@@ -205,6 +204,38 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
 
         return score_with_gold(scorer, rows, gold, keep_pairs=keep_pairs).to_dict()
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
+
+
+def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
+    """Refuse unknown ``compute`` options on every process, before evaluate gathers the
+    pairs; on a process other than 0 in distributed mode, warn that the options given
+    there are not used (process 0 scores every process's pairs with its own options;
+    ``ids`` and ``gold`` there name the gathered pairs, process 0's first).
+
+    Raises:
+        TypeError: naming the unknown options.
+    """
+    unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
+        )
+    if kwargs and process_id > 0:
+        warnings.warn(
+            f"compute options {sorted(kwargs)} on process {process_id} are not used: "
+            "process 0 scores the pairs of every process with the options given to it",
+            stacklevel=3,
+        )
+
+
+def gather_error(error: Exception) -> Exception:
+    """The error to raise when process 0 cannot read the processes' Arrow files
+    together (pyarrow's type error): their references differ in kind."""
+    return TypeError(
+        "the processes' pairs cannot be gathered: their references differ in kind (one "
+        "reply per draft on some processes, a list of replies on others; every process "
+        f"must give the same kind) [{type(error).__name__}: {error}]"
+    )
 
 
 def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list]:
@@ -258,9 +289,9 @@ def discard_cache(module) -> None:
     reaches the disk. In evaluate's distributed mode (``num_process`` > 1) each
     process writes its pairs to an Arrow file in ``cache_dir`` and evaluate deletes
     those files only after a successful ``compute``; this deletes them (every
-    process's, on process 0) and releases their locks after a failure, so that no
-    draft or reply is left behind. The next ``add``, ``add_batch`` or ``compute`` starts
-    a new computation.
+    process's, on process 0, also when evaluate failed before it listed them) and
+    releases their locks after a failure, so that no draft or reply is left behind. The
+    next ``add``, ``add_batch`` or ``compute`` starts a new computation.
 
     Args:
         module: an ``evaluate.EvaluationModule`` (the edit_f1 module).
@@ -268,6 +299,12 @@ def discard_cache(module) -> None:
     if module.writer is not None:
         module.writer.close()
     paths = [*(module.file_paths or ()), module.cache_file_name]
+    if module.num_process > 1 and module.process_id == 0 and not module.keep_in_memory:
+        # the names evaluate gives the processes' files (EvaluationModule._get_all_cache_files)
+        paths += [
+            os.path.join(module.data_dir, f"{module.experiment_id}-{module.num_process}-{k}.arrow")
+            for k in range(module.num_process)
+        ]
     locks = [*(module.filelocks or ()), module.filelock]
     module.writer = module.buf_writer = module.data = None
     module.selected_feature_format = module.cache_file_name = module.filelock = None
