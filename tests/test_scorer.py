@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 from editf1.aggregate import UndefinedMetricWarning
 from editf1.inputs import InputError
+from editf1.judges.base import ContentJudgement
 from editf1.judges.exact import ExactMatchContentJudge
 from editf1.scorer import EditF1Scorer, UnusableJudgementWarning
 from editf1.segment import Sentence
@@ -287,6 +289,21 @@ def test_unusable_judgements_are_counted_reported_and_warned_once(
 
 
 # ---------------------------------------------------------------- broken judges
+
+
+@pytest.mark.parametrize(
+    ("status", "score", "error"),
+    [
+        ("maybe", None, "status is one of"),  # it was counted as an expected addition
+        ("no_match", float("nan"), r"score is None or a number in \[0, 1\]"),  # NaN in JSON
+        ("no_match", 7.0, r"score is None or a number in \[0, 1\]"),
+        ("no_match", "0.5", r"score is None or a number in \[0, 1\]"),
+    ],
+)
+def test_a_judgement_outside_the_interface_cannot_be_made(status, score, error):
+    with pytest.raises(ValueError, match=error):
+        ContentJudgement(status, score=score)
+    assert ContentJudgement("no_match", score=np.float32(0.25)).score == 0.25
 
 
 def test_non_verbatim_span_raises(content_judge_cls):

@@ -19,6 +19,7 @@ never turned silently into a score.
 from __future__ import annotations
 
 import abc
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 Status = Literal["match", "no_match", "unusable"]
+STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ class ContentJudgement:
     vetoed: VetoedSpan | None = None
 
     def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"a ContentJudgement's status is one of {list(STATUSES)}")
+        if self.score is not None and not (
+            isinstance(self.score, numbers.Real) and 0.0 <= self.score <= 1.0
+        ):  # NaN fails too: it would reach the output as invalid JSON
+            raise ValueError("a ContentJudgement's score is None or a number in [0, 1]")
         if (self.status == "match") != (self.span is not None):
             raise ValueError("a ContentJudgement has a span if and only if status is 'match'")
         if self.vetoed is not None and self.status != "no_match":
