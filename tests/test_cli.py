@@ -504,6 +504,21 @@ def test_a_csv_without_a_header_row_is_never_quoted(tmp_path, capsys):
 
 
 # -- outputs: atomic, complete runs only --------------------------------------------------
+
+
+def test_the_default_output_says_when_it_replaces_an_earlier_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    row = {"prediction": "Rest today.", "reference": "Rest today."}
+    (tmp_path / "a.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "a.csv").write_text("prediction,reference\nRest.,Rest today.\n")
+    argv = ["--content-judge", "exact", "--theme-judge", "none", "--no-progress"]
+    assert main(["score", "a.jsonl", *argv]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("per-row results: runs/a.edit_f1.jsonl")
+    assert main(["score", "a.csv", *argv]) == 0  # the same default name
+    note = "runs/a.edit_f1.jsonl (replaced an earlier run's; give -o to keep both)"
+    assert capsys.readouterr().out.rstrip().endswith(f"per-row results: {note}")
+
+
 def test_a_failed_or_killed_run_leaves_the_previous_output(monkeypatch, tmp_path, pairs):
     from editf1.scorer import EditF1Scorer
 

@@ -192,6 +192,8 @@ def _score(args) -> int:
     with nullcontext() if state is None else state.main_process_first():
         name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
+    # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
+    replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
@@ -258,7 +260,9 @@ def _score(args) -> int:
         if state is not None:
             shares = " + ".join(map(str, run.pairs_per_process))
             print(f"  judged by {state.num_processes} processes: {shares} pairs", file=human)
-        print(f"  per-row results: {'standard output' if is_stdio(output) else output}", file=human)
+        where = "standard output" if is_stdio(output) else output
+        note = " (replaced an earlier run's; give -o to keep both)" if replaced else ""
+        print(f"  per-row results: {where}{note}", file=human)
     if args.summary_json:
         write_json(args.summary_json, summary)
         if not (args.quiet or is_stdio(args.summary_json)):
