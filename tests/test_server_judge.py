@@ -392,6 +392,10 @@ def test_api_key_is_read_from_the_named_variable_and_never_shown(monkeypatch):
             ValueError, match=r"EDITF1_UNSET_KEY, but that environment variable is unset"
         ):
             _judge(server, api_key_env="EDITF1_UNSET_KEY")
+        # a key that looks like a name, pasted where the name belongs, is not shown
+        with pytest.raises(ValueError, match=r"names \(not shown\), but") as error:
+            _judge(server, api_key_env="llamaKEY_8f3a9c2d7e")
+        assert "8f3a9c2d7e" not in str(error.value)
 
 
 def test_json_schema_support_is_detected_and_the_enum_is_the_candidates():
@@ -694,7 +698,7 @@ def _judge_at(url: str, **options):
 
 def test_credentials_in_base_url_are_never_shown():
     with FakeServer(ANSWERS) as server:
-        url = server.url.replace("http://", "http://alice:pw-s3cret@") + "?token=t0ken"
+        url = server.url.replace("http://", "http://alice:pw-s3cret@")
         judge = load_content_judge("server", {"base_url": url, "retries": 0})
         with pytest.warns(ServerJudgeWarning) as caught:
             judge.match([_request()])
@@ -706,10 +710,13 @@ def test_credentials_in_base_url_are_never_shown():
         _judge_at("http://bob:pw-s3cret@10.0.0.5/v1?token=t0ken")
     with pytest.raises(ConnectionError) as gone:  # the server has stopped
         _judge_at(url, timeout_s=5)
-    shown += [str(remote.value), str(gone.value)]
+    # a query string would break every request (the client appends paths after it)
+    with pytest.raises(ValueError, match=r"holds a query string or fragment") as query:
+        _judge_at(url + "?token=t0ken")
+    shown += [str(remote.value), str(gone.value), str(query.value)]
     assert all("s3cret" not in text and "t0ken" not in text for text in shown)
     assert "base_url=http://***@127.0.0.1:" in judge.fingerprint
-    assert "/v1?***" in judge.fingerprint
+    assert "/v1?***" in str(query.value)
 
 
 # -- the text being judged is never an instruction (issue 22, class 2) -----------------

@@ -83,9 +83,11 @@ def check_local(base_url: str, allow_remote: bool) -> str:
     """Return ``base_url`` if it is an http(s) URL of this machine, or ``allow_remote``.
 
     Raises:
-        ValueError: not an http(s) URL with a host, or (without ``allow_remote``) a host
-            that is not loopback (127.0.0.0/8, ``localhost``, ``::1``). The message
-            shows the URL without credentials (:func:`redact_url`).
+        ValueError: not an http(s) URL with a host, one with a query string or fragment
+            (the client appends each request's path after it: ``/v1?k=x`` would ask
+            ``/v1/?k=xmodels``), or (without ``allow_remote``) a host that is not
+            loopback (127.0.0.0/8, ``localhost``, ``::1``). The message shows the URL
+            without credentials (:func:`redact_url`).
 
     >>> check_local("http://127.0.0.1:8000/v1", False)
     'http://127.0.0.1:8000/v1'
@@ -95,6 +97,12 @@ def check_local(base_url: str, allow_remote: bool) -> str:
         raise ValueError(
             "base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, got "
             f"{redact_url(base_url)!r}"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError(
+            f"base_url {redact_url(base_url)!r} holds a query string or fragment: the client "
+            "appends each request's path after it, so no server would answer; give the "
+            "server's API root only, e.g. http://127.0.0.1:8000/v1"
         )
     host = parts.hostname
     try:
@@ -120,7 +128,12 @@ def _api_key(api_key_env: str | None) -> str:
             "VLLM_API_KEY); the value given is not a variable name (never pass the key itself)"
         )
     if not os.environ.get(api_key_env):
-        raise ValueError(f"api_key_env names {api_key_env}, but that environment variable is unset")
+        # a key pasted where the name belongs can look like a name: shown only if it
+        # looks like a conventional one (upper case)
+        shown = api_key_env if re.fullmatch(r"[A-Z][A-Z0-9_]*", api_key_env) else "(not shown)"
+        raise ValueError(
+            f"api_key_env names {shown}, but that environment variable is unset or empty"
+        )
     return os.environ[api_key_env]
 
 
