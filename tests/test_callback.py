@@ -153,9 +153,11 @@ def test_on_evaluate_logs_hand_computed_scores(tokenizer, scorer, tmp_path):
     model.train()
     scripted_generate(model, tokenizer, DRAFTS)
     trainer = RecordingTrainer()
+    # fields named as the callback's own (another system's draft, a column "precision")
+    theirs = {"step": "theirs", "prediction": "An older draft.", "precision": "a column"}
     callback = EditF1Callback(
         trainer,
-        EXAMPLES,
+        [EXAMPLES[0] | theirs, EXAMPLES[1]],
         scorer=scorer,
         generation_config={"max_new_tokens": 5},
         batch_size=1,
@@ -174,7 +176,8 @@ def test_on_evaluate_logs_hand_computed_scores(tokenizer, scorer, tmp_path):
     assert len(trainer.logged) == 1 and again["eval_edit_f1_content_f1"] == pytest.approx(0.4)
     rows = read_drafts(tmp_path / "step-7.jsonl")
     assert [r["prediction"] for r in rows] == DRAFTS
-    assert rows[0]["message"] == "I have a headache." and rows[0]["expected_deletions"] == 1
+    assert rows[0]["example"] == EXAMPLES[0] | theirs and rows[0]["step"] == 7
+    assert rows[0]["expected_deletions"] == 1
     assert rows[0]["expected_deletion_sentences"][0]["text"] == "Drink water."
 
 

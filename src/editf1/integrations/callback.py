@@ -183,9 +183,11 @@ class EditF1Callback(TrainerCallback):
             ``do_sample=True``), so drafts are reproducible; the training RNG is
             restored afterwards.
         metric_key_prefix: logged keys start with ``"<prefix>_edit_f1_"``.
-        drafts_dir: if set, every evaluation writes ``step-<global step>.jsonl`` there
-            (prompt fields, draft, reference, scores and alignment). Off by default:
-            these are patient texts.
+        drafts_dir: if set, every evaluation writes ``step-<global step>.jsonl`` there:
+            per example ``step``, ``example`` (the example as given, whole),
+            ``prediction`` (the model's draft) and the pair's scores and alignment
+            (:meth:`editf1.results.PairResult.to_dict`). Off by default: these are
+            patient texts.
 
     Raises:
         InputError: naming each example and field that is missing or not usable, and
@@ -409,7 +411,9 @@ class EditF1Callback(TrainerCallback):
         name = "final" if step is None else f"step-{step}"
         with JsonlWriter(self.drafts_dir / f"{name}.jsonl") as write:
             for example, draft, pair in zip(self.examples, drafts, result.pairs):
-                write({"step": step, **example, "prediction": draft, **pair.to_dict()})
+                # the example as given, whole, apart from what the callback made: its
+                # own "prediction" (a draft of another system) or "step" is kept there
+                write({"step": step, "example": example, "prediction": draft, **pair.to_dict()})
 
     def on_step_begin(self, args, state, control, **kwargs):
         self._cached = None
