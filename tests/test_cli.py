@@ -690,13 +690,27 @@ def test_score_against_several_reply_columns_and_a_list_valued_column(tmp_path, 
 
 
 def test_several_reply_columns_name_the_bad_column(tmp_path, capsys):
-    source = tmp_path / "pairs.jsonl"
-    source.write_text(json.dumps({"prediction": "Rest.", "r1": "Rest.", "r2": " "}) + "\n")
-    code = main(["score", str(source), "-o", str(tmp_path / "o.jsonl"), *FAST,
-                 "--reference-field", "r1", "--reference-field", "r2"])  # fmt: skip
-    assert code == 2
+    # one clinician or two (OncQA's shape): an empty cell is no reply, and it is said
+    source, out = tmp_path / "pairs.jsonl", tmp_path / "o.jsonl"
+    rows = [{"prediction": "Rest.", "r1": "Rest.", "r2": " "},
+            {"prediction": "Rest.", "r1": None, "r2": "Eat."},
+            {"prediction": "Rest.", "r1": "Rest.", "r2": "Eat."}]  # fmt: skip
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    columns = ["--reference-field", "r1", "--reference-field", "r2"]
+    with pytest.warns(UserWarning, match=r"2 row\(s\) have a reply in fewer than all of "):
+        assert main(["score", str(source), "-o", str(out), *FAST, *columns]) == 0
+    assert [r["n_references"] for r in _jsonl(out)] == [1, 1, 2]
+    assert [r["recall"] for r in _jsonl(out)] == [1.0, 0.0, 1.0]
+    # no reply in any column, or a cell that is not text: every such cell is named
+    rows = [
+        {"prediction": "Rest.", "r1": "", "r2": " "},
+        {"prediction": "Rest.", "r1": "Rest.", "r2": ["Eat."]},
+    ]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["score", str(source), "-o", str(out), *FAST, *columns]) == 2
     err = capsys.readouterr().err
-    assert "r2[0] has no word" in err and "Traceback" not in err
+    assert "r1[0] has no word" in err and "r2[0] has no word" in err and "Traceback" not in err
+    assert "r2[1] must be a string, got list of 1 item" in err
     assert main(["score", str(source), *FAST, "--reference-field", "r1",
                  "--reference-field", "r1"]) == 2  # fmt: skip
     assert "names a column twice" in capsys.readouterr().err

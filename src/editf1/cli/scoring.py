@@ -11,6 +11,7 @@ edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON ou
 from __future__ import annotations
 
 import argparse
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -198,14 +199,14 @@ def _score(args) -> int:
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
 
-    def reference(row):
-        return row[refs[0]] if len(refs) == 1 else [row[field] for field in refs]
-
-    checked = check_rows(  # several reply columns: each is named in its own messages
-        ((_as_id(row.get(id_field)), row[pred], reference(row)) for row in rows),
-        prediction_field=pred,
-        reference_field=refs[0] if len(refs) == 1 else refs,
-    )
+    if len(refs) == 1:
+        checked = check_rows(
+            ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
+            prediction_field=pred,
+            reference_field=refs[0],
+        )
+    else:
+        checked = _check_reply_columns(rows, pred, refs, id_field)
     if args.limit is not None:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
@@ -268,6 +269,49 @@ def _score(args) -> int:
         if not (args.quiet or is_stdio(args.summary_json)):
             print(f"  summary: {args.summary_json}", file=human)
     return 0
+
+
+def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
+    """Rows whose replies come from several columns (``--reference-field A
+    --reference-field B``), checked: a cell that is empty or ``None`` is no reply (one
+    clinician of two answered), each other cell one reply named ``<column>[row]`` in
+    messages; a row with no reply in any column is an error naming every column.
+    Warns with the number of rows with fewer replies than columns.
+
+    Raises:
+        InputError: listing every bad row and cell.
+    """
+    from editf1.inputs import CheckedRows, InputError, check_rows
+    from editf1.segment import has_word
+
+    checked, errors, seen, fewer = [], [], {}, []
+    for i, row in enumerate(rows):
+        given = [
+            f
+            for f in refs
+            if row[f] is not None and not (isinstance(row[f], str) and not has_word(row[f]))
+        ]
+        fields = given or refs  # none: every column's error is reported
+        fewer += [i] if given and len(given) < len(refs) else []
+        try:
+            checked += check_rows(
+                [(_as_id(row.get(id_field)), row[pred], [row[f] for f in fields])],
+                first_row=i,
+                seen=seen,
+                prediction_field=pred,
+                reference_field=fields,
+            )
+        except InputError as error:
+            errors += error.errors
+    if errors:
+        raise InputError(errors)
+    if fewer:
+        warnings.warn(
+            f"{len(fewer)} row(s) have a reply in fewer than all of {refs} (rows {fewer[:10]}"
+            f"{' ...' if len(fewer) > 10 else ''}): an empty cell is no reply",
+            stacklevel=2,
+        )
+    return CheckedRows(checked)
 
 
 def _as_id(value):
