@@ -181,7 +181,7 @@ def test_corpus_precision_undefined_warns_once_naming_the_row_and_is_zero():
         result = acc.result("test")
     # the row is named; the corpus-level warning would repeat it
     assert [str(w.message).split(" is undefined")[0] for w in caught] == [
-        "precision (prediction has no sentence; theme scores too)"
+        "precision (prediction has no sentence; theme precision too if the reply has a theme)"
     ]
     assert "1 row(s) [0]" in str(caught[0].message)
     assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)
@@ -431,8 +431,8 @@ def test_two_rank_merge_by_hand():
     # empty drafts of rows 1 (first rank) and 3 (second), the unusable label of row 4
     assert [w.category for w in caught] == [UndefinedMetricWarning, UnusableJudgementWarning]
     assert (
-        "precision (prediction has no sentence; theme scores too) is undefined (zero "
-        "denominator) for 2 row(s) [1, 3]" in str(caught[0].message)
+        "precision (prediction has no sentence; theme precision too if the reply has a theme) "
+        "is undefined (zero denominator) for 2 row(s) [1, 3]" in str(caught[0].message)
     )
     assert "1 unusable theme judgement(s) in 1 row(s) (first: [4])" in str(caught[1].message)
 

@@ -216,7 +216,7 @@ def test_single_empty_draft_gives_one_warning_not_two(scorer):
         result = scorer.score([""], [REF_1])
     undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     assert [str(w.message).split(" is undefined")[0] for w in undefined] == [
-        "precision (prediction has no sentence; theme scores too)"
+        "precision (prediction has no sentence; theme precision too if the reply has a theme)"
     ]
     assert "1 row(s) [0]" in str(undefined[0].message)
     assert (result.precision, result.recall, result.f1) == (0.0, 0.0, 0.0)

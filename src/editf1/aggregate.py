@@ -386,7 +386,7 @@ class CorpusAccumulator:
         unusable, non_latin = self.rows["unusable"], self.rows["non_latin"]
         zero_division = self.zero_division
         warn_undefined(
-            "precision (prediction has no sentence; theme scores too)",
+            "precision (prediction has no sentence; theme precision too if the reply has a theme)",
             empty.first,
             zero_division,
             empty.count,

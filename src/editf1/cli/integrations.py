@@ -34,7 +34,12 @@ def _install_metric(args) -> int:
 
     target = install_metric(args.modules_cache)
     print(f"installed {metric_path() / 'edit_f1.py'} -> {target}")
-    print('evaluate.load("edit_f1") now loads it offline')
+    if args.modules_cache is None:
+        print('evaluate.load("edit_f1") now loads it offline')
+    else:  # evaluate looks there only if told
+        print(
+            f'with HF_MODULES_CACHE={args.modules_cache}, evaluate.load("edit_f1") loads it offline'
+        )
     return 0
 
 

@@ -39,9 +39,12 @@ def _zero_division(value: str):
     if value == "warn":
         return value
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {value!r}") from None
+        number = None
+    if number not in (0.0, 1.0):
+        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {value!r}")
+    return number
 
 
 def _add_score(commands) -> None:
