@@ -279,6 +279,10 @@ def _user_errors(tmp_path: Path, pairs: Path) -> dict[str, tuple[list[str], str]
             [*score, "--zero-division", "x"],
             "argument --zero-division: expected warn, 0 or 1, got 'x'",
         ),
+        "zero division between 0 and 1": (
+            [*score, "--zero-division", "0.5"],
+            "argument --zero-division: expected warn, 0 or 1, got '0.5'",
+        ),
         "unknown option": ([*score, "--frobnicate"], "unrecognized arguments: --frobnicate"),
         "removed --setting": ([*score, "--setting", "edited"], "unrecognized arguments"),
         "unknown judge option": (
