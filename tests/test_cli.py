@@ -368,6 +368,7 @@ def _user_errors(tmp_path: Path, pairs: Path) -> dict[str, tuple[list[str], str]
 
 USER_ERRORS = [
     "bad option value",
+    "zero division between 0 and 1",
     "unknown option",
     "removed --setting",
     "unknown judge option",
