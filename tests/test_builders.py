@@ -438,6 +438,9 @@ def test_export_dataset_never_replaces_a_readme_that_is_not_an_edit_f1_card(tmp_
     assert main(["export-dataset", "demo", "--output", str(notes.parent), "--overwrite"]) == 0
     assert "edit-f1" in notes.read_text()
     assert main(["export-dataset", "demo", "--output", str(notes.parent), "--card-only"]) == 0
+    again = ["export-dataset", "demo", "--config", "pairs", "--config", "pairs"]
+    assert main([*again, "--output", str(tmp_path / "twice")]) == 2
+    assert "a config is named twice" in capsys.readouterr().err
     (tmp_path / "card").mkdir()
     (tmp_path / "card" / "README.md").write_text(notes.read_text())
     assert main(["export-dataset", "demo", "--output", str(tmp_path / "card")]) == 0

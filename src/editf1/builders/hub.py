@@ -468,7 +468,7 @@ def write_hub_folder(
 
     Raises:
         FileExistsError: see :func:`check_export_folder`.
-        ValueError: for an unknown name or config.
+        ValueError: for an unknown name or config, or a config named twice.
     """
     from editf1.builders import builder_class
 
@@ -477,6 +477,8 @@ def write_hub_folder(
     check_export_folder(output, overwrite)
     names = [c.name for c in cls.BUILDER_CONFIGS]
     chosen = configs or names
+    if len(set(chosen)) < len(chosen):
+        raise ValueError(f"{name}: a config is named twice in {chosen}")
     unknown = [c for c in chosen if c not in names]
     if unknown:
         raise ValueError(f"{name}: unknown config(s) {unknown}; configs are {names}")
