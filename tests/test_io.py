@@ -246,6 +246,16 @@ def test_a_named_pipe_is_written_into_never_replaced_by_a_file(tmp_path):
     check_output_path(pipe, "-o")  # a pipe passes for a file
 
 
+def test_a_block_device_is_refused_as_an_output(tmp_path):
+    disks = [p for p in ("/dev/loop0", "/dev/sda", "/dev/vda") if os.path.exists(p)]
+    disks = [p for p in disks if stat.S_ISBLK(os.stat(p).st_mode)]
+    if not disks:
+        pytest.skip("no block device here to point at")
+    os.symlink(disks[0], tmp_path / "scores.jsonl")  # a planted link: never written into
+    with pytest.raises(ValueError, match="is a block device"):
+        check_output_path(tmp_path / "scores.jsonl", "-o")
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
 def test_an_output_in_a_folder_where_no_file_can_be_made_is_refused_before_any_work():
     # /proc takes no new files, even from root, for whom permission bits would not tell

@@ -63,8 +63,9 @@ def _is_stdio(path: str | os.PathLike) -> bool:
 
 
 def is_stream(path: str | os.PathLike) -> bool:
-    """Whether ``path`` (through symbolic links) is an existing named pipe, device or
-    socket (``/dev/null``, ``>(jq .)``, a FIFO): written straight into, never replaced.
+    """Whether ``path`` (through symbolic links) is an existing named pipe, character
+    device or socket (``/dev/null``, ``>(jq .)``, a FIFO): written straight into, never
+    replaced. A block device (a disk) is none: :func:`check_output_path` refuses it.
 
     >>> is_stream("/dev/null"), is_stream(".")
     (True, False)
@@ -73,7 +74,7 @@ def is_stream(path: str | os.PathLike) -> bool:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
 def _name(path: str | os.PathLike) -> str:
@@ -361,12 +362,12 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
         folder: the output is a folder of files.
 
     Raises:
-        ValueError: if the path is an existing folder (a file is wanted) or an existing
-            file (a folder is wanted), if a folder above it is a file, or if no file can
-            be made in the nearest existing folder (tried with an unnamed temporary
-            file; read-only, full or not a real file system such as ``/proc``). A
-            named pipe or device (:func:`is_stream`) passes for a file: it is written
-            into.
+        ValueError: if the path is an existing folder (a file is wanted), an existing
+            file (a folder is wanted) or a block device, if a folder above it is a file,
+            or if no file can be made in the nearest existing folder (tried with an
+            unnamed temporary file; read-only, full or not a real file system such as
+            ``/proc``). A named pipe or character device (:func:`is_stream`) passes for
+            a file: it is written into.
     """
     if (_is_stdio(path) or is_stream(path)) and not folder:
         return
@@ -374,6 +375,8 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
     target = Path(os.path.realpath(path))
     if target.is_dir() and not folder:
         raise ValueError(f"{where} is a folder; give a file name")
+    if target.is_block_device():
+        raise ValueError(f"{where} is a block device (a disk); give a file name")
     if target.exists() and not target.is_dir() and folder:
         raise ValueError(f"{where} is a file; give a folder")
     for parent in [target] if target.is_dir() else target.parents:
