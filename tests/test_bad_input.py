@@ -369,7 +369,7 @@ def test_options_through_the_python_api_and_the_evaluate_module(
     [
         (["--batch-size", "1.5"], "argument --batch-size: invalid int value"),
         (["--batch-size", "0"], "batch_size must be >= 1, got 0"),
-        (["--zero-division", "0.5"], "zero_division must be 'warn', 0.0 or 1.0, got 0.5"),
+        (["--zero-division", "0.5"], "argument --zero-division: expected warn, 0 or 1, got '0.5'"),
     ],
 )
 def test_bad_options_on_the_command_line_are_one_error_line(tmp_path, capsys, option, message):
