@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from editf1.analysis.compare import (
+    TooFewCasesError,
     case_pattern,
     compare_all,
     compare_runs,
@@ -136,6 +137,27 @@ def test_runs_on_different_references_are_not_compared(scorer, runs, tmp_path):
     assert "1 only in 'A'" in skipped[1][2]
     with pytest.raises(ValueError, match="does not match the pair id 'x'"):
         case_pattern(CASES)("x")
+
+
+def test_runs_of_one_case_are_not_compared(runs):
+    """Every resample of one case is that case: the CI has width 0 and p = 2 / (B + 1),
+    which read as significant whatever the systems are; the pair is skipped, saying why."""
+    a, b = (load_run(paths[0]) for paths in runs[:2])
+    one_case = case_pattern(r"(c)\d-\d")  # every pair in case "c"
+    with pytest.raises(TooFewCasesError, match="only 1 case"):
+        compare_runs(a, b, cases=one_case, n_resamples=20)
+    differences, skipped = compare_all([a, b], cases=one_case, n_resamples=20)
+    assert differences == [] and [s[:2] for s in skipped] == [("A", "B")]
+    assert "only 1 case" in skipped[0][2]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [("(", "is not a regular expression"), (r"(x)?c\d-\d", "with its first group")],
+)
+def test_a_bad_case_pattern_is_named(pattern, message):
+    with pytest.raises(ValueError, match=message):
+        case_pattern(pattern)("c0-1")
 
 
 def test_report_command_writes_html_markdown_and_plots(runs, tmp_path, capsys):

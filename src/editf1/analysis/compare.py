@@ -38,6 +38,7 @@ __all__ = [
     "PairedDifference",
     "PredictionPoweredDifference",
     "ScoredRun",
+    "TooFewCasesError",
     "case_pattern",
     "compare_all",
     "compare_runs",
@@ -270,14 +271,20 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
     >>> case_pattern(r"(.+)-\\d+")("31-2")
     '31'
     """
-    compiled = re.compile(pattern)
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"case pattern {pattern!r} is not a regular expression: {error}") from None
     if compiled.groups < 1:
         raise ValueError(f"case pattern {pattern!r} needs a group, e.g. (.+)-\\d+")
 
     def case(key: str) -> str:
         found = compiled.fullmatch(key)
-        if found is None:
-            raise ValueError(f"case pattern {pattern!r} does not match the pair id {key!r}")
+        if found is None or found.group(1) is None:
+            raise ValueError(
+                f"case pattern {pattern!r} does not match the pair id {key!r}"
+                + ("" if found is None else " with its first group")
+            )
         return found.group(1)
 
     return case
@@ -421,8 +428,11 @@ def compare_runs(
         One :class:`PairedDifference` per metric, in order.
 
     Raises:
-        ValueError: if the runs are not comparable (:func:`reference_mismatch`), or a
-            metric is unknown or needs theme scores a run lacks.
+        ValueError: if the runs are not comparable (:func:`reference_mismatch`), hold
+            a metric is unknown or needs theme scores a run lacks.
+        TooFewCasesError: (a ValueError) if they hold fewer than 2 cases: every
+            resample would be the one case, a CI of width 0 and a p-value of
+            2 / (B + 1) whatever the systems.
 
     Example:
         >>> from editf1.scorer import EditF1Scorer
@@ -450,6 +460,11 @@ def compare_runs(
     aligned = [system.pairs[order[key]] for key in baseline.keys]
     groups = None if cases is None else [cases(k) for k in baseline.keys]
     n_cases = len(set(groups)) if groups is not None else len(aligned)
+    if n_cases < 2:
+        raise TooFewCasesError(
+            "only 1 case: a paired bootstrap over one case cannot tell the systems apart "
+            "(score more messages)"
+        )
     everything = np.arange(len(aligned))
     out = []
     for metric in metrics:
@@ -481,6 +496,10 @@ def compare_runs(
     return out
 
 
+class TooFewCasesError(ValueError):
+    """Two runs hold fewer than 2 cases: no paired bootstrap can compare them."""
+
+
 def compare_all(
     runs: Sequence[ScoredRun], **options
 ) -> tuple[list[PairedDifference], list[tuple[str, str, str]]]:
@@ -493,7 +512,8 @@ def compare_all(
 
     Returns:
         (differences, skipped): ``skipped`` lists ``(baseline, system, reason)`` for
-        pairs of runs that cannot be compared, so a report can say why.
+        pairs of runs that cannot be compared (other references, fewer than 2 cases),
+        so a report can say why.
     """
     differences, skipped = [], []
     metrics = options.pop("metrics", ("f1", "precision", "recall", "theme_f1"))
@@ -504,7 +524,10 @@ def compare_all(
             continue
         themes = baseline.has_themes and system.has_themes
         chosen = [m for m in metrics if themes or not m.startswith("theme_")]
-        differences += compare_runs(baseline, system, metrics=chosen, **options)
+        try:
+            differences += compare_runs(baseline, system, metrics=chosen, **options)
+        except TooFewCasesError as error:
+            skipped.append((baseline.name, system.name, str(error)))
     return differences, skipped
 
 
