@@ -130,3 +130,21 @@ def test_iap_on_oncqa_with_embedded_judges(tmp_path):
     # Oncologists rarely write the same sentences but often cover the same themes.
     assert 0.0 < iap.f1.value < iap.theme_f1.value < 1.0
     assert iap.theme_f1.low <= iap.theme_f1.value <= iap.theme_f1.high
+
+
+def test_iap_rows_without_a_message_id_or_with_a_list_of_replies_are_named(tmp_path, capsys):
+    rows = [
+        {"message_id": None, "reference": "Rest today."},  # grouped as "None" before
+        {"message_id": "", "reference": "Call us."},
+        {"message_id": "m1", "reference": ["Rest today.", "Call us."]},  # a traceback
+        {"message_id": "m1", "reference": "Rest today."},
+    ]
+    source = tmp_path / "replies.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["iap", str(source), "--content-judge", "exact", "--theme-judge", "none"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "message_id[0] must be a message id (text or an integer), got None" in err
+    assert "message_id[1] must be a message id (text or an integer), got str of 0" in err
+    assert "reference[2] must be a string, got list of 2 items" in err
+    assert "Traceback" not in err and "Rest today" not in err

@@ -155,6 +155,35 @@ def _add_iap(commands) -> None:
     p.set_defaults(run=_iap)
 
 
+def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -> list[dict]:
+    """``rows``, once each has a message id (text or an integer, not empty) and one reply
+    (a string with a word; the replies to a message are its rows).
+
+    Raises:
+        InputError: naming every bad row and field, never its text.
+    """
+    from editf1.inputs import InputError, check_reference, describe
+
+    errors = []
+    for i, row in enumerate(rows):
+        group, reply = row[group_field], row[reference_field]
+        if isinstance(group, bool) or not isinstance(group, (str, int)) or not str(group).strip():
+            errors.append(
+                f"{group_field}[{i}] must be a message id (text or an integer), got "
+                f"{describe(group)}: rows without one cannot be grouped by message"
+            )
+        if isinstance(reply, str):
+            errors += check_reference(i, reply, reference_field)
+        else:
+            errors.append(
+                f"{reference_field}[{i}] must be a string, got {describe(reply)}: one reply "
+                f"per row, the rows of one {group_field} being its replies"
+            )
+    if errors:
+        raise InputError(errors)
+    return rows
+
+
 def _iap(args) -> int:
     from editf1.analysis.inter_annotator import inter_annotator_predictability
     from editf1.io import JsonlWriter, read_rows
@@ -175,7 +204,7 @@ def _iap(args) -> int:
         group_field, reference_field = args.group_field, args.reference_field
         rows = read_rows(args.input, [group_field, reference_field], args.input_format)
     replies: dict[str, list] = {}
-    for row in rows:
+    for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])
     scorer = EditF1Scorer(
         content_judge=args.content_judge,
