@@ -361,3 +361,39 @@ def test_the_html_page_is_rendered_by_jinja2_and_escapes_every_text(tmp_path):
     assert rows in page and "<b>" not in page
     png = base64.b64encode(PNG + b"rest").decode("ascii")
     assert f'<img src="data:image/png;base64,{png}" alt="F1 &#34;per theme&#34;">' in page
+
+
+@pytest.mark.parametrize("other_first", [False, True])
+def test_a_run_scored_with_other_beside_one_without_keeps_its_themes(
+    theme_judge_cls, runs, tmp_path, other_first
+):
+    """A run scored with include_other has an Other row; the others show "–" there, in
+    either order (it raised KeyError with the Other run first, and dropped Other after)."""
+    with_other = EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(THEMES),
+                              zero_division=0.0, include_other=True)  # fmt: skip
+    o = _score_to_files(with_other, tmp_path, "O", DRAFTS_B)[:2]
+    given = [o, runs[0][:2]] if other_first else [runs[0][:2], o]
+    out = tmp_path / "report"
+    args = [str(run) for run, _ in given] + [f"--summary={summary}" for _, summary in given]
+    assert main(["report", *args, "-o", str(out)]) == 0
+    lines = (out / "report.md").read_text().splitlines()
+
+    def cells(line):
+        return [c.strip() for c in line.strip("|").split("|")]
+
+    header = cells(next(line for line in lines if line.startswith("| theme |")))
+    other = dict(zip(header, cells(next(line for line in lines if line.startswith("| Other |")))))
+    assert [other[f"O {k}"] for k in ("F1", "% drafts", "recall")] == ["1.000", "0.0", "1.000"]
+    assert [other[f"A {k}"] for k in ("F1", "% drafts", "recall")] == ["–"] * 3
+    assert (other["Clinicians (O) % replies"], other["Clinicians (A) % replies"]) == ("0.0", "–")
+
+
+def test_a_run_keeps_the_value_it_gave_undefined_ratios(theme_judge_cls, tmp_path):
+    """Empty drafts leave corpus precision undefined: a run scored with zero_division=1.0
+    printed 1.0, and the report says the same (it said 0.0, and called the summary
+    another run's)."""
+    scorer = EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(THEMES),
+                          zero_division=1.0)  # fmt: skip
+    run, summary, _ = _score_to_files(scorer, tmp_path, "E", [""] * 4)
+    loaded = load_run(run, summary=summary)
+    assert (loaded.result.precision, loaded.result.recall) == (1.0, 0.0)

@@ -182,7 +182,8 @@ def load_run(
         path: the JSONL file.
         name: the system's name (default: the file name without ``.edit_f1.jsonl``).
         summary: the run's summary (``edit-f1 score --summary-json`` file, or the dict):
-            gives the judges' reproducibility string and the scored themes, and is
+            gives the judges' reproducibility string, the scored themes and the value
+            of undefined ratios (``zero_division``; 0.0 without a summary), and is
             checked against the pairs.
 
     Returns:
@@ -232,7 +233,7 @@ def load_run(
     result = aggregate(  # the scorer's warnings were issued when the run was scored
         pairs,
         themes_scored=themes,
-        zero_division=0.0,
+        zero_division=_zero_division_of(reproducibility),
         reproducibility=reproducibility,
         keep_pairs=True,
         warn=False,
@@ -257,6 +258,18 @@ def load_run(
     return ScoredRun(
         name or default_name, path, result, keys, {keys[k]: g for k, g in gold.items()}
     )
+
+
+def _zero_division_of(reproducibility: str) -> float:
+    """The value a run gave undefined ratios (its reproducibility string's
+    ``zero_division:``; ``warn`` is 0.0), so a report shows the figures the scorer
+    printed; 0.0 when not recorded.
+
+    >>> _zero_division_of("content:exact|zero_division:1.0|edit-f1:0.1.0"), _zero_division_of("")
+    (1.0, 0.0)
+    """
+    found = re.search(r"(?:^|\|)zero_division:([^|]+)", reproducibility)
+    return 1.0 if found and found.group(1) in ("1.0", "1") else 0.0
 
 
 def case_pattern(pattern: str) -> Callable[[str], str]:

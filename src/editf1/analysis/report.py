@@ -34,6 +34,7 @@ from editf1.analysis.compare import (
     reference_mismatch,
 )
 from editf1.io import staged_folder
+from editf1.themes import THEMES
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -81,12 +82,29 @@ def _grouped_barh(ax, labels: Sequence[str], series: list[tuple[str, Sequence[fl
     ax.grid(axis="x", alpha=0.3)
 
 
+def _scored_themes(runs) -> list[str]:
+    """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
+    with ``include_other`` adds Other; the others have no figure for it)."""
+    return [t for t in THEMES if any(t in run.result.per_theme for run in runs)]
+
+
+def _theme_value(run, theme: str, value) -> float:
+    """``value(per-theme score)`` of ``run``, or NaN (no bar, "–") for a theme it does
+    not score."""
+    score = run.result.per_theme.get(theme)
+    return float("nan") if score is None else value(score)
+
+
 def _plot_per_theme_f1(runs, path: Path) -> None:
-    themes = list(runs[0].result.per_theme)
+    themes = _scored_themes(runs)
     fig = _figure(8, 0.55 * len(themes) + 1.5)
     ax = fig.add_subplot()
     series = [
-        (run.name, [run.result.per_theme[t].f1 for t in themes], _COLORS[k % len(_COLORS)])
+        (
+            run.name,
+            [_theme_value(run, t, lambda s: s.f1) for t in themes],
+            _COLORS[k % len(_COLORS)],
+        )
         for k, run in enumerate(runs)
     ]
     _grouped_barh(ax, themes, series)
@@ -104,7 +122,7 @@ def _clinician_series(runs) -> list[tuple[str, ScoredRun]]:
 
 
 def _plot_theme_proportions(runs, path: Path) -> None:
-    themes = list(runs[0].result.per_theme)
+    themes = _scored_themes(runs)
     fig = _figure(8, 0.6 * len(themes) + 1.5)
     ax = fig.add_subplot()
     clinicians = _clinician_series(runs)
@@ -112,7 +130,7 @@ def _plot_theme_proportions(runs, path: Path) -> None:
     series = [
         (
             name,
-            [100 * run.result.per_theme[t].reference_proportion for t in themes],
+            [_theme_value(run, t, lambda s: 100 * s.reference_proportion) for t in themes],
             _CLINICIAN_COLOR if len(clinicians) == 1 else str(shade),
         )
         for (name, run), shade in zip(clinicians, shades)
@@ -120,7 +138,7 @@ def _plot_theme_proportions(runs, path: Path) -> None:
     series += [
         (
             run.name,
-            [100 * run.result.per_theme[t].prediction_proportion for t in themes],
+            [_theme_value(run, t, lambda s: 100 * s.prediction_proportion) for t in themes],
             _COLORS[k % len(_COLORS)],
         )
         for k, run in enumerate(runs)
@@ -265,13 +283,22 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
         for run in runs:
             per_theme_header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
         per_theme_rows = []
-        for theme in runs[0].result.per_theme:
+        for theme in _scored_themes(runs):
             row = [theme]
-            row += [f"{100 * run.result.per_theme[theme].reference_proportion:.1f}"
-                    for _, run in clinicians]  # fmt: skip
+            for _, run in clinicians:
+                s = run.result.per_theme.get(theme)
+                row.append("–" if s is None else f"{100 * s.reference_proportion:.1f}")
             for run in runs:
-                s = run.result.per_theme[theme]
-                row += [_fmt(s.f1), f"{100 * s.prediction_proportion:.1f}", _fmt(s.content_recall)]
+                s = run.result.per_theme.get(theme)
+                row += (
+                    ["–"] * 3
+                    if s is None
+                    else [
+                        _fmt(s.f1),
+                        f"{100 * s.prediction_proportion:.1f}",
+                        _fmt(s.content_recall),
+                    ]
+                )
             per_theme_rows.append(row)
         blocks += [
             ("h2", "Per theme"),
