@@ -168,6 +168,22 @@ def test_the_command_writes_a_dataset_folder_and_the_counts(tmp_path, capsys):
     }
     assert main(argv) == 2  # the folder is not empty any more
     assert "-o " + str(out) + " is not empty" in capsys.readouterr().err
+    # no side output may replace the input, another side output or a file of the dataset
+    before = drafts.read_bytes()
+    new = tmp_path / "new"
+    fresh = ["preference-pairs", str(drafts), "-o", str(new), "--content-judge", "exact"]
+    for extra, message in [
+        (["--summary-json", str(drafts)], "would overwrite the input file"),
+        (["--tuples-jsonl", str(summary), "--summary-json", str(summary)], "the same file"),
+        (["--summary-json", str(new / "state.json")], "is inside -o"),
+    ]:
+        assert main([*fresh, *extra]) == 2
+        assert message in capsys.readouterr().err
+    assert drafts.read_bytes() == before and not new.exists()
+    # the counts to standard output: the human lines go to standard error
+    assert main([*fresh, "--summary-json", "-"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["pairs"] == 1 and "1 pair(s) from 3" in printed.err
 
 
 class KeywordThemeJudge(ThemeJudge):

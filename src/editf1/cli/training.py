@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format
+from editf1.cli.conventions import add_input_format, check_outputs, human_stream, is_stdio
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
 __all__ = ["add_commands"]
@@ -157,15 +157,16 @@ def _save_dataset(dataset, output: Path, protect) -> None:
 
 
 def _preference_pairs(args) -> int:
-    from editf1.io import check_output_path, read_rows
+    from editf1.io import is_inside, read_rows
 
     _check_new_folder(args.output, "-o")
-    for label, path in (
-        ("--summary-json", args.summary_json),
-        ("--tuples-jsonl", args.tuples_jsonl),
-    ):
-        if path is not None:
-            check_output_path(path, label)
+    if is_inside(args.input, args.output):
+        raise ValueError(f"-o {args.output} holds the input {args.input}")
+    files = [("--summary-json", args.summary_json), ("--tuples-jsonl", args.tuples_jsonl)]
+    check_outputs(files, [args.input])  # neither the input nor each other
+    for label, path in files:
+        if path is not None and not is_stdio(path) and is_inside(path, args.output):
+            raise ValueError(f"{label} {path} is inside -o {args.output}, the dataset's folder")
     if args.tadpole is None:
         if args.tuples_jsonl or args.generator or args.server:
             raise ValueError("--generator, --server and --tuples-jsonl go with --tadpole")
@@ -173,8 +174,9 @@ def _preference_pairs(args) -> int:
     else:
         dataset, counts, line = _tadpole(args, read_rows)
     _save_dataset(dataset, args.output, [args.input])
-    print(line)
-    print(f"wrote {args.output} (datasets.load_from_disk)")
+    human = human_stream(args.summary_json, args.tuples_jsonl)  # stderr if one is stdout
+    print(line, file=human)
+    print(f"wrote {args.output} (datasets.load_from_disk)", file=human)
     if args.summary_json is not None:
         from editf1.io import atomic_output
 
