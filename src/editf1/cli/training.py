@@ -185,11 +185,56 @@ def _preference_pairs(args) -> int:
     return 0
 
 
+def _check_fields(rows: list[dict], args, *, drafts: bool) -> None:
+    """Before any work: every row's message id, message and reply (TADPOLE: one reply,
+    a string with a word), draft (scored pairs: a string, possibly empty) and prompt
+    (``--prompt-field``: all text or all chat lists) are usable.
+
+    Raises:
+        InputError: naming each bad ``field[row]`` (rows from 0), never its text.
+    """
+    from editf1.inputs import InputError, check_reference, describe
+
+    errors = []
+
+    def text(i, row, field, what):
+        if not isinstance(row[field], str):
+            errors.append(f"{field}[{i}] must be {what}, got {describe(row[field])}")
+            return False
+        return True
+
+    for i, row in enumerate(rows):
+        group = row[args.group_field]
+        if isinstance(group, bool) or not isinstance(group, (str, int)) or not str(group).strip():
+            errors.append(f"{args.group_field}[{i}] must be a message id, got {describe(group)}")
+        message = text(i, row, args.message_field, "the patient's message (text)")
+        if message and not args.prompt_field and not row[args.message_field].strip():
+            errors.append(f"{args.message_field}[{i}] is empty: there is no message to answer")
+        if drafts:
+            text(i, row, args.prediction_field, "a draft (text)")
+            errors += check_reference(i, row[args.reference_field], args.reference_field)
+        elif text(i, row, args.reference_field, "one clinician reply (text)"):
+            errors += check_reference(i, row[args.reference_field], args.reference_field)
+    if args.prompt_field:
+        kinds = [isinstance(row[args.prompt_field], str) for row in rows]
+        if len(set(kinds)) > 1:
+            first = kinds.index(not kinds[0])
+            errors.append(
+                f"{args.prompt_field}[{first}] is {'text' if kinds[first] else 'not text'}, "
+                f"row 0's is {'text' if kinds[0] else 'not text'}: prompts are all text or "
+                "all chat messages"
+            )
+    if errors:
+        raise InputError(errors)
+
+
 def _scored_pairs(args, read_rows):
     from editf1.training.preferences import scored_draft_pairs
 
     fields = [args.group_field, args.prediction_field, args.reference_field, args.message_field]
-    rows = read_rows(args.input, fields, args.input_format)
+    fields += [args.prompt_field] if args.prompt_field else []
+    rows = read_rows(args.input, list(dict.fromkeys(fields)), args.input_format)
+    _check_fields(rows, args, drafts=True)
     dataset, counts = scored_draft_pairs(
         rows,
         _reward(args),
@@ -220,6 +265,7 @@ def _tadpole(args, read_rows):
         raise ValueError("--prompt-field does not go with --tadpole (its prompts are 0-shot)")
     fields = [args.group_field, args.message_field, args.reference_field]
     rows = read_rows(args.input, fields, args.input_format)
+    _check_fields(rows, args, drafts=False)
     theme_judge = load_theme_judge(
         args.theme_judge or "embedding", judge_options(args.theme_judge_option)
     )
