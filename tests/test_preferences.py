@@ -344,7 +344,12 @@ def test_the_command_generates_tadpole_pairs_with_a_causal_lm(tmp_path, capsys):
     unchanged = sum(t["enhanced"].strip() == t["corrupted"].strip() for t in written)
     assert pairs.num_rows == expected - unchanged
     assert set(pairs["strategy"]) <= {"hard-corrupted"}
-    assert f"from {expected} (message, theme) tuple(s) of 3 message(s)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"from {expected} (message, theme) tuple(s) of 3 message(s)" in printed
+    # every message without a clinical theme in its reply gave no tuple: counted, named
+    themeless = sorted({r["message_id"] for r in message_rows()} - {t["group"] for t in written})
+    assert f", {len(themeless)} message(s) whose reply has no clinical theme" in printed
+    assert all(repr(m) in printed for m in themeless)
 
 
 def test_the_help_names_the_columns_tadpole_reads(tmp_path, capsys, monkeypatch):

@@ -283,14 +283,20 @@ def _tadpole(args, read_rows):
             for item in tuples:
                 write(dataclasses.asdict(item))
     pairs, unchanged = tadpole_pairs(tuples, args.tadpole)
+    with_tuples = {item.group for item in tuples}
+    themeless = [str(row[args.group_field]) for row in rows]
+    themeless = [m for m in dict.fromkeys(themeless) if m not in with_tuples]
     counts = {
         "messages": len(rows),
         "tuples": len(tuples),
         "pairs": len(pairs),
         "unchanged": unchanged,
+        "messages_without_clinical_theme": len(themeless),
     }
     line = (
         f"{len(pairs)} {args.tadpole} pair(s) from {len(tuples)} (message, theme) tuple(s) of "
-        f"{len(rows)} message(s); dropped: {unchanged} whose two drafts were the same text"
+        f"{len(rows)} message(s); dropped: {unchanged} whose two drafts were the same text, "
+        f"{len(themeless)} message(s) whose reply has no clinical theme"
+        + (f" ({themeless[:10]}{' ...' if len(themeless) > 10 else ''})" if themeless else "")
     )
     return pair_dataset(pairs, ["theme", "strategy"]), counts, line
