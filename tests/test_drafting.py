@@ -407,6 +407,9 @@ def test_server_generator_asks_the_served_model_and_keeps_the_order(fake_server)
     # an answer without text (content null) is no draft: an error naming the conversation
     with pytest.raises(ConnectionError, match=r"conversation 1 no answer: an answer without text"):
         generator.generate([zero_shot_messages("Knee?"), zero_shot_messages("Null?")])
+    for temperature in (float("nan"), float("inf"), -1.0):  # NaN decoded greedily before
+        with pytest.raises(ValueError, match="need a finite temperature >= 0"):
+            ServerGenerator(url, temperature=temperature)
     with pytest.raises(ValueError, match="not this machine"):
         ServerGenerator("http://10.1.2.3:8000/v1")
     with pytest.raises(ValueError, match="'other' is not served"):

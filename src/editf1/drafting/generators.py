@@ -19,6 +19,7 @@ deadline per attempt, a bound on each answer's size, the model checked against
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 __all__ = ["CausalLMGenerator", "ServerGenerator", "render_plain"]
@@ -90,9 +91,9 @@ class CausalLMGenerator:
             raise ValueError(
                 f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}"
             )
-        if temperature < 0 or not 0 < top_p <= 1:
+        if not 0 <= temperature < math.inf or not 0 < top_p <= 1:  # NaN fails too
             raise ValueError(
-                f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
+                f"need a finite temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
             )
         resolved = resolve(model, allow_patterns=MODEL_FILES, local_files_only=local_files_only)
         self.tokenizer = load_tokenizer(resolved)
@@ -260,9 +261,9 @@ class ServerGenerator:
 
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-        if temperature < 0 or not 0 < top_p <= 1:
+        if not 0 <= temperature < math.inf or not 0 < top_p <= 1:  # NaN fails too
             raise ValueError(
-                f"need temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
+                f"need a finite temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
             )
         self.connection = Connection(
             base_url,
