@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from editf1.aggregate import aggregate
-from editf1.inputs import CheckedRows, check_rows
+from editf1.inputs import CheckedRows, InputError, check_rows, describe
 from editf1.judges.exact import normalize
 from editf1.scorer import EditF1Scorer
 
@@ -211,6 +211,7 @@ class EditF1Reward:
         for label, value in (
             ("theme_weight", theme_weight),
             ("max_copied_fraction", max_copied_fraction),
+            ("guard_reward", guard_reward),  # a reward in [0, 1] like the others; NaN fails
         ):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{label} must be in [0, 1], got {value}")
@@ -248,9 +249,11 @@ class EditF1Reward:
 
         Raises:
             KeyError: naming a missing reference or message column.
-            InputError: naming each reply (``<reference_column>[<completion index>]``) that
-                is not a string with a word, or a list of them, and each completion whose
-                text is not valid Unicode (``completions[i]``), before anything is scored.
+            InputError: naming each message that is not a string
+                (``<message_column>[i]``), each reply (``<reference_column>[<completion
+                index>]``) that is not a string with a word, or a list of them, and each
+                completion whose text is not valid Unicode (``completions[i]``), before
+                anything is scored.
         """
         details = self.details(completions, **columns)
         if (log_metric := columns.get("log_metric")) is not None:
@@ -272,6 +275,15 @@ class EditF1Reward:
             if self.message_column is None
             else self._column(self.message_column, columns, len(completions))
         )
+        if messages is not None and (
+            bad := [i for i, m in enumerate(messages) if not isinstance(m, str)]
+        ):
+            raise InputError(
+                [
+                    f"{self.message_column}[{i}] must be a string, got {describe(messages[i])}"
+                    for i in bad
+                ]
+            )
         drafts = [completion_text(c) for c in completions]
         check_rows(
             ((None, d, r) for d, r in zip(drafts, references)),
