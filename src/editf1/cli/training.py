@@ -193,7 +193,7 @@ def _check_fields(rows: list[dict], args, *, drafts: bool) -> None:
     Raises:
         InputError: naming each bad ``field[row]`` (rows from 0), never its text.
     """
-    from editf1.inputs import InputError, check_reference, describe
+    from editf1.inputs import InputError, check_group, check_reference, describe
 
     errors = []
 
@@ -204,9 +204,7 @@ def _check_fields(rows: list[dict], args, *, drafts: bool) -> None:
         return True
 
     for i, row in enumerate(rows):
-        group = row[args.group_field]
-        if isinstance(group, bool) or not isinstance(group, (str, int)) or not str(group).strip():
-            errors.append(f"{args.group_field}[{i}] must be a message id, got {describe(group)}")
+        errors += check_group(i, row[args.group_field], args.group_field)
         message = text(i, row, args.message_field, "the patient's message (text)")
         if message and not args.prompt_field and not row[args.message_field].strip():
             errors.append(f"{args.message_field}[{i}] is empty: there is no message to answer")
