@@ -177,8 +177,8 @@ def test_bad_columns_and_options_are_named():
         EditF1Reward(EditF1Scorer("exact", KeywordThemeJudge()), level="mix", theme_weight=2)
     with pytest.raises(ValueError, match="min_words <= max_words"):
         exact_reward(min_words=5, max_words=4)
-    for guard in (float("nan"), 5.0):  # NaN was returned to trl as a reward
-        with pytest.raises(ValueError, match="guard_reward must be in"):
+    for guard in (float("nan"), float("inf")):  # NaN was returned to trl as a reward
+        with pytest.raises(ValueError, match="guard_reward must be a finite number"):
             exact_reward(guard_reward=guard)
     with pytest.raises(InputError, match=r"message\[0\] must be a string, got None"):
         reward(prompts=["p"], completions=["Rest."], reference=[REPLY], message=[None])

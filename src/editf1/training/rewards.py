@@ -50,6 +50,7 @@ embedded judges are deterministic on one machine.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -211,10 +212,11 @@ class EditF1Reward:
         for label, value in (
             ("theme_weight", theme_weight),
             ("max_copied_fraction", max_copied_fraction),
-            ("guard_reward", guard_reward),  # a reward in [0, 1] like the others; NaN fails
         ):
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{label} must be in [0, 1], got {value}")
+        if not math.isfinite(guard_reward):  # it goes to trl as a reward: may be < 0, not NaN
+            raise ValueError(f"guard_reward must be a finite number, got {guard_reward}")
         if not 0 <= min_words <= max_words:
             raise ValueError(f"need 0 <= min_words <= max_words, got {min_words}, {max_words}")
         if scorer is None:
