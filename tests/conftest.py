@@ -95,17 +95,18 @@ def splitter() -> SentenceSplitter:
 def exact_sentence_counts(draft: str, reference: str) -> tuple[int, int, int]:
     """(EM, EA, ED) of the exact-sentence judge, worked out without the library's judge
     or counter: a reference sentence matches the first draft sentence with the same
-    case-folded words; draft sentences with a word that no reference sentence claimed
-    are deletions."""
+    case-folded words that no earlier one claimed (or, with none left, the last one);
+    draft sentences with a word that no reference sentence claimed are deletions."""
     split = SentenceSplitter().split
     words = [tuple(re.findall(r"[^\W_]+", s.text.casefold())) for s in split(draft)]
     claimed = set()
     matches = 0
     for sentence in split(reference):
         key = tuple(re.findall(r"[^\W_]+", sentence.text.casefold()))
-        if key in words:
+        same = [k for k, other in enumerate(words) if other == key]
+        if same:
             matches += 1
-            claimed.add(words.index(key))
+            claimed.add(next((k for k in same if k not in claimed), same[-1]))
     additions = len(split(reference)) - matches
     deletions = sum(1 for k, key in enumerate(words) if key and k not in claimed)
     return matches, additions, deletions

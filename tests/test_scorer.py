@@ -745,3 +745,13 @@ def test_the_progress_bar_counts_pairs_as_their_sentences_are_judged(monkeypatch
         drafts, replies
     )
     assert _RecordingBar.last.n == 3 and judge.n_after == [0, 1, 2, 2, 2, 3]
+
+
+def test_a_verbatim_copy_of_a_reply_that_repeats_a_sentence_scores_1():
+    # both "Call us." of the reply took the draft's first copy, leaving its second as an
+    # expected deletion: the copy scored 6/7, below a draft that drops the repeat
+    reply = "Call us. Rest today. Call us."
+    copy = EditF1Scorer("exact", None).score([reply], [reply])
+    shorter = EditF1Scorer("exact", None).score(["Call us. Rest today."], [reply])
+    assert (copy.expected_matches, copy.expected_deletions, copy.f1) == (3, 0, 1.0)
+    assert (shorter.expected_matches, shorter.expected_deletions, shorter.f1) == (3, 0, 1.0)

@@ -24,7 +24,20 @@ def normalize(text: str) -> tuple[str, ...]:
 
 class ExactMatchContentJudge(ContentJudge):
     """Matches a reference sentence to the first draft sentence with the same words
-    (:func:`normalize`); NO MATCH otherwise. Score 1.0 or 0.0."""
+    (:func:`normalize`) that no earlier reference sentence took; a repeat with no
+    unclaimed copy left takes the last copy; NO MATCH otherwise. Score 1.0 or 0.0.
+
+    A reply that says "Call us." twice, against a draft that also says it twice, matches
+    each copy once: the draft copied verbatim scores 1.0 (both copies matched to the
+    first, the second would be left as an expected deletion).
+
+    >>> from editf1.segment import SentenceSplitter
+    >>> split = SentenceSplitter().split
+    >>> text = "Call us. Rest today. Call us."
+    >>> request = JudgeRequest(tuple(split(text)), text, tuple(split(text)))
+    >>> [(j.span.start, j.span.end) for j in ExactMatchContentJudge().match([request])[0]]
+    [(0, 8), (9, 20), (21, 29)]
+    """
 
     @property
     def fingerprint(self) -> str:
@@ -33,15 +46,17 @@ class ExactMatchContentJudge(ContentJudge):
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
         results = []
         for request in requests:
-            index: dict[tuple[str, ...], object] = {}
+            copies: dict[tuple[str, ...], list] = {}
             for sentence in request.prediction_sentences:
-                index.setdefault(normalize(sentence.text), sentence)
-            results.append(
-                [
-                    ContentJudgement("match", index[key], 1.0)
-                    if (key := normalize(s.text)) in index
-                    else ContentJudgement("no_match", None, 0.0)
-                    for s in request.reference_sentences
-                ]
-            )
+                copies.setdefault(normalize(sentence.text), []).append(sentence)
+            answers = []
+            for s in request.reference_sentences:
+                left = copies.get(normalize(s.text))
+                if not left:
+                    answers.append(ContentJudgement("no_match", None, 0.0))
+                    continue
+                answers.append(ContentJudgement("match", left[0], 1.0))
+                if len(left) > 1:  # the last copy stays for any further repeat
+                    left.pop(0)
+            results.append(answers)
         return results
