@@ -397,3 +397,21 @@ def test_a_run_keeps_the_value_it_gave_undefined_ratios(theme_judge_cls, tmp_pat
     run, summary, _ = _score_to_files(scorer, tmp_path, "E", [""] * 4)
     loaded = load_run(run, summary=summary)
     assert (loaded.result.precision, loaded.result.recall) == (1.0, 0.0)
+
+
+def test_a_broken_summary_or_run_file_is_named(runs, tmp_path):
+    run = runs[0][0]
+    for text, message in [
+        ("{\n", "not a summary written by edit-f1 score"),
+        ("[1, 2]", r"is not a JSON object \(got list\)"),
+        ('{"f1": "x"}', "gives f1 as str"),
+    ]:
+        broken = tmp_path / "broken.json"
+        broken.write_text(text)
+        with pytest.raises(ValueError, match=message) as error:
+            load_run(run, summary=broken)
+        assert "broken.json" in str(error.value) or str(run) in str(error.value)
+    binary = tmp_path / "run.edit_f1.jsonl"
+    binary.write_bytes(b"\x1f\x8b\x08\x00\xff")  # a gzipped file
+    with pytest.raises(ValueError, match=r"run\.edit_f1\.jsonl: not UTF-8 text"):
+        load_run(binary)

@@ -198,31 +198,44 @@ def load_run(
     path = Path(path)
     pairs: list[PairResult] = []
     gold: dict[int, dict] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                pairs.append(pair_result_from_dict(row))
-                if "gold" in row:
-                    gold[len(pairs) - 1] = row["gold"]
-            except json.JSONDecodeError as error:
-                raise ValueError(
-                    f"{path}, line {number}: not a scored pair written by edit-f1 score "
-                    f"(not JSON: {error.msg} at column {error.colno})"
-                ) from None
-            except (KeyError, TypeError, AttributeError) as error:
-                what = f"no field {error}" if isinstance(error, KeyError) else "bad fields"
-                raise ValueError(
-                    f"{path}, line {number}: not a scored pair written by edit-f1 score ({what})"
-                ) from None
-            except ValueError as error:  # a count or score that is not a number
-                raise ValueError(f"{path}, line {number}: {error}") from None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text, so not a run of edit-f1 score") from None
+    # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            pairs.append(pair_result_from_dict(row))
+            if "gold" in row:
+                gold[len(pairs) - 1] = row["gold"]
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}, line {number}: not a scored pair written by edit-f1 score "
+                f"(not JSON: {error.msg} at column {error.colno})"
+            ) from None
+        except (KeyError, TypeError, AttributeError) as error:
+            what = f"no field {error}" if isinstance(error, KeyError) else "bad fields"
+            raise ValueError(
+                f"{path}, line {number}: not a scored pair written by edit-f1 score ({what})"
+            ) from None
+        except ValueError as error:  # a count or score that is not a number
+            raise ValueError(f"{path}, line {number}: {error}") from None
     if not pairs:
         raise ValueError(f"{path}: no scored pairs")
     if isinstance(summary, (str, Path)):
-        summary = json.loads(Path(summary).read_text(encoding="utf-8"))
+        try:
+            summary = json.loads(Path(summary).read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+            raise ValueError(
+                f"{summary}: not a summary written by edit-f1 score ({error})"
+            ) from None
+    if summary is not None and not isinstance(summary, dict):
+        raise ValueError(
+            f"the summary of {path} is not a JSON object (got {type(summary).__name__})"
+        )
     if summary and summary.get("themes_scored"):
         themes = tuple(summary["themes_scored"])
     elif any(OTHER in p.reference_themes | p.prediction_themes for p in pairs):
@@ -240,11 +253,12 @@ def load_run(
     )
     if summary:
         for key, value in result.summary().items():
-            if (
-                key in summary
-                and isinstance(value, (int, float))
-                and abs(summary[key] - value) > 1e-9
-            ):
+            if key not in summary or not isinstance(value, (int, float)):
+                continue
+            given = summary[key]
+            if isinstance(given, bool) or not isinstance(given, (int, float)):
+                raise ValueError(f"the summary of {path} gives {key} as {type(given).__name__}")
+            if abs(given - value) > 1e-9:
                 raise ValueError(
                     f"the summary gives {key} = {summary[key]} but the pairs in {path} "
                     f"give {value}: they are not from the same run"
@@ -268,6 +282,8 @@ def _zero_division_of(reproducibility: str) -> float:
     >>> _zero_division_of("content:exact|zero_division:1.0|edit-f1:0.1.0"), _zero_division_of("")
     (1.0, 0.0)
     """
+    if not isinstance(reproducibility, str):
+        return 0.0
     found = re.search(r"(?:^|\|)zero_division:([^|]+)", reproducibility)
     return 1.0 if found and found.group(1) in ("1.0", "1") else 0.0
 
