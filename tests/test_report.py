@@ -415,3 +415,23 @@ def test_a_broken_summary_or_run_file_is_named(runs, tmp_path):
     binary.write_bytes(b"\x1f\x8b\x08\x00\xff")  # a gzipped file
     with pytest.raises(ValueError, match=r"run\.edit_f1\.jsonl: not UTF-8 text"):
         load_run(binary)
+
+
+def test_runs_scored_by_different_judges_are_said_to_be(theme_judge_cls, runs, tmp_path):
+    from editf1.judges.exact import ExactMatchContentJudge
+
+    class Renamed(ExactMatchContentJudge):
+        fingerprint = "exact-sentence-match-v2"
+
+    other = EditF1Scorer(content_judge=Renamed(), theme_judge=theme_judge_cls(THEMES),
+                         zero_division=0.0)  # fmt: skip
+    b_other = _score_to_files(other, tmp_path, "B2", DRAFTS_B)
+    out = tmp_path / "report"
+    args = [str(runs[0][0]), str(b_other[0]), f"--summary={runs[0][1]}", f"--summary={b_other[1]}"]
+    assert main(["report", *args, "-o", str(out)]) == 0
+    markdown = (out / "report.md").read_text()
+    assert "A and B2 were scored by different content judges" in markdown
+    # the same judges: no such note
+    same = [str(runs[0][0]), str(runs[1][0]), f"--summary={runs[0][1]}", f"--summary={runs[1][1]}"]
+    assert main(["report", *same, "-o", str(tmp_path / "same")]) == 0
+    assert "different content judges" not in (tmp_path / "same" / "report.md").read_text()

@@ -82,6 +82,30 @@ def _grouped_barh(ax, labels: Sequence[str], series: list[tuple[str, Sequence[fl
     ax.grid(axis="x", alpha=0.3)
 
 
+def _judges_of(run) -> dict[str, str]:
+    """The ``content:`` and ``theme:`` parts of a run's reproducibility string (empty
+    when the run was loaded without its summary)."""
+    parts = (p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p)
+    return {k: v for k, v in parts if k in ("content", "theme")}
+
+
+def _judge_notes(runs, differences) -> list[str]:
+    """A note for each compared pair of runs whose summaries name different judges:
+    their difference mixes the systems with the judges."""
+    by_name = {run.name: run for run in runs}
+    notes = []
+    for baseline, system in dict.fromkeys((d.baseline, d.system) for d in differences):
+        ours, theirs = _judges_of(by_name[baseline]), _judges_of(by_name[system])
+        differ = sorted(k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k])
+        if differ:
+            notes.append(
+                f"{baseline} and {system} were scored by different {' and '.join(differ)} "
+                "judges (see their reproducibility strings): their difference is the "
+                "systems' and the judges' together."
+            )
+    return notes
+
+
 def _scored_themes(runs) -> list[str]:
     """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
     with ``include_other`` adds Other; the others have no figure for it)."""
@@ -271,6 +295,8 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     "happened to be sampled; it says nothing about judge error.",
                 )
             )
+        for note in _judge_notes(runs, differences):
+            blocks.append(("p", note))
         for baseline, system, reason in skipped:
             blocks.append(("p", f"Not compared, {baseline} and {system}: {reason}."))
         blocks += _gold_blocks(runs, options["confidence"])
