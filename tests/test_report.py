@@ -124,6 +124,38 @@ def test_paired_bootstrap_difference_by_hand(runs):
     assert estimates["theme_f1"].low <= estimates["theme_f1"].value
 
 
+def test_runs_against_several_replies_are_compared_on_each_runs_best(scorer, tmp_path):
+    """OncQA's shape: a list of replies per message, and two systems whose drafts are
+    closest to different replies. By hand, exact judge (EM, EA, ED against the best):
+    A: m1 reply 0 (2, 0, 0), m2 reply 0 (1, 0, 0): F1 1.
+    B: m1 reply 1 (1, 1, 0) (reply 0: F1 0), m2 reply 1 (2, 0, 0) (reply 0: F1 2/3):
+    EM 3, EA 1, ED 0: P 1, R 3/4, F1 6/7."""
+    replies = [["Rest today. Drink water.", "Call us. Take ibuprofen."],
+               ["Drink water.", "Drink water. Call us."]]  # fmt: skip
+    ids = ["m1", "m2"]
+    a = _score_to_files(scorer, tmp_path, "A", ["Rest today. Drink water.", "Drink water."],
+                        replies, ids)  # fmt: skip
+    b = _score_to_files(scorer, tmp_path, "B", ["Call us.", "Drink water. Call us."],
+                        replies, ids)  # fmt: skip
+    run_a, run_b = (load_run(path, summary=summary) for path, summary, _ in (a, b))
+    assert [p.best_reference for p in run_b.pairs] == [1, 1]
+    assert run_b.replies == ((2, 2), (1, 2))
+    (f1,) = compare_runs(run_a, run_b, metrics=["f1"], n_resamples=50)
+    assert (f1.baseline_value, f1.system_value) == pytest.approx((1, 6 / 7))
+    assert f1.difference.value == pytest.approx(6 / 7 - 1)
+    # Other replies are still refused: a second reply of another length, or one reply.
+    shorter = [[replies[0][0], "Call us."], replies[1]]
+    c = _score_to_files(scorer, tmp_path, "C", ["Call us.", "Drink water. Call us."],
+                        shorter, ids)  # fmt: skip
+    with pytest.raises(ValueError, match="pair 'm1' was scored against replies of different"):
+        compare_runs(run_a, load_run(c[0]))
+    one = [replies[0], "Drink water."]
+    d = _score_to_files(scorer, tmp_path, "D", ["Rest today. Drink water.", "Drink water."],
+                        one, ids)  # fmt: skip
+    with pytest.raises(ValueError, match="pair 'm2' was scored against 2 replies in 'A' and 1"):
+        compare_runs(run_a, load_run(d[0]))
+
+
 def test_runs_on_different_references_are_not_compared(scorer, runs, tmp_path):
     a = load_run(runs[0][0])
     other_refs = [*REFS[:3], "Call us. Rest now."]

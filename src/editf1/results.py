@@ -177,7 +177,7 @@ class PairResult:
     def to_dict(self) -> dict:
         """A JSON-ready dict: scores, counts, alignment, deletions and themes (and, with
         several replies, ``best_reference``, ``n_references``, the ``mean_*`` scores and a
-        ``per_reference`` list of each reply's scores)."""
+        ``per_reference`` list of each reply's scores and EM / EA / ED counts)."""
         out = {"row": self.row}
         if self.id is not None:
             out["id"] = self.id
@@ -209,6 +209,11 @@ class PairResult:
                 out |= self.theme_mean.to_dict("mean_theme_")
             out["per_reference"] = [
                 {"reference": k, **p.content.to_dict()}
+                | {
+                    "expected_matches": p.expected_matches,
+                    "expected_additions": p.expected_additions,
+                    "expected_deletions": p.expected_deletions,
+                }
                 | ({} if p.theme is None else p.theme.to_dict("theme_"))
                 for k, p in enumerate(self.per_reference)
             ]

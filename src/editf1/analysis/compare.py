@@ -136,6 +136,22 @@ def pair_result_from_dict(d: dict) -> PairResult:
         unusable_judgements=d.get("unusable_judgements", 0),
         unusable_theme_judgements=d.get("unusable_theme_judgements", 0),
         warnings=tuple(d.get("warnings", ())),
+        best_reference=d.get("best_reference"),
+    )
+
+
+def reply_sizes(d: dict) -> tuple[int | None, ...] | None:
+    """The number of sentences of each of a row's replies, from its ``per_reference``
+    counts (EM + EA of each reply; ``None`` for a reply whose counts a run written
+    before they were recorded lacks); ``None`` for a row scored against one reply."""
+    if "best_reference" not in d:
+        return None
+    entries = d.get("per_reference") or [{}] * d["n_references"]
+    return tuple(
+        e["expected_matches"] + e["expected_additions"]
+        if "expected_matches" in e and "expected_additions" in e
+        else None
+        for e in entries
     )
 
 
@@ -153,6 +169,9 @@ class ScoredRun:
         gold: the gold counts of the pairs scored with gold labels (``edit-f1 score
             --gold``), pair key -> the row's ``gold`` entry
             (:meth:`editf1.gold.labels.GoldPair.to_dict`); empty without.
+        replies: per pair, the sentence count of each of its replies where it was
+            scored against several (:func:`reply_sizes`), else ``None``; empty for
+            a run made in memory (its pairs' ``per_reference`` give them).
     """
 
     name: str
@@ -160,6 +179,7 @@ class ScoredRun:
     result: CorpusResult
     keys: tuple[str, ...]
     gold: dict = dataclasses.field(default_factory=dict)
+    replies: tuple[tuple[int | None, ...] | None, ...] = ()
 
     @property
     def pairs(self) -> list[PairResult]:
@@ -197,6 +217,7 @@ def load_run(
     """
     path = Path(path)
     pairs: list[PairResult] = []
+    replies: list[tuple[int | None, ...] | None] = []
     gold: dict[int, dict] = {}
     try:
         text = path.read_text(encoding="utf-8")
@@ -209,6 +230,7 @@ def load_run(
         try:
             row = json.loads(line)
             pairs.append(pair_result_from_dict(row))
+            replies.append(reply_sizes(row))
             if "gold" in row:
                 gold[len(pairs) - 1] = row["gold"]
         except json.JSONDecodeError as error:
@@ -270,7 +292,12 @@ def load_run(
         raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
     default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
     return ScoredRun(
-        name or default_name, path, result, keys, {keys[k]: g for k, g in gold.items()}
+        name or default_name,
+        path,
+        result,
+        keys,
+        {keys[k]: g for k, g in gold.items()},
+        tuple(replies),
     )
 
 
@@ -406,7 +433,12 @@ def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
     """Why two runs cannot be compared pair by pair, or ``None`` if they can.
 
     Runs are comparable when they hold the same pair keys and, for each key, the same
-    reference sentences (the clinician reply each draft was scored against).
+    reference sentences (the clinician reply each draft was scored against). A draft
+    scored against several replies is compared on its best-matching one in each run
+    (the score of both): where the two runs' best replies are the same reply, its
+    sentences must agree; where they differ, the runs must have had as many replies,
+    each of the same number of sentences (the text of a reply that was not a run's best
+    is not in its file).
     """
     if set(baseline.keys) != set(system.keys):
         only_base = sorted(set(baseline.keys) - set(system.keys))
@@ -416,16 +448,42 @@ def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
             f"(e.g. {only_base[:3]}), {len(only_system)} only in {system.name!r} "
             f"(e.g. {only_system[:3]})"
         )
-    other = dict(zip(system.keys, system.pairs))
-    for key, pair in zip(baseline.keys, baseline.pairs):
+    other = dict(zip(system.keys, zip(system.pairs, _replies(system))))
+    for key, pair, replies in zip(baseline.keys, baseline.pairs, _replies(baseline)):
+        other_pair, other_replies = other[key]
+        if (replies is None) != (other_replies is None) or len(replies or ()) != len(
+            other_replies or ()
+        ):
+            counts = [len(r) if r else 1 for r in (replies, other_replies)]
+            return (
+                f"pair {key!r} was scored against {counts[0]} replies in {baseline.name!r} "
+                f"and {counts[1]} in {system.name!r}"
+            )
+        if replies and pair.best_reference != other_pair.best_reference:
+            known = [(a, b) for a, b in zip(replies, other_replies) if None not in (a, b)]
+            if any(a != b for a, b in known):
+                return (
+                    f"pair {key!r} was scored against replies of different lengths in the two runs"
+                )
+            continue  # each run's best of the same replies
         ours = [a.reference.text for a in pair.alignment]
-        theirs = [a.reference.text for a in other[key].alignment]
+        theirs = [a.reference.text for a in other_pair.alignment]
         if ours != theirs:
             return f"pair {key!r} was scored against different references in the two runs"
     themes = baseline.has_themes and system.has_themes
     if themes and baseline.result.themes_scored != system.result.themes_scored:
         return "the runs score different theme sets (one with --include-other)"
     return None
+
+
+def _replies(run: ScoredRun) -> tuple[tuple[int | None, ...] | None, ...]:
+    """:attr:`ScoredRun.replies`, or for a run made in memory its pairs' replies."""
+    return run.replies or tuple(
+        tuple(r.expected_matches + r.expected_additions for r in p.per_reference)
+        if p.per_reference
+        else None
+        for p in run.pairs
+    )
 
 
 def compare_runs(
