@@ -156,6 +156,8 @@ def test_causal_lm_generator_is_deterministic_and_leaves_the_rng_alone(tiny):
     sampled = sampler.generate(conversations, num_return_sequences=2)
     assert torch.equal(state, torch.random.get_rng_state())
     assert sampled == sampler.generate(conversations, num_return_sequences=2)
+    # the seeded stream is drawn batch by batch, so the record names the batch size
+    assert "seed=1,batch_size=4)" in sampler.fingerprint and "batch" not in greedy.fingerprint
     with pytest.raises(ValueError, match="several replies per message need temperature > 0"):
         greedy.generate(conversations, num_return_sequences=2)
 

@@ -40,7 +40,8 @@ def add_generator_options(p) -> None:
         "--generation-batch-size",
         type=int,
         default=4,
-        help="messages drafted together by --generator (default 4)",
+        help="messages drafted together by --generator (default 4; sampled drafts "
+        "depend on it, so the generator record names it)",
     )
     p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
     p.add_argument(

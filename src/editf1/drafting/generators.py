@@ -110,11 +110,14 @@ class CausalLMGenerator:
 
     @property
     def fingerprint(self) -> str:
-        """The model and the decoding settings, for the drafts' records."""
+        """The model and the decoding settings, for the drafts' records: sampled drafts
+        also name ``batch_size``, since the seeded random stream is drawn batch by batch
+        (the same seed in batches of 4 and of 1 gives other drafts)."""
         decoding = (
             "greedy"
             if self.temperature == 0
-            else f"sample(t={self.temperature},top_p={self.top_p},seed={self.seed})"
+            else f"sample(t={self.temperature},top_p={self.top_p},seed={self.seed},"
+            f"batch_size={self.batch_size})"
         )
         return f"causal-lm({self.name},{decoding},max_new_tokens={self.max_new_tokens})"
 
