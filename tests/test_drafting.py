@@ -96,6 +96,26 @@ def test_each_message_is_drafted_once_and_every_row_keeps_its_id_and_reply():
     ]
 
 
+def test_the_rows_other_columns_are_carried_and_an_earlier_draft_is_kept_aside():
+    row = {"id": "a-1", "question": "cough", "reference": "Rest.", "clinic": "ENT",
+           "prediction": "old draft", "strategy": 3}  # fmt: skip
+    (out,) = draft_rows([row], FakeGenerator(), "zero-shot", message_field="question")
+    assert (out["message"], out["prediction"], out["strategy"]) == (
+        "cough",
+        "draft 0 of cough",
+        "zero-shot",
+    )
+    assert (out["clinic"], out["input_prediction"], out["input_strategy"]) == (
+        "ENT",
+        "old draft",
+        3,
+    )
+    assert "question" not in out and "input_id" not in out  # read, so written as message, id
+    with pytest.raises(ValueError, match="column 'prediction' would be kept as 'input_pred"):
+        draft_rows([row | {"input_prediction": "x"}], FakeGenerator(), "zero-shot",
+                   message_field="question")  # fmt: skip
+
+
 class SilentGenerator(FakeGenerator):
     """Drafts nothing (only whitespace) for the refill message."""
 

@@ -94,7 +94,8 @@ def add_commands(commands) -> None:
         "prior (message, reply) pairs by the package's sentence encoder as earlier turns; "
         "the pool is --examples, or the input's other messages, --limit or not). Writes "
         "JSONL with id, message_id, message, ehr_summary, reference, prediction, strategy, "
-        "generator, prompt_version and shots: edit-f1 score reads it as it is, and edit-f1 report "
+        "generator, prompt_version and shots, then the row's other columns (one of those names "
+        "as input_<name>): edit-f1 score reads it as it is, and edit-f1 report "
         "compares the strategies' runs (Seegmiller et al. 2026, §4.1.2).",
     )
     p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV of messages")

@@ -110,14 +110,17 @@ def draft_rows(
         row's id), ``message``, ``ehr_summary``, ``reference``, ``prediction`` (the
         draft), ``strategy``, ``generator`` (its fingerprint), ``prompt_version``
         (:data:`~editf1.drafting.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
-        used, few-shot). With K > 1 the rows are what ``edit-f1 preference-pairs``
-        reads (``--group-field message_id``).
+        used, few-shot), then the row's other columns as they were (one the output
+        already names, such as an earlier ``prediction``, as ``input_<name>``).
+        With K > 1 the rows are what ``edit-f1 preference-pairs`` reads
+        (``--group-field message_id``).
 
     Warns:
         UserWarning: naming the rows whose draft holds no word (kept as empty drafts).
 
     Raises:
-        ValueError: for an unknown strategy, bad counts, or repeated ids.
+        ValueError: for an unknown strategy, bad counts, repeated ids, or a column
+            ``input_<name>`` beside a column ``<name>`` the output names.
         KeyError: naming the first rows without a message or reply.
     """
     if strategy not in STRATEGIES:
@@ -154,24 +157,47 @@ def draft_rows(
     drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
     _warn_empty(ids, [drafts[key] for key in keys])
     shots_of = dict(zip(messages, chosen))
+    used = {id_field, message_field, ehr_field, reference_field}
     out = []
     for row_id, key, row in zip(ids, keys, rows):
         for j, draft in enumerate(drafts[key]):
-            out.append(
-                {
-                    "id": row_id if num_drafts == 1 else f"{row_id}-d{j}",
-                    "message_id": row_id,
-                    "message": key[0],
-                    "ehr_summary": key[1],
-                    "reference": row[reference_field],
-                    "prediction": draft,
-                    "strategy": strategy,
-                    "generator": generator.fingerprint,
-                    "prompt_version": DRAFT_PROMPT,
-                    "shots": shots_of[key],
-                }
-            )
+            drafted = {
+                "id": row_id if num_drafts == 1 else f"{row_id}-d{j}",
+                "message_id": row_id,
+                "message": key[0],
+                "ehr_summary": key[1],
+                "reference": row[reference_field],
+                "prediction": draft,
+                "strategy": strategy,
+                "generator": generator.fingerprint,
+                "prompt_version": DRAFT_PROMPT,
+                "shots": shots_of[key],
+            }
+            out.append(drafted | _other_columns(row, used, drafted))
     return out
+
+
+def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
+    """The row's columns that drafting did not read, carried into its output: under
+    their own name, or ``input_<name>`` where the output has that name (an earlier
+    ``prediction``, say).
+
+    Raises:
+        ValueError: if ``input_<name>`` is also a column of the row.
+    """
+    carried = {}
+    for name, value in row.items():
+        if name in used:
+            continue
+        if name in drafted:
+            if f"input_{name}" in row:
+                raise ValueError(
+                    f"column {name!r} would be kept as 'input_{name}', which the input "
+                    "also has; rename one of them"
+                )
+            name = f"input_{name}"
+        carried[name] = value
+    return carried
 
 
 def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
