@@ -29,13 +29,11 @@ class FakeApi:
     def repo_info(self, repo_id, **kwargs):
         return type("Info", (), {"private": not FakeApi.public})()
 
-    def upload_folder(self, **kwargs):
-        from huggingface_hub.utils import filter_repo_objects
-
-        root = Path(kwargs["folder_path"])
-        files = sorted(p.name for p in root.iterdir())
-        sent = list(filter_repo_objects(files, allow_patterns=kwargs["allow_patterns"]))
-        FakeApi.calls.append(("upload_folder", kwargs["repo_id"], kwargs["repo_type"], sent))
+    def create_commit(self, **kwargs):
+        sent = sorted(op.path_in_repo for op in kwargs["operations"])
+        for op in kwargs["operations"]:  # each operation reads one file of the folder
+            assert Path(op.path_or_fileobj).is_file()
+        FakeApi.calls.append(("create_commit", kwargs["repo_id"], kwargs["repo_type"], sent))
         return type("Commit", (), {"commit_url": "https://hub/commit/1"})()
 
 
@@ -57,6 +55,10 @@ def adapter(tmp_path) -> Path:
     (folder / "adapter_config.json").write_text("{}")
     (folder / "README.md").write_text("---\nlicense: apache-2.0\n---\n# A theme judge\n")
     (folder / "train_items.jsonl").write_text('{"text": "a clinical sentence"}\n')
+    (folder / "gold_items.json").write_text('[{"text": "a clinical sentence"}]')
+    (folder / "drafts").mkdir()  # *.json and *.md below the top level: never sent
+    (folder / "drafts" / "README.md").write_text("a copy of a data set's card\n")
+    (folder / "drafts" / "rows.json").write_text('[{"prediction": "a draft"}]')
     return folder
 
 
@@ -64,13 +66,16 @@ ADAPTER = ["README.md", "adapter_config.json", "adapter_model.safetensors", "edi
 
 
 def test_push_judge_is_private_and_sends_only_the_adapter(adapter, fake_hub):
-    assert push_judge(adapter, "org/judge") == "https://hub/commit/1"
+    with pytest.warns(UserWarning, match="left out 3 entries") as caught:
+        assert push_judge(adapter, "org/judge") == "https://hub/commit/1"
+    assert str(caught[0].message).endswith("drafts, gold_items.json, train_items.jsonl")
     assert fake_hub.calls == [
         ("create_repo", "org/judge", {"repo_type": "model", "private": True, "exist_ok": True}),
-        ("upload_folder", "org/judge", "model", ADAPTER),  # not train_items.jsonl
+        ("create_commit", "org/judge", "model", ADAPTER),  # no item, draft or subfolder
     ]
 
 
+@pytest.mark.filterwarnings("ignore:push-judge left out")
 def test_an_existing_public_repository_is_refused_unless_public_is_asked(adapter, fake_hub):
     fake_hub.public = True
     with pytest.raises(PermissionError, match="exists and is public"):
@@ -78,7 +83,7 @@ def test_an_existing_public_repository_is_refused_unless_public_is_asked(adapter
     assert [c[0] for c in fake_hub.calls] == ["create_repo"]  # nothing uploaded
     fake_hub.calls = []
     push_judge(adapter, "org/judge", private=False)
-    assert fake_hub.calls[0][2]["private"] is False and fake_hub.calls[1][0] == "upload_folder"
+    assert fake_hub.calls[0][2]["private"] is False and fake_hub.calls[1][0] == "create_commit"
 
 
 def test_a_folder_that_is_no_judge_or_has_no_card_is_refused(adapter, tmp_path, fake_hub):
@@ -90,6 +95,7 @@ def test_a_folder_that_is_no_judge_or_has_no_card_is_refused(adapter, tmp_path, 
     assert fake_hub.calls == []
 
 
+@pytest.mark.filterwarnings("ignore:push-judge left out")
 def test_the_command_uploads_private_by_default_and_public_when_asked(adapter, fake_hub, capsys):
     assert main(["push-judge", str(adapter), "org/judge"]) == 0
     assert "to the private model repository org/judge: https://hub/commit/1" in (

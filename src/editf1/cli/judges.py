@@ -645,7 +645,8 @@ def _add_push_judge(commands) -> None:
         "push-judge",
         help="upload a judge adapter and its model card to a Hub model repository",
         description="Uploads an adapter folder written by `edit-f1 train-judge llm-*` "
-        "(adapter, editf1_judge.json, README.md card, figures; no other file) to ORG/NAME, "
+        "(adapter, editf1_judge.json, README.md card, figures, by name from its top level; "
+        "no other file or subfolder) to ORG/NAME, "
         "created private unless --public is given. Needs a Hub login (hf auth login). "
         "Nothing else in edit-f1 uploads a judge.",
     )

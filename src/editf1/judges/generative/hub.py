@@ -7,11 +7,22 @@ one: an adapter is fitted on clinical text and its card says on which.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
-from editf1.judges.generative.loading import ADAPTER_FILES, read_judge_config
+from editf1.judges.generative.loading import JUDGE_CONFIG, read_judge_config
 
-__all__ = ["push_judge"]
+__all__ = ["UPLOADED_FILES", "push_judge"]
+
+#: The files of an adapter folder ``push_judge`` uploads, by name, from the folder's top
+#: level only: what ``edit-f1 train-judge llm-*`` and ``edit-f1 cards`` write there.
+UPLOADED_FILES = (
+    "adapter_config.json",
+    "adapter_model.safetensors",
+    JUDGE_CONFIG,
+    "README.md",
+    "confusion_matrix.png",
+)
 
 
 def push_judge(
@@ -19,8 +30,12 @@ def push_judge(
 ) -> str:
     """Upload an edit-F1 judge adapter and its card to a Hub model repository. Network: yes.
 
-    Only the files an adapter consists of are sent (:data:`.loading.ADAPTER_FILES`:
-    ``*.json``, ``*.safetensors``, ``*.md``, ``*.png``), never other files in the folder.
+    Only the files an adapter consists of are sent, named one by one
+    (:data:`UPLOADED_FILES`: ``adapter_config.json``, ``adapter_model.safetensors``,
+    ``editf1_judge.json``, ``README.md``, ``confusion_matrix.png``), from the folder's
+    top level: never another file or a subfolder (labelled items, drafts or a copy of a
+    data set kept beside the adapter), whatever its name ends with. A warning names
+    what was left out.
 
     Args:
         folder: an adapter folder written by ``edit-f1 train-judge llm-*``
@@ -39,7 +54,7 @@ def push_judge(
             ``edit-f1 cards`` write one).
         PermissionError: ``repo_id`` exists as a public repository and ``private`` is True.
     """
-    from huggingface_hub import HfApi, ModelCard
+    from huggingface_hub import CommitOperationAdd, HfApi, ModelCard
 
     folder = Path(folder)
     record = read_judge_config(folder)
@@ -57,11 +72,19 @@ def push_judge(
             f"{repo_id} exists and is public: refusing to upload the judge there (pass "
             "--public / private=False if it is meant to be public)"
         )
-    commit = api.upload_folder(
-        folder_path=str(folder),
+    sent = [name for name in UPLOADED_FILES if (folder / name).is_file()]
+    left_out = sorted(p.name for p in folder.iterdir() if p.name not in sent)
+    if left_out:
+        warnings.warn(
+            f"push-judge left out {len(left_out)} entries of {folder} that are not adapter "
+            f"files: {', '.join(left_out)}",
+            UserWarning,
+            stacklevel=2,
+        )
+    commit = api.create_commit(
         repo_id=repo_id,
         repo_type="model",
-        allow_patterns=ADAPTER_FILES,
+        operations=[CommitOperationAdd(name, str(folder / name)) for name in sent],
         commit_message=f"edit-f1 {record.get('task')} judge adapter ({record.get('prompt')})",
     )
     return str(getattr(commit, "commit_url", commit))
