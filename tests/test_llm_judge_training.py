@@ -196,6 +196,10 @@ def test_reloading_from_the_hub_equals_reloading_from_the_folder(trained):
     )
     assert again["agreement"].value == record["agreement"]["agreement"]["value"]
     assert again["confusion_matrix"] == record["agreement"]["confusion_matrix"]
+    # and the judge the report names is the one a later run has: the record's digest
+    # leaves out the report written into it after the judge was measured
+    assert from_folder.fingerprint == record["agreement"]["judge"]
+    assert "files=sha256:" in record["agreement"]["judge"]
 
 
 def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):
@@ -418,6 +422,11 @@ def test_merging_keeps_the_in_process_judge_and_refuses_what_a_server_would_misp
     weights = load_file(tmp_path / "half" / "model.safetensors")
     assert {tensor.dtype for tensor in weights.values()} == {torch.bfloat16}
     assert json.loads((tmp_path / "half" / MERGED_RECORD).read_text()) == merged
+    # the digest of the merged weights is what a judge loading that folder records
+    from editf1.judges.generative.loading import ModelRef, ResolvedModel, files_digest
+
+    half = ResolvedModel(ModelRef(str(tmp_path / "half"), None, "local"), tmp_path / "half", None)
+    assert files_digest(half) == merged["weights"] != "sha256:none"
     judge = _in_process(folder)
     assert judge.model.dtype == torch.float32
     assert all(p.dtype == torch.float32 for p in judge.model.parameters())

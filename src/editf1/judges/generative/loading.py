@@ -389,7 +389,11 @@ def files_digest(model: ResolvedModel) -> str:
     (:data:`DECISION_FILES`: its weights, ``config.json``, ``generation_config.json``,
     tokenizer files and chat template), or of its GGUF file (which holds all of these):
     what a judge ran, beyond its folder's name. An instruction added to the chat
-    template changes it as surely as new weights do.
+    template changes it as surely as new weights do. A judge's record
+    (``editf1_judge.json``) counts without its held-out report (``agreement``), so the
+    fingerprint ``train-judge`` records beside that report is the one every later run
+    of the judge has; a merged judge's ``editf1_merged.json`` does not count (it
+    describes the weights it is written beside, and names their digest).
 
     Each file's SHA-256 is computed once per process and path, size and modification
     time; a file in the Hugging Face cache is a blob already named by its SHA-256
@@ -407,8 +411,31 @@ def files_digest(model: ResolvedModel) -> str:
         files = sorted(found)
     if not files:
         return "sha256:none"
-    listing = [[path.name, file_sha256(path)] for path in files]
+    listing = [[path.name, _decision_sha256(path)] for path in files if path.name not in _NOTES]
+    if not listing:
+        return "sha256:none"
     return "sha256:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
+
+
+#: Records edit-F1 writes beside weights after their digest is taken, which change no
+#: decision: a merged judge's record (it names the digest of the weights beside it).
+_NOTES = frozenset({"editf1_merged.json"})
+#: Keys of a judge's record written after its judge was measured: its held-out report.
+_REPORT_KEYS = ("agreement",)
+
+
+def _decision_sha256(path: Path) -> str:
+    """:func:`file_sha256`, except of a judge's record (:data:`JUDGE_CONFIG`), whose
+    digest is that of the record as written before its held-out report was added
+    (``train-judge`` measures the saved judge, then writes the report into the same
+    record): so the fingerprint in the report is the one a later run of that judge has."""
+    if path.name != JUDGE_CONFIG:
+        return file_sha256(path)
+    record = json.loads(path.read_text("utf-8"))
+    if isinstance(record, dict):
+        record = {k: v for k, v in record.items() if k not in _REPORT_KEYS}
+    written = json.dumps(record, indent=1) + "\n"
+    return hashlib.sha256(written.encode("utf-8")).hexdigest()
 
 
 def file_sha256(path: str | Path) -> str:
