@@ -415,7 +415,9 @@ def test_a_run_scored_with_other_beside_one_without_keeps_its_themes(
 
     header = cells(next(line for line in lines if line.startswith("| theme |")))
     other = dict(zip(header, cells(next(line for line in lines if line.startswith("| Other |")))))
-    assert [other[f"O {k}"] for k in ("F1", "% drafts", "recall")] == ["1.000", "0.0", "1.000"]
+    # Other is in no reply or draft: F1 and recall are undefined, shown "–" (not the
+    # stored 1.0, which read as a perfect theme)
+    assert [other[f"O {k}"] for k in ("F1", "% drafts", "recall")] == ["–", "0.0", "–"]
     assert [other[f"A {k}"] for k in ("F1", "% drafts", "recall")] == ["–"] * 3
     assert (other["Clinicians (O) % replies"], other["Clinicians (A) % replies"]) == ("0.0", "–")
 

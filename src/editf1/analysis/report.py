@@ -320,9 +320,9 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     ["–"] * 3
                     if s is None
                     else [
-                        _fmt(s.f1),
+                        "–" if s.reference_count == s.prediction_count == 0 else _fmt(s.f1),
                         f"{100 * s.prediction_proportion:.1f}",
-                        _fmt(s.content_recall),
+                        "–" if s.reference_sentences == 0 else _fmt(s.content_recall),
                     ]
                 )
             per_theme_rows.append(row)
@@ -332,7 +332,8 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                 "p",
                 "F1: theme edit-F1 (Table 15). % replies / % drafts: share of responses "
                 "containing the theme (Table 5). recall: content recall of the reply "
-                "sentences of this theme, matched / all (Table 14).",
+                "sentences of this theme, matched / all (Table 14). –: no reply or draft "
+                "has the theme (F1), no reply sentence has it (recall).",
             ),
             ("table", per_theme_header, per_theme_rows),
         ]

@@ -10,7 +10,11 @@ def format_summary(summary: dict) -> str:
 
     Shows content and theme precision/recall/F1 with the counts behind them, then per
     theme: F1, the share of replies and of drafts containing the theme (Table 5) and
-    the content recall of the reply's sentences of that theme (Table 14).
+    the content recall of the reply's sentences of that theme (Table 14). A theme in
+    no reply and no draft shows F1 "–", and one in no reply sentence content recall
+    "–": the result stores 1.0 for these (nothing expected, nothing given), which in a
+    table would read as a perfect score, e.g. for every theme when the theme judge gave
+    no usable label.
     """
     lines = [
         f"edit-F1 on {summary['n_pairs']} pair(s)",
@@ -30,14 +34,33 @@ def format_summary(summary: dict) -> str:
             f"  {'theme':<{width}}  {'F1':>5}  {'reply %':>7}  {'draft %':>7}  "
             f"{'content recall':>14}  {'reply sentences':>15}"
         )
+        undefined = False
         for theme, s in summary["per_theme"].items():
+            f1, recall = _defined(s)
+            undefined = undefined or f1 is None or recall is None
             lines.append(
-                f"  {theme:<{width}}  {s['f1']:5.3f}  {100 * s['reference_proportion']:7.1f}  "
-                f"{100 * s['prediction_proportion']:7.1f}  {s['content_recall']:14.3f}  "
+                f"  {theme:<{width}}  {_cell(f1, 5)}  {100 * s['reference_proportion']:7.1f}  "
+                f"{100 * s['prediction_proportion']:7.1f}  {_cell(recall, 14)}  "
                 f"{s['reference_sentences']:15d}"
+            )
+        if undefined:
+            lines.append(
+                "  –: no reply or draft has the theme (F1), no reply sentence has it "
+                "(content recall)"
             )
     unusable = summary.get("unusable_judgements", 0) + summary.get("unusable_theme_judgements", 0)
     lines.append("")
     lines.append(f"  unusable judge outputs: {unusable}")
     lines.append(f"  {summary['reproducibility']}")
     return "\n".join(lines)
+
+
+def _defined(theme: dict) -> tuple[float | None, float | None]:
+    """A per-theme entry's F1 and content recall, ``None`` where nothing defines them."""
+    f1 = None if theme["reference_count"] == theme["prediction_count"] == 0 else theme["f1"]
+    recall = None if theme["reference_sentences"] == 0 else theme["content_recall"]
+    return f1, recall
+
+
+def _cell(value: float | None, width: int) -> str:
+    return f"{'–':>{width}}" if value is None else f"{value:{width}.3f}"
