@@ -367,7 +367,15 @@ class FakeApi:
         return type("Info", (), {"private": not FakeApi.public})()
 
     def upload_folder(self, **kwargs):
+        """Records the files the real upload_folder would send: huggingface_hub's own
+        filter over the folder's files with the call's allow_patterns."""
+        from huggingface_hub.utils import filter_repo_objects
+
+        folder = Path(kwargs["folder_path"])
+        files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        sent = list(filter_repo_objects(files, allow_patterns=kwargs.get("allow_patterns")))
         FakeApi.calls.append(("upload_folder", kwargs["repo_id"], kwargs["repo_type"]))
+        FakeApi.uploaded = sent
         return type("Commit", (), {"commit_url": "https://hub/commit/1"})()
 
 
@@ -384,10 +392,18 @@ def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_h
     write_csv(tmp_path / "export.csv", HEADER, ROWS)
     kwargs = export_kwargs(tmp_path, "export.csv")
     folder = write_hub_folder("ippm", tmp_path / "hub", **kwargs).path
+    # files a user keeps beside an export (the raw export, notes) are never uploaded
+    (folder / "export.csv").write_bytes((tmp_path / "export.csv").read_bytes())
+    (folder / "notes").mkdir()
+    (folder / "notes" / "README.md").write_text("MRN-001 follow-up\n")
     assert push_to_hub("ippm", folder, "org/ippm") == "https://hub/commit/1"
     assert fake_hub.calls == [
         ("create_repo", "org/ippm", {"repo_type": "dataset", "private": True, "exist_ok": True}),
         ("upload_folder", "org/ippm", "dataset"),
+    ]
+    assert fake_hub.uploaded == [
+        "README.md",
+        *(f"data/{c}/{s}.parquet" for c in ("cases", "pairs") for s in ("test", "train")),
     ]
     with pytest.raises(ValueError, match="may only go to a private repository"):
         push_to_hub("ippm", folder, "org/ippm", private=False)
@@ -406,8 +422,12 @@ def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_h
 
 def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
     write_csv(tmp_path / "export.csv", HEADER, ROWS)
-    (tmp_path / "map.json").write_text(json.dumps(COLUMN_MAP))
+    # saved with a byte-order mark, as Windows editors write UTF-8
+    (tmp_path / "map.json").write_text(json.dumps(COLUMN_MAP), encoding="utf-8-sig")
     args = ["export-dataset", "ippm", "--data-dir", str(tmp_path), "--export-file", "export.csv"]
+    missing = [*args, "--column-map", str(tmp_path / "nomap.json"), "--output", "x"]
+    assert main(missing) == 2
+    assert "--column-map file" in capsys.readouterr().err
     args += ["--column-map", str(tmp_path / "map.json"), "--output", str(tmp_path / "out")]
     with pytest.warns(UnusedColumnsWarning):
         assert main(args) == 0
@@ -422,6 +442,11 @@ def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
     )
     assert main([*args]) == 2  # the folder now holds data: no silent overwrite
     assert "is not empty" in capsys.readouterr().err
+    # a third party's set is refused before anything is written
+    third_party = ["export-dataset", "oncqa", "--output", str(tmp_path / "oncqa")]
+    assert main([*third_party, "--push-to-hub", "org/oncqa"]) == 2
+    assert "third party's data set" in capsys.readouterr().err
+    assert not (tmp_path / "oncqa").exists()
 
 
 def test_export_dataset_never_replaces_a_readme_that_is_not_an_edit_f1_card(tmp_path, capsys):
@@ -819,6 +844,26 @@ def test_keep_columns_are_carried_only_when_named(tmp_path):
         build("ippm", "cases", **{**kwargs, "keep_columns": ("VISIT",)})
     with pytest.raises(ValueError, match="carries no extra columns"):
         build("content_matches", "default", **{**kwargs, "column_map": MATCH_MAP})
+
+
+def test_rows_of_one_reply_that_disagree_on_a_kept_column_are_an_error(tmp_path):
+    """Two rows of one clinician's reply may add drafts, but the reply keeps one value per
+    kept column: a second, different value would be dropped, so it is an error that names
+    the rows and the column, never the values."""
+    second_draft = [*ROWS[0][:4], "Another draft.", *ROWS[0][5:9], "MRN-009"]
+    write_csv(tmp_path / "export.csv", HEADER, [ROWS[0], second_draft])
+    kwargs = export_kwargs(tmp_path, "export.csv", keep_columns=("MRN",))
+    with pytest.raises(ExportError) as error:
+        build("ippm", "cases", **kwargs)
+    assert error.value.errors == [
+        "export.csv, row 2: kept column(s) 'MRN' differ from export.csv, row 1 (same reply "
+        "to message_id '1' by annotator_id 'dr-a'); a reply carries one value of each"
+    ]
+    write_csv(tmp_path / "export.csv", HEADER, [ROWS[0], [*second_draft[:9], "MRN-001"]])
+    cases = build("ippm", "cases", **{**kwargs, "cache_dir": str(tmp_path / "cache2")})
+    (case,) = cases["test"]
+    assert [d["text"] for d in case["drafts"]] == [DRAFT, "Another draft."]
+    assert case["responses"][0]["attributes"] == [{"name": "MRN", "value": "MRN-001"}]
 
 
 def test_an_export_without_a_header_row_is_never_quoted(tmp_path):

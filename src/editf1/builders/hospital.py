@@ -28,7 +28,8 @@ split           no        the export's own split name; otherwise a seeded split
 Rules, each broken rule an :class:`~editf1.builders.exports.ExportError` line naming
 file, row and field: required fields are present and non-empty; text fields are text;
 rows of one message agree on message, chart and split; one clinician replies once per
-message (several rows of the same clinician and reply may only add different drafts);
+message (several rows of the same clinician and reply may only add different drafts,
+and agree on the kept columns);
 no row is dropped. Columns the mapping does not use are not carried (a warning names
 them; ``keep_columns`` carries chosen ones as response ``attributes``).
 
@@ -364,6 +365,13 @@ class HospitalExportBuilder(ExportBuilder):
                         f"{row.where}: duplicate row: message_id {message_id!r}, {who} and "
                         f"reply as {earlier.where}, adding no new draft"
                     )
+                elif attributes != response_entry["attributes"]:
+                    differing = _differing_columns(attributes, response_entry["attributes"])
+                    errors.append(
+                        f"{row.where}: kept column(s) {', '.join(map(repr, differing))} "
+                        f"differ from {earlier.where} (same reply to message_id "
+                        f"{message_id!r} by {who}); a reply carries one value of each"
+                    )
                 continue
             entry = {
                 "annotator_id": annotator,
@@ -374,6 +382,13 @@ class HospitalExportBuilder(ExportBuilder):
             case["responses"].append(entry)
             seen[key] = (row, entry)
         return list(cases.items()), splits
+
+
+def _differing_columns(attributes: list[dict], first: list[dict]) -> list[str]:
+    """Names of the kept columns whose values differ between two rows' ``attributes``
+    (lists of ``{"name", "value"}``), in the order the export names them."""
+    first_values = {a["name"]: a["value"] for a in first}
+    return [a["name"] for a in attributes if first_values.get(a["name"]) != a["value"]]
 
 
 class IPPMBuilder(HospitalExportBuilder):

@@ -29,10 +29,12 @@ from editf1.builders.base import EditF1Builder
 __all__ = [
     "FILE_FORMATS",
     "SIZE_CATEGORIES",
+    "UPLOADED_PATTERNS",
     "HubFolder",
     "card_configs",
     "check_card_replaceable",
     "check_export_folder",
+    "check_pushable",
     "license_link",
     "push_to_hub",
     "render_card",
@@ -492,6 +494,34 @@ def write_hub_folder(
         return write_builders(builders, output, file_format=file_format, registry_name=name)
 
 
+#: What :func:`push_to_hub` uploads from a folder: the card and the data files
+#: :func:`write_hub_folder` wrote; any other file kept there (notes, the export itself) stays.
+UPLOADED_PATTERNS = ("README.md", "data/*")
+
+
+def check_pushable(name: str | type[EditF1Builder], *, private: bool = True) -> type[EditF1Builder]:
+    """The builder class of ``name`` if this library may upload its data, so a command
+    can refuse before it writes anything.
+
+    Raises:
+        ValueError: for a third party's set (its licence is its owners'), or a public
+            upload of patient data (``CONTAINS_PATIENT_DATA``).
+    """
+    from editf1.builders import builder_class
+
+    cls = builder_class(name) if isinstance(name, str) else name
+    if not cls.PUSHABLE:
+        raise ValueError(
+            f"{cls.DATASET_NAME} is a third party's data set: upload it only as its owners "
+            "allow, not with edit-f1"
+        )
+    if cls.CONTAINS_PATIENT_DATA and not private:
+        raise ValueError(
+            f"{cls.DATASET_NAME} holds patient data: it may only go to a private repository"
+        )
+    return cls
+
+
 def push_to_hub(
     name: str | type[EditF1Builder],
     folder: str | Path,
@@ -500,7 +530,8 @@ def push_to_hub(
     private: bool = True,
     token: str | None = None,
 ) -> str:
-    """Upload a Hub-ready folder written by :func:`write_hub_folder`. Network: yes.
+    """Upload a Hub-ready folder written by :func:`write_hub_folder`: its README.md and
+    ``data/`` only (:data:`UPLOADED_PATTERNS`). Network: yes.
 
     Args:
         name: the builder (name or class) the folder was written with; its class
@@ -523,17 +554,8 @@ def push_to_hub(
     """
     from huggingface_hub import HfApi
 
-    from editf1.builders import builder_class
-
-    cls = builder_class(name) if isinstance(name, str) else name
+    cls = check_pushable(name, private=private)
     name = cls.DATASET_NAME
-    if not cls.PUSHABLE:
-        raise ValueError(
-            f"{name} is a third party's data set: upload it only as its owners allow, "
-            "not with edit-f1"
-        )
-    if cls.CONTAINS_PATIENT_DATA and not private:
-        raise ValueError(f"{name} holds patient data: it may only go to a private repository")
     folder = Path(folder)
     DatasetCard.load(folder / "README.md")  # a readable card, or an error
     api = HfApi(token=token)
@@ -547,6 +569,7 @@ def push_to_hub(
         repo_id=repo_id,
         repo_type="dataset",
         commit_message=f"edit-f1 export of {name}",
+        allow_patterns=list(UPLOADED_PATTERNS),
     )
     return str(getattr(commit, "commit_url", commit))
 

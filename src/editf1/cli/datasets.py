@@ -51,9 +51,17 @@ def _fractions(text: str) -> dict[str, float]:
 
 
 def _column_map(text: str) -> dict[str, str]:
-    """A JSON object, inline or in a ``.json`` file: standard field -> export column."""
+    """A JSON object, inline or in a ``.json`` file (UTF-8, a byte-order mark as Windows
+    editors write it allowed): standard field -> export column."""
     path = Path(text)
-    source = path.read_text(encoding="utf-8") if path.suffix == ".json" else text
+    try:
+        source = path.read_text(encoding="utf-8-sig") if path.suffix == ".json" else text
+    except OSError as error:
+        raise argparse.ArgumentTypeError(
+            f"--column-map file {path} cannot be read ({error.strerror})"
+        ) from None
+    except UnicodeDecodeError:
+        raise argparse.ArgumentTypeError(f"--column-map file {path} is not UTF-8") from None
     try:
         value = json.loads(source)
     except json.JSONDecodeError as error:
@@ -276,6 +284,7 @@ def _export_dataset(args) -> int:
     from editf1.builders.hub import (
         check_card_replaceable,
         check_export_folder,
+        check_pushable,
         push_to_hub,
         write_card,
         write_hub_folder,
@@ -295,6 +304,8 @@ def _export_dataset(args) -> int:
         print(f"wrote {output / 'README.md'}")
         return 0
     check_export_folder(output, args.overwrite)
+    if args.push_to_hub:
+        check_pushable(args.name)  # refused before anything is written
     kwargs = _builder_kwargs(args, args.name)
     with staged_folder(output, protect=protect) as stage:
         written = write_hub_folder(
