@@ -5,6 +5,7 @@ exactly what ``edit-f1 cards`` generates."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -126,6 +127,19 @@ def test_an_adapter_card_renders_with_model_index_cis_and_limitations(tmp_path):
     assert '    content_judge_options={"adapter": "org/judge"},\n' in text
 
 
+def test_an_adapter_card_offers_merge_judge_only_for_chat_template_adapters(tmp_path):
+    """edit-f1 merge-judge refuses an adapter trained on plain prompts, so its card says to
+    use it in process instead of telling the user to merge and serve it."""
+    folder = tmp_path / "smollm2-kqa-content"
+    chat = adapter_card_spec(folder, RECORD, location="org/judge")
+    chat_text = render_card(chat).text
+    assert "`edit-f1 merge-judge org/judge -o smollm2-kqa-content-merged/`" in chat_text
+    plain = adapter_card_spec(folder, {**RECORD, "prompt_format": "plain"}, location="org/judge")
+    plain_text = render_card(plain).text
+    assert "merge it into its base first" not in plain_text
+    assert "trained on plain prompts, so use it in process only" in plain_text
+
+
 def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceiling():
     from editf1.validation.agreement import theme_label_report, to_jsonable
 
@@ -181,6 +195,29 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
                 tmp_path / entry["name"] / "README.md"
             ).read_text()
             assert (folder / "adapter_model.safetensors").stat().st_size < 5_000_000
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"name": "../outside", "source": "embedding-theme", "report": "r.json"},
+         "card 0: field 'name' must be one folder name (no '/', '\\' or '..'), got '../outside'"),
+        ({"name": "..", "source": "embedding-theme", "report": "r.json"},
+         "card 0: field 'name' must be one folder name"),
+        ({"source": "embedding-theme", "report": "r.json"},
+         "card 0: field 'name' must be non-empty text"),
+        ({"name": "judge", "source": "adapter"}, "card 0: field 'adapter' must be non-empty text"),
+        ({"name": "judge", "source": "bert"}, "card 0: unknown card source 'bert'"),
+    ],
+)  # fmt: skip
+def test_a_bad_manifest_entry_is_an_error_naming_it_and_writes_nothing(tmp_path, entry, message):
+    manifest = tmp_path / "cards" / "cards.json"
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps({"cards": [entry]}), encoding="utf-8")
+    output = tmp_path / "cards" / "out"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        build_cards(manifest, output)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cards", "cards.json"]
 
 
 def test_the_template_warns_on_chance_level_kappa_and_says_when_nothing_was_measured(tmp_path):

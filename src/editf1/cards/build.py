@@ -29,6 +29,35 @@ def _read_report(root: Path, ref: str) -> dict:
     return data
 
 
+#: The fields each manifest entry must have, by source.
+_REQUIRED = {
+    "embedding-content": ("report",),
+    "embedding-theme": ("report",),
+    "cross-encoder": ("report", "adapter"),
+    "adapter": ("adapter",),
+}
+
+
+def _check_entry(manifest: Path, index: int, entry: object) -> None:
+    """Raise ValueError naming the manifest entry and field that is missing or bad: a
+    ``name`` must be one plain folder name (the card is written to ``output/<name>/``,
+    so ``..`` or a path would write outside it)."""
+    where = f"{manifest}: card {index}"
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} must be an object, got {type(entry).__name__}")
+    source = entry.get("source")
+    if source not in _REQUIRED:
+        raise ValueError(f"{where}: unknown card source {source!r}; one of {list(_REQUIRED)}")
+    for field in ("name", *_REQUIRED[source]):
+        if not isinstance(entry.get(field), str) or not entry[field].strip():
+            raise ValueError(f"{where}: field {field!r} must be non-empty text")
+    name = entry["name"]
+    if name in (".", "..") or Path(name).name != name or "\\" in name:
+        raise ValueError(
+            f"{where}: field 'name' must be one folder name (no '/', '\\' or '..'), got {name!r}"
+        )
+
+
 def build_cards(
     manifest: str | Path, output: str | Path, *, into_adapter_folders: bool = True
 ) -> list[Path]:
@@ -49,22 +78,24 @@ def build_cards(
         The files written.
 
     Raises:
-        ValueError: for an unknown source; FileNotFoundError for a missing file.
+        ValueError: naming the entry, for an unknown source, a missing field, or a
+            ``name`` that is not one folder name; FileNotFoundError for a missing file.
     """
     manifest = Path(manifest)
     root = manifest.parent
     written = []
-    for entry in json.loads(manifest.read_text("utf-8"))["cards"]:
+    entries = json.loads(manifest.read_text("utf-8")).get("cards")
+    if not isinstance(entries, list):
+        raise ValueError(f"{manifest}: needs a 'cards' list")
+    for index, entry in enumerate(entries):
+        _check_entry(manifest, index, entry)
+    for entry in entries:
         source = entry["source"]
         comparison = [
             (label, _read_report(root, ref)) for label, ref in entry.get("compare", {}).items()
         ]
         if source == "embedding-content":
             spec = embedding_content_card_spec(
-                _read_report(root, entry["report"]), name=entry["name"]
-            )
-        elif source == "embedding-theme":
-            spec = embedding_theme_card_spec(
                 _read_report(root, entry["report"]), name=entry["name"]
             )
         elif source == "cross-encoder":
@@ -78,8 +109,10 @@ def build_cards(
             spec = adapter_card_spec(
                 folder, record, name=entry["name"], location=entry.get("location", str(folder))
             )
-        else:
-            raise ValueError(f"{manifest}: unknown card source {source!r}")
+        else:  # embedding-theme; _check_entry admits no other source
+            spec = embedding_theme_card_spec(
+                _read_report(root, entry["report"]), name=entry["name"]
+            )
         spec = replace(spec, comparison=comparison)
         if source == "adapter" and into_adapter_folders:
             written += write_card(spec, folder)

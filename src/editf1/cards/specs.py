@@ -70,6 +70,24 @@ def _settings_rows(record: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def _serving_note(record: dict, flag: str, location: str, name: str) -> str:
+    """How to serve the adapter behind a server judge: merged into its base when it was
+    trained on chat-template prompts; in process only when trained on plain prompts (a
+    chat server would prompt it otherwise, and ``edit-f1 merge-judge`` refuses it)."""
+    if record["prompt_format"] != "chat-template":
+        return (
+            "It was trained on plain prompts, so use it in process only (as above): a chat "
+            f"server behind `--{flag}-judge server` would prompt it otherwise than it was "
+            "trained, and `edit-f1 merge-judge` refuses it."
+        )
+    return (
+        "To serve it (`transformers serve`, vLLM, ...) behind `--"
+        f"{flag}-judge server`, merge it into its base first: `edit-f1 merge-judge "
+        f"{location} -o {name}-merged/` writes one model folder with the tokenizer and "
+        "chat template."
+    )
+
+
 def _plain_peft_usage(base: dict, location: str) -> list[str]:
     """The card's lines that load the adapter with peft alone onto the base it was
     trained on (for a GGUF base: transformers' own GGUF loader dequantises the file)."""
@@ -148,10 +166,7 @@ def adapter_card_spec(
             'Once pushed to the Hub, use `adapter="<owner>/<name>@<commit>"`.',
             *_plain_peft_usage(base, location),
             "",
-            "To serve it (`transformers serve`, vLLM, ...) behind `--"
-            f"{flag}-judge server`, merge it into its base first: `edit-f1 merge-judge "
-            f"{location} -o {name}-merged/` writes one model folder with the tokenizer and "
-            "chat template.",
+            _serving_note(record, flag, location, name),
         ]
     )
     judge_rows = [
