@@ -92,6 +92,10 @@ def test_csv_header_checks_and_tsv(tmp_path):
     with pytest.raises(ValueError, match=r"first row repeats cells \(columns \[1, 2\]\)") as e:
         read_csv(repeated)
     assert "'a'" not in str(e.value)
+    # the rows may have a real header that repeats a name: the message says both
+    assert "either it is a header that repeats a column name, or the file has no header" in (
+        str(e.value)
+    )
 
 
 # -- JSONL ---------------------------------------------------------------------------------

@@ -283,8 +283,9 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
     if repeated:  # perhaps no header row: positions, not the cells
         twice = [i for i, column in enumerate(header, start=1) if column in repeated]
         raise ValueError(
-            f"{name}: the first row repeats cells (columns {twice}), so it is no header row; "
-            "give the file a header row with distinct column names"
+            f"{name}: the first row repeats cells (columns {twice}): either it is a header "
+            "that repeats a column name, or the file has no header row; give the file a "
+            "header row with distinct column names"
         )
     missing = [f for f in fields if f not in header]
     if missing:
