@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -219,6 +221,26 @@ def test_a_failed_write_keeps_the_previous_output_and_removes_its_temporary_file
         write({"row": 1})
     assert write.written == 2 and path.read_text() == '{"row": 0}\n{"row": 1}\n'
     assert stat.S_IMODE(path.stat().st_mode) == 0o640  # a replaced file keeps its mode
+
+
+def test_a_full_disk_is_an_error_naming_the_output(tmp_path, monkeypatch):
+    """ENOSPC names no file; the error names the user's path, and no temporary is left."""
+    import errno
+
+    if Path("/dev/full").exists():  # a device: written into as it comes
+        full_device = pytest.raises(OSError, match="No space left on device: '/dev/full'")
+        with full_device, atomic_output("/dev/full") as handle:
+            handle.write("x" * 100_000)
+
+    def full(_descriptor):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    path = tmp_path / "scores.jsonl"
+    full_disk = pytest.raises(OSError, match=re.escape(f"No space left on device: '{path}'"))
+    with full_disk, atomic_output(path) as handle:
+        handle.write("{}\n")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_atomic_output_writes_through_a_symbolic_link(tmp_path):

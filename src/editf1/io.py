@@ -431,8 +431,13 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
         yield sys.stdout.buffer if binary else sys.stdout
         return
     if is_stream(path):
-        with open(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as h:
-            yield h
+        try:
+            with open(
+                path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})
+            ) as h:
+                yield h
+        except OSError as error:
+            raise _named(error, path) from None
         return
     check_output_path(path)
     target = Path(os.path.realpath(path))
@@ -457,10 +462,20 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as error:
         with suppress(OSError):
             os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise _named(error, path) from None
         raise
+
+
+def _named(error: OSError, path: str | os.PathLike) -> OSError:
+    """``error`` itself when it names a file; else the same error naming ``path`` (a full
+    disk's ``[Errno 28]`` names no file)."""
+    if error.filename is not None or error.errno is None:
+        return error
+    return type(error)(error.errno, error.strerror, os.fspath(path))
 
 
 @contextmanager
