@@ -143,6 +143,24 @@ def test_one_process_writes_the_output_and_leaves_no_shards(scorer, tmp_path):
     assert sorted(p.name for p in out.parent.iterdir()) == ["run.jsonl"]
 
 
+def test_a_killed_runs_shards_are_warned_about_not_its_own(scorer, tmp_path):
+    """A run killed before its cleanup leaves ``.<name>.<random>.shards``; the next run
+    names it (file names only) and does not count the shards folder it makes itself."""
+    out = tmp_path / "run.jsonl"
+    (tmp_path / ".run.jsonl.k1ll3d.shards").mkdir()
+    (tmp_path / ".run.jsonl.k1ll3d.shards" / "rank-0.pickle").write_bytes(b"pairs")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        score_across_processes(scorer, ROWS, out, state=FakeState(0, 1))
+    left = [str(w.message) for w in caught if "temporary file(s)" in str(w.message)]
+    assert left == [
+        f"{tmp_path} holds 1 temporary file(s) left by an earlier write of run.jsonl that "
+        "was killed: ['.run.jsonl.k1ll3d.shards']; they may hold copies of the data: "
+        "delete them once no run is writing run.jsonl"
+    ]
+    assert (tmp_path / ".run.jsonl.k1ll3d.shards").is_dir()  # never removed
+
+
 def test_missing_share_and_standard_output_are_refused(scorer, tmp_path, monkeypatch):
     import accelerate.utils
 

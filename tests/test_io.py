@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,22 @@ def test_a_full_disk_is_an_error_naming_the_output(tmp_path, monkeypatch):
     with full_disk, atomic_output(path) as handle:
         handle.write("{}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_writes_temporary_is_named_in_a_warning_and_kept(tmp_path):
+    path = tmp_path / "scores.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none left: no warning
+        with atomic_output(path) as handle:
+            handle.write("1\n")
+    (tmp_path / ".scores.jsonl.0badc0de.tmp").write_text("a patient's reply")
+    (tmp_path / ".other.jsonl.0badc0de.tmp").write_text("")  # another output's
+    leftover = pytest.warns(UserWarning, match=r"1 temporary file\(s\) left by an earlier")
+    with leftover as w, atomic_output(path) as handle:
+        handle.write("2\n")
+    (message,) = [str(m.message) for m in w]
+    assert "['.scores.jsonl.0badc0de.tmp']" in message and "patient" not in message
+    assert path.read_text() == "2\n" and (tmp_path / ".scores.jsonl.0badc0de.tmp").is_file()
 
 
 def test_atomic_output_writes_through_a_symbolic_link(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import csv
 import difflib
+import glob
 import io
 import json
 import os
@@ -26,6 +27,7 @@ import stat
 import sys
 import tempfile
 import uuid
+import warnings
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -48,6 +50,7 @@ __all__ = [
     "same_file",
     "shown_columns",
     "staged_folder",
+    "warn_leftovers",
 ]
 
 FORMATS = ("jsonl", "csv")
@@ -391,8 +394,41 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
             return
 
 
+def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[str]:
+    """Warn about hidden temporaries beside ``target`` that an earlier write of it left
+    when it was killed before it could clean up (SIGKILL, power loss): they may hold
+    copies of the data. They are named (file names only) and not removed, since another
+    run may be writing them now.
+
+    Args:
+        target: the output file or folder.
+        suffixes: what the temporaries' names ``.<name>.<random><suffix>`` end with:
+            ``.tmp`` for :func:`atomic_output` and :func:`staged_folder`; distributed
+            scoring adds ``.shards`` (:mod:`editf1.integrations.distributed`).
+
+    Returns:
+        Their names, sorted (empty when there are none).
+    """
+    pattern = f".{glob.escape(target.name)}.*"
+    try:
+        names = sorted(p.name for p in target.parent.glob(pattern) if p.name.endswith(suffixes))
+    except OSError:
+        return []
+    if names:
+        warnings.warn(
+            f"{target.parent} holds {len(names)} temporary file(s) left by an earlier write "
+            f"of {target.name} that was killed: {names}; they may hold copies of the data: "
+            f"delete them once no run is writing {target.name}",
+            UserWarning,
+            stacklevel=4,
+        )
+    return names
+
+
 def _temporary_beside(target: Path, make) -> Path:
-    """A new hidden name in ``target``'s folder, created by ``make(path)`` (exclusive)."""
+    """A new hidden name in ``target``'s folder, created by ``make(path)`` (exclusive);
+    earlier ones left there are warned about (:func:`warn_leftovers`)."""
+    warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:

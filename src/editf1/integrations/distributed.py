@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from editf1.inputs import CheckedRows, Row, check_rows
-from editf1.io import JsonlWriter, atomic_output
+from editf1.io import JsonlWriter, atomic_output, warn_leftovers
 from editf1.results import CorpusResult, PairResult
 from editf1.scorer import EditF1Scorer
 
@@ -196,6 +196,7 @@ def score_across_processes(
     if state.is_main_process:
         target = Path(os.path.realpath(output))
         target.parent.mkdir(parents=True, exist_ok=True)
+        warn_leftovers(target, suffixes=(".tmp", ".shards"))
         folder[0] = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".shards", dir=target.parent)
     try:
         if state.num_processes > 1:
