@@ -840,6 +840,16 @@ def test_keep_columns_are_carried_only_when_named(tmp_path):
         cases = build("ippm", "cases", **kwargs)
     responses = cases["test"][0]["responses"]
     assert responses[0]["attributes"] == [{"name": "MRN", "value": "MRN-001"}]
+    # and into the pairs a user scores: each pair carries its reply's kept columns
+    pairs = build("ippm", "pairs", **kwargs)
+    assert [(p["id"], p["attributes"]) for p in pairs["train"]] == [
+        ("2-1", [{"name": "MRN", "value": "MRN-002"}]),
+        ("3-1", [{"name": "MRN", "value": "MRN-003"}]),
+    ]
+    assert (
+        build("ippm", "pairs", **export_kwargs(tmp_path, "export.csv"))["test"][0]["attributes"]
+        == []
+    )  # none kept: an empty list
     with pytest.raises(ExportError, match="no column 'VISIT' to keep"):
         build("ippm", "cases", **{**kwargs, "keep_columns": ("VISIT",)})
     with pytest.raises(ValueError, match="carries no extra columns"):

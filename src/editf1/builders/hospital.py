@@ -31,7 +31,8 @@ rows of one message agree on message, chart and split; one clinician replies onc
 message (several rows of the same clinician and reply may only add different drafts,
 and agree on the kept columns);
 no row is dropped. Columns the mapping does not use are not carried (a warning names
-them; ``keep_columns`` carries chosen ones as response ``attributes``).
+them; ``keep_columns`` carries chosen ones as response ``attributes``, and as the
+``attributes`` of the reply's pairs in config ``pairs``).
 
 Privacy: these builders read local files only and never upload. The prepared Arrow
 cache is a copy of the data: keep ``cache_dir`` on storage approved for it (the CLI
@@ -64,7 +65,13 @@ from editf1.builders.exports import (
     split_value,
     text_value,
 )
-from editf1.builders.schema import CASE_FEATURES, case_pairs, ehr_text, pair_features
+from editf1.builders.schema import (
+    CASE_FEATURES,
+    PAIR_ATTRIBUTES,
+    case_pairs,
+    ehr_text,
+    pair_features,
+)
 from editf1.citation import PAPER_CITATION, PAPER_URL
 
 __all__ = [
@@ -260,7 +267,10 @@ class HospitalExportBuilder(ExportBuilder):
         ExportConfig(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
     ]
     DEFAULT_CONFIG_NAME = "cases"
-    KIND_FEATURES: ClassVar[dict] = {"cases": CASE_FEATURES, "pairs_reply": pair_features()}
+    KIND_FEATURES: ClassVar[dict] = {
+        "cases": CASE_FEATURES,
+        "pairs_reply": pair_features(attributes=PAIR_ATTRIBUTES),
+    }
     EXPORT_FIELDS = CASE_EXPORT_FIELDS
     KEEPS_COLUMNS = True
 
@@ -281,7 +291,7 @@ class HospitalExportBuilder(ExportBuilder):
             )
         examples: dict[str, list[dict]] = {name: [] for name in names}
         for case_id, case in items:
-            examples[assignment[case_id]].extend(case_pairs(case, "reply"))
+            examples[assignment[case_id]].extend(case_pairs(case, "reply", with_attributes=True))
         return examples
 
     def _items(

@@ -29,6 +29,7 @@ __all__ = [
     "CASE_FEATURES",
     "CONTENT_MATCH_FEATURES",
     "NO_MATCH",
+    "PAIR_ATTRIBUTES",
     "PAIR_FEATURES",
     "THEME_ANNOTATION_FEATURES",
     "case_pairs",
@@ -147,7 +148,12 @@ THEME_ANNOTATION_FEATURES = Features(
 )
 
 
-def pair_features(**extra: Value) -> Features:
+#: A pair's ``attributes`` column: the export columns kept with ``keep_columns`` for the
+#: reply of the pair, as ``[{"name", "value"}]`` (hospital exports).
+PAIR_ATTRIBUTES = List(_NAME_VALUE)
+
+
+def pair_features(**extra: Value | List) -> Features:
     """:data:`PAIR_FEATURES` followed by a builder's own typed columns.
 
     >>> list(pair_features(edit_distance=Value("int32")))[-2:]
@@ -199,7 +205,7 @@ def ehr_text(ehr: dict) -> str | None:
     return "\n".join(lines) or None
 
 
-def case_pairs(case: dict, kind: str) -> list[dict]:
+def case_pairs(case: dict, kind: str, *, with_attributes: bool = False) -> list[dict]:
     """The (draft, clinician reply) pairs of one case, as :data:`PAIR_FEATURES` rows.
 
     Args:
@@ -207,6 +213,8 @@ def case_pairs(case: dict, kind: str) -> list[dict]:
         kind: ``"reply"``: every draft against every response written without a draft
             (``draft_index`` None), the paper's setting; ``"edited"``: every response
             that edits a draft against that draft.
+        with_attributes: also carry each response's ``attributes`` (the export columns
+            kept with ``keep_columns``) into its pairs, for :data:`PAIR_ATTRIBUTES`.
 
     Returns:
         Rows in response order. ``id`` is ``"<case id>-<n>"`` (n: 1-based position of
@@ -254,6 +262,7 @@ def case_pairs(case: dict, kind: str) -> list[dict]:
                     "reference": response["text"],
                     "system": draft["system"],
                     "annotator_id": response["annotator_id"],
+                    **({"attributes": response["attributes"]} if with_attributes else {}),
                 }
             )
     return pairs
