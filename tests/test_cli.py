@@ -186,6 +186,17 @@ def test_output_may_not_overwrite_the_input(tmp_path, capsys):
     assert json.loads(source.read_text()) == {"prediction": "ok.", "reference": "ok."}
 
 
+@pytest.mark.parametrize("name", ["scores.csv", "scores.TSV", "scores.parquet", "s.xlsx"])
+def test_per_row_results_are_never_written_under_a_table_name(tmp_path, capsys, name):
+    """A user asking for scores.csv would get JSON Lines under that name (Excel shows
+    garbage): refused before any work, and nothing is written."""
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(json.dumps({"prediction": "ok.", "reference": "ok."}))
+    assert main(["score", str(source), *FAST, "-o", str(tmp_path / name)]) == 2
+    assert f"-o {tmp_path / name}: the per-row results are JSON Lines" in (capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl"]
+
+
 def test_csv_with_a_byte_order_mark_repeated_columns_or_extra_cells(tmp_path, capsys):
     bom = tmp_path / "excel.csv"
     bom.write_bytes("prediction,reference\nRest today.,Rest today.\n".encode("utf-8-sig"))

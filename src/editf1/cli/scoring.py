@@ -28,6 +28,8 @@ __all__ = ["DEFAULT_RUNS", "add_commands", "reference_fields"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
+#: Output suffixes of tables, which the per-row JSON Lines would be mistaken for.
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 
 
 def add_commands(commands) -> None:
@@ -94,7 +96,8 @@ def _add_score(commands) -> None:
         "--output",
         "-o",
         type=Path,
-        help="per-row JSONL (default: runs/<name>.edit_f1.jsonl); - for standard output",
+        help="per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
+        "is refused); - for standard output",
     )
     p.add_argument(
         "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
@@ -192,6 +195,12 @@ def _score(args) -> int:
 
         silence_progress_bars()
     inputs = [args.input, args.data_dir, args.gold, args.second_gold]
+    if args.output is not None and args.output.suffix.lower() in TABLE_SUFFIXES:
+        raise ValueError(
+            f"-o {args.output}: the per-row results are JSON Lines (each pair's alignment is "
+            "nested), not a table; name the file .jsonl (pandas.read_json(path, lines=True) "
+            "reads it as one)"
+        )
     check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     with nullcontext() if state is None else state.main_process_first():
         name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
