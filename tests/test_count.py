@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from editf1.count import count_content, count_themes
+from editf1.count import claim_copies, count_content, count_themes
 from editf1.judges.base import ContentJudgement
 from editf1.segment import Sentence
 
@@ -206,3 +206,59 @@ def test_count_themes_of_texts_without_a_scored_theme():
     assert counts.as_tuple() == (0, 1, 1) and counts.reference_sentences == {}
     with pytest.raises(ValueError):  # one match flag per reply sentence
         count_themes(["Logistics"], [], [], ("Logistics",))
+
+
+# ---------------------------------------------------------------- claim_copies
+
+
+def spans(judgements):
+    return [None if j.span is None else (j.span.start, j.span.end) for j in judgements]
+
+
+def test_a_repeated_span_moves_to_the_drafts_next_copy(splitter, span):
+    # "Call us." 0-8, "Rest today." 9-20, "Call us." 21-29
+    draft = "Call us. Rest today. Call us."
+    first = match(span(draft, "Call us."))
+    judgements = claim_copies(draft, [first, match(span(draft, "Rest today.")), first])
+    assert spans(judgements) == [(0, 8), (9, 20), (21, 29)]
+    assert judgements[2].span == Sentence("Call us.", 21, 29)
+    assert [j.status for j in judgements] == ["match"] * 3 and judgements[2].score == 1.0
+    # counted: every draft sentence removed, none left to delete (it was ED 1 before)
+    assert count(splitter, draft, judgements).expected_deletions == 0
+    assert count(splitter, draft, [first, judgements[1], first]).expected_deletions == 1
+
+
+def test_a_repeat_with_no_free_copy_keeps_its_span():
+    # one copy only: every reference sentence keeps (10, 18); a third "Call us." has
+    # nowhere to go either
+    draft = "Rest now. Call us."
+    call = match(Sentence("Call us.", 10, 18))
+    assert spans(claim_copies(draft, [call, call, call])) == [(10, 18)] * 3
+
+
+def test_a_copy_inside_a_longer_word_is_not_taken():
+    # "us." 5-8 repeated: "virus." holds "us." at 16-19 but not at a word boundary;
+    # "Ask us." holds it at 24-27
+    draft = "Call us. The virus. Ask us."
+    us = match(Sentence("us.", 5, 8))
+    assert spans(claim_copies(draft, [us, us])) == [(5, 8), (24, 27)]
+    assert spans(claim_copies("Call us. The virus.", [us, us])) == [(5, 8), (5, 8)]
+
+
+def test_a_copy_overlapping_a_span_already_matched_is_not_taken():
+    # "Call us." 0-8 and 9-17; the second copy lies inside the run "Call us. Rest." (9-23)
+    # that reference sentence 2 matched, so the repeat in sentence 3 stays at 0-8
+    draft = "Call us. Call us. Rest."
+    call, run = match(Sentence("Call us.", 0, 8)), match(Sentence("Call us. Rest.", 9, 23))
+    assert spans(claim_copies(draft, [call, run, call])) == [(0, 8), (9, 23), (0, 8)]
+
+
+def test_only_repeats_move_and_no_match_unusable_and_vetoed_pass_through():
+    draft = "Call us. Call us."
+    call = match(Sentence("Call us.", 0, 8))
+    unusable = ContentJudgement("unusable", raw="<garbled>")
+    given = [NO_MATCH, call, unusable, NO_MATCH, call]
+    judgements = claim_copies(draft, given)
+    assert judgements[:4] == given[:4]  # the first claim of a span is never moved
+    assert spans(judgements) == [None, (0, 8), None, None, (9, 17)]
+    assert claim_copies(draft, []) == []

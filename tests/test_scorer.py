@@ -755,3 +755,32 @@ def test_a_verbatim_copy_of_a_reply_that_repeats_a_sentence_scores_1():
     shorter = EditF1Scorer("exact", None).score(["Call us. Rest today."], [reply])
     assert (copy.expected_matches, copy.expected_deletions, copy.f1) == (3, 0, 1.0)
     assert (shorter.expected_matches, shorter.expected_deletions, shorter.f1) == (3, 0, 1.0)
+
+
+def test_any_judge_repeating_a_span_gives_a_verbatim_copy_1(content_judge_cls):
+    # the scripted judge answers "Call us." with its first occurrence for both reply
+    # sentences (as the embedded and LLM judges do); the scorer hands the second the
+    # draft's second copy, so the alignment shows it and nothing is left to delete
+    reply = "Call us. Rest today. Call us."
+    judge = content_judge_cls({"Call us.": "Call us.", "Rest today.": "Rest today."})
+    result = EditF1Scorer(judge, None).score([reply], [reply])
+    pair = result.pairs[0]
+    assert [(a.match.start, a.match.end) for a in pair.alignment] == [(0, 8), (9, 20), (21, 29)]
+    assert (result.expected_matches, result.expected_deletions, result.f1) == (3, 0, 1.0)
+    # a draft with one copy: both reply sentences are matched to it, nothing to delete
+    shorter = EditF1Scorer(judge, None).score(["Call us. Rest today."], [reply])
+    assert (shorter.expected_matches, shorter.expected_deletions) == (3, 0)
+    assert [a.match.start for a in shorter.pairs[0].alignment] == [0, 9, 0]
+
+
+@pytest.mark.slow
+def test_the_default_judge_scores_a_verbatim_copy_with_a_repeat_1(real_content_judge):
+    # OncQA stage 2, case 61: a draft the oncologist sent unchanged repeats one sentence;
+    # the default judge gave both copies' reference sentences the first copy (F1 0.963)
+    reply = (
+        "Stop the cream tonight. These pills are sold over the counter. "
+        "Call us if the rash spreads. These pills are sold over the counter."
+    )
+    result = EditF1Scorer(real_content_judge, None).score([reply], [reply])
+    assert [a.match.start for a in result.pairs[0].alignment] == [0, 24, 63, 92]
+    assert (result.expected_matches, result.expected_deletions, result.f1) == (4, 0, 1.0)

@@ -16,6 +16,12 @@ each theme with those matched (Table 14); a sentence without a usable label coun
 against the pair, never for it. It is the only place theme counts are made:
 the pair stores them (:class:`~editf1.results.ThemeCounts`), aggregation sums them.
 
+Before counting, :func:`claim_copies` gives a span that an earlier reference sentence
+already matched to the draft's next verbatim copy of the same words, where there is
+one: removing matched spans from the draft one after another, as Algorithm 1 does,
+finds the second copy the second time. A draft copied verbatim from a reply that says
+"Call us." twice scores 1.0 whatever judge answered.
+
 A span is removed by blanking its characters, so offsets into the draft stay valid.
 What is left is split inside each of the draft's own sentences, so the words left on
 both sides of a span inside one sentence stay one sentence ("I think [you should rest]
@@ -27,13 +33,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from editf1.judges.base import ContentJudgement, ThemeJudgement
 from editf1.results import ThemeCounts
 from editf1.segment import Sentence, SentenceSplitter
 
-__all__ = ["ContentCounts", "count_content", "count_themes", "themes_present"]
+__all__ = ["ContentCounts", "claim_copies", "count_content", "count_themes", "themes_present"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,54 @@ class ContentCounts:
     expected_deletions: int
     unusable: int
     deletions: tuple[Sentence, ...]
+
+
+def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> list[ContentJudgement]:
+    """The judgements of one pair with each repeated span moved to a free copy.
+
+    A matched span at the same offsets as an earlier reference sentence's (a judge that
+    scores each sentence on its own gives identical draft sentences the same answer)
+    moves to the first verbatim copy of its characters in the draft that starts and
+    ends at word boundaries and overlaps no span matched so far; with no such copy it
+    stays. Algorithm 1 of Seegmiller et al. (arXiv 2601.11344) removes each matched
+    span from the draft in turn, so the same words matched twice are two of the draft's
+    copies, not one copy and an expected deletion. Nothing else changes: statuses,
+    scores and spans that are not repeats are returned as given.
+
+    Args:
+        prediction: the draft.
+        judgements: one per reference sentence, in reply order (earlier sentences keep
+            their span).
+
+    Returns:
+        A new list of the same length.
+
+    >>> draft = "Call us. Rest today. Call us."
+    >>> call = ContentJudgement("match", Sentence("Call us.", 0, 8))
+    >>> [(j.span.start, j.span.end) for j in claim_copies(draft, [call, call, call])]
+    [(0, 8), (21, 29), (0, 8)]
+    """
+    claimed: list[tuple[int, int]] = []
+    out = []
+    for judgement in judgements:
+        span = judgement.span
+        if span is not None and (span.start, span.end) in claimed:
+            written = prediction[span.start : span.end]
+            start = prediction.find(written)
+            while start >= 0 and written:
+                end = start + len(written)
+                free = all(end <= a or b <= start for a, b in claimed)
+                bounded = not (start and prediction[start - 1].isalnum()) and not (
+                    end < len(prediction) and prediction[end].isalnum()
+                )
+                if free and bounded:
+                    judgement = replace(judgement, span=Sentence(span.text, start, end))
+                    break
+                start = prediction.find(written, start + 1)
+        if judgement.span is not None:
+            claimed.append((judgement.span.start, judgement.span.end))
+        out.append(judgement)
+    return out
 
 
 def count_content(

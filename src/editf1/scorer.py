@@ -25,7 +25,7 @@ from editf1.aggregate import (
     prf,
 )
 from editf1.caches import on_clear
-from editf1.count import count_content, count_themes
+from editf1.count import claim_copies, count_content, count_themes
 from editf1.inputs import CheckedRows, Row, check_option, check_pairs, check_rows
 from editf1.judges import (
     ContentJudge,
@@ -315,6 +315,7 @@ class EditF1Scorer:
         return self.theme_cache.labels(self.theme_judge, texts)
 
     def _pair_result(self, row, row_id, request, judgements, themes) -> PairResult:
+        judgements = claim_copies(request.prediction, judgements)
         counts = count_content(
             request.prediction, request.prediction_sentences, judgements, self.splitter
         )
