@@ -56,10 +56,12 @@ on those same items are written beside it (``held_out_llm``).
 
 ``--reuse FILE`` (an earlier run's ``content_judge_real.json``) copies the rows of every
 judge whose fingerprint is the same in that run, instead of judging again (the LLM
-judge's hour on 2 CPU cores): its held-out and LLM-subset rows, stage-2 figures, case 12
-verdict and seconds. A copied row must be of the same items (count, cases and labelled
-match rate of every set, checked; else it stops); the results name the judges copied
-and the run they came from (``reused``).
+judge's hour on 2 CPU cores): its held-out and LLM-subset rows, case 12 verdict and
+seconds. A copied row must be of the same items (count, cases and labelled match rate
+of every set, checked; else it stops); the results name the judges copied and the run
+they came from (``reused``). The stage-2 figures are always computed again: they are
+scores, so they depend on the scorer's counting as well as on the judge, and take
+seconds.
 
     python benchmarks/content_judge_real.py --data-dir ../shared/data \
         --params content_judge_v2.json
@@ -330,10 +332,8 @@ ACCEPTABILITY = {
 }
 
 
-def stage2_acceptability(
-    data_dir: Path, cases: set[str], judges: dict, n_resamples: int, skip=("llm",)
-) -> dict:
-    """Mean content F1 of each judge but those in ``skip`` per acceptability class on the
+def stage2_acceptability(data_dir: Path, cases: set[str], judges: dict, n_resamples: int) -> dict:
+    """Mean content F1 of each judge but the LLM's per acceptability class on the
     stage-2 edits of the held-out OncQA ``cases`` (draft against the oncologist's edited
     reply; an empty side scores 0), with a 95% bootstrap CI over cases."""
     from editf1.builders.readers import oncqa_rows
@@ -343,7 +343,7 @@ def stage2_acceptability(
     rows = [r for r in oncqa_rows(data_dir / "oncqa", "edited") if f"oncqa:{r['case_id']}" in cases]
     out = {"rows": len(rows), "cases": len({r["case_id"] for r in rows}), "judges": {}}
     for name, (judge, _) in judges.items():
-        if name in skip:
+        if name == "llm":
             continue
         scorer = EditF1Scorer(content_judge=judge, theme_judge=None, zero_division=0.0)
         pairs = scorer.score([r["prediction"] for r in rows], [r["reference"] for r in rows])
@@ -500,15 +500,7 @@ def main(argv=None) -> int:
     from editf1.validation.agreement import judge_content_items
 
     held_out_cases = {sets["team"][i].case for i in split["team"][1]}
-    acceptability = stage2_acceptability(
-        data_dir, held_out_cases, judges, args.n_resamples, skip=("llm", *reused)
-    )
-    before = earlier.get("stage2_acceptability", {}).get("judges", {})
-    acceptability["judges"] = {
-        judge: acceptability["judges"].get(judge) or before[judge]
-        for judge in judges
-        if judge in acceptability["judges"] or (judge in reused and judge in before)
-    }
+    acceptability = stage2_acceptability(data_dir, held_out_cases, judges, args.n_resamples)
     (dose,) = [
         item
         for item in sets["stage2"]
