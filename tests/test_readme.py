@@ -158,8 +158,11 @@ def test_real_label_figures_in_readme_match_the_results_file():
         "cross_encoder": "match",
         "llm": "match",
     }
-    # the judges the switch does not touch (same fingerprints) were copied, not judged again
-    assert results["reused"]["judges"] == ["v1", "cross_encoder", "llm"]
+    # the README: the embedded and cross-encoder judges' rows were copied (same
+    # fingerprints); the LLM judge, whose fingerprint changed, was judged again
+    assert results["reused"]["judges"] == ["default", "veto", "v1", "v2", "cross_encoder"]
+    assert "the LLM judge, whose fingerprint now" in README
+    assert f"(same rows; {results['judge_seconds']['llm']:.0f} s in decision mode)" in README
     # "at least as well as the veto judge and v1 on every one of the nine held-out sets
     # (higher agreement than the veto judge on five ...)"
     held = results["held_out"]
