@@ -253,6 +253,17 @@ def test_a_copy_overlapping_a_span_already_matched_is_not_taken():
     assert spans(claim_copies(draft, [call, run, call])) == [(0, 8), (9, 23), (0, 8)]
 
 
+def test_a_span_inside_an_earlier_run_moves_to_its_next_copy():
+    # "Call us. Rest." (0-14) is matched first; "Call us." (0-8) lies inside it, so as
+    # Algorithm 1 removes the run first, the words are found again at 15-23
+    draft = "Call us. Rest. Call us."
+    run, call = match(Sentence("Call us. Rest.", 0, 14)), match(Sentence("Call us.", 0, 8))
+    assert spans(claim_copies(draft, [run, call])) == [(0, 14), (15, 23)]
+    # spans that touch without overlapping are both kept: "Rest." 9-14 after "Call us."
+    rest = match(Sentence("Rest.", 9, 14))
+    assert spans(claim_copies(draft, [call, rest])) == [(0, 8), (9, 14)]
+
+
 def test_only_repeats_move_and_no_match_unusable_and_vetoed_pass_through():
     draft = "Call us. Call us."
     call = match(Sentence("Call us.", 0, 8))

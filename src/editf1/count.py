@@ -16,9 +16,9 @@ each theme with those matched (Table 14); a sentence without a usable label coun
 against the pair, never for it. It is the only place theme counts are made:
 the pair stores them (:class:`~editf1.results.ThemeCounts`), aggregation sums them.
 
-Before counting, :func:`claim_copies` gives a span that an earlier reference sentence
-already matched to the draft's next verbatim copy of the same words, where there is
-one: removing matched spans from the draft one after another, as Algorithm 1 does,
+Before counting, :func:`claim_copies` gives a span that overlaps one an earlier
+reference sentence matched to the draft's next verbatim copy of the same words, where
+there is one: removing matched spans from the draft one after another, as Algorithm 1 does,
 finds the second copy the second time. A draft copied verbatim from a reply that says
 "Call us." twice scores 1.0 whatever judge answered.
 
@@ -63,16 +63,18 @@ class ContentCounts:
 
 
 def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> list[ContentJudgement]:
-    """The judgements of one pair with each repeated span moved to a free copy.
+    """The judgements of one pair with each span that overlaps an earlier one moved to a
+    free copy of its words.
 
-    A matched span at the same offsets as an earlier reference sentence's (a judge that
-    scores each sentence on its own gives identical draft sentences the same answer)
-    moves to the first verbatim copy of its characters in the draft that starts and
-    ends at word boundaries and overlaps no span matched so far; with no such copy it
-    stays. Algorithm 1 of Seegmiller et al. (arXiv 2601.11344) removes each matched
-    span from the draft in turn, so the same words matched twice are two of the draft's
-    copies, not one copy and an expected deletion. Nothing else changes: statuses,
-    scores and spans that are not repeats are returned as given.
+    A matched span that overlaps a span an earlier reference sentence matched (a judge
+    that scores each sentence on its own gives identical draft sentences the same
+    answer) moves to the first verbatim copy of its characters in the draft that starts
+    and ends at word boundaries and overlaps no span matched so far; with no such copy
+    it stays where the judge put it. Algorithm 1 of Seegmiller et al. (arXiv 2601.11344)
+    removes each matched span from the draft in turn, so words already removed are
+    found again only at another copy: the same words matched twice are two of the
+    draft's copies, not one copy and an expected deletion. Nothing else changes:
+    statuses, scores and spans that overlap no earlier span are returned as given.
 
     Args:
         prediction: the draft.
@@ -91,16 +93,15 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
     out = []
     for judgement in judgements:
         span = judgement.span
-        if span is not None and (span.start, span.end) in claimed:
+        if span is not None and not _free(span.start, span.end, claimed):
             written = prediction[span.start : span.end]
             start = prediction.find(written)
             while start >= 0 and written:
                 end = start + len(written)
-                free = all(end <= a or b <= start for a, b in claimed)
                 bounded = not (start and prediction[start - 1].isalnum()) and not (
                     end < len(prediction) and prediction[end].isalnum()
                 )
-                if free and bounded:
+                if bounded and _free(start, end, claimed):
                     judgement = replace(judgement, span=Sentence(span.text, start, end))
                     break
                 start = prediction.find(written, start + 1)
@@ -108,6 +109,11 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
             claimed.append((judgement.span.start, judgement.span.end))
         out.append(judgement)
     return out
+
+
+def _free(start: int, end: int, claimed: Sequence[tuple[int, int]]) -> bool:
+    """Whether characters ``start:end`` overlap none of the ``claimed`` spans."""
+    return all(end <= a or b <= start for a, b in claimed)
 
 
 def count_content(
