@@ -450,14 +450,17 @@ def test_text_of_50000_characters(scorer):
     assert {len(s.text.split()) for s in word_salad.prediction_sentences} == {80}
     assert word_salad.expected_matches == 0
     # the same text as reply: its 125 identical sentences each match (Algorithm 1 judges
-    # every reference sentence on its own), all the same draft span, so 124 draft pieces
-    # are left: EM 125, EA 0, ED 124, F1 = 2*125 / (2*125 + 0 + 124) = 250/374
+    # every reference sentence on its own) and, as matched spans are removed one after
+    # another, each takes the next of the draft's 125 copies (editf1.count.claim_copies):
+    # EM 125, EA 0, ED 0, F1 1.0 (the judge gave all of them the first copy, which left
+    # 124 pieces as deletions)
     assert (same.expected_matches, same.expected_additions, same.expected_deletions) == (
         125,
         0,
-        124,
+        0,
     )
-    assert same.content.f1 == pytest.approx(250 / 374)
+    assert [a.match.start for a in same.alignment] == [s.start for s in same.prediction_sentences]
+    assert same.content.f1 == 1.0
 
 
 SPANISH = (

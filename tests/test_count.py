@@ -264,6 +264,33 @@ def test_a_span_inside_an_earlier_run_moves_to_its_next_copy():
     assert spans(claim_copies(draft, [call, rest])) == [(0, 8), (9, 14)]
 
 
+def test_claims_of_several_sentences_interleave_and_touching_spans_stay_free():
+    # "A." 0-2, "B." 3-5, "A." 6-8, "B." 9-11, "A." 12-14: each repeat takes the next free
+    # copy of its own words; the fifth "A." has none left and stays at 0-2
+    draft = "A. B. A. B. A."
+    a, b = match(Sentence("A.", 0, 2)), match(Sentence("B.", 3, 5))
+    assert spans(claim_copies(draft, [a, b, a, b, a, a])) == [
+        (0, 2),
+        (3, 5),
+        (6, 8),
+        (9, 11),
+        (12, 14),
+        (0, 2),
+    ]
+    # "Call us." 0-8 and "Rest." 8-13 touch; the copy at 13-21 touches them and is free
+    draft = "Call us.Rest.Call us."
+    call, rest = match(Sentence("Call us.", 0, 8)), match(Sentence("Rest.", 8, 13))
+    assert spans(claim_copies(draft, [call, rest, call])) == [(0, 8), (8, 13), (13, 21)]
+
+
+def test_a_reply_repeating_a_sentence_hundreds_of_times_takes_every_copy_in_order():
+    draft = "Call us. " * 600  # copies at 0, 9, 18, ...
+    call = match(Sentence("Call us.", 0, 8))
+    judgements = claim_copies(draft, [call] * 601)
+    assert spans(judgements[:600]) == [(9 * k, 9 * k + 8) for k in range(600)]
+    assert spans(judgements[600:]) == [(0, 8)]  # no copy left
+
+
 def test_only_repeats_move_and_no_match_unusable_and_vetoed_pass_through():
     draft = "Call us. Call us."
     call = match(Sentence("Call us.", 0, 8))

@@ -31,6 +31,7 @@ glued to the next sentence ("I think [you should rest.] Call us." leaves two).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -89,31 +90,51 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
     >>> [(j.span.start, j.span.end) for j in claim_copies(draft, [call, call, call])]
     [(0, 8), (21, 29), (0, 8)]
     """
-    claimed: list[tuple[int, int]] = []
+    claimed = _Claimed()
+    searched: dict[str, int] = {}  # where the search for a copy of these words resumes
     out = []
     for judgement in judgements:
         span = judgement.span
-        if span is not None and not _free(span.start, span.end, claimed):
+        if span is not None and claimed.overlaps(span.start, span.end):
             written = prediction[span.start : span.end]
-            start = prediction.find(written)
-            while start >= 0 and written:
+            start = prediction.find(written, searched.get(written, 0)) if written else -1
+            while start >= 0:
                 end = start + len(written)
                 bounded = not (start and prediction[start - 1].isalnum()) and not (
                     end < len(prediction) and prediction[end].isalnum()
                 )
-                if bounded and _free(start, end, claimed):
+                if bounded and not claimed.overlaps(start, end):
                     judgement = replace(judgement, span=Sentence(span.text, start, end))
                     break
                 start = prediction.find(written, start + 1)
+            # copies passed over stay unusable (claims only grow): never look at them again
+            searched[written] = len(prediction) if start < 0 else start + 1
         if judgement.span is not None:
-            claimed.append((judgement.span.start, judgement.span.end))
+            claimed.add(judgement.span.start, judgement.span.end)
         out.append(judgement)
     return out
 
 
-def _free(start: int, end: int, claimed: Sequence[tuple[int, int]]) -> bool:
-    """Whether characters ``start:end`` overlap none of the ``claimed`` spans."""
-    return all(end <= a or b <= start for a, b in claimed)
+class _Claimed:
+    """The characters of the draft matched so far, as sorted disjoint intervals, so that
+    an overlap is found by bisection (a draft that repeats one sentence thousands of
+    times stays linear in its copies)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether characters ``start:end`` overlap a claimed character."""
+        i = bisect_left(self.starts, end) - 1  # the last interval starting before ``end``
+        return i >= 0 and self.ends[i] > start
+
+    def add(self, start: int, end: int) -> None:
+        """Claim characters ``start:end``, merged with the intervals they touch."""
+        i, j = bisect_left(self.ends, start), bisect_right(self.starts, end)
+        if i < j:
+            start, end = min(start, self.starts[i]), max(end, self.ends[j - 1])
+        self.starts[i:j], self.ends[i:j] = [start], [end]
 
 
 def count_content(
