@@ -32,15 +32,33 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", required=True, help="folder of <set>.jsonl items")
     parser.add_argument("--labels", required=True, help="folder of <set>.<annotator>.jsonl")
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        metavar="SET",
+        help="convert only these sets and keep the shipped rows of the others "
+        "(default: every set)",
+    )
     args = parser.parse_args(argv)
 
     from editf1.validation.content_labels import (
+        CONTENT_SETS,
         content_sets_markdown,
         content_sets_summary,
         convert_annotations,
+        read_content_rows,
     )
 
-    rows = convert_annotations(args.items, args.labels)
+    names = args.sets or list(CONTENT_SETS)
+    unknown = sorted(set(names) - set(CONTENT_SETS))
+    if unknown:
+        parser.error(f"unknown set(s) {unknown}; known: {list(CONTENT_SETS)}")
+    converted = convert_annotations(
+        args.items, args.labels, sets={name: CONTENT_SETS[name] for name in names}
+    )
+    kept = [row for row in read_content_rows() if row["set"] not in names]
+    order = {name: k for k, name in enumerate(CONTENT_SETS)}
+    rows = sorted(kept + converted, key=lambda row: order[row["set"]])  # stable: file order
     LABELS.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
     summary = content_sets_summary(rows)
     card = CARD.read_text("utf-8")

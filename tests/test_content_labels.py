@@ -300,6 +300,7 @@ def test_real_sets_load_with_every_hash_verified(shared_data):
         "kqa_statements": (211, 47),
         "kqa_free_form": (134, 21),
         "expertqa_revision": (640, 542),
+        "kqa_physician": (1586, 1507),
     }
     for items in sets.values():
         for i in items:

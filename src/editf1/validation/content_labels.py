@@ -1,4 +1,4 @@
-"""The team's second round of content-match labels (issue 20 §1): six sets, stored by
+"""The team's second round of content-match labels and the third (seven sets), stored by
 reference in ``editf1/data/labels/content_labels_v2.jsonl``.
 
 Each item is one reference sentence (a :class:`~editf1.segment.SentenceSplitter`
@@ -23,7 +23,10 @@ The sets (:data:`CONTENT_SETS`):
 * ``kqa_free_form``: a sentence of the physicians' free-form answer against the same
   LLM answers;
 * ``expertqa_revision``: a sentence of an ExpertQA expert's revised answer against the
-  system answer it revised.
+  system answer it revised;
+* ``kqa_physician``: a K-QA physician-curated statement against the physicians'
+  free-form answer to the same question it was written from (mostly paraphrase
+  matches).
 
 Each row of the label file is one annotator's label of one item and holds no text:
 ``set``, ``source``, ``file``, ``record``, ``field``, ``start``, ``end``, ``sha256`` (the
@@ -98,6 +101,11 @@ CONTENT_SETS: dict[str, dict[str, str]] = {
         "primary": "team-e",
         "reference": "ExpertQA expert's revision (`revised_answer_string`)",
         "draft": "the system answer it revised (`answer_string`)",
+    },
+    "kqa_physician": {
+        "primary": "team-g",
+        "reference": "K-QA `Must_have` / `Nice_to_have` statements",
+        "draft": "the physicians' free-form answer to the same question (`Free_form_answer`)",
     },
 }
 

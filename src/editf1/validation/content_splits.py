@@ -10,7 +10,8 @@ The content judges are fitted and compared on the same held-out cases
   (:func:`editf1.validation.labelled.kqa_content_items`);
 * ``stage2``: labels derived from OncQA's stage-2 edits
   (:func:`editf1.validation.stage2_labels.oncqa_stage2_content_items`);
-* the six sets of the second round (:data:`editf1.validation.content_labels.CONTENT_SETS`).
+* the seven sets of the second and third rounds
+  (:data:`editf1.validation.content_labels.CONTENT_SETS`).
 
 The split (:func:`split_by_case`) holds out 40% of the cases of each source with
 :func:`editf1.validation.labelled.case_split` (seed 0): the OncQA cases held out of
