@@ -88,7 +88,7 @@ def test_load_run_gives_back_the_scorers_figures(runs):
     # Without the summary: the same figures; the judges are then "not recorded".
     bare = load_run(path, "system A")
     assert bare.name == "system A" and bare.result.f1 == pytest.approx(4 / 11)
-    assert bare.result.reproducibility == "not recorded (no summary given)"
+    assert bare.result.reproducibility.startswith("not recorded (no run record")
 
 
 def test_load_run_refuses_files_that_do_not_belong(runs, tmp_path):
@@ -469,3 +469,105 @@ def test_runs_scored_by_different_judges_are_said_to_be(theme_judge_cls, runs, t
     same = [str(runs[0][0]), str(runs[1][0]), f"--summary={runs[0][1]}", f"--summary={runs[1][1]}"]
     assert main(["report", *same, "-o", str(tmp_path / "same")]) == 0
     assert "different content judges" not in (tmp_path / "same" / "report.md").read_text()
+
+
+def test_the_per_row_file_alone_names_the_judges_options_and_versions(tmp_path):
+    """Every line of `edit-f1 score` carries the run record; a report made from the
+    per-row file alone shows the judges, the options and the versions (it said "not
+    recorded" without --summary), and a --summary is still taken and checked."""
+    import importlib.metadata
+
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "prediction": d, "reference": r}) + "\n"
+                              for i, d, r in zip(IDS, DRAFTS_A, REFS)))  # fmt: skip
+    run, summary = tmp_path / "A.edit_f1.jsonl", tmp_path / "A.summary.json"
+    assert main(["score", str(source), "-o", str(run), "--summary-json", str(summary),
+                 "--content-judge", "exact", "--theme-judge", "none", "--zero-division", "0",
+                 "-q"]) == 0  # fmt: skip
+    records = [json.loads(line)["run"] for line in run.read_text().splitlines()]
+    assert len(records) == 4 and all(r == records[0] for r in records)
+    record = records[0]
+    assert record["content_judge"] == {"name": "exact", "fingerprint": "exact-sentence-match",
+                                       "options": {}}  # fmt: skip
+    assert record["theme_judge"] is None
+    assert (record["options"]["include_other"], record["options"]["zero_division"]) == (False, 0)
+    version = importlib.metadata.version("edit-f1")
+    assert record["versions"]["edit-f1"] == version
+    # read back alone: the same reproducibility string as the summary's
+    written = json.loads(summary.read_text())["reproducibility"]
+    loaded = load_run(run)
+    assert loaded.result.reproducibility == written and loaded.provenance == record
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--n-resamples", "20", "-o", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    header = "| system | per-row file | content judge | theme judge | scoring options | versions |"
+    row = md.split(header)[1].splitlines()[2].strip("|").split(" | ")
+    assert [c.strip() for c in row[:4]] == ["A", str(run), "exact (fingerprint "
+                                            "exact-sentence-match)", "none"]  # fmt: skip
+    assert row[4].startswith("splitter: punkt-clinical:")
+    assert row[4].endswith(", include_other: False, zero_division: 0.0")
+    assert row[5].strip().startswith(f"edit-f1 {version}, nltk ")
+    assert "not recorded" not in md
+    # --summary keeps working beside it
+    again = ["report", str(run), "--summary", str(summary), "--n-resamples", "20"]
+    assert main([*again, "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "report.md").read_text() == md
+
+
+def test_a_run_record_that_differs_between_lines_or_from_the_summary_is_refused(scorer, tmp_path):
+    path = tmp_path / "R.edit_f1.jsonl"
+    record = scorer.provenance
+    with JsonlWriter(path) as write:
+        scorer.score_stream(zip(IDS, DRAFTS_A, REFS),
+                            sink=lambda p: write(p.to_dict() | {"run": record}))  # fmt: skip
+    run = load_run(path)
+    assert run.result.reproducibility == scorer.reproducibility
+    # a judge given as an instance is named by its class
+    theme = {"name": "ScriptedThemeJudge", "fingerprint": "scripted-theme", "options": {}}
+    assert run.provenance["theme_judge"] == theme
+    # zero_division 0.0 read back from the record, not from a summary
+    assert record["options"]["zero_division"] == 0.0 and "|zero_division:0.0|" in (
+        run.result.reproducibility
+    )
+    lines = path.read_text().splitlines()
+    changed = json.loads(lines[2])
+    changed["run"]["options"]["include_other"] = True
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join([*lines[:2], json.dumps(changed), *lines[3:]]) + "\n")
+    with pytest.raises(ValueError, match=r"mixed.jsonl, line 3: its run record .* mixes runs"):
+        load_run(mixed)
+    other = {"reproducibility": scorer.reproducibility.replace("content:", "content:other-")}
+    with pytest.raises(ValueError, match="reproducibility string differs from the run record"):
+        load_run(path, summary=other)
+
+
+def test_the_reproducibility_cells_show_judge_options(runs):
+    """By hand: a record's judges as name, fingerprint and options; a run read with a
+    summary only, from its reproducibility string; neither: not recorded."""
+    import dataclasses
+
+    from editf1.analysis.report import _provenance_cells
+
+    (path, summary, _), _ = runs
+    record = {
+        "content_judge": {"name": "llm", "fingerprint": "llm-content(base=x)",
+                          "options": {"adapter": "team/judge", "threshold": 0.7}},
+        "theme_judge": None,
+        "options": {"splitter": "punkt-clinical:1", "include_other": True,
+                    "zero_division": "warn"},
+        "versions": {"edit-f1": "9.9", "torch": "absent"},
+    }  # fmt: skip
+    bare = load_run(path)
+    assert _provenance_cells(dataclasses.replace(bare, provenance=record)) == [
+        'llm (fingerprint llm-content(base=x); options adapter="team/judge", threshold=0.7)',
+        "none",
+        "splitter: punkt-clinical:1, include_other: True, zero_division: warn",
+        "edit-f1 9.9, torch absent",
+    ]
+    cells = _provenance_cells(load_run(path, summary=summary))
+    assert cells[:2] == ["exact-sentence-match", "scripted-theme"]
+    assert cells[2].endswith("include_other: False, zero_division: 0.0")
+    assert _provenance_cells(bare) == [
+        "not recorded (no run record in the lines, no summary given)",
+        *["not recorded"] * 3,
+    ]

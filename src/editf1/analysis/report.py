@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import importlib.metadata
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,42 @@ def _judges_of(run) -> dict[str, str]:
     when the run was loaded without its summary)."""
     parts = (p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p)
     return {k: v for k, v in parts if k in ("content", "theme")}
+
+
+def _judge_cell(judge: dict | None) -> str:
+    """A run record's judge: its name, fingerprint and the options it was given."""
+    if judge is None:
+        return "none"
+    options = ", ".join(f"{k}={json.dumps(v)}" for k, v in judge["options"].items())
+    return (
+        f"{judge['name']} (fingerprint {judge['fingerprint']}"
+        f"{'; options ' + options if options else ''})"
+    )
+
+
+def _provenance_cells(run) -> list[str]:
+    """The content judge, theme judge, scoring options and versions of a run: from the
+    run record of its lines, else from its summary's reproducibility string (judges by
+    fingerprint), else "not recorded"."""
+    record = run.provenance
+    if record:
+        return [
+            _judge_cell(record["content_judge"]),
+            _judge_cell(record["theme_judge"]),
+            ", ".join(f"{k}: {v}" for k, v in record["options"].items()),
+            ", ".join(f"{k} {v}" for k, v in record["versions"].items()),
+        ]
+    parts = [p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p]
+    if not parts:
+        return [run.result.reproducibility] + ["not recorded"] * 3
+    named = dict(parts)
+    options = ("splitter", "include_other", "zero_division")
+    return [
+        named.get("content", "not recorded"),
+        named.get("theme", "not recorded"),
+        ", ".join(f"{k}: {named[k]}" for k in options if k in named),
+        ", ".join(f"{k} {v}" for k, v in parts if k not in ("content", "theme", *options)),
+    ]
 
 
 def _judge_notes(runs, differences) -> list[str]:
@@ -341,10 +378,11 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
     blocks.append(
         (
             "table",
-            ["system", "per-row file", "judges, options and versions"],
-            [[run.name, str(run.path or ""), run.result.reproducibility] for run in runs],
+            ["system", "per-row file", "content judge", "theme judge", "scoring options",
+             "versions"],
+            [[run.name, str(run.path or ""), *_provenance_cells(run)] for run in runs],
         )
-    )
+    )  # fmt: skip
     blocks.append(("p", f"Report written by edit-f1 {options['version']}."))
     return blocks
 

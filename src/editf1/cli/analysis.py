@@ -54,7 +54,8 @@ def _add_report(commands) -> None:
         action="append",
         type=Path,
         default=[],
-        help="the run's --summary-json file, once per run in order (optional; checked)",
+        help="the run's --summary-json file, once per run in order (optional: the per-row "
+        "file names its judges, options and versions; a summary is checked against it)",
     )
     p.add_argument(
         "--output",
