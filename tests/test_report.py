@@ -215,7 +215,7 @@ def test_report_command_writes_html_markdown_and_plots(runs, tmp_path, capsys):
     )
     assert "| 0.364 | 0.923 | 0.559 [" in comparison and "| 0.0100 | 4 | 3 |" in comparison
     assert "| theme | Clinicians % replies | model A F1 |" in md
-    assert "![Per-theme F1 of each system (Table 15 view)](per_theme_f1.png)" in md
+    assert "![Theme F1 of each system, per theme" in md and "](per_theme_f1.png)" in md
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 3 and "<td>model B</td>" in page
 
@@ -571,3 +571,98 @@ def test_the_reproducibility_cells_show_judge_options(runs):
         "not recorded (no run record in the lines, no summary given)",
         *["not recorded"] * 3,
     ]
+
+
+# The plots' data, by hand for runs A and B (exact judge, THEMES; 8 clinical themes):
+#   replies: Medical planning instruction (MPI) in all 4, Contingency planning (CP) in
+#   c1-1 and c3-1, Medication-related follow-up questions (Med) in c1-2.
+#   A's drafts: MPI in c1-1, CP in c3-1 ("Hi there." is Other, not scored).
+#   B's drafts: MPI in all 4, CP in c1-1 and c3-1, Med in none.
+#   F1 per theme: A MPI tp 1, fn 3: 2/5; A CP tp 1, fn 1: 2/3; Med tp 0, fn 1: 0 (both);
+#   B MPI and CP 1; the 5 other themes are in no reply or draft: undefined.
+UNDEFINED = [
+    "Empathetic communication",
+    "Symptom-related follow-up questions",
+    "Medical assessment explanation",
+    "Logistics",
+    "Care coordination",
+]
+MED = "Medication-related follow-up questions"
+
+
+def test_per_theme_f1_bars_by_hand(runs):
+    from editf1.analysis.figures import per_theme_f1_bars
+    from editf1.themes import CLINICAL_THEMES
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    bars = per_theme_f1_bars([a, b])
+    assert bars.labels == CLINICAL_THEMES
+    values = {name: dict(zip(bars.labels, v)) for name, _, v in bars.series}
+    assert [name for name, _, _ in bars.series] == ["A", "B"]
+    assert values["A"]["Medical planning instruction"] == pytest.approx(2 / 5)
+    assert values["A"]["Contingency planning"] == pytest.approx(2 / 3)
+    assert values["B"]["Medical planning instruction"] == values["B"]["Contingency planning"] == 1
+    # a real 0 stays 0; a theme no reply or draft has is None (the result stores 1.0)
+    assert values["A"][MED] == values["B"][MED] == 0.0
+    assert all(values[n][t] is None for n in "AB" for t in UNDEFINED)
+    assert all(a.result.per_theme[t].f1 == 1.0 for t in UNDEFINED)
+    # plain words, no table numbers or arrows
+    assert "Table" not in bars.xlabel + bars.title and "→" not in bars.xlabel
+    assert bars.absent_mark == "undefined" and bars.xmax == 1.0
+
+
+def test_theme_proportion_bars_by_hand(runs):
+    from editf1.analysis.figures import theme_proportion_bars
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    bars = theme_proportion_bars([a, b])
+    assert [name for name, _, _ in bars.series] == ["Clinicians", "A", "B"]
+    values = {name: dict(zip(bars.labels, v)) for name, _, v in bars.series}
+    by_hand = {
+        "Clinicians": {"Medical planning instruction": 100, "Contingency planning": 50, MED: 25},
+        "A": {"Medical planning instruction": 25, "Contingency planning": 25, MED: 0},
+        "B": {"Medical planning instruction": 100, "Contingency planning": 50, MED: 0},
+    }
+    for name, figures in by_hand.items():
+        assert {t: values[name][t] for t in figures} == pytest.approx(figures), name
+        assert all(values[name][t] == 0 for t in UNDEFINED), name
+    assert bars.xlabel == "% of replies or drafts containing the theme"
+
+
+def test_draw_bars_marks_zero_and_undefined_in_the_legend():
+    """What the drawing is given comes back as its legend and labels: a hatched box
+    for an undefined value and a mark for a value of 0, each named once, only where
+    used."""
+    from editf1.analysis.figures import Bars, draw_bars
+
+    bars = Bars("t", "x words", ("p", "q"), (("S", "#000000", (0.0, None)),), 1.0,
+                "undefined", "undefined: no reply or draft has the theme")  # fmt: skip
+    fig = draw_bars(bars)
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["S", "undefined: no reply or draft has the theme", "a value of 0"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["p", "q"]
+    assert sorted(t.get_text() for t in ax.texts) == ["0.00", "undefined"]
+    assert ax.get_xlabel() == "x words" and ax.get_title() == "t"
+    only_defined = Bars("t", "x", ("p",), (("S", "#000000", (0.5,)),), 1.0, "u", "u: none")
+    legend = [t.get_text() for t in draw_bars(only_defined).legends[0].get_texts()]
+    assert legend == ["S"]
+
+
+def test_the_per_pair_histograms_count_pairs_on_integer_ticks(runs):
+    """4 pairs: a count axis with ticks at 0.5 would read as half a pair."""
+    from editf1.analysis.figures import per_pair_histograms
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    fig = per_pair_histograms([a, b])
+    assert [ax.get_xlabel() for ax in fig.axes] == ["content edit-F1 of a pair",
+                                                    "theme edit-F1 of a pair"]  # fmt: skip
+    for ax in fig.axes:
+        ticks = ax.get_yticks()
+        assert ax.get_ylabel() == "number of pairs" and len(ticks) >= 2
+        assert all(float(t).is_integer() for t in ticks), ticks
+        # A's content F1 per pair: 2/3, 0, 0, 2/3; B's: 1, 2/3, 1, 1 (bins of width 0.1)
+        heights = [[p.get_height() for p in bars] for bars in ax.containers]
+        assert [sum(h) for h in heights] == [4, 4]
+    content = [[p.get_height() for p in bars] for bars in fig.axes[0].containers]
+    assert (content[0][0], content[0][6], content[1][6], content[1][9]) == (2, 2, 1, 3)

@@ -24,23 +24,25 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from editf1.analysis.compare import (
     PairedDifference,
     ScoredRun,
     compare_all,
     compare_with_gold,
     corpus_estimates,
-    reference_mismatch,
+)
+from editf1.analysis.figures import (
+    clinician_series,
+    defined_f1,
+    draw_bars,
+    per_pair_histograms,
+    per_theme_f1_bars,
+    scored_themes,
+    theme_proportion_bars,
 )
 from editf1.io import staged_folder
-from editf1.themes import THEMES
 
 __all__ = ["ReportFiles", "write_report"]
-
-_COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
-_CLINICIAN_COLOR = "#333333"
 
 
 @dataclass(frozen=True)
@@ -64,28 +66,9 @@ def _p(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
 
 
-def _figure(width: float, height: float):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=110, layout="constrained")
-
-
-def _grouped_barh(ax, labels: Sequence[str], series: list[tuple[str, Sequence[float], str]]):
-    """Horizontal grouped bars: one group per label, one bar per series (top to bottom)."""
-    y = np.arange(len(labels))
-    height = 0.8 / len(series)
-    for k, (name, values, color) in enumerate(series):
-        offsets = y - 0.4 + height * (k + 0.5)
-        ax.barh(offsets, values, height=height, label=name, color=color)
-    ax.set_yticks(y, labels)
-    ax.invert_yaxis()
-    ax.figure.legend(loc="outside lower center", ncols=min(len(series), 4), fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
-
-
 def _judges_of(run) -> dict[str, str]:
     """The ``content:`` and ``theme:`` parts of a run's reproducibility string (empty
-    when the run was loaded without its summary)."""
+    when neither its lines' run record nor a summary gave one)."""
     parts = (p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p)
     return {k: v for k, v in parts if k in ("content", "theme")}
 
@@ -141,97 +124,6 @@ def _judge_notes(runs, differences) -> list[str]:
                 "systems' and the judges' together."
             )
     return notes
-
-
-def _scored_themes(runs) -> list[str]:
-    """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
-    with ``include_other`` adds Other; the others have no figure for it)."""
-    return [t for t in THEMES if any(t in run.result.per_theme for run in runs)]
-
-
-def _theme_value(run, theme: str, value) -> float:
-    """``value(per-theme score)`` of ``run``, or NaN (no bar, "–") for a theme it does
-    not score."""
-    score = run.result.per_theme.get(theme)
-    return float("nan") if score is None else value(score)
-
-
-def _plot_per_theme_f1(runs, path: Path) -> None:
-    themes = _scored_themes(runs)
-    fig = _figure(8, 0.55 * len(themes) + 1.5)
-    ax = fig.add_subplot()
-    series = [
-        (
-            run.name,
-            [_theme_value(run, t, lambda s: s.f1) for t in themes],
-            _COLORS[k % len(_COLORS)],
-        )
-        for k, run in enumerate(runs)
-    ]
-    _grouped_barh(ax, themes, series)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("theme F1 (draft has theme → reply has theme)")
-    ax.set_title("Per-theme F1 (Table 15 view)")
-    fig.savefig(path)
-
-
-def _clinician_series(runs) -> list[tuple[str, ScoredRun]]:
-    """One 'Clinicians' series when all runs share references, else one per run."""
-    if all(reference_mismatch(runs[0], other) is None for other in runs[1:]):
-        return [("Clinicians", runs[0])]
-    return [(f"Clinicians ({run.name})", run) for run in runs]
-
-
-def _plot_theme_proportions(runs, path: Path) -> None:
-    themes = _scored_themes(runs)
-    fig = _figure(8, 0.6 * len(themes) + 1.5)
-    ax = fig.add_subplot()
-    clinicians = _clinician_series(runs)
-    shades = np.linspace(0.2, 0.55, len(clinicians))
-    series = [
-        (
-            name,
-            [_theme_value(run, t, lambda s: 100 * s.reference_proportion) for t in themes],
-            _CLINICIAN_COLOR if len(clinicians) == 1 else str(shade),
-        )
-        for (name, run), shade in zip(clinicians, shades)
-    ]
-    series += [
-        (
-            run.name,
-            [_theme_value(run, t, lambda s: 100 * s.prediction_proportion) for t in themes],
-            _COLORS[k % len(_COLORS)],
-        )
-        for k, run in enumerate(runs)
-    ]
-    _grouped_barh(ax, themes, series)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of responses containing the theme")
-    ax.set_title("Theme proportions: systems beside clinicians (Table 5 view)")
-    fig.savefig(path)
-
-
-def _plot_histograms(runs, path: Path) -> None:
-    panels = [("content edit-F1 per pair", lambda p: p.content.f1)]
-    if all(run.has_themes for run in runs):
-        panels.append(("theme edit-F1 per pair", lambda p: p.theme.f1))
-    fig = _figure(5 * len(panels), 3.6)
-    bins = np.linspace(0, 1, 11)
-    for k, (label, value) in enumerate(panels):
-        ax = fig.add_subplot(1, len(panels), k + 1)
-        ax.hist(
-            [[value(p) for p in run.pairs] for run in runs],
-            bins=bins,
-            label=[run.name for run in runs],
-            color=[_COLORS[i % len(_COLORS)] for i in range(len(runs))],
-        )
-        ax.set_xlabel(label)
-        ax.set_ylabel("pairs")
-        ax.set_xlim(0, 1)
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("Distribution of per-pair F1")
-    fig.savefig(path)
 
 
 def _gold_blocks(runs, confidence: float) -> list[tuple]:
@@ -341,12 +233,12 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
         blocks.append(("figure", name, caption))
     if themes:
         per_theme_header = ["theme"]
-        clinicians = _clinician_series(runs)
+        clinicians = clinician_series(runs)
         per_theme_header += [f"{name} % replies" for name, _ in clinicians]
         for run in runs:
             per_theme_header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
         per_theme_rows = []
-        for theme in _scored_themes(runs):
+        for theme in scored_themes(runs):
             row = [theme]
             for _, run in clinicians:
                 s = run.result.per_theme.get(theme)
@@ -357,7 +249,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     ["–"] * 3
                     if s is None
                     else [
-                        "–" if s.reference_count == s.prediction_count == 0 else _fmt(s.f1),
+                        "–" if defined_f1(s) is None else _fmt(s.f1),
                         f"{100 * s.prediction_proportion:.1f}",
                         "–" if s.reference_sentences == 0 else _fmt(s.content_recall),
                     ]
@@ -482,14 +374,19 @@ def write_report(
     figures = []
     if all(run.has_themes for run in runs):
         figures += [
-            ("per_theme_f1.png", "Per-theme F1 of each system (Table 15 view)"),
+            (
+                "per_theme_f1.png",
+                "Theme F1 of each system, per theme (the paper's Table 15); a hatched box "
+                "marks a theme no reply or draft has (undefined, – in the table), a mark "
+                "at 0 an F1 of 0",
+            ),
             (
                 "theme_proportions.png",
                 "Share of responses containing each theme: clinicians' replies beside "
-                "each system's drafts (Table 5 view)",
+                "each system's drafts (the paper's Table 5)",
             ),
         ]
-    figures.append(("per_pair_f1.png", "Histograms of per-pair content and theme edit-F1"))
+    figures.append(("per_pair_f1.png", "Histograms of per-pair edit-F1 (number of pairs)"))
     options = {
         "title": title,
         "confidence": confidence,
@@ -505,9 +402,9 @@ def write_report(
         )
     with staged_folder(folder, protect=protect) as stage:
         if all(run.has_themes for run in runs):
-            _plot_per_theme_f1(runs, stage / "per_theme_f1.png")
-            _plot_theme_proportions(runs, stage / "theme_proportions.png")
-        _plot_histograms(runs, stage / "per_pair_f1.png")
+            draw_bars(per_theme_f1_bars(runs)).savefig(stage / "per_theme_f1.png")
+            draw_bars(theme_proportion_bars(runs)).savefig(stage / "theme_proportions.png")
+        per_pair_histograms(runs).savefig(stage / "per_pair_f1.png")
         (stage / "report.md").write_text(_markdown(blocks), encoding="utf-8")
         (stage / "report.html").write_text(_html(blocks, stage), encoding="utf-8")
     return ReportFiles(
