@@ -666,3 +666,92 @@ def test_the_per_pair_histograms_count_pairs_on_integer_ticks(runs):
         assert [sum(h) for h in heights] == [4, 4]
     content = [[p.get_height() for p in bars] for bars in fig.axes[0].containers]
     assert (content[0][0], content[0][6], content[1][6], content[1][9]) == (2, 2, 1, 3)
+
+
+# Per pair (EM, EA, ED) and content F1, by hand (see the top of this file):
+#   A: c1-1 (1,1,0) 2/3, c1-2 (0,2,1) 0, c2-1 (0,1,1) 0, c3-1 (1,1,0) 2/3.
+#   B: c1-1 (2,0,0) 1, c1-2 (1,1,0) 2/3, c2-1 (1,0,0) 1, c3-1 (2,0,0) 1.
+#   B - A: c1-1 1/3, c1-2 2/3, c2-1 1, c3-1 1/3.
+
+
+def test_differing_pairs_by_hand(runs):
+    from editf1.analysis.pairs import differing_pairs
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    found, differing = differing_pairs(a, b, top=3)
+    assert differing == 4
+    # largest difference first; c1-1 and c3-1 tie at 1/3, the earlier row first
+    assert [c.key for c in found] == ["c2-1", "c1-2", "c1-1"]
+    assert [c.difference for c in found] == pytest.approx([1, 2 / 3, 1 / 3])
+    c21, c12, _ = found
+    assert (c21.baseline.system, c21.system.system) == ("A", "B")
+    assert (c21.baseline.f1, c21.baseline.counts, c21.baseline.reply) == (0.0, (0, 1, 1), None)
+    assert c21.baseline.matches == ()
+    assert c21.baseline.additions == (("Drink water.", ""),)
+    assert c21.baseline.deletions == ("Hi there.",)
+    assert c21.system.matches == (("Drink water.", "Drink water."),)
+    assert (c21.system.additions, c21.system.deletions) == ((), ())
+    assert c12.baseline.additions == (("Rest today.", ""), ("Take ibuprofen.", ""))
+    assert c12.system.matches == (("Rest today.", "Rest today."),)
+    assert c12.system.additions == (("Take ibuprofen.", ""),)
+    assert c12.system.counts == (1, 1, 0) and c12.system.f1 == pytest.approx(2 / 3)
+    # all four when asked for more; none for 0; a run against itself differs nowhere
+    assert [c.key for c in differing_pairs(a, b, top=10)[0]] == ["c2-1", "c1-2", "c1-1", "c3-1"]
+    assert differing_pairs(a, b, top=0) == ([], 4)
+    assert differing_pairs(a, a) == ([], 0)
+    with pytest.raises(ValueError, match="top must be an int >= 0, got -1"):
+        differing_pairs(a, b, top=-1)
+
+
+def test_differing_pairs_refuses_runs_of_other_references(scorer, runs, tmp_path):
+    from editf1.analysis.pairs import differing_pairs
+
+    a = load_run(runs[0][0])
+    c = load_run(_score_to_files(scorer, tmp_path, "C", DRAFTS_B, REFS[:3], IDS[:3])[0])
+    with pytest.raises(ValueError, match="cannot contrast 'A' with 'C': the runs hold different"):
+        differing_pairs(a, c)
+
+
+def test_an_unusable_judgement_is_an_expected_addition_named_so(runs):
+    from editf1.analysis.pairs import alignment_of
+
+    (path, _, _), _ = runs
+    row = json.loads(path.read_text().splitlines()[0])  # c1-1: Rest today. matched, Call us. not
+    row["alignment"][1]["status"] = "unusable"
+    view = alignment_of("A", pair_result_from_dict(row))
+    assert view.matches == (("Rest today.", "Rest today."),)
+    assert view.additions == (("Call us.", "judge output unusable"),)
+
+
+def test_report_html_shows_the_pairs_that_differ_most_escaped(scorer, runs, tmp_path, capsys):
+    """The HTML shows each system's alignment of the pairs that differ most (escaped:
+    a draft's markup stays text); report.md gives their number only, no text."""
+    drafts = [*DRAFTS_B[:2], 'Drink water. Keep the dose <5 mg & "rest" > 2 h.', DRAFTS_B[3]]
+    c = _score_to_files(scorer, tmp_path, "C", drafts)[0]
+    out = tmp_path / "report"
+    args = ["report", str(runs[0][0]), str(c), "--n-resamples", "20", "--top-pairs", "2"]
+    assert main([*args, "-o", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    # C's c2-1: EM 1, EA 0, ED 1: F1 2/3 (difference +2/3, as c1-2's: c1-2 is earlier)
+    headings = [line for line in page.splitlines() if line.startswith("<h3>")]
+    assert headings == [
+        "<h3>c1-2: edit-F1 0.000 (A) and 0.667 (C), difference +0.667</h3>",
+        "<h3>c2-1: edit-F1 0.000 (A) and 0.667 (C), difference +0.667</h3>",
+    ]
+    assert (
+        "<p>C against A: 4 of 4 pairs differ in content edit-F1; the 2 that differ most.</p>"
+        in (page)
+    )
+    assert "<td>0.667 (EM 1, EA 0, ED 1)</td>" in page
+    assert "<li><q>Drink water.</q> → <q>Drink water.</q></li>" in page
+    assert "<li>Keep the dose &lt;5 mg &amp; &#34;rest&#34; &gt; 2 h.</li>" in page
+    assert "<5 mg" not in page
+    md = (out / "report.md").read_text()
+    assert "C against A: 4 of 4 pairs differ in content edit-F1; the 2 that differ most." in md
+    assert "5 mg" not in md and "Drink water." not in md and "Hi there." not in md
+    # 0: no such section; below 0: one line naming the option
+    assert main([*args[:-1], "0", "-o", str(tmp_path / "none")]) == 0
+    assert "Pairs that differ most" not in (tmp_path / "none" / "report.html").read_text()
+    capsys.readouterr()
+    assert main([*args[:-1], "-1", "-o", str(tmp_path / "bad")]) == 2
+    assert capsys.readouterr().err == "edit-f1: error: --top-pairs must be 0 or more, got -1\n"

@@ -9,10 +9,13 @@ runs scored against the same references, the paired bootstrap difference in edit
 with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`); where both
 runs were scored with clinicians' gold labels of the same pairs (``edit-f1 score
 --gold``), the prediction-powered (PPI++) CI of the difference
-(:func:`editf1.analysis.compare.compare_with_gold`).
+(:func:`editf1.analysis.compare.compare_with_gold`), and in the HTML page the pairs
+whose content edit-F1 differs most, with each system's alignment
+(:func:`editf1.analysis.pairs.differing_pairs`); the judges, options and versions of
+each run come from its per-row file's run record.
 
-Plots use matplotlib's object API (no global pyplot state); needs the ``report``
-extra (``pip install "edit-f1[report]"``).
+Plots (:mod:`editf1.analysis.figures`) use matplotlib's object API (no global pyplot
+state); needs the ``report`` extra (``pip install "edit-f1[report]"``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import importlib.metadata
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 
 from editf1.analysis.compare import (
@@ -30,6 +34,7 @@ from editf1.analysis.compare import (
     compare_all,
     compare_with_gold,
     corpus_estimates,
+    reference_mismatch,
 )
 from editf1.analysis.figures import (
     clinician_series,
@@ -40,6 +45,7 @@ from editf1.analysis.figures import (
     scored_themes,
     theme_proportion_bars,
 )
+from editf1.analysis.pairs import PairAlignment, differing_pairs
 from editf1.io import staged_folder
 
 __all__ = ["ReportFiles", "write_report"]
@@ -161,6 +167,68 @@ def _gold_blocks(runs, confidence: float) -> list[tuple]:
     return blocks + notes
 
 
+def _alignment_cells(view: PairAlignment) -> list:
+    """One system's column of a pair's table: its F1 and counts (a text), then its
+    matches (``(reference sentence, draft span)``), expected additions and expected
+    deletions, each a list of items (a text, or a pair of texts for a match)."""
+    em, ea, ed = view.counts
+    score = f"{view.f1:.3f} (EM {em}, EA {ea}, ED {ed})"
+    if view.reply is not None:
+        score += f", against reply {view.reply + 1}"
+    return [
+        score,
+        list(view.matches),
+        [f"{text} ({note})" if note else text for text, note in view.additions],
+        list(view.deletions),
+    ]
+
+
+def _pair_blocks(contrasts) -> list[tuple]:
+    """The section of the pairs that differ most between two runs (HTML only: it
+    quotes the texts; report.md says where to find it)."""
+    if not contrasts:
+        return []
+    blocks = [
+        ("h2", "Pairs that differ most"),
+        (
+            "p",
+            "For each two systems scored against the same references, the pairs whose "
+            "content edit-F1 differs most, largest difference first, with each system's "
+            "alignment. Matched: a reply sentence and the draft span the content judge "
+            "matched it to. Expected additions: reply sentences the draft lacks. Expected "
+            "deletions: draft sentences left over. This part quotes the texts of the "
+            "pairs, and is in report.html only.",
+        ),
+    ]
+    labels = [
+        "edit-F1 of the pair",
+        "matched: reply sentence → draft span",
+        "expected additions (reply sentences the draft lacks)",
+        "expected deletions (draft sentences left over)",
+    ]
+    for baseline, system, found, differing, n_pairs in contrasts:
+        summary = (
+            f"{system} against {baseline}: {differing} of {n_pairs} pairs differ in content "
+            f"edit-F1; the {len(found)} that differ most."
+        )
+        pairs = [
+            {
+                "heading": f"{c.key}: edit-F1 {c.baseline.f1:.3f} ({baseline}) and "
+                f"{c.system.f1:.3f} ({system}), difference {c.difference:+.3f}",
+                "header": ["", baseline, system],
+                "rows": [
+                    {"label": label, "cells": cells}
+                    for label, *cells in zip(
+                        labels, _alignment_cells(c.baseline), _alignment_cells(c.system)
+                    )
+                ],
+            }
+            for c in found
+        ]
+        blocks.append(("pairs", summary, pairs))
+    return blocks
+
+
 def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tuple]:
     """The report as a list of blocks, rendered to Markdown and HTML alike."""
     blocks: list[tuple] = [("h1", options["title"])]
@@ -266,6 +334,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
             ),
             ("table", per_theme_header, per_theme_rows),
         ]
+    blocks += _pair_blocks(options["contrasts"])
     blocks.append(("h2", "Reproducibility"))
     blocks.append(
         (
@@ -299,6 +368,8 @@ def _markdown(blocks) -> str:
         elif kind == "figure":
             name, caption = rest
             out.append(f"![{caption}]({name})\n\n*{caption}*")
+        elif kind == "pairs":
+            out.append(f"{rest[0]} The pairs and alignments are in report.html.")
         out.append("")
     return "\n".join(out)
 
@@ -321,6 +392,8 @@ def _html(blocks, folder: Path) -> str:
             name, caption = rest
             png = base64.b64encode((folder / name).read_bytes()).decode("ascii")
             page.append({"kind": kind, "png": png, "caption": caption})
+        elif kind == "pairs":
+            page.append({"kind": kind, "text": rest[0], "pairs": rest[1]})
         else:
             page.append({"kind": kind, "text": rest[0]})
     title = next(block["text"] for block in page if block["kind"] == "h1")
@@ -337,6 +410,7 @@ def write_report(
     confidence: float = 0.95,
     seed: int = 0,
     protect: Iterable[str | Path] = (),
+    top_pairs: int = 10,
 ) -> ReportFiles:
     """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
 
@@ -352,13 +426,18 @@ def write_report(
             report).
         protect: inputs (the runs' files, their summaries) that a report file may not
             replace.
+        top_pairs: for each two runs of the same pairs and references, how many of the
+            pairs whose content edit-F1 differs most report.html shows, with each
+            system's alignment (:func:`editf1.analysis.pairs.differing_pairs`; an int
+            >= 0, 0 for none).
 
     Returns:
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, an ``output_dir`` that is a file, or
-            a report file that would replace a file in ``protect``.
+        ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
+            ``output_dir`` that is a file, or a report file that would replace a file in
+            ``protect``.
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
     if not runs:
@@ -366,6 +445,8 @@ def write_report(
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"runs need distinct names, got {names}; pass a name per run")
+    if isinstance(top_pairs, bool) or not isinstance(top_pairs, int) or top_pairs < 0:
+        raise ValueError(f"top_pairs must be an int >= 0, got {top_pairs!r}")
     folder = Path(output_dir)
     boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
@@ -394,6 +475,11 @@ def write_report(
         "seed": seed,
         "case_note": "cases (pairs of one case drawn together)" if cases else "pairs",
         "version": importlib.metadata.version("edit-f1"),
+        "contrasts": [
+            (a.name, b.name, *differing_pairs(a, b, top_pairs), len(a.pairs))
+            for a, b in combinations(runs, 2)
+            if top_pairs and reference_mismatch(a, b) is None
+        ],
     }
     blocks = _blocks(runs, estimates, differences, skipped, figures, options)
     if not all(run.has_themes for run in runs):
