@@ -64,6 +64,14 @@ def _score_to_files(scorer, folder: Path, name: str, drafts, refs=REFS, ids=IDS)
     return run, summary, result
 
 
+def _score_with_record(scorer, path: Path, drafts) -> Path:
+    """Per-row JSONL as `edit-f1 score` writes it: each line with the run record."""
+    record = {"run": scorer.provenance}
+    with JsonlWriter(path) as write:
+        scorer.score_stream(zip(IDS, drafts, REFS), sink=lambda p: write(p.to_dict() | record))
+    return path
+
+
 @pytest.fixture
 def scorer(theme_judge_cls):
     return EditF1Scorer(
@@ -420,6 +428,14 @@ def test_a_run_scored_with_other_beside_one_without_keeps_its_themes(
     assert [other[f"O {k}"] for k in ("F1", "% drafts", "recall")] == ["–", "0.0", "–"]
     assert [other[f"A {k}"] for k in ("F1", "% drafts", "recall")] == ["–"] * 3
     assert (other["Clinicians (O) % replies"], other["Clinicians (A) % replies"]) == ("0.0", "–")
+    # the plot: no bar for Other in either run, and its legend says why
+    from editf1.analysis.figures import per_theme_f1_bars
+
+    bars = per_theme_f1_bars([load_run(run, summary=summary) for run, summary in given])
+    assert bars.labels[-1] == "Other" and [v[-1] for _, _, v in bars.series] == [None, None]
+    assert bars.absent_label == (
+        "undefined: no reply or draft has the theme, or the run does not score it (– in the table)"
+    )
 
 
 def test_a_run_keeps_the_value_it_gave_undefined_ratios(theme_judge_cls, tmp_path):
@@ -515,11 +531,8 @@ def test_the_per_row_file_alone_names_the_judges_options_and_versions(tmp_path):
 
 
 def test_a_run_record_that_differs_between_lines_or_from_the_summary_is_refused(scorer, tmp_path):
-    path = tmp_path / "R.edit_f1.jsonl"
+    path = _score_with_record(scorer, tmp_path / "R.edit_f1.jsonl", DRAFTS_A)
     record = scorer.provenance
-    with JsonlWriter(path) as write:
-        scorer.score_stream(zip(IDS, DRAFTS_A, REFS),
-                            sink=lambda p: write(p.to_dict() | {"run": record}))  # fmt: skip
     run = load_run(path)
     assert run.result.reproducibility == scorer.reproducibility
     # a judge given as an instance is named by its class
@@ -539,6 +552,19 @@ def test_a_run_record_that_differs_between_lines_or_from_the_summary_is_refused(
     other = {"reproducibility": scorer.reproducibility.replace("content:", "content:other-")}
     with pytest.raises(ValueError, match="reproducibility string differs from the run record"):
         load_run(path, summary=other)
+
+
+def test_the_run_record_says_whether_other_was_scored(theme_judge_cls, tmp_path):
+    """B's drafts and replies have no sentence labelled Other: only the record tells a
+    run scored with include_other (9 themes, an Other row) from one without."""
+    from editf1 import themes as names
+
+    for include_other, themes in ((True, names.THEMES), (False, names.CLINICAL_THEMES)):
+        scorer = EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(THEMES),
+                              zero_division=0.0, include_other=include_other)  # fmt: skip
+        run = load_run(_score_with_record(scorer, tmp_path / f"{include_other}.jsonl", DRAFTS_B))
+        assert run.result.themes_scored == themes
+        assert ("Other" in run.result.per_theme) is include_other
 
 
 def test_the_reproducibility_cells_show_judge_options(runs):

@@ -214,8 +214,9 @@ def load_run(
             either).
 
     Returns:
-        :class:`ScoredRun`. Without a summary the scored themes are the 8 clinical ones
-        unless a row lists Other (scored with ``--include-other``).
+        :class:`ScoredRun`. Without a summary the scored themes are those of the run
+        record's ``include_other`` (9 with Other, else the 8 clinical ones); without
+        either, the 8 clinical ones unless a row lists Other.
 
     Raises:
         FileNotFoundError: if a file is missing.
@@ -279,6 +280,8 @@ def load_run(
         )
     if summary and summary.get("themes_scored"):
         themes = tuple(summary["themes_scored"])
+    elif records[0] is not None:
+        themes = THEMES if records[0]["options"]["include_other"] is True else CLINICAL_THEMES
     elif any(OTHER in p.reference_themes | p.prediction_themes for p in pairs):
         themes = THEMES
     else:

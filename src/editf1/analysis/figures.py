@@ -111,6 +111,7 @@ def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
         )
         for k, run in enumerate(runs)
     )
+    unscored = any(t not in run.result.per_theme for run in runs for t in themes)
     return Bars(
         title="Theme F1 per theme",
         xlabel="theme F1 over all pairs\n(1: the drafts have the theme in exactly the "
@@ -119,7 +120,9 @@ def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
         series=series,
         xmax=1.0,
         absent_mark="undefined",
-        absent_label="undefined: no reply or draft has the theme (– in the table)",
+        absent_label="undefined: no reply or draft has the theme"
+        + (", or the run does not score it" if unscored else "")
+        + " (– in the table)",
     )
 
 

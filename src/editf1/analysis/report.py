@@ -83,9 +83,12 @@ def _judge_cell(judge: dict | None) -> str:
     """A run record's judge: its name, fingerprint and the options it was given."""
     if judge is None:
         return "none"
-    options = ", ".join(f"{k}={json.dumps(v)}" for k, v in judge["options"].items())
+    given = judge.get("options")
+    options = ", ".join(
+        f"{k}={json.dumps(v)}" for k, v in (given.items() if isinstance(given, dict) else ())
+    )
     return (
-        f"{judge['name']} (fingerprint {judge['fingerprint']}"
+        f"{judge.get('name', 'unnamed')} (fingerprint {judge['fingerprint']}"
         f"{'; options ' + options if options else ''})"
     )
 
