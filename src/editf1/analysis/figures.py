@@ -114,8 +114,8 @@ def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
     unscored = any(t not in run.result.per_theme for run in runs for t in themes)
     return Bars(
         title="Theme F1 per theme",
-        xlabel="theme F1 over all pairs\n(1: the drafts have the theme in exactly the "
-        "pairs whose reply has it; 0: never in the same pair)",
+        xlabel="theme F1 over all pairs\n(1: drafts have the theme exactly where replies "
+        "do; 0: never in the same pair)",
         labels=tuple(themes),
         series=series,
         xmax=1.0,
@@ -182,7 +182,7 @@ def draw_bars(bars: Bars):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    fig = _figure(8, 0.22 * len(bars.labels) * len(bars.series) + 2.0)
+    fig = _figure(9, 0.22 * len(bars.labels) * len(bars.series) + 2.0)
     ax = fig.add_subplot()
     y = np.arange(len(bars.labels))
     height = 0.8 / len(bars.series)
