@@ -64,6 +64,14 @@ def _score_to_files(scorer, folder: Path, name: str, drafts, refs=REFS, ids=IDS)
     return run, summary, result
 
 
+def _score_with_record(scorer, path: Path, drafts) -> Path:
+    """Per-row JSONL as `edit-f1 score` writes it: each line with the run record."""
+    record = {"run": scorer.provenance}
+    with JsonlWriter(path) as write:
+        scorer.score_stream(zip(IDS, drafts, REFS), sink=lambda p: write(p.to_dict() | record))
+    return path
+
+
 @pytest.fixture
 def scorer(theme_judge_cls):
     return EditF1Scorer(
@@ -88,7 +96,7 @@ def test_load_run_gives_back_the_scorers_figures(runs):
     # Without the summary: the same figures; the judges are then "not recorded".
     bare = load_run(path, "system A")
     assert bare.name == "system A" and bare.result.f1 == pytest.approx(4 / 11)
-    assert bare.result.reproducibility == "not recorded (no summary given)"
+    assert bare.result.reproducibility.startswith("not recorded (no run record")
 
 
 def test_load_run_refuses_files_that_do_not_belong(runs, tmp_path):
@@ -215,7 +223,7 @@ def test_report_command_writes_html_markdown_and_plots(runs, tmp_path, capsys):
     )
     assert "| 0.364 | 0.923 | 0.559 [" in comparison and "| 0.0100 | 4 | 3 |" in comparison
     assert "| theme | Clinicians % replies | model A F1 |" in md
-    assert "![Per-theme F1 of each system (Table 15 view)](per_theme_f1.png)" in md
+    assert "![Theme F1 of each system, per theme" in md and "](per_theme_f1.png)" in md
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 3 and "<td>model B</td>" in page
 
@@ -420,6 +428,14 @@ def test_a_run_scored_with_other_beside_one_without_keeps_its_themes(
     assert [other[f"O {k}"] for k in ("F1", "% drafts", "recall")] == ["–", "0.0", "–"]
     assert [other[f"A {k}"] for k in ("F1", "% drafts", "recall")] == ["–"] * 3
     assert (other["Clinicians (O) % replies"], other["Clinicians (A) % replies"]) == ("0.0", "–")
+    # the plot: no bar for Other in either run, and its legend says why
+    from editf1.analysis.figures import per_theme_f1_bars
+
+    bars = per_theme_f1_bars([load_run(run, summary=summary) for run, summary in given])
+    assert bars.labels[-1] == "Other" and [v[-1] for _, _, v in bars.series] == [None, None]
+    assert bars.absent_label == (
+        "undefined: no reply or draft has the theme, or the run does not score it (– in the table)"
+    )
 
 
 def test_a_run_keeps_the_value_it_gave_undefined_ratios(theme_judge_cls, tmp_path):
@@ -469,3 +485,299 @@ def test_runs_scored_by_different_judges_are_said_to_be(theme_judge_cls, runs, t
     same = [str(runs[0][0]), str(runs[1][0]), f"--summary={runs[0][1]}", f"--summary={runs[1][1]}"]
     assert main(["report", *same, "-o", str(tmp_path / "same")]) == 0
     assert "different content judges" not in (tmp_path / "same" / "report.md").read_text()
+
+
+def test_the_per_row_file_alone_names_the_judges_options_and_versions(tmp_path):
+    """Every line of `edit-f1 score` carries the run record; a report made from the
+    per-row file alone shows the judges, the options and the versions (it said "not
+    recorded" without --summary), and a --summary is still taken and checked."""
+    import importlib.metadata
+
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "prediction": d, "reference": r}) + "\n"
+                              for i, d, r in zip(IDS, DRAFTS_A, REFS)))  # fmt: skip
+    run, summary = tmp_path / "A.edit_f1.jsonl", tmp_path / "A.summary.json"
+    assert main(["score", str(source), "-o", str(run), "--summary-json", str(summary),
+                 "--content-judge", "exact", "--theme-judge", "none", "--zero-division", "0",
+                 "-q"]) == 0  # fmt: skip
+    records = [json.loads(line)["run"] for line in run.read_text().splitlines()]
+    assert len(records) == 4 and all(r == records[0] for r in records)
+    record = records[0]
+    assert record["content_judge"] == {"name": "exact", "fingerprint": "exact-sentence-match",
+                                       "options": {}}  # fmt: skip
+    assert record["theme_judge"] is None
+    assert (record["options"]["include_other"], record["options"]["zero_division"]) == (False, 0)
+    version = importlib.metadata.version("edit-f1")
+    assert record["versions"]["edit-f1"] == version
+    # read back alone: the same reproducibility string as the summary's
+    written = json.loads(summary.read_text())["reproducibility"]
+    loaded = load_run(run)
+    assert loaded.result.reproducibility == written and loaded.provenance == record
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--n-resamples", "20", "-o", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    header = "| system | per-row file | content judge | theme judge | scoring options | versions |"
+    row = md.split(header)[1].splitlines()[2].strip("|").split(" | ")
+    assert [c.strip() for c in row[:4]] == ["A", str(run), "exact (fingerprint "
+                                            "exact-sentence-match)", "none"]  # fmt: skip
+    assert row[4].startswith("splitter: punkt-clinical:")
+    assert row[4].endswith(", include_other: False, zero_division: 0.0")
+    assert row[5].strip().startswith(f"edit-f1 {version}, nltk ")
+    assert "not recorded" not in md
+    # --summary keeps working beside it
+    again = ["report", str(run), "--summary", str(summary), "--n-resamples", "20"]
+    assert main([*again, "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "report.md").read_text() == md
+
+
+def test_a_run_record_that_differs_between_lines_or_from_the_summary_is_refused(scorer, tmp_path):
+    path = _score_with_record(scorer, tmp_path / "R.edit_f1.jsonl", DRAFTS_A)
+    record = scorer.provenance
+    run = load_run(path)
+    assert run.result.reproducibility == scorer.reproducibility
+    # a judge given as an instance is named by its class
+    theme = {"name": "ScriptedThemeJudge", "fingerprint": "scripted-theme", "options": {}}
+    assert run.provenance["theme_judge"] == theme
+    # zero_division 0.0 read back from the record, not from a summary
+    assert record["options"]["zero_division"] == 0.0 and "|zero_division:0.0|" in (
+        run.result.reproducibility
+    )
+    lines = path.read_text().splitlines()
+    changed = json.loads(lines[2])
+    changed["run"]["options"]["include_other"] = True
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join([*lines[:2], json.dumps(changed), *lines[3:]]) + "\n")
+    with pytest.raises(ValueError, match=r"mixed.jsonl, line 3: its run record .* mixes runs"):
+        load_run(mixed)
+    other = {"reproducibility": scorer.reproducibility.replace("content:", "content:other-")}
+    with pytest.raises(ValueError, match="reproducibility string differs from the run record"):
+        load_run(path, summary=other)
+
+
+def test_the_run_record_says_whether_other_was_scored(theme_judge_cls, tmp_path):
+    """B's drafts and replies have no sentence labelled Other: only the record tells a
+    run scored with include_other (9 themes, an Other row) from one without."""
+    from editf1 import themes as names
+
+    for include_other, themes in ((True, names.THEMES), (False, names.CLINICAL_THEMES)):
+        scorer = EditF1Scorer(content_judge="exact", theme_judge=theme_judge_cls(THEMES),
+                              zero_division=0.0, include_other=include_other)  # fmt: skip
+        run = load_run(_score_with_record(scorer, tmp_path / f"{include_other}.jsonl", DRAFTS_B))
+        assert run.result.themes_scored == themes
+        assert ("Other" in run.result.per_theme) is include_other
+
+
+def test_the_reproducibility_cells_show_judge_options(runs):
+    """By hand: a record's judges as name, fingerprint and options; a run read with a
+    summary only, from its reproducibility string; neither: not recorded."""
+    import dataclasses
+
+    from editf1.analysis.report import _provenance_cells
+
+    (path, summary, _), _ = runs
+    record = {
+        "content_judge": {"name": "llm", "fingerprint": "llm-content(base=x)",
+                          "options": {"adapter": "team/judge", "threshold": 0.7}},
+        "theme_judge": None,
+        "options": {"splitter": "punkt-clinical:1", "include_other": True,
+                    "zero_division": "warn"},
+        "versions": {"edit-f1": "9.9", "torch": "absent"},
+    }  # fmt: skip
+    bare = load_run(path)
+    assert _provenance_cells(dataclasses.replace(bare, provenance=record)) == [
+        'llm (fingerprint llm-content(base=x); options adapter="team/judge", threshold=0.7)',
+        "none",
+        "splitter: punkt-clinical:1, include_other: True, zero_division: warn",
+        "edit-f1 9.9, torch absent",
+    ]
+    cells = _provenance_cells(load_run(path, summary=summary))
+    assert cells[:2] == ["exact-sentence-match", "scripted-theme"]
+    assert cells[2].endswith("include_other: False, zero_division: 0.0")
+    assert _provenance_cells(bare) == [
+        "not recorded (no run record in the lines, no summary given)",
+        *["not recorded"] * 3,
+    ]
+
+
+# The plots' data, by hand for runs A and B (exact judge, THEMES; 8 clinical themes):
+#   replies: Medical planning instruction (MPI) in all 4, Contingency planning (CP) in
+#   c1-1 and c3-1, Medication-related follow-up questions (Med) in c1-2.
+#   A's drafts: MPI in c1-1, CP in c3-1 ("Hi there." is Other, not scored).
+#   B's drafts: MPI in all 4, CP in c1-1 and c3-1, Med in none.
+#   F1 per theme: A MPI tp 1, fn 3: 2/5; A CP tp 1, fn 1: 2/3; Med tp 0, fn 1: 0 (both);
+#   B MPI and CP 1; the 5 other themes are in no reply or draft: undefined.
+UNDEFINED = [
+    "Empathetic communication",
+    "Symptom-related follow-up questions",
+    "Medical assessment explanation",
+    "Logistics",
+    "Care coordination",
+]
+MED = "Medication-related follow-up questions"
+
+
+def test_per_theme_f1_bars_by_hand(runs):
+    from editf1.analysis.figures import per_theme_f1_bars
+    from editf1.themes import CLINICAL_THEMES
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    bars = per_theme_f1_bars([a, b])
+    assert bars.labels == CLINICAL_THEMES
+    values = {name: dict(zip(bars.labels, v)) for name, _, v in bars.series}
+    assert [name for name, _, _ in bars.series] == ["A", "B"]
+    assert values["A"]["Medical planning instruction"] == pytest.approx(2 / 5)
+    assert values["A"]["Contingency planning"] == pytest.approx(2 / 3)
+    assert values["B"]["Medical planning instruction"] == values["B"]["Contingency planning"] == 1
+    # a real 0 stays 0; a theme no reply or draft has is None (the result stores 1.0)
+    assert values["A"][MED] == values["B"][MED] == 0.0
+    assert all(values[n][t] is None for n in "AB" for t in UNDEFINED)
+    assert all(a.result.per_theme[t].f1 == 1.0 for t in UNDEFINED)
+    # plain words, no table numbers or arrows
+    assert "Table" not in bars.xlabel + bars.title and "→" not in bars.xlabel
+    assert bars.absent_mark == "undefined" and bars.xmax == 1.0
+
+
+def test_theme_proportion_bars_by_hand(runs):
+    from editf1.analysis.figures import theme_proportion_bars
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    bars = theme_proportion_bars([a, b])
+    assert [name for name, _, _ in bars.series] == ["Clinicians", "A", "B"]
+    values = {name: dict(zip(bars.labels, v)) for name, _, v in bars.series}
+    by_hand = {
+        "Clinicians": {"Medical planning instruction": 100, "Contingency planning": 50, MED: 25},
+        "A": {"Medical planning instruction": 25, "Contingency planning": 25, MED: 0},
+        "B": {"Medical planning instruction": 100, "Contingency planning": 50, MED: 0},
+    }
+    for name, figures in by_hand.items():
+        assert {t: values[name][t] for t in figures} == pytest.approx(figures), name
+        assert all(values[name][t] == 0 for t in UNDEFINED), name
+    assert bars.xlabel == "% of replies or drafts containing the theme"
+
+
+def test_draw_bars_marks_zero_and_undefined_in_the_legend():
+    """What the drawing is given comes back as its legend and labels: a hatched box
+    for an undefined value and a mark for a value of 0, each named once, only where
+    used."""
+    from editf1.analysis.figures import Bars, draw_bars
+
+    bars = Bars("t", "x words", ("p", "q"), (("S", "#000000", (0.0, None)),), 1.0,
+                "undefined", "undefined: no reply or draft has the theme")  # fmt: skip
+    fig = draw_bars(bars)
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["S", "undefined: no reply or draft has the theme", "a value of 0"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["p", "q"]
+    assert sorted(t.get_text() for t in ax.texts) == ["0.00", "undefined"]
+    assert ax.get_xlabel() == "x words" and ax.get_title() == "t"
+    only_defined = Bars("t", "x", ("p",), (("S", "#000000", (0.5,)),), 1.0, "u", "u: none")
+    legend = [t.get_text() for t in draw_bars(only_defined).legends[0].get_texts()]
+    assert legend == ["S"]
+
+
+def test_the_per_pair_histograms_count_pairs_on_integer_ticks(runs):
+    """4 pairs: a count axis with ticks at 0.5 would read as half a pair."""
+    from editf1.analysis.figures import per_pair_histograms
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    fig = per_pair_histograms([a, b])
+    assert [ax.get_xlabel() for ax in fig.axes] == ["content edit-F1 of a pair",
+                                                    "theme edit-F1 of a pair"]  # fmt: skip
+    for ax in fig.axes:
+        ticks = ax.get_yticks()
+        assert ax.get_ylabel() == "number of pairs" and len(ticks) >= 2
+        assert all(float(t).is_integer() for t in ticks), ticks
+        # A's content F1 per pair: 2/3, 0, 0, 2/3; B's: 1, 2/3, 1, 1 (bins of width 0.1)
+        heights = [[p.get_height() for p in bars] for bars in ax.containers]
+        assert [sum(h) for h in heights] == [4, 4]
+    content = [[p.get_height() for p in bars] for bars in fig.axes[0].containers]
+    assert (content[0][0], content[0][6], content[1][6], content[1][9]) == (2, 2, 1, 3)
+
+
+# Per pair (EM, EA, ED) and content F1, by hand (see the top of this file):
+#   A: c1-1 (1,1,0) 2/3, c1-2 (0,2,1) 0, c2-1 (0,1,1) 0, c3-1 (1,1,0) 2/3.
+#   B: c1-1 (2,0,0) 1, c1-2 (1,1,0) 2/3, c2-1 (1,0,0) 1, c3-1 (2,0,0) 1.
+#   B - A: c1-1 1/3, c1-2 2/3, c2-1 1, c3-1 1/3.
+
+
+def test_differing_pairs_by_hand(runs):
+    from editf1.analysis.pairs import differing_pairs
+
+    a, b = (load_run(path) for path, _, _ in runs)
+    found, differing = differing_pairs(a, b, top=3)
+    assert differing == 4
+    # largest difference first; c1-1 and c3-1 tie at 1/3, the earlier row first
+    assert [c.key for c in found] == ["c2-1", "c1-2", "c1-1"]
+    assert [c.difference for c in found] == pytest.approx([1, 2 / 3, 1 / 3])
+    c21, c12, _ = found
+    assert (c21.baseline.system, c21.system.system) == ("A", "B")
+    assert (c21.baseline.f1, c21.baseline.counts, c21.baseline.reply) == (0.0, (0, 1, 1), None)
+    assert c21.baseline.matches == ()
+    assert c21.baseline.additions == (("Drink water.", ""),)
+    assert c21.baseline.deletions == ("Hi there.",)
+    assert c21.system.matches == (("Drink water.", "Drink water."),)
+    assert (c21.system.additions, c21.system.deletions) == ((), ())
+    assert c12.baseline.additions == (("Rest today.", ""), ("Take ibuprofen.", ""))
+    assert c12.system.matches == (("Rest today.", "Rest today."),)
+    assert c12.system.additions == (("Take ibuprofen.", ""),)
+    assert c12.system.counts == (1, 1, 0) and c12.system.f1 == pytest.approx(2 / 3)
+    # all four when asked for more; none for 0; a run against itself differs nowhere
+    assert [c.key for c in differing_pairs(a, b, top=10)[0]] == ["c2-1", "c1-2", "c1-1", "c3-1"]
+    assert differing_pairs(a, b, top=0) == ([], 4)
+    assert differing_pairs(a, a) == ([], 0)
+    with pytest.raises(ValueError, match="top must be an int >= 0, got -1"):
+        differing_pairs(a, b, top=-1)
+
+
+def test_differing_pairs_refuses_runs_of_other_references(scorer, runs, tmp_path):
+    from editf1.analysis.pairs import differing_pairs
+
+    a = load_run(runs[0][0])
+    c = load_run(_score_to_files(scorer, tmp_path, "C", DRAFTS_B, REFS[:3], IDS[:3])[0])
+    with pytest.raises(ValueError, match="cannot contrast 'A' with 'C': the runs hold different"):
+        differing_pairs(a, c)
+
+
+def test_an_unusable_judgement_is_an_expected_addition_named_so(runs):
+    from editf1.analysis.pairs import alignment_of
+
+    (path, _, _), _ = runs
+    row = json.loads(path.read_text().splitlines()[0])  # c1-1: Rest today. matched, Call us. not
+    row["alignment"][1]["status"] = "unusable"
+    view = alignment_of("A", pair_result_from_dict(row))
+    assert view.matches == (("Rest today.", "Rest today."),)
+    assert view.additions == (("Call us.", "judge output unusable"),)
+
+
+def test_report_html_shows_the_pairs_that_differ_most_escaped(scorer, runs, tmp_path, capsys):
+    """The HTML shows each system's alignment of the pairs that differ most (escaped:
+    a draft's markup stays text); report.md gives their number only, no text."""
+    drafts = [*DRAFTS_B[:2], 'Drink water. Keep the dose <5 mg & "rest" > 2 h.', DRAFTS_B[3]]
+    c = _score_to_files(scorer, tmp_path, "C", drafts)[0]
+    out = tmp_path / "report"
+    args = ["report", str(runs[0][0]), str(c), "--n-resamples", "20", "--top-pairs", "2"]
+    assert main([*args, "-o", str(out)]) == 0
+    page = (out / "report.html").read_text()
+    # C's c2-1: EM 1, EA 0, ED 1: F1 2/3 (difference +2/3, as c1-2's: c1-2 is earlier)
+    headings = [line for line in page.splitlines() if line.startswith("<h3>")]
+    assert headings == [
+        "<h3>c1-2: edit-F1 0.000 (A) and 0.667 (C), difference +0.667</h3>",
+        "<h3>c2-1: edit-F1 0.000 (A) and 0.667 (C), difference +0.667</h3>",
+    ]
+    assert (
+        "<p>C against A: 4 of 4 pairs differ in content edit-F1; the 2 that differ most.</p>"
+        in (page)
+    )
+    assert "<td>0.667 (EM 1, EA 0, ED 1)</td>" in page
+    assert "<li><q>Drink water.</q> → <q>Drink water.</q></li>" in page
+    assert "<li>Keep the dose &lt;5 mg &amp; &#34;rest&#34; &gt; 2 h.</li>" in page
+    assert "<5 mg" not in page
+    md = (out / "report.md").read_text()
+    assert "C against A: 4 of 4 pairs differ in content edit-F1; the 2 that differ most." in md
+    assert "5 mg" not in md and "Drink water." not in md and "Hi there." not in md
+    # 0: no such section; below 0: one line naming the option
+    assert main([*args[:-1], "0", "-o", str(tmp_path / "none")]) == 0
+    assert "Pairs that differ most" not in (tmp_path / "none" / "report.html").read_text()
+    capsys.readouterr()
+    assert main([*args[:-1], "-1", "-o", str(tmp_path / "bad")]) == 2
+    assert capsys.readouterr().err == "edit-f1: error: --top-pairs must be 0 or more, got -1\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 
@@ -44,7 +45,62 @@ from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.versions import installed_versions
 
 # the warnings live with the aggregation that issues them; importable from here too
-__all__ = ["EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "cached_scorer"]
+__all__ = [
+    "EditF1Scorer",
+    "NonLatinTextWarning",
+    "UnusableJudgementWarning",
+    "cached_scorer",
+    "reproducibility_of",
+]
+
+#: The libraries whose versions a run records.
+_LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
+
+
+def reproducibility_of(provenance: dict) -> str:
+    """The reproducibility string of a scorer's :attr:`EditF1Scorer.provenance` (also
+    as read back from a per-row file): ``content:<fingerprint>|theme:<fingerprint or
+    none>|splitter:...|include_other:...|zero_division:...|<library>:<version>|...``.
+
+    Raises:
+        KeyError: naming a missing part; TypeError for parts that are not objects.
+
+    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
+    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
+    ...     "versions": {"edit-f1": "1"}})
+    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
+    """
+    theme = provenance["theme_judge"]
+    options = provenance["options"]
+    return "|".join(
+        [
+            f"content:{provenance['content_judge']['fingerprint']}",
+            f"theme:{'none' if theme is None else theme['fingerprint']}",
+            f"splitter:{options['splitter']}",
+            f"include_other:{options['include_other']}",
+            f"zero_division:{options['zero_division']}",
+            *(f"{name}:{v}" for name, v in provenance["versions"].items()),
+        ]
+    )
+
+
+def _judge_name(judge) -> str | None:
+    """The registry name a judge was chosen by, or its class name for an instance."""
+    return judge if judge is None or isinstance(judge, str) else type(judge).__name__
+
+
+def _json_ready(value):
+    """``value`` with what JSON cannot hold replaced: a path by its text, any other
+    object by its type's name in angle brackets (never its repr, which may be large)."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return f"<{type(value).__name__}>"
 
 
 class EditF1Scorer:
@@ -115,6 +171,10 @@ class EditF1Scorer:
         self.theme_judge = (
             None if theme_judge is None else load_theme_judge(theme_judge, theme_judge_options)
         )
+        self._chosen = {
+            "content": (_judge_name(content_judge), content_judge_options),
+            "theme": (_judge_name(theme_judge), theme_judge_options),
+        }
         self.splitter = splitter or SentenceSplitter()
         self.include_other = include_other
         self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
@@ -124,19 +184,44 @@ class EditF1Scorer:
 
     @property
     def reproducibility(self) -> str:
-        """Names judges, splitter, options and library versions, e.g. for a paper."""
-        theme = self.theme_judge.fingerprint if self.theme_judge else "none"
-        libraries = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
-        return "|".join(
-            [
-                f"content:{self.content_judge.fingerprint}",
-                f"theme:{theme}",
-                f"splitter:{self.splitter.fingerprint}",
-                f"include_other:{self.include_other}",
-                f"zero_division:{self.zero_division}",
-                *(f"{name}:{v}" for name, v in installed_versions(*libraries).items()),
-            ]
-        )
+        """Names judges, splitter, options and library versions, e.g. for a paper:
+        :attr:`provenance` as one string (:func:`reproducibility_of`)."""
+        return reproducibility_of(self.provenance)
+
+    @property
+    def provenance(self) -> dict:
+        """What made this scorer's figures, JSON-ready (``edit-f1 score`` writes it as
+        the ``run`` object of every per-row line).
+
+        Returns:
+            ``{"content_judge": {"name", "fingerprint", "options"}, "theme_judge": the
+            same or None, "options": {"splitter", "include_other", "zero_division"},
+            "versions": {library: version}}``: a judge's ``name`` is the registry name it
+            was loaded by (``"embedding"``), or its class name when an instance was
+            given; ``options`` the judge options given (``{}`` for none; a value that is
+            not JSON is written as its type's name, a path as text). ``batch_size`` and
+            ``progress`` are left out: they change memory and display, not a figure.
+        """
+        judges = {"content": self.content_judge, "theme": self.theme_judge}
+        out: dict = {}
+        for kind, judge in judges.items():
+            name, options = self._chosen[kind]
+            out[f"{kind}_judge"] = (
+                None
+                if judge is None
+                else {
+                    "name": name,
+                    "fingerprint": judge.fingerprint,
+                    "options": _json_ready(options or {}),
+                }
+            )
+        out["options"] = {
+            "splitter": self.splitter.fingerprint,
+            "include_other": self.include_other,
+            "zero_division": self.zero_division,
+        }
+        out["versions"] = installed_versions(*_LIBRARIES)
+        return out
 
     def score(
         self,

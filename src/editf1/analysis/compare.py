@@ -172,6 +172,10 @@ class ScoredRun:
         replies: per pair, the sentence count of each of its replies where it was
             scored against several (:func:`reply_sizes`), else ``None``; empty for
             a run made in memory (its pairs' ``per_reference`` give them).
+        provenance: the run record every line of the file carries (its ``run`` object:
+            judges' names, fingerprints and options, scoring options and library
+            versions, :attr:`editf1.scorer.EditF1Scorer.provenance`); empty for a file
+            written without one.
     """
 
     name: str
@@ -180,6 +184,7 @@ class ScoredRun:
     keys: tuple[str, ...]
     gold: dict = dataclasses.field(default_factory=dict)
     replies: tuple[tuple[int | None, ...] | None, ...] = ()
+    provenance: dict = dataclasses.field(default_factory=dict)
 
     @property
     def pairs(self) -> list[PairResult]:
@@ -202,20 +207,27 @@ def load_run(
         path: the JSONL file.
         name: the system's name (default: the file name without ``.edit_f1.jsonl``).
         summary: the run's summary (``edit-f1 score --summary-json`` file, or the dict):
-            gives the judges' reproducibility string, the scored themes and the value
-            of undefined ratios (``zero_division``; 0.0 without a summary), and is
-            checked against the pairs.
+            gives the scored themes, and is checked against the pairs. The judges'
+            reproducibility string and the value of undefined ratios
+            (``zero_division``) come from the lines' ``run`` record, or from the
+            summary for a file written without one (0.0, "not recorded" without
+            either).
 
     Returns:
-        :class:`ScoredRun`. Without a summary the scored themes are the 8 clinical ones
-        unless a row lists Other (scored with ``--include-other``).
+        :class:`ScoredRun`. Without a summary the scored themes are those of the run
+        record's ``include_other`` (9 with Other, else the 8 clinical ones); without
+        either, the 8 clinical ones unless a row lists Other.
 
     Raises:
         FileNotFoundError: if a file is missing.
         ValueError: naming the line of a row that is not a scored pair, duplicate ids,
-            an empty file, or a summary whose figures differ from the pairs'.
+            an empty file, a line whose run record differs from the first line's, or a
+            summary whose figures or reproducibility string differ from the pairs'.
     """
+    from editf1.scorer import reproducibility_of
+
     path = Path(path)
+    records: list = []
     pairs: list[PairResult] = []
     replies: list[tuple[int | None, ...] | None] = []
     gold: dict[int, dict] = {}
@@ -230,6 +242,14 @@ def load_run(
         try:
             row = json.loads(line)
             pairs.append(pair_result_from_dict(row))
+            records.append(row.get("run"))
+            if records[-1] != records[0]:
+                raise ValueError(
+                    "its run record (judges, options, versions) differs from the first "
+                    "line's: the file mixes runs"
+                )
+            if len(records) == 1 and records[0] is not None:
+                recorded = reproducibility_of(records[0])
             replies.append(reply_sizes(row))
             if "gold" in row:
                 gold[len(pairs) - 1] = row["gold"]
@@ -260,11 +280,22 @@ def load_run(
         )
     if summary and summary.get("themes_scored"):
         themes = tuple(summary["themes_scored"])
+    elif records[0] is not None:
+        themes = THEMES if records[0]["options"]["include_other"] is True else CLINICAL_THEMES
     elif any(OTHER in p.reference_themes | p.prediction_themes for p in pairs):
         themes = THEMES
     else:
         themes = CLINICAL_THEMES
-    reproducibility = (summary or {}).get("reproducibility", "not recorded (no summary given)")
+    reproducibility = (summary or {}).get(
+        "reproducibility", "not recorded (no run record in the lines, no summary given)"
+    )
+    if records[0] is not None:
+        if summary and summary.get("reproducibility", recorded) != recorded:
+            raise ValueError(
+                f"the summary's reproducibility string differs from the run record of the "
+                f"lines of {path}: they are not from the same run"
+            )
+        reproducibility = recorded
     result = aggregate(  # the scorer's warnings were issued when the run was scored
         pairs,
         themes_scored=themes,
@@ -298,6 +329,7 @@ def load_run(
         keys,
         {keys[k]: g for k, g in gold.items()},
         tuple(replies),
+        records[0] or {},
     )
 
 

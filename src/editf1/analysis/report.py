@@ -9,21 +9,24 @@ runs scored against the same references, the paired bootstrap difference in edit
 with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`); where both
 runs were scored with clinicians' gold labels of the same pairs (``edit-f1 score
 --gold``), the prediction-powered (PPI++) CI of the difference
-(:func:`editf1.analysis.compare.compare_with_gold`).
+(:func:`editf1.analysis.compare.compare_with_gold`), and in the HTML page the pairs
+whose content edit-F1 differs most, with each system's alignment
+(:func:`editf1.analysis.pairs.differing_pairs`); the judges, options and versions of
+each run come from its per-row file's run record.
 
-Plots use matplotlib's object API (no global pyplot state); needs the ``report``
-extra (``pip install "edit-f1[report]"``).
+Plots (:mod:`editf1.analysis.figures`) use matplotlib's object API (no global pyplot
+state); needs the ``report`` extra (``pip install "edit-f1[report]"``).
 """
 
 from __future__ import annotations
 
 import base64
 import importlib.metadata
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
-
-import numpy as np
 
 from editf1.analysis.compare import (
     PairedDifference,
@@ -33,13 +36,19 @@ from editf1.analysis.compare import (
     corpus_estimates,
     reference_mismatch,
 )
+from editf1.analysis.figures import (
+    clinician_series,
+    defined_f1,
+    draw_bars,
+    per_pair_histograms,
+    per_theme_f1_bars,
+    scored_themes,
+    theme_proportion_bars,
+)
+from editf1.analysis.pairs import PairAlignment, differing_pairs
 from editf1.io import staged_folder
-from editf1.themes import THEMES
 
 __all__ = ["ReportFiles", "write_report"]
-
-_COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
-_CLINICIAN_COLOR = "#333333"
 
 
 @dataclass(frozen=True)
@@ -63,30 +72,50 @@ def _p(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
 
 
-def _figure(width: float, height: float):
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), dpi=110, layout="constrained")
-
-
-def _grouped_barh(ax, labels: Sequence[str], series: list[tuple[str, Sequence[float], str]]):
-    """Horizontal grouped bars: one group per label, one bar per series (top to bottom)."""
-    y = np.arange(len(labels))
-    height = 0.8 / len(series)
-    for k, (name, values, color) in enumerate(series):
-        offsets = y - 0.4 + height * (k + 0.5)
-        ax.barh(offsets, values, height=height, label=name, color=color)
-    ax.set_yticks(y, labels)
-    ax.invert_yaxis()
-    ax.figure.legend(loc="outside lower center", ncols=min(len(series), 4), fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
-
-
 def _judges_of(run) -> dict[str, str]:
     """The ``content:`` and ``theme:`` parts of a run's reproducibility string (empty
-    when the run was loaded without its summary)."""
+    when neither its lines' run record nor a summary gave one)."""
     parts = (p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p)
     return {k: v for k, v in parts if k in ("content", "theme")}
+
+
+def _judge_cell(judge: dict | None) -> str:
+    """A run record's judge: its name, fingerprint and the options it was given."""
+    if judge is None:
+        return "none"
+    given = judge.get("options")
+    options = ", ".join(
+        f"{k}={json.dumps(v)}" for k, v in (given.items() if isinstance(given, dict) else ())
+    )
+    return (
+        f"{judge.get('name', 'unnamed')} (fingerprint {judge['fingerprint']}"
+        f"{'; options ' + options if options else ''})"
+    )
+
+
+def _provenance_cells(run) -> list[str]:
+    """The content judge, theme judge, scoring options and versions of a run: from the
+    run record of its lines, else from its summary's reproducibility string (judges by
+    fingerprint), else "not recorded"."""
+    record = run.provenance
+    if record:
+        return [
+            _judge_cell(record["content_judge"]),
+            _judge_cell(record["theme_judge"]),
+            ", ".join(f"{k}: {v}" for k, v in record["options"].items()),
+            ", ".join(f"{k} {v}" for k, v in record["versions"].items()),
+        ]
+    parts = [p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p]
+    if not parts:
+        return [run.result.reproducibility] + ["not recorded"] * 3
+    named = dict(parts)
+    options = ("splitter", "include_other", "zero_division")
+    return [
+        named.get("content", "not recorded"),
+        named.get("theme", "not recorded"),
+        ", ".join(f"{k}: {named[k]}" for k in options if k in named),
+        ", ".join(f"{k} {v}" for k, v in parts if k not in ("content", "theme", *options)),
+    ]
 
 
 def _judge_notes(runs, differences) -> list[str]:
@@ -104,97 +133,6 @@ def _judge_notes(runs, differences) -> list[str]:
                 "systems' and the judges' together."
             )
     return notes
-
-
-def _scored_themes(runs) -> list[str]:
-    """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
-    with ``include_other`` adds Other; the others have no figure for it)."""
-    return [t for t in THEMES if any(t in run.result.per_theme for run in runs)]
-
-
-def _theme_value(run, theme: str, value) -> float:
-    """``value(per-theme score)`` of ``run``, or NaN (no bar, "–") for a theme it does
-    not score."""
-    score = run.result.per_theme.get(theme)
-    return float("nan") if score is None else value(score)
-
-
-def _plot_per_theme_f1(runs, path: Path) -> None:
-    themes = _scored_themes(runs)
-    fig = _figure(8, 0.55 * len(themes) + 1.5)
-    ax = fig.add_subplot()
-    series = [
-        (
-            run.name,
-            [_theme_value(run, t, lambda s: s.f1) for t in themes],
-            _COLORS[k % len(_COLORS)],
-        )
-        for k, run in enumerate(runs)
-    ]
-    _grouped_barh(ax, themes, series)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("theme F1 (draft has theme → reply has theme)")
-    ax.set_title("Per-theme F1 (Table 15 view)")
-    fig.savefig(path)
-
-
-def _clinician_series(runs) -> list[tuple[str, ScoredRun]]:
-    """One 'Clinicians' series when all runs share references, else one per run."""
-    if all(reference_mismatch(runs[0], other) is None for other in runs[1:]):
-        return [("Clinicians", runs[0])]
-    return [(f"Clinicians ({run.name})", run) for run in runs]
-
-
-def _plot_theme_proportions(runs, path: Path) -> None:
-    themes = _scored_themes(runs)
-    fig = _figure(8, 0.6 * len(themes) + 1.5)
-    ax = fig.add_subplot()
-    clinicians = _clinician_series(runs)
-    shades = np.linspace(0.2, 0.55, len(clinicians))
-    series = [
-        (
-            name,
-            [_theme_value(run, t, lambda s: 100 * s.reference_proportion) for t in themes],
-            _CLINICIAN_COLOR if len(clinicians) == 1 else str(shade),
-        )
-        for (name, run), shade in zip(clinicians, shades)
-    ]
-    series += [
-        (
-            run.name,
-            [_theme_value(run, t, lambda s: 100 * s.prediction_proportion) for t in themes],
-            _COLORS[k % len(_COLORS)],
-        )
-        for k, run in enumerate(runs)
-    ]
-    _grouped_barh(ax, themes, series)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of responses containing the theme")
-    ax.set_title("Theme proportions: systems beside clinicians (Table 5 view)")
-    fig.savefig(path)
-
-
-def _plot_histograms(runs, path: Path) -> None:
-    panels = [("content edit-F1 per pair", lambda p: p.content.f1)]
-    if all(run.has_themes for run in runs):
-        panels.append(("theme edit-F1 per pair", lambda p: p.theme.f1))
-    fig = _figure(5 * len(panels), 3.6)
-    bins = np.linspace(0, 1, 11)
-    for k, (label, value) in enumerate(panels):
-        ax = fig.add_subplot(1, len(panels), k + 1)
-        ax.hist(
-            [[value(p) for p in run.pairs] for run in runs],
-            bins=bins,
-            label=[run.name for run in runs],
-            color=[_COLORS[i % len(_COLORS)] for i in range(len(runs))],
-        )
-        ax.set_xlabel(label)
-        ax.set_ylabel("pairs")
-        ax.set_xlim(0, 1)
-        ax.legend(fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("Distribution of per-pair F1")
-    fig.savefig(path)
 
 
 def _gold_blocks(runs, confidence: float) -> list[tuple]:
@@ -230,6 +168,68 @@ def _gold_blocks(runs, confidence: float) -> list[tuple]:
             ),
         ]
     return blocks + notes
+
+
+def _alignment_cells(view: PairAlignment) -> list:
+    """One system's column of a pair's table: its F1 and counts (a text), then its
+    matches (``(reference sentence, draft span)``), expected additions and expected
+    deletions, each a list of items (a text, or a pair of texts for a match)."""
+    em, ea, ed = view.counts
+    score = f"{view.f1:.3f} (EM {em}, EA {ea}, ED {ed})"
+    if view.reply is not None:
+        score += f", against reply {view.reply + 1}"
+    return [
+        score,
+        list(view.matches),
+        [f"{text} ({note})" if note else text for text, note in view.additions],
+        list(view.deletions),
+    ]
+
+
+def _pair_blocks(contrasts) -> list[tuple]:
+    """The section of the pairs that differ most between two runs (HTML only: it
+    quotes the texts; report.md says where to find it)."""
+    if not contrasts:
+        return []
+    blocks = [
+        ("h2", "Pairs that differ most"),
+        (
+            "p",
+            "For each two systems scored against the same references, the pairs whose "
+            "content edit-F1 differs most, largest difference first, with each system's "
+            "alignment. Matched: a reply sentence and the draft span the content judge "
+            "matched it to. Expected additions: reply sentences the draft lacks. Expected "
+            "deletions: draft sentences left over. This part quotes the texts of the "
+            "pairs, and is in report.html only.",
+        ),
+    ]
+    labels = [
+        "edit-F1 of the pair",
+        "matched: reply sentence → draft span",
+        "expected additions (reply sentences the draft lacks)",
+        "expected deletions (draft sentences left over)",
+    ]
+    for baseline, system, found, differing, n_pairs in contrasts:
+        summary = (
+            f"{system} against {baseline}: {differing} of {n_pairs} pairs differ in content "
+            f"edit-F1; the {len(found)} that differ most."
+        )
+        pairs = [
+            {
+                "heading": f"{c.key}: edit-F1 {c.baseline.f1:.3f} ({baseline}) and "
+                f"{c.system.f1:.3f} ({system}), difference {c.difference:+.3f}",
+                "header": ["", baseline, system],
+                "rows": [
+                    {"label": label, "cells": cells}
+                    for label, *cells in zip(
+                        labels, _alignment_cells(c.baseline), _alignment_cells(c.system)
+                    )
+                ],
+            }
+            for c in found
+        ]
+        blocks.append(("pairs", summary, pairs))
+    return blocks
 
 
 def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tuple]:
@@ -304,12 +304,12 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
         blocks.append(("figure", name, caption))
     if themes:
         per_theme_header = ["theme"]
-        clinicians = _clinician_series(runs)
+        clinicians = clinician_series(runs)
         per_theme_header += [f"{name} % replies" for name, _ in clinicians]
         for run in runs:
             per_theme_header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
         per_theme_rows = []
-        for theme in _scored_themes(runs):
+        for theme in scored_themes(runs):
             row = [theme]
             for _, run in clinicians:
                 s = run.result.per_theme.get(theme)
@@ -320,7 +320,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     ["–"] * 3
                     if s is None
                     else [
-                        "–" if s.reference_count == s.prediction_count == 0 else _fmt(s.f1),
+                        "–" if defined_f1(s) is None else _fmt(s.f1),
                         f"{100 * s.prediction_proportion:.1f}",
                         "–" if s.reference_sentences == 0 else _fmt(s.content_recall),
                     ]
@@ -337,14 +337,16 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
             ),
             ("table", per_theme_header, per_theme_rows),
         ]
+    blocks += _pair_blocks(options["contrasts"])
     blocks.append(("h2", "Reproducibility"))
     blocks.append(
         (
             "table",
-            ["system", "per-row file", "judges, options and versions"],
-            [[run.name, str(run.path or ""), run.result.reproducibility] for run in runs],
+            ["system", "per-row file", "content judge", "theme judge", "scoring options",
+             "versions"],
+            [[run.name, str(run.path or ""), *_provenance_cells(run)] for run in runs],
         )
-    )
+    )  # fmt: skip
     blocks.append(("p", f"Report written by edit-f1 {options['version']}."))
     return blocks
 
@@ -369,6 +371,8 @@ def _markdown(blocks) -> str:
         elif kind == "figure":
             name, caption = rest
             out.append(f"![{caption}]({name})\n\n*{caption}*")
+        elif kind == "pairs":
+            out.append(f"{rest[0]} The pairs and alignments are in report.html.")
         out.append("")
     return "\n".join(out)
 
@@ -391,6 +395,8 @@ def _html(blocks, folder: Path) -> str:
             name, caption = rest
             png = base64.b64encode((folder / name).read_bytes()).decode("ascii")
             page.append({"kind": kind, "png": png, "caption": caption})
+        elif kind == "pairs":
+            page.append({"kind": kind, "text": rest[0], "pairs": rest[1]})
         else:
             page.append({"kind": kind, "text": rest[0]})
     title = next(block["text"] for block in page if block["kind"] == "h1")
@@ -407,6 +413,7 @@ def write_report(
     confidence: float = 0.95,
     seed: int = 0,
     protect: Iterable[str | Path] = (),
+    top_pairs: int = 10,
 ) -> ReportFiles:
     """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
 
@@ -422,13 +429,18 @@ def write_report(
             report).
         protect: inputs (the runs' files, their summaries) that a report file may not
             replace.
+        top_pairs: for each two runs of the same pairs and references, how many of the
+            pairs whose content edit-F1 differs most report.html shows, with each
+            system's alignment (:func:`editf1.analysis.pairs.differing_pairs`; an int
+            >= 0, 0 for none).
 
     Returns:
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, an ``output_dir`` that is a file, or
-            a report file that would replace a file in ``protect``.
+        ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
+            ``output_dir`` that is a file, or a report file that would replace a file in
+            ``protect``.
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
     if not runs:
@@ -436,6 +448,8 @@ def write_report(
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(f"runs need distinct names, got {names}; pass a name per run")
+    if isinstance(top_pairs, bool) or not isinstance(top_pairs, int) or top_pairs < 0:
+        raise ValueError(f"top_pairs must be an int >= 0, got {top_pairs!r}")
     folder = Path(output_dir)
     boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
@@ -444,14 +458,19 @@ def write_report(
     figures = []
     if all(run.has_themes for run in runs):
         figures += [
-            ("per_theme_f1.png", "Per-theme F1 of each system (Table 15 view)"),
+            (
+                "per_theme_f1.png",
+                "Theme F1 of each system, per theme (the paper's Table 15); a hatched box "
+                "marks a theme no reply or draft has (undefined, – in the table), a mark "
+                "at 0 an F1 of 0",
+            ),
             (
                 "theme_proportions.png",
                 "Share of responses containing each theme: clinicians' replies beside "
-                "each system's drafts (Table 5 view)",
+                "each system's drafts (the paper's Table 5)",
             ),
         ]
-    figures.append(("per_pair_f1.png", "Histograms of per-pair content and theme edit-F1"))
+    figures.append(("per_pair_f1.png", "Histograms of per-pair edit-F1 (number of pairs)"))
     options = {
         "title": title,
         "confidence": confidence,
@@ -459,6 +478,11 @@ def write_report(
         "seed": seed,
         "case_note": "cases (pairs of one case drawn together)" if cases else "pairs",
         "version": importlib.metadata.version("edit-f1"),
+        "contrasts": [
+            (a.name, b.name, *differing_pairs(a, b, top_pairs), len(a.pairs))
+            for a, b in combinations(runs, 2)
+            if top_pairs and reference_mismatch(a, b) is None
+        ],
     }
     blocks = _blocks(runs, estimates, differences, skipped, figures, options)
     if not all(run.has_themes for run in runs):
@@ -467,9 +491,9 @@ def write_report(
         )
     with staged_folder(folder, protect=protect) as stage:
         if all(run.has_themes for run in runs):
-            _plot_per_theme_f1(runs, stage / "per_theme_f1.png")
-            _plot_theme_proportions(runs, stage / "theme_proportions.png")
-        _plot_histograms(runs, stage / "per_pair_f1.png")
+            draw_bars(per_theme_f1_bars(runs)).savefig(stage / "per_theme_f1.png")
+            draw_bars(theme_proportion_bars(runs)).savefig(stage / "theme_proportions.png")
+        per_pair_histograms(runs).savefig(stage / "per_pair_f1.png")
         (stage / "report.md").write_text(_markdown(blocks), encoding="utf-8")
         (stage / "report.html").write_text(_html(blocks, stage), encoding="utf-8")
     return ReportFiles(

@@ -35,7 +35,8 @@ def _add_report(commands) -> None:
         "report.html (self-contained), report.md and PNG plots: per-theme F1, theme "
         "proportions beside the clinicians', per-pair F1 histograms, and for runs scored "
         "against the same references the paired bootstrap difference in edit-F1 with its "
-        "95% CI and p-value.",
+        "95% CI and p-value, and (report.html only) the pairs whose edit-F1 differs most, "
+        "with each system's alignment.",
     )
     p.add_argument(
         "runs",
@@ -54,7 +55,8 @@ def _add_report(commands) -> None:
         action="append",
         type=Path,
         default=[],
-        help="the run's --summary-json file, once per run in order (optional; checked)",
+        help="the run's --summary-json file, once per run in order (optional: the per-row "
+        "file names its judges, options and versions; a summary is checked against it)",
     )
     p.add_argument(
         "--output",
@@ -68,6 +70,16 @@ def _add_report(commands) -> None:
         "--case-pattern",
         help="regex whose first group is a pair's case, for the bootstrap: pairs of one "
         "case are drawn together, e.g. '(.+)-\\d+' for OncQA ids <case>-<n>",
+    )
+    p.add_argument(
+        "--top-pairs",
+        type=int,
+        default=10,
+        metavar="N",
+        help="for each two runs of the same pairs, report.html shows the N pairs whose "
+        "content edit-F1 differs most, with each system's alignment: matched sentences, "
+        "expected additions and deletions (default 10; 0: none; report.md names them "
+        "only by count, without their texts)",
     )
     add_bootstrap_options(p)
     p.set_defaults(run=_report)
@@ -83,6 +95,8 @@ def _report(args) -> int:
     from editf1.io import check_output_path
 
     check_output_path(args.output, "-o", folder=True)
+    if args.top_pairs < 0:
+        raise ValueError(f"--top-pairs must be 0 or more, got {args.top_pairs}")
     names = args.name or [None] * len(args.runs)
     summaries = args.summary or [None] * len(args.runs)
     runs = [load_run(path, name, summary=s) for path, name, s in zip(args.runs, names, summaries)]
@@ -96,6 +110,7 @@ def _report(args) -> int:
         cases=case_pattern(args.case_pattern) if args.case_pattern else None,
         n_resamples=args.n_resamples,
         seed=args.seed,
+        top_pairs=args.top_pairs,
     )
     print(f"wrote {files.html}")
     print(f"wrote {files.markdown}")

@@ -249,18 +249,22 @@ def _score(args) -> int:
     gold = check_gold(args, checked, scorer)
     if gold is not None and state is not None:
         raise ValueError("--gold runs in one process")
+    # every line names its judges, options and versions: a report needs no other file
+    record = {"run": scorer.provenance}
     if state is None:
         with JsonlWriter(output) as write:
             result = scorer.score_stream(
                 checked,
                 total=len(checked),
-                sink=lambda pair: write(pair.to_dict() | (gold.entry(pair.row) if gold else {})),
+                sink=lambda pair: write(
+                    pair.to_dict() | record | (gold.entry(pair.row) if gold else {})
+                ),
                 keep_pairs=gold is not None,
             )
         if gold is not None:
             result = gold.attach(result)
     else:
-        run = _score_sharded(state, scorer, checked, output)
+        run = _score_sharded(state, scorer, checked, output, record["run"])
         if run is None:  # not the main process: it wrote its share, the main one the rest
             return 0
         result = run.result
@@ -351,13 +355,14 @@ def _process_state(args):
     return process_state()
 
 
-def _score_sharded(state, scorer, rows, output: Path):
+def _score_sharded(state, scorer, rows, output: Path, run_record: dict):
     """Each process judges its contiguous share of ``rows``; the main process writes
-    ``output`` in input order and returns the :class:`ShardedRun` (others ``None``)."""
+    ``output`` in input order (each line with ``run_record``) and returns the
+    :class:`ShardedRun` (others ``None``)."""
     from editf1.integrations.distributed import score_across_processes
 
     try:
-        return score_across_processes(scorer, rows, output, state=state)
+        return score_across_processes(scorer, rows, output, state=state, run_record=run_record)
     except (ValueError, OSError) as error:
         if state.is_main_process:
             raise

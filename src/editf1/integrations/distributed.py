@@ -151,6 +151,7 @@ def score_across_processes(
     output: str | os.PathLike,
     *,
     state=None,
+    run_record: dict | None = None,
 ) -> ShardedRun | None:
     """Judge ``rows`` with every process, each its own contiguous share, and write the
     per-pair JSONL once, in input order, from the main process.
@@ -173,6 +174,9 @@ def score_across_processes(
         output: the per-pair JSONL file (not standard output). Across machines its
             folder must be shared by every process.
         state: the ``accelerate.PartialState`` (default :func:`process_state`).
+        run_record: written as the ``run`` object of every line (``edit-f1 score``
+            gives the scorer's :attr:`~editf1.scorer.EditF1Scorer.provenance`, as under
+            one process); ``None``: lines are ``to_dict`` alone.
 
     Returns:
         On the main process a :class:`ShardedRun`; on the others ``None``.
@@ -217,8 +221,9 @@ def score_across_processes(
             )
         counts: list[int] = []
         pairs = (pair for path in paths for pair in _read_shard(path, counts))
+        extra = {} if run_record is None else {"run": run_record}
         with JsonlWriter(output) as write:
-            result = scorer.aggregate(pairs, sink=lambda pair: write(pair.to_dict()))
+            result = scorer.aggregate(pairs, sink=lambda pair: write(pair.to_dict() | extra))
         return ShardedRun(result, tuple(counts))
     finally:
         if state.is_main_process and folder[0] is not None:

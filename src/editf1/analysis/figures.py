@@ -1,0 +1,255 @@
+"""The plots of ``edit-f1 report``: what each bar chart shows, and its drawing.
+
+Each bar chart is built in two steps: a function that works out its data
+(:func:`per_theme_f1_bars`, :func:`theme_proportion_bars`: a :class:`Bars`, the values,
+labels and words of the chart, testable by hand) and :func:`draw_bars`, which draws any
+:class:`Bars` with matplotlib's object API (no global pyplot state). A value that is
+undefined is drawn as no bar, a hatched empty box and the word given for it, and a
+value of 0 as a mark at 0, so the two cannot be mistaken for each other or for a
+missing theme. :func:`per_pair_histograms` draws the per-pair F1 histograms (counts of
+pairs on integer ticks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from editf1.analysis.compare import ScoredRun, reference_mismatch
+from editf1.results import ThemeScore
+from editf1.themes import THEMES
+
+__all__ = [
+    "Bars",
+    "clinician_series",
+    "defined_f1",
+    "draw_bars",
+    "per_pair_histograms",
+    "per_theme_f1_bars",
+    "scored_themes",
+    "theme_proportion_bars",
+]
+
+COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
+CLINICIAN_COLOR = "#333333"
+_ABSENT_COLOR = "0.55"
+
+
+@dataclass(frozen=True)
+class Bars:
+    """The data of a grouped horizontal bar chart.
+
+    Attributes:
+        title, xlabel: the chart's title and the words under its x axis.
+        labels: one group per label, drawn top to bottom (themes).
+        series: ``(name, color, values)`` per series, one bar per group each, in the
+            legend's order; a value is a number in ``[0, xmax]``, or ``None`` where it is
+            undefined (no bar: a hatched empty box and ``absent_mark``).
+        xmax: the largest value the axis shows (1 for F1, 100 for percentages).
+        absent_mark: the word written where a value is ``None``.
+        absent_label: the legend's words for such a box.
+        value_format: how each defined value is written beside its bar.
+    """
+
+    title: str
+    xlabel: str
+    labels: tuple[str, ...]
+    series: tuple[tuple[str, str, tuple[float | None, ...]], ...]
+    xmax: float
+    absent_mark: str
+    absent_label: str
+    value_format: str = "{:.2f}"
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=110, layout="constrained")
+
+
+def scored_themes(runs: Sequence[ScoredRun]) -> list[str]:
+    """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
+    with ``include_other`` adds Other; the others have no figure for it)."""
+    return [t for t in THEMES if any(t in run.result.per_theme for run in runs)]
+
+
+def clinician_series(runs: Sequence[ScoredRun]) -> list[tuple[str, ScoredRun]]:
+    """One ``("Clinicians", run)`` when all runs share references, else one
+    ``("Clinicians (<run>)", run)`` per run."""
+    if all(reference_mismatch(runs[0], other) is None for other in runs[1:]):
+        return [("Clinicians", runs[0])]
+    return [(f"Clinicians ({run.name})", run) for run in runs]
+
+
+def defined_f1(score: ThemeScore | None) -> float | None:
+    """A theme's F1 (Seegmiller et al., Table 15), or ``None`` where nothing defines it:
+    the run does not score the theme, or no reply and no draft has it (the result then
+    stores 1.0: nothing expected, nothing given, which is not a perfect score)."""
+    if score is None or score.reference_count == score.prediction_count == 0:
+        return None
+    return score.f1
+
+
+def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
+    """Theme F1 of each run, per scored theme (:func:`defined_f1`: ``None`` where
+    undefined, shown "–" in the report's table).
+
+    Args:
+        runs: runs with theme scores.
+
+    Returns:
+        :class:`Bars` with values in [0, 1], one series per run.
+    """
+    themes = scored_themes(runs)
+    series = tuple(
+        (
+            run.name,
+            COLORS[k % len(COLORS)],
+            tuple(defined_f1(run.result.per_theme.get(t)) for t in themes),
+        )
+        for k, run in enumerate(runs)
+    )
+    unscored = any(t not in run.result.per_theme for run in runs for t in themes)
+    return Bars(
+        title="Theme F1 per theme",
+        xlabel="theme F1 over all pairs\n(1: drafts have the theme exactly where replies "
+        "do; 0: never in the same pair)",
+        labels=tuple(themes),
+        series=series,
+        xmax=1.0,
+        absent_mark="undefined",
+        absent_label="undefined: no reply or draft has the theme"
+        + (", or the run does not score it" if unscored else "")
+        + " (– in the table)",
+    )
+
+
+def theme_proportion_bars(runs: Sequence[ScoredRun]) -> Bars:
+    """The percentage of replies (clinicians, :func:`clinician_series`) and of each
+    run's drafts containing each scored theme (Seegmiller et al., Table 5); ``None``
+    for a theme a run does not score.
+
+    Returns:
+        :class:`Bars` with values in [0, 100], the clinicians' series first.
+    """
+    themes = scored_themes(runs)
+    clinicians = clinician_series(runs)
+    shades = np.linspace(0.2, 0.55, len(clinicians))
+
+    def percent(run, theme, field):
+        score = run.result.per_theme.get(theme)
+        return None if score is None else 100 * getattr(score, field)
+
+    series = [
+        (
+            name,
+            CLINICIAN_COLOR if len(clinicians) == 1 else str(round(float(shade), 3)),
+            tuple(percent(run, t, "reference_proportion") for t in themes),
+        )
+        for (name, run), shade in zip(clinicians, shades)
+    ]
+    series += [
+        (
+            run.name,
+            COLORS[k % len(COLORS)],
+            tuple(percent(run, t, "prediction_proportion") for t in themes),
+        )
+        for k, run in enumerate(runs)
+    ]
+    return Bars(
+        title="Share of responses containing each theme",
+        xlabel="% of replies or drafts containing the theme",
+        labels=tuple(themes),
+        series=tuple(series),
+        xmax=100.0,
+        absent_mark="not scored",
+        absent_label="not scored: the run does not score the theme",
+        value_format="{:.0f}%",
+    )
+
+
+def draw_bars(bars: Bars):
+    """Draw :class:`Bars`: each defined value a bar with its value written beside it, a
+    value of 0 a mark at 0, an undefined one a hatched empty box with
+    ``bars.absent_mark``; the legend names the series and, where used, the box and the
+    mark.
+
+    Returns:
+        The matplotlib ``Figure`` (one axes).
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig = _figure(9, 0.22 * len(bars.labels) * len(bars.series) + 2.0)
+    ax = fig.add_subplot()
+    y = np.arange(len(bars.labels))
+    height = 0.8 / len(bars.series)
+    handles, absent, zero = [], False, False
+    for k, (name, color, values) in enumerate(bars.series):
+        offsets = y - 0.4 + height * (k + 0.5)
+        widths = [0.0 if v is None else v for v in values]
+        handles.append(ax.barh(offsets, widths, height=height, label=name, color=color))
+        for offset, value in zip(offsets, values):
+            if value is None:
+                absent = True
+                ax.barh(offset, 0.04 * bars.xmax, height=height * 0.9, facecolor="none",
+                        edgecolor=_ABSENT_COLOR, hatch="////", linewidth=0.6)  # fmt: skip
+                ax.text(0.05 * bars.xmax, offset, bars.absent_mark, va="center", fontsize=7,
+                        color=_ABSENT_COLOR, style="italic")  # fmt: skip
+                continue
+            if value == 0:
+                zero = True
+                ax.plot([0], [offset], marker="|", markersize=max(4.0, 40 * height),
+                        markeredgewidth=4, color=color, clip_on=False)  # fmt: skip
+            ax.text(value + 0.01 * bars.xmax, offset, bars.value_format.format(value),
+                    va="center", fontsize=7)  # fmt: skip
+    if absent:
+        handles.append(Patch(facecolor="none", edgecolor=_ABSENT_COLOR, hatch="////",
+                             label=bars.absent_label))  # fmt: skip
+    if zero:
+        handles.append(Line2D([], [], marker="|", markersize=9, markeredgewidth=2.5,
+                              linestyle="none", color="black", label="a value of 0"))  # fmt: skip
+    ax.set_yticks(y, bars.labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.1 * bars.xmax)
+    ax.set_xticks(np.linspace(0, bars.xmax, 6))
+    ax.set_xlabel(bars.xlabel)
+    ax.set_title(bars.title)
+    ax.grid(axis="x", alpha=0.3)
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8)
+    return fig
+
+
+def per_pair_histograms(runs: Sequence[ScoredRun]):
+    """Histograms of per-pair content edit-F1 (and theme edit-F1 where every run has
+    theme scores), ten bins of width 0.1 over [0, 1], one colour per run; the y axis
+    counts pairs on integer ticks.
+
+    Returns:
+        The matplotlib ``Figure`` (one axes per panel).
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    panels = [("content edit-F1 of a pair", lambda p: p.content.f1)]
+    if all(run.has_themes for run in runs):
+        panels.append(("theme edit-F1 of a pair", lambda p: p.theme.f1))
+    fig = _figure(5 * len(panels), 3.6)
+    bins = np.linspace(0, 1, 11)
+    for k, (label, value) in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), k + 1)
+        ax.hist(
+            [[value(p) for p in run.pairs] for run in runs],
+            bins=bins,
+            label=[run.name for run in runs],
+            color=[COLORS[i % len(COLORS)] for i in range(len(runs))],
+        )
+        ax.set_xlabel(label)
+        ax.set_ylabel("number of pairs")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlim(0, 1)
+        ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("Distribution of per-pair edit-F1")
+    return fig
