@@ -20,8 +20,9 @@ LABELLED = ("demo-02", "demo-08", "demo-09")
 
 @pytest.fixture(autouse=True)
 def few_resamples(monkeypatch):
-    """The agreement CIs' bootstrap with 50 resamples (sklearn's kappa is slow)."""
-    monkeypatch.setattr("editf1.gold.report.N_RESAMPLES", 50)
+    """The agreement CIs' bootstrap with 100 resamples, the fewest taken (sklearn's kappa
+    is slow)."""
+    monkeypatch.setattr("editf1.gold.report.N_RESAMPLES", 100)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -170,7 +171,7 @@ def test_report_gives_the_prediction_powered_difference(tmp_path, exact_demo, de
         ]
     report = tmp_path / "report"
     assert (
-        main(["report", str(runs["a"]), str(runs["b"]), "-o", str(report), "--n-resamples", "50"])
+        main(["report", str(runs["a"]), str(runs["b"]), "-o", str(report), "--n-resamples", "100"])
         == 0
     )
     markdown = (report / "report.md").read_text()
@@ -186,6 +187,15 @@ def test_report_gives_the_prediction_powered_difference(tmp_path, exact_demo, de
     gold_only = precision(runs["b_gold"]) - precision(runs["a_gold"])
     assert cells[4].startswith(f"{gold_only:.3f} [")
     assert cells[7] == "3 of 12"
+
+
+@pytest.mark.parametrize("given", ["2", "99", "-5", "many"])
+def test_n_resamples_below_the_minimum_is_refused_by_the_parser(tmp_path, given, capsys):
+    run = tmp_path / "a.edit_f1.jsonl"
+    assert main(["report", str(run), "-o", str(tmp_path / "r"), "--n-resamples", given]) == 2
+    err = capsys.readouterr().err
+    assert "error: argument --n-resamples: must be an integer of at least 100" in err
+    assert f"got {given!r} (see" in err if given == "many" else f"got {given} (see" in err
 
 
 def test_python_and_evaluate_take_gold(exact_demo, demo_gold_rows):

@@ -138,7 +138,7 @@ def test_theme_estimates_and_agreement_by_hand(theme_judge_cls):
         },
     ]
     gold = bind_gold(rows, pairs, scorer.splitter)
-    report = gold_report(result, gold, n_resamples=50)
+    report = gold_report(result, gold, n_resamples=100)
     # gold themes: a reply {plan, logistics} vs draft {plan}: tp 1, fn 1; b reply {plan}
     # vs draft {contingency}: fp 1, fn 1. precision 1/2, recall 1/3, F1 2/(2 + 1 + 2)
     theme = report.theme

@@ -34,6 +34,7 @@ from editf1.analysis.compare import (
     reference_mismatch,
 )
 from editf1.io import staged_folder
+from editf1.stats import check_n_resamples
 from editf1.themes import THEMES
 
 __all__ = ["ReportFiles", "write_report"]
@@ -427,10 +428,12 @@ def write_report(
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, an ``output_dir`` that is a file, or
-            a report file that would replace a file in ``protect``.
+        ValueError: for no runs or repeated names, an ``output_dir`` that is a file, a
+            report file that would replace a file in ``protect``, or too few
+            ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
+    check_n_resamples(n_resamples, confidence)
     if not runs:
         raise ValueError("a report needs at least one scored run")
     names = [run.name for run in runs]
