@@ -89,6 +89,9 @@ def test_score_gold_end_to_end(tmp_path, demo_file, exact_demo, demo_gold_rows, 
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "gold labels: 3 of 12 pairs (sampling not recorded); 95% CIs" in printed
+    # under the table: what lam is, and that 3 labelled pairs are too few
+    assert "  lam: the PPI++ power-tuning weight on the judge's counts (Angelopoulos" in printed
+    assert "  note: only 3 labelled pairs (fewer than 30): n is too small" in printed
     report = json.loads(summary.read_text())["gold"]
     # gold only, by hand: precision 12/25, recall 12/17, F1 24/42; judge only: the run's
     assert report["content"]["precision"]["gold_only"]["value"] == pytest.approx(12 / 25)

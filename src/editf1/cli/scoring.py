@@ -254,7 +254,7 @@ def _score(args) -> int:
             result = scorer.score_stream(
                 checked,
                 total=len(checked),
-                sink=lambda pair: write(pair.to_dict() | (gold.entry(pair.row) if gold else {})),
+                sink=lambda pair: write(pair.to_dict() | (gold.entry(pair) if gold else {})),
                 keep_pairs=gold is not None,
             )
         if gold is not None:
