@@ -61,6 +61,8 @@ def test_sample_for_labels_is_reproducible(tmp_path, demo_file, capsys):
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0] != outputs[2]
     rows = _jsonl(tmp_path / "a.jsonl")
+    # what the labelling app's last screen turns into the next command
+    assert {tuple(r["score_arguments"]) for r in rows} == {(str(demo_file),)}
     assert [r["sampling"]["rank"] for r in rows] == [0, 1, 2, 3]
     assert {r["sampling"]["population"] for r in rows} == {12}
     assert "drew 4 of 12 pairs (uniform, seed 0)" in capsys.readouterr().out
@@ -284,3 +286,16 @@ def test_score_gold_with_one_labelled_pair_is_refused_before_scoring(
     assert main(["score", str(demo_file), "--gold", str(gold), "-o", str(out), *FAST]) == 2
     assert "needs at least 2 labelled pairs, got 1" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_score_arguments_name_the_options_that_differ_from_scores(tmp_path, capsys):
+    table = tmp_path / "pairs.csv"
+    table.write_text("case,draft,reply\nc1,Rest.,Rest.\nc2,Ice.,Rest.\n")
+    out = tmp_path / "annotation.jsonl"
+    argv = ["sample-for-labels", str(table), "-n", "2", "-o", str(out), "--id-field", "case",
+            "--prediction-field", "draft", "--reference-field", "reply",
+            "--input-format", "csv"]  # fmt: skip
+    assert main(argv) == 0
+    (arguments,) = {tuple(r["score_arguments"]) for r in _jsonl(out)}
+    assert arguments == (str(table), "--input-format", "csv", "--prediction-field", "draft",
+                         "--reference-field", "reply", "--id-field", "case")  # fmt: skip

@@ -11,7 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    human_stream,
+    is_stdio,
+    seed_option,
+)
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
 
@@ -177,7 +183,13 @@ def _sample_for_labels(args) -> int:
     pairs = [PairText(k, row[pred], row[ref]) for k, row in zip(pair_keys(ids), rows)]
     if any(not isinstance(p.reference, str) for p in pairs):
         raise ValueError(f"{ref} holds lists of replies: gold labels are of one reply per draft")
-    drawn = sample_for_labels(pairs, args.n, seed=args.seed, themes=not args.no_themes)
+    drawn = sample_for_labels(
+        pairs,
+        args.n,
+        seed=args.seed,
+        themes=not args.no_themes,
+        score_arguments=_score_arguments(args),
+    )
     with JsonlWriter(args.output) as write:
         for row in drawn:
             write(row)
@@ -186,6 +198,23 @@ def _sample_for_labels(args) -> int:
     print(f"  annotation file: {args.output}", file=human)
     print(f"  next: edit-f1 annotate {args.output} -o gold.jsonl", file=human)
     return 0
+
+
+def _score_arguments(args) -> list[str] | None:
+    """The ``edit-f1 score`` arguments that read the pairs ``args`` sampled from (the
+    file and every option that differs from score's default), or ``None`` for standard
+    input."""
+    if is_stdio(args.input):
+        return None
+    options = [
+        ("--input-format", args.input_format, "auto"),
+        ("--prediction-field", args.prediction_field, "prediction"),
+        ("--reference-field", args.reference_field, "reference"),
+        ("--id-field", args.id_field, "id"),
+    ]
+    return [str(args.input)] + [
+        part for flag, value, default in options if value != default for part in (flag, value)
+    ]
 
 
 def _annotate(args) -> int:
