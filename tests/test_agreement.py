@@ -112,7 +112,7 @@ def test_binary_agreement_report_when_the_humans_say_no_match_only():
     assert report["non_match_agreement"].value == 0.5 and report["match_agreement"] is None
     assert report["confusion_matrix"] == [[1, 1], [0, 0]]
     # one label on both sides: complete agreement, kappa 1.0
-    same = binary_agreement_report([False] * 3, [False] * 3, n_resamples=50)
+    same = binary_agreement_report([False] * 3, [False] * 3, n_resamples=100)
     assert (same["agreement"].value, same["cohen_kappa"].value) == (1.0, 1.0)
 
 
@@ -267,7 +267,7 @@ def test_the_report_prints_each_figure_with_its_ci(report):
 
 
 def test_a_single_label_report_reads_back_from_json_and_prints_n_a():
-    report = binary_agreement_report([True] * 4, [True, True, False, True], n_resamples=50)
+    report = binary_agreement_report([True] * 4, [True, True, False, True], n_resamples=100)
     saved = json.loads(json.dumps(to_jsonable(report | {"cases": 4})))
     assert saved["match_agreement"] == {
         "value": 0.75,

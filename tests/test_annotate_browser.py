@@ -71,6 +71,13 @@ def test_label_with_the_keyboard_reload_and_resume(browser, serve_app, tmp_path)
     labels = page.locator("#candidates label").all_inner_texts()
     assert labels == ["0 · NO MATCH", "1 · Rest today.", "2 · Drink water.",
                       "3 · Call us if it gets worse."]  # fmt: skip
+    # the reply wraps between words, not inside them (Gradio's own style is break-all)
+    style = "getComputedStyle(document.querySelector('#reply .textfield'))"
+    assert page.evaluate(f"[{style}.wordBreak, {style}.display]") == ["normal", "block"]
+    # every theme's definition and example beside the choices
+    guide = page.locator("#theme-guide").inner_text()
+    assert "e · Medical planning instruction: what to do medically" in guide
+    assert "“Let's get you in for a bloodwork test.”" in guide
     # candidate 1 and theme e (planning); Enter saves at once
     page.locator("body").click()
     _answer(page, "1", "e")
@@ -90,6 +97,10 @@ def test_label_with_the_keyboard_reload_and_resume(browser, serve_app, tmp_path)
     _answer(page, "e")
     _wait_question(page, "draft sentence 1 of 3")
     assert _saved(output)[0]["reference_sentences"][1]["match"] == {"start": 12, "end": 23}
+    # the draft sentence asked about is highlighted in the draft; no span to select now
+    page.locator("#draft-view").get_by_text("Rest today.").wait_for()
+    assert not page.locator("#draft textarea").is_visible()
+    assert not page.locator("#candidates").is_visible()
     # the draft's three sentences: themes only
     for key, then in (("e", "draft sentence 2 of 3"), ("e", "draft sentence 3 of 3"),
                       ("h", "Pair 2 of 2 · reply sentence 1 of 2")):  # fmt: skip
@@ -131,3 +142,20 @@ def test_label_with_the_keyboard_reload_and_resume(browser, serve_app, tmp_path)
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / "annotate.png", Path(folder) / "edit_f1_annotate.png")
+
+
+def test_the_last_screen_gives_the_next_command(browser, serve_app, tmp_path):
+    rows = sample_for_labels(PAIRS, 2, seed=1, themes=False, score_arguments=["pairs.jsonl"])
+    session = AnnotationSession(rows, tmp_path / "gold.jsonl")
+    for position in range(len(session.items())):
+        session.answer(position, match=None)
+    page = browser.new_page(viewport={"width": 1300, "height": 1200})
+    page.set_default_timeout(60_000)
+    page.goto(serve_app(build_annotate_app(session)), wait_until="domcontentloaded")
+    page.locator("#question").get_by_text("All 2 pairs are labelled.").wait_for()
+    command = f"edit-f1 score pairs.jsonl --gold {tmp_path / 'gold.jsonl'}"
+    assert command in page.locator("#question").inner_text()
+    for hidden in ("#reply", "#draft", "#draft-view", "#candidates", "#theme", "#save-button"):
+        assert not page.locator(hidden).is_visible(), hidden
+    assert page.locator("#back-button").is_visible()
+    page.close()

@@ -68,9 +68,9 @@ def test_per_row_scores_of_the_exact_judge_and_difflib_on_three_pairs():
 
 
 def test_spearman_with_bootstrap_and_undefined_cases():
-    estimate = validity.spearman_estimate([1, 2, 3, 4], [0.9, 0.5, 0.2, 0.1], None, 50, 0)
+    estimate = validity.spearman_estimate([1, 2, 3, 4], [0.9, 0.5, 0.2, 0.1], None, 100, 0)
     assert estimate["value"] == -1.0 and estimate["low"] == -1.0 and estimate["high"] == -1.0
-    constant = validity.spearman_estimate([0, 0, 0], [1, 2, 3], None, 50, 0)
+    constant = validity.spearman_estimate([0, 0, 0], [1, 2, 3], None, 100, 0)
     assert constant["value"] is None and constant["note"] == "constant input"
     assert validity._fmt(constant) == "undefined (constant score)"
 
@@ -78,9 +78,9 @@ def test_spearman_with_bootstrap_and_undefined_cases():
 def test_micro_f1_sums_counts_before_dividing():
     pairs = _exact().score([p for p, _ in PAIRS], [r for _, r in PAIRS]).pairs
     # EM 3, ED 3, EA 2 -> P 0.5, R 0.6, F1 6/11
-    estimate = validity.micro_f1_estimate(pairs, None, 50, 0)
+    estimate = validity.micro_f1_estimate(pairs, None, 100, 0)
     assert estimate["value"] == pytest.approx(6 / 11)
-    assert validity.mean_estimate([0.0, 0.5, 1.0], None, 50, 0)["value"] == 0.5
+    assert validity.mean_estimate([0.0, 0.5, 1.0], None, 100, 0)["value"] == 0.5
 
 
 def test_distribution_per_acceptability_class():
@@ -103,7 +103,7 @@ def test_edited_figures_on_hand_made_rows():
     ]
     scored = validity.score_rows({"exact": _exact()}, rows)
     scored["edit-F1"] = scored["exact"]  # the embedded judge needs the real model
-    figures = validity.edited_figures(rows, scored, n_resamples=20, seed=0)
+    figures = validity.edited_figures(rows, scored, n_resamples=100, seed=0)
     assert figures["changed_rows"] == 2 and figures["changed_cases"] == 2
     exact = figures["metrics"]["exact"]
     # normalised edit distances 20/33 and 15/17 against F1 0.4 and 0.0: rho -1 on 2
@@ -129,7 +129,7 @@ def test_inter_annotator_figures_with_the_exact_judge():
     ]
     scored = validity.score_rows({"exact": _exact()}, rows)
     scored["edit-F1"] = scored["exact"]
-    figures = validity.iap_figures(rows, scored, {"edit-F1": _exact(), "exact": _exact()}, 20, 0)
+    figures = validity.iap_figures(rows, scored, {"edit-F1": _exact(), "exact": _exact()}, 100, 0)
     assert figures["cases"] == 1
     exact = figures["metrics"]["exact"]
     # replies scored on each other: EM 2, EA 1, ED 1 -> F1 2/3 (inter_annotator doctest)

@@ -147,7 +147,7 @@ def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceili
     # sentence judged Care coordination gives Logistics F1 0 and Care coordination 0
     human = ["Logistics", "Other", "Contingency planning", "Other"]
     judge = ["Care coordination", "Other", "Contingency planning", "Other"]
-    report = to_jsonable(theme_label_report(human, judge, groups=[0, 1, 2, 3], n_resamples=50))
+    report = to_jsonable(theme_label_report(human, judge, groups=[0, 1, 2, 3], n_resamples=100))
     report["clinical_micro_f1"] = report["micro_f1"]  # stands in for the 8-theme figure
     ceiling = {"agreement": report["micro_f1"], "cohen_kappa": report["cohen_kappa"]}
     spec = embedding_theme_card_spec(report, human_ceiling=ceiling)

@@ -117,7 +117,7 @@ def test_content_calibration_on_own_labels_chooses_the_threshold_out_of_fold(bag
     params = calibrate_content_judge(
         items,
         encoder=encoder,
-        n_resamples=20,
+        n_resamples=100,
         threshold=None,
         fitted_on="content labels mine.jsonl",
         case_name="case",
@@ -137,17 +137,17 @@ def test_content_calibration_on_own_labels_chooses_the_threshold_out_of_fold(bag
     assert params["agreement"]["agreement"]["value"] == 1.0
     assert EmbeddingContentJudge(params=params, encoder=encoder).threshold == params["threshold"]
     # a fixed threshold other than 0.5 is written as given, with no choice recorded
-    fixed = calibrate_content_judge(items, encoder=encoder, n_resamples=20, threshold=0.7)
+    fixed = calibrate_content_judge(items, encoder=encoder, n_resamples=100, threshold=0.7)
     assert fixed["threshold"] == 0.7 and "threshold_choice" not in fixed
     # 0.5, the judge's default, is not written: the shipped files' recipe
-    plain = calibrate_content_judge(items, encoder=encoder, n_resamples=20)
+    plain = calibrate_content_judge(items, encoder=encoder, n_resamples=100)
     assert "threshold" not in plain and plain["split"]["by"] == "question"
     # five cases leave 3 to fit (2 held out); nine are the fewest that leave 5 to fit
     # (ceil(0.4 * 9) = 4 held out): said before anything is encoded
     with pytest.raises(ValueError, match=r"3 fitting case\(s\) for the 5 folds .* at least 9 "):
         calibrate_content_judge(items[:5], encoder=object(), threshold=None)
     nine = calibrate_content_judge(
-        items[:9], encoder=encoder, n_resamples=20, threshold=None, case_name="case"
+        items[:9], encoder=encoder, n_resamples=100, threshold=None, case_name="case"
     )
     assert nine["split"]["train_cases"] == 5
 
@@ -183,7 +183,7 @@ def test_content_calibration_writes_the_veto_and_fits_without_it(bag_model):
     items = _rest_drink_items()
     fit = {
         veto: calibrate_content_judge(
-            items, encoder=SentenceEncoder(bag_model(), "bag"), n_resamples=20, veto=veto
+            items, encoder=SentenceEncoder(bag_model(), "bag"), n_resamples=100, veto=veto
         )
         for veto in ((), ("direction", "drug"))
     }
@@ -284,7 +284,7 @@ def test_content_calibration_reproduces_the_shipped_parameters(shared_data, real
         ("content_judge_veto.json", V2_VETO),
         ("content_judge_veto_nc.json", VETO_NC),
     ):
-        fitted = calibrate_content_judge(items, n_resamples=20, veto=veto)
+        fitted = calibrate_content_judge(items, n_resamples=100, veto=veto)
         shipped = load_params(name)
         assert fitted["weights"] == pytest.approx(shipped["weights"], abs=1e-3)
         assert fitted["bias"] == pytest.approx(shipped["bias"], abs=1e-3)
@@ -416,7 +416,7 @@ def test_content_calibration_fits_on_runs_embedded_the_way_asked(bag_model, span
     params = calibrate_content_judge(
         items,
         encoder=SentenceEncoder(model, "bag"),
-        n_resamples=20,
+        n_resamples=100,
         span_embedding=span_embedding,
     )
     seen = {text for batch in model.batches for text in batch}

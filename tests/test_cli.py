@@ -602,7 +602,7 @@ def test_report_refuses_a_run_that_is_not_complete(tmp_path, run, capsys):
     out, summary = run
     capsys.readouterr()
     lines = out.read_text().splitlines(keepends=True)
-    report = ["report", "--n-resamples", "20", "-o", str(tmp_path / "report")]
+    report = ["report", "--n-resamples", "100", "-o", str(tmp_path / "report")]
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(lines[:2]))  # cut at a line break: only the summary tells
     assert main([*report, str(cut), "--summary", str(summary)]) == 2
@@ -628,7 +628,7 @@ def test_report_never_replaces_its_inputs(tmp_path, run, capsys):
     os.replace(out, inside / "report.md")  # a run file with a report file's name
     before = (inside / "report.md").read_bytes()
     assert (
-        main(["report", str(inside / "report.md"), "-o", str(inside), "--n-resamples", "20"]) == 2
+        main(["report", str(inside / "report.md"), "-o", str(inside), "--n-resamples", "100"]) == 2
     )
     assert "would replace the input" in _one_error_line(capsys)
     assert (inside / "report.md").read_bytes() == before

@@ -248,7 +248,7 @@ def test_summary_by_hand():
         _row("3", "team-d", False, "oncqa:2") | {"reason": None},
         _row("4", "team-f", True, "oncqa:2", (0, 4)),
     ]
-    summary = content_sets_summary(rows, n_resamples=10)
+    summary = content_sets_summary(rows, n_resamples=100)
     s = summary["sets"]["oncqa_other_reply"]
     assert (s["primary"], s["items"], s["cases"], s["matches"], s["match_rate"]) == (
         "team-d",
@@ -311,7 +311,7 @@ def test_real_sets_load_with_every_hash_verified(shared_data):
 
 @pytest.fixture(scope="module")
 def quick_summary() -> dict:
-    return content_sets_summary(n_resamples=10)
+    return content_sets_summary(n_resamples=100)
 
 
 def test_card_figures_except_the_cis_are_the_summarys(quick_summary):

@@ -20,8 +20,9 @@ LABELLED = ("demo-02", "demo-08", "demo-09")
 
 @pytest.fixture(autouse=True)
 def few_resamples(monkeypatch):
-    """The agreement CIs' bootstrap with 50 resamples (sklearn's kappa is slow)."""
-    monkeypatch.setattr("editf1.gold.report.N_RESAMPLES", 50)
+    """The agreement CIs' bootstrap with 100 resamples, the fewest taken (sklearn's kappa
+    is slow)."""
+    monkeypatch.setattr("editf1.gold.report.N_RESAMPLES", 100)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -60,6 +61,8 @@ def test_sample_for_labels_is_reproducible(tmp_path, demo_file, capsys):
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0] != outputs[2]
     rows = _jsonl(tmp_path / "a.jsonl")
+    # what the labelling app's last screen turns into the next command
+    assert {tuple(r["score_arguments"]) for r in rows} == {(str(demo_file),)}
     assert [r["sampling"]["rank"] for r in rows] == [0, 1, 2, 3]
     assert {r["sampling"]["population"] for r in rows} == {12}
     assert "drew 4 of 12 pairs (uniform, seed 0)" in capsys.readouterr().out
@@ -88,6 +91,9 @@ def test_score_gold_end_to_end(tmp_path, demo_file, exact_demo, demo_gold_rows, 
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "gold labels: 3 of 12 pairs (sampling not recorded); 95% CIs" in printed
+    # under the table: what lam is, and that 3 labelled pairs are too few
+    assert "  lam: the PPI++ power-tuning weight on the judge's counts (Angelopoulos" in printed
+    assert "  note: only 3 labelled pairs (fewer than 30): n is too small" in printed
     report = json.loads(summary.read_text())["gold"]
     # gold only, by hand: precision 12/25, recall 12/17, F1 24/42; judge only: the run's
     assert report["content"]["precision"]["gold_only"]["value"] == pytest.approx(12 / 25)
@@ -170,7 +176,7 @@ def test_report_gives_the_prediction_powered_difference(tmp_path, exact_demo, de
         ]
     report = tmp_path / "report"
     assert (
-        main(["report", str(runs["a"]), str(runs["b"]), "-o", str(report), "--n-resamples", "50"])
+        main(["report", str(runs["a"]), str(runs["b"]), "-o", str(report), "--n-resamples", "100"])
         == 0
     )
     markdown = (report / "report.md").read_text()
@@ -186,6 +192,15 @@ def test_report_gives_the_prediction_powered_difference(tmp_path, exact_demo, de
     gold_only = precision(runs["b_gold"]) - precision(runs["a_gold"])
     assert cells[4].startswith(f"{gold_only:.3f} [")
     assert cells[7] == "3 of 12"
+
+
+@pytest.mark.parametrize("given", ["2", "99", "-5", "many"])
+def test_n_resamples_below_the_minimum_is_refused_by_the_parser(tmp_path, given, capsys):
+    run = tmp_path / "a.edit_f1.jsonl"
+    assert main(["report", str(run), "-o", str(tmp_path / "r"), "--n-resamples", given]) == 2
+    err = capsys.readouterr().err
+    assert "error: argument --n-resamples: must be an integer of at least 100" in err
+    assert f"got {given!r} (see" in err if given == "many" else f"got {given} (see" in err
 
 
 def test_python_and_evaluate_take_gold(exact_demo, demo_gold_rows):
@@ -271,3 +286,16 @@ def test_score_gold_with_one_labelled_pair_is_refused_before_scoring(
     assert main(["score", str(demo_file), "--gold", str(gold), "-o", str(out), *FAST]) == 2
     assert "needs at least 2 labelled pairs, got 1" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_score_arguments_name_the_options_that_differ_from_scores(tmp_path, capsys):
+    table = tmp_path / "pairs.csv"
+    table.write_text("case,draft,reply\nc1,Rest.,Rest.\nc2,Ice.,Rest.\n")
+    out = tmp_path / "annotation.jsonl"
+    argv = ["sample-for-labels", str(table), "-n", "2", "-o", str(out), "--id-field", "case",
+            "--prediction-field", "draft", "--reference-field", "reply",
+            "--input-format", "csv"]  # fmt: skip
+    assert main(argv) == 0
+    (arguments,) = {tuple(r["score_arguments"]) for r in _jsonl(out)}
+    assert arguments == (str(table), "--input-format", "csv", "--prediction-field", "draft",
+                         "--reference-field", "reply", "--id-field", "case")  # fmt: skip

@@ -129,7 +129,7 @@ def test_agreement_to_standard_output_is_the_json_report_alone(tmp_path, capsys)
         [_row(reference="Rest today."), _row(case="c2", reference="Sleep.", match=False)],
     )
     args = ["agreement", "content", "--labels", str(labels), "--content-judge", "exact"]
-    assert main([*args, "--n-resamples", "50", "-o", "-"]) == 0
+    assert main([*args, "--n-resamples", "100", "-o", "-"]) == 0
     out, err = capsys.readouterr()
     report = json.loads(out)
     assert report["n"] == 2 and report["agreement"]["value"] == 1.0
@@ -141,7 +141,7 @@ def test_agreement_warns_that_one_case_gives_no_interval(tmp_path, capsys):
     _jsonl(labels, [_row(reference="Rest today."), _row(reference="Sleep.", match=False)])
     args = ["agreement", "content", "--labels", str(labels), "--content-judge", "exact"]
     with pytest.warns(UserWarning, match=r"1 case\(s\): the bootstrap over cases"):
-        assert main([*args, "--n-resamples", "50"]) == 0
+        assert main([*args, "--n-resamples", "100"]) == 0
     assert "2 items in 1 case;" in capsys.readouterr().out
 
 
@@ -178,7 +178,7 @@ def test_a_judge_fitted_on_these_labels_is_measured_on_its_own_split(tmp_path, c
     ) in capsys.readouterr().err
     # the digest covers the labels: change one and the file is not these labels' fit
     # with the recorded seed its held-out side is measured: c1 and c3 (seed 0: c2, c3)
-    assert main([*args, "--seed", "3", "--n-resamples", "50"]) == 0
+    assert main([*args, "--seed", "3", "--n-resamples", "100"]) == 0
     assert "2 items in 2 cases" in capsys.readouterr().out
     # the digest covers the labels: change one and the file is not these labels' fit
     other = [*items[:3], ContentItem("c3", "Rest today.", "Sleep.", True)]
@@ -286,7 +286,9 @@ def test_a_theme_judge_fitted_on_labels_is_not_measured_on_them(tmp_path, capsys
     assert f"params_file {judge} was fitted on all of these labels" in capsys.readouterr().err
     other = tmp_path / "other.jsonl"
     _jsonl(other, rows[:-1])
-    assert main(["agreement", "theme", "--labels", str(other), "--n-resamples", "20", *option]) == 0
+    assert (
+        main(["agreement", "theme", "--labels", str(other), "--n-resamples", "100", *option]) == 0
+    )
     printed = capsys.readouterr().out
     assert "clinical_micro_f1" in printed
     assert re.search(r"\n    Medication-related follow-up questions +\d\.\d{3} \[", printed)

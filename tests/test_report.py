@@ -124,10 +124,10 @@ def test_paired_bootstrap_difference_by_hand(runs):
     # The same seed gives the same interval; a run against itself differs by exactly 0.
     assert compare_runs(a, b, metrics=["f1"], cases=case_pattern(CASES), n_resamples=199,
                         seed=3)[0] == f1  # fmt: skip
-    (same,) = compare_runs(a, a, metrics=["f1"], n_resamples=50)
+    (same,) = compare_runs(a, a, metrics=["f1"], n_resamples=100)
     assert (same.difference.value, same.difference.low, same.difference.high) == (0, 0, 0)
     assert same.p_value == 1.0
-    estimates = corpus_estimates(b, n_resamples=50)
+    estimates = corpus_estimates(b, n_resamples=100)
     assert estimates["f1"].value == pytest.approx(12 / 13)
     assert estimates["theme_f1"].low <= estimates["theme_f1"].value
 
@@ -148,7 +148,7 @@ def test_runs_against_several_replies_are_compared_on_each_runs_best(scorer, tmp
     run_a, run_b = (load_run(path, summary=summary) for path, summary, _ in (a, b))
     assert [p.best_reference for p in run_b.pairs] == [1, 1]
     assert run_b.replies == ((2, 2), (1, 2))
-    (f1,) = compare_runs(run_a, run_b, metrics=["f1"], n_resamples=50)
+    (f1,) = compare_runs(run_a, run_b, metrics=["f1"], n_resamples=100)
     assert (f1.baseline_value, f1.system_value) == pytest.approx((1, 6 / 7))
     assert f1.difference.value == pytest.approx(6 / 7 - 1)
     # Other replies are still refused: a second reply of another length, or one reply.
@@ -171,7 +171,7 @@ def test_runs_on_different_references_are_not_compared(scorer, runs, tmp_path):
     with pytest.raises(ValueError, match="pair 'c3-1' was scored against different references"):
         compare_runs(a, c)
     d = load_run(_score_to_files(scorer, tmp_path, "D", DRAFTS_B[:3], REFS[:3], IDS[:3])[0])
-    differences, skipped = compare_all([a, c, d], n_resamples=20)
+    differences, skipped = compare_all([a, c, d], n_resamples=100)
     assert differences == []
     assert [(s[0], s[1]) for s in skipped] == [("A", "C"), ("A", "D"), ("C", "D")]
     assert "1 only in 'A'" in skipped[1][2]
@@ -185,8 +185,8 @@ def test_runs_of_one_case_are_not_compared(runs):
     a, b = (load_run(paths[0]) for paths in runs[:2])
     one_case = case_pattern(r"(c)\d-\d")  # every pair in case "c"
     with pytest.raises(TooFewCasesError, match="only 1 case"):
-        compare_runs(a, b, cases=one_case, n_resamples=20)
-    differences, skipped = compare_all([a, b], cases=one_case, n_resamples=20)
+        compare_runs(a, b, cases=one_case, n_resamples=100)
+    differences, skipped = compare_all([a, b], cases=one_case, n_resamples=100)
     assert differences == [] and [s[:2] for s in skipped] == [("A", "B")]
     assert "only 1 case" in skipped[0][2]
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from editf1.stats import Estimate, bootstrap, bootstrap_resamples, paired_bootstrap
+from editf1.stats import (
+    MIN_RESAMPLES,
+    Estimate,
+    bootstrap,
+    bootstrap_resamples,
+    check_n_resamples,
+    paired_bootstrap,
+)
 
 
 def mean_of(values):
@@ -17,7 +24,7 @@ def mean_of(values):
 
 
 def test_a_constant_statistic_has_a_zero_width_ci():
-    estimate = bootstrap(lambda idx: 0.25, 7, groups=[0, 0, 1, 1, 2, 2, 3], n_resamples=50)
+    estimate = bootstrap(lambda idx: 0.25, 7, groups=[0, 0, 1, 1, 2, 2, 3], n_resamples=100)
     assert estimate == Estimate(0.25, 0.25, 0.25, 7, 0.95)
     assert str(estimate) == "0.250 [0.250, 0.250]"
 
@@ -34,13 +41,13 @@ def test_bootstrap_same_seed_same_ci():
 def test_resamples_are_the_documented_draws_of_the_seeded_generator():
     # one case per item: resample b is rng.integers(0, 5, size=5) of default_rng(3)
     rng = np.random.default_rng(3)
-    expected = [rng.integers(0, 5, size=5) for _ in range(20)]
+    expected = [rng.integers(0, 5, size=5) for _ in range(100)]
     drawn = bootstrap_resamples(
-        lambda idx: float(idx @ 10 ** np.arange(5)), 5, n_resamples=20, seed=3
+        lambda idx: float(idx @ 10 ** np.arange(5)), 5, n_resamples=100, seed=3
     )
     assert drawn.tolist() == [float(e @ 10 ** np.arange(5)) for e in expected]
     again = bootstrap_resamples(
-        lambda idx: float(idx @ 10 ** np.arange(5)), 5, n_resamples=20, seed=3
+        lambda idx: float(idx @ 10 ** np.arange(5)), 5, n_resamples=100, seed=3
     )
     assert np.array_equal(drawn, again)
 
@@ -98,12 +105,12 @@ def test_cluster_resampling_widens_the_ci_of_correlated_items():
 
 def test_bootstrap_errors():
     with pytest.raises(ValueError, match="undefined on every bootstrap resample"):
-        bootstrap(lambda idx: float("nan"), 5, n_resamples=20)
+        bootstrap(lambda idx: float("nan"), 5, n_resamples=100)
     with pytest.raises(ValueError, match="at least one item"):
         bootstrap(mean_of([]), 0)
     with pytest.raises(ValueError, match="groups has 2 entries for 3 items"):
         bootstrap(mean_of([1, 2, 3]), 3, groups=[0, 1])
-    with pytest.raises(ValueError, match="n_resamples must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="n_resamples must be an integer of at least 100"):
         bootstrap(mean_of([1, 2, 3]), 3, n_resamples=0)
     with pytest.raises(ValueError, match=r"confidence must lie in \(0, 1\), got 95"):
         bootstrap(mean_of([1, 2, 3]), 3, confidence=95)
@@ -125,21 +132,21 @@ def test_bootstrap_skips_resamples_where_the_statistic_is_undefined():
 
 def test_identical_runs_differ_by_zero_with_p_value_one():
     values = np.random.default_rng(4).random(12)
-    result = paired_bootstrap(mean_of(values), mean_of(values), 12, n_resamples=99)
+    result = paired_bootstrap(mean_of(values), mean_of(values), 12, n_resamples=100)
     assert result.difference == Estimate(0.0, 0.0, 0.0, 12, 0.95)
-    # every d* is 0: P(d* <= 0) = P(d* >= 0) = (1 + 99)/(99 + 1) = 1 → p = min(1, 2) = 1
+    # every d* is 0: P(d* <= 0) = P(d* >= 0) = (1 + 100)/(100 + 1) = 1 → p = min(1, 2) = 1
     assert result.p_value == 1.0
 
 
 def test_a_system_better_on_every_resample_by_hand():
     # the system is the baseline + 0.1 on the same items: every d* is 0.1 (paired), so
-    # P(d* <= 0) = (1 + 0)/(99 + 1) and p = 2/100; the CI has zero width
+    # P(d* <= 0) = (1 + 0)/(100 + 1) and p = 2/101; the CI has zero width
     values = np.random.default_rng(5).random(8)
     base = mean_of(values)
-    difference, p_value = paired_bootstrap(base, lambda i: base(i) + 0.1, 8, n_resamples=99)
+    difference, p_value = paired_bootstrap(base, lambda i: base(i) + 0.1, 8, n_resamples=100)
     assert difference.value == pytest.approx(0.1)
     assert difference.low == pytest.approx(0.1) and difference.high == pytest.approx(0.1)
-    assert p_value == pytest.approx(2 / 100)
+    assert p_value == pytest.approx(2 / 101)
 
 
 def test_paired_bootstrap_is_seeded_and_resamples_cases():
@@ -164,8 +171,8 @@ def test_paired_bootstrap_refuses_an_undefined_difference():
     def undefined_without_item_0(idx):
         return 1.0 if first[idx].any() else float("nan")
 
-    with pytest.raises(ValueError, match=r"undefined on \d+ of 50 bootstrap resamples"):
-        paired_bootstrap(mean_of(np.zeros(6)), undefined_without_item_0, 6, n_resamples=50)
+    with pytest.raises(ValueError, match=r"undefined on \d+ of 100 bootstrap resamples"):
+        paired_bootstrap(mean_of(np.zeros(6)), undefined_without_item_0, 6, n_resamples=100)
 
 
 # ---------------------------------------------------------------- against SciPy
@@ -230,7 +237,47 @@ def test_where_scipy_gives_nan_or_refuses_the_wrapper_answers():
         scipy.stats.bootstrap((np.arange(1),), np.mean, method="percentile")
     assert (
         bootstrap_resamples(
-            lambda idx: float(len(idx)), 3, groups=[7, 7, 7], n_resamples=4
+            lambda idx: float(len(idx)), 3, groups=[7, 7, 7], n_resamples=100
         ).tolist()
-        == [3.0] * 4
+        == [3.0] * 100
     )
+
+
+# ---------------------------------------------------------------- how many resamples
+
+
+def test_one_or_two_resamples_are_refused():
+    """Why: the mean of the items [0, 1] is 0.5. With seed 4 the first two resamples draw
+    items (1, 1) and (1, 1) (``default_rng(4).integers(0, 2, 2)`` twice, the documented
+    draws), both of mean 1: an interval from 1 or 2 resamples would be [1, 1], which
+    excludes its own estimate 0.5."""
+    rng = np.random.default_rng(4)
+    assert [rng.integers(0, 2, size=2).tolist() for _ in range(2)] == [[1, 1], [1, 1]]
+    values = [0.0, 1.0]
+    for n in (1, 2, MIN_RESAMPLES - 1):
+        with pytest.raises(ValueError) as caught:
+            bootstrap(mean_of(values), 2, n_resamples=n, seed=4)
+        message = str(caught.value)
+        assert message.startswith("n_resamples must be an integer of at least 100 (")
+        assert message.endswith(f"got {n}")
+        with pytest.raises(ValueError, match="n_resamples must be an integer of at least 100"):
+            paired_bootstrap(mean_of(values), mean_of(values), 2, n_resamples=n)
+        with pytest.raises(ValueError, match="n_resamples must be an integer of at least 100"):
+            bootstrap_resamples(mean_of(values), 2, n_resamples=n)
+    estimate = bootstrap(mean_of(values), 2, n_resamples=MIN_RESAMPLES, seed=4)
+    assert estimate.value == 0.5 and estimate.low <= 0.5 <= estimate.high
+
+
+def test_the_minimum_grows_with_the_confidence_level():
+    # at least one resample beyond each bound: B (1 - confidence) / 2 >= 1
+    assert MIN_RESAMPLES == 100
+    assert check_n_resamples(100, 0.95) == 100  # 2 / 0.05 = 40 < 100
+    assert check_n_resamples(200, 0.99) == 200  # 2 / 0.01 = 200
+    with pytest.raises(ValueError, match="at least 200 for a 99% bootstrap interval"):
+        check_n_resamples(199, 0.99)
+    with pytest.raises(ValueError, match=r"at least 2000 for a 99\.9% bootstrap interval"):
+        bootstrap(mean_of([1, 2, 3]), 3, n_resamples=1999, confidence=0.999)
+    assert check_n_resamples(np.int64(150)) == 150
+    for wrong in (True, 100.0, "100", None):
+        with pytest.raises(ValueError, match="n_resamples must be an integer of at least 100"):
+            check_n_resamples(wrong)

@@ -199,7 +199,7 @@ def test_labelled_sentences_are_the_splitters_and_cover_every_reply(shared_data,
 @pytest.fixture(scope="module")
 def quick_summaries() -> dict:
     """Both summaries with 10 resamples: every figure but the CIs is that of 2,000."""
-    return {name: label_set_summary(name, n_resamples=10) for name in CARDS}
+    return {name: label_set_summary(name, n_resamples=100) for name in CARDS}
 
 
 def test_label_set_counts_are_pinned_change_detector(quick_summaries):
@@ -302,7 +302,7 @@ def test_summary_of_a_tiny_label_set_by_hand(tiny_theme_labels):
     """One double-labelled item where the two disagree: agreement 0; kappa 0 because
     the second annotator's one label makes chance agreement equal observed agreement
     (p_o = 0, p_e = 1 * 0 = 0 → kappa = 0)."""
-    summary = label_set_summary("theme_labels", n_resamples=10)
+    summary = label_set_summary("theme_labels", n_resamples=100)
     assert summary["items"] == 2 and summary["cases"] == 1
     source = summary["sources"]["oncqa/stage1.csv"]
     assert (source["field"], source["items"], source["double_labelled"]) == ("response", 2, 1)

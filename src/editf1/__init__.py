@@ -96,7 +96,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
             ``gold``: clinicians' gold labels of a uniform random sample of the pairs (a
             JSON Lines file or rows, :mod:`editf1.gold.labels`), which adds the
             prediction-powered figures and the judge's agreement on them as
-            ``result.gold`` (:func:`editf1.gold.report.score_with_gold`); every
+            ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); every
             other option builds the :class:`EditF1Scorer` (``content_judge``,
             ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
             ``include_other``, ``zero_division``, ``batch_size``, ``progress``). The
@@ -130,7 +130,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
     except TypeError as error:
         raise TypeError(f"editf1.score: {error}") from None
     if call.get("gold") is not None:
-        from editf1.gold.report import score_with_gold
+        from editf1.gold.apply import score_with_gold
 
         return score_with_gold(scorer, rows, call["gold"], keep_pairs=keep_pairs)
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs)

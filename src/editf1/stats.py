@@ -21,6 +21,7 @@ published p-values, so paired p-values invert the bootstrap interval instead.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,22 @@ from typing import NamedTuple
 import numpy as np
 import scipy.stats
 
-__all__ = ["Estimate", "PairedBootstrap", "bootstrap", "bootstrap_resamples", "paired_bootstrap"]
+__all__ = [
+    "MIN_RESAMPLES",
+    "Estimate",
+    "PairedBootstrap",
+    "bootstrap",
+    "bootstrap_resamples",
+    "check_n_resamples",
+    "paired_bootstrap",
+]
+
+#: The fewest bootstrap resamples B any interval takes. A percentile interval's bounds are
+#: the (1 - confidence) / 2 quantiles of the B resamples: with B = 100 a 95% interval has
+#: 2.5 resamples beyond each bound, with B = 1 or 2 its bounds are single resamples that
+#: need not hold the estimate. Efron & Tibshirani (1993, §13.3) advise B of 1,000 or more
+#: for percentile intervals; every interval of the package uses 2,000 by default.
+MIN_RESAMPLES = 100
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,42 @@ def _alpha(confidence: float) -> float:
     return (1 - confidence) / 2
 
 
+def check_n_resamples(n_resamples, confidence: float | None = None) -> int:
+    """Return ``n_resamples`` if it is enough resamples for a percentile bootstrap CI.
+
+    Enough is an integer of at least :data:`MIN_RESAMPLES` and, for an interval at
+    ``confidence``, at least ``2 / (1 - confidence)``, so that at least one resample lies
+    beyond each bound (200 at 99%, 2,000 at 99.9%).
+
+    Raises:
+        ValueError: naming ``n_resamples``, the value given and the minimum.
+
+    >>> check_n_resamples(2000)
+    2000
+    >>> check_n_resamples(200, confidence=0.99)  # 100 would leave 0.5 beyond each bound
+    200
+    """
+    least = MIN_RESAMPLES
+    if confidence is not None and 0 < confidence < 1:
+        least = max(least, math.ceil(round(2 / (1 - confidence), 6)))
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise ValueError(
+            f"n_resamples must be an integer of at least {least}, got {type(n_resamples).__name__}"
+        )
+    if n_resamples < least:
+        why = (
+            f"for a {100 * confidence:g}% bootstrap interval (at least one resample beyond "
+            "each bound)"
+            if least > MIN_RESAMPLES
+            else "(a percentile interval from fewer rests on a handful of resamples and "
+            "need not hold its own estimate)"
+        )
+        raise ValueError(
+            f"n_resamples must be an integer of at least {least} {why}, got {n_resamples}"
+        )
+    return int(n_resamples)
+
+
 def bootstrap(
     statistic: Callable[[np.ndarray], float],
     n_items: int,
@@ -85,7 +137,8 @@ def bootstrap(
         groups: the case of each item (length N, any hashable values); cases are
             resampled with replacement and bring all their items. Default: each item
             is its own case.
-        n_resamples: bootstrap resamples B (Buckley et al. use 2,000).
+        n_resamples: bootstrap resamples B (Buckley et al. use 2,000); at least
+            :data:`MIN_RESAMPLES` (:func:`check_n_resamples`).
         confidence: CI level in (0, 1).
         seed: seed of the NumPy generator; the same seed gives the same CI.
 
@@ -95,13 +148,14 @@ def bootstrap(
 
     Raises:
         ValueError: if there are no items, ``groups`` has the wrong length,
-            ``n_resamples < 1``, ``confidence`` is outside (0, 1), or the statistic is
-            undefined on every resample.
+            ``n_resamples`` is too few (:func:`check_n_resamples`), ``confidence`` is
+            outside (0, 1), or the statistic is undefined on every resample.
 
-    >>> bootstrap(lambda idx: 0.5, 4, n_resamples=10)
+    >>> bootstrap(lambda idx: 0.5, 4, n_resamples=100)
     Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
     """
     alpha = _alpha(confidence)
+    check_n_resamples(n_resamples, confidence)
     values = bootstrap_resamples(
         statistic, n_items, groups=groups, n_resamples=n_resamples, seed=seed
     )
@@ -134,7 +188,7 @@ def bootstrap_resamples(
             where undefined on a resample).
         n_items: number of items N.
         groups: the case of each item (length N); default: one case per item.
-        n_resamples: bootstrap resamples B.
+        n_resamples: bootstrap resamples B, at least :data:`MIN_RESAMPLES`.
         seed: seed of the NumPy generator.
 
     Returns:
@@ -142,12 +196,11 @@ def bootstrap_resamples(
 
     Raises:
         ValueError: if there are no items, ``groups`` has the wrong length or
-            ``n_resamples < 1``.
+            ``n_resamples`` is too few (:func:`check_n_resamples`).
     """
     if n_items < 1:
         raise ValueError("bootstrap needs at least one item")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    n_resamples = check_n_resamples(n_resamples)
     group_ids = np.arange(n_items) if groups is None else np.asarray(groups)
     if len(group_ids) != n_items:
         raise ValueError(f"groups has {len(group_ids)} entries for {n_items} items")
@@ -210,7 +263,7 @@ def paired_bootstrap(
             resample.
         n_items: number of items N (the same items in both).
         groups: the case of each item (length N); default: one case per item.
-        n_resamples: bootstrap resamples B.
+        n_resamples: bootstrap resamples B (:func:`check_n_resamples`).
         confidence: CI level in (0, 1).
         seed: seed of the NumPy generator; the same seed gives the same CI and p-value.
 
@@ -221,11 +274,12 @@ def paired_bootstrap(
         ValueError: as :func:`bootstrap_resamples`, for ``confidence`` outside (0, 1),
             or if the difference is NaN on a resample.
 
-    >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=20)
+    >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=100)
     >>> same.difference.value, same.p_value
     (0.0, 1.0)
     """
     alpha = _alpha(confidence)
+    check_n_resamples(n_resamples, confidence)
 
     def difference(idx: np.ndarray) -> float:
         return system(idx) - baseline(idx)

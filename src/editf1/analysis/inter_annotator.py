@@ -21,7 +21,7 @@ from editf1.aggregate import micro_prf, pair_counts
 from editf1.inputs import CheckedRows, InputError, check_reference, describe
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
-from editf1.stats import Estimate, bootstrap
+from editf1.stats import Estimate, bootstrap, check_n_resamples
 
 __all__ = ["InterAnnotatorResult", "inter_annotator_predictability"]
 
@@ -99,7 +99,8 @@ def inter_annotator_predictability(
         :class:`InterAnnotatorResult`; fractions in [0, 1].
 
     Raises:
-        ValueError: if no message has two replies.
+        ValueError: if no message has two replies, or for too few ``n_resamples``
+            (:func:`editf1.stats.check_n_resamples`; checked before any scoring).
         InputError: naming ``replies[<message>][k]`` for a reply that is not a string
             with a word.
 
@@ -107,7 +108,7 @@ def inter_annotator_predictability(
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
         >>> iap = inter_annotator_predictability(
         ...     scorer, {"m1": ["Rest today. Drink water.", "Rest today."], "m2": ["Hi."]},
-        ...     n_resamples=10,
+        ...     n_resamples=100,
         ... )
         >>> c = iap.corpus
         >>> c.expected_matches, c.expected_additions, c.expected_deletions, round(iap.f1.value, 4)
@@ -115,6 +116,7 @@ def inter_annotator_predictability(
         >>> iap.n_ordered_pairs, iap.single_reply_messages
         (2, ('m2',))
     """
+    check_n_resamples(n_resamples, confidence)
     if isinstance(replies, (str, bytes)) or not isinstance(replies, Mapping):
         raise TypeError(
             f"replies must map message ids to lists of replies, got {describe(replies)}"

@@ -47,6 +47,7 @@ from editf1.analysis.figures import (
 )
 from editf1.analysis.pairs import PairAlignment, differing_pairs
 from editf1.io import staged_folder
+from editf1.stats import check_n_resamples
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -439,10 +440,12 @@ def write_report(
 
     Raises:
         ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
-            ``output_dir`` that is a file, or a report file that would replace a file in
-            ``protect``.
+            ``output_dir`` that is a file, a report file that would replace a file in
+            ``protect``, or too few ``n_resamples``
+            (:func:`editf1.stats.check_n_resamples`).
         ImportError: if matplotlib is not installed (the ``report`` extra).
     """
+    check_n_resamples(n_resamples, confidence)
     if not runs:
         raise ValueError("a report needs at least one scored run")
     names = [run.name for run in runs]

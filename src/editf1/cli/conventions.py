@@ -19,6 +19,7 @@ __all__ = [
     "check_outputs",
     "human_stream",
     "is_stdio",
+    "n_resamples_option",
     "seed_option",
     "write_json",
 ]
@@ -113,6 +114,23 @@ def seed_option(text: str) -> int:
     return value
 
 
+def n_resamples_option(text: str) -> int:
+    """An ``argparse`` type: bootstrap resamples, an integer of at least
+    :data:`editf1.stats.MIN_RESAMPLES`, refused with the reason otherwise."""
+    import argparse
+
+    from editf1.stats import MIN_RESAMPLES, check_n_resamples
+
+    try:
+        return check_n_resamples(int(text))
+    except ValueError as error:
+        reason = str(error) if text.strip().lstrip("+-").isdigit() else ""
+        raise argparse.ArgumentTypeError(
+            reason.removeprefix("n_resamples ")
+            or f"must be an integer of at least {MIN_RESAMPLES}, got {text!r}"
+        ) from None
+
+
 def add_bootstrap_options(
     p, *, flag: str = "--seed", seed_help: str = "seed of the bootstrap (default 0)"
 ) -> None:
@@ -120,8 +138,9 @@ def add_bootstrap_options(
     for the 95% CIs."""
     p.add_argument(
         "--n-resamples",
-        type=int,
+        type=n_resamples_option,
         default=2000,
-        help="bootstrap resamples over cases for the confidence intervals (default 2000)",
+        help="bootstrap resamples over cases for the confidence intervals (default 2000; at "
+        "least 100, editf1.stats.MIN_RESAMPLES)",
     )
     p.add_argument(flag, type=seed_option, default=0, help=seed_help)

@@ -11,7 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    human_stream,
+    is_stdio,
+    seed_option,
+)
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
 
@@ -42,19 +48,23 @@ class ScoreGold:
     Attributes:
         labels: the :class:`~editf1.gold.labels.GoldLabels`; ``second``: the second
             annotator's, or ``None``.
+        by_id: the pairs are keyed by their ids (every row has one), else by row number
+            (:func:`editf1.gold.labels.pair_keys`).
     """
 
-    def __init__(self, labels, second, themes_scored) -> None:
+    def __init__(self, labels, second, themes_scored, by_id: bool) -> None:
         self.labels, self.second = labels, second
         self.themes_scored = themes_scored
-        self._rows = {g.row: g for g in labels.pairs}
+        self.by_id = by_id
+        self._labelled = {g.key: g for g in labels.pairs}
 
-    def entry(self, row: int) -> dict:
-        """The ``gold`` field of a per-row output line (empty for an unlabelled row)."""
-        pair = self._rows.get(row)
-        if pair is None:
+    def entry(self, pair) -> dict:
+        """The ``gold`` field of a scored pair's output line, its labels found by the
+        pair's id (empty for an unlabelled pair)."""
+        labelled = self._labelled.get(str(pair.id) if self.by_id else str(pair.row))
+        if labelled is None:
             return {}
-        entry = pair.to_dict(self.themes_scored)
+        entry = labelled.to_dict(self.themes_scored)
         if self.labels.sampling is not None:
             entry["sampling"] = self.labels.sampling
         return {"gold": entry}
@@ -86,8 +96,8 @@ def check_gold(args, checked, scorer):
         if args.second_gold is not None:
             raise ValueError("--second-gold needs --gold")
         return None
+    from editf1.gold.apply import pair_texts
     from editf1.gold.labels import load_gold
-    from editf1.gold.report import pair_texts
     from editf1.ppi import MIN_LABELLED
 
     pairs = pair_texts(checked)
@@ -107,7 +117,9 @@ def check_gold(args, checked, scorer):
                 "annotator's labels are another file"
             )
         second = load_gold(args.second_gold, pairs, scorer.splitter)
-    return ScoreGold(labels, second, scorer.themes_scored)
+    # keyed as pair_keys keys them: by id where every row has one, else by row number
+    by_id = bool(checked) and all(row_id is not None for row_id, _, _ in checked)
+    return ScoreGold(labels, second, scorer.themes_scored, by_id)
 
 
 def add_commands(commands) -> None:
@@ -171,7 +183,13 @@ def _sample_for_labels(args) -> int:
     pairs = [PairText(k, row[pred], row[ref]) for k, row in zip(pair_keys(ids), rows)]
     if any(not isinstance(p.reference, str) for p in pairs):
         raise ValueError(f"{ref} holds lists of replies: gold labels are of one reply per draft")
-    drawn = sample_for_labels(pairs, args.n, seed=args.seed, themes=not args.no_themes)
+    drawn = sample_for_labels(
+        pairs,
+        args.n,
+        seed=args.seed,
+        themes=not args.no_themes,
+        score_arguments=_score_arguments(args),
+    )
     with JsonlWriter(args.output) as write:
         for row in drawn:
             write(row)
@@ -180,6 +198,23 @@ def _sample_for_labels(args) -> int:
     print(f"  annotation file: {args.output}", file=human)
     print(f"  next: edit-f1 annotate {args.output} -o gold.jsonl", file=human)
     return 0
+
+
+def _score_arguments(args) -> list[str] | None:
+    """The ``edit-f1 score`` arguments that read the pairs ``args`` sampled from (the
+    file and every option that differs from score's default), or ``None`` for standard
+    input."""
+    if is_stdio(args.input):
+        return None
+    options = [
+        ("--input-format", args.input_format, "auto"),
+        ("--prediction-field", args.prediction_field, "prediction"),
+        ("--reference-field", args.reference_field, "reference"),
+        ("--id-field", args.id_field, "id"),
+    ]
+    return [str(args.input)] + [
+        part for flag, value, default in options if value != default for part in (flag, value)
+    ]
 
 
 def _annotate(args) -> int:

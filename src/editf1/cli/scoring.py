@@ -257,7 +257,7 @@ def _score(args) -> int:
                 checked,
                 total=len(checked),
                 sink=lambda pair: write(
-                    pair.to_dict() | record | (gold.entry(pair.row) if gold else {})
+                    pair.to_dict() | record | (gold.entry(pair) if gold else {})
                 ),
                 keep_pairs=gold is not None,
             )

@@ -12,7 +12,15 @@ estimates with 95% CIs (:mod:`editf1.ppi`):
 * **gold only**: the figure of the n labelled pairs' gold counts alone;
 * **prediction-powered** (PPI++): the judge's counts on all pairs corrected by the
   gold labels, power-tuned; valid whatever the judge, and at most as wide as the gold
-  labels alone (asymptotically) when the judge is informative.
+  labels alone (asymptotically) when the judge is informative. Its weight ``lam`` on
+  the judge (Angelopoulos, Duchi & Zrnic 2023, arXiv 2311.01453) is reported beside
+  it: 0 is the gold labels alone, 1 the judge at full weight (plain PPI, still
+  corrected by the gold labels).
+
+With fewer than :data:`FEW_LABELLED` labelled pairs the report's first note says that
+n is too small for precise intervals. Labelled pairs are found among the scored ones by
+their ids. :mod:`editf1.gold.apply` reads gold labels and attaches the report to a
+result: while scoring, or to a result already scored.
 
 Beside them, on the labelled sentences: the judge's agreement with the gold decisions,
 Cohen's kappa and the match-rate bias (judge's match rate minus the gold one), with
@@ -28,15 +36,16 @@ on the same labelled pairs.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from editf1.aggregate import pair_counts
-from editf1.gold.labels import GoldLabels, GoldPair, PairText, load_gold, pair_keys
-from editf1.inputs import CheckedRows
+from editf1.gold.labels import GoldLabels, GoldPair, pair_keys
 from editf1.ppi import (
+    MIN_LABELLED,
     PPIEstimate,
     UndefinedEstimateError,
     classical_ratio,
@@ -45,8 +54,7 @@ from editf1.ppi import (
     ratio_columns,
 )
 from editf1.results import CorpusResult
-from editf1.scorer import EditF1Scorer
-from editf1.stats import bootstrap
+from editf1.stats import bootstrap, check_n_resamples
 from editf1.validation.agreement import (
     binary_agreement_report,
     inter_annotator_report,
@@ -56,13 +64,14 @@ from editf1.validation.agreement import (
 
 __all__ = [
     "ESTIMATES",
+    "FEW_LABELLED",
     "METRICS",
     "GoldReport",
     "MetricEstimates",
+    "check_report_options",
+    "format_gold_report",
     "gold_report",
-    "pair_texts",
     "prediction_powered_difference",
-    "score_with_gold",
 ]
 
 #: The figures estimated at each level.
@@ -71,6 +80,16 @@ METRICS = ("precision", "recall", "f1")
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
 #: Bootstrap resamples of the agreement statistics' CIs (as every CI of the package).
 N_RESAMPLES = 2000
+#: Below this many labelled pairs the report says that n is small: the intervals then
+#: rest on few pairs (with 3 they can span [0, 1]), and the normal-theory intervals of
+#: PPI++ lean on a large n (30 is the usual rule of thumb for a normal approximation).
+FEW_LABELLED = 30
+#: The legend of the ``lam`` column (:mod:`editf1.ppi`).
+LAM_LEGEND = (
+    "lam: the PPI++ power-tuning weight on the judge's counts (Angelopoulos, Duchi & Zrnic "
+    "2023, arXiv 2311.01453), tuned to narrow the interval: 0 = gold labels only, 1 = the "
+    "judge at full weight (plain PPI, still corrected by the gold labels)"
+)
 
 
 @dataclass(frozen=True)
@@ -190,11 +209,39 @@ def _estimates(
     return MetricEstimates(metric, **values, notes=tuple(notes))
 
 
-def _judge_decisions(result: CorpusResult, gold: GoldLabels):
+def _bind(result: CorpusResult, gold: GoldLabels) -> list[int]:
+    """The row in ``result.pairs`` of each labelled pair, found by its id (the key of
+    :func:`~editf1.gold.labels.pair_keys`: the id, or the row number where the pairs
+    have no ids).
+
+    Raises:
+        ValueError: if the result holds no pairs or another number than the labels
+            were checked against, repeats an id, or lacks a labelled pair's id.
+    """
+    if result.pairs is None or len(result.pairs) != gold.n_pairs:
+        held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
+        raise ValueError(
+            f"the gold labels were checked against {gold.n_pairs} pairs, the result holds "
+            f"{held}: score the same pairs, keeping them"
+        )
+    keys = pair_keys([p.id for p in result.pairs])
+    rows = {key: k for k, key in enumerate(keys)}
+    if len(rows) != len(keys):
+        raise ValueError("the scored pairs' ids repeat: gold labels cannot name a pair")
+    missing = [g.key for g in gold.pairs if g.key not in rows]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} labelled pair(s) have no scored pair of that id (e.g. "
+            f"{missing[0]!r}): score the pairs the labels were checked against"
+        )
+    return [rows[g.key] for g in gold.pairs]
+
+
+def _judge_decisions(result: CorpusResult, gold: GoldLabels, rows: list[int]):
     """Per labelled reply sentence: (pair key, gold match, judge match)."""
     keys, human, judge = [], [], []
-    for g in gold.pairs:
-        pair = result.pairs[g.row]
+    for g, row in zip(gold.pairs, rows):
+        pair = result.pairs[row]
         ours = [(a.reference.start, a.reference.end) for a in pair.alignment]
         theirs = [(s.start, s.end) for s in g.reference_sentences]
         if ours != theirs:
@@ -209,8 +256,8 @@ def _judge_decisions(result: CorpusResult, gold: GoldLabels):
     return keys, np.array(human, dtype=bool), np.array(judge, dtype=bool)
 
 
-def _content_agreement(result, gold, n_resamples, seed) -> dict:
-    keys, human, judge = _judge_decisions(result, gold)
+def _content_agreement(result, gold, rows, n_resamples, seed) -> dict:
+    keys, human, judge = _judge_decisions(result, gold, rows)
     kw = {"groups": keys, "n_resamples": n_resamples, "seed": seed}
     report = binary_agreement_report(human, judge, **kw)
     n = len(human)
@@ -227,10 +274,10 @@ def _sentence_themes(g: GoldPair) -> list[str]:
     return [*g.reference_themes, *g.prediction_themes]
 
 
-def _theme_agreement(result, gold, n_resamples, seed) -> dict:
+def _theme_agreement(result, gold, rows, n_resamples, seed) -> dict:
     human, judge, keys = [], [], []
-    for g in gold.pairs:
-        pair = result.pairs[g.row]
+    for g, row in zip(gold.pairs, rows):
+        pair = result.pairs[row]
         human += _sentence_themes(g)
         judge += [a.theme for a in pair.alignment] + list(pair.prediction_sentence_themes)
         keys += [g.key] * (len(g.reference_themes) + len(g.prediction_themes))
@@ -264,6 +311,28 @@ def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) ->
     return out
 
 
+def check_report_options(
+    gold: GoldLabels, *, confidence: float = 0.95, n_resamples: int | None = None, seed: int = 0
+) -> int:
+    """Check the options of :func:`gold_report` and the number of labelled pairs, before
+    any judge runs.
+
+    Returns:
+        ``n_resamples``, or :data:`N_RESAMPLES` for ``None``.
+
+    Raises:
+        TypeError: for an option :func:`gold_report` does not take (Python's own).
+        ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs or too
+            few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+    """
+    if len(gold.pairs) < MIN_LABELLED:
+        raise ValueError(
+            f"prediction-powered inference needs at least {MIN_LABELLED} labelled pairs, "
+            f"got {len(gold.pairs)}"
+        )
+    return check_n_resamples(N_RESAMPLES if n_resamples is None else n_resamples, confidence)
+
+
 def gold_report(
     result: CorpusResult,
     gold: GoldLabels,
@@ -275,37 +344,46 @@ def gold_report(
 ) -> GoldReport:
     """Prediction-powered corpus figures and the judge's agreement on the gold labels.
 
+    Each labelled pair is found among the scored ones by its id (the key of
+    :func:`~editf1.gold.labels.pair_keys`: the id, or the row number where the pairs
+    have no ids), never by its position alone. To apply gold labels to a result in
+    hand, :func:`editf1.gold.apply.with_gold` checks them against the texts and calls
+    this.
+
     Args:
-        result: the scored corpus, with its pairs (``keep_pairs``), in the order the
-            gold labels were checked against (:func:`~editf1.gold.labels.bind_gold`).
+        result: the scored corpus, with its pairs (``keep_pairs``): the pairs the gold
+            labels were checked against (:func:`~editf1.gold.labels.bind_gold`).
         gold: the gold labels of a uniform random sample of those pairs.
         second: a second annotator's gold labels of (some of) the same pairs, for the
             human ceiling; optional.
         confidence: the CIs' level.
         n_resamples, seed: the agreement statistics' bootstrap (over pairs); default
-            :data:`N_RESAMPLES`.
+            :data:`N_RESAMPLES`, at least :data:`editf1.stats.MIN_RESAMPLES`.
 
     Returns:
-        :class:`GoldReport`.
+        :class:`GoldReport`; with fewer than :data:`FEW_LABELLED` labelled pairs its
+        first note says that n is small.
 
     Raises:
         ValueError: if the result holds no pairs or another number of pairs than the
-            labels were checked against, or a labelled pair's reply sentences differ
-            from the scored ones (another splitter).
+            labels were checked against, repeats an id or lacks a labelled pair's id,
+            a labelled pair's reply sentences differ from the scored ones (another
+            splitter), there are fewer than :data:`editf1.ppi.MIN_LABELLED` labelled
+            pairs, or ``n_resamples`` is too few (:func:`editf1.stats.check_n_resamples`).
     """
-    if result.pairs is None or len(result.pairs) != gold.n_pairs:
-        held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
-        raise ValueError(
-            f"the gold labels were checked against {gold.n_pairs} pairs, the result holds "
-            f"{held}: score the same pairs, keeping them"
-        )
-    n_resamples = N_RESAMPLES if n_resamples is None else n_resamples
-    labelled = np.array([g.row for g in gold.pairs])
+    n_resamples = check_report_options(gold, confidence=confidence, n_resamples=n_resamples)
+    rows = _bind(result, gold)
+    labelled = np.array(rows)
     judge = pair_counts(result.pairs, "content")
     gold_counts = np.array([g.content_counts for g in gold.pairs], dtype=np.int64)
     content = {m: _estimates(m, judge, gold_counts, labelled, confidence) for m in METRICS}
     theme = theme_agreement = None
     notes = []
+    if len(gold.pairs) < FEW_LABELLED:
+        notes.append(
+            f"only {len(gold.pairs)} labelled pairs (fewer than {FEW_LABELLED}): n is too "
+            "small for these intervals to be precise (they can span [0, 1]); label more pairs"
+        )
     if gold.has_themes and result.theme is not None:
         judge_themes = pair_counts(result.pairs, "theme")
         gold_themes = np.array(
@@ -315,7 +393,7 @@ def gold_report(
             m: _estimates(f"theme_{m}", judge_themes, gold_themes, labelled, confidence)
             for m in METRICS
         }
-        theme_agreement = _theme_agreement(result, gold, n_resamples, seed)
+        theme_agreement = _theme_agreement(result, gold, rows, n_resamples, seed)
     elif gold.has_themes:
         notes.append("the gold labels hold themes but the pairs were scored without a theme judge")
     if gold.sampling is None:
@@ -349,70 +427,13 @@ def gold_report(
         confidence=confidence,
         content=content,
         theme=theme,
-        content_agreement=_content_agreement(result, gold, n_resamples, seed),
+        content_agreement=_content_agreement(result, gold, rows, n_resamples, seed),
         theme_agreement=theme_agreement,
         inter_annotator=None
         if second is None
         else _inter_annotator(gold, second, n_resamples, seed),
         notes=tuple(notes),
     )
-
-
-def pair_texts(rows) -> list[PairText]:
-    """The :class:`~editf1.gold.labels.PairText` of checked ``(id, prediction, reference)``
-    rows, keyed by :func:`~editf1.gold.labels.pair_keys`.
-
-    Raises:
-        ValueError: for a row whose reference is a list of replies (gold labels are of
-            one reply per draft).
-    """
-    if several := [i for i, (_, _, r) in enumerate(rows) if isinstance(r, (list, tuple))]:
-        raise ValueError(
-            f"gold labels need one reply per draft; the references of rows {several[:10]} are lists"
-        )
-    keys = pair_keys([row_id for row_id, _, _ in rows])
-    return [PairText(k, p, r) for k, (_, p, r) in zip(keys, rows)]
-
-
-def score_with_gold(
-    scorer: EditF1Scorer,
-    rows: CheckedRows,
-    gold,
-    *,
-    second=None,
-    keep_pairs: bool = True,
-    **report_options,
-) -> CorpusResult:
-    """Score the pairs and report what the gold labels of some of them say.
-
-    The gold labels are checked against the pairs before any judge runs.
-
-    Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
-        rows: the N checked ``(id, prediction, reference)`` rows
-            (:func:`editf1.inputs.check_pairs`), one reply each.
-        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
-            of a uniform random sample of the pairs, which they name by id (or, where
-            the rows have no ids, by row number from 0, as a string).
-        second: a second annotator's gold labels (file or rows), for the human ceiling.
-        keep_pairs: keep the pairs in the result (the report needs them either way).
-        **report_options: ``confidence``, ``n_resamples``, ``seed`` of :func:`gold_report`.
-
-    Returns:
-        The :class:`~editf1.results.CorpusResult` with ``gold`` set to the
-        :class:`GoldReport`.
-
-    Raises:
-        ValueError: for a reference that is a list of replies.
-        InputError, TypeError, ValueError: as :func:`~editf1.gold.labels.load_gold` and
-            :func:`gold_report`.
-    """
-    pairs = pair_texts(rows)
-    labels = load_gold(gold, pairs, scorer.splitter)
-    other = None if second is None else load_gold(second, pairs, scorer.splitter)
-    result = scorer.score_stream(rows, total=len(rows), keep_pairs=True)
-    report = gold_report(result, labels, second=other, **report_options)
-    return replace(result, gold=report, pairs=result.pairs if keep_pairs else None)
 
 
 def prediction_powered_difference(
@@ -479,15 +500,22 @@ def format_gold_report(report: dict) -> str:
         f"{report['confidence']:.0%} CIs",
         f"  {'':<18} {'judge only':<22} {'gold only':<22} prediction-powered",
     ]
+    tuned_any = False
     for level, block in (("content", report["content"]), ("theme", report["theme"])):
         for metric, m in (block or {}).items():
             ppi = m["prediction_powered"]
             tuned = f"  (lam {ppi['lam']:.2f})" if ppi else ""
+            tuned_any = tuned_any or bool(ppi)
             lines.append(
                 f"  {level + ' ' + metric:<18} {_estimate_text(m['judge_only']):<22} "
                 f"{_estimate_text(m['gold_only']):<22} {_estimate_text(ppi)}{tuned}"
             )
             lines += [f"    note: {note}" for note in m["notes"]]
+    if tuned_any:
+        lines += textwrap.wrap(
+            LAM_LEGEND, width=100, initial_indent="  ", subsequent_indent="       "
+        )
+    lines += [f"  note: {note}" for note in report["notes"]]
     a = report["content_agreement"]
     lines.append(
         f"  the judge against the gold labels ({a['n']} reply sentences in {a['pairs']} pairs):"
@@ -511,5 +539,4 @@ def format_gold_report(report: dict) -> str:
             f"  two annotators ({ia['sentences']} sentences in {ia['pairs']} pairs): agreement "
             f"{_estimate_text(c['agreement'])}, Cohen's kappa {_estimate_text(c['cohen_kappa'])}"
         )
-    lines += [f"  note: {note}" for note in report["notes"]]
     return "\n".join(lines)

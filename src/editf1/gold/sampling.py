@@ -17,7 +17,13 @@ Annotation row (JSON Lines; a working file of the annotator, holding the texts):
      "themes": true,                                          # ask for every sentence's theme
      "reference_sha256": "...", "prediction_sha256": "...",
      "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
-                  "keys_sha256": "...", "rank": 0}}
+                  "keys_sha256": "...", "rank": 0},
+     "score_arguments": ["pairs.jsonl"]}                      # optional (see below)
+
+``score_arguments``, where recorded (``edit-f1 sample-for-labels`` records it), are the
+``edit-f1 score`` arguments that read the pairs drawn from: the file and the options
+that differ from score's defaults. The labelling app's last screen turns them into the
+next command, ``edit-f1 score pairs.jsonl --gold gold.jsonl``.
 
 :func:`gold_row` turns an annotator's answers for one row into a gold row.
 """
@@ -59,6 +65,7 @@ def sample_for_labels(
     seed: int = 0,
     themes: bool = True,
     splitter: SentenceSplitter | None = None,
+    score_arguments: Sequence[str] | None = None,
 ) -> list[dict]:
     """Draw n pairs uniformly at random and lay them out for labelling.
 
@@ -69,6 +76,8 @@ def sample_for_labels(
             same sample.
         themes: ask the annotator for every sentence's theme as well.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
+        score_arguments: the ``edit-f1 score`` arguments that read ``pairs`` (e.g.
+            ``["pairs.jsonl"]``), recorded in every row for the labelling app; optional.
 
     Returns:
         n annotation rows (module docstring), in the order drawn.
@@ -113,6 +122,8 @@ def sample_for_labels(
                 "sampling": record | {"rank": rank},
             }
         )
+        if score_arguments is not None:
+            rows[-1]["score_arguments"] = [str(a) for a in score_arguments]
     return rows
 
 
@@ -153,6 +164,9 @@ def read_annotation(path: str | os.PathLike) -> list[dict]:
                 errors.append(f"{where}: {key} must be offsets {{start, end}} into the {field}")
         if not isinstance(row["themes"], bool):
             errors.append(f"{where}: themes must be true or false, got {describe(row['themes'])}")
+        arguments = row.get("score_arguments", [])
+        if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
+            errors.append(f"{where}: score_arguments must be a list of strings")
     if errors:
         raise InputError(errors)
     if not numbered:

@@ -23,14 +23,27 @@ skipped, so the pairs completed at any time are a uniform random sample.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from editf1.gold.sampling import gold_row, read_annotation
-from editf1.themes import THEMES
+from editf1.themes import THEME_DEFINITIONS, THEME_RULES, THEMES
 
-__all__ = ["KEYBOARD_JS", "AnnotationSession", "Item", "browser_offsets", "build_annotate_app"]
+__all__ = [
+    "ANNOTATE_CSS",
+    "KEYBOARD_JS",
+    "AnnotationSession",
+    "Item",
+    "Screen",
+    "browser_offsets",
+    "build_annotate_app",
+    "next_command",
+    "screen",
+    "theme_guide",
+]
 
 #: The keys that pick each theme, in :data:`editf1.themes.THEMES` order.
 THEME_KEYS = "abcdefghi"
@@ -274,8 +287,14 @@ KEYBOARD_JS = """
       if (k < options.length) options[k].click();
     }
   });
-  const draft = document.querySelector("#draft textarea");
-  if (draft) draft.readOnly = true;
+  // the draft is there to select a span in, never to type in; it is hidden for the
+  // theme of a draft sentence, and may come back as a new textarea
+  const readOnly = () => {
+    const draft = document.querySelector("#draft textarea");
+    if (draft) draft.readOnly = true;
+  };
+  readOnly();
+  document.addEventListener("focusin", readOnly);
 }
 """
 
@@ -285,6 +304,85 @@ HELP = (
     "save and next, **Backspace** back. Every answer is saved at once; reopen the page "
     "to resume."
 )
+
+#: The page's own styles: the reply and the highlighted draft flow as a paragraph and
+#: wrap between words (Gradio's highlighted text breaks anywhere, mid-word), a word
+#: longer than the line excepted.
+ANNOTATE_CSS = """
+#reply .textfield, #draft-view .textfield {
+  display: block; word-break: normal; overflow-wrap: break-word;
+}
+#reply .token-container, #draft-view .token-container { display: inline; }
+#reply .line-break, #draft-view .line-break { display: block; }
+#reply .token.highlighted, #draft-view .token.highlighted { margin: 0; }
+"""
+
+#: Adds :data:`ANNOTATE_CSS` to the page, whatever ``launch`` was given (Gradio 6 takes
+#: styles in ``launch``, which the caller owns); run once when the page loads.
+STYLE_JS = f"""
+() => {{
+  const style = document.createElement("style");
+  style.textContent = {json.dumps(ANNOTATE_CSS)};
+  document.head.append(style);
+}}
+"""
+
+
+def theme_guide() -> str:
+    """The themes' keys, definitions and examples (:data:`editf1.themes.THEME_DEFINITIONS`)
+    as Markdown, for the panel beside the theme choices.
+
+    >>> theme_guide().splitlines()[0].split(": ")[0]
+    '**a · Empathetic communication**'
+    """
+    return "\n".join(
+        f"**{key} · {theme}**: {THEME_DEFINITIONS[theme].definition}; e.g. "
+        f"“{THEME_DEFINITIONS[theme].example}”\n"
+        for key, theme in zip(THEME_KEYS, THEMES)
+    )
+
+
+def next_command(session: AnnotationSession) -> str:
+    """The command that scores the sampled pairs with the session's gold labels:
+    ``edit-f1 score <pairs> --gold <gold file>``, the pairs' file and options as
+    ``edit-f1 sample-for-labels`` recorded them (``PAIRS`` where none are recorded)."""
+    arguments = session.rows[0].get("score_arguments") if session.rows else None
+    pairs = shlex.join(arguments) if arguments else "PAIRS"
+    return f"edit-f1 score {pairs} --gold {shlex.quote(str(session.output))}"
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the app shows at one position, as plain values (:func:`screen`); the app
+    maps them onto its elements.
+
+    Attributes:
+        progress, question: Markdown; on the last screen the question says that all is
+            labelled and gives :func:`next_command`.
+        reply: the reply as ``(text, "asked" or None)`` segments, the sentence asked
+            about marked ``"asked"``; empty on the last screen (hidden).
+        draft: the draft to select a span in (a reply sentence's question), else
+            ``None`` (hidden).
+        draft_view: a draft sentence's question: the draft as segments, that sentence
+            marked ``"asked"``; else ``None`` (hidden).
+        candidates: a reply sentence's question: ``(label, value)`` choices (NO MATCH,
+            the draft's sentences, the selection); else ``None`` (hidden).
+        candidate: the chosen candidate's value, or ``None``.
+        themes: the theme is asked (the choices and the guide are shown); ``theme``: the
+            answer so far, or ``None``.
+        done: every question is answered.
+    """
+
+    progress: str
+    question: str
+    reply: list[tuple[str, str | None]]
+    draft: str | None = None
+    draft_view: list[tuple[str, str | None]] | None = None
+    candidates: list[tuple[str, str]] | None = None
+    candidate: str | None = None
+    themes: bool = False
+    theme: str | None = None
+    done: bool = False
 
 
 def _value(span: tuple[int, int]) -> str:
@@ -296,6 +394,78 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _marked(text: str, span: dict) -> list[tuple[str, str | None]]:
+    """``text`` as segments with ``span`` (``{start, end}``) marked ``"asked"``."""
+    start, end = span["start"], span["end"]
+    return [(text[:start], None), (text[start:end], "asked"), (text[end:], None)]
+
+
+def screen(
+    session: AnnotationSession, position: int | None, selection: tuple[int, int] | None = None
+) -> Screen:
+    """What the app shows at question ``position`` (into :meth:`AnnotationSession.items`;
+    ``None``: all answered), with a span ``selection`` (offsets into the draft) offered
+    as a candidate."""
+    answered, total, complete = session.progress()
+    progress = (
+        f"**{answered} of {total}** answers saved · pairs complete **{complete} of "
+        f"{len(session.rows)}** · saved to `{session.output.name}`"
+    )
+    if position is None:
+        question = (
+            f"**All {len(session.rows)} pairs are labelled.** Gold labels: "
+            f"`{session.output}`.\n\nNext, score the pairs with them (the judge-only, "
+            "gold-only and prediction-powered figures, and the judge's agreement):\n\n"
+            f"```\n{next_command(session)}\n```"
+        )
+        if not session.rows[0].get("score_arguments"):
+            question += "\n\n(PAIRS: the file of pairs the sample was drawn from.)"
+        return Screen(progress, question, [], done=True)
+    item = session.items()[position]
+    row = session.rows[item.pair]
+    kind = item.kind
+    sentences = row[f"{kind}_sentences"]
+    asked = sentences[item.sentence]
+    where = f"Pair {item.pair + 1} of {len(session.rows)} · "
+    if kind == "prediction":
+        text = row["prediction"][asked["start"] : asked["end"]]
+        return Screen(
+            progress,
+            where + f"draft sentence {item.sentence + 1} of {len(sentences)} (highlighted in "
+            f"the draft): its theme? “{_short(text, 300)}”",
+            [(row["reference"], None)],
+            draft_view=_marked(row["prediction"], asked),
+            themes=True,
+            theme=session.prediction_themes[item.pair][item.sentence],
+        )
+    choices = [("0 · NO MATCH", NO_MATCH)] + [
+        (
+            f"{j + 1} · {_short(row['prediction'][p['start'] : p['end']])}",
+            _value((p["start"], p["end"])),
+        )
+        for j, p in enumerate(row["prediction_sentences"])
+    ]
+    stored = session.matches[item.pair][item.sentence]
+    value = None if stored is False else NO_MATCH if stored is None else _value(stored)
+    if selection is None and stored and value not in [v for _, v in choices]:
+        selection = stored  # an answer saved from a selection
+    if selection is not None:
+        start, end = selection
+        value = f"selection:{start}:{end}"
+        choices.append((f"s · your selection: {_short(row['prediction'][start:end], 100)}", value))
+    return Screen(
+        progress,
+        where + f"reply sentence {item.sentence + 1} of {len(sentences)}: which part of the "
+        "draft says the same thing?",
+        _marked(row["reference"], asked),
+        draft=row["prediction"],
+        candidates=choices,
+        candidate=value,
+        themes=bool(row["themes"]),
+        theme=session.reference_themes[item.pair][item.sentence],
+    )
+
+
 def build_annotate_app(session: AnnotationSession):
     """The Gradio app over ``session``.
 
@@ -303,9 +473,13 @@ def build_annotate_app(session: AnnotationSession):
         A ``gradio.Blocks``; launch it on 127.0.0.1 without a share link (``edit-f1
         annotate`` does). Elements have stable ``elem_id`` s: ``progress``, ``question``,
         ``reply`` (the reply, the sentence asked about highlighted), ``draft`` (the
-        draft, read-only, to select a span in), ``candidates`` (NO MATCH, the draft's
-        sentences and the selection), ``theme``, ``save-button``, ``back-button``,
-        ``message``.
+        draft, read-only, to select a span in; shown for a reply sentence),
+        ``draft-view`` (the draft, the sentence whose theme is asked highlighted),
+        ``candidates`` (NO MATCH, the draft's sentences and the selection), ``theme``,
+        ``theme-guide`` (each theme's definition and example, and the decision rules),
+        ``save-button``, ``back-button``, ``message``. Once every question is answered,
+        the question gives the next command (:func:`next_command`) and only it, the
+        progress and the back button stay.
 
     Raises:
         ImportError: without gradio (the ``demo`` extra).
@@ -315,62 +489,24 @@ def build_annotate_app(session: AnnotationSession):
     items = session.items()
     view = {"position": session.first_unanswered()}  # one annotator, one local app
 
-    def text(row, kind, j) -> str:
-        s = row[f"{kind}_sentences"][j]
-        return row[kind][s["start"] : s["end"]]
-
     def render(selection=None, message=""):
-        position = view["position"]
-        answered, total, complete = session.progress()
-        progress = (
-            f"**{answered} of {total}** answers saved · pairs complete **{complete} of "
-            f"{len(session.rows)}** · saved to `{session.output.name}`"
+        shown = screen(session, view["position"], selection)
+        return (
+            shown.progress,
+            shown.question,
+            gr.update(value=shown.reply, visible=not shown.done),
+            gr.update(value=shown.draft or "", visible=shown.draft is not None),
+            gr.update(value=shown.draft_view or [], visible=shown.draft_view is not None),
+            gr.update(
+                choices=shown.candidates or [],
+                value=shown.candidate,
+                visible=shown.candidates is not None,
+            ),
+            gr.update(value=shown.theme, visible=shown.themes),
+            gr.update(visible=shown.themes),
+            gr.update(visible=not shown.done),
+            message,
         )
-        if position is None:
-            done = f"All {len(session.rows)} pairs are labelled. Gold labels: `{session.output}`."
-            hidden = gr.update(visible=False)
-            return progress, done, [], gr.update(value=""), hidden, hidden, message
-        item = items[position]
-        row = session.rows[item.pair]
-        n = len(row[f"{item.kind}_sentences"])
-        where = f"Pair {item.pair + 1} of {len(session.rows)} · "
-        if item.kind == "reference":
-            s = row["reference_sentences"][item.sentence]
-            reply = [
-                (row["reference"][: s["start"]], None),
-                (row["reference"][s["start"] : s["end"]], "asked"),
-                (row["reference"][s["end"] :], None),
-            ]
-            question = (
-                where + f"reply sentence {item.sentence + 1} of {n}: which part of the draft "
-                "says the same thing?"
-            )
-            choices = [("0 · NO MATCH", NO_MATCH)] + [
-                (f"{j + 1} · {_short(text(row, 'prediction', j))}", _value((p["start"], p["end"])))
-                for j, p in enumerate(row["prediction_sentences"])
-            ]
-            stored = session.matches[item.pair][item.sentence]
-            value = None if stored is False else NO_MATCH if stored is None else _value(stored)
-            if selection is None and stored and value not in [v for _, v in choices]:
-                selection = stored  # an answer saved from a selection
-            if selection is not None:
-                start, end = selection
-                label = f"s · your selection: {_short(row['prediction'][start:end], 100)}"
-                value = f"selection:{start}:{end}"
-                choices.append((label, value))
-            candidates = gr.update(choices=choices, value=value, visible=True)
-            theme_value = session.reference_themes[item.pair][item.sentence]
-        else:
-            reply = [(row["reference"], None)]
-            question = (
-                where + f"draft sentence {item.sentence + 1} of {n}: its theme? "
-                f"“{_short(text(row, 'prediction', item.sentence), 300)}”"
-            )
-            candidates = gr.update(choices=[], value=None, visible=False)
-            theme_value = session.prediction_themes[item.pair][item.sentence]
-        theme = gr.update(value=theme_value, visible=bool(row["themes"]))
-        draft = gr.update(value=row["prediction"])
-        return progress, question, reply, draft, candidates, theme, message  # fmt: skip
 
     def on_select(evt: gr.SelectData):
         position = view["position"]
@@ -414,6 +550,7 @@ def build_annotate_app(session: AnnotationSession):
         return render()
 
     themes = [(f"{key} · {theme}", theme) for key, theme in zip(THEME_KEYS, THEMES)]
+    highlight = {"color_map": {"asked": "#ffd54f"}, "show_legend": False}
     with gr.Blocks(title="edit-F1 gold labels", analytics_enabled=False) as app:
         gr.Markdown("# edit-F1: gold labels\n" + HELP)
         progress = gr.Markdown(elem_id="progress")
@@ -422,15 +559,20 @@ def build_annotate_app(session: AnnotationSession):
             with gr.Column():
                 reply = gr.HighlightedText(
                     label="Clinician's reply (the sentence asked about highlighted)",
-                    color_map={"asked": "#ffd54f"},
-                    show_legend=False,
                     elem_id="reply",
+                    **highlight,
                 )
                 draft = gr.Textbox(
                     label="Draft (select a span to use it: s)",
                     lines=12,
                     max_lines=40,
                     elem_id="draft",
+                )
+                draft_view = gr.HighlightedText(
+                    label="Draft (the sentence asked about highlighted)",
+                    elem_id="draft-view",
+                    visible=False,
+                    **highlight,
                 )
             with gr.Column():
                 candidates = gr.Radio(label="Matching draft span", elem_id="candidates")
@@ -440,9 +582,16 @@ def build_annotate_app(session: AnnotationSession):
                     save = gr.Button("Save and next (Enter)", variant="primary",
                                      elem_id="save-button")  # fmt: skip
                 message = gr.Markdown(elem_id="message")
-        outputs = [progress, question, reply, draft, candidates, theme, message]
+                with gr.Column(elem_id="theme-guide") as guide:
+                    gr.Markdown("### The themes\n" + theme_guide())
+                    with gr.Accordion("Decision rules for sentences that fit two themes",
+                                      open=False):  # fmt: skip
+                        gr.Markdown("\n".join(f"- {rule}" for rule in THEME_RULES))
+        outputs = [progress, question, reply, draft, draft_view, candidates, theme, guide, save,
+                   message]  # fmt: skip
         app.load(on_load, outputs=outputs)
         app.load(None, js=KEYBOARD_JS)
+        app.load(None, js=STYLE_JS)
         draft.select(on_select, outputs=outputs)
         save.click(on_save, inputs=[candidates, theme], outputs=outputs)
         back.click(on_back, outputs=outputs)

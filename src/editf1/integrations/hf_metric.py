@@ -170,7 +170,7 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
         references: N clinician replies: strings, or N lists of strings (several
             replies per draft, scored by :meth:`editf1.scorer.EditF1Scorer.score`).
         **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``,
-            ``ids``, ``gold`` (:func:`editf1.gold.report.score_with_gold`).
+            ``ids``, ``gold`` (:func:`editf1.gold.apply.score_with_gold`).
 
     Returns:
         :meth:`editf1.results.CorpusResult.to_dict`: ``precision``, ``recall``, ``f1``
@@ -200,7 +200,7 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     else:  # the ids are new here: checked with the rows
         rows = check_pairs(list(predictions), references, list(ids))
     if gold is not None:
-        from editf1.gold.report import score_with_gold
+        from editf1.gold.apply import score_with_gold
 
         return score_with_gold(scorer, rows, gold, keep_pairs=keep_pairs).to_dict()
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()

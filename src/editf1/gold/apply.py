@@ -1,0 +1,152 @@
+"""Gold labels attached to a corpus score: while scoring (:func:`score_with_gold`, what
+``editf1.score(..., gold=...)``, the evaluate module and ``edit-f1 score --gold`` run) or
+to a result already scored, without judging again (:func:`with_gold`). Both read the
+labels, check them against the pairs' texts (:func:`editf1.gold.labels.load_gold`) and
+options before any work, and set the result's ``gold`` to
+:func:`editf1.gold.report.gold_report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from editf1.gold.labels import PairText, load_gold, pair_keys
+from editf1.gold.report import check_report_options, gold_report
+from editf1.inputs import CheckedRows
+from editf1.results import CorpusResult
+from editf1.scorer import EditF1Scorer
+from editf1.segment import SentenceSplitter
+
+__all__ = ["pair_texts", "score_with_gold", "with_gold"]
+
+
+def pair_texts(rows) -> list[PairText]:
+    """The :class:`~editf1.gold.labels.PairText` of checked ``(id, prediction, reference)``
+    rows, keyed by :func:`~editf1.gold.labels.pair_keys`.
+
+    Raises:
+        ValueError: for a row whose reference is a list of replies (gold labels are of
+            one reply per draft).
+    """
+    if several := [i for i, (_, _, r) in enumerate(rows) if isinstance(r, (list, tuple))]:
+        raise ValueError(
+            f"gold labels need one reply per draft; the references of rows {several[:10]} are lists"
+        )
+    keys = pair_keys([row_id for row_id, _, _ in rows])
+    return [PairText(k, p, r) for k, (_, p, r) in zip(keys, rows)]
+
+
+def score_with_gold(
+    scorer: EditF1Scorer,
+    rows: CheckedRows,
+    gold,
+    *,
+    second=None,
+    keep_pairs: bool = True,
+    **report_options,
+) -> CorpusResult:
+    """Score the pairs and report what the gold labels of some of them say.
+
+    The gold labels are checked against the pairs before any judge runs.
+
+    Args:
+        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
+        rows: the N checked ``(id, prediction, reference)`` rows
+            (:func:`editf1.inputs.check_pairs`), one reply each.
+        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
+            of a uniform random sample of the pairs, which they name by id (or, where
+            the rows have no ids, by row number from 0, as a string).
+        second: a second annotator's gold labels (file or rows), for the human ceiling.
+        keep_pairs: keep the pairs in the result (the report needs them either way).
+        **report_options: ``confidence``, ``n_resamples``, ``seed`` of
+            :func:`~editf1.gold.report.gold_report`.
+
+    Returns:
+        The :class:`~editf1.results.CorpusResult` with ``gold`` set to the
+        :class:`~editf1.gold.report.GoldReport`.
+
+    Raises:
+        ValueError: for a reference that is a list of replies.
+        InputError, TypeError, ValueError: as :func:`~editf1.gold.labels.load_gold` and
+            :func:`~editf1.gold.report.gold_report`.
+    """
+    pairs = pair_texts(rows)
+    labels = load_gold(gold, pairs, scorer.splitter)
+    other = None if second is None else load_gold(second, pairs, scorer.splitter)
+    check_report_options(labels, **report_options)
+    result = scorer.score_stream(rows, total=len(rows), keep_pairs=True)
+    report = gold_report(result, labels, second=other, **report_options)
+    return replace(result, gold=report, pairs=result.pairs if keep_pairs else None)
+
+
+def with_gold(
+    result: CorpusResult,
+    gold,
+    *,
+    predictions: Sequence[str],
+    references: Sequence[str],
+    ids: Sequence[str] | None = None,
+    second=None,
+    splitter: SentenceSplitter | None = None,
+    **report_options,
+) -> CorpusResult:
+    """Apply gold labels to a result already scored, without judging again.
+
+    The same report as scoring with ``gold=`` (:func:`score_with_gold`,
+    ``editf1.score(..., gold=...)``) from the judge's decisions the result holds. The
+    texts are needed because a result keeps only offsets and counts: the gold counts
+    are those the gold spans leave of each draft, and the labels name the texts they
+    were made on (their sha256).
+
+    Args:
+        result: the scored :class:`~editf1.results.CorpusResult`, with its pairs (the
+            default ``keep_pairs=True``), one reply per draft.
+        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
+            naming pairs by id (or by row number from 0, as a string, without ids).
+        predictions, references, ids: the N drafts, replies and ids the result was
+            scored on (as given to ``editf1.score``).
+        second: a second annotator's gold labels (file or rows), for the human ceiling.
+        splitter: the scorer's splitter (``scorer.splitter``; default
+            :class:`~editf1.segment.SentenceSplitter`, the scorers' default).
+        **report_options: ``confidence``, ``n_resamples``, ``seed`` of
+            :func:`~editf1.gold.report.gold_report`.
+
+    Returns:
+        ``result`` with ``gold`` set to the :class:`~editf1.gold.report.GoldReport` (a
+        new object; ``result`` is unchanged).
+
+    Raises:
+        TypeError, ValueError, InputError: for bad pairs
+            (:func:`editf1.inputs.check_pairs`), a reply that is a list, an unknown
+            report option, and as :func:`~editf1.gold.labels.load_gold` and
+            :func:`~editf1.gold.report.gold_report` (a labelled pair the result lacks,
+            sentences of another splitter).
+
+    Example:
+        >>> import editf1
+        >>> drafts = ["Rest today. Drink water.", "Ice it.", "Call us."]
+        >>> replies = ["Rest today.", "Ice it. Rest.", "Call us."]
+        >>> ids = ["a", "b", "c"]
+        >>> result = editf1.score(predictions=drafts, references=replies, ids=ids,
+        ...                       content_judge="exact", theme_judge=None)
+        >>> gold = [  # the clinician's decisions on pairs a and b, by character offsets
+        ...     {"id": "a", "reference_sentences": [
+        ...         {"start": 0, "end": 11, "match": {"start": 0, "end": 11}}]},
+        ...     {"id": "b", "reference_sentences": [
+        ...         {"start": 0, "end": 7, "match": {"start": 0, "end": 7}},
+        ...         {"start": 8, "end": 13, "match": None}]},
+        ... ]
+        >>> labelled = with_gold(result, gold, predictions=drafts, references=replies,
+        ...                      ids=ids, n_resamples=100)
+        >>> report = labelled.gold  # gold counts (EM, ED, EA): a (1, 1, 0), b (1, 0, 1)
+        >>> report.n_labelled, round(report.content["f1"].gold_only.value, 4)  # 4 / 6
+        (2, 0.6667)
+    """
+    from editf1.inputs import check_pairs
+
+    pairs = pair_texts(check_pairs(predictions, references, ids))
+    labels = load_gold(gold, pairs, splitter)
+    other = None if second is None else load_gold(second, pairs, splitter)
+    check_report_options(labels, **report_options)
+    return replace(result, gold=gold_report(result, labels, second=other, **report_options))
