@@ -514,7 +514,7 @@ def test_the_per_row_file_alone_names_the_judges_options_and_versions(tmp_path):
     loaded = load_run(run)
     assert loaded.result.reproducibility == written and loaded.provenance == record
     out = tmp_path / "report"
-    assert main(["report", str(run), "--n-resamples", "20", "-o", str(out)]) == 0
+    assert main(["report", str(run), "--n-resamples", "100", "-o", str(out)]) == 0
     md = (out / "report.md").read_text()
     header = "| system | per-row file | content judge | theme judge | scoring options | versions |"
     row = md.split(header)[1].splitlines()[2].strip("|").split(" | ")
@@ -525,7 +525,7 @@ def test_the_per_row_file_alone_names_the_judges_options_and_versions(tmp_path):
     assert row[5].strip().startswith(f"edit-f1 {version}, nltk ")
     assert "not recorded" not in md
     # --summary keeps working beside it
-    again = ["report", str(run), "--summary", str(summary), "--n-resamples", "20"]
+    again = ["report", str(run), "--summary", str(summary), "--n-resamples", "100"]
     assert main([*again, "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "report.md").read_text() == md
 
@@ -755,7 +755,7 @@ def test_report_html_shows_the_pairs_that_differ_most_escaped(scorer, runs, tmp_
     drafts = [*DRAFTS_B[:2], 'Drink water. Keep the dose <5 mg & "rest" > 2 h.', DRAFTS_B[3]]
     c = _score_to_files(scorer, tmp_path, "C", drafts)[0]
     out = tmp_path / "report"
-    args = ["report", str(runs[0][0]), str(c), "--n-resamples", "20", "--top-pairs", "2"]
+    args = ["report", str(runs[0][0]), str(c), "--n-resamples", "100", "--top-pairs", "2"]
     assert main([*args, "-o", str(out)]) == 0
     page = (out / "report.html").read_text()
     # C's c2-1: EM 1, EA 0, ED 1: F1 2/3 (difference +2/3, as c1-2's: c1-2 is earlier)
