@@ -13,6 +13,7 @@ from editf1.cli.conventions import (
     add_bootstrap_options,
     add_input_format,
     check_outputs,
+    field_options,
     human_stream,
     is_stdio,
     write_json,
@@ -160,20 +161,24 @@ def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -
     (a string with a word; the replies to a message are its rows).
 
     Raises:
-        InputError: naming every bad row and field, never its text.
+        InputError: naming every bad row and field (file and line for the rows of a
+            file), never its text.
     """
     from editf1.inputs import InputError, check_group, check_reference, describe
+    from editf1.io import TableRows
+    from editf1.naming import field_at
 
     errors = []
-    for i, row in enumerate(rows):
+    places = rows.locations() if isinstance(rows, TableRows) else range(len(rows))
+    for at, row in zip(places, rows):
         reply = row[reference_field]
-        errors += check_group(i, row[group_field], group_field)
+        errors += check_group(at, row[group_field], group_field)
         if isinstance(reply, str):
-            errors += check_reference(i, reply, reference_field)
+            errors += check_reference(at, reply, reference_field)
         else:
             errors.append(
-                f"{reference_field}[{i}] must be a string, got {describe(reply)}: one reply "
-                f"per row, the rows of one {group_field} being its replies"
+                f"{field_at(reference_field, at)} must be a string, got {describe(reply)}: one "
+                f"reply per row, the rows of one {group_field} being its replies"
             )
     if errors:
         raise InputError(errors)
@@ -198,7 +203,8 @@ def _iap(args) -> int:
         group_field, reference_field = "case_id", "reference"
     else:
         group_field, reference_field = args.group_field, args.reference_field
-        rows = read_rows(args.input, [group_field, reference_field], args.input_format)
+        named_by = field_options(args, "--group-field", "--reference-field")
+        rows = read_rows(args.input, [group_field, reference_field], args.input_format, named_by)
     replies: dict[str, list] = {}
     for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])

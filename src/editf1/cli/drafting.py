@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    field_options,
+    human_stream,
+    seed_option,
+)
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
@@ -147,8 +153,9 @@ def _draft(args) -> int:
         silence_progress_bars()
     check_outputs([("-o", args.output)], [args.input, args.examples])
     fields = [args.message_field, args.reference_field]
+    named_by = field_options(args, "--message-field", "--reference-field")
     if args.input:
-        rows = read_rows(args.input, fields, args.input_format)
+        rows = read_rows(args.input, fields, args.input_format, named_by)
     else:
         from editf1.cli.datasets import dataset_rows
 
@@ -157,7 +164,7 @@ def _draft(args) -> int:
     if args.examples and args.strategy != "few-shot":
         raise ValueError("--examples goes with --strategy few-shot")
     # the few-shot pool: --examples, or every input row (also those past --limit)
-    examples = read_rows(args.examples, fields, "auto") if args.examples else rows
+    examples = read_rows(args.examples, fields, "auto", named_by) if args.examples else rows
     if args.limit is not None:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")

@@ -11,7 +11,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    field_options,
+    human_stream,
+    seed_option,
+)
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
 
@@ -158,12 +164,13 @@ def _sample_for_labels(args) -> int:
     from editf1.io import JsonlWriter, read_rows
 
     check_outputs([("-o", args.output)], [args.input])
-    rows = read_rows(args.input, [args.prediction_field, args.reference_field], args.input_format)
     pred, ref = args.prediction_field, args.reference_field
+    named_by = field_options(args, "--prediction-field", "--reference-field")
+    rows = read_rows(args.input, [pred, ref], args.input_format, named_by)
     errors = [
         e
-        for i, row in enumerate(rows)
-        for e in check_prediction(i, row[pred], pred) + check_reference(i, row[ref], ref)
+        for at, row in zip(rows.locations(), rows)
+        for e in check_prediction(at, row[pred], pred) + check_reference(at, row[ref], ref)
     ]
     if errors:
         raise InputError(errors)

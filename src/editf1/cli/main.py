@@ -122,10 +122,12 @@ def _other_process() -> bool:
 
 def _error_lines(error: BaseException) -> str:
     """The message of a user error: ``edit-f1: error: ...`` on one line, or the lines of
-    an :class:`~editf1.inputs.InputError` (one per bad row); a
+    an :class:`~editf1.inputs.InputError` of several problems (one per bad row); a
     :class:`~editf1.cli.conventions.ProcessError` names its process."""
     from editf1.inputs import InputError
 
+    if isinstance(error, InputError) and len(error.errors) == 1:
+        error = ValueError(error.errors[0])
     if isinstance(error, ProcessError):  # one process's error, in its own words
         text = f"{error.where}: {_error_lines(error.error).removeprefix(_PREFIX)}"
     elif isinstance(error, OSError) and error.filename is not None:
@@ -137,6 +139,39 @@ def _error_lines(error: BaseException) -> str:
     if not isinstance(error, InputError):
         text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
     return f"{_PREFIX}{text}"
+
+
+@contextmanager
+def _one_line_warnings(args):
+    """Within the block, each warning shown is one line, ``edit-f1: warning: ...``, once
+    per text (no source line): a :func:`warnings.formatwarning`, put back after it, so
+    that code recording warnings (``warnings.catch_warnings(record=True)``) still gets
+    them as they are. A warning that names rows (:class:`~editf1.aggregate.RowsWarning`)
+    names them as the command does (``args.rows_text``, where it set one: file and
+    line) and its options as the command line spells them (:data:`OPTION_WORDS`)."""
+    shown: set[str] = set()
+
+    def one_line(message, category, filename, lineno, line=None) -> str:
+        from editf1.aggregate import RowsWarning
+
+        text = str(message)
+        if isinstance(message, RowsWarning):
+            text = message.naming(getattr(args, "rows_text", None), **OPTION_WORDS)
+        text = " ".join(text.split())
+        if text in shown:
+            return ""
+        shown.add(text)
+        return f"edit-f1: warning: {text}\n"
+
+    previous, warnings.formatwarning = warnings.formatwarning, one_line
+    try:
+        yield
+    finally:
+        warnings.formatwarning = previous
+
+
+#: How a command line spells the options that the library's warnings name.
+OPTION_WORDS = {"zero_division": "--zero-division 0 or 1"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as done:  # --help, --version
             return done.code if isinstance(done.code, int) else 0
-        with _sigterm_as_interrupt(), warnings.catch_warnings():
+        with _sigterm_as_interrupt(), warnings.catch_warnings(), _one_line_warnings(args):
             warnings.simplefilter("default")
             return args.run(args)
     except KeyboardInterrupt as stop:

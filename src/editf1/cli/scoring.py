@@ -21,6 +21,7 @@ from editf1.cli.conventions import (
     check_outputs,
     human_stream,
     is_stdio,
+    rows_text,
     write_json,
 )
 
@@ -168,7 +169,10 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
     if args.input:
         from editf1.io import read_rows
 
-        rows = read_rows(args.input, [args.prediction_field, *refs], args.input_format)
+        named_by = {f: "--reference-field" for f in refs}
+        named_by[args.prediction_field] = "--prediction-field"
+        fields = [args.prediction_field, *refs]
+        rows = read_rows(args.input, fields, args.input_format, named_by)
         name = "stdin" if is_stdio(args.input) else args.input.stem
         return name, rows, args.prediction_field, refs, id_field
     if args.dataset:
@@ -184,7 +188,7 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
 def _score(args) -> int:
     from editf1.cli.summary import format_summary
     from editf1.inputs import check_rows
-    from editf1.io import JsonlWriter
+    from editf1.io import JsonlWriter, TableRows
     from editf1.scorer import EditF1Scorer
 
     state = _process_state(args)  # None under one process
@@ -209,13 +213,18 @@ def _score(args) -> int:
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
-        raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
-
+        _no_id_field(rows, lacking, id_field)
+    locations = None
+    if isinstance(rows, TableRows):  # warnings name the rows by file and line
+        locations = rows.locations()
+        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
     if len(refs) == 1:
         checked = check_rows(
             ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
             prediction_field=pred,
             reference_field=refs[0],
+            id_field=id_field,
+            locations=locations,
         )
     else:
         checked = _check_reply_columns(rows, pred, refs, id_field)
@@ -283,19 +292,48 @@ def _score(args) -> int:
     return 0
 
 
+def _lines_text(rows, shown: list, count: int) -> str:
+    """The rows a warning names (:class:`editf1.aggregate.RowsWarning`), by file and
+    line: ``(pairs.jsonl, lines 2 and 5)``, ``...`` when it names only the first."""
+    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
+        return f"[{', '.join(map(str, shown))}]"
+    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
+
+
+def _no_id_field(rows, lacking: list[int], id_field: str):
+    """Raise the error of ``--id-field`` naming a field that ``lacking`` rows lack: the
+    rows that lack it, or (none has it) the fields the rows of a file have.
+
+    Raises:
+        ValueError: always.
+    """
+    from editf1.io import TableRows
+    from editf1.naming import shown_columns
+
+    if isinstance(rows, TableRows) and len(lacking) == len(rows):
+        raise ValueError(
+            f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
+            f"{shown_columns(rows.columns, [id_field], 'field')}"
+        )
+    raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
+
+
 def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
     """Rows whose replies come from several columns (``--reference-field A
     --reference-field B``), checked: a cell that is empty or ``None`` is no reply (one
-    clinician of two answered), each other cell one reply named ``<column>[row]`` in
-    messages; a row with no reply in any column is an error naming every column.
-    Warns with the number of rows with fewer replies than columns.
+    clinician of two answered), each other cell one reply named by its column and row
+    (file and line for the rows of a file) in messages; a row with no reply in any
+    column is an error naming every column. Warns with the number of rows with fewer
+    replies than columns.
 
     Raises:
         InputError: listing every bad row and cell.
     """
     from editf1.inputs import CheckedRows, InputError, check_rows
+    from editf1.io import TableRows
     from editf1.segment import has_word
 
+    locations = rows.locations() if isinstance(rows, TableRows) else None
     checked, errors, seen, fewer = [], [], {}, []
     for i, row in enumerate(rows):
         given = [
@@ -312,6 +350,8 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
                 seen=seen,
                 prediction_field=pred,
                 reference_field=fields,
+                id_field=id_field,
+                locations=None if locations is None else locations[i : i + 1],
             )
         except InputError as error:
             errors += error.errors
@@ -319,8 +359,8 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
         raise InputError(errors)
     if fewer:
         warnings.warn(
-            f"{len(fewer)} row(s) have a reply in fewer than all of {refs} (rows {fewer[:10]}"
-            f"{' ...' if len(fewer) > 10 else ''}): an empty cell is no reply",
+            f"{len(fewer)} row(s) have a reply in fewer than all of {refs} "
+            f"({rows_text(rows, fewer)}): an empty cell is no reply",
             stacklevel=2,
         )
     return CheckedRows(checked)
