@@ -969,3 +969,51 @@ def test_a_warning_is_one_line_naming_file_and_line_and_the_option(tmp_path):
         "is undefined (zero denominator) for 1 row(s) [1] and set to 0.0; pass "
         "zero_division=0.0 or 1.0 to choose the value and silence this warning"
     ]
+
+
+def test_help_lists_the_commands_in_workflow_order_each_with_an_example(capsys):
+    """edit-f1 --help: the sections of SECTIONS in order, every command once; each
+    command's help ends with (score: starts with) an example that parses."""
+    import argparse
+    import shlex
+
+    from editf1.cli.main import SECTIONS, build_parser
+
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    headings = [text.index(f"\n{title}:\n") for title, _ in SECTIONS]
+    assert headings == sorted(headings)
+    listed = [name for _, names in SECTIONS for name in names]
+    assert listed[:4] == ["score", "report", "sample-for-labels", "annotate"]
+    positions = [text.index(f"\n  {name} ") for name in listed]
+    assert positions == sorted(positions)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(commands.choices) == sorted(listed)
+    for name, sub in commands.choices.items():
+        shown = sub.format_help()
+        block = shown.split("example:\n" if "example:\n" in shown else "examples:\n")[1]
+        examples = [line.strip() for line in block.split("\n\n")[0].splitlines()]
+        assert examples and all(e.startswith(f"edit-f1 {name}") for e in examples), name
+        for example in examples:
+            argv = shlex.split(example.split(" < ")[0])[1:]
+            assert build_parser().parse_args(argv).command == name, example
+    score_help = commands.choices["score"].format_help()
+    assert score_help.startswith("usage: edit-f1 score [INPUT] [options]\n")
+    # the examples come before the options, and the common options first
+    assert score_help.index("examples:") < score_help.index("options:")
+    groups = ["input:", "output:", "judges and scores:", "gold labels", "a known dataset"]
+    assert [score_help.index(f"\n{g}") for g in groups] == sorted(
+        score_help.index(f"\n{g}") for g in groups
+    )
+
+
+def test_help_imports_no_model_or_data_library():
+    """What keeps edit-f1 --help quick (benchmarks/cli_help.py times it)."""
+    heavy = ("datasets", "torch", "transformers", "sentence_transformers", "nltk", "scipy")
+    code = (
+        "import sys; from editf1.cli.main import build_parser; build_parser(); "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "[]\n", done.stderr

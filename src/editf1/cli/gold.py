@@ -120,6 +120,7 @@ def add_commands(commands) -> None:
     """``sample-for-labels`` and ``annotate``."""
     p = commands.add_parser(
         "sample-for-labels",
+        example="edit-f1 sample-for-labels pairs.jsonl -n 50 -o annotation.jsonl",
         help="draw pairs uniformly at random for clinicians to label; writes an annotation file",
         description="Draws -n of the file's pairs uniformly at random without replacement "
         "(numpy default_rng(seed).permutation, in the order drawn) and writes them with their "
@@ -145,6 +146,7 @@ def add_commands(commands) -> None:
 
     p = commands.add_parser(
         "annotate",
+        example="edit-f1 annotate annotation.jsonl -o gold.jsonl --annotator dr-a",
         help="the local labelling app for an annotation file (needs the demo extra)",
         description="Serves a Gradio app on 127.0.0.1 (no share link, no analytics): each "
         "sentence of the reply beside the draft, its matching draft span or NO MATCH, its "

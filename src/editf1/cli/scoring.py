@@ -25,7 +25,7 @@ from editf1.cli.conventions import (
     write_json,
 )
 
-__all__ = ["DEFAULT_RUNS", "add_commands", "reference_fields"]
+__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands", "reference_fields"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
@@ -50,36 +50,38 @@ def _zero_division(value: str):
     return number
 
 
+#: What ``edit-f1 score --help`` shows first.
+SCORE_EXAMPLES = """edit-f1 score pairs.jsonl
+edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
+edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
+edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
+edit-f1 score - --summary-json - < pairs.jsonl"""
+
+
 def _add_score(commands) -> None:
     p = commands.add_parser(
         "score",
         help="score drafts against clinician replies; writes per-row JSONL, prints a summary",
-        description="Score every (draft, clinician reply) row. Without an input file, "
-        "scores the demo set shipped with the package.",
+        usage="%(prog)s [INPUT] [options]",
+        description="Score every (draft, clinician reply) row of a JSONL or CSV file: "
+        "content- and theme-level precision, recall and F1. Without an input file, scores "
+        "the demo set shipped with the package. Common options come first.",
+        example=SCORE_EXAMPLES,
+        example_first=True,
     )
-    p.add_argument(
+    given = p.add_argument_group("input")
+    given.add_argument(
         "input",
         nargs="?",
         type=Path,
         help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
     )
-    p.add_argument("--demo", action="store_true", help="score the shipped demo set")
-    p.add_argument(
-        "--dataset",
-        metavar="NAME|FOLDER",
-        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
-        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
-    )
-    p.add_argument("--config", help="the dataset's config (default: its default config)")
-    p.add_argument("--split", help="the split to score (default: test, or the only split)")
-    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_input_format(p)
-    p.add_argument(
+    given.add_argument(
         "--prediction-field",
         default="prediction",
         help="column holding the LLM draft (default: prediction)",
     )
-    p.add_argument(
+    given.add_argument(
         "--reference-field",
         action="append",
         metavar="FIELD",
@@ -88,63 +90,77 @@ def _add_score(commands) -> None:
         "scored against every one of those columns: its best-matching reply is the pair, "
         "and the summary adds all_references",
     )
-    p.add_argument(
+    given.add_argument(
         "--id-field",
         help="column holding the row id (default: 'id' where the rows have one); ids must "
         "be unique",
     )
-    p.add_argument(
+    add_input_format(given)
+    given.add_argument(
+        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
+    )
+    written = p.add_argument_group("output")
+    written.add_argument(
         "--output",
         "-o",
         type=Path,
         help="per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
         "is refused); - for standard output",
     )
-    p.add_argument(
+    written.add_argument(
         "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
     )
-    p.add_argument(
+    written.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
+    )
+    written.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bars (also those of model downloads and loading)",
+    )
+    judging = p.add_argument_group("judges and scores")
+    judging.add_argument(
         "--content-judge",
         default="embedding",
         help="embedding (default), exact, cross-encoder, llm or server",
     )
-    p.add_argument(
+    judging.add_argument(
         "--theme-judge", default="embedding", help="embedding (default), llm, server or none"
     )
-    from editf1.cli.judges import add_judge_option_arguments
-
-    add_judge_option_arguments(p)
-    p.add_argument(
+    judging.add_argument(
         "--include-other", action="store_true", help="count the theme Other in theme-level scores"
     )
-    p.add_argument(
+    judging.add_argument(
         "--zero-division",
         default="warn",
         type=_zero_division,
         help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
     )
-    p.add_argument(
+    judging.add_argument(
         "--batch-size",
         type=int,
         default=128,
         help="pairs handed to the judges at once (default 128; memory, not results)",
     )
-    p.add_argument(
-        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
-    )
-    p.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="hide the progress bars (also those of model downloads and loading)",
-    )
-    p.add_argument(
-        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
-    )
+    from editf1.cli.judges import add_judge_option_arguments
+
+    add_judge_option_arguments(judging)
     from editf1.cli.datasets import add_builder_options
     from editf1.cli.gold import add_gold_options
 
-    add_builder_options(p)
     add_gold_options(p)
+    known = p.add_argument_group("a known dataset instead of a file")
+    known.add_argument("--demo", action="store_true", help="score the shipped demo set")
+    known.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
+        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    known.add_argument("--config", help="the dataset's config (default: its default config)")
+    known.add_argument("--split", help="the split to score (default: test, or the only split)")
+    known.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    add_builder_options(p)
     p.set_defaults(run=_score)
 
 

@@ -83,6 +83,7 @@ def add_commands(commands) -> None:
 def _add_preference_pairs(commands) -> None:
     p = commands.add_parser(
         "preference-pairs",
+        example="edit-f1 preference-pairs drafts.jsonl -o dpo-pairs/",
         help="DPO preference pairs (prompt/chosen/rejected) ranked by edit-F1",
         description="Reads several drafts per message (one row per draft), scores every "
         "draft with the edit-F1 reward (its gaming guards included) and writes, per "
