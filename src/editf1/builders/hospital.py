@@ -37,7 +37,7 @@ them; ``keep_columns`` carries chosen ones as response ``attributes``, and as th
 Privacy: these builders read local files only and never upload. The prepared Arrow
 cache is a copy of the data: keep ``cache_dir`` on storage approved for it (the CLI
 uses a temporary folder it deletes). Uploading is a separate, explicit step
-(:func:`editf1.builders.hub.push_to_hub`, private repositories only).
+(:func:`editf1.builders.push.push_to_hub`, private repositories only).
 """
 
 from __future__ import annotations

@@ -287,11 +287,10 @@ def _export_dataset(args) -> int:
     from editf1.builders.hub import (
         check_card_replaceable,
         check_export_folder,
-        check_pushable,
-        push_to_hub,
         write_card,
         write_hub_folder,
     )
+    from editf1.builders.push import check_pushable, push_to_hub
     from editf1.io import check_output_path, staged_folder
 
     datasets.disable_progress_bars()
@@ -303,7 +302,7 @@ def _export_dataset(args) -> int:
     if args.card_only:
         check_card_replaceable(output / "README.md", args.overwrite)  # other files are kept
         with staged_folder(output, protect=protect) as stage:
-            write_card(args.name, stage, file_format=args.format)
+            write_card(args.name, stage, file_format=args.format, folder=str(output))
         print(f"wrote {output / 'README.md'}")
         return 0
     check_export_folder(output, args.overwrite)
