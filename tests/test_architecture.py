@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "editf1.data",
         "editf1.caches",
         "editf1.privacy",
+        "editf1.naming",
     ),
     ("editf1.ppi",),
     ("editf1.segment",),

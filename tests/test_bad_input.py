@@ -155,7 +155,7 @@ FILE_CASES = [
     (
         "escaped lone surrogate",
         b'{"prediction": "Zorblaxia \\ud800 rests.", "reference": "Zorblaxia rests."}\n',
-        "prediction[0]",
+        "pairs.jsonl, line 1: field 'prediction' is not valid Unicode",
     ),
 ]
 
@@ -300,7 +300,9 @@ def test_rows_through_the_command_line(tmp_path, capsys, kind, draft, reply, out
         assert code == 2 and not out.exists()
         (first, *_) = printed.err.splitlines()
         assert first.startswith("edit-f1: error: ") and "Traceback" not in printed.err
-        assert_names_row_1(printed.err)
+        # the odd row is named by file and line (line 2), never by a 0-based index
+        assert set(re.findall(r"pairs\.jsonl, line (\d+)", printed.err)) == {"2"}, printed.err
+        assert not re.findall(r"(?:prediction|reference)\[", printed.err), printed.err
     assert_private([*warned, printed.out, printed.err], draft, reply)
 
 

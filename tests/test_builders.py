@@ -22,14 +22,8 @@ from huggingface_hub import DatasetCard
 
 from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
 from editf1.builders.exports import UnusedColumnsWarning, assign_splits
-from editf1.builders.hub import (
-    card_configs,
-    push_builder,
-    push_to_hub,
-    render_card,
-    size_category,
-    write_hub_folder,
-)
+from editf1.builders.hub import card_configs, render_card, size_category, write_hub_folder
+from editf1.builders.push import push_builder, push_to_hub
 from editf1.builders.readers import demo_rows
 from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
 from editf1.cli.main import main
@@ -471,6 +465,52 @@ def test_export_dataset_never_replaces_a_readme_that_is_not_an_edit_f1_card(tmp_
     assert main(["export-dataset", "demo", "--output", str(tmp_path / "card")]) == 0
 
 
+def test_a_card_only_folder_says_how_to_build_its_data_before_loading_fails(tmp_path):
+    """datasets.load_dataset on a folder holding only a card fails with datasets' own
+    FileNotFoundError (no message of ours can reach it): the card's first lines name
+    that error and the command that writes the data where the card's configs point;
+    running that command makes the folder load."""
+    import shlex
+
+    folder = tmp_path / "demo"
+    assert main(["export-dataset", "demo", "--card-only", "--output", str(folder)]) == 0
+    with pytest.raises(FileNotFoundError, match=f"{folder}/data/pairs/test.parquet"):
+        datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "cache"))
+    body = DatasetCard.load(folder / "README.md").text
+    opening = body.split("\n\n", 2)[1]  # right after the title
+    assert opening == (
+        "**This folder holds this card only, not the data files.** Until they are built "
+        f'here, `datasets.load_dataset("{folder}")` fails with `FileNotFoundError: Unable '
+        f"to find '.../{folder}/data/pairs/test.parquet'`. Build them beside this card with:"
+    )
+    command = body.split("```bash\n")[1].split("\n```")[0]
+    assert command == f"edit-f1 export-dataset demo --output {folder}"
+    assert main(shlex.split(command)[1:]) == 0
+    loaded = datasets.load_dataset(str(folder), "pairs", cache_dir=str(tmp_path / "cache"))
+    assert loaded["test"].num_rows == 12
+    assert "holds this card only" not in (folder / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("oncqa", "kqa", "kqa_nli", "expertqa_medicine", "syppm", "ippm", "socppm"),
+        *("content_matches", "theme_annotations"),
+    ],
+)
+def test_committed_cards_without_data_name_the_error_and_the_command(name, tmp_path):
+    folder = DATASETS / name
+    card = DatasetCard.load(folder / "README.md")
+    first = card.data.configs[0]["data_files"][0]["path"]
+    with pytest.raises(FileNotFoundError, match=f"datasets/{name}/{first}"):
+        datasets.load_dataset(str(folder), cache_dir=str(tmp_path))
+    opening = card.text.split("\n\n", 2)[1]
+    assert opening.startswith("**This folder holds this card only, not the data files.**")
+    assert f"`FileNotFoundError: Unable to find '.../datasets/{name}/{first}'`" in opening
+    command = card.text.split("```bash\n")[1].split("\n```")[0]
+    assert command == f"edit-f1 export-dataset {name} --data-dir DIR --output datasets/{name}"
+
+
 # -- annotation builders ------------------------------------------------------------
 MATCH_HEADER = ["item", "reference_sentence", "draft", "span", "annotator", "split"]
 MATCH_DRAFT = "Stop lisinopril today. Start losartan 50 mg daily. Call if the cough persists."
@@ -634,7 +674,9 @@ def test_committed_folders_are_cards_of_the_builders(tmp_path):
             continue
         cls = builder_class(name)
         card_text = (DATASETS / name / "README.md").read_text(encoding="utf-8")
-        assert card_text == render_card(cls, card_configs(cls), registry_name=name), name
+        card_only = f"datasets/{name}"  # as edit-f1 export-dataset --card-only wrote it
+        expected = render_card(cls, card_configs(cls), registry_name=name, card_only=card_only)
+        assert card_text == expected, name
         card = DatasetCard.load(DATASETS / name / "README.md")
         assert [c["config_name"] for c in card.data.configs] == [
             c.name for c in cls.BUILDER_CONFIGS

@@ -110,6 +110,9 @@ def test_an_adapter_card_renders_with_model_index_cis_and_limitations(tmp_path):
     card = ModelCard.load(files[0])
     assert card.data.base_model == "HuggingFaceTB/SmolLM2-135M-Instruct"
     assert card.data.library_name == "peft"
+    # trained on K-QA, a Hub dataset: named by its id; an adapter writes its answer
+    assert (card.data.datasets, card.data.pipeline_tag) == (["Itaymanes/K-QA"], "text-generation")
+    assert {r.dataset_type for r in card.data.eval_results} == {"Itaymanes/K-QA"}
     results = {r.metric_type: r for r in card.data.eval_results}
     assert results["accuracy"].metric_value == 0.7
     assert results["accuracy"].metric_name == "Agreement (95% CI 0.600-0.800)"
@@ -175,6 +178,56 @@ def test_every_shipped_card_names_the_library_that_loads_its_judge():
         card = ModelCard.load(ROOT / "model_cards" / name / "README.md")
         assert card.data.library_name == ("peft" if source == "adapter" else "edit-f1"), name
     assert "adapter" in names.values() and len(set(names.values())) > 1
+
+
+def test_an_adapter_on_the_users_own_labels_names_no_hub_dataset(tmp_path):
+    """Labels that are not on the Hub: no ``datasets``, and the model-index names the
+    labels the report describes, not a made-up Hub id."""
+    record = RECORD | {
+        "data": RECORD["data"] | {"name": "clinic_labels.jsonl"},
+        "agreement": RECORD["agreement"] | {"data": "clinic_labels.jsonl, held-out cases"},
+    }
+    card = render_card(adapter_card_spec(tmp_path / "judge", record))
+    assert card.data.datasets is None
+    assert {r.dataset_type for r in card.data.eval_results} == {
+        "clinic_labels.jsonl-held-out-cases"
+    }
+
+
+#: What each shipped card's metadata says of its data: (datasets, model-index dataset
+#: type, pipeline tag). OncQA and the team's labels are not on the Hub.
+SHIPPED_DATA = {
+    "edit-f1-embedding-content": (["Itaymanes/K-QA"], "Itaymanes/K-QA", "text-classification"),
+    "edit-f1-embedding-theme": (
+        ["Itaymanes/K-QA", "chaitanyamalaviya/ExpertQA"],
+        "team_theme_labels",
+        "text-classification",
+    ),
+    "edit-f1-smollm2-kqa-content": (["Itaymanes/K-QA"], "Itaymanes/K-QA", "text-generation"),
+    "edit-f1-cross-encoder-content": (
+        ["Itaymanes/K-QA", "chaitanyamalaviya/ExpertQA"],
+        "team_content_labels",
+        "text-classification",
+    ),
+    "edit-f1-smollm2-team-content": (
+        ["Itaymanes/K-QA", "chaitanyamalaviya/ExpertQA"],
+        "team_content_labels",
+        "text-generation",
+    ),
+}
+
+
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+def test_every_shipped_card_names_its_hub_datasets_and_pipeline_tag():
+    names = [e["name"] for e in json.loads(MANIFEST.read_text())["cards"]]
+    assert sorted(names) == sorted(SHIPPED_DATA)
+    for name in names:
+        data = ModelCard.load(ROOT / "model_cards" / name / "README.md").data
+        types = {r.dataset_type for r in data.eval_results}
+        assert (data.datasets, *types, data.pipeline_tag) == (*SHIPPED_DATA[name],), name
+        # a team-labels type is a dataset card of this repository
+        if "/" not in types.pop():
+            assert (ROOT / "datasets" / SHIPPED_DATA[name][1] / "README.md").is_file()
 
 
 @pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")

@@ -127,9 +127,12 @@ def test_bad_rows_exit_2_naming_every_row(tmp_path, capsys):
         )
     )
     assert main(["score", str(source), *FAST, "-o", str(tmp_path / "o.jsonl")]) == 2
-    err = capsys.readouterr().err
-    assert "prediction[1] must be a string, got None\n" in err
-    assert "reference[2] has no word" in err
+    assert capsys.readouterr().err.splitlines() == [
+        "edit-f1: error: 2 bad input(s):",
+        f"  {source}, line 2: field 'prediction' must be a string, got None",
+        f"  {source}, line 3: field 'reference' has no word (empty, whitespace or punctuation "
+        "only: str of 1 character); edit-F1 needs a clinician reply to compare against",
+    ]
     assert not (tmp_path / "o.jsonl").exists()  # nothing is scored before input is checked
 
 
@@ -137,21 +140,88 @@ def test_missing_column_and_bad_json_are_named(tmp_path, capsys):
     source = tmp_path / "pairs.csv"
     source.write_text("draft,reply\na,b\n")
     assert main(["score", str(source), *FAST]) == 2
-    assert "no column ['prediction', 'reference']; the header has 2 cells, not shown" in (
-        capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}: no column 'prediction' (--prediction-field) or 'reference' "
+        "(--reference-field); the header has ['draft', 'reply']\n"
     )
-    source.write_text("draft,reference\na,b\n")  # one column asked for: a header, shown
+    source.write_text("Draft 1,reference\na,b\n")  # one column asked for: a header, shown
     assert main(["score", str(source), *FAST]) == 2
-    assert "no column ['prediction']; the header has ['draft', 'reference']" in (
-        capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}: no column 'prediction' (--prediction-field); the header "
+        "has ['Draft 1', 'reference']\n"
     )
     broken = tmp_path / "pairs.jsonl"
     broken.write_text('{"prediction": "a", "reference": "b"}\n{oops\n[1]\n{"prediction": "c"}\n')
     assert main(["score", str(broken), *FAST]) == 2
-    err = capsys.readouterr().err
-    assert "3 bad input(s)" in err and "line 2: not valid JSON" in err
-    assert "line 3: expected a JSON object, got list" in err
-    assert "line 4: no field ['reference']; the row has ['prediction']" in err
+    assert capsys.readouterr().err.splitlines() == [
+        "edit-f1: error: 3 bad input(s):",
+        f"  {broken}, line 2: not valid JSON (Expecting property name enclosed in double "
+        "quotes at column 2)",
+        f"  {broken}, line 3: expected a JSON object, got list",
+        f"  {broken}: no field 'reference' (--reference-field) on line 4; those lines have "
+        "['prediction']",
+    ]
+
+
+def test_a_file_keyed_otherwise_is_one_line_naming_its_fields(tmp_path, capsys):
+    """1,000 rows of draft/reply: one line naming the options and the file's fields,
+    never a value; --prediction-field / --reference-field then read it."""
+    source = tmp_path / "pairs.jsonl"
+    source.write_text((json.dumps({"draft": "Rest.", "reply": "Rest today."}) + "\n") * 1000)
+    assert main(["score", str(source), *FAST]) == 2
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}: no field 'prediction' (--prediction-field) or 'reference' "
+        "(--reference-field) on any of its 1000 lines; its rows have ['draft', 'reply']\n"
+    )
+    fields = ["--prediction-field", "draft", "--reference-field", "reply"]
+    out = tmp_path / "o.jsonl"
+    assert main(["score", str(source), *FAST, *fields, "-q", "-o", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 1000
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "csv"])
+def test_bad_rows_are_named_by_file_and_line_as_an_editor_counts(tmp_path, capsys, kind):
+    """JSONL: the line of the object (blank lines counted); CSV: the header is line 1 and
+    a quoted line break moves the next row down. Ids repeat by line, never by index."""
+    if kind == "jsonl":
+        source = tmp_path / "pairs.jsonl"
+        rows = [
+            {"id": "a", "prediction": "Rest.", "reference": "Rest now."},
+            {"id": "b", "prediction": "Rest.", "reference": "..."},
+            {"id": "a", "prediction": "Rest.\nCall.", "reference": "Rest now."},
+            {"id": "c", "prediction": 5, "reference": ["Rest now.", " "]},
+        ]
+        lines = [json.dumps(rows[0]), json.dumps(rows[1]), "", json.dumps(rows[2])]
+        source.write_text("\n".join([*lines, json.dumps(rows[3])]) + "\n")
+        last = [
+            f"  {source}, line 5: field 'prediction' must be a string, got int",
+            f"  {source}, line 5: field 'reference' item 2 has no word (empty, whitespace or "
+            "punctuation only: str of 1 character); edit-F1 needs a clinician reply to compare "
+            "against",
+        ]
+    else:
+        source = tmp_path / "pairs.csv"
+        source.write_text(
+            'id,prediction,reference\na,Rest.,Rest now.\nb,Rest.,...\n\na,"Rest.\nCall.",Rest '
+            "now.\nc,,\n"
+        )
+        last = [
+            f"  {source}, line 7: field 'reference' has no word (empty, whitespace or "
+            "punctuation only: str of 0 characters); edit-F1 needs a clinician reply to compare "
+            "against"
+        ]
+    first, repeated = (2, "line 4: field 'id' repeats the id of line 1")
+    if kind == "csv":
+        first, repeated = (3, "line 5: field 'id' repeats the id of line 2")
+    assert main(["score", str(source), *FAST, "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"edit-f1: error: {len(last) + 2} bad input(s):",
+        f"  {source}, line {first}: field 'reference' has no word (empty, whitespace or "
+        "punctuation only: str of 3 characters); edit-F1 needs a clinician reply to compare "
+        "against",
+        f"  {source}, {repeated}",
+        *last,
+    ]
 
 
 def test_ids_must_be_unique_and_a_named_id_field_must_exist(tmp_path, capsys):
@@ -160,9 +230,19 @@ def test_ids_must_be_unique_and_a_named_id_field_must_exist(tmp_path, capsys):
     source.write_text("\n".join(json.dumps(r) for r in rows))
     out = tmp_path / "o.jsonl"
     assert main(["score", str(source), *FAST, "-o", str(out)]) == 2
-    assert "ids[1] repeats ids[0]\n" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}, line 2: field 'id' repeats the id of line 1\n"
+    )
     assert main(["score", str(source), *FAST, "-o", str(out), "--id-field", "case"]) == 2
-    assert "--id-field 'case': no such field in row(s) [0, 1]" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: --id-field 'case': {source} has no such field; its rows have "
+        "['id', 'prediction', 'reference']\n"
+    )
+    source.write_text(source.read_text() + "\n" + json.dumps({"case": "c", **rows[0]}))
+    assert main(["score", str(source), *FAST, "-o", str(out), "--id-field", "case"]) == 2
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: --id-field 'case': no such field on {source}, lines 1 and 2\n"
+    )
     assert not out.exists()
 
 
@@ -175,7 +255,10 @@ def test_limit_scores_the_first_rows_after_checking_all(tmp_path, capsys):
     assert [r["row"] for r in _jsonl(out)] == [0, 1]
     source.write_text("\n".join(json.dumps(r) for r in [*rows, {"prediction": "a."}]))
     assert main(["score", str(source), *FAST, "--limit", "1"]) == 2  # row 3 is checked
-    assert "line 4: no field ['reference']" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}: no field 'reference' (--reference-field) on line 4; those "
+        "lines have ['prediction']\n"
+    )
 
 
 def test_output_may_not_overwrite_the_input(tmp_path, capsys):
@@ -420,11 +503,9 @@ def test_bad_rows_list_one_line_per_row_without_their_text(tmp_path, capsys):
     source = tmp_path / "pairs.jsonl"
     source.write_text('{"prediction": "Secret words.", "reference": 3}\n["Secret words."]\n')
     assert main(["score", str(source), *FAST]) == 2
-    err = capsys.readouterr().err
-    assert err.splitlines() == [
-        "edit-f1: error: 1 bad input(s):",
-        f"  {source}, line 2: expected a JSON object, got list",
-    ]
+    assert capsys.readouterr().err == (  # one bad input: one line
+        f"edit-f1: error: {source}, line 2: expected a JSON object, got list\n"
+    )
 
 
 def _run(*argv: str, stdin: bytes = b"", cwd=None) -> subprocess.CompletedProcess:
@@ -713,7 +794,9 @@ def test_several_reply_columns_name_the_bad_column(tmp_path, capsys):
             {"prediction": "Rest.", "r1": "Rest.", "r2": "Eat."}]  # fmt: skip
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     columns = ["--reference-field", "r1", "--reference-field", "r2"]
-    with pytest.warns(UserWarning, match=r"2 row\(s\) have a reply in fewer than all of "):
+    fewer = r"2 row\(s\) have a reply in fewer than all of \['r1', 'r2'\] \(.*"
+    fewer += r"pairs.jsonl, lines 1 and 2\): an empty cell is no reply"
+    with pytest.warns(UserWarning, match=fewer):
         assert main(["score", str(source), "-o", str(out), *FAST, *columns]) == 0
     assert [r["n_references"] for r in _jsonl(out)] == [1, 1, 2]
     assert [r["recall"] for r in _jsonl(out)] == [1.0, 0.0, 1.0]
@@ -724,9 +807,16 @@ def test_several_reply_columns_name_the_bad_column(tmp_path, capsys):
     ]
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["score", str(source), "-o", str(out), *FAST, *columns]) == 2
-    err = capsys.readouterr().err
-    assert "r1[0] has no word" in err and "r2[0] has no word" in err and "Traceback" not in err
-    assert "r2[1] must be a string, got list of 1 item" in err
+    no_word = (
+        "has no word (empty, whitespace or punctuation only: str of {} character{}); edit-F1 "
+        "needs a clinician reply to compare against"
+    )
+    assert capsys.readouterr().err.splitlines() == [
+        "edit-f1: error: 3 bad input(s):",
+        f"  {source}, line 1: field 'r1' {no_word.format(0, 's')}",
+        f"  {source}, line 1: field 'r2' {no_word.format(1, '')}",
+        f"  {source}, line 2: field 'r2' must be a string, got list of 1 item",
+    ]
     assert main(["score", str(source), *FAST, "--reference-field", "r1",
                  "--reference-field", "r1"]) == 2  # fmt: skip
     assert "names a column twice" in capsys.readouterr().err
@@ -848,3 +938,82 @@ def test_offline_hub_downloads_name_the_revision_and_the_next_step(tmp_path, cap
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"SyPPM org/x at revision {sha}" in err
     assert "--data-dir DIR" in err and "--cache-dir DIR" in err
+
+
+def test_a_warning_is_one_line_naming_file_and_line_and_the_option(tmp_path):
+    """An empty draft: one line (no source line, not twice), the row by file and line,
+    the option as the command line spells it; the library's own warning is unchanged."""
+    source = tmp_path / "pairs.jsonl"
+    rows = [{"prediction": "Rest.", "reference": "Rest."}, {"prediction": "", "reference": "Rest."}]
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    done = _run("score", str(source), *FAST, "-q", "-o", str(tmp_path / "o.jsonl"))
+    assert done.returncode == 0
+    assert done.stderr.decode() == (
+        "edit-f1: warning: precision (prediction has no sentence; theme precision too if the "
+        f"reply has a theme) is undefined (zero denominator) for 1 row(s) ({source}, line 2) "
+        "and set to 0.0; pass --zero-division 0 or 1 to choose the value and silence this "
+        "warning\n"
+    )
+    import editf1
+    from editf1.aggregate import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        editf1.score(
+            predictions=["Rest.", ""],
+            references=["Rest.", "Rest."],
+            content_judge="exact",
+            theme_judge=None,
+        )
+    assert [str(w.message) for w in caught] == [
+        "precision (prediction has no sentence; theme precision too if the reply has a theme) "
+        "is undefined (zero denominator) for 1 row(s) [1] and set to 0.0; pass "
+        "zero_division=0.0 or 1.0 to choose the value and silence this warning"
+    ]
+
+
+def test_help_lists_the_commands_in_workflow_order_each_with_an_example(capsys):
+    """edit-f1 --help: the sections of SECTIONS in order, every command once; each
+    command's help ends with (score: starts with) an example that parses."""
+    import argparse
+    import shlex
+
+    from editf1.cli.main import SECTIONS, build_parser
+
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    headings = [text.index(f"\n{title}:\n") for title, _ in SECTIONS]
+    assert headings == sorted(headings)
+    listed = [name for _, names in SECTIONS for name in names]
+    assert listed[:4] == ["score", "report", "sample-for-labels", "annotate"]
+    positions = [text.index(f"\n  {name} ") for name in listed]
+    assert positions == sorted(positions)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(commands.choices) == sorted(listed)
+    for name, sub in commands.choices.items():
+        shown = sub.format_help()
+        block = shown.split("example:\n" if "example:\n" in shown else "examples:\n")[1]
+        examples = [line.strip() for line in block.split("\n\n")[0].splitlines()]
+        assert examples and all(e.startswith(f"edit-f1 {name}") for e in examples), name
+        for example in examples:
+            argv = shlex.split(example.split(" < ")[0])[1:]
+            assert build_parser().parse_args(argv).command == name, example
+    score_help = commands.choices["score"].format_help()
+    assert score_help.startswith("usage: edit-f1 score [INPUT] [options]\n")
+    # the examples come before the options, and the common options first
+    assert score_help.index("examples:") < score_help.index("options:")
+    groups = ["input:", "output:", "judges and scores:", "gold labels", "a known dataset"]
+    assert [score_help.index(f"\n{g}") for g in groups] == sorted(
+        score_help.index(f"\n{g}") for g in groups
+    )
+
+
+def test_help_imports_no_model_or_data_library():
+    """What keeps edit-f1 --help quick (benchmarks/cli_help.py times it)."""
+    heavy = ("datasets", "torch", "transformers", "sentence_transformers", "nltk", "scipy")
+    code = (
+        "import sys; from editf1.cli.main import build_parser; build_parser(); "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "[]\n", done.stderr

@@ -186,7 +186,7 @@ def test_only_the_main_process_reports_shared_errors(tmp_path, capsys, monkeypat
     assert capsys.readouterr().err == ""  # the main process reports the same bad row
     monkeypatch.setenv("RANK", "0")
     assert main(["score", str(bad), *out, *FAST]) == 2
-    assert "reference[0] has no word" in capsys.readouterr().err
+    assert f"{bad}, line 1: field 'reference' has no word" in capsys.readouterr().err
 
 
 def test_standard_input_and_output_are_refused_under_several_processes(
@@ -252,8 +252,9 @@ def test_torchrun_two_processes_equal_one(tmp_path, capsys):
     assert done.stdout.replace("  judged by 2 processes: 10 + 10 pairs\n", "") == single.replace(
         str(one), str(two)
     )
-    # the warning names the input's row 13 (the second process's fourth), once
-    assert done.stderr.count("UndefinedMetricWarning") == 1 and "[13]" in done.stderr
+    # the warning names the input's row 13 (the second process's fourth) by its line, once
+    assert done.stderr.count("edit-f1: warning: precision") == 1
+    assert f"for 1 row(s) ({pairs}, line 14) and set to 0.0" in done.stderr
     assert sorted(p.name for p in two.iterdir()) == ["out.jsonl", "s.json"]  # no shards left
 
 

@@ -299,3 +299,23 @@ def test_score_arguments_name_the_options_that_differ_from_scores(tmp_path, caps
     (arguments,) = {tuple(r["score_arguments"]) for r in _jsonl(out)}
     assert arguments == (str(table), "--input-format", "csv", "--prediction-field", "draft",
                          "--reference-field", "reply", "--id-field", "case")  # fmt: skip
+
+
+def test_sample_for_labels_names_bad_rows_by_file_and_line(tmp_path, capsys):
+    """A CSV's header is line 1: the draft of the second row is on line 3."""
+    source = tmp_path / "pairs.csv"
+    source.write_text("prediction,reference\nRest.,Rest today.\n,\n")
+    out = tmp_path / "a.jsonl"
+    assert main(["sample-for-labels", str(source), "-n", "1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}, line 3: field 'reference' has no word (empty, whitespace "
+        "or punctuation only: str of 0 characters); edit-F1 needs a clinician reply to "
+        "compare against\n"
+    )
+    source.write_text("draft,reply\nRest.,Rest today.\n")
+    assert main(["sample-for-labels", str(source), "-n", "1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {source}: no column 'prediction' (--prediction-field) or 'reference' "
+        "(--reference-field); the header has ['draft', 'reply']\n"
+    )
+    assert not out.exists()

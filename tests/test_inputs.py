@@ -301,10 +301,10 @@ def test_edit_f1_score_checks_each_row_once(row_checks, tmp_path):
     options = ["--content-judge", "exact", "--theme-judge", "none", "--zero-division", "0"]
     out = tmp_path / "out.jsonl"
     assert main(["score", str(pairs), "-o", str(out), "-q", *options]) == 0
-    assert row_checks == [0, 1, 2]
+    assert [place.line for place in row_checks] == [1, 2, 3]  # named by file and line
     row_checks.clear()
     assert main(["score", str(pairs), "-o", str(out), "-q", "--limit", "1", *options]) == 0
-    assert row_checks == [0, 1, 2]  # every row is checked, the first one scored
+    assert [place.line for place in row_checks] == [1, 2, 3]  # all checked, one scored
     assert len(out.read_text().splitlines()) == 1
 
 
@@ -323,10 +323,10 @@ def test_several_reply_columns_are_named_by_column(tmp_path, capsys):
     code = main(["score", str(pairs), "-o", str(tmp_path / "o.jsonl"), "-q", *fields])
     assert code == 2
     assert capsys.readouterr().err.splitlines()[1:] == [
-        "  prediction[1] must be a string, got int",
-        "  a[1] has no word (empty, whitespace or punctuation only: str of 1 character); "
-        "edit-F1 needs a clinician reply to compare against",
-        "  b[1] must be a string, got None",
+        f"  {pairs}, line 2: field 'prediction' must be a string, got int",
+        f"  {pairs}, line 2: field 'a' has no word (empty, whitespace or punctuation only: str "
+        "of 1 character); edit-F1 needs a clinician reply to compare against",
+        f"  {pairs}, line 2: field 'b' must be a string, got None",
     ]
 
 

@@ -143,8 +143,12 @@ def test_iap_rows_without_a_message_id_or_with_a_list_of_replies_are_named(tmp_p
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     argv = ["iap", str(source), "--content-judge", "exact", "--theme-judge", "none"]
     assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert "message_id[0] must be a message id (text or an integer), got None" in err
-    assert "message_id[1] must be a message id (text or an integer), got str of 0" in err
-    assert "reference[2] must be a string, got list of 2 items" in err
-    assert "Traceback" not in err and "Rest today" not in err
+    assert capsys.readouterr().err.splitlines() == [
+        "edit-f1: error: 3 bad input(s):",
+        f"  {source}, line 1: field 'message_id' must be a message id (text or an integer), "
+        "got None",
+        f"  {source}, line 2: field 'message_id' must be a message id (text or an integer), "
+        "got str of 0 characters",
+        f"  {source}, line 3: field 'reference' must be a string, got list of 2 items: one "
+        "reply per row, the rows of one message_id being its replies",
+    ]

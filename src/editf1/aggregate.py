@@ -47,6 +47,7 @@ from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 __all__ = [
     "CorpusAccumulator",
     "NonLatinTextWarning",
+    "RowsWarning",
     "UndefinedMetricWarning",
     "UnusableJudgementWarning",
     "ZeroDivision",
@@ -61,15 +62,48 @@ __all__ = [
 ZeroDivision = Literal["warn"] | float
 
 
-class UndefinedMetricWarning(UserWarning):
+class RowsWarning(UserWarning):
+    """A warning about some rows of a corpus, which it names by number (from 0):
+    ``[0, 3, ...]``. A shell that knows the rows by other names (``edit-f1``: file and
+    line) rewrites it with :meth:`naming`.
+
+    Args:
+        template: the message, with ``{rows}`` where the rows go and further
+            ``{fields}`` filled from ``words``.
+        rows: the first rows named (at most :data:`SHOWN_ROWS`), numbers or labels.
+        count: how many rows in all.
+        words: the default value of each further field of ``template``.
+    """
+
+    def __init__(self, template: str, rows: Sequence = (), count: int = 0, **words: str) -> None:
+        self.template, self.rows, self.count, self.words = template, list(rows), count, words
+        super().__init__(self.naming())
+
+    def naming(self, rows_text: Callable[[list, int], str] | None = None, **words: str) -> str:
+        """The message, the rows named by ``rows_text(rows, count)`` (default
+        ``[0, 3, ...]``: ``...`` when ``count`` is more than the rows named) and the
+        template's other fields by ``words`` where given.
+
+        >>> RowsWarning("{rows} ({n})", [0, 3], 12, n="twelve").naming(n="12")
+        '[0, 3, ...] (12)'
+        """
+        named = (rows_text or _numbered)(self.rows, self.count)
+        return self.template.format(rows=named, **{**self.words, **words})
+
+
+def _numbered(rows: list, count: int) -> str:
+    return f"[{', '.join(map(str, rows))}{', ...' if count > len(rows) else ''}]"
+
+
+class UndefinedMetricWarning(RowsWarning):
     """A ratio had a zero denominator; see the ``zero_division`` parameter to silence it."""
 
 
-class UnusableJudgementWarning(UserWarning):
+class UnusableJudgementWarning(RowsWarning):
     """A judge produced output that could not be used; see ``unusable_judgements``."""
 
 
-class NonLatinTextWarning(UserWarning):
+class NonLatinTextWarning(RowsWarning):
     """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
     its letters outside Latin script (:func:`editf1.segment.non_latin_share`); the judges
     were fitted and checked on English replies."""
@@ -172,13 +206,14 @@ def warn_undefined(what: str, rows: Sequence, zero_division: ZeroDivision, n_row
     if not rows or zero_division != "warn":
         return
     n_rows = len(rows) if n_rows is None else n_rows
-    shown = ", ".join(map(str, rows[:SHOWN_ROWS])) + (", ..." if n_rows > SHOWN_ROWS else "")
-    warnings.warn(
-        f"{what} is undefined (zero denominator) for {n_rows} row(s) [{shown}] and set "
-        "to 0.0; pass zero_division=0.0 or 1.0 to choose the value and silence this warning",
-        UndefinedMetricWarning,
-        stacklevel=4,
+    what = what.replace("{", "{{").replace("}", "}}")
+    template = (
+        f"{what} is undefined (zero denominator) for {n_rows} row(s) {{rows}} and set to 0.0; "
+        "pass {zero_division} to choose the value and silence this warning"
     )
+    choose = "zero_division=0.0 or 1.0"
+    warning = UndefinedMetricWarning(template, rows[:SHOWN_ROWS], n_rows, zero_division=choose)
+    warnings.warn(warning, stacklevel=4)
 
 
 #: Rows a warning names; it counts the others.
@@ -401,22 +436,27 @@ class CorpusAccumulator:
             what = "corpus " + " and ".join(result.content.undefined)
             warn_undefined(what, ["all"], zero_division)
         if unusable.count:
-            warnings.warn(
+            template = (
                 f"the judges produced {result.unusable_judgements} unusable content and "
                 f"{result.unusable_theme_judgements} unusable theme judgement(s) in "
-                f"{unusable.count} row(s) (first: {unusable.first}); they count as "
-                "NO MATCH / no theme and are reported as unusable_judgements",
-                UnusableJudgementWarning,
+                f"{unusable.count} row(s) (first: {{rows}}); they count as "
+                "NO MATCH / no theme and are reported as unusable_judgements"
+            )
+            warnings.warn(
+                UnusableJudgementWarning(template, unusable.first, unusable.count),
                 stacklevel=3,
             )
         if non_latin.count:
+            in_use = f" ({judges})" if judges else ""
+            template = (
+                f"{non_latin.count} row(s) (first: {{rows}}) have a draft or reply with more "
+                f"than {NON_LATIN_LIMIT:.0%} of its letters outside Latin script; the judges "
+                f"in use{in_use.replace('{', '{{').replace('}', '}}')} were developed and "
+                "checked on English replies: their content matches and themes for these rows "
+                "may be unreliable"
+            )
             warnings.warn(
-                f"{non_latin.count} row(s) (first: {non_latin.first}) have a draft or reply "
-                f"with more than {NON_LATIN_LIMIT:.0%} of its letters outside Latin script; "
-                "the judges in use" + (f" ({judges})" if judges else "") + " were developed "
-                "and checked on English replies: their content matches and themes for these "
-                "rows may be unreliable",
-                NonLatinTextWarning,
+                NonLatinTextWarning(template, non_latin.first, non_latin.count),
                 stacklevel=3,
             )
 

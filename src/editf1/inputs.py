@@ -9,7 +9,9 @@ run :func:`row_errors` once per row. Rows given to the scorer any other way are 
 there, a batch at a time.
 
 Messages never repeat the text of a row (it may be a patient's): a value is described
-by its type and size (:func:`describe`), a row by its field and number.
+by its type and size (:func:`describe`), a row by its field and number: ``field[i]``
+(from 0) for Python lists, or, for the rows of a file, the file and line an editor
+shows (:class:`editf1.naming.FileLine`: ``pairs.jsonl, line 3: field 'reference' ...``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence, Sized
 from numbers import Integral
 
+from editf1.naming import FileLine, field_at
 from editf1.segment import has_word
 
 __all__ = [
@@ -212,9 +215,9 @@ def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
     (['predictions[3] must be a string, got None'], ['predictions[4] must be a string, got float'])
     """
     if not isinstance(prediction, str):
-        return [f"{field}[{row}] must be a string, got {describe(prediction)}"]
+        return [f"{field_at(field, row)} must be a string, got {describe(prediction)}"]
     if problem := unicode_problem(prediction):
-        return [f"{field}[{row}] {problem}"]
+        return [f"{field_at(field, row)} {problem}"]
     return []
 
 
@@ -225,7 +228,7 @@ def check_reference(row, reference, field: str = "references") -> list[str]:
     measures a draft against the clinician's reply and has nothing to measure without
     one. A list (several clinicians' replies to one message) must hold at least one
     reply, each a string (not another list); each is checked and named
-    ``field[row][k]``.
+    ``field[row][k]`` (item ``k + 1`` for a :class:`FileLine`).
 
     >>> check_reference(0, ["Rest.", " "])
     ['references[0][1] has no word (empty, whitespace or punctuation only: str of 1 \
@@ -233,68 +236,80 @@ character); edit-F1 needs a clinician reply to compare against']
     """
     if isinstance(reference, (list, tuple)):
         if not reference:
-            return [f"{field}[{row}] is an empty list; give at least one reply"]
-        return [e for k, r in enumerate(reference) for e in _check_reply(f"{row}][{k}", r, field)]
+            return [f"{field_at(field, row)} is an empty list; give at least one reply"]
+        return [e for k, r in enumerate(reference) for e in _check_reply(row, r, field, k)]
     return _check_reply(row, reference, field)
 
 
-def _check_reply(row, reference, field: str) -> list[str]:
+def _check_reply(row, reference, field: str, item: int | None = None) -> list[str]:
     """Problems with one reply (a list of replies inside a list is not one)."""
+    at = field_at(field, row, item)
     if not isinstance(reference, str):
-        return [f"{field}[{row}] must be a string, got {describe(reference)}"]
+        return [f"{at} must be a string, got {describe(reference)}"]
     if problem := unicode_problem(reference):
-        return [f"{field}[{row}] {problem}"]
+        return [f"{at} {problem}"]
     if not has_word(reference):
         return [
-            f"{field}[{row}] has no word (empty, whitespace or punctuation only: "
+            f"{at} has no word (empty, whitespace or punctuation only: "
             f"{describe(reference)}); edit-F1 needs a clinician reply to compare against"
         ]
     return []
 
 
-def check_id(row: int, row_id, seen: dict[str, int]) -> list[str]:
+def check_id(row, row_id, seen: dict, field: str = "ids") -> list[str]:
     """Problems with one row id: ids are optional (``None``), otherwise non-empty
     strings of valid Unicode, each used once. ``seen`` maps the ids met so far to their
-    rows and is updated.
+    rows and is updated. ``row`` is an index or a :class:`FileLine`; ``field`` names
+    the ids in messages.
 
     >>> seen = {}
     >>> check_id(0, "m1", seen), check_id(1, "m1", seen), check_id(2, 7, seen)
     ([], ['ids[1] repeats ids[0]'], ['ids[2] must be a non-empty string, got int'])
+    >>> seen = {}
+    >>> _ = check_id(FileLine("a.csv", 2), "m1", seen, "id")
+    >>> check_id(FileLine("a.csv", 5), "m1", seen, "id")
+    ["a.csv, line 5: field 'id' repeats the id of line 2"]
     """
     if row_id is None:
         return []
     if not isinstance(row_id, str) or not row_id.strip():
-        return [f"ids[{row}] must be a non-empty string, got {describe(row_id)}"]
+        return [f"{field_at(field, row)} must be a non-empty string, got {describe(row_id)}"]
     if problem := unicode_problem(row_id):
-        return [f"ids[{row}] {problem}"]
+        return [f"{field_at(field, row)} {problem}"]
     if row_id in seen:
-        return [f"ids[{row}] repeats ids[{seen[row_id]}]"]
+        first = seen[row_id]
+        if isinstance(row, FileLine) and isinstance(first, FileLine):
+            earlier = f"line {first.line}" if first.source == row.source else str(first)
+            return [f"{field_at(field, row)} repeats the id of {earlier}"]
+        return [f"{field_at(field, row)} repeats {field_at(field, first)}"]
     seen[row_id] = row
     return []
 
 
-def check_group(row: int, value, field: str) -> list[str]:
+def check_group(row, value, field: str) -> list[str]:
     """Problems with the id that groups rows by message (``edit-f1 iap``, preference
     pairs): text or an integer, not empty; ``None`` would put every row without one
-    into one message.
+    into one message. ``row`` is an index or a :class:`FileLine`.
 
     >>> check_group(0, "m1", "message_id"), check_group(3, None, "message_id")
     ([], ['message_id[3] must be a message id (text or an integer), got None'])
     """
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-        return [f"{field}[{row}] must be a message id (text or an integer), got {describe(value)}"]
+        got = describe(value)
+        return [f"{field_at(field, row)} must be a message id (text or an integer), got {got}"]
     return []
 
 
 def row_errors(
-    row: int,
+    row,
     row_id,
     prediction,
     reference,
-    seen: dict[str, int],
+    seen: dict,
     *,
     prediction_field: str = "predictions",
     reference_field: str | Sequence[str] = "references",
+    id_field: str = "ids",
 ) -> list[str]:
     """Every problem of one row: its id (:func:`check_id`, updating ``seen``), its
     draft (:func:`check_prediction`) and its reply or replies (:func:`check_reference`).
@@ -302,7 +317,7 @@ def row_errors(
     The one row check: :func:`check_rows` and :func:`check_pairs` call it once per row.
 
     Args:
-        row: the row's number in messages.
+        row: the row's number in messages, or its :class:`FileLine`.
         row_id, prediction, reference: the row.
         seen: ids met so far -> their rows (updated).
         prediction_field: the draft's name in messages.
@@ -310,6 +325,7 @@ def row_errors(
             several columns (``edit-f1 score --reference-field A --reference-field B``),
             one name per column: ``reference`` is then the list of those columns'
             values, each one reply named ``<column>[row]``.
+        id_field: the ids' name in messages.
 
     >>> row_errors(2, None, "Rest.", "", {})
     ['references[2] has no word (empty, whitespace or punctuation only: str of 0 \
@@ -317,7 +333,8 @@ characters); edit-F1 needs a clinician reply to compare against']
     >>> row_errors(0, None, "Rest.", ["Rest.", None], {}, reference_field=["a", "b"])
     ['b[0] must be a string, got None']
     """
-    errors = check_id(row, row_id, seen) + check_prediction(row, prediction, prediction_field)
+    errors = check_id(row, row_id, seen, id_field)
+    errors += check_prediction(row, prediction, prediction_field)
     if isinstance(reference_field, str):
         return errors + check_reference(row, reference, reference_field)
     return errors + [
@@ -361,9 +378,11 @@ def check_rows(
     rows: Iterable[Row],
     *,
     first_row: int = 0,
-    seen: dict[str, int] | None = None,
+    seen: dict | None = None,
     prediction_field: str = "predictions",
     reference_field: str | Sequence[str] = "references",
+    id_field: str = "ids",
+    locations: Sequence[FileLine] | None = None,
 ) -> CheckedRows:
     """Check ``(id or None, prediction, reference)`` rows (:func:`row_errors`, once per
     row) and raise once, listing every problem.
@@ -372,7 +391,10 @@ def check_rows(
         rows: the rows.
         first_row: the number of the first row in messages (e.g. a batch's offset).
         seen: ids met in earlier rows -> their rows, updated (default: none).
-        prediction_field, reference_field: the names in messages (:func:`row_errors`).
+        prediction_field, reference_field, id_field: the names in messages
+            (:func:`row_errors`).
+        locations: one :class:`FileLine` per row: messages name the file and line
+            instead of ``field[i]`` (``first_row`` is then unused).
 
     Returns:
         The rows as :class:`CheckedRows`.
@@ -386,12 +408,13 @@ def check_rows(
     """
     rows = list(rows)
     seen = {} if seen is None else seen
-    fields = {"prediction_field": prediction_field, "reference_field": reference_field}
-    errors = [
-        e
-        for i, row in enumerate(rows, start=first_row)
-        for e in row_errors(i, *row, seen, **fields)
-    ]
+    fields = {
+        "prediction_field": prediction_field,
+        "reference_field": reference_field,
+        "id_field": id_field,
+    }
+    numbers = range(first_row, first_row + len(rows)) if locations is None else locations
+    errors = [e for i, row in zip(numbers, rows) for e in row_errors(i, *row, seen, **fields)]
     if errors:
         raise InputError(errors)
     return CheckedRows(rows)

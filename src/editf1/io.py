@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import difflib
 import glob
 import io
 import json
@@ -28,17 +27,18 @@ import sys
 import tempfile
 import uuid
 import warnings
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
 from editf1.inputs import InputError, describe
+from editf1.naming import FileLine, fields_named, lines_of, missing_fields, shown_columns
 
 __all__ = [
     "STDIO",
-    "CsvRows",
     "JsonlWriter",
+    "TableRows",
     "atomic_output",
     "check_output_path",
     "describe",
@@ -48,7 +48,6 @@ __all__ = [
     "read_jsonl",
     "read_rows",
     "same_file",
-    "shown_columns",
     "staged_folder",
     "warn_leftovers",
 ]
@@ -129,13 +128,17 @@ def _read_text(path: str | os.PathLike) -> str:
         ) from None
 
 
-def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tuple[int, dict]]:
+def read_jsonl(
+    path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
+) -> list[tuple[int, dict]]:
     """Every object of a JSON Lines file, with its line number.
 
     Args:
         path: the file (UTF-8, optional byte-order mark; blank lines skipped), or ``"-"``
             for standard input.
         fields: names every object must have.
+        named_by: how the caller names each field, given after it in messages (e.g.
+            ``{"draft": "--prediction-field"}``).
 
     Returns:
         ``(line, object)`` pairs in file order; ``line`` is 1-based.
@@ -143,16 +146,19 @@ def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tupl
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
-        InputError: listing every line that is not valid JSON, not a JSON object,
-            gives a key twice (JSON would keep only the last value), or lacks a field
-            (naming the missing fields, and the fields there as
-            :func:`shown_columns` may show them).
+        InputError: listing every line that is not valid JSON, not a JSON object, or
+            gives a key twice (JSON would keep only the last value); and, in one message
+            for the whole file, the fields missing and the lines that lack them, with the
+            fields those lines have (:func:`shown_columns`), never a value.
     """
-    rows, errors = [], []
+    rows, errors, n_lines = [], [], 0
+    lacking: dict[str, list[int]] = {}  # field -> the lines without it
+    keys: dict[str, None] = {}  # the keys of those lines, in first-seen order
     # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
     for number, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
+        n_lines += 1
         where = f"{_name(path)}, line {number}"
         try:
             row = json.loads(line, object_pairs_hook=_unique_keys)
@@ -168,10 +174,13 @@ def read_jsonl(path: str | os.PathLike, fields: Sequence[str] = ()) -> list[tupl
             errors.append(f"{where}: expected a JSON object, got {type(row).__name__}")
             continue
         missing = [f for f in fields if f not in row]
+        for field in missing:
+            lacking.setdefault(field, []).append(number)
         if missing:
-            shown = shown_columns(sorted(row), fields, "field")
-            errors.append(f"{where}: no field {missing}; the row has {shown}")
+            keys.update(dict.fromkeys(row))
         rows.append((number, row))
+    if lacking:
+        errors.append(missing_fields(_name(path), lacking, n_lines, keys, named_by or {}))
     if errors:
         raise InputError(errors)
     return rows
@@ -190,47 +199,33 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return row
 
 
-def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
-    """A header row (or a JSON object's keys, ``kind="field"``) as a message may show
-    it, never quoting a data row.
+class TableRows(list):
+    """The rows of a table file (``{column: value}`` dicts) and where each one is.
 
-    A header that names one of the ``wanted`` columns is a header: its cells are shown.
-    One that names none may be the first data row of a file without a header row (a
-    patient's text; in JSON Lines, text written as keys): only its number of cells is
-    given, and those of its cells that are close to a wanted name (a likely misspelling,
-    :func:`difflib.get_close_matches`, cutoff 0.8).
-
-    >>> shown_columns(["prediction", "reply"], ["prediction", "reference"])
-    "['prediction', 'reply']"
-    >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
-    2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
-    header row)
+    Attributes:
+        columns: the CSV header's names; for JSON Lines, every key met, in order met.
+        source: the file as messages name it (``<stdin>`` for standard input).
+        lines: the line each row starts on, as an editor counts (a CSV header is line 1).
     """
-    if any(column in wanted for column in columns):
-        return str(list(columns))
-    close = sorted(
-        {m for w in wanted for m in difflib.get_close_matches(w, list(columns), n=3, cutoff=0.8)}
-    )
-    why = (
-        "so it may be a data row (give the file a header row)"
-        if kind == "cell"
-        else "so they may be text"
-    )
-    return (
-        f"{len(columns)} {kind}{'' if len(columns) == 1 else 's'}, not shown: none is a "
-        f"column asked for, {why}" + (f"; close to a column asked for: {close}" if close else "")
-    )
 
-
-class CsvRows(list):
-    """The rows of a CSV file (``{column: cell}`` dicts); ``columns`` is its header."""
-
-    def __init__(self, rows: Iterable[dict[str, str]], columns: list[str]):
+    def __init__(self, rows: Iterable[dict], columns: list[str], source: str, lines: list[int]):
         super().__init__(rows)
-        self.columns = columns
+        self.columns, self.source, self.lines = columns, source, lines
+
+    def locations(self) -> list[FileLine]:
+        """Each row's :class:`~editf1.naming.FileLine` (``pairs.jsonl, line 3``), in order,
+        for the row checks of :mod:`editf1.inputs` to name rows by."""
+        return [FileLine(self.source, line) for line in self.lines]
+
+    def where(self, rows: Sequence[int]) -> str:
+        """Rows (indices into this list) as a message names them: ``pairs.csv, lines 2
+        and 5`` (:func:`lines_of`)."""
+        return f"{self.source}, {lines_of([self.lines[i] for i in rows])}"
 
 
-def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
+def read_csv(
+    path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
+) -> TableRows:
     """Every row of a CSV file (TSV for a ``.tsv`` suffix) with a header row.
 
     Quoted cells may hold commas, quotes (doubled) and line breaks, and may be of any
@@ -240,10 +235,13 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
         path: the file (UTF-8, optional byte-order mark as Excel's "CSV UTF-8" writes),
             or ``"-"`` for standard input (comma-separated).
         fields: columns the header must have.
+        named_by: how the caller names each field, given after it in messages (e.g.
+            ``{"draft": "--prediction-field"}``).
 
     Returns:
-        :class:`CsvRows`: the rows as ``{column: cell}`` dicts of strings (an empty
-        cell is ``""``), in file order; ``columns`` holds the header's column names.
+        :class:`TableRows`: the rows as ``{column: cell}`` dicts of strings (an empty
+        cell is ``""``), in file order; ``columns`` holds the header's column names,
+        ``lines`` the line each row starts on (the header is line 1).
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -292,9 +290,8 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
         )
     missing = [f for f in fields if f not in header]
     if missing:
-        raise ValueError(
-            f"{name}: no column {missing}; the header has {shown_columns(header, fields)}"
-        )
+        named, shown = fields_named(missing, named_by or {}), shown_columns(header, fields)
+        raise ValueError(f"{name}: no column {named}; the header has {shown}")
     errors = [
         f"{name}, line {line}: {len(record)} cells for {len(header)} columns"
         for line, record in records
@@ -302,12 +299,16 @@ def read_csv(path: str | os.PathLike, fields: Sequence[str] = ()) -> CsvRows:
     ]
     if errors:
         raise InputError(errors)
-    return CsvRows((dict(zip(header, record)) for _, record in records), header)
+    lines = [line for line, _ in records]
+    return TableRows((dict(zip(header, record)) for _, record in records), header, name, lines)
 
 
 def read_rows(
-    path: str | os.PathLike, fields: Sequence[str], input_format: str = "auto"
-) -> list[dict]:
+    path: str | os.PathLike,
+    fields: Sequence[str],
+    input_format: str = "auto",
+    named_by: Mapping[str, str] | None = None,
+) -> TableRows:
     """Every row of a JSONL or CSV file: :func:`read_jsonl` or :func:`read_csv`.
 
     Args:
@@ -316,9 +317,11 @@ def read_rows(
             row. ``"-"`` is standard input (JSON Lines unless ``input_format`` says csv).
         fields: names every row must have (e.g. the prediction and reference columns).
         input_format: ``"auto"`` (by suffix), ``"jsonl"`` or ``"csv"``.
+        named_by: how the caller names each field, given after it in messages (e.g.
+            ``{"draft": "--prediction-field"}``).
 
     Returns:
-        The rows as dicts, in file order.
+        :class:`TableRows`: the rows as dicts, in file order, with the line each starts on.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -327,8 +330,10 @@ def read_rows(
             where every bad line is listed at once).
     """
     if input_format_of(path, input_format) == "csv":
-        return read_csv(path, fields)
-    return [row for _, row in read_jsonl(path, fields)]
+        return read_csv(path, fields, named_by)
+    numbered = read_jsonl(path, fields, named_by)
+    columns = list(dict.fromkeys(key for _, row in numbered for key in row))
+    return TableRows((row for _, row in numbered), columns, _name(path), [n for n, _ in numbered])
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILDERS",
     "BUILDER_NAMES",
+    "SYPPM_COLLECTION",
     "ContentMatchBuilder",
     "DemoBuilder",
     "EditF1Builder",
@@ -95,6 +96,10 @@ _REGISTRY = {
 
 #: The builder names, in the order of the table above.
 BUILDER_NAMES: tuple[str, ...] = tuple(_REGISTRY)
+#: The Hugging Face collection where the paper releases SyPPM (:class:`SyPPMBuilder`);
+#: here, not in :mod:`.hospital`, so that ``edit-f1 --help`` names it without importing
+#: ``datasets``.
+SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
 
 
 def __getattr__(name: str):

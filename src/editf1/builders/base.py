@@ -12,7 +12,7 @@ Every builder reads a local ``data_dir`` (no network), or, when ``data_dir`` is 
 downloads its documented upstream files at a pinned revision (an explicit request).
 The cache is keyed by a SHA-256 fingerprint of the files read, so an edited export is
 never served from a stale cache. Nothing is uploaded unless
-:func:`editf1.builders.hub.push_builder` (or ``edit-f1 export-dataset --push-to-hub``) is
+:func:`editf1.builders.push.push_builder` (or ``edit-f1 export-dataset --push-to-hub``) is
 called.
 """
 
@@ -76,7 +76,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         FIELD_DOCS: descriptions of fields the shared field docs do not cover.
         KIND_FEATURES: kind -> :class:`datasets.Features`.
         CONTAINS_PATIENT_DATA: True for private data; see :mod:`editf1.builders.hub`.
-        PUSHABLE: whether :func:`editf1.builders.hub.push_to_hub` accepts this set.
+        PUSHABLE: whether :func:`editf1.builders.push.push_to_hub` accepts this set.
     """
 
     VERSION = datasets.Version("1.0.0")

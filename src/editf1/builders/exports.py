@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from editf1.inputs import InputError, describe
-from editf1.io import read_csv, read_rows, shown_columns
+from editf1.io import read_csv, read_rows
+from editf1.naming import shown_columns
 
 __all__ = [
     "CASE_EXPORT_FIELDS",

@@ -37,7 +37,7 @@ them; ``keep_columns`` carries chosen ones as response ``attributes``, and as th
 Privacy: these builders read local files only and never upload. The prepared Arrow
 cache is a copy of the data: keep ``cache_dir`` on storage approved for it (the CLI
 uses a temporary folder it deletes). Uploading is a separate, explicit step
-(:func:`editf1.builders.hub.push_to_hub`, private repositories only).
+(:func:`editf1.builders.push.push_to_hub`, private repositories only).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from editf1.builders import SYPPM_COLLECTION
 from editf1.builders.base import EditF1Builder, EditF1Config
 from editf1.builders.exports import (
     CASE_EXPORT_FIELDS,
@@ -433,7 +434,6 @@ class SyPPMConfig(ExportConfig):
 
 #: The Hugging Face collection where the paper releases SyPPM (arXiv 2601.11344,
 #: footnote 1); the dataset repository inside it is given with ``hub_repo``.
-SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
 
 
 class SyPPMBuilder(HospitalExportBuilder):

@@ -1,4 +1,4 @@
-"""Hub-ready dataset folders: data files plus a dataset card, and the private upload.
+"""Hub-ready dataset folders: data files plus a dataset card (or the card alone).
 
 ``datasets`` 4+ loads a folder or Hub repository of data files whose README.md YAML
 ``configs:`` names each config's files per split (one file format per repository).
@@ -9,8 +9,9 @@
 
 so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the same rows
 and features as the builder. :func:`render_card` writes the card (source, licence,
-citation, fields, caveats, loading). :func:`push_to_hub` uploads a folder, and only when
-called: private repositories for patient data, never a third party's set.
+citation, fields, caveats, loading); :func:`write_card` writes the card alone, which
+then opens by saying how to build the data files beside it. :mod:`editf1.builders.push`
+uploads a folder, and only when called.
 """
 
 from __future__ import annotations
@@ -29,14 +30,12 @@ from editf1.builders.base import EditF1Builder
 __all__ = [
     "FILE_FORMATS",
     "SIZE_CATEGORIES",
-    "UPLOADED_PATTERNS",
     "HubFolder",
+    "build_note",
     "card_configs",
     "check_card_replaceable",
     "check_export_folder",
-    "check_pushable",
     "license_link",
-    "push_to_hub",
     "render_card",
     "size_category",
     "source_datasets",
@@ -199,6 +198,7 @@ def render_card(
     *,
     file_format: str = "parquet",
     registry_name: str | None = None,
+    card_only: str | None = None,
 ) -> str:
     """The dataset card (README.md) of a Hub-ready folder.
 
@@ -209,6 +209,11 @@ def render_card(
         file_format: ``"parquet"`` or ``"jsonl"``: data files are
             ``data/<config>/<split>.<file_format>``.
         registry_name: the name of the builder in :data:`editf1.builders.BUILDERS`.
+        card_only: for a card written without its data files (:func:`write_card`), its
+            folder as a command names it (e.g. ``datasets/oncqa``): the card then opens
+            by saying that ``datasets.load_dataset`` on the folder fails with
+            ``FileNotFoundError`` until they are built, and the ``edit-f1
+            export-dataset`` command that writes them there (:func:`build_note`).
 
     Returns:
         The card text: YAML front matter (``license``, ``license_name`` for ``other``,
@@ -259,7 +264,11 @@ def render_card(
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
-    body = [f"# {builder_cls.PRETTY_NAME}", "", builder_cls.DESCRIPTION, ""]
+    body = [f"# {builder_cls.PRETTY_NAME}", ""]
+    if card_only is not None:
+        first = yaml_configs[0]["data_files"][0]["path"]
+        body += [*build_note(name, builder_cls, card_only, first), ""]
+    body += [builder_cls.DESCRIPTION, ""]
     body += [
         "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how "
         "much a clinician would have to edit an LLM-drafted reply to a patient message, "
@@ -326,6 +335,48 @@ def render_card(
     return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
 
 
+def build_note(
+    name: str, builder_cls: type[EditF1Builder], folder: str, first_file: str
+) -> list[str]:
+    """The opening lines of a card written without its data: ``datasets.load_dataset``
+    on ``folder`` raises ``FileNotFoundError`` naming ``first_file`` (a path the card's
+    ``configs`` point at) until ``edit-f1 export-dataset`` writes the data files there,
+    and the command that does (Markdown lines).
+
+    >>> from editf1.builders import builder_class
+    >>> print("\\n".join(build_note("kqa", builder_class("kqa"), "datasets/kqa",
+    ...                              "data/pairs/test.parquet")))  # doctest: +ELLIPSIS
+    **This folder holds this card only, not the data files.** ...
+    <BLANKLINE>
+    ```bash
+    edit-f1 export-dataset kqa --data-dir DIR --output datasets/kqa
+    ```
+    ...
+    """
+    demo = name == "demo"
+    command = f"edit-f1 export-dataset {name}{'' if demo else ' --data-dir DIR'} --output {folder}"
+    files = list(builder_cls.UPSTREAM) or list(builder_cls.SOURCE_FILES)
+    where = (
+        f"`DIR` is the folder of the source files ({', '.join(f'`{f}`' for f in files)}; see "
+        "*Source*)"
+        if files
+        else "`DIR` is the folder of the source files (see *Source*)"
+    )
+    if builder_cls.UPSTREAM:
+        where += "; or give `--download` instead of `--data-dir DIR` to fetch the pinned files"
+    return [
+        "**This folder holds this card only, not the data files.** Until they are built "
+        f'here, `datasets.load_dataset("{folder}")` fails with `FileNotFoundError: Unable '
+        f"to find '.../{folder}/{first_file}'`. Build them beside this card with:",
+        "",
+        "```bash",
+        command,
+        "```",
+        "",
+        where + ".",
+    ]
+
+
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
     """Refuse to write a Hub-ready folder over anything but an earlier one's card.
 
@@ -370,11 +421,19 @@ def check_card_replaceable(path: str | Path, overwrite: bool = False) -> None:
 
 
 def write_card(
-    name: str, output: str | Path, *, file_format: str = "parquet", overwrite: bool = False
+    name: str,
+    output: str | Path,
+    *,
+    file_format: str = "parquet",
+    overwrite: bool = False,
+    folder: str | None = None,
 ) -> Path:
     """Write ``output/README.md``: the card of builder ``name`` as known without data
     (every config, default splits, the published row counts where the builder has
-    them: :func:`card_configs`), as committed under ``datasets/<name>/``.
+    them: :func:`card_configs`), as committed under ``datasets/<name>/``. It opens by
+    saying how to build the data files beside it (:func:`build_note`), naming its
+    folder as ``folder`` (default ``output`` as given; the committed cards:
+    ``datasets/<name>``).
 
     Returns:
         The path of the README.md.
@@ -389,7 +448,13 @@ def write_card(
     path = Path(output) / "README.md"
     check_card_replaceable(path, overwrite)
     path.parent.mkdir(parents=True, exist_ok=True)
-    card = render_card(cls, card_configs(cls), file_format=file_format, registry_name=name)
+    card = render_card(
+        cls,
+        card_configs(cls),
+        file_format=file_format,
+        registry_name=name,
+        card_only=str(output) if folder is None else folder,
+    )
     path.write_text(card, encoding="utf-8")
     return path
 
@@ -492,100 +557,3 @@ def write_hub_folder(
             builders.append(builder)
         output.mkdir(parents=True, exist_ok=True)
         return write_builders(builders, output, file_format=file_format, registry_name=name)
-
-
-#: What :func:`push_to_hub` uploads from a folder: the card and the data files
-#: :func:`write_hub_folder` wrote; any other file kept there (notes, the export itself) stays.
-UPLOADED_PATTERNS = ("README.md", "data/*")
-
-
-def check_pushable(name: str | type[EditF1Builder], *, private: bool = True) -> type[EditF1Builder]:
-    """The builder class of ``name`` if this library may upload its data, so a command
-    can refuse before it writes anything.
-
-    Raises:
-        ValueError: for a third party's set (its licence is its owners'), or a public
-            upload of patient data (``CONTAINS_PATIENT_DATA``).
-    """
-    from editf1.builders import builder_class
-
-    cls = builder_class(name) if isinstance(name, str) else name
-    if not cls.PUSHABLE:
-        raise ValueError(
-            f"{cls.DATASET_NAME} is a third party's data set: upload it only as its owners "
-            "allow, not with edit-f1"
-        )
-    if cls.CONTAINS_PATIENT_DATA and not private:
-        raise ValueError(
-            f"{cls.DATASET_NAME} holds patient data: it may only go to a private repository"
-        )
-    return cls
-
-
-def push_to_hub(
-    name: str | type[EditF1Builder],
-    folder: str | Path,
-    repo_id: str,
-    *,
-    private: bool = True,
-    token: str | None = None,
-) -> str:
-    """Upload a Hub-ready folder written by :func:`write_hub_folder`: its README.md and
-    ``data/`` only (:data:`UPLOADED_PATTERNS`). Network: yes.
-
-    Args:
-        name: the builder (name or class) the folder was written with; its class
-            decides what is allowed.
-        folder: the folder (README.md and ``data/``).
-        repo_id: the Hub dataset repository, ``"org/name"``.
-        private: create the repository private (default). Patient data
-            (``CONTAINS_PATIENT_DATA``) may only go to a private repository.
-        token: a Hub token; default the logged-in one.
-
-    Returns:
-        The URL of the upload commit.
-
-    Raises:
-        ValueError: for a set this library does not upload (third-party data whose
-            licence is its owners'), or a public upload of patient data.
-        PermissionError: if ``repo_id`` already exists as a public repository and the
-            folder holds patient data.
-        FileNotFoundError: if the folder has no README.md card.
-    """
-    from huggingface_hub import HfApi
-
-    cls = check_pushable(name, private=private)
-    name = cls.DATASET_NAME
-    folder = Path(folder)
-    DatasetCard.load(folder / "README.md")  # a readable card, or an error
-    api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    if cls.CONTAINS_PATIENT_DATA and not api.repo_info(repo_id, repo_type="dataset").private:
-        raise PermissionError(
-            f"{repo_id} exists and is public: refusing to upload patient data to it"
-        )
-    commit = api.upload_folder(
-        folder_path=str(folder),
-        repo_id=repo_id,
-        repo_type="dataset",
-        commit_message=f"edit-f1 export of {name}",
-        allow_patterns=list(UPLOADED_PATTERNS),
-    )
-    return str(getattr(commit, "commit_url", commit))
-
-
-def push_builder(
-    builder: EditF1Builder, repo_id: str, *, private: bool = True, token: str | None = None
-) -> str:
-    """Upload one prepared builder config to the Hub as a Hub-ready folder. Network: yes.
-
-    Call ``builder.download_and_prepare()`` first. Only on request: nothing else in the
-    library uploads; :func:`push_to_hub` says what is allowed (patient data: private
-    repositories only).
-
-    Returns:
-        The URL of the upload commit.
-    """
-    with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
-        write_builders([builder], folder)
-        return push_to_hub(type(builder), folder, repo_id, private=private, token=token)

@@ -12,16 +12,18 @@ regenerates every shipped judge's card from ``model_cards/cards.json``, and ``ed
 train-judge llm-*`` writes one into each adapter folder it trains, so the folder can be
 pushed to the Hub as it is.
 
-* :mod:`.render`: :class:`CardSpec`, rendering and writing a card;
-* :mod:`.specs`: the spec of each kind of judge (LoRA adapter, embedded content and
-  theme judges, the cross-encoder content judge);
+* :mod:`.render`: :class:`CardSpec`, rendering and writing a card, the Hub ids of the
+  public sets (:data:`~editf1.cards.render.HUB_DATASETS`);
+* :mod:`.adapter`: the spec of a LoRA adapter's card, from its training record;
+* :mod:`.specs`: the specs of the embedded content and theme judges and the
+  cross-encoder content judge;
 * :mod:`.build`: :func:`build_cards`, every card a manifest lists (``edit-f1 cards``).
 """
 
+from editf1.cards.adapter import adapter_card_spec
 from editf1.cards.build import build_cards
 from editf1.cards.render import CardSpec, confusion_plot, render_card, write_card
 from editf1.cards.specs import (
-    adapter_card_spec,
     cross_encoder_card_spec,
     embedding_content_card_spec,
     embedding_theme_card_spec,

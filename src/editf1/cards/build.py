@@ -7,9 +7,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from editf1.cards.adapter import adapter_card_spec
 from editf1.cards.render import write_card
 from editf1.cards.specs import (
-    adapter_card_spec,
     cross_encoder_card_spec,
     embedding_content_card_spec,
     embedding_theme_card_spec,
@@ -69,7 +69,10 @@ def build_cards(
     cross-encoder: ``content_judge_real.json``), "adapter": folder (adapter,
     cross-encoder)}``,
     paths relative to the manifest's folder; an adapter entry may add ``"location"``, how users name
-    the adapter; any entry may add ``"compare": {label: report}``, other judges
+    the adapter, and ``"datasets"`` (Hub ids of its training data) and
+    ``"evaluated_on_id"`` (its report's ``model-index`` dataset type) where its record
+    does not name them (:func:`~editf1.cards.adapter.adapter_card_spec`); any entry may
+    add ``"compare": {label: report}``, other judges
     measured on the same items (a report is ``"path"`` or ``"path#key"``). Each card
     goes to ``output/<name>/``; with ``into_adapter_folders``, an adapter's card is
     also written into the adapter folder, so it can be pushed as it is.
@@ -107,7 +110,12 @@ def build_cards(
             folder = root / entry["adapter"]
             record = json.loads((folder / "editf1_judge.json").read_text("utf-8"))
             spec = adapter_card_spec(
-                folder, record, name=entry["name"], location=entry.get("location", str(folder))
+                folder,
+                record,
+                name=entry["name"],
+                location=entry.get("location", str(folder)),
+                datasets=entry.get("datasets"),
+                evaluated_on_id=entry.get("evaluated_on_id"),
             )
         else:  # embedding-theme; _check_entry admits no other source
             spec = embedding_theme_card_spec(

@@ -10,10 +10,35 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["CardSpec", "confusion_plot", "render_card", "write_card"]
+__all__ = [
+    "HUB_DATASETS",
+    "CardSpec",
+    "confusion_plot",
+    "hub_datasets",
+    "render_card",
+    "write_card",
+]
 
 #: the card's Jinja template, in ``editf1/cards/templates/``.
 _TEMPLATE = "judge_card.md"
+
+
+#: The Hub dataset id of each public set the judges are fitted or evaluated on, by the
+#: name the descriptions of their data use. OncQA has none: its files come from the
+#: GitHub repository AIM-Harvard/OncQA, not a Hub dataset; nor do the team's labels
+#: (their cards are ``datasets/team_*`` in this repository).
+HUB_DATASETS = {"K-QA": "Itaymanes/K-QA", "ExpertQA": "chaitanyamalaviya/ExpertQA"}
+
+
+def hub_datasets(*descriptions: str) -> list[str]:
+    """The Hub ids (:data:`HUB_DATASETS`) of the public sets ``descriptions`` name.
+
+    >>> hub_datasets("K-QA NLI_medical_annotator.csv (kqa/)")
+    ['Itaymanes/K-QA']
+    >>> hub_datasets("the team's OncQA content labels")
+    []
+    """
+    return [hub for name, hub in HUB_DATASETS.items() if any(name in d for d in descriptions)]
 
 
 @dataclass(frozen=True)
@@ -32,6 +57,16 @@ class CardSpec:
         report: the agreement report (``to_jsonable`` of a
             :mod:`editf1.validation.agreement` report), or ``None``.
         evaluated_on: what the report was computed on.
+        evaluated_on_id: the ``model-index`` dataset ``type`` of the report: the Hub
+            dataset id of the set the labels are on where it is on the Hub (e.g.
+            ``Itaymanes/K-QA``), else the name of its dataset card in this repository
+            (``team_content_labels``: ``datasets/team_content_labels``).
+        datasets: Hub dataset ids of the data the judge was trained on (the card
+            metadata's ``datasets``); sets that are not on the Hub (OncQA, the team's
+            labels) are named in the card's text only.
+        pipeline_tag: the Hub task of the judge as a model: ``text-classification``
+            for the classifiers (embedded and cross-encoder judges), ``text-generation``
+            for an adapter of a causal LM (it writes its answer).
         base_model: Hub id of the base model for the card's metadata, or ``None``.
         library_name: the card metadata's library: the one that loads the judge
             (``"peft"`` for an adapter, ``"edit-f1"`` for the embedded judges, whose
@@ -49,6 +84,9 @@ class CardSpec:
     training: list[tuple[str, str]]
     report: dict | None
     evaluated_on: str
+    evaluated_on_id: str
+    datasets: list[str]
+    pipeline_tag: str
     base_model: str | None = None
     library_name: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -93,7 +131,7 @@ def _eval_results(spec: CardSpec):
             EvalResult(
                 task_type="text-classification",
                 task_name=f"{spec.task} judgement (edit-F1)",
-                dataset_type="edit-f1-judge-labels",
+                dataset_type=spec.evaluated_on_id,
                 dataset_name=spec.evaluated_on,
                 dataset_split=report.get("split", "test"),
                 metric_type=metric_types.get(key, key),
@@ -122,6 +160,8 @@ def render_card(spec: CardSpec):
         model_name=spec.name,
         base_model=spec.base_model,
         library_name=spec.library_name,
+        pipeline_tag=spec.pipeline_tag,
+        datasets=spec.datasets or None,
         license="apache-2.0",
         language="en",
         tags=["edit-f1", "clinical", "judge", f"{spec.task}-judge"],

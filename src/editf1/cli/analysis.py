@@ -13,6 +13,7 @@ from editf1.cli.conventions import (
     add_bootstrap_options,
     add_input_format,
     check_outputs,
+    field_options,
     human_stream,
     is_stdio,
     write_json,
@@ -30,6 +31,7 @@ def add_commands(commands) -> None:
 def _add_report(commands) -> None:
     p = commands.add_parser(
         "report",
+        example="edit-f1 report runs/zero.edit_f1.jsonl runs/few.edit_f1.jsonl -o report/",
         help="HTML and Markdown report with plots and paired CIs from scored runs",
         description="Reads the per-row JSONL of one or more `edit-f1 score` runs and writes "
         "report.html (self-contained), report.md and PNG plots: per-theme F1, theme "
@@ -147,6 +149,7 @@ def _check_complete_run(path: Path, run) -> None:
 def _add_iap(commands) -> None:
     p = commands.add_parser(
         "iap",
+        example="edit-f1 iap replies.jsonl --group-field message_id --reference-field reply",
         help="inter-annotator predictability: clinicians' replies scored on each other",
         description="For every message answered by two or more clinicians, scores each "
         "reply as the draft for every other reply (each ordered pair) and micro-averages "
@@ -175,20 +178,24 @@ def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -
     (a string with a word; the replies to a message are its rows).
 
     Raises:
-        InputError: naming every bad row and field, never its text.
+        InputError: naming every bad row and field (file and line for the rows of a
+            file), never its text.
     """
     from editf1.inputs import InputError, check_group, check_reference, describe
+    from editf1.io import TableRows
+    from editf1.naming import field_at
 
     errors = []
-    for i, row in enumerate(rows):
+    places = rows.locations() if isinstance(rows, TableRows) else range(len(rows))
+    for at, row in zip(places, rows):
         reply = row[reference_field]
-        errors += check_group(i, row[group_field], group_field)
+        errors += check_group(at, row[group_field], group_field)
         if isinstance(reply, str):
-            errors += check_reference(i, reply, reference_field)
+            errors += check_reference(at, reply, reference_field)
         else:
             errors.append(
-                f"{reference_field}[{i}] must be a string, got {describe(reply)}: one reply "
-                f"per row, the rows of one {group_field} being its replies"
+                f"{field_at(reference_field, at)} must be a string, got {describe(reply)}: one "
+                f"reply per row, the rows of one {group_field} being its replies"
             )
     if errors:
         raise InputError(errors)
@@ -213,7 +220,8 @@ def _iap(args) -> int:
         group_field, reference_field = "case_id", "reference"
     else:
         group_field, reference_field = args.group_field, args.reference_field
-        rows = read_rows(args.input, [group_field, reference_field], args.input_format)
+        named_by = field_options(args, "--group-field", "--reference-field")
+        rows = read_rows(args.input, [group_field, reference_field], args.input_format, named_by)
     replies: dict[str, list] = {}
     for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])

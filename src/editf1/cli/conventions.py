@@ -17,9 +17,11 @@ __all__ = [
     "add_bootstrap_options",
     "add_input_format",
     "check_outputs",
+    "field_options",
     "human_stream",
     "is_stdio",
     "n_resamples_option",
+    "rows_text",
     "seed_option",
     "write_json",
 ]
@@ -44,6 +46,24 @@ def is_stdio(path) -> bool:
     from editf1.io import STDIO
 
     return path is not None and str(path) == STDIO
+
+
+def field_options(args, *options: str) -> dict[str, str]:
+    """``{column: the option that names it}`` for options such as ``--reference-field``
+    (a column two options name: the first), for messages about a missing column
+    (:func:`editf1.io.read_rows`'s ``named_by``)."""
+    return {getattr(args, o.lstrip("-").replace("-", "_")): o for o in reversed(options)}
+
+
+def rows_text(rows, indices: list[int]) -> str:
+    """Rows (indices into ``rows``) as a message names them: file and lines for the rows
+    of a file (:meth:`editf1.io.TableRows.where`: ``pairs.csv, lines 2 and 5``), else
+    ``row(s) [0, 3]`` (from 0; the first 10)."""
+    from editf1.io import TableRows
+
+    if isinstance(rows, TableRows):
+        return rows.where(indices)
+    return f"row(s) {indices[:10]}{' ...' if len(indices) > 10 else ''}"
 
 
 def human_stream(*outputs) -> TextIO:

@@ -14,11 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from dataclasses import fields
 from pathlib import Path
 
-from editf1.builders import BUILDER_NAMES, builder_class
-from editf1.builders.hospital import SYPPM_COLLECTION
+from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
 __all__ = ["add_builder_options", "add_commands", "dataset_rows"]
 
@@ -109,6 +107,10 @@ def add_builder_options(p: argparse.ArgumentParser) -> None:
 
 def _builder_kwargs(args, name: str) -> dict:
     """Config options given on the command line, checked against the builder."""
+    from dataclasses import fields
+
+    from editf1.builders import builder_class
+
     cls = builder_class(name)
     accepted = {f.name for f in fields(cls.BUILDER_CONFIG_CLASS)}
     kwargs = {}
@@ -241,6 +243,7 @@ def add_commands(commands) -> None:
     """Register ``export-dataset`` on the ``edit-f1`` subparsers."""
     p = commands.add_parser(
         "export-dataset",
+        example="edit-f1 export-dataset oncqa --data-dir path/to/OncQA --output datasets/oncqa",
         help="write a Hub-ready dataset folder (data files + dataset card)",
         description="Prepares every config of a dataset (or --config ones) and writes "
         "FOLDER/README.md (a dataset card whose YAML names configs and splits) and "
@@ -284,11 +287,10 @@ def _export_dataset(args) -> int:
     from editf1.builders.hub import (
         check_card_replaceable,
         check_export_folder,
-        check_pushable,
-        push_to_hub,
         write_card,
         write_hub_folder,
     )
+    from editf1.builders.push import check_pushable, push_to_hub
     from editf1.io import check_output_path, staged_folder
 
     datasets.disable_progress_bars()
@@ -300,7 +302,7 @@ def _export_dataset(args) -> int:
     if args.card_only:
         check_card_replaceable(output / "README.md", args.overwrite)  # other files are kept
         with staged_folder(output, protect=protect) as stage:
-            write_card(args.name, stage, file_format=args.format)
+            write_card(args.name, stage, file_format=args.format, folder=str(output))
         print(f"wrote {output / 'README.md'}")
         return 0
     check_export_folder(output, args.overwrite)

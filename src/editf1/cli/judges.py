@@ -158,6 +158,7 @@ def _add_train_judge(commands) -> None:
 
     p = commands.add_parser(
         "train-judge",
+        example="edit-f1 train-judge embedding-theme --output theme_judge.json",
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
         description="embedding-theme: logistic regression on the shipped theme sentences "
         "(or --data JSONL/CSV of theme labels: text, theme, optional case and annotators; "
@@ -360,6 +361,7 @@ def _add_agreement(commands) -> None:
     """Register ``edit-f1 agreement content|theme|labels``."""
     p = commands.add_parser(
         "agreement",
+        example="edit-f1 agreement content --dataset kqa --data-dir path/to/K-QA --split test",
         help="how far a judge agrees with human labels, with bootstrap CIs",
         description="Agreement of a judge with human labels, each statistic with a 95% "
         "bootstrap CI (resamples over cases, fixed seed), the confusion matrix, and, when "
@@ -584,6 +586,7 @@ def _add_cards(commands) -> None:
     """Register ``edit-f1 cards``."""
     p = commands.add_parser(
         "cards",
+        example="edit-f1 cards",
         help="regenerate the model cards of the shipped judges",
         description="Writes <output>/<name>/README.md and confusion_matrix.png for every "
         "judge listed in the manifest (and each adapter's card into its folder), from the "
@@ -605,6 +608,7 @@ def _add_merge_judge(commands) -> None:
     """Register ``edit-f1 merge-judge ADAPTER -o FOLDER``."""
     p = commands.add_parser(
         "merge-judge",
+        example="edit-f1 merge-judge my-judge/ -o my-judge-merged/",
         help="merge a judge adapter into its base: one folder a server loads",
         description="Loads an adapter written by `edit-f1 train-judge llm-*` onto its base as "
         "the in-process judge does (GGUF weights dequantised), merges the LoRA weights into "
@@ -643,6 +647,7 @@ def _add_push_judge(commands) -> None:
     """Register ``edit-f1 push-judge FOLDER ORG/NAME``."""
     p = commands.add_parser(
         "push-judge",
+        example="edit-f1 push-judge my-judge/ my-org/my-judge",
         help="upload a judge adapter and its model card to a Hub model repository",
         description="Uploads an adapter folder written by `edit-f1 train-judge llm-*` "
         "(adapter, editf1_judge.json, README.md card, figures, by name from its top level; "

@@ -32,7 +32,6 @@ input (:mod:`editf1.io`).
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
 import signal
 import sys
@@ -43,12 +42,80 @@ from contextlib import contextmanager
 from editf1.cli import analysis, datasets, drafting, gold, integrations, judges, scoring, training
 from editf1.cli.conventions import ProcessError
 
-__all__ = ["COMMAND_GROUPS", "build_parser", "main"]
+__all__ = ["COMMAND_GROUPS", "SECTIONS", "HelpFormatter", "build_parser", "main"]
 
-#: The command groups, in the order ``edit-f1 --help`` lists their commands.
+#: The command groups: each adds its commands (:data:`SECTIONS` orders them in the help).
 COMMAND_GROUPS = (scoring, judges, datasets, analysis, integrations, training, drafting, gold)
 
+#: ``edit-f1 --help`` lists the commands in these sections, in workflow order: score and
+#: read the results, check them against clinicians' labels, look closer, then the judges,
+#: the drafts and training data, the datasets and the setup.
+SECTIONS = (
+    ("score drafts and read the results", ("score", "report")),
+    ("check the scores against clinicians' labels", ("sample-for-labels", "annotate")),
+    ("look closer", ("demo", "iap")),
+    ("judges", ("agreement", "train-judge", "merge-judge", "push-judge", "cards")),
+    ("drafts and training data", ("draft", "preference-pairs")),
+    ("datasets and setup", ("export-dataset", "install-metric")),
+)
+
 _PREFIX = "edit-f1: error: "
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, but a description or epilog keeps its paragraphs (a blank line
+    between) and its indented lines (commands, examples) as written; other text is
+    wrapped to the terminal's width as usual."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for block in text.split("\n\n"):
+            if block.startswith("  ") or "\n  " in block:
+                blocks.append("\n".join(indent + line for line in block.splitlines()))
+            else:
+                blocks.append(super()._fill_text(block, width, indent))
+        return "\n\n".join(blocks)
+
+
+class _Commands:
+    """The ``edit-f1`` subparsers as the command groups see them: ``add_parser`` takes
+    the command's one-line ``help`` (for :data:`SECTIONS`' listing) and an ``example``
+    (a command line, or several, shown under ``example:`` at the end of its help, or
+    at the top with ``example_first``, before its options)."""
+
+    def __init__(self, subparsers) -> None:
+        self._subparsers, self.helps = subparsers, {}
+
+    def add_parser(
+        self, name: str, *, help: str, example: str, example_first: bool = False, **kwargs
+    ) -> argparse.ArgumentParser:
+        self.helps[name] = help
+        lines = example.splitlines()
+        shown = f"example{'s' if len(lines) > 1 else ''}:\n" + "\n".join(f"  {x}" for x in lines)
+        if example_first:
+            kwargs["description"] = f"{kwargs.get('description', '')}\n\n{shown}".strip()
+        else:
+            kwargs["epilog"] = shown
+        return self._subparsers.add_parser(name, formatter_class=HelpFormatter, **kwargs)
+
+    def listing(self) -> str:
+        """The commands under their :data:`SECTIONS` headings, each with its help."""
+        listed = [name for _, names in SECTIONS for name in names]
+        if sorted(listed) != sorted(self.helps):
+            raise RuntimeError(f"SECTIONS lists {listed}, the groups add {sorted(self.helps)}")
+        import shutil
+        import textwrap
+
+        width = max(shutil.get_terminal_size().columns - 2, 60)  # as argparse's help
+        column = max(map(len, listed)) + 4
+
+        def line(name: str) -> str:
+            first, rest = f"  {name:<{column}}", " " * (column + 2)
+            return textwrap.fill(
+                self.helps[name], width, initial_indent=first, subsequent_indent=rest
+            )
+
+        return "\n\n".join(f"{title}:\n" + "\n".join(map(line, names)) for title, names in SECTIONS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,19 +125,41 @@ class _Parser(argparse.ArgumentParser):
         raise ValueError(f"{message} (see: {self.prog} --help)")
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importing
+    :mod:`importlib.metadata` would slow every ``--help``)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import importlib.metadata
+
+        print(f"{parser.prog} {importlib.metadata.version('edit-f1')}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``edit-f1`` parser: every group of :data:`COMMAND_GROUPS` adds its commands."""
+    """The ``edit-f1`` parser: every group of :data:`COMMAND_GROUPS` adds its commands,
+    which its help lists by :data:`SECTIONS`. Building it imports no model or data
+    library (each command imports what it needs when it runs), so ``--help`` is quick."""
     parser = _Parser(
         prog="edit-f1",
-        description="How much would a clinician edit this LLM-drafted reply? "
-        "Content- and theme-level edit-F1, offline.",
+        usage="%(prog)s [-h] [--version] COMMAND ...",
+        formatter_class=HelpFormatter,
+        epilog="Each command's --help lists its options and an example, e.g. edit-f1 score --help.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {importlib.metadata.version('edit-f1')}"
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, help=argparse.SUPPRESS, prog="edit-f1"
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = _Commands(subparsers)
     for group in COMMAND_GROUPS:
         group.add_commands(commands)
+    parser.description = (
+        "How much would a clinician edit this LLM-drafted reply? Content- and theme-level "
+        f"edit-F1, offline.\n\n{commands.listing()}"
+    )
     return parser
 
 
@@ -122,10 +211,12 @@ def _other_process() -> bool:
 
 def _error_lines(error: BaseException) -> str:
     """The message of a user error: ``edit-f1: error: ...`` on one line, or the lines of
-    an :class:`~editf1.inputs.InputError` (one per bad row); a
+    an :class:`~editf1.inputs.InputError` of several problems (one per bad row); a
     :class:`~editf1.cli.conventions.ProcessError` names its process."""
     from editf1.inputs import InputError
 
+    if isinstance(error, InputError) and len(error.errors) == 1:
+        error = ValueError(error.errors[0])
     if isinstance(error, ProcessError):  # one process's error, in its own words
         text = f"{error.where}: {_error_lines(error.error).removeprefix(_PREFIX)}"
     elif isinstance(error, OSError) and error.filename is not None:
@@ -137,6 +228,39 @@ def _error_lines(error: BaseException) -> str:
     if not isinstance(error, InputError):
         text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
     return f"{_PREFIX}{text}"
+
+
+@contextmanager
+def _one_line_warnings(args):
+    """Within the block, each warning shown is one line, ``edit-f1: warning: ...``, once
+    per text (no source line): a :func:`warnings.formatwarning`, put back after it, so
+    that code recording warnings (``warnings.catch_warnings(record=True)``) still gets
+    them as they are. A warning that names rows (:class:`~editf1.aggregate.RowsWarning`)
+    names them as the command does (``args.rows_text``, where it set one: file and
+    line) and its options as the command line spells them (:data:`OPTION_WORDS`)."""
+    shown: set[str] = set()
+
+    def one_line(message, category, filename, lineno, line=None) -> str:
+        from editf1.aggregate import RowsWarning
+
+        text = str(message)
+        if isinstance(message, RowsWarning):
+            text = message.naming(getattr(args, "rows_text", None), **OPTION_WORDS)
+        text = " ".join(text.split())
+        if text in shown:
+            return ""
+        shown.add(text)
+        return f"edit-f1: warning: {text}\n"
+
+    previous, warnings.formatwarning = warnings.formatwarning, one_line
+    try:
+        yield
+    finally:
+        warnings.formatwarning = previous
+
+
+#: How a command line spells the options that the library's warnings name.
+OPTION_WORDS = {"zero_division": "--zero-division 0 or 1"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as done:  # --help, --version
             return done.code if isinstance(done.code, int) else 0
-        with _sigterm_as_interrupt(), warnings.catch_warnings():
+        with _sigterm_as_interrupt(), warnings.catch_warnings(), _one_line_warnings(args):
             warnings.simplefilter("default")
             return args.run(args)
     except KeyboardInterrupt as stop:

@@ -21,10 +21,11 @@ from editf1.cli.conventions import (
     check_outputs,
     human_stream,
     is_stdio,
+    rows_text,
     write_json,
 )
 
-__all__ = ["DEFAULT_RUNS", "add_commands", "reference_fields"]
+__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands", "reference_fields"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
@@ -49,36 +50,38 @@ def _zero_division(value: str):
     return number
 
 
+#: What ``edit-f1 score --help`` shows first.
+SCORE_EXAMPLES = """edit-f1 score pairs.jsonl
+edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
+edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
+edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
+edit-f1 score - --summary-json - < pairs.jsonl"""
+
+
 def _add_score(commands) -> None:
     p = commands.add_parser(
         "score",
         help="score drafts against clinician replies; writes per-row JSONL, prints a summary",
-        description="Score every (draft, clinician reply) row. Without an input file, "
-        "scores the demo set shipped with the package.",
+        usage="%(prog)s [INPUT] [options]",
+        description="Score every (draft, clinician reply) row of a JSONL or CSV file: "
+        "content- and theme-level precision, recall and F1. Without an input file, scores "
+        "the demo set shipped with the package. Common options come first.",
+        example=SCORE_EXAMPLES,
+        example_first=True,
     )
-    p.add_argument(
+    given = p.add_argument_group("input")
+    given.add_argument(
         "input",
         nargs="?",
         type=Path,
         help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
     )
-    p.add_argument("--demo", action="store_true", help="score the shipped demo set")
-    p.add_argument(
-        "--dataset",
-        metavar="NAME|FOLDER",
-        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
-        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
-    )
-    p.add_argument("--config", help="the dataset's config (default: its default config)")
-    p.add_argument("--split", help="the split to score (default: test, or the only split)")
-    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_input_format(p)
-    p.add_argument(
+    given.add_argument(
         "--prediction-field",
         default="prediction",
         help="column holding the LLM draft (default: prediction)",
     )
-    p.add_argument(
+    given.add_argument(
         "--reference-field",
         action="append",
         metavar="FIELD",
@@ -87,63 +90,77 @@ def _add_score(commands) -> None:
         "scored against every one of those columns: its best-matching reply is the pair, "
         "and the summary adds all_references",
     )
-    p.add_argument(
+    given.add_argument(
         "--id-field",
         help="column holding the row id (default: 'id' where the rows have one); ids must "
         "be unique",
     )
-    p.add_argument(
+    add_input_format(given)
+    given.add_argument(
+        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
+    )
+    written = p.add_argument_group("output")
+    written.add_argument(
         "--output",
         "-o",
         type=Path,
         help="per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
         "is refused); - for standard output",
     )
-    p.add_argument(
+    written.add_argument(
         "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
     )
-    p.add_argument(
+    written.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
+    )
+    written.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bars (also those of model downloads and loading)",
+    )
+    judging = p.add_argument_group("judges and scores")
+    judging.add_argument(
         "--content-judge",
         default="embedding",
         help="embedding (default), exact, cross-encoder, llm or server",
     )
-    p.add_argument(
+    judging.add_argument(
         "--theme-judge", default="embedding", help="embedding (default), llm, server or none"
     )
-    from editf1.cli.judges import add_judge_option_arguments
-
-    add_judge_option_arguments(p)
-    p.add_argument(
+    judging.add_argument(
         "--include-other", action="store_true", help="count the theme Other in theme-level scores"
     )
-    p.add_argument(
+    judging.add_argument(
         "--zero-division",
         default="warn",
         type=_zero_division,
         help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
     )
-    p.add_argument(
+    judging.add_argument(
         "--batch-size",
         type=int,
         default=128,
         help="pairs handed to the judges at once (default 128; memory, not results)",
     )
-    p.add_argument(
-        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
-    )
-    p.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="hide the progress bars (also those of model downloads and loading)",
-    )
-    p.add_argument(
-        "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
-    )
+    from editf1.cli.judges import add_judge_option_arguments
+
+    add_judge_option_arguments(judging)
     from editf1.cli.datasets import add_builder_options
     from editf1.cli.gold import add_gold_options
 
-    add_builder_options(p)
     add_gold_options(p)
+    known = p.add_argument_group("a known dataset instead of a file")
+    known.add_argument("--demo", action="store_true", help="score the shipped demo set")
+    known.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
+        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    known.add_argument("--config", help="the dataset's config (default: its default config)")
+    known.add_argument("--split", help="the split to score (default: test, or the only split)")
+    known.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    add_builder_options(p)
     p.set_defaults(run=_score)
 
 
@@ -168,7 +185,10 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
     if args.input:
         from editf1.io import read_rows
 
-        rows = read_rows(args.input, [args.prediction_field, *refs], args.input_format)
+        named_by = {f: "--reference-field" for f in refs}
+        named_by[args.prediction_field] = "--prediction-field"
+        fields = [args.prediction_field, *refs]
+        rows = read_rows(args.input, fields, args.input_format, named_by)
         name = "stdin" if is_stdio(args.input) else args.input.stem
         return name, rows, args.prediction_field, refs, id_field
     if args.dataset:
@@ -184,7 +204,7 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
 def _score(args) -> int:
     from editf1.cli.summary import format_summary
     from editf1.inputs import check_rows
-    from editf1.io import JsonlWriter
+    from editf1.io import JsonlWriter, TableRows
     from editf1.scorer import EditF1Scorer
 
     state = _process_state(args)  # None under one process
@@ -209,13 +229,18 @@ def _score(args) -> int:
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
-        raise ValueError(f"--id-field {id_field!r}: no such field in row(s) {lacking[:10]}")
-
+        _no_id_field(rows, lacking, id_field)
+    locations = None
+    if isinstance(rows, TableRows):  # warnings name the rows by file and line
+        locations = rows.locations()
+        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
     if len(refs) == 1:
         checked = check_rows(
             ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
             prediction_field=pred,
             reference_field=refs[0],
+            id_field=id_field,
+            locations=locations,
         )
     else:
         checked = _check_reply_columns(rows, pred, refs, id_field)
@@ -287,19 +312,48 @@ def _score(args) -> int:
     return 0
 
 
+def _lines_text(rows, shown: list, count: int) -> str:
+    """The rows a warning names (:class:`editf1.aggregate.RowsWarning`), by file and
+    line: ``(pairs.jsonl, lines 2 and 5)``, ``...`` when it names only the first."""
+    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
+        return f"[{', '.join(map(str, shown))}]"
+    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
+
+
+def _no_id_field(rows, lacking: list[int], id_field: str):
+    """Raise the error of ``--id-field`` naming a field that ``lacking`` rows lack: the
+    rows that lack it, or (none has it) the fields the rows of a file have.
+
+    Raises:
+        ValueError: always.
+    """
+    from editf1.io import TableRows
+    from editf1.naming import shown_columns
+
+    if isinstance(rows, TableRows) and len(lacking) == len(rows):
+        raise ValueError(
+            f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
+            f"{shown_columns(rows.columns, [id_field], 'field')}"
+        )
+    raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
+
+
 def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
     """Rows whose replies come from several columns (``--reference-field A
     --reference-field B``), checked: a cell that is empty or ``None`` is no reply (one
-    clinician of two answered), each other cell one reply named ``<column>[row]`` in
-    messages; a row with no reply in any column is an error naming every column.
-    Warns with the number of rows with fewer replies than columns.
+    clinician of two answered), each other cell one reply named by its column and row
+    (file and line for the rows of a file) in messages; a row with no reply in any
+    column is an error naming every column. Warns with the number of rows with fewer
+    replies than columns.
 
     Raises:
         InputError: listing every bad row and cell.
     """
     from editf1.inputs import CheckedRows, InputError, check_rows
+    from editf1.io import TableRows
     from editf1.segment import has_word
 
+    locations = rows.locations() if isinstance(rows, TableRows) else None
     checked, errors, seen, fewer = [], [], {}, []
     for i, row in enumerate(rows):
         given = [
@@ -316,6 +370,8 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
                 seen=seen,
                 prediction_field=pred,
                 reference_field=fields,
+                id_field=id_field,
+                locations=None if locations is None else locations[i : i + 1],
             )
         except InputError as error:
             errors += error.errors
@@ -323,8 +379,8 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
         raise InputError(errors)
     if fewer:
         warnings.warn(
-            f"{len(fewer)} row(s) have a reply in fewer than all of {refs} (rows {fewer[:10]}"
-            f"{' ...' if len(fewer) > 10 else ''}): an empty cell is no reply",
+            f"{len(fewer)} row(s) have a reply in fewer than all of {refs} "
+            f"({rows_text(rows, fewer)}): an empty cell is no reply",
             stacklevel=2,
         )
     return CheckedRows(checked)

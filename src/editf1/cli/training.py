@@ -13,7 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from editf1.cli.conventions import add_input_format, check_outputs, human_stream, is_stdio
+from editf1.cli.conventions import (
+    add_input_format,
+    check_outputs,
+    field_options,
+    human_stream,
+    is_stdio,
+)
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
 __all__ = ["add_commands"]
@@ -77,6 +83,7 @@ def add_commands(commands) -> None:
 def _add_preference_pairs(commands) -> None:
     p = commands.add_parser(
         "preference-pairs",
+        example="edit-f1 preference-pairs drafts.jsonl -o dpo-pairs/",
         help="DPO preference pairs (prompt/chosen/rejected) ranked by edit-F1",
         description="Reads several drafts per message (one row per draft), scores every "
         "draft with the edit-F1 reward (its gaming guards included) and writes, per "
@@ -185,42 +192,45 @@ def _preference_pairs(args) -> int:
     return 0
 
 
-def _check_fields(rows: list[dict], args, *, drafts: bool) -> None:
+def _check_fields(rows, args, *, drafts: bool) -> None:
     """Before any work: every row's message id, message and reply (TADPOLE: one reply,
     a string with a word), draft (scored pairs: a string, possibly empty) and prompt
     (``--prompt-field``: all text or all chat lists) are usable.
 
     Raises:
-        InputError: naming each bad ``field[row]`` (rows from 0), never its text.
+        InputError: naming each bad field by file and line, never its text.
     """
     from editf1.inputs import InputError, check_group, check_reference, describe
+    from editf1.naming import field_at
 
     errors = []
 
-    def text(i, row, field, what):
+    def text(at, row, field, what):
         if not isinstance(row[field], str):
-            errors.append(f"{field}[{i}] must be {what}, got {describe(row[field])}")
+            errors.append(f"{field_at(field, at)} must be {what}, got {describe(row[field])}")
             return False
         return True
 
-    for i, row in enumerate(rows):
-        errors += check_group(i, row[args.group_field], args.group_field)
-        message = text(i, row, args.message_field, "the patient's message (text)")
+    places = rows.locations()
+    for at, row in zip(places, rows):
+        errors += check_group(at, row[args.group_field], args.group_field)
+        message = text(at, row, args.message_field, "the patient's message (text)")
         if message and not args.prompt_field and not row[args.message_field].strip():
-            errors.append(f"{args.message_field}[{i}] is empty: there is no message to answer")
+            at_message = field_at(args.message_field, at)
+            errors.append(f"{at_message} is empty: there is no message to answer")
         if drafts:
-            text(i, row, args.prediction_field, "a draft (text)")
-            errors += check_reference(i, row[args.reference_field], args.reference_field)
-        elif text(i, row, args.reference_field, "one clinician reply (text)"):
-            errors += check_reference(i, row[args.reference_field], args.reference_field)
+            text(at, row, args.prediction_field, "a draft (text)")
+            errors += check_reference(at, row[args.reference_field], args.reference_field)
+        elif text(at, row, args.reference_field, "one clinician reply (text)"):
+            errors += check_reference(at, row[args.reference_field], args.reference_field)
     if args.prompt_field:
         kinds = [isinstance(row[args.prompt_field], str) for row in rows]
         if len(set(kinds)) > 1:
             first = kinds.index(not kinds[0])
             errors.append(
-                f"{args.prompt_field}[{first}] is {'text' if kinds[first] else 'not text'}, "
-                f"row 0's is {'text' if kinds[0] else 'not text'}: prompts are all text or "
-                "all chat messages"
+                f"{field_at(args.prompt_field, places[first])} is "
+                f"{'text' if kinds[first] else 'not text'}, line {places[0].line}'s is "
+                f"{'text' if kinds[0] else 'not text'}: prompts are all text or all chat messages"
             )
     if errors:
         raise InputError(errors)
@@ -231,7 +241,15 @@ def _scored_pairs(args, read_rows):
 
     fields = [args.group_field, args.prediction_field, args.reference_field, args.message_field]
     fields += [args.prompt_field] if args.prompt_field else []
-    rows = read_rows(args.input, list(dict.fromkeys(fields)), args.input_format)
+    named_by = field_options(
+        args,
+        "--group-field",
+        "--prediction-field",
+        "--reference-field",
+        "--message-field",
+        *(["--prompt-field"] if args.prompt_field else []),
+    )
+    rows = read_rows(args.input, list(dict.fromkeys(fields)), args.input_format, named_by)
     _check_fields(rows, args, drafts=True)
     dataset, counts = scored_draft_pairs(
         rows,
@@ -262,7 +280,8 @@ def _tadpole(args, read_rows):
     if args.prompt_field:
         raise ValueError("--prompt-field does not go with --tadpole (its prompts are 0-shot)")
     fields = [args.group_field, args.message_field, args.reference_field]
-    rows = read_rows(args.input, fields, args.input_format)
+    named_by = field_options(args, "--group-field", "--message-field", "--reference-field")
+    rows = read_rows(args.input, fields, args.input_format, named_by)
     _check_fields(rows, args, drafts=False)
     theme_judge = load_theme_judge(
         args.theme_judge or "embedding", judge_options(args.theme_judge_option)

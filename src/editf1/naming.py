@@ -1,0 +1,166 @@
+"""How messages name rows, fields and columns without quoting a row's text: a row of
+a file by file and line as an editor counts them (:class:`FileLine`), a field of a row
+(:func:`field_at`), line numbers (:func:`lines_of`), the fields asked for with the option
+that names each (:func:`fields_named`), and a header row or a JSON object's keys as far
+as they may be shown (:func:`shown_columns`). :mod:`editf1.inputs` (row checks) and
+:mod:`editf1.io` (table reading) word their messages with these.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "MAX_NAMES_SHOWN",
+    "FileLine",
+    "field_at",
+    "fields_named",
+    "lines_of",
+    "missing_fields",
+    "shown_columns",
+]
+
+
+@dataclass(frozen=True)
+class FileLine:
+    """Where a row of a file is, as an editor counts lines (from 1): what the row checks
+    name a row by in place of its index, e.g. for ``edit-f1`` (made by
+    :meth:`editf1.io.TableRows.locations`).
+
+    >>> str(FileLine("pairs.jsonl", 3))
+    'pairs.jsonl, line 3'
+    """
+
+    source: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source}, line {self.line}"
+
+
+def field_at(field: str, row, item: int | None = None) -> str:
+    """How a message names a field of a row: ``field[row]`` (``field[row][item]`` for an
+    item of a list), or for a :class:`FileLine` ``file, line N: field 'name'`` (``item
+    k``, from 1).
+
+    >>> field_at("reference", 2), field_at("reference", FileLine("pairs.csv", 4), item=0)
+    ('reference[2]', "pairs.csv, line 4: field 'reference' item 1")
+    """
+    if isinstance(row, FileLine):
+        return f"{row}: field {field!r}" + ("" if item is None else f" item {item + 1}")
+    return f"{field}[{row}]" + ("" if item is None else f"[{item}]")
+
+
+def missing_fields(
+    name: str,
+    lacking: Mapping[str, list[int]],
+    n_lines: int,
+    keys: Iterable[str],
+    named_by: Mapping[str, str],
+) -> str:
+    """One message for every field missing from lines of a JSON Lines file, whatever
+    their number: fields lacking on the same lines are named together (with the option
+    that names each, :func:`fields_named`), then the keys those lines have
+    (:func:`shown_columns`), never a value.
+
+    Args:
+        name: the file, as messages name it.
+        lacking: field -> the lines (from 1) without it.
+        n_lines: the file's lines that are not blank.
+        keys: the keys of the lines lacking a field.
+        named_by: field -> the option that names it.
+
+    >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
+    "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"
+    """
+    by_lines: dict[tuple[int, ...], list[str]] = {}
+    for field, lines in lacking.items():
+        by_lines.setdefault(tuple(lines), []).append(field)
+    parts = []
+    for lines, missing in by_lines.items():
+        where = lines_of(lines)
+        if len(lines) == n_lines > 1:
+            where = f"any of its {n_lines} lines"
+        elif len(lines) >= 3:
+            where += f" ({len(lines)} of {n_lines} lines)"
+        parts.append(f"no field {fields_named(missing, named_by)} on {where}")
+    every = all(len(lines) == n_lines for lines in lacking.values())
+    those = "its rows have" if every else "those lines have"
+    return f"{name}: {'; '.join(parts)}; {those} {shown_columns(list(keys), lacking, 'field')}"
+
+
+def fields_named(fields: Sequence[str], named_by: Mapping[str, str]) -> str:
+    """``'a' (--a-field) or 'b'``: fields as a message names them, each with the option
+    that names it, where ``named_by`` has one."""
+    return " or ".join(f"{f!r} ({named_by[f]})" if f in named_by else repr(f) for f in fields)
+
+
+def lines_of(lines: Sequence[int], limit: int = 10) -> str:
+    """Line numbers as a message gives them: ``line 4``, ``lines 4, 9 and 12``, or the
+    first ``limit`` of them and how many more.
+
+    >>> lines_of([4]), lines_of([4, 9, 12]), lines_of(list(range(1, 14)), limit=3)
+    ('line 4', 'lines 4, 9 and 12', 'lines 1, 2, 3 and 10 more')
+    """
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    if len(lines) > limit:
+        return f"lines {', '.join(map(str, lines[:limit]))} and {len(lines) - limit} more"
+    return f"lines {', '.join(map(str, lines[:-1]))} and {lines[-1]}"
+
+
+#: What a column name looks like: a letter or ``_``, then letters, digits, ``_``, ``.``
+#: or ``-`` (up to 64 characters in all), no space. Text has spaces; a name has none.
+_NAME = re.compile(r"[^\W\d][\w.-]{0,63}")
+#: Most keys a message lists.
+MAX_NAMES_SHOWN = 30
+
+
+def _is_name(column: str, *, digits: bool = True) -> bool:
+    return bool(_NAME.fullmatch(column)) and (digits or not any(c.isdigit() for c in column))
+
+
+def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
+    """A header row (or the keys of JSON objects, ``kind="field"``) as a message may
+    show it, never quoting a data row.
+
+    A header that names one of the ``wanted`` columns is a header: its cells are shown.
+    One that names none may be the first data row of a file without a header row (a
+    patient's text): it is shown only when every cell looks like a column name (a word
+    of letters, ``_``, ``.`` or ``-``, no space and no digit, which an identifier such as
+    a record number has); otherwise only its number of cells is given, and those of its
+    cells that are close to a wanted name (a likely misspelling,
+    :func:`difflib.get_close_matches`, cutoff 0.8). The keys of JSON objects are names:
+    each one that looks like a name (digits allowed) is shown, the others counted.
+
+    >>> shown_columns(["draft", "reply"], ["prediction", "reference"])
+    "['draft', 'reply']"
+    >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
+    2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
+    header row)
+    >>> shown_columns(["draft_1", "Jane Roe"], ["prediction"], "field")
+    "['draft_1'] and 1 key not shown (not like a name)"
+    """
+    if kind == "field":
+        names = [c for c in columns if _is_name(c)]
+        hidden = len(columns) - len(names)
+        more = f" and {hidden} key{'' if hidden == 1 else 's'} not shown (not like a name)"
+        shown = f"{names[:MAX_NAMES_SHOWN]}" + (
+            f" and {len(names) - MAX_NAMES_SHOWN} more" if len(names) > MAX_NAMES_SHOWN else ""
+        )
+        return f"{shown}{more if hidden else ''}"
+    if any(column in wanted for column in columns) or (
+        columns and all(_is_name(c, digits=False) for c in columns)
+    ):
+        return str(list(columns))
+    close = sorted(
+        {m for w in wanted for m in difflib.get_close_matches(w, list(columns), n=3, cutoff=0.8)}
+    )
+    return (
+        f"{len(columns)} cell{'' if len(columns) == 1 else 's'}, not shown: none is a column "
+        "asked for, so it may be a data row (give the file a header row)"
+        + (f"; close to a column asked for: {close}" if close else "")
+    )
