@@ -7,9 +7,9 @@ the encoder as a new text; ``"composed"`` builds its embedding from the embeddin
 sentences already have (mean pooling is linear:
 :meth:`editf1.judges.encoder.SentenceEncoder.compose`), so no run is encoded and the
 only thing lost is attention across the sentence boundary. This script measures that
-loss on the labelled content sets (``../shared/data``; read-only, never copied; the
-sets of ``benchmarks/encoder_backends.py``): K-QA (physicians' majority), the team's
-OncQA content labels and the OncQA stage-2 edit labels, with both shipped content
+loss on the labelled content sets (``../shared/data``; read-only, never copied): K-QA
+(physicians' majority), the team's OncQA content labels and the OncQA stage-2 edit
+labels, with both shipped content
 judges (``content_judge.json``, v1; ``content_judge_v2.json``, v2). Per set and judge:
 
 * decisions (match or not) and matched spans that change from encoded to composed;
@@ -61,6 +61,47 @@ CONTENT_PARAMS = {"v1": "content_judge.json", "v2": "content_judge_v2.json"}
 THEME_PARAMS = {"v1": "theme_judge.json", "v2": "theme_judge_v2.json"}
 #: the content sets: this script's name -> content_judge_real.py's name (for its split)
 SPLIT_NAMES = {"kqa": "kqa", "team_content": "team", "oncqa_stage2": "stage2"}
+
+
+def load_sets(data_dir: Path, limit: int | None) -> tuple[dict, dict]:
+    """``(content sets, theme sets)``: name -> items, the first ``limit`` of each."""
+    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
+    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+    from editf1.validation.team_labels import load_team_content_items, load_team_theme_items
+
+    content = {
+        "kqa": kqa_content_items(data_dir / "kqa"),
+        "team_content": load_team_content_items(data_dir),
+        "oncqa_stage2": oncqa_stage2_content_items(data_dir),
+    }
+    themes = {
+        "team_themes": load_team_theme_items(data_dir),
+        "shipped_theme_sentences": shipped_theme_items(),
+    }
+    return (
+        {name: items[:limit] for name, items in content.items()},
+        {name: items[:limit] for name, items in themes.items()},
+    )
+
+
+def content_decisions(judge, items) -> dict:
+    """Each item's decision (bool), matched span offsets (or None) and score."""
+    from editf1.validation.agreement import judge_content_items
+
+    judgements = judge_content_items(judge, items)
+    return {
+        "match": [j.status == "match" for j in judgements],
+        "span": [(j.span.start, j.span.end) if j.span else None for j in judgements],
+        "score": [float(j.score or 0.0) for j in judgements],
+    }
+
+
+def theme_decisions(judge, items) -> dict:
+    """Each item's theme and its probability."""
+    from editf1.validation.agreement import judge_theme_items
+
+    judgements = judge_theme_items(judge, items)
+    return {"theme": [j.theme for j in judgements], "score": [float(j.score) for j in judgements]}
 
 
 def judge(params, mode: str, encoder, **options):
@@ -325,7 +366,6 @@ def main(argv: list[str] | None = None) -> int:
             "with the folder holding them (in this workplace ../shared/data)."
         )
     import content_judge_real
-    import encoder_backends
 
     import editf1
     from editf1.judges.embedding import EmbeddingThemeJudge, load_params
@@ -334,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.time()
     state = benchlib.machine_state()
-    content_sets, theme_sets = encoder_backends.load_sets(args.data_dir, args.limit)
+    content_sets, theme_sets = load_sets(args.data_dir, args.limit)
     split = content_judge_real.split_sets(*content_judge_real.load_sets(args.data_dir))
     encoder = default_encoder()
     refitted = refit(args.data_dir, encoder) if "composed_refit" in args.modes else None
@@ -343,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         held_out = [i for i in split[SPLIT_NAMES[name]][1] if i < len(items)]
         for judge_name, params_file in CONTENT_PARAMS.items():
             runs = {
-                mode: encoder_backends.content_decisions(
+                mode: content_decisions(
                     judge(
                         refitted[judge_name] if mode == "composed_refit" else params_file,
                         mode,
@@ -357,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             row = compare_modes(name, items, runs, held_out, args.n_resamples)
             rows.append({"judge": f"content {judge_name}", **row})
             if "composed" in runs:
-                every = encoder_backends.content_decisions(
+                every = content_decisions(
                     judge(params_file, "composed", encoder, span_margin=None), items
                 )
                 bounded.append(
@@ -377,9 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, items in theme_sets.items():
         for judge_name, params_file in THEME_PARAMS.items():
             theme_judge = EmbeddingThemeJudge(encoder=encoder, params_file=params_file)
-            decisions[f"{name}|theme {judge_name}"] = encoder_backends.theme_decisions(
-                theme_judge, items
-            )
+            decisions[f"{name}|theme {judge_name}"] = theme_decisions(theme_judge, items)
     drafts = sorted({item.prediction for items in content_sets.values() for item in items})
     payload = {
         "command": "python benchmarks/span_embeddings.py " + " ".join(argv or sys.argv[1:]),

@@ -298,24 +298,9 @@ def test_padded_positions_count_each_batch_at_its_longest_text():
     assert speed._padded_tokens(timed.tokenizer, timed.batches, 256) == 2 * 4 + 2 * 2
 
 
-def test_a_variant_on_another_backend_runs_on_its_own_model_and_the_rest_on_the_first():
-    """speed.py --also-backend: the added variant's texts go through its own model (the
-    second backend's), every other variant's through the first; same judges otherwise."""
-    first, second = _FakeSentenceTransformer(), _FakeSentenceTransformer()
-    variants = {**speed.VARIANTS, "editf1_onnx": None}
-    drafts, replies = [p for p, _ in PAIRS], [r for _, r in PAIRS]
-    results = {}
-    for name in ("editf1", "editf1_onnx"):
-        scorer, timed = speed._fresh(first, variants, name, {"editf1_onnx": second})
-        results[name] = scorer.score(drafts, replies)
-        assert timed.model is (second if name == "editf1_onnx" else first)
-        assert timed.texts  # the scorer encoded through the model it was given
-    assert speed._same_alignment(results["editf1"], results["editf1_onnx"]) == len(PAIRS)
-
-
-def test_memory_children_cover_the_second_backend_under_its_own_name(monkeypatch, tmp_path):
-    """speed.py's peak-memory children: edit-F1 and BERTScore on --backend, and with
-    --also-backend one more edit-F1 child on that backend, reported under its own key."""
+def test_memory_children_are_one_process_per_metric(monkeypatch, tmp_path):
+    """speed.py's peak-memory children: edit-F1, then BERTScore, each in a process of its
+    own, reported under its own key."""
     commands = []
 
     def run_measured(command, log):
@@ -324,12 +309,10 @@ def test_memory_children_cover_the_second_backend_under_its_own_name(monkeypatch
         return {"returncode": 0, "wall_s": 1.0}
 
     monkeypatch.setattr(speed.benchlib, "run_measured", run_measured)
-    out = speed._memory(tmp_path, 64, tmp_path, "torch", "onnx")
-    assert list(out) == ["editf1", "bertscore", "editf1_onnx"]
-    assert [c[c.index("--child") + 1] for c in commands] == ["editf1", "bertscore", "editf1"]
-    assert [c[c.index("--backend") + 1] for c in commands] == ["torch", "torch", "onnx"]
-    assert out["editf1_onnx"]["peak_rss_mb"] == 300.0
-    assert list(speed._memory(tmp_path, 64, tmp_path, "torch")) == ["editf1", "bertscore"]
+    out = speed._memory(tmp_path, 64, tmp_path)
+    assert list(out) == ["editf1", "bertscore"]
+    assert [c[c.index("--child") + 1] for c in commands] == ["editf1", "bertscore"]
+    assert [out[name]["peak_rss_mb"] for name in out] == [100.0, 200.0]
 
 
 def test_a_second_system_encodes_and_classifies_no_reference_again():

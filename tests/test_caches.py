@@ -43,7 +43,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     import editf1.judges as registry
     import editf1.scorer as scorer_module
     from editf1.judges import key_terms, load_content_judge
-    from editf1.judges.encoder import _load_default_encoder, default_encoder
+    from editf1.judges.encoder import default_encoder
     from editf1.judges.generative import decoding, judges, loading
     from editf1.judges.generative.tiny import build_tiny_causal_lm
     from editf1.scorer import EditF1Scorer
@@ -78,7 +78,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     function_caches = [
         judges.load_judge_model,
         loading._file_sha256,
-        _load_default_encoder,
+        default_encoder,
         key_terms.extract,
         key_terms.compare,
         team_labels._records,

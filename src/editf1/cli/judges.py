@@ -88,8 +88,7 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
                 if kind == "content"
                 else "; for embedding: "
             )
-            + "encoder_backend=torch|onnx|onnx-int8 (the encoder on ONNX Runtime: "
-            'pip install "edit-f1[onnx]")',
+            + "params_file=FILE (a file written by edit-f1 train-judge)",
         )
 
 

