@@ -9,8 +9,8 @@ sentences already have (mean pooling is linear:
 only thing lost is attention across the sentence boundary. This script measures that
 loss on the labelled content sets (``../shared/data``; read-only, never copied): K-QA
 (physicians' majority), the team's OncQA content labels and the OncQA stage-2 edit
-labels, with both shipped content
-judges (``content_judge.json``, v1; ``content_judge_v2.json``, v2). Per set and judge:
+labels, with the default content
+judge (``content_judge_veto_nc.json``). Per set:
 
 * decisions (match or not) and matched spans that change from encoded to composed;
 * agreement and Cohen's kappa with the human labels, each way, on every item and on
@@ -52,13 +52,13 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-#: encoded runs, composed runs with the shipped weights, composed runs with the judges
-#: refitted on composed features (the shipped recipes: v1 ``calibrate_content_judge`` on
-#: K-QA, v2 ``content_judge_real.fit_v2``)
+#: encoded runs, composed runs with the shipped weights, composed runs with the judge
+#: refitted on composed features (the shipped recipe: ``calibrate_content_judge`` on
+#: K-QA with the default's veto, as ``edit-f1 train-judge embedding-content`` fits it)
 MODES = ("encoded", "composed", "composed_refit")
 MODE_NAMES = {"composed": "composed", "composed_refit": "composed, judge refitted"}
-CONTENT_PARAMS = {"v1": "content_judge.json", "v2": "content_judge_v2.json"}
-THEME_PARAMS = {"v1": "theme_judge.json", "v2": "theme_judge_v2.json"}
+CONTENT_PARAMS = {"default": "content_judge_veto_nc.json"}
+THEME_PARAMS = {"default": "theme_judge_v2.json"}
 #: the content sets: this script's name -> content_judge_real.py's name (for its split)
 SPLIT_NAMES = {"kqa": "kqa", "team_content": "team", "oncqa_stage2": "stage2"}
 
@@ -117,30 +117,22 @@ def judge(params, mode: str, encoder, **options):
 
 
 def refit(data_dir: Path, encoder) -> dict:
-    """Both content judges refitted on composed runs by their shipped recipes: v1 as
-    ``edit-f1 train-judge embedding-content`` fits it (K-QA, split by question, seed 0),
-    v2 as ``content_judge_real.py`` does (fitting sides of K-QA and the team's labels,
-    stage 2 if it helps). Also v1 refitted on encoded runs, to check that the recipe
-    still gives the shipped weights.
+    """The default content judge refitted on composed runs by its shipped recipe (K-QA,
+    split by question, seed 0, the default's veto), and on encoded runs, to check that
+    the recipe still gives the shipped weights.
 
     Returns:
-        ``{"v1": params, "v2": params, "v1_encoded": params, "v2_fit": fit_info}``.
+        ``{"default": params, "default_encoded": params}``.
     """
-    import content_judge_real
-
-    from editf1.training.classifiers import calibrate_content_judge
+    from editf1.training.classifiers import VETO_NC, calibrate_content_judge
     from editf1.validation.labelled import kqa_content_items
 
     kqa = kqa_content_items(data_dir / "kqa")
-    sets, questions = content_judge_real.load_sets(data_dir)
-    v2, v2_fit = content_judge_real.fit_v2(
-        sets, content_judge_real.split_sets(sets, questions), encoder, span_embedding="composed"
-    )
     return {
-        "v1": calibrate_content_judge(kqa, encoder=encoder, span_embedding="composed"),
-        "v2": v2,
-        "v1_encoded": calibrate_content_judge(kqa, encoder=encoder),
-        "v2_fit": v2_fit,
+        "default": calibrate_content_judge(
+            kqa, encoder=encoder, span_embedding="composed", veto=VETO_NC
+        ),
+        "default_encoded": calibrate_content_judge(kqa, encoder=encoder, veto=VETO_NC),
     }
 
 
@@ -247,8 +239,7 @@ def markdown(payload: dict) -> str:
         f"Machine: {benchlib.load_line(state)}; torch threads {state['torch_threads']}; "
         f"{payload['seconds']:.0f} s in all. {payload['limit_note'].capitalize()} of each "
         f"labelled content set; CIs: 95% bootstrap over cases, {payload['n_resamples']:,} "
-        "resamples, seed 0; the held-out cases are "
-        "those of content_judge_real.py's split (the v2 judge was fitted on the others).",
+        "resamples, seed 0; the held-out cases are those of content_judge_real.py's split.",
         "",
     ]
     if fidelity:
@@ -281,12 +272,12 @@ def markdown(payload: dict) -> str:
     if refitted:
         lines += [
             "",
-            "Refitted on composed runs: v1 weights "
-            f"{refitted['v1']['weights']}, bias {refitted['v1']['bias']} (the same recipe "
-            f"on encoded runs: {refitted['v1_encoded']['weights']}, bias "
-            f"{refitted['v1_encoded']['bias']}; shipped: {refitted['v1_shipped']['weights']}, "
-            f"bias {refitted['v1_shipped']['bias']}); v2 threshold {refitted['v2']['threshold']}"
-            f" (fitted on {', '.join(refitted['v2_fit']['chosen_sets'])}).",
+            "Refitted on composed runs: weights "
+            f"{refitted['default']['weights']}, bias {refitted['default']['bias']} (the same "
+            f"recipe on encoded runs: {refitted['default_encoded']['weights']}, bias "
+            f"{refitted['default_encoded']['bias']}; shipped: "
+            f"{refitted['default_shipped']['weights']}, bias "
+            f"{refitted['default_shipped']['bias']}).",
         ]
     bounded = payload.get("composed_bounded_vs_exhaustive")
     if bounded:
@@ -429,7 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         "run_fidelity": run_fidelity(encoder, drafts) if "composed" in args.modes else None,
         "content": rows,
         "composed_bounded_vs_exhaustive": bounded,
-        "refit": refitted and refitted | {"v1_shipped": load_params(CONTENT_PARAMS["v1"])},
+        "refit": refitted
+        and refitted | {"default_shipped": load_params(CONTENT_PARAMS["default"])},
         "encoder": {"texts_encoded": encoder.encoded},
     }
     if args.baseline:

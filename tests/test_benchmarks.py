@@ -557,31 +557,3 @@ def test_ppi_simulation_figures_on_hand_made_counts():
     # the same seed draws the same samples
     again = simulation.simulate(data, sizes=[4], draws=30, seed=0)
     assert again["metrics"] == out["metrics"]
-
-
-def test_refit_selection_kappas_by_hand():
-    """content_judge_refits' selection figure: out-of-fold decisions on the sets a fit
-    was fitted on, the fitted judge's own decisions on the others' fitting items."""
-    from types import SimpleNamespace
-
-    from editf1.judges import load_content_judge
-    from editf1.validation.labelled import ContentItem
-
-    refits = _load("content_judge_refits")
-    said = ContentItem("a", "Rest today. Call us.", "Rest today.", True)
-    unsaid = ContentItem("b", "Rest today.", "Drink water.", False)
-    sets = {name: [said, unsaid, said, unsaid] for name in refits.PARAPHRASE}
-    split = {name: ([0, 1, 2, 3], []) for name in sets}
-    # fitted on kqa: out-of-fold 0.9, 0.2, 0.6, 0.1 at threshold 0.5 -> match, no, match,
-    # no against labels match, no, match, no: kappa 1; on team (fitted on too, listed
-    # second) 0.1, 0.1, 0.9, 0.9 -> no, no, match, match: 2 of 4 right, kappa 0
-    fit = SimpleNamespace(
-        params={"threshold": 0.5},
-        out_of_fold=np.array([0.9, 0.2, 0.6, 0.1, 0.1, 0.1, 0.9, 0.9]),
-    )
-    kappas = refits.fitting_kappas(
-        fit, ("kqa", "team"), sets, split, load_content_judge("exact", None)
-    )
-    assert kappas["kqa"] == 1.0 and kappas["team"] == 0.0
-    # the exact judge on the four sets it was not fitted on: every decision right
-    assert [kappas[n] for n in refits.PARAPHRASE[2:]] == [1.0] * 4

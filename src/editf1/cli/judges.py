@@ -204,7 +204,7 @@ def _add_train_judge(commands) -> None:
         "from quantity, frequency, direction, drug, test, negation, condition "
         "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
         "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
-        "negation,condition (content_judge_veto_nc.json; content_judge_veto.json: the first four)",
+        "negation,condition (content_judge_veto_nc.json)",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)

