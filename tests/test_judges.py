@@ -58,6 +58,25 @@ def test_exact_judge_ignores_case_punctuation_and_spacing(splitter):
     assert [a.score for a in answers] == [1.0, 0.0, 1.0]
 
 
+def test_exact_judge_claims_copies_of_the_same_words_that_claim_copies_cannot():
+    """The exact judge hands repeated reply sentences the draft's copies itself: its
+    copies are the same words, which :func:`editf1.count.claim_copies` (verbatim copies
+    only) cannot find. "call us!" is the second copy of "Call us.": both reply sentences
+    are matched, once each, and only "Rest today." is left to delete (EM 2, EA 0, ED 1;
+    answering the first copy twice would leave "call us!" too, ED 2). A third repeat,
+    with no copy left, takes the last copy."""
+    from editf1.scorer import EditF1Scorer
+
+    scorer = EditF1Scorer(content_judge=ExactMatchContentJudge(), theme_judge=None)
+    draft = "Call us. Rest today. call us!"
+    (pair,) = scorer.score([draft], ["Call us. Call us."]).pairs
+    assert [(a.match.start, a.match.end) for a in pair.alignment] == [(0, 8), (21, 29)]
+    assert pair.content_counts == (2, 1, 0)  # (EM, ED, EA)
+    (pair,) = scorer.score([draft], ["Call us. CALL US. call us"]).pairs
+    assert [(a.match.start, a.match.end) for a in pair.alignment] == [(0, 8), (21, 29), (21, 29)]
+    assert pair.content_counts == (3, 1, 0)
+
+
 def test_exact_judge_empty_draft(splitter):
     answers = ExactMatchContentJudge().match([request(splitter, "Rest.", "")])
     assert [a.status for a in answers[0]] == ["no_match"]
