@@ -159,12 +159,10 @@ def load_line(state: dict) -> str:
 
 
 class TimedModel:
-    """Wraps a ``SentenceTransformer`` (or an
-    :class:`editf1.judges.onnx_encoder.OnnxSentenceTransformer`): counts the seconds
-    spent in its ``encode`` (tokenizing, the forward passes, pooling) and lists the
-    texts encoded, and the texts of each call (``batches``: the encoder calls it once
-    per batch); everything else is delegated. Give it to
-    :class:`editf1.judges.encoder.SentenceEncoder` as ``model``."""
+    """Wraps a ``SentenceTransformer``: counts the seconds spent in its ``encode``
+    (tokenizing, the forward passes, pooling) and lists the texts encoded, and the texts
+    of each call (``batches``: the encoder calls it once per batch); everything else is
+    delegated. Give it to :class:`editf1.judges.encoder.SentenceEncoder` as ``model``."""
 
     def __init__(self, model) -> None:
         self.model = model
@@ -232,8 +230,7 @@ def fresh_scorer(
     loaded encoder model, with empty caches: ``(scorer, timed_model)``.
 
     The judges are the library's own classes (nothing re-implemented); the encoder
-    cache and the scorer's theme cache are new, so every scorer starts cold. The
-    encoder's backend is the model's (``model.backend`` of an ONNX model, else torch).
+    cache and the scorer's theme cache are new, so every scorer starts cold.
     ``count_themes`` wraps the theme judge in :func:`timed_judge` (``classified``).
     ``content_judge``: a callable from the new encoder to another content judge (e.g.
     the cross-encoder judge around an already loaded cross-encoder)."""
@@ -242,7 +239,7 @@ def fresh_scorer(
     from editf1.scorer import EditF1Scorer
 
     timed = TimedModel(model)
-    encoder = SentenceEncoder(timed, DEFAULT_ENCODER, backend=getattr(model, "backend", "torch"))
+    encoder = SentenceEncoder(timed, DEFAULT_ENCODER)
     if content_judge is None:
         content = EmbeddingContentJudge(encoder=encoder, **(content_judge_options or {}))
     else:

@@ -7,10 +7,10 @@ the encoder as a new text; ``"composed"`` builds its embedding from the embeddin
 sentences already have (mean pooling is linear:
 :meth:`editf1.judges.encoder.SentenceEncoder.compose`), so no run is encoded and the
 only thing lost is attention across the sentence boundary. This script measures that
-loss on the labelled content sets (``../shared/data``; read-only, never copied; the
-sets of ``benchmarks/encoder_backends.py``): K-QA (physicians' majority), the team's
-OncQA content labels and the OncQA stage-2 edit labels, with both shipped content
-judges (``content_judge.json``, v1; ``content_judge_v2.json``, v2). Per set and judge:
+loss on the labelled content sets (``../shared/data``; read-only, never copied): K-QA
+(physicians' majority), the team's OncQA content labels and the OncQA stage-2 edit
+labels, with the default content
+judge (``content_judge_veto_nc.json``). Per set:
 
 * decisions (match or not) and matched spans that change from encoded to composed;
 * agreement and Cohen's kappa with the human labels, each way, on every item and on
@@ -52,15 +52,56 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-#: encoded runs, composed runs with the shipped weights, composed runs with the judges
-#: refitted on composed features (the shipped recipes: v1 ``calibrate_content_judge`` on
-#: K-QA, v2 ``content_judge_real.fit_v2``)
+#: encoded runs, composed runs with the shipped weights, composed runs with the judge
+#: refitted on composed features (the shipped recipe: ``calibrate_content_judge`` on
+#: K-QA with the default's veto, as ``edit-f1 train-judge embedding-content`` fits it)
 MODES = ("encoded", "composed", "composed_refit")
 MODE_NAMES = {"composed": "composed", "composed_refit": "composed, judge refitted"}
-CONTENT_PARAMS = {"v1": "content_judge.json", "v2": "content_judge_v2.json"}
-THEME_PARAMS = {"v1": "theme_judge.json", "v2": "theme_judge_v2.json"}
+CONTENT_PARAMS = {"default": "content_judge_veto_nc.json"}
+THEME_PARAMS = {"default": "theme_judge_v2.json"}
 #: the content sets: this script's name -> content_judge_real.py's name (for its split)
 SPLIT_NAMES = {"kqa": "kqa", "team_content": "team", "oncqa_stage2": "stage2"}
+
+
+def load_sets(data_dir: Path, limit: int | None) -> tuple[dict, dict]:
+    """``(content sets, theme sets)``: name -> items, the first ``limit`` of each."""
+    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
+    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+    from editf1.validation.team_labels import load_team_content_items, load_team_theme_items
+
+    content = {
+        "kqa": kqa_content_items(data_dir / "kqa"),
+        "team_content": load_team_content_items(data_dir),
+        "oncqa_stage2": oncqa_stage2_content_items(data_dir),
+    }
+    themes = {
+        "team_themes": load_team_theme_items(data_dir),
+        "shipped_theme_sentences": shipped_theme_items(),
+    }
+    return (
+        {name: items[:limit] for name, items in content.items()},
+        {name: items[:limit] for name, items in themes.items()},
+    )
+
+
+def content_decisions(judge, items) -> dict:
+    """Each item's decision (bool), matched span offsets (or None) and score."""
+    from editf1.validation.agreement import judge_content_items
+
+    judgements = judge_content_items(judge, items)
+    return {
+        "match": [j.status == "match" for j in judgements],
+        "span": [(j.span.start, j.span.end) if j.span else None for j in judgements],
+        "score": [float(j.score or 0.0) for j in judgements],
+    }
+
+
+def theme_decisions(judge, items) -> dict:
+    """Each item's theme and its probability."""
+    from editf1.validation.agreement import judge_theme_items
+
+    judgements = judge_theme_items(judge, items)
+    return {"theme": [j.theme for j in judgements], "score": [float(j.score) for j in judgements]}
 
 
 def judge(params, mode: str, encoder, **options):
@@ -76,30 +117,22 @@ def judge(params, mode: str, encoder, **options):
 
 
 def refit(data_dir: Path, encoder) -> dict:
-    """Both content judges refitted on composed runs by their shipped recipes: v1 as
-    ``edit-f1 train-judge embedding-content`` fits it (K-QA, split by question, seed 0),
-    v2 as ``content_judge_real.py`` does (fitting sides of K-QA and the team's labels,
-    stage 2 if it helps). Also v1 refitted on encoded runs, to check that the recipe
-    still gives the shipped weights.
+    """The default content judge refitted on composed runs by its shipped recipe (K-QA,
+    split by question, seed 0, the default's veto), and on encoded runs, to check that
+    the recipe still gives the shipped weights.
 
     Returns:
-        ``{"v1": params, "v2": params, "v1_encoded": params, "v2_fit": fit_info}``.
+        ``{"default": params, "default_encoded": params}``.
     """
-    import content_judge_real
-
-    from editf1.training.classifiers import calibrate_content_judge
+    from editf1.training.classifiers import VETO_NC, calibrate_content_judge
     from editf1.validation.labelled import kqa_content_items
 
     kqa = kqa_content_items(data_dir / "kqa")
-    sets, questions = content_judge_real.load_sets(data_dir)
-    v2, v2_fit = content_judge_real.fit_v2(
-        sets, content_judge_real.split_sets(sets, questions), encoder, span_embedding="composed"
-    )
     return {
-        "v1": calibrate_content_judge(kqa, encoder=encoder, span_embedding="composed"),
-        "v2": v2,
-        "v1_encoded": calibrate_content_judge(kqa, encoder=encoder),
-        "v2_fit": v2_fit,
+        "default": calibrate_content_judge(
+            kqa, encoder=encoder, span_embedding="composed", veto=VETO_NC
+        ),
+        "default_encoded": calibrate_content_judge(kqa, encoder=encoder, veto=VETO_NC),
     }
 
 
@@ -206,8 +239,7 @@ def markdown(payload: dict) -> str:
         f"Machine: {benchlib.load_line(state)}; torch threads {state['torch_threads']}; "
         f"{payload['seconds']:.0f} s in all. {payload['limit_note'].capitalize()} of each "
         f"labelled content set; CIs: 95% bootstrap over cases, {payload['n_resamples']:,} "
-        "resamples, seed 0; the held-out cases are "
-        "those of content_judge_real.py's split (the v2 judge was fitted on the others).",
+        "resamples, seed 0; the held-out cases are those of content_judge_real.py's split.",
         "",
     ]
     if fidelity:
@@ -240,12 +272,12 @@ def markdown(payload: dict) -> str:
     if refitted:
         lines += [
             "",
-            "Refitted on composed runs: v1 weights "
-            f"{refitted['v1']['weights']}, bias {refitted['v1']['bias']} (the same recipe "
-            f"on encoded runs: {refitted['v1_encoded']['weights']}, bias "
-            f"{refitted['v1_encoded']['bias']}; shipped: {refitted['v1_shipped']['weights']}, "
-            f"bias {refitted['v1_shipped']['bias']}); v2 threshold {refitted['v2']['threshold']}"
-            f" (fitted on {', '.join(refitted['v2_fit']['chosen_sets'])}).",
+            "Refitted on composed runs: weights "
+            f"{refitted['default']['weights']}, bias {refitted['default']['bias']} (the same "
+            f"recipe on encoded runs: {refitted['default_encoded']['weights']}, bias "
+            f"{refitted['default_encoded']['bias']}; shipped: "
+            f"{refitted['default_shipped']['weights']}, bias "
+            f"{refitted['default_shipped']['bias']}).",
         ]
     bounded = payload.get("composed_bounded_vs_exhaustive")
     if bounded:
@@ -325,7 +357,6 @@ def main(argv: list[str] | None = None) -> int:
             "with the folder holding them (in this workplace ../shared/data)."
         )
     import content_judge_real
-    import encoder_backends
 
     import editf1
     from editf1.judges.embedding import EmbeddingThemeJudge, load_params
@@ -334,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.time()
     state = benchlib.machine_state()
-    content_sets, theme_sets = encoder_backends.load_sets(args.data_dir, args.limit)
+    content_sets, theme_sets = load_sets(args.data_dir, args.limit)
     split = content_judge_real.split_sets(*content_judge_real.load_sets(args.data_dir))
     encoder = default_encoder()
     refitted = refit(args.data_dir, encoder) if "composed_refit" in args.modes else None
@@ -343,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         held_out = [i for i in split[SPLIT_NAMES[name]][1] if i < len(items)]
         for judge_name, params_file in CONTENT_PARAMS.items():
             runs = {
-                mode: encoder_backends.content_decisions(
+                mode: content_decisions(
                     judge(
                         refitted[judge_name] if mode == "composed_refit" else params_file,
                         mode,
@@ -357,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             row = compare_modes(name, items, runs, held_out, args.n_resamples)
             rows.append({"judge": f"content {judge_name}", **row})
             if "composed" in runs:
-                every = encoder_backends.content_decisions(
+                every = content_decisions(
                     judge(params_file, "composed", encoder, span_margin=None), items
                 )
                 bounded.append(
@@ -377,9 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, items in theme_sets.items():
         for judge_name, params_file in THEME_PARAMS.items():
             theme_judge = EmbeddingThemeJudge(encoder=encoder, params_file=params_file)
-            decisions[f"{name}|theme {judge_name}"] = encoder_backends.theme_decisions(
-                theme_judge, items
-            )
+            decisions[f"{name}|theme {judge_name}"] = theme_decisions(theme_judge, items)
     drafts = sorted({item.prediction for items in content_sets.values() for item in items})
     payload = {
         "command": "python benchmarks/span_embeddings.py " + " ".join(argv or sys.argv[1:]),
@@ -391,7 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         "run_fidelity": run_fidelity(encoder, drafts) if "composed" in args.modes else None,
         "content": rows,
         "composed_bounded_vs_exhaustive": bounded,
-        "refit": refitted and refitted | {"v1_shipped": load_params(CONTENT_PARAMS["v1"])},
+        "refit": refitted
+        and refitted | {"default_shipped": load_params(CONTENT_PARAMS["default"])},
         "encoder": {"texts_encoded": encoder.encoded},
     }
     if args.baseline:

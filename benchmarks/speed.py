@@ -29,21 +29,11 @@ proposes spans, the shipped LoRA cross-encoder, loaded once, reranks its top one
 its pairs per second against BERTScore's (target for a default: >= 0.5x); the results
 go to ``speed_cross-encoder.json`` and ``.md``.
 
-``--backend onnx`` (or ``onnx-int8``) runs edit-F1's encoder on ONNX Runtime
-(:mod:`editf1.judges.onnx_encoder`; the ``onnx`` extra) instead of PyTorch; BERTScore
-stays on PyTorch. ``--also-backend onnx`` keeps the backend of ``--backend`` for every
-variant and adds one more timed run to every repeat: the default judges with their
-encoder on the other backend (a second copy of the model), so the two backends are
-compared in the same run, interleaved, as a median of per-repeat ratios.
-
 Run from the repository root (2 CPU cores here; the load average is recorded):
 
     python benchmarks/speed.py --data-dir ../shared/data/oncqa
-    python benchmarks/speed.py --data-dir ../shared/data/oncqa --backend onnx
-    python benchmarks/speed.py --data-dir ../shared/data/oncqa --also-backend onnx
 
-Writes ``benchmarks/results/speed.json`` and ``speed.md`` (``speed_<backend>.json``
-and ``.md`` for another backend).
+Writes ``benchmarks/results/speed.json`` and ``speed.md``.
 """
 
 from __future__ import annotations
@@ -61,8 +51,6 @@ import time
 from pathlib import Path
 
 import benchlib
-
-from editf1.judges.onnx_encoder import ENCODER_BACKENDS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -102,11 +90,9 @@ def _cross_encoder_factory():
     return lambda encoder: CrossEncoderContentJudge(encoder=encoder, pair_scorer=scorer)
 
 
-def _fresh(model, variants: dict, name: str, models: dict | None = None):
+def _fresh(model, variants: dict, name: str):
     """``(scorer, timed model)`` of variant ``name``: content judge options, or a
-    callable from an encoder to the content judge; on ``models[name]`` where given,
-    else on ``model``."""
-    model = (models or {}).get(name, model)
+    callable from an encoder to the content judge."""
     spec = variants[name]
     if callable(spec):
         return benchlib.fresh_scorer(model, content_judge=spec)
@@ -122,10 +108,10 @@ def _same_alignment(first, second) -> int:
     return sum(key(a) == key(b) for a, b in zip(first.pairs, second.pairs))
 
 
-def _encoder_model(backend: str):
+def _encoder_model():
     from editf1.judges.encoder import default_encoder
 
-    return default_encoder(backend).model
+    return default_encoder().model
 
 
 #: share of contention samples (another process busy) per timed call, in call order
@@ -164,24 +150,16 @@ def _profile_rest(model, predictions, references) -> dict:
     Profiling slows Python code more than the model's C++ kernels, so the shares here
     overstate the non-encoder part; the timed runs give the real share."""
     scorer, _ = benchlib.fresh_scorer(model)
-    forward = (
-        (
-            "encoder forward (SentenceTransformer.encode)",
-            ("sentence_transformer/model.py", "encode"),
-        )
-        if getattr(model, "backend", "torch") == "torch"
-        else (
-            "encoder forward (OnnxSentenceTransformer.encode)",
-            ("judges/onnx_encoder.py", "encode"),
-        )
-    )
     profile = cProfile.Profile()
     profile.enable()
     scorer.score(predictions, references)
     profile.disable()
     stats = pstats.Stats(profile).stats
     wanted = {
-        forward[0]: forward[1],
+        "encoder forward (SentenceTransformer.encode)": (
+            "sentence_transformer/model.py",
+            "encode",
+        ),
         "sentence splitting (SentenceSplitter.split)": ("editf1/segment.py", "split"),
         "word overlap feature (word_recall)": (
             "judges/embedding/content_features.py",
@@ -252,7 +230,7 @@ def _second_system(model, predictions, references, splitter, repeats: int) -> di
     }
 
 
-def _child(which: str, data_dir: Path, batch_size: int, backend: str) -> None:
+def _child(which: str, data_dir: Path, batch_size: int) -> None:
     """Score the 100 pairs with one metric in this process; print its memory as JSON."""
     import torch
 
@@ -262,8 +240,7 @@ def _child(which: str, data_dir: Path, batch_size: int, backend: str) -> None:
     if which == "editf1":
         from editf1.scorer import EditF1Scorer
 
-        options = {"encoder_backend": backend}
-        scorer = EditF1Scorer(content_judge_options=options, theme_judge_options=options)
+        scorer = EditF1Scorer()
         loaded = benchlib.rss_mb()
         scorer.score(predictions, references)
     else:
@@ -283,29 +260,21 @@ def _child(which: str, data_dir: Path, batch_size: int, backend: str) -> None:
     )
 
 
-def _memory(
-    data_dir: Path, batch_size: int, log_dir: Path, backend: str, also_backend: str | None = None
-) -> dict:
-    """Peak memory of each metric scoring the pairs in a child process of its own:
-    edit-F1 on ``backend``, BERTScore, and edit-F1 on ``also_backend`` where given
-    (key ``editf1_<also_backend>``)."""
+def _memory(data_dir: Path, batch_size: int, log_dir: Path) -> dict:
+    """Peak memory of each metric, edit-F1 and BERTScore, scoring the pairs in a child
+    process of its own."""
     out = {}
-    children = [("editf1", "editf1", backend), ("bertscore", "bertscore", backend)]
-    if also_backend:
-        children.append((f"editf1_{also_backend}", "editf1", also_backend))
-    for name, which, child_backend in children:
+    for name in ("editf1", "bertscore"):
         log = log_dir / f"memory_{name}.log"
         command = [
             sys.executable,
             str(Path(__file__).resolve()),
             "--child",
-            which,
+            name,
             "--data-dir",
             str(data_dir),
             "--bertscore-batch-size",
             str(batch_size),
-            "--backend",
-            child_backend,
         ]
         measured = benchlib.run_measured(command, log)
         if measured["returncode"] != 0:
@@ -325,20 +294,14 @@ def _markdown(payload: dict) -> str:
     variants = [name for name in t if name.startswith("editf1")]
     names = [*variants, "bertscore"]
     busy_runs = sum(x > 0 for name in names for x in t[name]["busy_share"])
-    backend = payload["encoder_backend"]
-    on = "" if backend == "torch" else f", encoder on {backend}"
     labels = {
-        "editf1": f"edit-F1, embedded judges (default: window 2, bounded span search{on})",
-        "editf1_composed": f"edit-F1, runs composed from their sentences (span_embedding="
-        f"composed{on})",
-        "editf1_every_span": f"edit-F1, every span encoded (span_margin=None{on})",
-        "editf1_cross_encoder": f"edit-F1, cross-encoder content judge (reranks the "
-        f"embedded judge's spans{on})",
+        "editf1": "edit-F1, embedded judges (default: window 2, bounded span search)",
+        "editf1_composed": "edit-F1, runs composed from their sentences (span_embedding=composed)",
+        "editf1_every_span": "edit-F1, every span encoded (span_margin=None)",
+        "editf1_cross_encoder": "edit-F1, cross-encoder content judge (reranks the "
+        "embedded judge's spans)",
         "bertscore": f"BERTScore (bert-score {before['versions']['bert-score']})",
     }
-    other = payload.get("also_backend")
-    if other:
-        labels[f"editf1_{other}"] = f"edit-F1, embedded judges (default), encoder on {other}"
 
     def row(name: str) -> str:
         r = t[name]
@@ -356,7 +319,7 @@ def _markdown(payload: dict) -> str:
 
     lines = [
         f"### Speed against BERTScore ({payload['pairs']} OncQA pairs, "
-        f"{t['repeats']} interleaved repeats, medians{on})",
+        f"{t['repeats']} interleaved repeats, medians)",
         "",
         f"Machine: {benchlib.load_line(before)} before, {benchlib.load_line(after)} after; "
         f"torch threads {before['torch_threads']}. Timed runs during which another process "
@@ -378,18 +341,6 @@ def _markdown(payload: dict) -> str:
             "(target for a default >= 0.50)."
             if "editf1_cross_encoder" in t
             else "."
-        ),
-        *(
-            [
-                f"- The default with its encoder on {other}, same run: "
-                f"**{t[f'editf1_{other}']['ratio']:.2f}x** BERTScore's pairs per second, "
-                f"**{t[f'editf1_{other}']['ratio_to_default']:.2f}x** the default on "
-                f"{backend} (medians of per-repeat ratios); alignment the default's on "
-                f"{t[f'editf1_{other}']['same_alignment_as_default']} of {payload['pairs']} "
-                "pairs."
-            ]
-            if other
-            else []
         ),
         f"- Tokens encoded against BERTScore's: {e['tokens']} vs {b['tokens']} (default), "
         f"{t['editf1_composed']['tokens']} (runs composed; the {t['distinct_sentences']} "
@@ -453,17 +404,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bertscore-batch-size", type=int, default=64)
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument(
-        "--backend",
-        choices=ENCODER_BACKENDS,
-        default="torch",
-        help="edit-F1's encoder backend (onnx, onnx-int8: the onnx extra)",
-    )
-    parser.add_argument(
-        "--also-backend",
-        choices=ENCODER_BACKENDS,
-        help="also time the default judges on this encoder backend in every repeat",
-    )
-    parser.add_argument(
         "--content-judge",
         choices=["embedding", "cross-encoder"],
         default="embedding",
@@ -473,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", choices=["editf1", "bertscore"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        _child(args.child, args.data_dir, args.bertscore_batch_size, args.backend)
+        _child(args.child, args.data_dir, args.bertscore_batch_size)
         return 0
 
     from editf1.judges.spans import candidate_spans
@@ -483,21 +423,17 @@ def main(argv: list[str] | None = None) -> int:
     predictions = [r["prediction"] for r in rows]
     references = [r["reference"] for r in rows]
     machine_before = benchlib.machine_state()
-    model = _encoder_model(args.backend)
+    model = _encoder_model()
     bertscorer = _bertscorer(args.bertscore_batch_size)
     splitter = SentenceSplitter()
-    variants, models = dict(VARIANTS), {}
+    variants = dict(VARIANTS)
     if args.content_judge == "cross-encoder":
         variants["editf1_cross_encoder"] = _cross_encoder_factory()
-    other = args.also_backend if args.also_backend != args.backend else None
-    if other:
-        variants[f"editf1_{other}"] = None
-        models[f"editf1_{other}"] = _encoder_model(other)
 
     # what each metric runs through the encoder (counted once, outside the timed runs)
     texts, padded, results = {}, {}, {}
     for name in variants:
-        counting, timed = _fresh(model, variants, name, models)
+        counting, timed = _fresh(model, variants, name)
         results[name] = counting.score(predictions, references)
         texts[name] = list(timed.texts)
         padded[name] = _padded_tokens(model.tokenizer, timed.batches, model.max_seq_length)
@@ -524,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
                 seconds, (_, _, f) = _time(lambda: bertscorer.score(predictions, references))
                 f_mean = float(f.mean())
             else:
-                scorer, timed = _fresh(model, variants, name, models)
+                scorer, timed = _fresh(model, variants, name)
                 seconds, result = _time(lambda s=scorer: s.score(predictions, references))
                 encoder_s[name].append(timed.seconds)
                 f1[name] = result.f1
@@ -586,15 +522,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_memory:
         print("peak memory, one child process per metric ...", flush=True)
         with tempfile.TemporaryDirectory() as logs:
-            memory = _memory(
-                args.data_dir, args.bertscore_batch_size, Path(logs), args.backend, other
-            )
+            memory = _memory(args.data_dir, args.bertscore_batch_size, Path(logs))
     payload = {
         "command": "python benchmarks/speed.py " + " ".join(argv or sys.argv[1:]),
         "data": "OncQA own_reply (GPT-4 draft vs oncologist's own reply)",
         "pairs": len(rows),
-        "encoder_backend": args.backend,
-        "also_backend": other,
         "bertscore_hash": bertscorer.hash,
         "machine_before": machine_before,
         "throughput": throughput,
@@ -603,9 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory": memory,
         "machine_after": benchlib.machine_state(),
     }
-    name = "speed" if args.backend == "torch" else f"speed_{args.backend}"
-    if args.content_judge == "cross-encoder":
-        name += "_cross-encoder"
+    name = "speed" if args.content_judge == "embedding" else "speed_cross-encoder"
     benchlib.write_results(name, payload, _markdown(payload), args.output_dir)
     return 0
 

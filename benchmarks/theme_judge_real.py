@@ -3,16 +3,16 @@
 The team labelled 856 real sentences with the annotation guide's nine themes
 (``editf1.validation.team_labels.load_team_theme_items``: OncQA oncologists' replies and
 GPT-4 drafts, K-QA physicians' answers, ExpertQA experts' revisions; a case is a
-patient message or question, and an OncQA message's replies and draft share one). Four
+patient message or question, and an OncQA message's replies and draft share one). Three
 judges are compared on them, each on sentences whose case it never saw:
 
-* ``v1``: the shipped ``theme_judge.json`` (embeddings only, fitted on the 450
-  team-written sentences of ``theme_sentences.jsonl``);
 * ``v2 recipe, team-written only``: embeddings, sentence features and word n-grams
   (``editf1.judges.embedding.EmbeddingThemeJudge``), hyperparameters chosen by 4-fold
-  cross-validation on the team-written sentences, fitted on them alone;
-* ``embeddings only, real + team``: v1's features, fitted on real and team-written
-  sentences together, ``C`` chosen by nested cross-validation;
+  cross-validation on the 450 team-written sentences of ``theme_sentences.jsonl``,
+  fitted on them alone;
+* ``embeddings only, real + team``: embeddings only (what ``edit-f1 train-judge
+  embedding-theme`` fits), fitted on real and team-written sentences together, ``C``
+  chosen by nested cross-validation;
 * ``v2, real + team``: v2's features fitted on both, ``C`` and the word weight chosen by
   nested cross-validation (``editf1.training.classifiers.cross_validate_theme_judge``).
 
@@ -282,7 +282,7 @@ def _markdown(payload: dict) -> str:
     lines += [
         "",
         f"Speed ({speed['sentences']} sentences, embeddings cached, best of 5): classifier "
-        f"v1 {speed['v1_ms']:.1f} ms, v2 {speed['v2_ms']:.1f} ms; encoding them "
+        f"v2 {speed['v2_ms']:.1f} ms; encoding them "
         f"{speed['encode_ms']:.0f} ms ({speed['load']}).",
     ]
     return "\n".join(lines)
@@ -349,10 +349,6 @@ def main(argv: list[str] | None = None) -> int:
     encode_ms = 1000 * (time.perf_counter() - start)
     texts = [item.text for item in items]
 
-    v1 = EmbeddingThemeJudge(encoder=encoder)
-    predicted = {"v1 (team-written only)": [j.theme for j in v1.classify(texts)]}
-    print("v1 done", flush=True)
-
     team_best, _ = select_theme_hyperparameters(team, encoder=encoder)
     team_params = fit_theme_classifier(
         encoder.encode([t.text for t in team]),
@@ -362,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         **team_best,
     )
     team_judge = EmbeddingThemeJudge(params=team_params, encoder=encoder)
-    predicted["v2 recipe, team-written only"] = [j.theme for j in team_judge.classify(texts)]
+    predicted = {"v2 recipe, team-written only": [j.theme for j in team_judge.classify(texts)]}
     print("team-only v2 recipe done", team_best, flush=True)
 
     embeddings_only = cross_validate_theme_judge(
@@ -386,7 +382,6 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         sys.exit(f"content-grading cases without theme labels: {missing}")
     themes_of = {
-        "v1": [[j.theme for j in v1.classify(s)] for s in sentences],
         "v2": [
             [j.theme for j in fold_judges[fold_of[f"oncqa:{r['case_id']}"]].classify(s)]
             for r, s in zip(rows, sentences)
@@ -398,7 +393,6 @@ def main(argv: list[str] | None = None) -> int:
     v2 = EmbeddingThemeJudge(params=final, encoder=encoder)
     speed = {
         "sentences": len(texts),
-        "v1_ms": 1000 * classifier_seconds(v1, texts),
         "v2_ms": 1000 * classifier_seconds(v2, texts),
         "encode_ms": encode_ms,
         "load": benchlib.load_line(state),

@@ -119,7 +119,7 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     from editf1.judges.embedding import load_params
     from editf1.validation.labelled import kqa_content_items
 
-    shipped = load_params("content_judge.json")
+    shipped = load_params("content_judge_veto_nc.json")
     items = select_split(kqa_content_items(shared_data / "kqa"), "test")
     assert len(items) == shipped["split"]["test_items"]
     kqa = str(shared_data / "kqa")

@@ -298,24 +298,9 @@ def test_padded_positions_count_each_batch_at_its_longest_text():
     assert speed._padded_tokens(timed.tokenizer, timed.batches, 256) == 2 * 4 + 2 * 2
 
 
-def test_a_variant_on_another_backend_runs_on_its_own_model_and_the_rest_on_the_first():
-    """speed.py --also-backend: the added variant's texts go through its own model (the
-    second backend's), every other variant's through the first; same judges otherwise."""
-    first, second = _FakeSentenceTransformer(), _FakeSentenceTransformer()
-    variants = {**speed.VARIANTS, "editf1_onnx": None}
-    drafts, replies = [p for p, _ in PAIRS], [r for _, r in PAIRS]
-    results = {}
-    for name in ("editf1", "editf1_onnx"):
-        scorer, timed = speed._fresh(first, variants, name, {"editf1_onnx": second})
-        results[name] = scorer.score(drafts, replies)
-        assert timed.model is (second if name == "editf1_onnx" else first)
-        assert timed.texts  # the scorer encoded through the model it was given
-    assert speed._same_alignment(results["editf1"], results["editf1_onnx"]) == len(PAIRS)
-
-
-def test_memory_children_cover_the_second_backend_under_its_own_name(monkeypatch, tmp_path):
-    """speed.py's peak-memory children: edit-F1 and BERTScore on --backend, and with
-    --also-backend one more edit-F1 child on that backend, reported under its own key."""
+def test_memory_children_are_one_process_per_metric(monkeypatch, tmp_path):
+    """speed.py's peak-memory children: edit-F1, then BERTScore, each in a process of its
+    own, reported under its own key."""
     commands = []
 
     def run_measured(command, log):
@@ -324,12 +309,10 @@ def test_memory_children_cover_the_second_backend_under_its_own_name(monkeypatch
         return {"returncode": 0, "wall_s": 1.0}
 
     monkeypatch.setattr(speed.benchlib, "run_measured", run_measured)
-    out = speed._memory(tmp_path, 64, tmp_path, "torch", "onnx")
-    assert list(out) == ["editf1", "bertscore", "editf1_onnx"]
-    assert [c[c.index("--child") + 1] for c in commands] == ["editf1", "bertscore", "editf1"]
-    assert [c[c.index("--backend") + 1] for c in commands] == ["torch", "torch", "onnx"]
-    assert out["editf1_onnx"]["peak_rss_mb"] == 300.0
-    assert list(speed._memory(tmp_path, 64, tmp_path, "torch")) == ["editf1", "bertscore"]
+    out = speed._memory(tmp_path, 64, tmp_path)
+    assert list(out) == ["editf1", "bertscore"]
+    assert [c[c.index("--child") + 1] for c in commands] == ["editf1", "bertscore"]
+    assert [out[name]["peak_rss_mb"] for name in out] == [100.0, 200.0]
 
 
 def test_a_second_system_encodes_and_classifies_no_reference_again():
@@ -574,31 +557,3 @@ def test_ppi_simulation_figures_on_hand_made_counts():
     # the same seed draws the same samples
     again = simulation.simulate(data, sizes=[4], draws=30, seed=0)
     assert again["metrics"] == out["metrics"]
-
-
-def test_refit_selection_kappas_by_hand():
-    """content_judge_refits' selection figure: out-of-fold decisions on the sets a fit
-    was fitted on, the fitted judge's own decisions on the others' fitting items."""
-    from types import SimpleNamespace
-
-    from editf1.judges import load_content_judge
-    from editf1.validation.labelled import ContentItem
-
-    refits = _load("content_judge_refits")
-    said = ContentItem("a", "Rest today. Call us.", "Rest today.", True)
-    unsaid = ContentItem("b", "Rest today.", "Drink water.", False)
-    sets = {name: [said, unsaid, said, unsaid] for name in refits.PARAPHRASE}
-    split = {name: ([0, 1, 2, 3], []) for name in sets}
-    # fitted on kqa: out-of-fold 0.9, 0.2, 0.6, 0.1 at threshold 0.5 -> match, no, match,
-    # no against labels match, no, match, no: kappa 1; on team (fitted on too, listed
-    # second) 0.1, 0.1, 0.9, 0.9 -> no, no, match, match: 2 of 4 right, kappa 0
-    fit = SimpleNamespace(
-        params={"threshold": 0.5},
-        out_of_fold=np.array([0.9, 0.2, 0.6, 0.1, 0.1, 0.1, 0.9, 0.9]),
-    )
-    kappas = refits.fitting_kappas(
-        fit, ("kqa", "team"), sets, split, load_content_judge("exact", None)
-    )
-    assert kappas["kqa"] == 1.0 and kappas["team"] == 0.0
-    # the exact judge on the four sets it was not fitted on: every decision right
-    assert [kappas[n] for n in refits.PARAPHRASE[2:]] == [1.0] * 4

@@ -43,7 +43,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     import editf1.judges as registry
     import editf1.scorer as scorer_module
     from editf1.judges import key_terms, load_content_judge
-    from editf1.judges.encoder import _load_default_encoder, default_encoder
+    from editf1.judges.encoder import default_encoder
     from editf1.judges.generative import decoding, judges, loading
     from editf1.judges.generative.tiny import build_tiny_causal_lm
     from editf1.scorer import EditF1Scorer
@@ -62,7 +62,6 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     # the default encoder and the embeddings of an encoder the caller holds
     encoder = default_encoder()
     encoder.encode(["Rest today."])
-    encoder.encode_tokens(["Call us."])
     # key terms, a model class's cache argument, the team labels' upstream files
     key_terms.compare(key_terms.extract("Take 5 mg."), key_terms.extract("Take 10 mg."))
 
@@ -78,7 +77,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     function_caches = [
         judges.load_judge_model,
         loading._file_sha256,
-        _load_default_encoder,
+        default_encoder,
         key_terms.extract,
         key_terms.compare,
         team_labels._records,
@@ -87,7 +86,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
         "registry": lambda: len(registry._cache),
         "scorer": lambda: len(scorer_module._cached),
         "theme labels": lambda: len(held.theme_cache._labels),
-        "embeddings": lambda: len(encoder._cache) + len(encoder._token_cache),
+        "embeddings": lambda: len(encoder._cache),
         "cache argument": lambda: len(decoding._CACHE_ARGUMENT),
         **{f.__name__: (lambda f=f: f.cache_info().currsize) for f in function_caches},
     }

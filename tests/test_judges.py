@@ -20,14 +20,11 @@ from editf1.judges import (
 from editf1.judges.embedding import (
     EmbeddingContentJudge,
     EmbeddingThemeJudge,
-    TokenIdf,
     load_params,
     theme_sentence_features,
     theme_word_vectorizer,
-    token_alignment,
     word_recall,
 )
-from editf1.judges.encoder import TokenEmbeddings
 from editf1.judges.exact import ExactMatchContentJudge, normalize
 from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
@@ -59,6 +56,25 @@ def test_exact_judge_ignores_case_punctuation_and_spacing(splitter):
     # the first of two identical draft sentences
     assert answers[2].span == Sentence("Rest today.", 0, 11)
     assert [a.score for a in answers] == [1.0, 0.0, 1.0]
+
+
+def test_exact_judge_claims_copies_of_the_same_words_that_claim_copies_cannot():
+    """The exact judge hands repeated reply sentences the draft's copies itself: its
+    copies are the same words, which :func:`editf1.count.claim_copies` (verbatim copies
+    only) cannot find. "call us!" is the second copy of "Call us.": both reply sentences
+    are matched, once each, and only "Rest today." is left to delete (EM 2, EA 0, ED 1;
+    answering the first copy twice would leave "call us!" too, ED 2). A third repeat,
+    with no copy left, takes the last copy."""
+    from editf1.scorer import EditF1Scorer
+
+    scorer = EditF1Scorer(content_judge=ExactMatchContentJudge(), theme_judge=None)
+    draft = "Call us. Rest today. call us!"
+    (pair,) = scorer.score([draft], ["Call us. Call us."]).pairs
+    assert [(a.match.start, a.match.end) for a in pair.alignment] == [(0, 8), (21, 29)]
+    assert pair.content_counts == (2, 1, 0)  # (EM, ED, EA)
+    (pair,) = scorer.score([draft], ["Call us. CALL US. call us"]).pairs
+    assert [(a.match.start, a.match.end) for a in pair.alignment] == [(0, 8), (21, 29), (21, 29)]
+    assert pair.content_counts == (3, 1, 0)
 
 
 def test_exact_judge_empty_draft(splitter):
@@ -230,64 +246,20 @@ def test_bounded_span_search_without_references_encodes_no_run(splitter):
     assert encoder.asked == ["Sleep early.", "Avoid screens."]
 
 
-# ---------------------------------------------------------------- token alignment, veto, params
-
-
-def tokens(*rows, ids=None):
-    vectors = np.array(rows, dtype=np.float32).reshape(-1, 3)
-    return TokenEmbeddings(
-        np.arange(1, len(vectors) + 1) if ids is None else np.array(ids), vectors
-    )
+# ---------------------------------------------------------------- veto, params
 
 
 E1, E2, E3 = [1, 0, 0], [0, 1, 0], [0, 0, 1]
-# documents [1], [1, 2], [3] (M = 3): idf(1) = ln(4/3), idf(2) = ln(4/2), idf(3) = ln(4/2)
-IDF = TokenIdf.fit([[1], [1, 2], [3]])
-
-
-def test_token_alignment_identical_sentences_recall_and_precision_one():
-    sentence = tokens(E1, E2, ids=[1, 2])
-    recall, precision = token_alignment([sentence], [sentence], 1, IDF)
-    assert recall[0].tolist() == pytest.approx([1.0])
-    assert precision[0].tolist() == pytest.approx([1.0])
-
-
-def test_token_alignment_by_hand():
-    # reference tokens 1 (E1) and 2 (E2); draft sentences "1" (E1) and "3" (E3, unrelated)
-    reference = tokens(E1, E2, ids=[1, 2])
-    first, second = tokens(E1, ids=[1]), tokens(E3, ids=[3])
-    recall, precision = token_alignment([reference], [first, second], 2, IDF)
-    low, high = np.log(4 / 3), np.log(2)
-    # span "1": token 1 found (cosine 1), token 2 not (0): idf-weighted share of token 1
-    # span "3": nothing found; span "1 3": as "1"
-    assert recall[0].tolist() == pytest.approx([low / (low + high), 0.0, low / (low + high)])
-    # precision, from the span's side: "1" all found; "3" nothing; "1 3" token 1 of
-    # idf ln(4/3) found, token 3 of idf ln 2 not
-    assert precision[0].tolist() == pytest.approx([1.0, 0.0, low / (low + high)])
-    # a half-similar token counts half
-    half = tokens([0.6, 0.8, 0], ids=[2])
-    recall, _ = token_alignment([reference], [half], 1, IDF)
-    assert recall[0, 0] == pytest.approx((low * 0.6 + high * 0.8) / (low + high))
-
-
-def test_token_alignment_without_tokens_or_sentences():
-    recall, precision = token_alignment([tokens(E1, ids=[1])], [], 2, IDF)
-    assert recall.shape == precision.shape == (1, 0)
-    empty = TokenEmbeddings(np.zeros(0, dtype=int), np.zeros((0, 3), dtype=np.float32))
-    recall, precision = token_alignment([empty], [tokens(E1, ids=[1])], 1, IDF)
-    assert recall.tolist() == precision.tolist() == [[0.0]]
 
 
 class WordEncoder:
-    """Each word a fixed vector: ``encode`` gives the normalised sum, ``encode_tokens``
-    one token per word; counts the calls of each."""
+    """Each word a fixed vector: ``encode`` gives the normalised sum."""
 
     name = "words"
     dimension = 3
 
     def __init__(self, vectors):
         self.vectors = {w: np.asarray(v, dtype=np.float32) for w, v in vectors.items()}
-        self.calls = {"encode": 0, "encode_tokens": 0}
 
     def _words(self, text):
         return [w.strip(".,").lower() for w in text.split()]
@@ -297,20 +269,7 @@ class WordEncoder:
         return total / np.linalg.norm(total)
 
     def encode(self, texts):
-        self.calls["encode"] += 1
         return np.array([self._pooled(t) for t in texts], dtype=np.float32).reshape(-1, 3)
-
-    def encode_tokens(self, texts):
-        self.calls["encode_tokens"] += 1
-        ids = {w: i for i, w in enumerate(sorted(self.vectors))}
-        out = [
-            TokenEmbeddings(
-                np.array([ids[w] for w in self._words(t)]),
-                np.array([self.vectors[w] for w in self._words(t)], dtype=np.float32),
-            )
-            for t in texts
-        ]
-        return self.encode(texts), out
 
 
 WORDS = WordEncoder(
@@ -372,30 +331,6 @@ def test_vetoed_span_is_written_in_the_alignment_and_read_back(splitter):
     assert again.alignment == pair.alignment
 
 
-def test_token_features_come_from_the_token_pass_only_when_asked(splitter):
-    encoder = WordEncoder(WORDS.vectors)
-    req = request(splitter, "Rest.", "Rest. Continue your omeprazole.")
-    EmbeddingContentJudge(params=STEEP, encoder=encoder).match([req])
-    assert encoder.calls == {"encode": 2, "encode_tokens": 0}  # sentences, then runs
-    with_tokens = STEEP | {
-        "features": ["cosine", "token_recall"],
-        "weights": {"cosine": 10.0, "token_recall": 1.0},
-        "idf": IDF.to_params(),
-    }
-    judge = EmbeddingContentJudge(params=with_tokens, encoder=encoder, span_margin=None)
-    (scores,) = judge.span_scores([req])
-    # "rest" is in the first sentence and the run; in the second its best token is
-    # "omeprazole" (cosine 0.8 against 0.6 for "your" and 0.26 for "continue")
-    assert scores.features["token_recall"][0].tolist() == pytest.approx([1.0, 0.8, 1.0])
-    assert encoder.calls["encode_tokens"] == 1
-
-
-def load_params_v2():
-    from editf1.judges.embedding import load_params
-
-    return load_params("content_judge_v2.json")
-
-
 def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     """Change detector: today's digest of the shipped weights, pinned so that a change to
     the file or to what the digest covers is noticed (the theme cache and every score's
@@ -404,74 +339,46 @@ def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     today = EmbeddingContentJudge(encoder=WORDS)
     assert "logreg:9b3bf397fd,threshold=0.5,window=2" in today.fingerprint
     assert today.fingerprint.endswith(",rules=2)")
-    v1 = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
-    assert "logreg:041f72a0e9,threshold=0.5,window=2" in v1.fingerprint
 
 
-def test_content_judge_v2_loads_its_features_veto_and_threshold():
-    today = EmbeddingContentJudge(encoder=WORDS)
-    assert today.features == ("cosine", "word_recall") and today.threshold == 0.5
-    v2 = EmbeddingContentJudge(params_file="content_judge_v2.json", encoder=WORDS)
-    assert "token_recall" in v2.features and "direction" in v2.veto
-    assert v2.threshold == load_params_v2()["threshold"]
-    assert v2.fingerprint != today.fingerprint
-
-
-def test_default_content_judge_is_v1_with_the_full_veto_and_nothing_refitted():
-    """The default, ``content_judge_veto_nc.json``, is v1 (``content_judge.json``) with
-    :data:`VETO_NC`: v2's term kinds and the negation and condition conflicts; the same
-    weights, bias and window, split and fitting data (what ``edit-f1 train-judge
-    embedding-content --veto ...`` writes), and its held-out agreement measured with the
-    veto on the same items."""
-    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, load_params
-    from editf1.training.classifiers import VETO_NC
+def test_default_content_judge_is_the_kqa_fit_with_the_full_veto():
+    """The default, ``content_judge_veto_nc.json``, is what ``edit-f1 train-judge
+    embedding-content --veto quantity,...,condition`` writes on K-QA: the two features'
+    weights, :data:`VETO_NC`, threshold 0.5, and its held-out agreement measured with the
+    veto on the 76 held-out items."""
+    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS
+    from editf1.training.classifiers import KQA_FITTED_ON, VETO_NC
 
     assert DEFAULT_CONTENT_PARAMS == "content_judge_veto_nc.json"
-    v1, nc = load_params("content_judge.json"), load_params(DEFAULT_CONTENT_PARAMS)
-    same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
-    assert {k: nc[k] for k in same} == {k: v1[k] for k in same}
-    assert "veto" not in v1
-    assert nc["veto"] == list(VETO_NC) == [
+    params = load_params(DEFAULT_CONTENT_PARAMS)
+    assert params["veto"] == list(VETO_NC) == [
         "quantity", "frequency", "direction", "drug", "negation", "condition"
     ]  # fmt: skip
-    assert nc["agreement"]["n"] == v1["agreement"]["n"] == 76
+    assert params["fitted_on"] == KQA_FITTED_ON and params["split"]["by"] == "question"
+    assert params["agreement"]["n"] == params["split"]["test_items"] == 76
     judge = EmbeddingContentJudge(encoder=WORDS)
     assert judge.veto == VETO_NC
     assert judge.features == ("cosine", "word_recall") and judge.threshold == 0.5
-    v1_judge = EmbeddingContentJudge(params_file="content_judge.json", encoder=WORDS)
-    assert v1_judge.veto == () and v1_judge.fingerprint != judge.fingerprint
-
-
-def test_term_veto_is_v1_with_v2s_veto_and_nothing_refitted():
-    """``content_judge_veto.json`` (the default until 2026-12-02, an option) is v1 with
-    :data:`V2_VETO`, the same weights, bias, window, split and fitting data."""
-    from editf1.judges.embedding import load_params
-    from editf1.training.classifiers import V2_VETO
-
-    v1, veto = load_params("content_judge.json"), load_params("content_judge_veto.json")
-    same = ("weights", "bias", "window", "encoder", "fitted_on", "split", "human_ceiling")
-    assert {k: veto[k] for k in same} == {k: v1[k] for k in same}
-    assert veto["veto"] == list(V2_VETO) == ["quantity", "frequency", "direction", "drug"]
-    assert veto["agreement"]["n"] == 76
-    judge = EmbeddingContentJudge(params_file="content_judge_veto.json", encoder=WORDS)
-    assert judge.veto == V2_VETO
-    assert judge.fingerprint != EmbeddingContentJudge(encoder=WORDS).fingerprint
+    assert judge.weights.tolist() == [params["weights"]["cosine"], params["weights"]["word_recall"]]
 
 
 def test_fingerprint_names_the_rules_version_of_judges_that_read_key_terms(monkeypatch):
-    """A judge that reads the key-term and clause rules (a veto or key-term features)
-    names :data:`editf1.judges.key_terms.RULES_VERSION`, so a changed rule changes its
-    fingerprint; v1 reads none and keeps its fingerprint."""
+    """A judge that reads the key-term and clause rules (a veto) names
+    :data:`editf1.judges.key_terms.RULES_VERSION`, so a changed rule changes its
+    fingerprint; the same weights without a veto read none and keep their fingerprint."""
     from editf1.judges import key_terms
     from editf1.judges.embedding import content
 
-    names = ("content_judge.json", "content_judge_veto_nc.json", "content_judge_v2.json")
-    judges = [EmbeddingContentJudge(params_file=n, encoder=WORDS) for n in names]
+    params = load_params("content_judge_veto_nc.json")
+    judges = [
+        EmbeddingContentJudge(params=params | {"veto": []}, encoder=WORDS),
+        EmbeddingContentJudge(params=params, encoder=WORDS),
+    ]
     before = [j.fingerprint for j in judges]
-    assert [f",rules={key_terms.RULES_VERSION})" in f for f in before] == [False, True, True]
+    assert [f",rules={key_terms.RULES_VERSION})" in f for f in before] == [False, True]
     monkeypatch.setattr(content, "RULES_VERSION", key_terms.RULES_VERSION + 1)
     after = [j.fingerprint for j in judges]
-    assert after[0] == before[0] and after[1] != before[1] and after[2] != before[2]
+    assert after[0] == before[0] and after[1] != before[1]
 
 
 def _reversed_keys(value):
@@ -481,18 +388,8 @@ def _reversed_keys(value):
     return value
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "content_judge.json",
-        "content_judge_veto.json",
-        "content_judge_veto_nc.json",
-        "content_judge_v2.json",
-    ],
-)
-def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_path):
-    from editf1.judges.embedding import load_params
-
+def test_content_judge_fingerprint_follows_weights_and_options_only(tmp_path):
+    name = "content_judge_veto_nc.json"
     params = load_params(name)
     shipped = EmbeddingContentJudge(params_file=name, encoder=WORDS).fingerprint
     # the same judge: keys in another order, a re-indented copy on disk, other metadata
@@ -508,25 +405,18 @@ def test_content_judge_fingerprint_follows_weights_and_options_only(name, tmp_pa
         EmbeddingContentJudge(span_embedding="encoded", params=params, encoder=WORDS),
     ]
     assert [judge.fingerprint for judge in same] == [shipped] * len(same)
-    # another judge: one weight, the bias or an option changed
-    feature = params.get("features", ["cosine"])[-1]
-    weights = params["weights"] | {feature: params["weights"][feature] + 1e-6}
+    # another judge: one weight, the bias, the veto or an option changed
+    weights = params["weights"] | {"word_recall": params["weights"]["word_recall"] + 1e-6}
     changed = [
         {"params": params | {"weights": weights}},
         {"params": params | {"bias": params["bias"] + 1e-6}},
+        {"params": params | {"veto": params["veto"][:-1]}},
         {"params": params, "threshold": 0.55},
         {"params": params, "window": params["window"] + 1},
         {"params": params, "span_margin": 0.25},
         {"params": params, "span_margin": None},
         {"params": params, "span_embedding": "composed"},
     ]
-    if "idf" in params:  # v2: the token idf table and the vetoes are weights too
-        token, value = next(iter(params["idf"]["token_ids"].items()))
-        idf = params["idf"] | {"token_ids": params["idf"]["token_ids"] | {token: value + 1e-6}}
-        changed += [
-            {"params": params | {"idf": idf}},
-            {"params": params | {"veto": params["veto"][:-1]}},
-        ]
     prints = [EmbeddingContentJudge(encoder=WORDS, **kwargs).fingerprint for kwargs in changed]
     assert len({shipped, *prints}) == 1 + len(changed)
 
@@ -541,52 +431,17 @@ def test_params_file_from_a_path(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"params": STEEP, "params_file": "content_judge.json"}, ValueError, "not both"),
+        ({"params": STEEP, "params_file": "content_judge_veto_nc.json"}, ValueError, "not both"),
         ({"params_file": "nowhere.json"}, FileNotFoundError, "nowhere.json"),
         ({"params": STEEP | {"features": ["cosine", "tone"]}}, ValueError, "tone"),
         ({"params": STEEP | {"features": ["cosine", "token_recall"]}}, ValueError, "token_recall"),
+        ({"params": STEEP | {"features": ["cosine"], "weights": {}}}, ValueError, "cosine"),
         ({"params": STEEP | {"veto": ["mood"]}}, ValueError, "mood"),
-        (
-            {"params": STEEP | {"features": ["token_recall"], "weights": {"token_recall": 1}}},
-            ValueError,
-            "idf",
-        ),
     ],
 )
 def test_bad_params(kwargs, error, message):
     with pytest.raises(error, match=message):
         EmbeddingContentJudge(encoder=WORDS, **kwargs)
-
-
-def test_fit_content_judge_refuses_items_it_cannot_fit():
-    from editf1.training.classifiers import fit_content_judge
-    from editf1.validation.labelled import ContentItem
-
-    items = [ContentItem(f"q{i}", "Rest.", "Rest.", i % 2 == 0) for i in range(6)]
-    with pytest.raises(ValueError, match="6 cases for 7 folds"):
-        fit_content_judge(items, folds=7, encoder=object())
-    same = [ContentItem(f"q{i}", "Rest.", "Rest.", True) for i in range(6)]
-    with pytest.raises(ValueError, match="one label only"):
-        fit_content_judge(same, encoder=object())
-
-
-@pytest.mark.slow
-def test_encode_tokens_one_pass_gives_the_pooled_embedding_and_the_tokens():
-    from editf1.judges.encoder import SentenceEncoder, default_encoder
-
-    model = default_encoder().model
-    encoder = SentenceEncoder(model, "minilm")
-    texts = ["Take 20 mg of omeprazole daily.", "Rest."]
-    pooled, token_list = encoder.encode_tokens(texts)
-    assert encoder.encoded == 2
-    # the same pooled embedding as the pooled pass, and served from the cache after
-    np.testing.assert_allclose(pooled, SentenceEncoder(model, "m").encode(texts), atol=1e-6)
-    assert (encoder.encode(texts) == pooled).all() and encoder.encoded == 2
-    # no [CLS] / [SEP]; the tokenizer's own ids; unit rows
-    assert token_list[1].ids.tolist() == encoder.token_ids(["Rest."])[0].tolist()
-    np.testing.assert_allclose(np.linalg.norm(token_list[0].vectors, axis=1), 1.0, atol=1e-5)
-    encoder.encode_tokens(texts)
-    assert encoder.encoded == 2
 
 
 @pytest.mark.slow
@@ -612,10 +467,10 @@ def test_real_encoder_composes_a_run_from_its_sentences_token_embeddings():
 
 
 @pytest.mark.slow
-def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, splitter):
+def test_default_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, splitter):
     """OncQA case 12: the second oncologist changed the draft's "continue taking your
-    omeprazole as prescribed" into "increasing your dose of omeprazole"; the v2
-    parameters' direction veto makes it NO MATCH against the draft."""
+    omeprazole as prescribed" into "increasing your dose of omeprazole"; the default's
+    direction veto makes it NO MATCH against the draft."""
     from editf1.validation.agreement import judge_content_items
     from editf1.validation.stage2_labels import oncqa_stage2_content_items
 
@@ -625,10 +480,10 @@ def test_v2_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data, spli
         if i.case == "oncqa:12" and "increasing your dose of omeprazole" in i.reference
     ]
     assert not item.match
-    v2 = load_content_judge("embedding", {"params_file": "content_judge_v2.json"})
-    (answer,) = judge_content_items(v2, [item])
+    judge = load_content_judge("embedding")
+    (answer,) = judge_content_items(judge, [item])
     assert answer.status == "no_match"
-    (scores,) = v2.span_scores(
+    (scores,) = judge.span_scores(
         [request(splitter, item.reference, item.prediction)], every_span=True
     )
     continued = [
@@ -935,27 +790,34 @@ class Encoder384:
 
 
 def test_shipped_theme_judge_fingerprint_is_pinned_change_detector():
-    """Change detector: the v1 file's digest as it always was (the theme cache is keyed
-    on it). What the fingerprint follows is checked by
+    """Change detector: the default file's digest as it always was (the theme cache is
+    keyed on it). What the fingerprint follows is checked by
     test_theme_judge_fingerprint_follows_weights_and_features_only."""
-    judge = EmbeddingThemeJudge(params_file="theme_judge.json", encoder=Encoder384())
-    assert judge.fingerprint == "embedding-theme(table,logreg:468eb8cfb0)"
-    # the default is the v2 file
-    default = EmbeddingThemeJudge(encoder=Encoder384()).fingerprint
-    assert (
-        default
-        == EmbeddingThemeJudge(params_file="theme_judge_v2.json", encoder=Encoder384()).fingerprint
-    )
-    assert default != judge.fingerprint
+    default = EmbeddingThemeJudge(encoder=Encoder384())
+    assert default.fingerprint == "embedding-theme(table,logreg:6f35fedb23)"
+    shipped = EmbeddingThemeJudge(params_file="theme_judge_v2.json", encoder=Encoder384())
+    assert shipped.fingerprint == default.fingerprint
 
 
-@pytest.mark.parametrize("name", ["theme_judge.json", "theme_judge_v2.json"])
-def test_theme_judge_fingerprint_follows_weights_and_features_only(name, tmp_path):
+def _embeddings_only(params: dict) -> dict:
+    """The shipped theme judge's weights of the embedding alone: the shape of a file
+    ``edit-f1 train-judge embedding-theme`` writes (no ``features``)."""
+    coef = np.asarray(params["coef"])[:, :384].tolist()
+    return {"labels": params["labels"], "coef": coef, "intercept": params["intercept"]}
+
+
+@pytest.mark.parametrize("embeddings_only", [False, True])
+def test_theme_judge_fingerprint_follows_weights_and_features_only(embeddings_only, tmp_path):
+    name = "theme_judge_v2.json"
     params = load_params(name)
+    if embeddings_only:
+        params = _embeddings_only(params)
+        name = str(tmp_path / "embeddings_only.json")
+        Path(name).write_text(json.dumps(params), encoding="utf-8")
     shipped = EmbeddingThemeJudge(params_file=name, encoder=Encoder384()).fingerprint
     # the same judge: keys in another order, a re-indented copy on disk, other metadata,
     # the same numbers spelt as numpy arrays
-    copy = tmp_path / name
+    copy = tmp_path / "copy.json"
     copy.write_text(json.dumps(_reversed_keys(params), indent=4), encoding="utf-8")
     arrays = {k: np.asarray(params[k]) for k in ("coef", "intercept")}
     same = [
@@ -975,7 +837,7 @@ def test_theme_judge_fingerprint_follows_weights_and_features_only(name, tmp_pat
         params | {"intercept": intercept},
         params | {"labels": labels},
     ]
-    if "features" in params:  # v2: sentence features and the word vocabulary
+    if "features" in params:  # sentence features and the word vocabulary
         features = params["features"]
         words = features["words"] | {"vocabulary": [*features["words"]["vocabulary"][:-1], "zz"]}
         changed += [
@@ -1013,8 +875,7 @@ def test_shipped_theme_judge_v2_parameters_fit_their_features():
 @pytest.mark.slow
 def test_theme_judge_v2_labels_clear_examples():
     judge = load_theme_judge("embedding", {"params_file": "theme_judge_v2.json"})
-    v1 = load_theme_judge("embedding", {"params_file": "theme_judge.json"})
-    assert judge.fingerprint != v1.fingerprint and judge.encoder is v1.encoder
+    assert judge.fingerprint == load_theme_judge("embedding").fingerprint
     sentences = list(CLEAR_THEMES)
     assert [j.theme for j in judge.classify(sentences)] == [CLEAR_THEMES[s] for s in sentences]
 
@@ -1031,7 +892,7 @@ def test_theme_judge_v2_recipe_on_held_out_cases(shared_data, real_theme_judge):
     cross-validation chose for fold k, and labels every sentence of fold k's cases. The
     share labelled as the team did must be the results file's held-out micro-F1 (0.825:
     706 of 856) up to 2 sentences, which the encoder's floating point on another CPU
-    may flip; v1 on the same sentences, 0.586, likewise, and v2 beats it in every fold.
+    may flip.
     """
     from dataclasses import replace
 
@@ -1060,27 +921,21 @@ def test_theme_judge_v2_recipe_on_held_out_cases(shared_data, real_theme_judge):
             **hyperparameters,
         )
 
-    v1 = load_theme_judge("embedding", {"params_file": "theme_judge.json"})
     folds = StratifiedGroupKFold(n_splits=5, shuffle=True, random_state=0).split(
         np.zeros(len(items)), [i.theme for i in items], groups=[i.case for i in items]
     )
-    right = {"v2": 0, "v1": 0}
+    right = 0
     for k, (train, test) in enumerate(folds):
         params = fitted(
             [*(items[i] for i in train), *team], results["chosen"]["v2, real + team"][k]
         )
         held = [items[i] for i in test]
-        for name, judge in (
-            ("v2", EmbeddingThemeJudge(params=params, encoder=encoder)),
-            ("v1", v1),
-        ):
-            labels = judge.classify([i.text for i in held])
-            right[name + str(k)] = sum(j.theme == i.theme for j, i in zip(labels, held))
-            right[name] += right[name + str(k)]
-        assert right[f"v2{k}"] > right[f"v1{k}"], k
-    figures = results["judges"]
-    for name, key in (("v2", "v2, real + team"), ("v1", "v1 (team-written only)")):
-        assert abs(right[name] - figures[key]["micro_f1"]["value"] * len(items)) <= 2, name
+        labels = EmbeddingThemeJudge(params=params, encoder=encoder).classify(
+            [i.text for i in held]
+        )
+        right += sum(j.theme == i.theme for j, i in zip(labels, held))
+    figure = results["judges"]["v2, real + team"]["micro_f1"]["value"]
+    assert abs(right - figure * len(items)) <= 2
     # the shipped file: the recipe on every item with the finally chosen hyperparameters
     shipped = load_params("theme_judge_v2.json")
     refit = fitted([*items, *team], results["chosen"]["v2 final"])

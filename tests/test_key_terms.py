@@ -68,15 +68,14 @@ def test_directions(text, directions):
     assert extract(text).directions == directions
 
 
-def test_drugs_tests_and_flags():
+def test_drugs_and_tests():
     terms = extract("If the pain returns, don't take tylenol or omeprazole before your CT scan?")
     assert terms.drugs == {"tylenol", "omeprazole"}
     assert terms.tests == {"ct"}
-    assert (terms.negated, terms.conditional, terms.question) == (True, True, True)
     # "april" ends in the stem "pril" but has under six letters
     assert extract("See you in April.").drugs == set()
     assert extract("Pembrolizumab and cisplatin.").drugs == {"pembrolizumab", "cisplatin"}
-    assert extract("Rest.").count == 0
+    assert extract("Rest.") == extract("Sleep.")  # no key term
 
 
 # ---------------------------------------------------------------- comparison
@@ -91,47 +90,36 @@ def test_the_dose_change_of_oncqa_case_12_is_a_direction_conflict():
         "I recommend that you continue taking your omeprazole as prescribed, as it can "
         "help manage heartburn and indigestion."
     )
-    comparison = compare(reference, span)
-    assert comparison.conflicts == {"direction"}
-    # key terms of the reference: increase, omeprazole; the span keeps omeprazole
-    assert comparison.key_term_recall == 0.5
+    # key terms of the reference: increase, omeprazole; the span keeps omeprazole and
+    # says continue instead of increase
+    assert compare(reference, span).conflicts == {"direction"}
 
 
 @pytest.mark.parametrize(
-    ("reference", "span", "recall", "conflicts"),
+    ("reference", "span", "conflicts"),
     [
         # 20 mg (mass) and daily (1/day): the dose differs, the frequency is kept
-        ("Take 20 mg daily.", "Take 40 mg daily.", 1 / 2, {"quantity"}),
+        ("Take 20 mg daily.", "Take 40 mg daily.", {"quantity"}),
         # 2 weeks = 14 days: kept
-        ("Come back in 2 weeks.", "Come back in 14 days.", 1.0, set()),
+        ("Come back in 2 weeks.", "Come back in 14 days.", set()),
         # 1-2 tablets against 2 tablets: the intervals overlap
-        ("Take 1-2 tablets.", "Take 2 tablets.", 1.0, set()),
-        ("Take it daily.", "Take it twice daily.", 0.0, {"frequency"}),
-        ("Take omeprazole.", "Take pantoprazole.", 0.0, {"drug"}),
-        ("You need a CT.", "You need an MRI.", 0.0, {"test"}),
+        ("Take 1-2 tablets.", "Take 2 tablets.", set()),
+        ("Take it daily.", "Take it twice daily.", {"frequency"}),
+        ("Take omeprazole.", "Take pantoprazole.", {"drug"}),
+        ("You need a CT.", "You need an MRI.", {"test"}),
         # omitted, not contradicted: no conflict
-        ("Take 20 mg of omeprazole.", "Take your medicine.", 0.0, set()),
+        ("Take 20 mg of omeprazole.", "Take your medicine.", set()),
         # the span has the reference's direction too: kept, no conflict
-        ("Stop the ibuprofen.", "Stop the ibuprofen and continue the rest.", 1.0, set()),
-        ("Start the new tablets.", "Hold the new tablets.", 0.0, {"direction"}),
+        ("Stop the ibuprofen.", "Stop the ibuprofen and continue the rest.", set()),
+        ("Start the new tablets.", "Hold the new tablets.", {"direction"}),
         # increase and start are not opposed
-        ("Increase the dose.", "Start the dose.", 0.0, set()),
+        ("Increase the dose.", "Start the dose.", set()),
         # three terms (20 mg, twice daily, omeprazole), two kept
-        ("Omeprazole 20 mg twice daily.", "Omeprazole 20 mg.", 2 / 3, set()),
+        ("Omeprazole 20 mg twice daily.", "Omeprazole 20 mg.", set()),
     ],
 )
-def test_compare(reference, span, recall, conflicts):
-    comparison = compare(extract(reference), extract(span))
-    assert comparison.key_term_recall == pytest.approx(recall)
-    assert comparison.conflicts == conflicts
-
-
-def test_compare_flags():
-    c = compare(extract("If it hurts, do not run?"), extract("Run."))
-    assert (c.negation_mismatch, c.conditional_omitted, c.question_mismatch) == (True, True, True)
-    c = compare(extract("Run."), extract("If it hurts, do not run?"))
-    # a conditional span against an unconditional reference omits nothing
-    assert (c.negation_mismatch, c.conditional_omitted, c.question_mismatch) == (True, False, True)
+def test_compare(reference, span, conflicts):
+    assert compare(extract(reference), extract(span)).conflicts == conflicts
 
 
 # ---------------------------------------------------------------- rules version
@@ -140,11 +128,11 @@ def test_compare_flags():
 #: every (reference sentence, draft sentence) pair of the shipped demo set. A rule change
 #: that moves an answer fails here: bump ``RULES_VERSION`` (the fingerprints of judges
 #: that read the rules name it) and record the new digest.
-RULES_DIGESTS = {2: "20f95155117300ab"}
+RULES_DIGESTS = {2: "8939d4ca0335404e"}
 
 
 def _rules_answers() -> list:
-    """Every demo pair's key-term comparison and clause conflicts, as JSON values."""
+    """Every demo pair's key-term and clause conflicts, as JSON values."""
     import json
     from importlib import resources
 
@@ -160,11 +148,7 @@ def _rules_answers() -> list:
                 c = compare(extract(ref.text), extract(span.text))
                 answers.append(
                     [
-                        round(c.key_term_recall, 6),
                         sorted(c.conflicts),
-                        c.negation_mismatch,
-                        c.conditional_omitted,
-                        c.question_mismatch,
                         sorted(clause_conflicts(clauses(ref.text), clauses(span.text))),
                     ]
                 )
@@ -179,7 +163,7 @@ def test_rules_answers_are_those_of_the_rules_version():
 
     answers = _rules_answers()
     assert len(answers) == 778  # every pair of the demo set
-    assert any(a[1] for a in answers) and any(a[5] for a in answers)  # conflicts found
+    assert any(a[0] for a in answers) and any(a[1] for a in answers)  # conflicts found
     digest = hashlib.sha256(json.dumps(answers).encode()).hexdigest()[:16]
     assert RULES_DIGESTS.get(RULES_VERSION) == digest, (
         f"the key-term or clause rules answer differently: bump RULES_VERSION and record {digest}"

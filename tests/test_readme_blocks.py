@@ -43,7 +43,7 @@ NOT_RUN = {
     "judge llm": "loads a causal LM (tests/test_llm_judge.py)",
     "torchrun": "starts several processes (tests/test_distributed.py)",
     "edit-f1 annotate": "starts the labelling app (tests/test_annotate.py)",
-    "encoder_backend=onnx": "exports the encoder to ONNX (tests/test_encoder_backends.py)",
+    "encoder_backend=onnx": "the ONNX backend is removed; README's passage awaits its rewrite",
 }
 
 PYTHON = _blocks("python")

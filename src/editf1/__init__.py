@@ -13,8 +13,8 @@ reply, with the alignment behind every number (Seegmiller et al., arXiv 2601.113
 (0.3333, 0.5, 0.4)
 
 Everything is imported lazily: ``import editf1`` loads no model and no heavy library.
-It switches off the telemetry of huggingface_hub, gradio and onnxruntime in this
-process (:func:`editf1.privacy.telemetry_off`).
+It switches off the telemetry of huggingface_hub and gradio in this process
+(:func:`editf1.privacy.telemetry_off`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ each encoder keeps, loaded generative models, file digests, key terms, the theme
 each scorer keeps (:class:`~editf1.judges.contract.ThemeCache`) and the upstream files
 read for the team's label sets. Each of them registers here where it is made, so
 :func:`clear_caches` reaches every one, including the caches of scorers and encoders a
-caller still holds; caches on disk (ONNX exports, the Hugging Face cache) are left.
+caller still holds; the Hugging Face cache on disk is left.
 
 A module that never ran holds nothing, and nothing here imports one.
 """

@@ -17,7 +17,7 @@ def embedding_content_card_spec(
     report: dict | None, *, name: str = "edit-f1-embedding-content"
 ) -> CardSpec:
     """The card of the embedded default content judge (parameters in
-    ``data/content_judge_veto_nc.json``: v1's weights with the veto).
+    ``data/content_judge_veto_nc.json``: weights fitted on K-QA, with the veto).
 
     Args:
         report: its ``edit-f1 agreement content`` report (JSON), or ``None`` to use
@@ -63,9 +63,7 @@ def embedding_content_card_spec(
             ),
             (
                 "Parameters",
-                f"`editf1/data/{DEFAULT_CONTENT_PARAMS}` (the weights of "
-                "`content_judge.json`, v1, with the veto; `content_judge_veto.json`, the "
-                "default until 2026-12-02, vetoes the first four kinds only)",
+                f"`editf1/data/{DEFAULT_CONTENT_PARAMS}`",
             ),
             (
                 "Span search",
@@ -121,10 +119,9 @@ def embedding_content_card_spec(
             "It calls all eight clinically decisive corruption classes of issue 20 (a "
             "changed dose or number, unit, frequency, drug, negation, direction or time "
             "frame, or an added condition) NO MATCH, and OncQA case 12-2's dose change "
-            "(`tests/test_corruption_classes.py`); `content_judge_veto.json` (the four "
-            "term kinds only) still matches a negated span and one with an added "
-            "condition, v1 (`content_judge.json`, no veto) all eight. The default agrees "
-            "with the labels at least as well as either on all nine held-out sets of "
+            "(`tests/test_corruption_classes.py`); the same weights without the veto "
+            "match all eight. With the veto it agrees with the labels at least as well "
+            "as without on all nine held-out sets of "
             "`benchmarks/results/content_judge_real.md`, within their CIs. The negation and "
             "condition checks read words, not meaning; their known errors are listed in "
             "`editf1.judges.clauses`.",
@@ -188,10 +185,6 @@ def embedding_theme_card_spec(
             ),
             ("Classifier", f"logistic regression, C = {hyper['C']}"),
             ("Parameters", f"`editf1/data/{DEFAULT_THEME_PARAMS}`"),
-            (
-                "Earlier judge",
-                "`params_file=theme_judge.json`: embeddings only, team-written sentences only",
-            ),
         ],
         usage="\n".join(
             [

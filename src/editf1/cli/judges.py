@@ -88,8 +88,7 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
                 if kind == "content"
                 else "; for embedding: "
             )
-            + "encoder_backend=torch|onnx|onnx-int8 (the encoder on ONNX Runtime: "
-            'pip install "edit-f1[onnx]")',
+            + "params_file=FILE (a file written by edit-f1 train-judge)",
         )
 
 
@@ -205,7 +204,7 @@ def _add_train_judge(commands) -> None:
         "from quantity, frequency, direction, drug, test, negation, condition "
         "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
         "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
-        "negation,condition (content_judge_veto_nc.json; content_judge_veto.json: the first four)",
+        "negation,condition (content_judge_veto_nc.json)",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)

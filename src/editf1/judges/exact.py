@@ -29,7 +29,10 @@ class ExactMatchContentJudge(ContentJudge):
 
     A reply that says "Call us." twice, against a draft that also says it twice, matches
     each copy once: the draft copied verbatim scores 1.0 (both copies matched to the
-    first, the second would be left as an expected deletion).
+    first, the second would be left as an expected deletion). The judge hands out the
+    copies itself, though :func:`editf1.count.claim_copies` does so for every judge,
+    because its copies are the same words ("Call us." and "call us!"), which that
+    verbatim search cannot find.
 
     >>> from editf1.segment import SentenceSplitter
     >>> split = SentenceSplitter().split

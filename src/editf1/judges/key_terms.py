@@ -19,17 +19,13 @@ compares the terms on which such sentences differ (pure functions of the text, n
   unpickles a cache file from the home folder at import and calls web services, so
   this module keeps a documented, deliberately small heuristic that will miss drugs
   outside those stems;
-* **tests**: a short list of investigations (CT, MRI, PET, biopsy, blood tests, ...);
-* **negation** (``not``, ``no``, ``never``, ``n't``, ``without``, ``avoid``, ...),
-  **conditionals** (``if``, ``unless``, ``in case``, ``otherwise``) and **questions**
-  (a ``?``) as flags.
+* **tests**: a short list of investigations (CT, MRI, PET, biopsy, blood tests, ...).
 
 A direction verb within three words after a negation ("should not be increased", "do
 not stop") is not counted: it states no change.
 
-:func:`compare` says, for a reference sentence's terms against a span's, which terms
-the span omits (:attr:`Comparison.key_term_recall`) and which it contradicts
-(:attr:`Comparison.conflicts`): the span names another value of the same kind and not
+:func:`compare` says, for a reference sentence's terms against a span's, which it
+contradicts (:attr:`Comparison.conflicts`): the span names another value of the same kind and not
 the reference's (a dose of 40 mg where the reference says 20 mg; ``continue`` where it
 says ``increase``; pantoprazole where it says omeprazole). The content judge turns
 conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`);
@@ -50,7 +46,6 @@ from dataclasses import dataclass
 
 from editf1.caches import cached
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
-from editf1.judges.clauses import NEGATION as _NEGATION
 
 __all__ = [
     "CONFLICT_KINDS",
@@ -67,11 +62,10 @@ __all__ = [
 ]
 
 #: The version of the rules of this module and :mod:`editf1.judges.clauses`, named in
-#: the fingerprint of every content judge that reads them (a veto or key-term
-#: features), so a changed rule changes those fingerprints. Bump it whenever a rule's
-#: answer changes; ``tests/test_key_terms.py`` pins the rules' answers on probe texts
-#: to it. 2: the condition conflict only between a conditional and an unconditional
-#: text (2026-12-02).
+#: the fingerprint of every content judge that reads them (a veto), so a changed rule
+#: changes those fingerprints. Bump it whenever a rule's answer changes;
+#: ``tests/test_key_terms.py`` pins the rules' answers on probe texts to it. 2: the
+#: condition conflict only between a conditional and an unconditional text.
 RULES_VERSION = 2
 
 #: The kinds of contradiction :func:`compare` reports.
@@ -242,7 +236,6 @@ _DIRECTION_PATTERNS = {
     name: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE) for name, pattern in DIRECTIONS.items()
 }
 _NEGATED = re.compile(r"(?:\b(?:not|never|no)\b|n't\b)(?:\W+\w+){0,2}?\W+$", re.IGNORECASE)
-_CONDITIONAL = re.compile(r"\b(?:if|unless|in case|otherwise)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z0-9-]*", re.IGNORECASE)
 _TEST_PATTERNS = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), name) for p, name in _TESTS.items()]
 
@@ -264,9 +257,6 @@ class KeyTerms:
         directions: names from :data:`DIRECTIONS`.
         drugs: lower-cased drug names.
         tests: canonical investigation names.
-        negated: the text has a negation word.
-        conditional: the text has a conditional (``if``, ``unless``, ...).
-        question: the text has a question mark.
     """
 
     quantities: frozenset[tuple[str, float, float]] = frozenset()
@@ -274,20 +264,6 @@ class KeyTerms:
     directions: frozenset[str] = frozenset()
     drugs: frozenset[str] = frozenset()
     tests: frozenset[str] = frozenset()
-    negated: bool = False
-    conditional: bool = False
-    question: bool = False
-
-    @property
-    def count(self) -> int:
-        """Number of key terms (the flags excluded)."""
-        return (
-            len(self.quantities)
-            + len(self.frequencies)
-            + len(self.directions)
-            + len(self.drugs)
-            + len(self.tests)
-        )
 
 
 @cached(maxsize=100_000)
@@ -300,8 +276,6 @@ def extract(text: str) -> KeyTerms:
     >>> terms = extract("Take 20 mg twice a day for 2 weeks, unless you have no pain.")
     >>> sorted(terms.quantities), sorted(terms.frequencies)
     ([('mass', 20.0, 20.0), ('time', 336.0, 336.0)], [2.0])
-    >>> terms.negated, terms.conditional
-    (True, True)
     """
     frequencies, rest = set(), text
     for pattern, value in _FREQUENCY_PATTERNS:
@@ -329,9 +303,6 @@ def extract(text: str) -> KeyTerms:
         ),
         drugs=frozenset(drugs),
         tests=frozenset(name for pattern, name in _TEST_PATTERNS if pattern.search(text)),
-        negated=bool(_NEGATION.search(text)),
-        conditional=bool(_CONDITIONAL.search(text)),
-        question="?" in text,
     )
 
 
@@ -340,20 +311,11 @@ class Comparison:
     """A reference sentence's key terms against a span's (:func:`compare`).
 
     Attributes:
-        key_term_recall: share of the reference's key terms the span has, a fraction
-            in [0, 1]; 1.0 when the reference has none.
         conflicts: the kinds (:data:`TERM_CONFLICT_KINDS`) on which the span contradicts
             the reference.
-        negation_mismatch: exactly one of the two has a negation.
-        conditional_omitted: the reference is conditional and the span is not.
-        question_mismatch: exactly one of the two asks a question.
     """
 
-    key_term_recall: float
     conflicts: frozenset[str]
-    negation_mismatch: bool
-    conditional_omitted: bool
-    question_mismatch: bool
 
 
 def _overlaps(quantity, others) -> bool:
@@ -363,7 +325,7 @@ def _overlaps(quantity, others) -> bool:
 
 @cached(maxsize=100_000)
 def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
-    """Which of the reference's key terms the span keeps, omits or contradicts.
+    """Which kinds of the reference's key terms the span contradicts.
 
     A term is kept when the span has it (a quantity: one of the same dimension whose
     interval overlaps). A kind is a conflict when the span omits a reference term of
@@ -372,13 +334,11 @@ def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
     directions an opposed one (``continue`` against any change, ``increase`` against
     ``decrease``/``stop``/``hold``, ``start`` against ``stop``/``hold``).
 
-    >>> c = compare(extract("Take 20 mg daily."), extract("Take 40 mg daily."))
-    >>> c.key_term_recall, sorted(c.conflicts)
-    (0.5, ['quantity'])
-    >>> compare(extract("Rest."), extract("Sleep.")).key_term_recall
-    1.0
+    >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")).conflicts)
+    ['quantity']
+    >>> compare(extract("Rest."), extract("Sleep.")).conflicts
+    frozenset()
     """
-    kept = sum(_overlaps(q, span.quantities) for q in reference.quantities)
     conflicts = set()
     if any(
         not _overlaps(q, span.quantities) and any(d == q[0] for d, _, _ in span.quantities)
@@ -387,21 +347,12 @@ def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
         conflicts.add("quantity")
     for kind in ("frequencies", "drugs", "tests"):
         ours, theirs = getattr(reference, kind), getattr(span, kind)
-        kept += len(ours & theirs)
         if ours - theirs and theirs - ours and not ours & theirs:
             conflicts.add({"frequencies": "frequency", "drugs": "drug", "tests": "test"}[kind])
-    kept += len(reference.directions & span.directions)
     if any(
         frozenset((d, e)) in _OPPOSED
         for d in reference.directions - span.directions
         for e in span.directions - reference.directions
     ):
         conflicts.add("direction")
-    total = reference.count
-    return Comparison(
-        key_term_recall=kept / total if total else 1.0,
-        conflicts=frozenset(conflicts),
-        negation_mismatch=reference.negated != span.negated,
-        conditional_omitted=reference.conditional and not span.conditional,
-        question_mismatch=reference.question != span.question,
-    )
+    return Comparison(frozenset(conflicts))

