@@ -54,4 +54,4 @@ edit-f1 agreement content "${SPLIT[@]}" --content-judge llm \
     -o model_cards/reports/smollm2-zero-shot.kqa-test.json
 
 # 4. The cards (model_cards/ and the adapter folder's README.md), from the records and reports.
-edit-f1 cards
+python -m research.model_cards

@@ -16,7 +16,7 @@ with
   K-QA statements and free-form answers) or ``all`` (the nine sets, the near-copies of
   edited replies and expert revisions too).
 
-The split is :func:`editf1.validation.content_splits.split_by_case`, the one of
+The split is :func:`research.content_splits.split_by_case`, the one of
 ``content_judge_real.py``. **Selection, on fitting cases only:** the mean, over the six
 paraphrase sets, of Cohen's kappa on their fitting items (out-of-fold decisions for the
 sets a fit was fitted on; the fitted judge's decisions for the others, whose items it

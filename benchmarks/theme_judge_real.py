@@ -1,7 +1,7 @@
 """The embedded theme judge on real clinical sentences, trained with and without them.
 
 The team labelled 856 real sentences with the annotation guide's nine themes
-(``editf1.validation.team_labels.load_team_theme_items``: OncQA oncologists' replies and
+(``research.team_labels.load_team_theme_items``: OncQA oncologists' replies and
 GPT-4 drafts, K-QA physicians' answers, ExpertQA experts' revisions; a case is a
 patient message or question, and an OncQA message's replies and draft share one). Four
 judges are compared on them, each on sentences whose case it never saw:
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         train_theme_judge_with_real_labels,
     )
     from editf1.validation.labelled import shipped_theme_items
-    from editf1.validation.team_labels import load_team_theme_items
+    from research.team_labels import load_team_theme_items
 
     started = time.perf_counter()
     state = benchlib.machine_state()

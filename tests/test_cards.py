@@ -1,6 +1,6 @@
 """Model cards render with huggingface_hub metadata (model-index with the agreement
 figures), carry their CIs, plots and limitations, and the shipped cards in model_cards/ are
-exactly what ``edit-f1 cards`` generates."""
+exactly what ``python -m research.model_cards`` generates."""
 
 from __future__ import annotations
 
@@ -12,14 +12,9 @@ from pathlib import Path
 import pytest
 from huggingface_hub import ModelCard
 
-from editf1.cards import (
-    adapter_card_spec,
-    build_cards,
-    embedding_theme_card_spec,
-    render_card,
-    write_card,
-)
+from editf1.cards import adapter_card_spec, embedding_theme_card_spec, render_card, write_card
 from editf1.judges.embedding import load_params
+from research.model_cards import build_cards, main, theme_labels_ceiling
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "model_cards" / "cards.json"
@@ -164,9 +159,8 @@ def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceili
     assert "in-sample" in text and "weakest clinical theme is Logistics (F1 0.000" in text
     v2 = load_params("theme_judge_v2.json")
     assert f"C = {v2['hyperparameters']['C']}" in text
-    # by default the ceiling is the shipped label set's double-labelled sentences
-    default = embedding_theme_card_spec(report).report["human_ceiling"]
-    assert default["agreement"]["n"] == 160
+    # the shipped card's ceiling: the team label set's 160 double-labelled sentences
+    assert theme_labels_ceiling()["agreement"]["n"] == 160
 
 
 @pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
@@ -239,7 +233,9 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     for name in names:
         fresh = (tmp_path / name / "README.md").read_text()
         shipped = ROOT / "model_cards" / name / "README.md"
-        assert shipped.read_text() == fresh, f"model_cards/{name} is stale: run `edit-f1 cards`"
+        assert shipped.read_text() == fresh, (
+            f"model_cards/{name} is stale: run `python -m research.model_cards`"
+        )
         assert (ROOT / "model_cards" / name / "confusion_matrix.png").is_file()
     for entry in manifest["cards"]:
         if entry["source"] == "adapter":
@@ -248,6 +244,23 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
                 tmp_path / entry["name"] / "README.md"
             ).read_text()
             assert (folder / "adapter_model.safetensors").stat().st_size < 5_000_000
+
+
+def test_the_script_writes_every_card_and_each_adapters_card_into_its_folder(tmp_path, capsys):
+    adapter = tmp_path / "judges" / "my-adapter"
+    adapter.mkdir(parents=True)
+    (adapter / "editf1_judge.json").write_text(json.dumps(RECORD), encoding="utf-8")
+    manifest = tmp_path / "cards" / "cards.json"
+    manifest.parent.mkdir()
+    entry = {"name": "my-card", "source": "adapter", "adapter": "../judges/my-adapter"}
+    manifest.write_text(json.dumps({"cards": [entry]}), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--manifest", str(manifest), "-o", str(out)]) == 0
+    folders = [manifest.parent / entry["adapter"], out / "my-card"]
+    files = [folder / name for folder in folders for name in ("README.md", "confusion_matrix.png")]
+    assert capsys.readouterr().out.splitlines() == [f"wrote {path}" for path in files]
+    assert files[0].read_text() == files[2].read_text()
+    assert "# my-card\n" in files[0].read_text()
 
 
 @pytest.mark.parametrize(

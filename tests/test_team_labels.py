@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from huggingface_hub import DatasetCard
 
-from editf1.validation import team_labels
 from editf1.validation.labelled import ContentItem
-from editf1.validation.stage2_labels import (
+from research import team_labels
+from research.stage2_labels import (
     Stage2Pair,
     critical_words,
     oncqa_stage2_content_items,
@@ -25,7 +25,7 @@ from editf1.validation.stage2_labels import (
     stage2_pairs,
     stage2_summary,
 )
-from editf1.validation.team_labels import (
+from research.team_labels import (
     LabelTextError,
     label_set_summary,
     load_team_content_items,

