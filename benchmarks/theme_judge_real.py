@@ -431,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
             "by": "case: StratifiedGroupKFold, 5 outer folds, hyperparameters chosen by 4 "
             "inner folds of the training cases; team-written sentences in every training set",
             "evaluated_on": f"{len(items)} team-labelled real sentences "
-            "(editf1/data/labels/theme_labels.jsonl)",
+            "(datasets/team_theme_labels/data/theme_labels.jsonl)",
             "per_theme_f1": {t: v["f1"] for t, v in main_figures["per_theme"].items()},
             **{
                 k: main_figures[k]

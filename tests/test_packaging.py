@@ -166,10 +166,14 @@ def test_the_wheel_loads_the_evaluate_module_outside_a_clone(wheel, tmp_path):
 
 def test_the_wheel_holds_the_package_alone(wheel):
     """What the wheel installs: editf1 and its metadata, none of the repository's research
-    code (research/)."""
+    code (research/) or the team's label files (datasets/team_*/data/): what a judge reads
+    when scoring ships, its training labels do not."""
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     assert {name.split("/")[0] for name in names if not name.startswith("edit_f1-")} == {"editf1"}
+    labels = ("theme_labels.jsonl", "content_match_labels.jsonl", "content_labels_v2.jsonl")
+    assert [name for name in names if name.endswith(labels)] == []
+    assert "editf1/data/theme_sentences.jsonl" in names  # shipped_theme_items, train-judge
 
 
 def test_the_space_installs_from_a_clean_clone_by_the_documented_command(clone, wheel, tmp_path):
