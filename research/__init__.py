@@ -16,5 +16,7 @@ root on ``sys.path`` (``tests/conftest.py``), and so do the benchmark scripts
 * :mod:`.content_splits`: every content set, and one split by case across them;
 * :mod:`.model_cards`: the shipped judges' model cards (``python -m research.model_cards``);
 * :mod:`.train_cross_encoder`: training the shipped cross-encoder judge on every team
-  label set (``python -m research.train_cross_encoder``).
+  label set (``python -m research.train_cross_encoder``);
+* ``drafting_oncqa.sh``: the drafting baselines of the paper on OncQA (``edit-f1 draft``,
+  ``score`` and ``report``; figures in ``benchmarks/results/drafting_oncqa/``).
 """
