@@ -1,8 +1,8 @@
 """The model cards of the judges edit-F1 ships, regenerated from a manifest
-(``model_cards/cards.json``): never edited by hand.
+(``cards/cards.json``): never edited by hand.
 
     python -m research.model_cards            # from the repository root
-    python -m research.model_cards --manifest model_cards/cards.json -o model_cards
+    python -m research.model_cards --manifest cards/cards.json -o cards
 
 A user's own adapter gets its card from ``edit-f1 train-judge llm-*`` (or
 :func:`editf1.cards.adapter_card_spec` and :func:`editf1.cards.write_card`); this script
@@ -76,7 +76,7 @@ def build_cards(
 ) -> list[Path]:
     """Regenerate the card of every shipped judge listed in ``manifest``.
 
-    The manifest (``model_cards/cards.json``) is ``{"cards": [...]}`` with entries
+    The manifest (``cards/cards.json``) is ``{"cards": [...]}`` with entries
     ``{"name", "source": "embedding-content" | "embedding-theme" | "adapter" |
     "cross-encoder", "report": path (embedding-content, embedding-theme,
     cross-encoder: ``content_judge_real.json``), "adapter": folder (adapter,
@@ -156,17 +156,17 @@ def theme_labels_ceiling() -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Write every card of the manifest (``--manifest``, default
-    ``model_cards/cards.json``) into ``--output`` (default ``model_cards/``) and each
+    ``cards/cards.json``) into ``--output`` (default ``cards/``) and each
     adapter's card into its folder; print the files written."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--manifest",
         type=Path,
-        default=ROOT / "model_cards" / "cards.json",
-        help="the cards to write and their sources (default model_cards/cards.json)",
+        default=ROOT / "cards" / "cards.json",
+        help="the cards to write and their sources (default cards/cards.json)",
     )
     parser.add_argument(
-        "--output", "-o", type=Path, default=ROOT / "model_cards", help="folder of the cards"
+        "--output", "-o", type=Path, default=ROOT / "cards", help="folder of the cards"
     )
     args = parser.parse_args(argv)
     for path in build_cards(args.manifest, args.output):

@@ -1,5 +1,5 @@
 """Model cards render with huggingface_hub metadata (model-index with the agreement
-figures), carry their CIs, plots and limitations, and the shipped cards in model_cards/ are
+figures), carry their CIs, plots and limitations, and the shipped cards in cards/ are
 exactly what ``python -m research.model_cards`` generates."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from editf1.judges.embedding import load_params
 from research.model_cards import build_cards, main, theme_labels_ceiling
 
 ROOT = Path(__file__).resolve().parents[1]
-MANIFEST = ROOT / "model_cards" / "cards.json"
+MANIFEST = ROOT / "cards" / "cards.json"
 
 
 def _estimate(value, low, high, n=76):
@@ -163,13 +163,13 @@ def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceili
     assert theme_labels_ceiling()["agreement"]["n"] == 160
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_every_shipped_card_names_the_library_that_loads_its_judge():
     """The Hub reads library_name for a card's "Use this model": peft loads an adapter;
     the embedded judges' parameters are read by edit-f1 only."""
     names = {e["name"]: e["source"] for e in json.loads(MANIFEST.read_text())["cards"]}
     for name, source in names.items():
-        card = ModelCard.load(ROOT / "model_cards" / name / "README.md")
+        card = ModelCard.load(ROOT / "cards" / name / "README.md")
         assert card.data.library_name == ("peft" if source == "adapter" else "edit-f1"), name
     assert "adapter" in names.values() and len(set(names.values())) > 1
 
@@ -211,12 +211,12 @@ SHIPPED_DATA = {
 }
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_every_shipped_card_names_its_hub_datasets_and_pipeline_tag():
     names = [e["name"] for e in json.loads(MANIFEST.read_text())["cards"]]
     assert sorted(names) == sorted(SHIPPED_DATA)
     for name in names:
-        data = ModelCard.load(ROOT / "model_cards" / name / "README.md").data
+        data = ModelCard.load(ROOT / "cards" / name / "README.md").data
         types = {r.dataset_type for r in data.eval_results}
         assert (data.datasets, *types, data.pipeline_tag) == (*SHIPPED_DATA[name],), name
         # a team-labels type is a dataset card of this repository
@@ -224,7 +224,7 @@ def test_every_shipped_card_names_its_hub_datasets_and_pipeline_tag():
             assert (ROOT / "datasets" / SHIPPED_DATA[name][1] / "README.md").is_file()
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     written = build_cards(MANIFEST, tmp_path, into_adapter_folders=False)
     manifest = json.loads(MANIFEST.read_text())
@@ -232,11 +232,11 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     assert {p.parent.name for p in written} == set(names)
     for name in names:
         fresh = (tmp_path / name / "README.md").read_text()
-        shipped = ROOT / "model_cards" / name / "README.md"
+        shipped = ROOT / "cards" / name / "README.md"
         assert shipped.read_text() == fresh, (
-            f"model_cards/{name} is stale: run `python -m research.model_cards`"
+            f"cards/{name} is stale: run `python -m research.model_cards`"
         )
-        assert (ROOT / "model_cards" / name / "confusion_matrix.png").is_file()
+        assert (ROOT / "cards" / name / "confusion_matrix.png").is_file()
     for entry in manifest["cards"]:
         if entry["source"] == "adapter":
             folder = MANIFEST.parent / entry["adapter"]

