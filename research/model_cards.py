@@ -7,7 +7,9 @@
 A user's own adapter gets its card from ``edit-f1 train-judge llm-*`` (or
 :func:`editf1.cards.adapter_card_spec` and :func:`editf1.cards.write_card`); this script
 only renders the shipped judges' cards, some from the team's label sets
-(:mod:`research.team_labels`).
+(:mod:`research.team_labels`). What the embedded judges' cards say is in their Jinja
+templates, ``cards/templates/<source>.md`` (each extends the package's
+``judge_card.md``); here is only what they are computed from.
 """
 
 from __future__ import annotations
@@ -18,17 +20,107 @@ from dataclasses import replace
 from pathlib import Path
 
 from editf1.cards.adapter import adapter_card_spec
-from editf1.cards.render import write_card
-from editf1.cards.specs import (
-    cross_encoder_card_spec,
-    embedding_content_card_spec,
-    embedding_theme_card_spec,
-)
+from editf1.cards.render import HUB_DATASETS, CardSpec, write_card
+from editf1.cards.specs import cross_encoder_card_spec
 
-__all__ = ["build_cards", "main", "theme_labels_ceiling"]
+__all__ = [
+    "build_cards",
+    "embedding_content_card_spec",
+    "embedding_theme_card_spec",
+    "main",
+    "theme_labels_ceiling",
+]
 
 #: The repository root: the default manifest and output are relative to it.
 ROOT = Path(__file__).resolve().parents[1]
+#: The templates of the embedded judges' cards, ``<source>.md``.
+TEMPLATES = ROOT / "cards" / "templates"
+#: The base model of the embedded judges, as the cards' metadata names it.
+ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def embedding_content_card_spec(
+    report: dict, *, name: str = "edit-f1-embedding-content"
+) -> CardSpec:
+    """The card of the embedded default content judge (its parameter file
+    ``editf1/data/<DEFAULT_CONTENT_PARAMS>``; text: ``cards/templates/embedding-content.md``).
+
+    Args:
+        report: its ``edit-f1 agreement content`` report on the held-out K-QA questions
+            (JSON).
+        name: the card's name (its folder).
+    """
+    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, DEFAULT_SPAN_MARGIN, load_params
+
+    return CardSpec(
+        name=name,
+        task="content",
+        report=report,
+        evaluated_on=(
+            "K-QA NLI_medical_annotator.csv (physician majority label), held-out questions"
+        ),
+        evaluated_on_id=HUB_DATASETS["K-QA"],
+        datasets=[HUB_DATASETS["K-QA"]],
+        pipeline_tag="text-classification",
+        base_model=ENCODER,
+        library_name="edit-f1",
+        template=TEMPLATES / "embedding-content.md",
+        context={
+            "params": load_params(DEFAULT_CONTENT_PARAMS),
+            "params_file": DEFAULT_CONTENT_PARAMS,
+            "span_margin": DEFAULT_SPAN_MARGIN,
+        },
+    )
+
+
+def embedding_theme_card_spec(
+    report: dict, *, human_ceiling: dict, name: str = "edit-f1-embedding-theme"
+) -> CardSpec:
+    """The card of the embedded default theme judge (its parameter file
+    ``editf1/data/<DEFAULT_THEME_PARAMS>``; text: ``cards/templates/embedding-theme.md``).
+
+    Args:
+        report: its agreement with the team's labels of real sentences, in
+            :func:`editf1.validation.agreement.theme_label_report`'s form: the nested
+            cross-validation split by case of ``benchmarks/theme_judge_real.py``
+            (``benchmarks/results/theme_judge_real.json``, ``judges["v2, real + team"]``),
+            with ``clinical_micro_f1`` (micro-F1 over the 8 clinical themes, Table 8).
+        human_ceiling: ``{"agreement", "cohen_kappa"}`` Estimates of the two annotators
+            on the sentences both labelled (:func:`theme_labels_ceiling`).
+        name: the card's name (its folder).
+
+    Returns:
+        The :class:`~editf1.cards.CardSpec`; its ``report`` gains ``human_ceiling``.
+    """
+    from editf1.judges.embedding import DEFAULT_THEME_PARAMS, load_params
+
+    params = load_params(DEFAULT_THEME_PARAMS)
+    report = {**report, "human_ceiling": human_ceiling, "split": "nested cross-validation by case"}
+    clinical = {t: e["f1"] for t, e in report["per_theme"].items() if t != "Other" and e["f1"]}
+    weakest = min(clinical, key=lambda t: clinical[t]["value"])
+    real = {k: v for k, v in params["n_sentences"].items() if not k.startswith("editf1/")}
+    return CardSpec(
+        name=name,
+        task="theme",
+        report=report,
+        evaluated_on=(
+            "the team's theme labels of real sentences (OncQA oncologists' replies and "
+            "GPT-4 drafts, K-QA and ExpertQA answers; datasets/team_theme_labels)"
+        ),
+        evaluated_on_id="team_theme_labels",
+        datasets=[HUB_DATASETS["K-QA"], HUB_DATASETS["ExpertQA"]],
+        pipeline_tag="text-classification",
+        base_model=ENCODER,
+        library_name="edit-f1",
+        template=TEMPLATES / "embedding-theme.md",
+        context={
+            "params": params,
+            "params_file": DEFAULT_THEME_PARAMS,
+            "real": real,
+            "weakest": weakest,
+            "weakest_f1": clinical[weakest],
+        },
+    )
 
 
 def _read_report(root: Path, ref: str) -> dict:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from huggingface_hub import ModelCard
 
-from editf1.cards import adapter_card_spec, embedding_theme_card_spec, render_card, write_card
+from editf1.cards import CardSpec, adapter_card_spec, render_card, write_card
 from editf1.judges.embedding import load_params
-from research.model_cards import build_cards, main, theme_labels_ceiling
+from research.model_cards import build_cards, embedding_theme_card_spec, main, theme_labels_ceiling
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "cards" / "cards.json"
@@ -136,6 +136,39 @@ def test_an_adapter_card_offers_merge_judge_only_for_chat_template_adapters(tmp_
     plain_text = render_card(plain).text
     assert "merge it into its base first" not in plain_text
     assert "trained on plain prompts, so use it in process only" in plain_text
+
+
+def test_a_judges_own_template_extends_the_card_and_reads_its_context(tmp_path):
+    """A template that extends judge_card.md writes the blocks it replaces from its
+    context; the rest (metadata, agreement, limitations) is the package's."""
+    template = tmp_path / "my-judge.md"
+    template.write_text(
+        '{% extends "judge_card.md" %}\n'
+        "{% block summary %}A judge fitted with C = {{ params.C }}.{% endblock %}\n"
+        "{% block usage %}`edit-f1 score pairs.jsonl`{% endblock %}\n"
+        "{% block notes %}\n- Fitted on {{ params.sites | join(' and ') }}.{% endblock %}\n",
+        encoding="utf-8",
+    )
+    spec = CardSpec(
+        name="my-judge",
+        task="content",
+        report=RECORD["agreement"],
+        evaluated_on="clinic labels",
+        evaluated_on_id="clinic-labels",
+        datasets=[],
+        pipeline_tag="text-classification",
+        template=template,
+        context={"params": {"C": 0.5, "sites": ["site A", "site B"]}},
+    )
+    text = render_card(spec).text
+    assert "# my-judge\n\nA judge fitted with C = 0.5.\n\nThis card is generated" in text
+    assert (
+        "## How to use\n\n`edit-f1 score pairs.jsonl`\n\n## Training\n\n| | |\n|---|---|\n\n"
+        in text
+    )
+    assert "| Cohen's kappa | 0.300 | [0.050, 0.500] | 76 |" in text
+    assert text.endswith("safe to send.\n- Fitted on site A and site B.\n")
+    assert render_card(spec).data.eval_results[0].dataset_type == "clinic-labels"
 
 
 def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceiling():
