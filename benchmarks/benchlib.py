@@ -22,6 +22,8 @@ from pathlib import Path
 from editf1.versions import installed_versions
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the scripts import research/ (never installed) from the root
+    sys.path.append(str(ROOT))
 #: Where the scripts write their latest output (small JSON, Markdown and PNG files).
 RESULTS = Path(__file__).resolve().parent / "results"
 #: ``../shared/data/oncqa`` next to the repository, as in the tests.

@@ -1,14 +1,14 @@
 """Convert the team's second round of content-match labels (issue 20 §1) into the
-shipped label file, and refresh the figures of its dataset card.
+label file beside its card, and refresh the figures of its dataset card.
 
 Reads the annotators' working files (outside the repository; they quote the text):
 ``<items>/<set>.jsonl`` and ``<labels>/<set>.<annotator>.jsonl``, through
-:func:`editf1.validation.content_labels.convert_annotations`; writes
-``src/editf1/data/labels/content_labels_v2.jsonl`` (no text: coordinates and hashes)
+:func:`research.content_labels.convert_annotations`; writes
+``datasets/team_content_labels_v2/data/content_labels_v2.jsonl`` (no text: coordinates and hashes)
 and replaces the figures block of ``datasets/team_content_labels_v2/README.md`` with
-:func:`~editf1.validation.content_labels.content_sets_markdown`. Rerun it whenever an
+:func:`~research.content_labels.content_sets_markdown`. Rerun it whenever an
 annotator has labelled more; ``tests/test_content_labels.py`` checks the card against
-the shipped rows.
+the label rows.
 
     python benchmarks/content_labels_v2.py --items /work/labels/items \\
         --labels /work/labels/out
@@ -23,7 +23,7 @@ import sys
 
 import benchlib
 
-LABELS = benchlib.ROOT / "src" / "editf1" / "data" / "labels" / "content_labels_v2.jsonl"
+LABELS = benchlib.ROOT / "datasets" / "team_content_labels_v2" / "data" / "content_labels_v2.jsonl"
 CARD = benchlib.ROOT / "datasets" / "team_content_labels_v2" / "README.md"
 BLOCK = re.compile(r"(<!-- figures:[^>]*-->\n\n)(.*?)(\n<!-- end figures -->)", re.S)
 
@@ -36,12 +36,11 @@ def main(argv=None) -> int:
         "--sets",
         nargs="+",
         metavar="SET",
-        help="convert only these sets and keep the shipped rows of the others "
-        "(default: every set)",
+        help="convert only these sets and keep the rows of the others (default: every set)",
     )
     args = parser.parse_args(argv)
 
-    from editf1.validation.content_labels import (
+    from research.content_labels import (
         CONTENT_SETS,
         content_sets_markdown,
         content_sets_summary,

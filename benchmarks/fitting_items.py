@@ -35,7 +35,7 @@ def main(argv=None) -> int:
         print("the file holds upstream text: write it outside the repository", file=sys.stderr)
         return 2
 
-    from editf1.validation.content_splits import (
+    from research.content_splits import (
         kqa_questions,
         load_evaluation_sets,
         split_by_case,

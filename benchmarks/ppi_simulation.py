@@ -18,12 +18,12 @@ coverage of the all-gold corpus value (target >= 0.93 for a 95% interval), mean 
 The sets:
 
 * **OncQA** (``own_reply``): the team's content-match labels
-  (:func:`editf1.validation.team_labels.team_gold_rows`): every sentence of the 100
+  (:func:`research.team_labels.team_gold_rows`): every sentence of the 100
   oncologists' replies against the GPT-4 draft, with spans, so every pair's gold
   (EM, EA, ED); content precision, recall and F1. The team's theme labels cover only
   part of the drafts' sentences, so there are no fully labelled pairs for themes.
 * every set of the team's second round
-  (:func:`editf1.validation.content_labels.content_set_gold_rows`) with at least 22
+  (:func:`research.content_labels.content_set_gold_rows`) with at least 22
   fully labelled pairs: OncQA edited replies vs their GPT-4 drafts, replies vs the
   other oncologist's, replies vs oncologist-edited drafts, K-QA statements and K-QA
   free-form answers vs LLM answers, ExpertQA revisions vs system answers; all three
@@ -70,7 +70,7 @@ LABELS = {
 EXAMPLE_N = 40
 
 
-#: The second round's sets (editf1.validation.content_labels), as named in the results.
+#: The second round's sets (research.content_labels), as named in the results.
 V2_NAMES = {
     "oncqa_edit_vs_draft": "OncQA: edited reply vs the GPT-4 draft",
     "oncqa_other_reply": "OncQA: reply vs the other oncologist's reply",
@@ -104,8 +104,8 @@ def _team_sets(data_root: Path) -> dict[str, dict]:
     the first content label set (OncQA replies vs GPT-4 drafts) and each set of the
     second round; judged once per pair."""
     from editf1.scorer import EditF1Scorer
-    from editf1.validation.content_labels import CONTENT_SETS, content_set_gold_rows
-    from editf1.validation.team_labels import team_gold_rows
+    from research.content_labels import CONTENT_SETS, content_set_gold_rows
+    from research.team_labels import team_gold_rows
 
     scorer = EditF1Scorer(theme_judge=None, zero_division=0.0)
     pairs, rows = team_gold_rows(data_root)

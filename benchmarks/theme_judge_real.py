@@ -1,7 +1,7 @@
 """The embedded theme judge on real clinical sentences, trained with and without them.
 
 The team labelled 856 real sentences with the annotation guide's nine themes
-(``editf1.validation.team_labels.load_team_theme_items``: OncQA oncologists' replies and
+(``research.team_labels.load_team_theme_items``: OncQA oncologists' replies and
 GPT-4 drafts, K-QA physicians' answers, ExpertQA experts' revisions; a case is a
 patient message or question, and an OncQA message's replies and draft share one). Three
 judges are compared on them, each on sentences whose case it never saw:
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         train_theme_judge_with_real_labels,
     )
     from editf1.validation.labelled import shipped_theme_items
-    from editf1.validation.team_labels import load_team_theme_items
+    from research.team_labels import load_team_theme_items
 
     started = time.perf_counter()
     state = benchlib.machine_state()
@@ -425,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             "by": "case: StratifiedGroupKFold, 5 outer folds, hyperparameters chosen by 4 "
             "inner folds of the training cases; team-written sentences in every training set",
             "evaluated_on": f"{len(items)} team-labelled real sentences "
-            "(editf1/data/labels/theme_labels.jsonl)",
+            "(datasets/team_theme_labels/data/theme_labels.jsonl)",
             "per_theme_f1": {t: v["f1"] for t, v in main_figures["per_theme"].items()},
             **{
                 k: main_figures[k]

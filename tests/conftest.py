@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,8 +16,14 @@ from editf1.segment import Sentence, SentenceSplitter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+#: The repository root, last on ``sys.path``: the tests of ``research/`` (never installed)
+#: import it from there, and nothing there hides an installed package.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
 #: ``../shared/data`` relative to the repository root.
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = ROOT.parent / "shared" / "data"
 
 #: A scripted content answer meaning "the judge's output could not be used".
 UNUSABLE = object()

@@ -129,7 +129,7 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     # the committed report (README, model card) is this run: re-measured after the splitter
     # fix of sentences joined without a space, with the shipped weights
     report = json.loads(
-        (ROOT / "model_cards" / "reports" / "embedding-content.kqa-test.json").read_text()
+        (ROOT / "cards" / "reports" / "embedding-content.kqa-test.json").read_text()
     )
     value = report["agreement"]
     assert f"agreement                    {value['value']:.3f} [{value['low']:.3f}" in printed

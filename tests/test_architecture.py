@@ -1,4 +1,6 @@
-"""The import graph of ``editf1``: no cycles, and no module imports a layer above its own.
+"""The import graph of ``editf1``: no cycles, and no module imports a layer above its own;
+``research/`` (what reproduces the project's own figures) imports the package, never the
+reverse.
 
 Read from the source with ``ast`` (imports inside functions count too: a lazy import is
 still a dependency). The layers, bottom to top, are the pipeline's steps and then the
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+RESEARCH = SRC.parent / "research"
 
 #: Bottom to top. A module may import its own unit (a folder, or a core module) and any
 #: unit of a lower layer, nothing else.
@@ -115,3 +118,41 @@ def test_every_module_has_a_layer_and_imports_only_downwards():
         if unit(a) != unit(b) and layer(b) >= layer(a)
     ]
     assert upward == []
+
+
+def imported(path: Path) -> set[str]:
+    """The absolute module names ``path`` imports (``from a.b import c``: ``a.b.c`` and
+    ``a.b``), anywhere in its source."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_the_package_never_imports_research():
+    assert [
+        name
+        for name, path in sorted(_modules().items())
+        if any(n == "research" or n.startswith("research.") for n in imported(path))
+    ] == []
+
+
+def test_research_imports_modules_that_exist():
+    """A module moved out of the package is imported from its new place: every
+    ``editf1`` or ``research`` module research/ names is there (a name may also be a
+    function or class of the module before it)."""
+    modules = set(_modules()) | {
+        f"research.{p.stem}" for p in RESEARCH.glob("*.py") if p.stem != "__init__"
+    }
+    missing = [
+        f"{path.name}: {name}"
+        for path in sorted(RESEARCH.glob("*.py"))
+        for name in sorted(imported(path))
+        if name.split(".")[0] in ("editf1", "research")
+        and name not in modules | {"research"}
+        and name.rpartition(".")[0] not in modules | {"research"}
+    ]
+    assert missing == []

@@ -47,7 +47,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     from editf1.judges.generative import decoding, judges, loading
     from editf1.judges.generative.tiny import build_tiny_causal_lm
     from editf1.scorer import EditF1Scorer
-    from editf1.validation import team_labels
+    from research import team_labels
 
     # the judge registry, a generative judge's model and its weight files' digests
     tiny = build_tiny_causal_lm(tmp_path / "tiny")

@@ -1,6 +1,6 @@
 """Model cards render with huggingface_hub metadata (model-index with the agreement
-figures), carry their CIs, plots and limitations, and the shipped cards in model_cards/ are
-exactly what ``edit-f1 cards`` generates."""
+figures), carry their CIs, plots and limitations, and the shipped cards in cards/ are
+exactly what ``python -m research.model_cards`` generates."""
 
 from __future__ import annotations
 
@@ -12,17 +12,12 @@ from pathlib import Path
 import pytest
 from huggingface_hub import ModelCard
 
-from editf1.cards import (
-    adapter_card_spec,
-    build_cards,
-    embedding_theme_card_spec,
-    render_card,
-    write_card,
-)
+from editf1.cards import CardSpec, adapter_card_spec, render_card, write_card
 from editf1.judges.embedding import load_params
+from research.model_cards import build_cards, embedding_theme_card_spec, main, theme_labels_ceiling
 
 ROOT = Path(__file__).resolve().parents[1]
-MANIFEST = ROOT / "model_cards" / "cards.json"
+MANIFEST = ROOT / "cards" / "cards.json"
 
 
 def _estimate(value, low, high, n=76):
@@ -143,6 +138,39 @@ def test_an_adapter_card_offers_merge_judge_only_for_chat_template_adapters(tmp_
     assert "trained on plain prompts, so use it in process only" in plain_text
 
 
+def test_a_judges_own_template_extends_the_card_and_reads_its_context(tmp_path):
+    """A template that extends judge_card.md writes the blocks it replaces from its
+    context; the rest (metadata, agreement, limitations) is the package's."""
+    template = tmp_path / "my-judge.md"
+    template.write_text(
+        '{% extends "judge_card.md" %}\n'
+        "{% block summary %}A judge fitted with C = {{ params.C }}.{% endblock %}\n"
+        "{% block usage %}`edit-f1 score pairs.jsonl`{% endblock %}\n"
+        "{% block notes %}\n- Fitted on {{ params.sites | join(' and ') }}.{% endblock %}\n",
+        encoding="utf-8",
+    )
+    spec = CardSpec(
+        name="my-judge",
+        task="content",
+        report=RECORD["agreement"],
+        evaluated_on="clinic labels",
+        evaluated_on_id="clinic-labels",
+        datasets=[],
+        pipeline_tag="text-classification",
+        template=template,
+        context={"params": {"C": 0.5, "sites": ["site A", "site B"]}},
+    )
+    text = render_card(spec).text
+    assert "# my-judge\n\nA judge fitted with C = 0.5.\n\nThis card is generated" in text
+    assert (
+        "## How to use\n\n`edit-f1 score pairs.jsonl`\n\n## Training\n\n| | |\n|---|---|\n\n"
+        in text
+    )
+    assert "| Cohen's kappa | 0.300 | [0.050, 0.500] | 76 |" in text
+    assert text.endswith("safe to send.\n- Fitted on site A and site B.\n")
+    assert render_card(spec).data.eval_results[0].dataset_type == "clinic-labels"
+
+
 def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceiling():
     from editf1.validation.agreement import theme_label_report, to_jsonable
 
@@ -164,18 +192,17 @@ def test_the_embedded_theme_card_reports_the_real_label_figures_beside_the_ceili
     assert "in-sample" in text and "weakest clinical theme is Logistics (F1 0.000" in text
     v2 = load_params("theme_judge_v2.json")
     assert f"C = {v2['hyperparameters']['C']}" in text
-    # by default the ceiling is the shipped label set's double-labelled sentences
-    default = embedding_theme_card_spec(report).report["human_ceiling"]
-    assert default["agreement"]["n"] == 160
+    # the shipped card's ceiling: the team label set's 160 double-labelled sentences
+    assert theme_labels_ceiling()["agreement"]["n"] == 160
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_every_shipped_card_names_the_library_that_loads_its_judge():
     """The Hub reads library_name for a card's "Use this model": peft loads an adapter;
     the embedded judges' parameters are read by edit-f1 only."""
     names = {e["name"]: e["source"] for e in json.loads(MANIFEST.read_text())["cards"]}
     for name, source in names.items():
-        card = ModelCard.load(ROOT / "model_cards" / name / "README.md")
+        card = ModelCard.load(ROOT / "cards" / name / "README.md")
         assert card.data.library_name == ("peft" if source == "adapter" else "edit-f1"), name
     assert "adapter" in names.values() and len(set(names.values())) > 1
 
@@ -217,12 +244,12 @@ SHIPPED_DATA = {
 }
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_every_shipped_card_names_its_hub_datasets_and_pipeline_tag():
     names = [e["name"] for e in json.loads(MANIFEST.read_text())["cards"]]
     assert sorted(names) == sorted(SHIPPED_DATA)
     for name in names:
-        data = ModelCard.load(ROOT / "model_cards" / name / "README.md").data
+        data = ModelCard.load(ROOT / "cards" / name / "README.md").data
         types = {r.dataset_type for r in data.eval_results}
         assert (data.datasets, *types, data.pipeline_tag) == (*SHIPPED_DATA[name],), name
         # a team-labels type is a dataset card of this repository
@@ -230,7 +257,7 @@ def test_every_shipped_card_names_its_hub_datasets_and_pipeline_tag():
             assert (ROOT / "datasets" / SHIPPED_DATA[name][1] / "README.md").is_file()
 
 
-@pytest.mark.skipif(not MANIFEST.is_file(), reason="model_cards/cards.json is absent")
+@pytest.mark.skipif(not MANIFEST.is_file(), reason="cards/cards.json is absent")
 def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     written = build_cards(MANIFEST, tmp_path, into_adapter_folders=False)
     manifest = json.loads(MANIFEST.read_text())
@@ -238,9 +265,11 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
     assert {p.parent.name for p in written} == set(names)
     for name in names:
         fresh = (tmp_path / name / "README.md").read_text()
-        shipped = ROOT / "model_cards" / name / "README.md"
-        assert shipped.read_text() == fresh, f"model_cards/{name} is stale: run `edit-f1 cards`"
-        assert (ROOT / "model_cards" / name / "confusion_matrix.png").is_file()
+        shipped = ROOT / "cards" / name / "README.md"
+        assert shipped.read_text() == fresh, (
+            f"cards/{name} is stale: run `python -m research.model_cards`"
+        )
+        assert (ROOT / "cards" / name / "confusion_matrix.png").is_file()
     for entry in manifest["cards"]:
         if entry["source"] == "adapter":
             folder = MANIFEST.parent / entry["adapter"]
@@ -248,6 +277,23 @@ def test_the_shipped_cards_are_exactly_what_the_command_generates(tmp_path):
                 tmp_path / entry["name"] / "README.md"
             ).read_text()
             assert (folder / "adapter_model.safetensors").stat().st_size < 5_000_000
+
+
+def test_the_script_writes_every_card_and_each_adapters_card_into_its_folder(tmp_path, capsys):
+    adapter = tmp_path / "judges" / "my-adapter"
+    adapter.mkdir(parents=True)
+    (adapter / "editf1_judge.json").write_text(json.dumps(RECORD), encoding="utf-8")
+    manifest = tmp_path / "cards" / "cards.json"
+    manifest.parent.mkdir()
+    entry = {"name": "my-card", "source": "adapter", "adapter": "../judges/my-adapter"}
+    manifest.write_text(json.dumps({"cards": [entry]}), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--manifest", str(manifest), "-o", str(out)]) == 0
+    folders = [manifest.parent / entry["adapter"], out / "my-card"]
+    files = [folder / name for folder in folders for name in ("README.md", "confusion_matrix.png")]
+    assert capsys.readouterr().out.splitlines() == [f"wrote {path}" for path in files]
+    assert files[0].read_text() == files[2].read_text()
+    assert "# my-card\n" in files[0].read_text()
 
 
 @pytest.mark.parametrize(

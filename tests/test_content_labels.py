@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from huggingface_hub import DatasetCard
 
-from editf1.validation import content_labels
-from editf1.validation.content_labels import (
+from research import content_labels
+from research.content_labels import (
     CONTENT_SETS,
     ROW_FIELDS,
     LabelTextError,
@@ -24,7 +24,7 @@ from editf1.validation.content_labels import (
     load_content_sets,
     read_content_rows,
 )
-from editf1.validation.team_labels import field_text
+from research.team_labels import field_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = ROOT / "datasets" / "team_content_labels_v2" / "README.md"
@@ -355,8 +355,8 @@ def test_card_copies_the_guides_content_rules_in_full():
 
 
 def test_split_by_case_holds_a_case_out_in_every_set():
-    from editf1.validation.content_splits import split_by_case
     from editf1.validation.labelled import ContentItem, case_split
+    from research.content_splits import split_by_case
 
     def items(cases):
         return [ContentItem(c, "draft", "sentence", k % 2 == 0) for k, c in enumerate(cases)]

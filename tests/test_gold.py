@@ -333,7 +333,7 @@ def test_read_annotation_checks_texts_against_their_digests(tmp_path):
 
 
 def test_the_team_content_labels_convert_into_gold_rows(shared_data, splitter):
-    from editf1.validation.team_labels import label_set_summary, team_gold_rows
+    from research.team_labels import label_set_summary, team_gold_rows
 
     pairs, rows = team_gold_rows(shared_data)
     assert len(pairs) == len(rows) == 100
@@ -358,7 +358,7 @@ def test_the_team_content_labels_convert_into_gold_rows(shared_data, splitter):
 def test_every_second_round_set_converts_into_gold_rows(shared_data, splitter):
     from collections import Counter
 
-    from editf1.validation.content_labels import (
+    from research.content_labels import (
         CONTENT_SETS,
         content_set_gold_rows,
         read_content_rows,
@@ -380,8 +380,8 @@ def test_every_second_round_set_converts_into_gold_rows(shared_data, splitter):
 
 
 def test_kqa_statements_make_one_reference_per_record(shared_data, splitter):
-    from editf1.validation.content_labels import content_set_gold_rows
-    from editf1.validation.team_labels import field_text
+    from research.content_labels import content_set_gold_rows
+    from research.team_labels import field_text
 
     pairs, _, _ = content_set_gold_rows(shared_data, "kqa_statements")
     pair = next(

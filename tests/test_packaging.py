@@ -38,9 +38,13 @@ def test_every_subpackage_is_declared_in_setup_cfg():
 
 
 def test_no_top_level_folder_shadows_an_installed_library():
-    """Running from the repository root must import Hugging Face `datasets`, not ./datasets."""
+    """Running from the repository root must import Hugging Face `datasets`, not ./datasets.
+    The one importable folder, research/, is no installed distribution's module and is
+    not installed itself."""
     packages = [f.name for f in ROOT.iterdir() if (f / "__init__.py").exists()]
-    assert packages == [], f"top-level folders that are importable packages: {packages}"
+    assert packages == ["research"], f"top-level folders that are importable packages: {packages}"
+    assert "research" not in importlib.metadata.packages_distributions()
+    assert [p for p in _declared_packages() if not p.startswith("editf1")] == []
     import datasets
 
     assert Path(datasets.__file__).resolve().parent.parent != ROOT
@@ -158,6 +162,18 @@ def test_the_wheel_loads_the_evaluate_module_outside_a_clone(wheel, tmp_path):
     folder, f1 = out.stdout.split()
     assert folder == str(target / "editf1" / "edit_f1")
     assert f1 == str(round(4 / 7, 6))
+
+
+def test_the_wheel_holds_the_package_alone(wheel):
+    """What the wheel installs: editf1 and its metadata, none of the repository's research
+    code (research/) or the team's label files (datasets/team_*/data/): what a judge reads
+    when scoring ships, its training labels do not."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert {name.split("/")[0] for name in names if not name.startswith("edit_f1-")} == {"editf1"}
+    labels = ("theme_labels.jsonl", "content_match_labels.jsonl", "content_labels_v2.jsonl")
+    assert [name for name in names if name.endswith(labels)] == []
+    assert "editf1/data/theme_sentences.jsonl" in names  # shipped_theme_items, train-judge
 
 
 def test_the_space_installs_from_a_clean_clone_by_the_documented_command(clone, wheel, tmp_path):

@@ -49,8 +49,8 @@ def _same(fresh, committed, where: str = "") -> None:
 
 
 def test_kqa_agreement_report_is_what_its_command_writes(shared_data, tmp_path):
-    script = (ROOT / "adapters" / "kqa_real_check.sh").read_text(encoding="utf-8")
-    report = "model_cards/reports/embedding-content.kqa-test.json"
+    script = (ROOT / "judges" / "kqa_real_check.sh").read_text(encoding="utf-8")
+    report = "cards/reports/embedding-content.kqa-test.json"
     # the script's command, word for word: SPLIT=(...) then the agreement line
     assert 'SPLIT=(--dataset kqa --data-dir "$DATA" --split test)' in script
     command = re.search(

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from huggingface_hub import DatasetCard
 
-from editf1.validation import team_labels
 from editf1.validation.labelled import ContentItem
-from editf1.validation.stage2_labels import (
+from research import team_labels
+from research.stage2_labels import (
     Stage2Pair,
     critical_words,
     oncqa_stage2_content_items,
@@ -25,7 +25,7 @@ from editf1.validation.stage2_labels import (
     stage2_pairs,
     stage2_summary,
 )
-from editf1.validation.team_labels import (
+from research.team_labels import (
     LabelTextError,
     label_set_summary,
     load_team_content_items,
@@ -247,7 +247,7 @@ def test_label_set_summary_counts_the_rows_as_read_with_json(name, quick_summari
     team-a's, a second row is the second annotator's; kappa from scikit-learn."""
     from sklearn.metrics import cohen_kappa_score
 
-    path = ROOT / "src" / "editf1" / "data" / "labels" / f"{name}.jsonl"
+    path = team_labels.LABEL_FILES[name]
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
     def label(row):
@@ -503,7 +503,7 @@ def test_content_cards_stage2_figures_are_the_real_files(shared_data):
     assert _block(card, "stage-2 figures") == stage2_markdown(summary)
 
 
-#: Every team label set's card and the shipped file its ``configs`` name.
+#: Every team label set's card and the label file its ``configs`` name (in its data/).
 LABEL_FILES = {
     "team_theme_labels": "theme_labels.jsonl",
     "team_content_labels": "content_match_labels.jsonl",
@@ -514,13 +514,20 @@ LABEL_FILES = {
 @pytest.mark.parametrize("folder", list(LABEL_FILES))
 def test_each_label_card_loads_its_rows_and_gives_their_size(folder, tmp_path, monkeypatch):
     """datasets.load_dataset on the card's folder (offline, from the repository root)
-    reads the shipped label file through the card's configs, row for row; the card's
-    size category is the Hub's for that many rows."""
+    reads the label file beside it, the one the loaders read, through the card's configs,
+    row for row; the card's size category is the Hub's for that many rows."""
     import datasets
 
     from editf1.builders.hub import size_category
+    from research.content_labels import LABEL_FILE
 
-    shipped = ROOT / "src" / "editf1" / "data" / "labels" / LABEL_FILES[folder]
+    shipped = ROOT / "datasets" / folder / "data" / LABEL_FILES[folder]
+    loaded_by = {
+        "team_theme_labels": team_labels.LABEL_FILES["theme_labels"],
+        "team_content_labels": team_labels.LABEL_FILES["content_match_labels"],
+        "team_content_labels_v2": LABEL_FILE,
+    }
+    assert loaded_by[folder] == shipped
     rows = [json.loads(line) for line in shipped.read_text(encoding="utf-8").splitlines()]
     card = DatasetCard.load(ROOT / "datasets" / folder / "README.md")
     assert card.data.size_categories == [size_category(len(rows))]

@@ -1,13 +1,12 @@
 """A judge's model card from a :class:`CardSpec`: ``huggingface_hub`` metadata
 (:class:`ModelCardData`, with the agreement figures as ``model-index``
-:class:`EvalResult` entries), the Jinja template ``templates/judge_card.md`` rendered by
-:meth:`ModelCard.from_template`, and a ``confusion_matrix.png``.
+:class:`EvalResult` entries), the Jinja template ``templates/judge_card.md`` (or a
+judge's own template that extends it), and a ``confusion_matrix.png``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 __all__ = [
@@ -19,7 +18,8 @@ __all__ = [
     "write_card",
 ]
 
-#: the card's Jinja template, in ``editf1/cards/templates/``.
+#: the card's Jinja template, in ``editf1/cards/templates/``; a judge's own template
+#: extends it (``{% extends "judge_card.md" %}``).
 _TEMPLATE = "judge_card.md"
 
 
@@ -49,11 +49,6 @@ class CardSpec:
     Attributes:
         name: the card's (and Hub repo's) name.
         task: ``"content"`` or ``"theme"``.
-        summary: what the judge is, one paragraph.
-        judge_rows: (field, value) rows of the "Judge" table (base model, revision,
-            adapter, prompt...).
-        usage: the Python and command-line code that loads this judge.
-        training: (field, value) rows of the "Training" table.
         report: the agreement report (``to_jsonable`` of a
             :mod:`editf1.validation.agreement` report), or ``None``.
         evaluated_on: what the report was computed on.
@@ -71,17 +66,24 @@ class CardSpec:
         library_name: the card metadata's library: the one that loads the judge
             (``"peft"`` for an adapter, ``"edit-f1"`` for the embedded judges, whose
             parameters only edit-f1 reads), or ``None``.
+        summary: what the judge is, one paragraph.
+        judge_rows: (field, value) rows of the "Judge" table (base model, revision,
+            adapter, prompt...).
+        usage: the Python and command-line code that loads this judge.
+        training: (field, value) rows of the "Training" table.
         notes: extra limitations specific to this judge.
         comparison: (label, report) of other judges measured on the same items, shown
             beside this one.
+        template: a Jinja template file that extends ``judge_card.md`` and writes the
+            summary, tables, usage and notes itself (blocks ``summary``, ``judge``,
+            ``usage``, ``training``, ``notes``), or ``None``: ``judge_card.md`` with the
+            fields above.
+        context: the variables ``template`` reads besides ``spec`` (e.g. the judge's
+            parameters).
     """
 
     name: str
     task: str
-    summary: str
-    judge_rows: list[tuple[str, str]]
-    usage: str
-    training: list[tuple[str, str]]
     report: dict | None
     evaluated_on: str
     evaluated_on_id: str
@@ -89,8 +91,14 @@ class CardSpec:
     pipeline_tag: str
     base_model: str | None = None
     library_name: str | None = None
+    summary: str = ""
+    judge_rows: list[tuple[str, str]] = field(default_factory=list)
+    usage: str = ""
+    training: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     comparison: list[tuple[str, dict]] = field(default_factory=list)
+    template: Path | None = None
+    context: dict = field(default_factory=dict)
 
 
 _CONTENT_ROWS = [
@@ -148,12 +156,14 @@ def _eval_results(spec: CardSpec):
 def render_card(spec: CardSpec):
     """The card as a :class:`huggingface_hub.ModelCard`: ``spec``'s metadata
     (:class:`ModelCardData`, agreement figures as ``model-index`` entries) rendered with
-    the package's Jinja template ``templates/judge_card.md`` by
-    :meth:`ModelCard.from_template`.
+    the package's Jinja template ``templates/judge_card.md``, or with ``spec.template``
+    (which extends it) and ``spec.context``, as :meth:`ModelCard.from_template` renders
+    (the metadata's fields and ``card_data``, its YAML, are variables too).
 
     Raises:
-        ImportError: if jinja2 is not installed.
+        jinja2.TemplateNotFound: if ``spec.template`` does not exist.
     """
+    import jinja2
     from huggingface_hub import ModelCard, ModelCardData
 
     data = ModelCardData(
@@ -169,9 +179,14 @@ def render_card(spec: CardSpec):
         eval_results=_eval_results(spec),
     )
     rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
-    template = resources.files("editf1.cards").joinpath("templates", _TEMPLATE)
-    with resources.as_file(template) as path:
-        return ModelCard.from_template(data, template_path=str(path), spec=spec, rows=rows)
+    loaders = [jinja2.PackageLoader("editf1.cards", "templates")]
+    if spec.template is not None:
+        loaders.insert(0, jinja2.FileSystemLoader(Path(spec.template).parent))
+    environment = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders))
+    name = _TEMPLATE if spec.template is None else Path(spec.template).name
+    variables = {**data.to_dict(), **spec.context, "spec": spec, "rows": rows}
+    content = environment.get_template(name).render(card_data=data.to_yaml(), **variables)
+    return ModelCard(content)
 
 
 def confusion_plot(report: dict, path: Path, title: str) -> Path:

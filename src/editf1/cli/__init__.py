@@ -4,7 +4,7 @@ The rule: one module per command group, named after the part of the library it f
 each with one ``add_commands(commands)`` that registers its commands on the subparsers:
 
 * :mod:`.scoring`: ``score`` (:mod:`editf1.scorer`, :mod:`editf1.integrations.distributed`);
-* :mod:`.judges`: ``train-judge``, ``agreement``, ``cards``, ``push-judge``
+* :mod:`.judges`: ``train-judge``, ``agreement``, ``merge-judge``, ``push-judge``
   (:mod:`editf1.judges`, :mod:`editf1.validation`, :mod:`editf1.cards`), and the
   ``--*-judge-option`` flags every command that loads a judge takes;
 * :mod:`.datasets`: ``export-dataset`` (:mod:`editf1.builders`), and the dataset options

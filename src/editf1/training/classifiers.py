@@ -650,7 +650,7 @@ def cross_validate_theme_judge(
 
     Args:
         items: labelled sentences with their cases (e.g.
-            :func:`~editf1.validation.team_labels.load_team_theme_items`).
+            :func:`~research.team_labels.load_team_theme_items`).
         always_train: sentences added to every training set, never evaluated.
         grid: hyperparameter candidates (:data:`THEME_GRID`).
         words: whether the judges use word features.

@@ -1,9 +1,10 @@
 """Judges measured against clinicians.
 
-* :mod:`.labelled`: expert-labelled items (content and theme) and case splits;
-* :mod:`.team_labels`, :mod:`.stage2_labels`: the team's label sets on real text and the
-  labels OncQA's stage-2 edits give, stored by reference;
+* :mod:`.labelled`: expert-labelled items (content and theme: a site's own labels, K-QA's
+  physicians' labels) and case splits;
 * :mod:`.agreement`: agreement statistics with bootstrap CIs, next to the human ceiling.
 
-Model cards, written from these reports, are :mod:`editf1.cards`.
+Model cards, written from these reports, are :mod:`editf1.cards`. The team's own label
+sets on real text, stored by reference, are loaded outside the package
+(``research/team_labels.py`` and beside it, in the repository).
 """

@@ -15,7 +15,7 @@ from editf1.judges.generative.loading import JUDGE_CONFIG, read_judge_config
 __all__ = ["UPLOADED_FILES", "push_judge"]
 
 #: The files of an adapter folder ``push_judge`` uploads, by name, from the folder's top
-#: level only: what ``edit-f1 train-judge llm-*`` and ``edit-f1 cards`` write there.
+#: level only: what ``edit-f1 train-judge llm-*`` writes there.
 UPLOADED_FILES = (
     "adapter_config.json",
     "adapter_model.safetensors",
@@ -50,8 +50,8 @@ def push_judge(
 
     Raises:
         ModelNotAvailableError: ``folder`` is not an edit-F1 judge adapter.
-        FileNotFoundError: it has no ``README.md`` model card (``edit-f1 train-judge`` and
-            ``edit-f1 cards`` write one).
+        FileNotFoundError: it has no ``README.md`` model card (``edit-f1 train-judge``
+            writes one).
         PermissionError: ``repo_id`` exists as a public repository and ``private`` is True.
     """
     from huggingface_hub import CommitOperationAdd, HfApi, ModelCard
@@ -62,7 +62,7 @@ def push_judge(
     if not card.is_file():
         raise FileNotFoundError(
             f"{folder} has no README.md model card; `edit-f1 train-judge` writes one with the "
-            "adapter (or `edit-f1 cards` for the shipped judges)"
+            "adapter"
         )
     ModelCard.load(card)  # a readable card, or an error
     api = HfApi(token=token)

