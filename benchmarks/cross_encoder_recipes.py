@@ -44,23 +44,9 @@ import benchlib
 import content_judge_real as real
 import numpy as np
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from research.train_cross_encoder import NEAR_COPY_SETS, PARAPHRASE_SETS, fitting_items
 
-#: The label sets the shipped judge is trained on: the paraphrase sets, where a
-#: clinician's sentence is matched against a text written apart from it (the near-copy
-#: sets, an edit against the draft it was edited from, are left out). K-QA's NLI labels
-#: (``kqa``) carry no span: their NO MATCH items give negatives, and all of them
-#: calibrate.
-PARAPHRASE_SETS = (
-    "team",
-    "kqa",
-    "oncqa_other_reply",
-    "oncqa_edited_draft",
-    "kqa_statements",
-    "kqa_free_form",
-    "kqa_physician",
-)
-NEAR_COPY_SETS = ("oncqa_edit_vs_draft", "expertqa_revision")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 RECIPES = {
     "shipped": "the shipped recipe: every weight, every candidate, paraphrase sets + kqa_physician",
@@ -70,13 +56,6 @@ RECIPES = {
     "no_kqa_physician": "without the new K-QA labels (kqa_physician)",
     "stack": "probability stacks cosine and word recall with the logit",
 }
-
-
-def fitting_items(sets: dict, split: dict, names) -> list:
-    """The fitting items of the sets ``names``, each with ``source`` its set's name."""
-    return [
-        dataclasses.replace(sets[name][k], source=name) for name in names for k in split[name][0]
-    ]
 
 
 def train_lora(items, output: Path, settings) -> dict:

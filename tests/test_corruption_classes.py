@@ -15,7 +15,7 @@ import pytest
 
 from editf1.judges import load_content_judge
 from editf1.judges.base import JudgeRequest
-from editf1.judges.cross_encoder import JUDGE_FILE, shipped_adapter
+from editf1.judges.cross_encoder import WEIGHTS_FILE, shipped_model
 from editf1.segment import SentenceSplitter
 from editf1.training.corruptions import corrupt
 
@@ -49,33 +49,14 @@ CORRUPTED = {
 #: judge -> (load_content_judge arguments, the corruption classes it still matches,
 #: whether it still matches case 12's dose change)
 JUDGES = {
-    # the default: v1's weights with the veto: quantities (dose, unit, time frame),
+    # cosine and word recall with the veto: quantities (dose, unit, time frame),
     # frequency, direction, drug, and the negation and condition conflicts
     "default": (("embedding", {}), set(), False),
-    # the default until 2026-12-02: the term kinds only; negation and conditions are
-    # not vetoed
-    "veto": (
-        ("embedding", {"params_file": "content_judge_veto.json"}),
-        {"negation", "condition"},
-        False,
-    ),
-    # v1, the default before that: cosine and word overlap only, no veto; it matches
-    # every class
-    "v1": (("embedding", {"params_file": "content_judge.json"}), set(CORRUPTED), True),
-    # v2 has the same veto; negation and conditions are features, outweighed here
-    "v2": (
-        ("embedding", {"params_file": "content_judge_v2.json"}),
-        {"negation", "condition"},
-        False,
-    ),
-    "cross-encoder": (
-        ("cross-encoder", {}),
-        {"number", "unit", "frequency", "drug", "negation", "direction"},
-        True,
-    ),
+    # the fine-tuned cross-encoder, with the same veto on top
+    "cross-encoder": (("cross-encoder", {}), set(), False),
 }
 
-SHIPPED_CROSS_ENCODER = (shipped_adapter() / JUDGE_FILE).is_file()
+SHIPPED_CROSS_ENCODER = (shipped_model() / WEIGHTS_FILE).is_file()
 
 
 @functools.cache
@@ -133,7 +114,7 @@ def test_judge_calls_case_12_dose_change_no_match(name, shared_data):
     GPT-4 draft's "continue taking your omeprazole as prescribed" (stage-2 label: NO
     MATCH)."""
     from editf1.validation.agreement import judge_content_items
-    from editf1.validation.stage2_labels import oncqa_stage2_content_items
+    from research.stage2_labels import oncqa_stage2_content_items
 
     (dose,) = [
         item

@@ -60,6 +60,7 @@ from editf1.segment import Sentence
 __all__ = [
     "CONFIG_FILE",
     "STACK_FEATURES",
+    "WEIGHTS_FILE",
     "CrossEncoderConfig",
     "CrossEncoderContentJudge",
     "CrossEncoderScorer",
