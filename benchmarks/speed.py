@@ -24,10 +24,10 @@ does. It reports:
 * peak resident memory of each metric scoring the 100 pairs in a process of its own.
 
 ``--content-judge cross-encoder`` adds a timed run to every repeat: edit-F1 with the
-cross-encoder content judge (:mod:`editf1.judges.cross_encoder`: the embedded judge
-proposes spans, the shipped LoRA cross-encoder, loaded once, reranks its top ones), and
-its pairs per second against BERTScore's (target for a default: >= 0.5x); the results
-go to ``speed_cross-encoder.json`` and ``.md``.
+cross-encoder content judge (:mod:`editf1.judges.cross_encoder`: the shipped
+cross-encoder, loaded once, reads every candidate span of the draft with each reference
+sentence), and its pairs per second against BERTScore's (target for a default: >=
+0.5x); the results go to ``speed_cross-encoder.json`` and ``.md``.
 
 Run from the repository root (2 CPU cores here; the load average is recorded):
 
@@ -79,15 +79,18 @@ def _cross_encoder_factory():
     """A callable from an encoder to the cross-encoder content judge, around the shipped
     cross-encoder loaded once (as the embedded judges' encoder model is)."""
     from editf1.judges.cross_encoder import (
-        JUDGE_FILE,
         CrossEncoderContentJudge,
-        LoraCrossEncoder,
-        shipped_adapter,
+        CrossEncoderScorer,
+        load_cross_encoder,
+        shipped_model,
     )
 
-    settings = json.loads((shipped_adapter() / JUDGE_FILE).read_text("utf-8"))
-    scorer = LoraCrossEncoder(shipped_adapter(), max_length=settings["max_length"])
-    return lambda encoder: CrossEncoderContentJudge(encoder=encoder, pair_scorer=scorer)
+    config = CrossEncoderContentJudge(shipped_model()).config
+    scorer = CrossEncoderScorer(load_cross_encoder(shipped_model(), config.max_length),
+                                config.max_length)  # fmt: skip
+    return lambda encoder: CrossEncoderContentJudge(
+        config=config, encoder=encoder, pair_scorer=scorer
+    )
 
 
 def _fresh(model, variants: dict, name: str):
@@ -298,8 +301,8 @@ def _markdown(payload: dict) -> str:
         "editf1": "edit-F1, embedded judges (default: window 2, bounded span search)",
         "editf1_composed": "edit-F1, runs composed from their sentences (span_embedding=composed)",
         "editf1_every_span": "edit-F1, every span encoded (span_margin=None)",
-        "editf1_cross_encoder": "edit-F1, cross-encoder content judge (reranks the "
-        "embedded judge's spans)",
+        "editf1_cross_encoder": "edit-F1, cross-encoder content judge (every candidate "
+        "span read with the sentence)",
         "bertscore": f"BERTScore (bert-score {before['versions']['bert-score']})",
     }
 
