@@ -232,6 +232,12 @@ def _judge_name(key: str) -> str:
     return CONTENT_JUDGES.get(key, (f"`{key}`", ""))[0]
 
 
+def _judge_cell(key: str) -> str:
+    """The judge's name and what it reads."""
+    name, what = CONTENT_JUDGES.get(key, (f"`{key}`", ""))
+    return f"{name}: {what}" if what else name
+
+
 def _judge_rows(payload: dict, name: str) -> dict:
     """judge key -> (row, subset size or None) on held-out set ``name``, every judge the
     file holds (the LLM judge's row from its subset when it has none on the whole set)."""
@@ -277,7 +283,7 @@ def content_judges() -> str:
         return f"{text} ({subset} items)" if subset else text
 
     rows = [
-        [_judge_name(j), kappa(kqa, j), kappa(team, j), _falls_short(p, j)]
+        [_judge_cell(j), kappa(kqa, j), kappa(team, j), _falls_short(p, j)]
         for j in kqa
         if j != "always_no_match"
     ]
