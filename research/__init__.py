@@ -17,6 +17,9 @@ root on ``sys.path`` (``tests/conftest.py``), and so do the benchmark scripts
 * :mod:`.model_cards`: the shipped judges' model cards (``python -m research.model_cards``);
 * :mod:`.train_cross_encoder`: training the shipped cross-encoder judge on every team
   label set (``python -m research.train_cross_encoder``);
+* :mod:`.docs_tables`: every table of figures in the documentation, written from
+  ``benchmarks/results/`` (``python -m research.docs_tables``; the tables themselves in
+  :mod:`.docs_figures`, :mod:`.docs_benchmarks` and :mod:`.docs_gold`);
 * ``drafting_oncqa.sh``: the drafting baselines of the paper on OncQA (``edit-f1 draft``,
   ``score`` and ``report``; figures in ``benchmarks/results/drafting_oncqa/``).
 """

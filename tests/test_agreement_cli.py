@@ -126,7 +126,7 @@ def test_kqa_held_out_agreement_of_the_embedded_judge_matches_its_shipped_figure
     code = main(["agreement", "content", "--dataset", "kqa", "--data-dir", kqa, "--split", "test"])
     printed = capsys.readouterr().out
     assert code == 0
-    # the committed report (README, model card) is this run: re-measured after the splitter
+    # the committed report (docs, model card) is this run: re-measured after the splitter
     # fix of sentences joined without a space, with the shipped weights
     report = json.loads(
         (ROOT / "cards" / "reports" / "embedding-content.kqa-test.json").read_text()

@@ -5,7 +5,7 @@ cannot pass both).
 
 What a judge still misses is recorded per judge as a strict expected failure: the day a
 judge calls one NO MATCH, its test passes, the xfail fails, and its set must shrink
-(the README says the same, per judge)."""
+(docs/judges.md points here for the record, per judge)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _judgement(name: str, sentence: str, span: str):
 
 
 def _missed(name: str, why: str):
-    return pytest.mark.xfail(strict=True, reason=f"the shipped {name} judge {why} (README)")
+    return pytest.mark.xfail(strict=True, reason=f"the shipped {name} judge {why}")
 
 
 @pytest.mark.parametrize(

@@ -408,9 +408,9 @@ def test_matches_without_a_span_train_on_the_embedded_judges_best_sentence():
     assert source.startswith("embedding-content(")
 
 
-def test_the_readme_and_the_help_state_the_settings_defaults():
-    """The LoRA defaults are written once (LoraTraining); the README's sentence and the
-    command's help are checked against it."""
+def test_the_training_page_and_the_help_state_the_settings_defaults():
+    """The LoRA defaults are written once (LoraTraining); docs/training.md's sentence and
+    the command's help are checked against it."""
     import re
 
     from editf1.cli.main import build_parser
@@ -418,8 +418,8 @@ def test_the_readme_and_the_help_state_the_settings_defaults():
 
     text = defaults_text()
     assert text.startswith("rank 8, alpha 16, AdamW with weight decay 0.01")
-    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
-    assert text in readme
+    page = re.sub(r"\s+", " ", (ROOT / "docs" / "training.md").read_text(encoding="utf-8"))
+    assert text in page
     parser = build_parser()
     train = parser._subparsers._group_actions[0].choices["train-judge"]
     help_text = re.sub(r"\s+", " ", train.format_help())

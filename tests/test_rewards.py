@@ -298,15 +298,15 @@ def test_grpo_trainer_runs_with_the_reward_and_logs_it_beside_the_loss(tmp_path)
     assert sorted(log["rewards/edit_f1/mean"] for log in logged) == pytest.approx([0.0, 0.5, 1.0])
 
 
-def test_the_readme_quotes_the_guards_defaults_and_existing_examples():
+def test_the_training_page_quotes_the_guards_defaults_and_existing_examples():
     import inspect
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    page = (root / "docs" / "training.md").read_text(encoding="utf-8")
     defaults = inspect.signature(EditF1Reward).parameters
     for name in ("min_words", "max_words", "max_copied_fraction"):
-        assert f"`{name}={defaults[name].default}`" in readme, name
-    assert "`guard_reward` (0.0)" in readme and defaults["guard_reward"].default == 0.0
+        assert f"`{name}={defaults[name].default}`" in page, name
+    assert "`guard_reward` (0.0)" in page and defaults["guard_reward"].default == 0.0
     for example in ("grpo_with_edit_f1.py", "dpo_with_edit_f1_pairs.py"):
-        assert f"examples/{example}" in readme and (root / "examples" / example).is_file()
+        assert f"examples/{example}" in page and (root / "examples" / example).is_file()

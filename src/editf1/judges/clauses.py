@@ -171,7 +171,7 @@ class Clauses:
 #: Texts whose :class:`Clauses` are kept. A judge reads a text's clauses against every
 #: other text of its pair, so a few thousand cover a batch; a Clauses holds four sets
 #: (about 2 KB), so the 100,000 of the key-term caches would add about 200 MB to a
-#: long run's peak memory (benchmarks/README.md, "Scaling").
+#: long run's peak memory (docs/benchmarks.md, "Scaling to 10,000 pairs").
 CACHE_SIZE = 10_000
 
 

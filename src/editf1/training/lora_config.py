@@ -74,8 +74,8 @@ class LoraTraining:
 
 
 def defaults_text() -> str:
-    """The default settings in words, for the command's help and the README (a test
-    keeps the README's sentence equal to this).
+    """The default settings in words, for the command's help and ``docs/training.md`` (a
+    test keeps the page's sentence equal to this).
 
     >>> defaults_text()  # doctest: +NORMALIZE_WHITESPACE
     'rank 8, alpha 16, AdamW with weight decay 0.01, linear schedule with 10% warm-up,

@@ -138,7 +138,7 @@ class EmbeddingContentJudge(ContentJudge):
     under this bound could not, for any reference sentence, both reach ``threshold``
     and beat the best single sentence is never encoded. The margin (0.3) was checked for
     all-MiniLM-L6-v2 and ``window=2`` on real data (how, and the measurements:
-    ``benchmarks/README.md``, "How: bounded span search"; ``tests/test_judges.py``
+    ``docs/benchmarks.md``, "Speed against BERTScore"; ``tests/test_judges.py``
     re-checks that no decision changes); for another encoder or a longer window, check
     it or pass ``span_margin=None``.
 
@@ -169,7 +169,7 @@ class EmbeddingContentJudge(ContentJudge):
             (:func:`~editf1.judges.encoder.default_encoder`).
         span_margin: the most a run's cosine similarity is assumed to exceed that of its
             most similar sentence, in [0, 2]; ``None`` encodes every run (the search
-            the classifier was fitted with; slower, ``benchmarks/README.md``). Default
+            the classifier was fitted with; slower, ``docs/benchmarks.md``). Default
             :data:`DEFAULT_SPAN_MARGIN` (0.3).
         span_embedding: how a run of adjacent draft sentences is embedded:
             ``"encoded"`` (the run's text through the encoder, as the shipped
@@ -387,7 +387,7 @@ class EmbeddingContentJudge(ContentJudge):
         (:func:`editf1.segment.non_latin_share`). all-MiniLM-L6-v2 reads such text as a
         few character pieces or ``[UNK]``, so unrelated sentences of one script come out
         close: their cosine is no evidence of a shared meaning (the measurements:
-        ``benchmarks/README.md``, "Text outside Latin script").
+        ``tests/test_validity_guards.py``; ``docs/judges.md``).
         """
         results = []
         for request, scores in zip(requests, self.span_scores(requests)):
