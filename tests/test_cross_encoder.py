@@ -211,7 +211,7 @@ def test_window_pairs_cover_both_texts():
 class _Tokenizer:
     """Words as word pieces."""
 
-    def __call__(self, texts, add_special_tokens=False):
+    def __call__(self, texts, add_special_tokens=False, verbose=True):
         return {"input_ids": [text.split() for text in texts]}
 
     def decode(self, pieces):

@@ -283,7 +283,11 @@ class CrossEncoderScorer:
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """(N,) float logits of N (sentence, span) pairs (empty input: empty array)."""
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-        encoded = self.tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+        encoded = (
+            self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+            if texts
+            else []
+        )
         pieces = dict(zip(texts, encoded))
         flat: list[tuple[str, str]] = []
         plans = []  # per pair: (sentence windows, span windows, first index in flat)
