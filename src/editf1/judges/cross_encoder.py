@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -345,6 +346,13 @@ class CrossEncoderContentJudge(ContentJudge):
         >>> [j.span.text for j in judge.match([request])[0]]
         ['Drink water.']
     """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "model": "a folder with the model's files and judge.json (default: the shipped one)",
+        "batch_size": "(sentence, span) pairs per forward pass",
+        "device": "cpu, cuda, ...; none: sentence-transformers' choice",
+    }
+    SETTINGS_FROM = "model"
 
     def __init__(
         self,
