@@ -41,6 +41,7 @@ from typing import Literal
 
 import numpy as np
 
+from editf1.options import ZeroDivision, check_zero_division
 from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 
@@ -58,8 +59,6 @@ __all__ = [
     "prf",
     "warn_undefined",
 ]
-
-ZeroDivision = Literal["warn"] | float
 
 
 class RowsWarning(UserWarning):
@@ -107,19 +106,6 @@ class NonLatinTextWarning(RowsWarning):
     """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
     its letters outside Latin script (:func:`editf1.segment.non_latin_share`); the judges
     were fitted and checked on English replies."""
-
-
-def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
-    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0.
-
-    Raises:
-        ValueError: for any other value.
-    """
-    if zero_division == "warn" or (
-        not isinstance(zero_division, (bool, str)) and zero_division in (0, 1)
-    ):
-        return zero_division
-    raise ValueError(f"zero_division must be 'warn', 0.0 or 1.0, got {zero_division!r}")
 
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:

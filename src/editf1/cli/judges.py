@@ -418,8 +418,13 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+    from editf1.options import option_help
+
     content.add_argument(
-        "--content-judge", default="embedding", help="embedding, exact, cross-encoder or llm"
+        "--content-judge",
+        default=option_help("content_judge")[0],
+        help=f"the content judge: {', '.join(CONTENT_JUDGES)} (default %(default)s)",
     )
     add_judge_option_arguments(content, ("content",))
     theme = kinds.add_parser(
@@ -428,7 +433,11 @@ def _add_agreement(commands) -> None:
         description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
     )
     theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
-    theme.add_argument("--theme-judge", default="embedding", help="embedding or llm")
+    theme.add_argument(
+        "--theme-judge",
+        default=option_help("theme_judge")[0],
+        help=f"the theme judge: {', '.join(THEME_JUDGES)} (default %(default)s)",
+    )
     add_judge_option_arguments(theme, ("theme",))
     for sub in (content, theme):
         sub.add_argument(
