@@ -1095,13 +1095,14 @@ def test_options_that_are_not_json_are_never_cached(option_judge):
 def test_nested_options_through_evaluate_load(option_judge):
     evaluate = pytest.importorskip("evaluate")
     params = {"weights": {"cosine": 2.0}, "window": [1, 2]}
-    metric = evaluate.load(
-        str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"),
+    metric = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"))
+    out = metric.compute(
+        predictions=["Rest today."],
+        references=["Rest today."],
         content_judge="options",
         theme_judge=None,
         content_judge_options={"params": params},
     )
-    out = metric.compute(predictions=["Rest today."], references=["Rest today."])
     assert (out["expected_matches"], out["expected_additions"]) == (0, 1)
     assert "content:option-judge" in out["reproducibility"]
     assert load_content_judge("options", {"params": params}).params == params

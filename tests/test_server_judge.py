@@ -467,15 +467,12 @@ def test_evaluate_load_takes_the_same_options(tmp_path):
 
     metric_dir = Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"
     with FakeServer(ANSWERS) as server:
-        metric = evaluate.load(
-            str(metric_dir),
-            content_judge="server",
-            content_judge_options={"base_url": server.url, "model": "judge", "retries": 0},
-            theme_judge=None,
-            cache_dir=str(tmp_path),
-        )
+        metric = evaluate.load(str(metric_dir), "server+none", cache_dir=str(tmp_path))
+        options = {"base_url": server.url, "model": "judge", "retries": 0}
         with pytest.warns(ServerJudgeWarning), pytest.warns(UnusableJudgementWarning):
-            result = metric.compute(predictions=[DRAFT], references=[REFERENCE])
+            result = metric.compute(
+                predictions=[DRAFT], references=[REFERENCE], content_judge_options=options
+            )
     # as the scorer test: EM 2, EA 2, ED 1, so precision 2/3 and recall 2/4
     assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), 0.5)
     assert result["unusable_judgements"] == 1
