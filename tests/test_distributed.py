@@ -123,7 +123,7 @@ def test_merged_share_accumulators_equal_one_process(scorer):
             mine.add(renumbered(pair, share.start))
         merged.merge(mine)
     with pytest.warns(UndefinedMetricWarning) as merged_warnings:
-        result = merged.result(scorer.reproducibility, judges=scorer.judges)
+        result = merged.result(scorer.provenance, judges=scorer.judges)
     assert result.summary() == whole.summary() and result.pairs is None
     assert result.all_references.summary() == whole.all_references.summary()
     assert [str(w.message) for w in merged_warnings] == [str(w.message) for w in one_warnings]

@@ -76,6 +76,11 @@ def test_judges_by_config_name_or_by_compute_keywords():
     )
     assert by_name["reproducibility"].startswith("content:exact-sentence-match|theme:none|")
     assert by_keywords["reproducibility"] == by_name["reproducibility"]
+    assert by_keywords["run"]["content_judge"] == {
+        "name": "exact",
+        "fingerprint": "exact-sentence-match",
+        "options": {},
+    }
     only_content = evaluate.load(str(METRIC_DIR), "exact")
     assert only_content.compute(predictions=["Rest."], references=["Rest."], theme_judge=None)
     with pytest.raises(ValueError, match="content_judge chosen by the config name 'exact' and"):

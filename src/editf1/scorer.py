@@ -23,7 +23,6 @@ from editf1.aggregate import (
     aggregate,
     prf,
 )
-from editf1.caches import on_clear
 from editf1.count import claim_copies, count_content, count_themes
 from editf1.inputs import CheckedRows, Row, check_pairs, check_rows
 from editf1.judges import (
@@ -31,12 +30,11 @@ from editf1.judges import (
     ThemeJudgement,
     load_content_judge,
     load_theme_judge,
-    options_key,
 )
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.judges.progress import reporting
 from editf1.options import ScoringOptions
-from editf1.results import CorpusResult, PairResult, SentenceAlignment
+from editf1.results import CorpusResult, PairResult, SentenceAlignment, reproducibility_of
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.versions import installed_versions
@@ -46,39 +44,11 @@ __all__ = [
     "EditF1Scorer",
     "NonLatinTextWarning",
     "UnusableJudgementWarning",
-    "cached_scorer",
     "reproducibility_of",
 ]
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
-
-
-def reproducibility_of(provenance: dict) -> str:
-    """The reproducibility string of a scorer's :attr:`EditF1Scorer.provenance` (also
-    as read back from a per-row file): ``content:<fingerprint>|theme:<fingerprint or
-    none>|splitter:...|include_other:...|zero_division:...|<library>:<version>|...``.
-
-    Raises:
-        KeyError: naming a missing part; TypeError for parts that are not objects.
-
-    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
-    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
-    ...     "versions": {"edit-f1": "1"}})
-    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
-    """
-    theme = provenance["theme_judge"]
-    options = provenance["options"]
-    return "|".join(
-        [
-            f"content:{provenance['content_judge']['fingerprint']}",
-            f"theme:{'none' if theme is None else theme['fingerprint']}",
-            f"splitter:{options['splitter']}",
-            f"include_other:{options['include_other']}",
-            f"zero_division:{options['zero_division']}",
-            *(f"{name}:{v}" for name, v in provenance["versions"].items()),
-        ]
-    )
 
 
 def _judge_name(judge) -> str | None:
@@ -271,7 +241,7 @@ class EditF1Scorer:
     def accumulator(self, *, keep_pairs: bool = False) -> CorpusAccumulator:
         """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs
         (its scored themes and ``zero_division``): one per process to merge; call its
-        ``result(scorer.reproducibility, judges=scorer.judges)``."""
+        ``result(scorer.provenance, judges=scorer.judges)``."""
         return CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
 
     def aggregate(
@@ -284,7 +254,7 @@ class EditF1Scorer:
     ) -> CorpusResult:
         """:func:`editf1.aggregate.aggregate` of pairs this scorer judged (here or in other
         processes, renumbered to their input rows), with its scored themes,
-        ``zero_division``, reproducibility string and judges.
+        ``zero_division``, run record and judges.
 
         Raises:
             ValueError: for no pairs.
@@ -293,7 +263,7 @@ class EditF1Scorer:
             pairs,
             themes_scored=self.themes_scored,
             zero_division=self.zero_division,
-            reproducibility=self.reproducibility,
+            provenance=self.provenance,
             judges=self.judges,
             keep_pairs=keep_pairs,
             sink=sink,
@@ -430,37 +400,6 @@ class EditF1Scorer:
             unusable_theme_judgements=unusable_themes,
             warnings=tuple(notes),
         )
-
-
-_cached: dict[str, EditF1Scorer] = {}
-on_clear(_cached.clear)
-
-
-def cached_scorer(**options) -> EditF1Scorer:
-    """The :class:`EditF1Scorer` of ``options``, kept for the next call with the same
-    options: what ``editf1.score`` and the evaluate module use, so repeated calls load
-    no judge twice.
-
-    One scorer is kept (the last one built; its judges also stay in the registry cache
-    of :mod:`editf1.judges`), keyed like that registry: the canonical JSON of the
-    options plus the state of the local files they name. Options that are not JSON
-    (e.g. a judge object) build a new scorer each time. :func:`editf1.clear_caches`
-    forgets it.
-
-    Args:
-        **options: :class:`EditF1Scorer`'s keyword arguments.
-
-    Raises:
-        TypeError, ValueError: as :class:`EditF1Scorer` raises.
-    """
-    key = options_key(options)
-    scorer = _cached.get(key) if key is not None else None
-    if scorer is None:
-        scorer = EditF1Scorer(**options)
-        if key is not None:
-            _cached.clear()
-            _cached[key] = scorer
-    return scorer
 
 
 class _BatchProgress:

@@ -130,7 +130,8 @@ Returns:
         content recall), unless theme_judge is None.
     unusable_judgements (`int`): judge outputs that could not be used (counted as NO
         MATCH).
-    reproducibility (`str`): judges, splitter and library versions.
+    reproducibility (`str`): judges, splitter and library versions; run (`dict`): the
+        same, as a record (editf1.scorer.EditF1Scorer.provenance).
     per_pair (`list` of `dict`): scores, alignment, expected deletions and themes.
 Examples:
     >>> import evaluate
