@@ -890,12 +890,12 @@ def test_every_judge_that_needs_an_option_says_which_in_one_line(tmp_path, capsy
     has a field without a default is in NEEDS."""
     import dataclasses
 
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, judge_classes
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
 
     for kind, registry in (("content", CONTENT_JUDGES), ("theme", THEME_JUDGES)):
         for name in registry:
-            judge, config = judge_classes(kind, name)
-            fields = [] if judge.SETTINGS_FROM else dataclasses.fields(config)
+            config = config_class(kind, name)
+            fields = [] if config.SETTINGS_FROM else dataclasses.fields(config)
             missing = dataclasses.MISSING
             required = [f.name for f in fields if f.default is f.default_factory is missing]
             assert not required or NEEDS.get((kind, name)) == required[0], (kind, name)

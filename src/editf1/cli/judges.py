@@ -75,21 +75,21 @@ def _shown(value) -> str:
 
 def judge_option_help(kind: str) -> str:
     """The help of ``--{kind}-judge-option``: every registered judge's options, from its
-    config's fields and its class's ``OPTIONS`` (:mod:`editf1.judges`), each with its
-    help and default (imports the judges' settings, no model library)."""
+    config's fields and ``OPTIONS`` (:mod:`editf1.judges`), each with its help and
+    default (imports the judges' configs, no model library)."""
     import dataclasses
 
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, judge_classes
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
 
     lines = [
         f"an option of the {kind} judge, repeatable; VALUE is JSON (numbers, true/false, "
         "null, lists) or text. The options of each judge:"
     ]
     for name in CONTENT_JUDGES if kind == "content" else THEME_JUDGES:
-        judge, config = judge_classes(kind, name)
-        items = [f"{key} ({text})" for key, text in judge.OPTIONS.items()]
+        config = config_class(kind, name)
+        items = [f"{key} ({text})" for key, text in config.OPTIONS.items()]
         for spec in dataclasses.fields(config):
-            if judge.SETTINGS_FROM is not None:
+            if config.SETTINGS_FROM is not None:
                 default = ""  # the file's
             elif spec.default is not dataclasses.MISSING:
                 default = f"={_shown(spec.default)}"
@@ -98,7 +98,7 @@ def judge_option_help(kind: str) -> str:
             else:
                 default = " (needed)"
             items.append(f"{spec.name}{default} ({spec.metadata['help']})")
-        where = f" (defaults: its {judge.SETTINGS_FROM}'s)" if judge.SETTINGS_FROM else ""
+        where = f" (defaults: its {config.SETTINGS_FROM}'s)" if config.SETTINGS_FROM else ""
         lines.append(f"{name}{where}: {'; '.join(items) or 'none'}")
     return "\n".join(lines)
 

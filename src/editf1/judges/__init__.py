@@ -11,8 +11,8 @@ OpenAI-compatible server, :mod:`editf1.judges.server`; options ``{"base_url": ..
 
 Each name maps to the judge's class and its settings' dataclass (its config,
 :class:`~editf1.judges.base.JudgeConfig`): a judge's options by name are the config's
-fields and the few the judge's class names in ``OPTIONS`` (where to read the settings
-from, a device); a field without a default is one the judge needs.
+fields and the few its ``OPTIONS`` names (where to read the settings from, a device); a
+field without a default is one the judge needs.
 
 Loaded judges are cached per process (the 8 most recently used), so a model is loaded
 once however many times a metric is computed. The cache key is the judge's kind, name
@@ -52,6 +52,7 @@ __all__ = [
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
+    "config_class",
     "judge_classes",
     "load_content_judge",
     "load_theme_judge",
@@ -145,12 +146,23 @@ def _imported(path: str):
     return getattr(import_module(module), name)
 
 
-def judge_classes(kind: str, name: str) -> tuple[type, type]:
-    """``(judge class, config class)`` of a registered judge, imported.
+def config_class(kind: str, name: str) -> type:
+    """The config class of a registered judge, imported (no model library: its module
+    is light).
 
     Args:
         kind: ``"content"`` or ``"theme"``.
         name: a name of :data:`CONTENT_JUDGES` or :data:`THEME_JUDGES`.
+
+    Raises:
+        KeyError: for a name that is not registered.
+    """
+    return _imported((CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name][1])
+
+
+def judge_classes(kind: str, name: str) -> tuple[type, type]:
+    """``(judge class, config class)`` of a registered judge, imported (the judge's
+    module may import its model library).
 
     Raises:
         KeyError: for a name that is not registered.
@@ -160,10 +172,10 @@ def judge_classes(kind: str, name: str) -> tuple[type, type]:
 
 
 def _construct(kind: str, name: str, options: dict):
-    """The judge ``name`` built from ``options``: its config's fields and its ``OPTIONS``."""
-    judge_class, config_class = judge_classes(kind, name)
-    fields = dataclasses.fields(config_class)
-    takes = sorted({f.name for f in fields} | set(judge_class.OPTIONS))
+    """The judge ``name`` built from ``options``: its config's fields and ``OPTIONS``."""
+    config = config_class(kind, name)
+    fields = dataclasses.fields(config)
+    takes = sorted({f.name for f in fields} | set(config.OPTIONS))
     unknown = sorted(set(options) - set(takes))
     if unknown:
         raise JudgeOptionError(
@@ -172,7 +184,7 @@ def _construct(kind: str, name: str, options: dict):
     no_default = dataclasses.MISSING
     missing = [  # a judge that reads its settings from a file has them all
         f.name
-        for f in (() if judge_class.SETTINGS_FROM else fields)
+        for f in (() if config.SETTINGS_FROM else fields)
         if f.default is f.default_factory is no_default and f.name not in options
     ]
     if missing:
@@ -182,7 +194,8 @@ def _construct(kind: str, name: str, options: dict):
             f"{{{', '.join(repr(k) + ': ...' for k in missing)}}} (command line: "
             f"--{kind}-judge-option {given})"
         )
-    return judge_class(**options)
+    judge, _ = judge_classes(kind, name)
+    return judge(**options)
 
 
 def _resolve(kind: str, judge, options: dict | None, base: type):
@@ -217,7 +230,7 @@ def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | 
     Args:
         judge: a name from :data:`CONTENT_JUDGES` or a :class:`ContentJudge`.
         options: the judge's options by name: fields of its config and the names of
-            its class's ``OPTIONS`` (e.g. ``{"threshold": 0.7}`` for ``"embedding"``,
+            its config's ``OPTIONS`` (e.g. ``{"threshold": 0.7}`` for ``"embedding"``,
             a field of :class:`~editf1.judges.embedding.EmbeddingContentConfig`).
 
     Raises:

@@ -139,7 +139,17 @@ class JudgeConfig:
     (``field(metadata={"help": ...})``, which ``edit-f1``'s help shows), its checks run
     in ``__post_init__``, and :meth:`to_json` / :meth:`from_json` are the judge's
     parameter file where it has one.
+
+    A judge the registry loads by name (:data:`editf1.judges.CONTENT_JUDGES`) takes its
+    config's fields as keyword options, and the options :attr:`OPTIONS` names besides.
     """
+
+    #: Keyword options of the judge besides the fields (where to read the settings from,
+    #: a device), each with its help text, for the registry and ``edit-f1``'s help.
+    OPTIONS: ClassVar[dict[str, str]] = {}
+    #: The option of :attr:`OPTIONS` naming the file the settings are read from, if any:
+    #: their defaults are then that file's, not the fields'.
+    SETTINGS_FROM: ClassVar[str | None] = None
 
     def to_json(self) -> dict:
         """The settings as a JSON object (lists for tuples)."""
@@ -185,19 +195,7 @@ def _jsonable(value):
 
 
 class ContentJudge(abc.ABC):
-    """Decides, per reference sentence, which verbatim draft span says the same thing.
-
-    A judge the registry loads by name (:data:`editf1.judges.CONTENT_JUDGES`) takes its
-    settings dataclass's fields as keyword options, and the options named in
-    :attr:`OPTIONS` besides.
-    """
-
-    #: Keyword options of the constructor besides its settings' fields (where to read
-    #: them from, devices), each with its help text, for the registry and ``edit-f1``.
-    OPTIONS: ClassVar[dict[str, str]] = {}
-    #: The option of :attr:`OPTIONS` naming the file the settings are read from, if any:
-    #: their defaults are then that file's, not the config's.
-    SETTINGS_FROM: ClassVar[str | None] = None
+    """Decides, per reference sentence, which verbatim draft span says the same thing."""
 
     @property
     @abc.abstractmethod
@@ -220,11 +218,7 @@ class ContentJudge(abc.ABC):
 
 
 class ThemeJudge(abc.ABC):
-    """Labels sentences with one of the nine themes (options as :class:`ContentJudge`)."""
-
-    #: As :attr:`ContentJudge.OPTIONS` and :attr:`ContentJudge.SETTINGS_FROM`.
-    OPTIONS: ClassVar[dict[str, str]] = {}
-    SETTINGS_FROM: ClassVar[str | None] = None
+    """Labels sentences with one of the nine themes."""
 
     @property
     @abc.abstractmethod

@@ -102,6 +102,13 @@ class CrossEncoderConfig:
             ``features``', a non-finite weight, an unknown veto kind.
     """
 
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "model": "a folder with the model's files and judge.json (default: the shipped one)",
+        "batch_size": "(sentence, span) pairs per forward pass",
+        "device": "cpu, cuda, ...; none: sentence-transformers' choice",
+    }
+    SETTINGS_FROM = "model"
+
     window: int = field(
         default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}
     )
@@ -346,13 +353,6 @@ class CrossEncoderContentJudge(ContentJudge):
         >>> [j.span.text for j in judge.match([request])[0]]
         ['Drink water.']
     """
-
-    OPTIONS: ClassVar[dict[str, str]] = {
-        "model": "a folder with the model's files and judge.json (default: the shipped one)",
-        "batch_size": "(sentence, span) pairs per forward pass",
-        "device": "cpu, cuda, ...; none: sentence-transformers' choice",
-    }
-    SETTINGS_FROM = "model"
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ import numbers
 import os
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import ClassVar
 
 from editf1.judges.base import JudgeConfig
 from editf1.judges.embedding.theme_features import THEME_SENTENCE_FEATURES
@@ -81,6 +82,12 @@ class EmbeddingContentConfig(JudgeConfig):
             ``span_margin`` outside [0, 2] (and not ``None``), a ``span_embedding`` not
             in :data:`SPAN_EMBEDDINGS`, an unknown veto kind.
     """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "params_file": "a parameter file written by edit-f1 train-judge embedding-content "
+        "(default: the shipped one)"
+    }
+    SETTINGS_FROM = "params_file"
 
     weights: dict[str, float] = field(
         metadata={"help": "logistic-regression weight of each feature (fitted)"}
@@ -163,6 +170,12 @@ class EmbeddingThemeConfig(JudgeConfig):
         ValueError: from ``__post_init__``: a label that is not a theme, an unknown
             sentence feature, ``coef`` or ``intercept`` without one row per label.
     """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "params_file": "a parameter file written by edit-f1 train-judge embedding-theme "
+        "(default: the shipped one)"
+    }
+    SETTINGS_FROM = "params_file"
 
     labels: tuple[str, ...] = field(metadata={"help": "the themes, one per row of coef"})
     coef: list = field(metadata={"help": "weights, labels x features (fitted)"})

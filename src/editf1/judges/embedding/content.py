@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
@@ -146,12 +145,6 @@ class EmbeddingContentJudge(ContentJudge):
             a weight).
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
-
-    OPTIONS: ClassVar[dict[str, str]] = {
-        "params_file": "a parameter file written by edit-f1 train-judge embedding-content "
-        "(default: the shipped one)"
-    }
-    SETTINGS_FROM = "params_file"
 
     def __init__(
         self,

@@ -4,7 +4,6 @@ with sentence and word features."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 import numpy as np
 
@@ -43,12 +42,6 @@ class EmbeddingThemeJudge(ThemeJudge):
             given.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
-
-    OPTIONS: ClassVar[dict[str, str]] = {
-        "params_file": "a parameter file written by edit-f1 train-judge embedding-theme "
-        "(default: the shipped one)"
-    }
-    SETTINGS_FROM = "params_file"
 
     def __init__(
         self,
