@@ -232,7 +232,7 @@ def _add_train_judge(commands) -> None:
         "--seed",
         type=seed_option,
         default=0,
-        help="seed of the split, fit and resampling (default 0)",
+        help="seed of the split, fit and resampling (default %(default)s)",
     )
     from editf1.judges.key_terms import CONFLICT_KINDS
 
@@ -453,7 +453,12 @@ def _add_agreement(commands) -> None:
                 "of them (refused here: its cross-validation is its held-out figure)"
             ),
         )
-        sub.add_argument("--test-size", type=float, default=0.4, help="the split's test share")
+        sub.add_argument(
+            "--test-size",
+            type=float,
+            default=0.4,
+            help="the split's test share (default %(default)s)",
+        )
     labels = kinds.add_parser(
         "labels",
         help="any labels already produced (e.g. ordinal scores): agreement and kappa",
@@ -653,7 +658,7 @@ def _add_merge_judge(commands) -> None:
         "--dtype",
         default="float32",
         choices=["float32", "bfloat16", "float16"],
-        help="dtype of the saved weights (default float32, as the CPU judge computes)",
+        help="dtype of the saved weights (default %(default)s, as the CPU judge computes)",
     )
     p.set_defaults(run=_merge_judge)
 
