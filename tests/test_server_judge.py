@@ -668,7 +668,7 @@ def test_redirects_are_never_followed():
 
 @pytest.mark.parametrize("false", [False, "False", "false", "no", "NO", "0", 0])
 def test_allow_remote_false_in_any_spelling_keeps_text_here(false):
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
 
     url = "http://10.0.0.5:8000/v1"
     with pytest.raises(ValueError, match="is not this machine"):

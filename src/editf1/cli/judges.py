@@ -1,6 +1,6 @@
 """The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
-and ``push-judge``, and the ``--*-judge-option`` flags every command that
-loads a judge takes.
+and ``push-judge`` (the ``--*-judge-option`` flags every command that loads a judge
+takes are :mod:`editf1.cli.judge_options`).
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
@@ -17,7 +17,6 @@ edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from pathlib import Path
@@ -30,14 +29,9 @@ from editf1.cli.conventions import (
     seed_option,
     write_json,
 )
+from editf1.cli.judge_options import add_judge_arguments, judge_options
 
-__all__ = [
-    "add_commands",
-    "add_judge_option_arguments",
-    "judge_option_help",
-    "judge_options",
-    "parse_option",
-]
+__all__ = ["add_commands"]
 
 
 def add_commands(commands) -> None:
@@ -47,102 +41,6 @@ def add_commands(commands) -> None:
     _add_agreement(commands)
     _add_merge_judge(commands)
     _add_push_judge(commands)
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``"KEY=VALUE"`` → ``(key, value)``; the value is read as JSON when it is JSON
-    (numbers, true/false, null), else kept as a string.
-
-    Raises:
-        ValueError: without ``=`` or with an empty key.
-
-    >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
-    (('adapter', 'judges/x'), ('batch_size', 8))
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
-    try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
-        return key.strip(), value
-
-
-def _shown(value) -> str:
-    """A default as ``KEY=VALUE`` takes it: JSON, but text bare."""
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def judge_option_help(kind: str) -> str:
-    """The help of ``--{kind}-judge-option``: every registered judge's options, from its
-    config's fields and ``OPTIONS`` (:mod:`editf1.judges`), each with its help and
-    default (imports the judges' configs, no model library)."""
-    import dataclasses
-
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
-
-    lines = [
-        f"an option of the {kind} judge, repeatable; VALUE is JSON (numbers, true/false, "
-        "null, lists) or text. The options of each judge:"
-    ]
-    for name in CONTENT_JUDGES if kind == "content" else THEME_JUDGES:
-        config = config_class(kind, name)
-        items = [f"{key} ({text})" for key, text in config.OPTIONS.items()]
-        for spec in dataclasses.fields(config):
-            if config.SETTINGS_FROM is not None:
-                default = ""  # the file's
-            elif spec.default is not dataclasses.MISSING:
-                default = f"={_shown(spec.default)}"
-            elif spec.default_factory is not dataclasses.MISSING:
-                default = f"={_shown(spec.default_factory())}"
-            else:
-                default = " (needed)"
-            items.append(f"{spec.name}{default} ({spec.metadata['help']})")
-        where = f" (defaults: its {config.SETTINGS_FROM}'s)" if config.SETTINGS_FROM else ""
-        lines.append(f"{name}{where}: {'; '.join(items) or 'none'}")
-    return "\n".join(lines)
-
-
-class _JudgeOptions(argparse.Action):
-    """``--content-judge-option KEY=VALUE``, repeatable (a list of the texts given), whose
-    help :func:`judge_option_help` builds when it is shown, so that building the parser
-    imports no judge."""
-
-    def __init__(self, option_strings, dest, kind: str, **kwargs) -> None:
-        self.kind = kind
-        super().__init__(option_strings, dest, default=[], metavar="KEY=VALUE", **kwargs)
-
-    @property
-    def help(self) -> str:
-        return judge_option_help(self.kind)
-
-    @help.setter
-    def help(self, value) -> None:  # argparse sets it; the text is built when shown
-        pass
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        setattr(namespace, self.dest, [*getattr(namespace, self.dest), values])
-
-
-def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
-    """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
-    for kind in kinds:
-        p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
-
-
-def judge_options(values: list[str]) -> dict | None:
-    """The options dict of repeated ``KEY=VALUE`` flags (``None`` when there are none).
-
-    Raises:
-        ValueError: for a malformed or repeated key.
-    """
-    options: dict = {}
-    for text in values:
-        key, value = parse_option(text)
-        if key in options:
-            raise ValueError(f"judge option {key!r} given twice")
-        options[key] = value
-    return options or None
 
 
 def _lora_flags() -> dict[str, object]:
@@ -418,27 +316,14 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
-    from editf1.options import option_help
-
-    content.add_argument(
-        "--content-judge",
-        default=option_help("content_judge")[0],
-        help=f"the content judge: {', '.join(CONTENT_JUDGES)} (default %(default)s)",
-    )
-    add_judge_option_arguments(content, ("content",))
+    add_judge_arguments(content, ("content",))
     theme = kinds.add_parser(
         "theme",
         help="a theme judge: per-theme and micro F1 (Seegmiller et al. Table 8)",
         description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
     )
     theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
-    theme.add_argument(
-        "--theme-judge",
-        default=option_help("theme_judge")[0],
-        help=f"the theme judge: {', '.join(THEME_JUDGES)} (default %(default)s)",
-    )
-    add_judge_option_arguments(theme, ("theme",))
+    add_judge_arguments(theme, ("theme",))
     for sub in (content, theme):
         sub.add_argument(
             "--split",

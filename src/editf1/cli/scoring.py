@@ -117,21 +117,11 @@ def _add_score(commands) -> None:
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+    from editf1.cli.judge_options import add_judge_arguments
     from editf1.options import option_help
 
     judging = p.add_argument_group("judges and scores")
-    judging.add_argument(
-        "--content-judge",
-        default=option_help("content_judge")[0],
-        help=f"the content judge: {', '.join(CONTENT_JUDGES)} (default %(default)s)",
-    )
-    judging.add_argument(
-        "--theme-judge",
-        default=option_help("theme_judge")[0],
-        help=f"the theme judge: {', '.join(THEME_JUDGES)}, or none for no theme-level "
-        "scores (default %(default)s)",
-    )
+    add_judge_arguments(judging, theme_none=True)
     default, about = option_help("include_other")
     judging.add_argument("--include-other", action="store_true", default=default, help=about)
     default, about = option_help("zero_division")
@@ -145,9 +135,6 @@ def _add_score(commands) -> None:
     judging.add_argument(
         "--batch-size", type=int, default=default, help=f"{about} (default %(default)s)"
     )
-    from editf1.cli.judges import add_judge_option_arguments
-
-    add_judge_option_arguments(judging)
     from editf1.cli.datasets import add_builder_options
     from editf1.cli.gold import add_gold_options
 
@@ -251,7 +238,7 @@ def _score(args) -> int:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
         checked = checked[: args.limit]
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
 
     content_options = judge_options(args.content_judge_option)
     theme_options = judge_options(args.theme_judge_option)
