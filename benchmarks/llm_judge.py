@@ -148,7 +148,8 @@ def judges(args, server_url: str | None = None) -> dict:
     if getattr(args, "decision", False):
         decision = {**options, "mode": DECISION, "max_new_tokens": None}
         window = getattr(args, "decision_window", None)
-        out["content"][DECISION] = LLMContentJudge(adapter=args.adapter, window=window, **decision)
+        given = {} if window is None else {"window": window}
+        out["content"][DECISION] = LLMContentJudge(adapter=args.adapter, **given, **decision)
         if "theme" in out:
             theme = {**decision, "base": args.theme_base or args.base}
             out["theme"][DECISION] = LLMThemeJudge(adapter=args.theme_adapter, **theme)
@@ -558,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
         "--decision-window",
         type=int,
         help="the decision mode's window: longest run of draft sentences one option "
-        "(default: the judge's, 2)",
+        "(default: the judge's)",
     )
     parser.add_argument(
         "--server-concurrency",

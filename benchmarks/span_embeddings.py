@@ -65,9 +65,10 @@ SPLIT_NAMES = {"kqa": "kqa", "team_content": "team", "oncqa_stage2": "stage2"}
 
 def load_sets(data_dir: Path, limit: int | None) -> tuple[dict, dict]:
     """``(content sets, theme sets)``: name -> items, the first ``limit`` of each."""
-    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
     from editf1.validation.stage2_labels import oncqa_stage2_content_items
     from editf1.validation.team_labels import load_team_content_items, load_team_theme_items
+
+    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
 
     content = {
         "kqa": kqa_content_items(data_dir / "kqa"),
@@ -108,11 +109,15 @@ def judge(params, mode: str, encoder, **options):
     """The content judge of ``params`` (a shipped file's name, or the parameters) with
     runs embedded the ``mode`` way (the option is passed only for a composed mode: an
     older library has only ``encoded``)."""
-    from editf1.judges.embedding import EmbeddingContentJudge
+    from editf1.judges.embedding import EmbeddingContentConfig, EmbeddingContentJudge
 
     if mode != "encoded":
         options["span_embedding"] = "composed"
-    given = {"params_file": params} if isinstance(params, str) else {"params": params}
+    given = (
+        {"params_file": params}
+        if isinstance(params, str)
+        else {"config": EmbeddingContentConfig.from_json(params)}
+    )
     return EmbeddingContentJudge(encoder=encoder, **given, **options)
 
 

@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     from editf1.builders.readers import oncqa_content_grading_rows
-    from editf1.judges.embedding import EmbeddingThemeJudge
+    from editf1.judges.embedding import EmbeddingThemeConfig, EmbeddingThemeJudge
     from editf1.judges.encoder import default_encoder
     from editf1.segment import SentenceSplitter
     from editf1.training.classifiers import (
@@ -357,7 +357,9 @@ def main(argv: list[str] | None = None) -> int:
         vocabulary_texts=[t.text for t in team],
         **team_best,
     )
-    team_judge = EmbeddingThemeJudge(params=team_params, encoder=encoder)
+    team_judge = EmbeddingThemeJudge(
+        config=EmbeddingThemeConfig.from_json(team_params), encoder=encoder
+    )
     predicted = {"v2 recipe, team-written only": [j.theme for j in team_judge.classify(texts)]}
     print("team-only v2 recipe done", team_best, flush=True)
 
@@ -377,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     splitter = SentenceSplitter()
     sentences = [[s.text for s in splitter.split(r["response"])] for r in rows]
     fold_of = {item.case: int(k) for item, k in zip(items, cv.fold)}
-    fold_judges = [EmbeddingThemeJudge(params=p, encoder=encoder) for p in cv.params]
+    fold_judges = [
+        EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(p), encoder=encoder)
+        for p in cv.params
+    ]
     missing = sorted({f"oncqa:{r['case_id']}" for r in rows} - set(fold_of))
     if missing:
         sys.exit(f"content-grading cases without theme labels: {missing}")
@@ -390,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     flags = flag_figures(rows, themes_of, _own_reply_labels(rows, items))
 
     final = train_theme_judge_with_real_labels(items, always_train=team, encoder=encoder)
-    v2 = EmbeddingThemeJudge(params=final, encoder=encoder)
+    v2 = EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(final), encoder=encoder)
     speed = {
         "sentences": len(texts),
         "v2_ms": 1000 * classifier_seconds(v2, texts),

@@ -26,6 +26,17 @@ from editf1.themes import CLINICAL_THEMES, THEMES
 
 EMP, SYM, MED, MAE, MPI, LOG, CC, CP = CLINICAL_THEMES
 
+#: A run record by hand, and its string.
+RECORD = {
+    "content_judge": {"name": "exact", "fingerprint": "exact-sentence-match", "options": {}},
+    "theme_judge": None,
+    "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
+    "versions": {"edit-f1": "1"},
+}
+REPRODUCIBILITY = "content:exact-sentence-match|theme:none|splitter:s|include_other:False|" + (
+    "zero_division:0.0|edit-f1:1"
+)
+
 
 def pair(
     em,
@@ -144,7 +155,7 @@ def test_micro_average_sums_counts_then_divides():
     for p in (pair(3, 1, 2), pair(1, 1, 2), pair(0, 2, 0)):
         acc.add(p)
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[0\]"):
-        result = acc.result("test")
+        result = acc.result()
     # EM = 3+1+0 = 4, EA = 1+1+2 = 4, ED = 2+2+0 = 4
     assert (result.expected_matches, result.expected_additions, result.expected_deletions) == (
         4,
@@ -166,7 +177,7 @@ def test_micro_average_two_pairs_differs_from_macro():
     acc = CorpusAccumulator(CLINICAL_THEMES)
     acc.add(pair(1, 0, 0))  # F1 1
     acc.add(pair(1, 9, 0))  # P 1, R 1/10, F1 2/11
-    result = acc.result("test")
+    result = acc.result()
     # micro: EM 2, EA 9, ED 0: P 1, R 2/11, F1 = 2*2/(2*2+9+0) = 4/13
     assert result.f1 == pytest.approx(4 / 13)
     macro = (1 + 2 / 11) / 2  # = 13/22 ≈ 0.591
@@ -178,7 +189,7 @@ def test_corpus_precision_undefined_warns_once_naming_the_row_and_is_zero():
     acc.add(pair(0, 2, 0))  # an empty draft
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = acc.result("test")
+        result = acc.result()
     # the row is named; the corpus-level warning would repeat it
     assert [str(w.message).split(" is undefined")[0] for w in caught] == [
         "precision (prediction has no sentence; theme precision too if the reply has a theme)"
@@ -193,7 +204,7 @@ def test_corpus_warning_can_be_left_to_the_caller():
     acc.add(pair(0, 2, 0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = acc.result("test", warn=False)
+        result = acc.result(warn=False)
     assert result.precision == 0.0
 
 
@@ -202,13 +213,13 @@ def test_corpus_precision_undefined_with_explicit_policy_is_silent():
     acc.add(pair(0, 2, 0))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = acc.result("test")
+        result = acc.result()
     assert (result.precision, result.recall, result.f1) == (1.0, 0.0, 0.0)
 
 
 def test_empty_corpus_raises():
     with pytest.raises(ValueError, match="no pairs"):
-        CorpusAccumulator(CLINICAL_THEMES).result("test")
+        CorpusAccumulator(CLINICAL_THEMES).result()
 
 
 def test_keep_pairs_false_keeps_none_and_unusable_are_summed():
@@ -216,10 +227,10 @@ def test_keep_pairs_false_keeps_none_and_unusable_are_summed():
     acc.add(pair(1, 1, 0, unusable=(1, 2)))
     acc.add(pair(1, 0, 0, unusable=(0, 1)))
     with pytest.warns(UnusableJudgementWarning, match=r"1 unusable content and 3 unusable theme"):
-        result = acc.result("repro")
+        result = acc.result(RECORD)
     assert result.pairs is None
     assert (result.unusable_judgements, result.unusable_theme_judgements) == (1, 3)
-    assert result.reproducibility == "repro"
+    assert result.provenance == RECORD and result.reproducibility == REPRODUCIBILITY
     assert "per_pair" not in result.to_dict()
 
 
@@ -263,7 +274,7 @@ def themed_corpus(themes_scored=CLINICAL_THEMES):
 
 def test_theme_micro_over_pair_theme_decisions():
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
-        result = themed_corpus().result("test")
+        result = themed_corpus().result()
     # 8 clinical themes. A: tp MAE, MPI = 2; fp LOG = 1; fn CP = 1.
     # B: tp MPI = 1; fp 0; fn EMP = 1. C: tp 0; fp 0; fn MPI = 1.
     # tp 3, fp 1, fn 3: P 3/4, R 3/6, F1 = 2*3/(2*3+1+3) = 0.6
@@ -276,7 +287,7 @@ def test_theme_micro_over_pair_theme_decisions():
 
 def test_theme_micro_with_other():
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
-        result = themed_corpus(THEMES).result("test")
+        result = themed_corpus(THEMES).result()
     # Other adds: A tp 1; B fp 1. tp 4, fp 2, fn 3: P 4/6, R 4/7, F1 = 8/(8+2+3) = 8/13
     assert result.theme.precision == pytest.approx(2 / 3)
     assert result.theme.recall == pytest.approx(4 / 7)
@@ -287,7 +298,7 @@ def test_theme_micro_with_other():
 
 def test_per_theme_scores_proportions_and_content_recall():
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
-        per = themed_corpus().result("test").per_theme
+        per = themed_corpus().result().per_theme
     # MPI: in all 3 replies; drafts A, B → tp 2, fn 1: P 1, R 2/3, F1 0.8
     mpi = per[MPI]
     assert (mpi.precision, mpi.recall, mpi.f1) == pytest.approx((1.0, 2 / 3, 0.8))
@@ -322,7 +333,7 @@ def test_per_theme_scores_proportions_and_content_recall():
 
 def test_other_is_not_in_clinical_per_theme_figures():
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
-        result = themed_corpus().result("test")
+        result = themed_corpus().result()
     assert "Other" not in result.per_theme
     summary = result.summary()
     assert summary["themes_scored"] == list(CLINICAL_THEMES)
@@ -358,7 +369,7 @@ def test_aggregate_sums_hand_made_pairs():
     pairs = themed_pairs()
     seen = []
     result = aggregate(
-        pairs, themes_scored=CLINICAL_THEMES, zero_division=0.0, reproducibility="r",
+        pairs, themes_scored=CLINICAL_THEMES, zero_division=0.0, provenance=RECORD,
         keep_pairs=True, sink=seen.append,
     )  # fmt: skip
     # EM 3+1+0 = 4, EA 1+1+2 = 4, ED 2+2+0 = 4: P 4/8, R 4/8, F1 1/2
@@ -370,17 +381,16 @@ def test_aggregate_sums_hand_made_pairs():
     assert (result.precision, result.recall, result.f1) == (0.5, 0.5, 0.5)
     # themes, as in test_theme_micro_over_pair_theme_decisions: tp 3, fp 1, fn 3
     assert result.theme.precision == pytest.approx(3 / 4) and result.theme.recall == 0.5
-    assert seen == pairs == result.pairs and result.reproducibility == "r"
+    assert seen == pairs == result.pairs and result.summary()["run"] == RECORD
     assert result.empty_predictions == 1 and result.all_references is None  # pair C
     with pytest.warns(UndefinedMetricWarning, match=r"for 1 row\(s\) \[2\]"):
-        assert aggregate(pairs, themes_scored=CLINICAL_THEMES, reproducibility="r").pairs is None
+        assert aggregate(pairs, themes_scored=CLINICAL_THEMES).pairs is None
 
 
 def test_aggregate_with_several_replies_sums_every_reply_too():
     reply_a, reply_b = pair(1, 1, 0, row=0), pair(1, 0, 1, row=0)
     best = dataclasses.replace(reply_a, best_reference=0, per_reference=(reply_a, reply_b))
-    result = aggregate([best, pair(2, 0, 0, row=1)], themes_scored=CLINICAL_THEMES,
-                       reproducibility="r")  # fmt: skip
+    result = aggregate([best, pair(2, 0, 0, row=1)], themes_scored=CLINICAL_THEMES)
     # best replies: EM 1+2, EA 1+0, ED 0+0: P 1, R 3/4
     assert (result.precision, result.recall) == (1.0, 0.75)
     # every (draft, reply) pair: EM 1+1+2 = 4, EA 1+0+0 = 1, ED 0+1+0 = 1: P 4/5, R 4/5
@@ -406,7 +416,7 @@ def test_two_rank_merge_by_hand():
     first.merge(second)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        merged = first.result("r")
+        merged = first.result()
     # content: EM 2+0+1+0+3 = 6, EA 1+1+0+2+0 = 4, ED 1+0+2+0+0 = 3
     assert (merged.expected_matches, merged.expected_additions, merged.expected_deletions) == (
         6,
@@ -445,7 +455,7 @@ def test_merged_accumulators_equal_one_accumulator_of_every_pair():
     first.merge(second)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert first.result("r").summary() == whole.result("r").summary()
+        assert first.result().summary() == whole.result().summary()
     assert [p.row for p in first.pairs] == [0, 1, 2, 3, 4]
 
 
@@ -454,7 +464,7 @@ def test_only_the_process_that_warns_warns():
     first.merge(second)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        first.result("r", warn=False)  # another process: the same figures, no warning
+        first.result(warn=False)  # another process: the same figures, no warning
 
 
 def test_merge_refuses_other_themes_or_policies():
@@ -470,14 +480,14 @@ def test_a_warning_names_the_first_ten_rows_across_merges():
         (second if row % 2 else first).add(pair(0, 1, 0, row=row))  # empty drafts
     second.merge(first)  # merged out of order: the rows are still named in order
     with pytest.warns(UndefinedMetricWarning) as caught:
-        second.result("r")
+        second.result()
     assert "for 12 row(s) [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]" in str(caught[0].message)
 
 
 def test_text_outside_latin_script_is_warned_naming_the_judges():
     rows = [pair(1, 0, 0, row=0), pair(1, 0, 0, row=1, texts=("请多喝水。", "x"))]
     with pytest.warns(NonLatinTextWarning) as caught:
-        aggregate(rows, themes_scored=CLINICAL_THEMES, reproducibility="r",
+        aggregate(rows, themes_scored=CLINICAL_THEMES,
                   judges="content: exact-sentence-match; theme: none")  # fmt: skip
     message = str(caught[0].message)
     assert message.startswith("1 row(s) (first: [1])")

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("editf1.segment",),
     ("editf1.inputs",),
     ("editf1.io", "editf1.judges"),
+    ("editf1.options",),
     ("editf1.results",),
     ("editf1.count",),
     ("editf1.aggregate",),

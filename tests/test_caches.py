@@ -41,7 +41,6 @@ def test_cached_functions_are_cleared():
 
 def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     import editf1.judges as registry
-    import editf1.scorer as scorer_module
     from editf1.judges import key_terms, load_content_judge
     from editf1.judges.encoder import default_encoder
     from editf1.judges.generative import decoding, judges, loading
@@ -52,7 +51,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     # the judge registry, a generative judge's model and its weight files' digests
     tiny = build_tiny_causal_lm(tmp_path / "tiny")
     load_content_judge("llm", {"base": str(tiny)})
-    # the scorer editf1.score keeps
+    # the judge editf1.score loads
     editf1.score(
         predictions=["Rest."], references=["Rest."], content_judge="exact", theme_judge=None
     )
@@ -84,7 +83,6 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     ]
     sizes = {
         "registry": lambda: len(registry._cache),
-        "scorer": lambda: len(scorer_module._cached),
         "theme labels": lambda: len(held.theme_cache._labels),
         "embeddings": lambda: len(encoder._cache),
         "cache argument": lambda: len(decoding._CACHE_ARGUMENT),

@@ -29,7 +29,7 @@ def test_the_url_names_the_paper_the_bibtex_names():
 
 
 def test_the_evaluate_module_and_the_builders_use_the_constant():
-    metric = evaluate.load(str(METRIC_DIR), content_judge="exact", theme_judge=None)
+    metric = evaluate.load(str(METRIC_DIR), "exact+none")
     assert metric.reference_urls == [PAPER_URL]
     assert metric.citation == PAPER_CITATION
     assert ContentMatchBuilder.HOMEPAGE == PAPER_URL

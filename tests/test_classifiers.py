@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from editf1.judges.embedding import EmbeddingThemeJudge, load_params
+from editf1.judges.embedding import (
+    EmbeddingContentConfig,
+    EmbeddingThemeConfig,
+    EmbeddingThemeJudge,
+    load_params,
+)
 from editf1.themes import THEMES
 from editf1.training.classifiers import (
     VETO_NC,
@@ -134,7 +139,12 @@ def test_content_calibration_on_own_labels_chooses_the_threshold_out_of_fold(bag
     assert params["threshold_choice"]["folds"] == 5
     assert 0.0 < params["threshold"] < 1.0
     assert params["agreement"]["agreement"]["value"] == 1.0
-    assert EmbeddingContentJudge(params=params, encoder=encoder).threshold == params["threshold"]
+    assert (
+        EmbeddingContentJudge(
+            config=EmbeddingContentConfig.from_json(params), encoder=encoder
+        ).threshold
+        == params["threshold"]
+    )
     # a fixed threshold other than 0.5 is written as given, with no choice recorded
     fixed = calibrate_content_judge(items, encoder=encoder, n_resamples=100, threshold=0.7)
     assert fixed["threshold"] == 0.7 and "threshold_choice" not in fixed
@@ -254,7 +264,9 @@ def test_train_theme_judge_reports_figures_its_confusion_matrix_gives():
         )
     assert cv["accuracy"] == pytest.approx(np.trace(matrix) / matrix.sum(), abs=5e-5)
     assert cv["macro_f1"] == pytest.approx(np.mean(f1), abs=5e-5)
-    judge = EmbeddingThemeJudge(params=params, encoder=ThemeWordEncoder())
+    judge = EmbeddingThemeJudge(
+        config=EmbeddingThemeConfig.from_json(params), encoder=ThemeWordEncoder()
+    )
     assert judge.sentence_features == () and judge.coef.shape == (9, 9)
 
 
@@ -353,7 +365,9 @@ def test_fit_theme_classifier_vocabulary_and_word_weights():
         "words": {"ngram_range": [1, 2], "vocabulary": vocabulary},
     }
     assert np.asarray(params["coef"]).shape == (len(THEMES), 3 + 2 + len(vocabulary))
-    judge = EmbeddingThemeJudge(params=params, encoder=ZeroEncoder())
+    judge = EmbeddingThemeJudge(
+        config=EmbeddingThemeConfig.from_json(params), encoder=ZeroEncoder()
+    )
     assert [j.theme for j in judge.classify(["word4 elsewhere", "word7"])] == [
         THEMES[4],
         THEMES[7],
@@ -426,7 +440,10 @@ def test_content_calibration_fits_on_runs_embedded_the_way_asked(bag_model, span
         # written into the parameters, so the judge loading them composes its runs too
         assert params["span_embedding"] == "composed"
         assert "Rest. Drink." not in seen
-        judge = EmbeddingContentJudge(params=params, encoder=SentenceEncoder(bag_model(), "bag"))
+        judge = EmbeddingContentJudge(
+            config=EmbeddingContentConfig.from_json(params),
+            encoder=SentenceEncoder(bag_model(), "bag"),
+        )
         assert judge.span_embedding == "composed" and "span_embedding=composed" in judge.fingerprint
     else:  # parameter files fitted on encoded runs stay as they were
         assert "span_embedding" not in params and "Rest. Drink." in seen

@@ -883,17 +883,18 @@ NEEDS = {
 
 def test_every_judge_that_needs_an_option_says_which_in_one_line(tmp_path, capsys):
     """Each registered judge either runs without options or, without the one it needs,
-    ends with one line naming it and exit status 2 (no traceback); a judge class with a
-    required argument is in NEEDS."""
-    import inspect
-    from importlib import import_module
+    ends with one line naming it and exit status 2 (no traceback); a judge whose config
+    has a field without a default is in NEEDS."""
+    import dataclasses
 
-    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
 
     for kind, registry in (("content", CONTENT_JUDGES), ("theme", THEME_JUDGES)):
-        for name, (module, cls) in registry.items():
-            parameters = inspect.signature(getattr(import_module(module), cls)).parameters
-            required = [k for k, p in parameters.items() if p.default is p.empty]
+        for name in registry:
+            config = config_class(kind, name)
+            fields = [] if config.SETTINGS_FROM else dataclasses.fields(config)
+            missing = dataclasses.MISSING
+            required = [f.name for f in fields if f.default is f.default_factory is missing]
             assert not required or NEEDS.get((kind, name)) == required[0], (kind, name)
     for (kind, name), option in NEEDS.items():
         other = "theme" if kind == "content" else "content"

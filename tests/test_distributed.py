@@ -123,7 +123,7 @@ def test_merged_share_accumulators_equal_one_process(scorer):
             mine.add(renumbered(pair, share.start))
         merged.merge(mine)
     with pytest.warns(UndefinedMetricWarning) as merged_warnings:
-        result = merged.result(scorer.reproducibility, judges=scorer.judges)
+        result = merged.result(scorer.provenance, judges=scorer.judges)
     assert result.summary() == whole.summary() and result.pairs is None
     assert result.all_references.summary() == whole.all_references.summary()
     assert [str(w.message) for w in merged_warnings] == [str(w.message) for w in one_warnings]
@@ -315,13 +315,12 @@ def _evaluate_rank(process_id: int, cache_dir: str, rows: list, queue) -> None:
     import evaluate
 
     judge = CountingExactJudge()
-    metric = evaluate.load(str(METRIC_DIR), content_judge=judge, theme_judge=None,
-                           num_process=2, process_id=process_id, experiment_id="idle_rank",
-                           cache_dir=cache_dir)  # fmt: skip
+    metric = evaluate.load(str(METRIC_DIR), num_process=2, process_id=process_id,
+                           experiment_id="idle_rank", cache_dir=cache_dir)  # fmt: skip
     half = rows[10 * process_id : 10 * (process_id + 1)]
     metric.add_batch(predictions=[r["prediction"] for r in half],
                      references=[r["reference"] for r in half])  # fmt: skip
-    result = metric.compute(return_pairs=False)
+    result = metric.compute(return_pairs=False, content_judge=judge, theme_judge=None)
     queue.put((process_id, judge.judged, None if result is None else result["n_pairs"]))
 
 

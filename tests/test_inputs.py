@@ -265,7 +265,7 @@ def test_evaluate_compute_checks_each_row_once(row_checks):
 
     from editf1.integrations.hf_metric import metric_path
 
-    metric = evaluate.load(str(metric_path()), content_judge="exact", theme_judge=None)
+    metric = evaluate.load(str(metric_path()), "exact+none")
     single = [r if isinstance(r, str) else r[0] for r in REPLIES]
     metric.compute(predictions=DRAFTS, references=single, zero_division=0.0)
     assert row_checks == [0, 1, 2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,13 +13,16 @@ from editf1.judges import (
     CONTENT_JUDGES,
     ContentJudge,
     ContentJudgement,
+    JudgeConfig,
     JudgeRequest,
     ThemeJudge,
     load_content_judge,
     load_theme_judge,
 )
 from editf1.judges.embedding import (
+    EmbeddingContentConfig,
     EmbeddingContentJudge,
+    EmbeddingThemeConfig,
     EmbeddingThemeJudge,
     load_params,
     theme_sentence_features,
@@ -184,7 +188,9 @@ def bounded_case(splitter, span_vector, first_vector):
 def test_bounded_span_search_skips_runs_that_cannot_match(splitter):
     # sentences at cosine 0, 0, 0 with the reference: bound 0 + 0.4 < 0.8, no run encoded
     encoder, req = bounded_case(splitter, [1, 0, 0], [0, 0, 1])
-    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=0.4)
+    judge = EmbeddingContentJudge(
+        config=EmbeddingContentConfig.from_json(STEEP), encoder=encoder, span_margin=0.4
+    )
     (scores,) = judge.span_scores([req])
     assert [s.text for s in scores.spans] == ["Sleep early.", "Avoid screens.", "Call us."]
     assert "Sleep early. Avoid screens." not in encoder.asked
@@ -193,7 +199,9 @@ def test_bounded_span_search_skips_runs_that_cannot_match(splitter):
     assert answer.status == "no_match" and answer.score == pytest.approx(1 / (1 + np.exp(8)))
     # the exhaustive search finds the run this bound wrongly ruled out (cosine 1.0, a
     # gain of 1.0 over its best sentence, far beyond any seen on real data)
-    everything = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=None)
+    everything = EmbeddingContentJudge(
+        config=EmbeddingContentConfig.from_json(STEEP), encoder=encoder, span_margin=None
+    )
     (answer,) = everything.match([req])[0]
     assert answer.status == "match" and answer.span.text == "Sleep early. Avoid screens."
 
@@ -201,7 +209,9 @@ def test_bounded_span_search_skips_runs_that_cannot_match(splitter):
 def test_bounded_span_search_scores_runs_that_could_match(splitter):
     # "Sleep early." at cosine 0.6: bound 1.0 >= 0.8 for the first run only
     encoder, req = bounded_case(splitter, [1, 0, 0], [0.6, 0.8, 0])
-    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder, span_margin=0.4)
+    judge = EmbeddingContentJudge(
+        config=EmbeddingContentConfig.from_json(STEEP), encoder=encoder, span_margin=0.4
+    )
     (scores,) = judge.span_scores([req])
     assert [s.text for s in scores.spans][3:] == ["Sleep early. Avoid screens."]
     assert scores.cosine[0].tolist() == pytest.approx([0.6, 0.0, 0.0, 1.0])
@@ -228,7 +238,7 @@ def test_probabilities_within_rounding_are_a_tie_won_by_the_earliest_span(splitt
             "Avoid screens. Call us.": [0, 0, 1],
         }
     )
-    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder)
+    judge = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(STEEP), encoder=encoder)
     (scores,) = judge.span_scores([request(splitter, "Rest more.", draft)])
     assert scores.probability[0, 2] > scores.probability[0, 0]
     (answer,) = judge.match([request(splitter, "Rest more.", draft)])[0]
@@ -240,7 +250,7 @@ def test_bounded_span_search_without_references_encodes_no_run(splitter):
     req = JudgeRequest(
         (), "Sleep early. Avoid screens.", tuple(splitter.split("Sleep early. Avoid screens."))
     )
-    judge = EmbeddingContentJudge(params=STEEP, encoder=encoder)
+    judge = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(STEEP), encoder=encoder)
     (scores,) = judge.span_scores([req])
     assert len(scores.spans) == 2 and scores.probability.shape == (0, 2)
     assert encoder.asked == ["Sleep early.", "Avoid screens."]
@@ -287,11 +297,13 @@ VETOING = STEEP | {"features": ["cosine"], "weights": {"cosine": 10.0}, "veto": 
 
 def test_veto_rules_out_a_span_that_contradicts_a_direction(splitter):
     req = request(splitter, "Increase your omeprazole.", "Continue your omeprazole.")
-    plain = EmbeddingContentJudge(params=VETOING | {"veto": []}, encoder=WORDS)
+    plain = EmbeddingContentJudge(
+        config=EmbeddingContentConfig.from_json(VETOING | {"veto": []}), encoder=WORDS
+    )
     (plain_answer,) = plain.match([req])[0]
     assert plain_answer.status == "match"  # cosine 0.97: similar words, opposite advice
     assert plain_answer.vetoed is None
-    vetoing = EmbeddingContentJudge(params=VETOING, encoder=WORDS)
+    vetoing = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(VETOING), encoder=WORDS)
     (scores,) = vetoing.span_scores([req])
     assert scores.vetoed.tolist() == [[True]]
     (answer,) = vetoing.match([req])[0]
@@ -314,7 +326,7 @@ def test_vetoed_span_is_written_in_the_alignment_and_read_back(splitter):
     from editf1.analysis.compare import pair_result_from_dict
     from editf1.scorer import EditF1Scorer
 
-    judge = EmbeddingContentJudge(params=VETOING, encoder=WORDS)
+    judge = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(VETOING), encoder=WORDS)
     scorer = EditF1Scorer(content_judge=judge, theme_judge=None)
     draft, reply = "Continue your omeprazole.", "Increase your omeprazole. Rest."
     (pair,) = scorer.score([draft], [reply]).pairs
@@ -371,8 +383,10 @@ def test_fingerprint_names_the_rules_version_of_judges_that_read_key_terms(monke
 
     params = load_params("content_judge_veto_nc.json")
     judges = [
-        EmbeddingContentJudge(params=params | {"veto": []}, encoder=WORDS),
-        EmbeddingContentJudge(params=params, encoder=WORDS),
+        EmbeddingContentJudge(
+            config=EmbeddingContentConfig.from_json(params | {"veto": []}), encoder=WORDS
+        ),
+        EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(params), encoder=WORDS),
     ]
     before = [j.fingerprint for j in judges]
     assert [f",rules={key_terms.RULES_VERSION})" in f for f in before] == [False, True]
@@ -396,26 +410,35 @@ def test_content_judge_fingerprint_follows_weights_and_options_only(tmp_path):
     copy = tmp_path / name
     copy.write_text(json.dumps(_reversed_keys(params), indent=4), encoding="utf-8")
     same = [
-        EmbeddingContentJudge(params=_reversed_keys(params), encoder=WORDS),
+        EmbeddingContentJudge(
+            config=EmbeddingContentConfig.from_json(_reversed_keys(params)), encoder=WORDS
+        ),
         EmbeddingContentJudge(params_file=str(copy), encoder=WORDS),
         EmbeddingContentJudge(
-            params=params | {"date": "1999-01-01", "encoder": "x"}, encoder=WORDS
+            config=EmbeddingContentConfig.from_json(
+                params | {"date": "1999-01-01", "encoder": "x"}
+            ),
+            encoder=WORDS,
         ),
-        EmbeddingContentJudge(window=params["window"], params=params, encoder=WORDS),
-        EmbeddingContentJudge(span_embedding="encoded", params=params, encoder=WORDS),
+        EmbeddingContentJudge(
+            window=params["window"], config=EmbeddingContentConfig.from_json(params), encoder=WORDS
+        ),
+        EmbeddingContentJudge(
+            span_embedding="encoded", config=EmbeddingContentConfig.from_json(params), encoder=WORDS
+        ),
     ]
     assert [judge.fingerprint for judge in same] == [shipped] * len(same)
     # another judge: one weight, the bias, the veto or an option changed
     weights = params["weights"] | {"word_recall": params["weights"]["word_recall"] + 1e-6}
     changed = [
-        {"params": params | {"weights": weights}},
-        {"params": params | {"bias": params["bias"] + 1e-6}},
-        {"params": params | {"veto": params["veto"][:-1]}},
-        {"params": params, "threshold": 0.55},
-        {"params": params, "window": params["window"] + 1},
-        {"params": params, "span_margin": 0.25},
-        {"params": params, "span_margin": None},
-        {"params": params, "span_embedding": "composed"},
+        {"config": EmbeddingContentConfig.from_json(params | {"weights": weights})},
+        {"config": EmbeddingContentConfig.from_json(params | {"bias": params["bias"] + 1e-6})},
+        {"config": EmbeddingContentConfig.from_json(params | {"veto": params["veto"][:-1]})},
+        {"threshold": 0.55},
+        {"window": params["window"] + 1},
+        {"span_margin": 0.25},
+        {"span_margin": None},
+        {"span_embedding": "composed"},
     ]
     prints = [EmbeddingContentJudge(encoder=WORDS, **kwargs).fingerprint for kwargs in changed]
     assert len({shipped, *prints}) == 1 + len(changed)
@@ -429,19 +452,20 @@ def test_params_file_from_a_path(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error", "message"),
+    ("params", "kwargs", "error", "message"),
     [
-        ({"params": STEEP, "params_file": "content_judge_veto_nc.json"}, ValueError, "not both"),
-        ({"params_file": "nowhere.json"}, FileNotFoundError, "nowhere.json"),
-        ({"params": STEEP | {"features": ["cosine", "tone"]}}, ValueError, "tone"),
-        ({"params": STEEP | {"features": ["cosine", "token_recall"]}}, ValueError, "token_recall"),
-        ({"params": STEEP | {"features": ["cosine"], "weights": {}}}, ValueError, "cosine"),
-        ({"params": STEEP | {"veto": ["mood"]}}, ValueError, "mood"),
+        (STEEP, {"params_file": "content_judge_veto_nc.json"}, ValueError, "not both"),
+        (None, {"params_file": "nowhere.json"}, FileNotFoundError, "nowhere.json"),
+        (STEEP | {"features": ["cosine", "tone"]}, {}, ValueError, "tone"),
+        (STEEP | {"features": ["cosine", "token_recall"]}, {}, ValueError, "token_recall"),
+        (STEEP | {"features": ["cosine"], "weights": {}}, {}, ValueError, "cosine"),
+        (STEEP | {"veto": ["mood"]}, {}, ValueError, "mood"),
     ],
 )
-def test_bad_params(kwargs, error, message):
+def test_bad_params(params, kwargs, error, message):
     with pytest.raises(error, match=message):
-        EmbeddingContentJudge(encoder=WORDS, **kwargs)
+        config = None if params is None else EmbeddingContentConfig.from_json(params)
+        EmbeddingContentJudge(encoder=WORDS, config=config, **kwargs)
 
 
 @pytest.mark.slow
@@ -564,10 +588,12 @@ def test_composed_runs_score_as_encoded_runs_when_no_attention_crosses_them(spli
     req = request(splitter, "Rest drink.", "Rest. Drink. Call call.")
     encoded_model, composed_model = bag_model(), bag_model()
     encoded = EmbeddingContentJudge(
-        params=params, encoder=SentenceEncoder(encoded_model, "bag"), span_margin=None
+        config=EmbeddingContentConfig.from_json(params),
+        encoder=SentenceEncoder(encoded_model, "bag"),
+        span_margin=None,
     )
     composed = EmbeddingContentJudge(
-        params=params,
+        config=EmbeddingContentConfig.from_json(params),
         encoder=SentenceEncoder(composed_model, "bag"),
         span_margin=None,
         span_embedding="composed",
@@ -597,8 +623,15 @@ def test_span_embedding_defaults_to_the_way_the_parameters_were_fitted():
     params = load_params("content_judge_veto_nc.json")
     assert EmbeddingContentJudge(encoder=WORDS).span_embedding == "encoded"
     fitted = params | {"span_embedding": "composed"}
-    assert EmbeddingContentJudge(params=fitted, encoder=WORDS).span_embedding == "composed"
-    chosen = EmbeddingContentJudge(params=fitted, encoder=WORDS, span_embedding="encoded")
+    assert (
+        EmbeddingContentJudge(
+            config=EmbeddingContentConfig.from_json(fitted), encoder=WORDS
+        ).span_embedding
+        == "composed"
+    )
+    chosen = EmbeddingContentJudge(
+        config=EmbeddingContentConfig.from_json(fitted), encoder=WORDS, span_embedding="encoded"
+    )
     assert chosen.span_embedding == "encoded"
     assert chosen.fingerprint == EmbeddingContentJudge(encoder=WORDS).fingerprint
 
@@ -761,7 +794,7 @@ def test_theme_judge_adds_sentence_and_word_features_to_the_embedding():
         "sentence": ["question_mark", "leading_if"],
         "words": {"ngram_range": [1, 2], "vocabulary": ["call us", "visit"]},
     }
-    judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+    judge = EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(params), encoder=encoder)
     assert judge.features(texts).tolist() == [
         [1, 0, 0, 1, 0, 0, 0],
         [1, 0, 0, 0, 1, 1, 0],
@@ -780,7 +813,12 @@ def test_theme_judge_adds_sentence_and_word_features_to_the_embedding():
     # the features are part of the fingerprint
     plain = {k: params[k] for k in ("labels", "intercept")}
     plain["coef"] = np.asarray(params["coef"])[:, :3].tolist()
-    assert judge.fingerprint != EmbeddingThemeJudge(params=plain, encoder=encoder).fingerprint
+    assert (
+        judge.fingerprint
+        != EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(plain), encoder=encoder
+        ).fingerprint
+    )
 
 
 class Encoder384:
@@ -821,10 +859,17 @@ def test_theme_judge_fingerprint_follows_weights_and_features_only(embeddings_on
     copy.write_text(json.dumps(_reversed_keys(params), indent=4), encoding="utf-8")
     arrays = {k: np.asarray(params[k]) for k in ("coef", "intercept")}
     same = [
-        EmbeddingThemeJudge(params=_reversed_keys(params), encoder=Encoder384()),
+        EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(_reversed_keys(params)), encoder=Encoder384()
+        ),
         EmbeddingThemeJudge(params_file=str(copy), encoder=Encoder384()),
-        EmbeddingThemeJudge(params=params | {"date": "1999-01-01", "C": 1}, encoder=Encoder384()),
-        EmbeddingThemeJudge(params=params | arrays, encoder=Encoder384()),
+        EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(params | {"date": "1999-01-01", "C": 1}),
+            encoder=Encoder384(),
+        ),
+        EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(params | arrays), encoder=Encoder384()
+        ),
     ]
     assert [judge.fingerprint for judge in same] == [shipped] * len(same)
     # another judge: one weight, one intercept, the label order or a feature changed
@@ -844,7 +889,12 @@ def test_theme_judge_fingerprint_follows_weights_and_features_only(embeddings_on
             params | {"features": features | {"sentence": features["sentence"][::-1]}},
             params | {"features": features | {"words": words}},
         ]
-    prints = [EmbeddingThemeJudge(params=p, encoder=Encoder384()).fingerprint for p in changed]
+    prints = [
+        EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(p), encoder=Encoder384()
+        ).fingerprint
+        for p in changed
+    ]
     assert len({shipped, *prints}) == 1 + len(changed)
 
 
@@ -853,12 +903,17 @@ def test_theme_judge_rejects_weights_that_do_not_fit_its_features():
     params = _toy_theme_params(4, {})
     params["features"] = {"sentence": ["question_mark", "leading_if"]}
     with pytest.raises(ValueError, match=r"shape \(9, 4\), expected \(9, 5\)"):
-        EmbeddingThemeJudge(params=params, encoder=encoder)
+        EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(params), encoder=encoder)
     params["features"] = {"sentence": ["exclamation"]}
     with pytest.raises(ValueError, match="unknown theme sentence features"):
-        EmbeddingThemeJudge(params=params, encoder=encoder)
-    with pytest.raises(ValueError, match="give params or params_file, not both"):
-        EmbeddingThemeJudge(params=params, params_file="theme_judge_v2.json", encoder=encoder)
+        EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(params), encoder=encoder)
+    del params["features"]
+    with pytest.raises(ValueError, match="give config or params_file, not both"):
+        EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(params),
+            params_file="theme_judge_v2.json",
+            encoder=encoder,
+        )
     with pytest.raises(FileNotFoundError, match=r"no_such_judge\.json"):
         EmbeddingThemeJudge(params_file="no_such_judge.json", encoder=encoder)
 
@@ -930,9 +985,9 @@ def test_theme_judge_v2_recipe_on_held_out_cases(shared_data, real_theme_judge):
             [*(items[i] for i in train), *team], results["chosen"]["v2, real + team"][k]
         )
         held = [items[i] for i in test]
-        labels = EmbeddingThemeJudge(params=params, encoder=encoder).classify(
-            [i.text for i in held]
-        )
+        labels = EmbeddingThemeJudge(
+            config=EmbeddingThemeConfig.from_json(params), encoder=encoder
+        ).classify([i.text for i in held])
         right += sum(j.theme == i.theme for j, i in zip(labels, held))
     figure = results["judges"]["v2, real + team"]["micro_f1"]["value"]
     assert abs(right - figure * len(items)) <= 2
@@ -963,12 +1018,21 @@ def test_every_registered_name_loads_a_judge_of_its_kind():
     clear_caches()
 
 
+@dataclasses.dataclass(frozen=True)
+class OptionConfig(JudgeConfig):
+    """The settings of :class:`OptionJudge`."""
+
+    params: dict | None = dataclasses.field(default=None, metadata={"help": "nested"})
+    weights: str | None = dataclasses.field(default=None, metadata={"help": "a file"})
+
+
 class OptionJudge(ContentJudge):
     """A registered judge that records the options it was built with (registry tests)."""
 
-    def __init__(self, params: dict | None = None, weights: str | None = None) -> None:
-        self.params = params
-        self.weights = None if weights is None else Path(weights).read_text()
+    def __init__(self, **options) -> None:
+        config = OptionConfig(**options)
+        self.params = config.params
+        self.weights = None if config.weights is None else Path(config.weights).read_text()
 
     @property
     def fingerprint(self) -> str:
@@ -982,7 +1046,9 @@ class OptionJudge(ContentJudge):
 def option_judge(monkeypatch):
     from editf1 import clear_caches
 
-    monkeypatch.setitem(CONTENT_JUDGES, "options", (__name__, "OptionJudge"))
+    monkeypatch.setitem(
+        CONTENT_JUDGES, "options", (f"{__name__}:OptionJudge", f"{__name__}:OptionConfig")
+    )
     clear_caches()
     yield
     clear_caches()
@@ -1029,13 +1095,14 @@ def test_options_that_are_not_json_are_never_cached(option_judge):
 def test_nested_options_through_evaluate_load(option_judge):
     evaluate = pytest.importorskip("evaluate")
     params = {"weights": {"cosine": 2.0}, "window": [1, 2]}
-    metric = evaluate.load(
-        str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"),
+    metric = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"))
+    out = metric.compute(
+        predictions=["Rest today."],
+        references=["Rest today."],
         content_judge="options",
         theme_judge=None,
         content_judge_options={"params": params},
     )
-    out = metric.compute(predictions=["Rest today."], references=["Rest today."])
     assert (out["expected_matches"], out["expected_additions"]) == (0, 1)
     assert "content:option-judge" in out["reproducibility"]
     assert load_content_judge("options", {"params": params}).params == params

@@ -353,13 +353,10 @@ def test_registry_evaluate_and_cli_take_the_decision_mode(tiny, tmp_path, capsys
     assert isinstance(judge, LLMContentJudge) and judge.no_match_threshold == 0.5
     assert load_theme_judge("llm", {"base": str(tiny), "mode": "decision"}).mode == "decision"
     expected = EditF1Scorer(content_judge=judge, theme_judge=None).score(DRAFTS[:2], REFERENCES[:2])
-    metric = evaluate.load(
-        str(ROOT / "metrics" / "edit_f1"),
-        judge="llm",
-        content_judge_options=options,
-        theme_judge=None,
+    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), "llm+none")
+    results = metric.compute(
+        predictions=DRAFTS[:2], references=REFERENCES[:2], content_judge_options=options
     )
-    results = metric.compute(predictions=DRAFTS[:2], references=REFERENCES[:2])
     assert results["f1"] == expected.f1
     assert "mode=decision" in results["reproducibility"]
     data = tmp_path / "pairs.jsonl"

@@ -414,13 +414,10 @@ def test_registry_and_evaluate_load_use_the_llm_judge(tiny):
     assert judge is load_content_judge("llm", dict(options))  # loaded once, cached
     assert isinstance(load_theme_judge("llm", options), LLMThemeJudge)
     expected = EditF1Scorer(content_judge=judge, theme_judge=None).score(DRAFTS[:2], REFERENCES[:2])
-    metric = evaluate.load(
-        str(ROOT / "metrics" / "edit_f1"),
-        judge="llm",
-        content_judge_options=options,
-        theme_judge=None,
+    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), "llm+none")
+    results = metric.compute(
+        predictions=DRAFTS[:2], references=REFERENCES[:2], content_judge_options=options
     )
-    results = metric.compute(predictions=DRAFTS[:2], references=REFERENCES[:2])
     assert results["f1"] == expected.f1
     assert results["expected_matches"] == expected.expected_matches
     assert "llm-content(base=" in results["reproducibility"]

@@ -307,13 +307,8 @@ def test_evaluate_load_scores_pairs_with_the_hub_adapter(trained, hub):
         [D["a"], D["c"]],
         ["Stay hydrated. Take ibuprofen.", "Call 911 if it worsens."],
     )
-    metric = evaluate.load(
-        str(ROOT / "metrics" / "edit_f1"),
-        judge="llm",
-        content_judge_options=options,
-        theme_judge=None,
-    )
-    results = metric.compute(predictions=drafts, references=replies)
+    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), "llm+none")
+    results = metric.compute(predictions=drafts, references=replies, content_judge_options=options)
     expected = EditF1Scorer(content_judge="llm", content_judge_options=options, theme_judge=None)
     direct = expected.score(drafts, replies)
     assert (results["precision"], results["recall"], results["f1"]) == (

@@ -27,7 +27,7 @@ REFERENCES = ["Rest today. Take ibuprofen.", "Take 2.5 mg b.i.d. with food."]
 
 
 def _exact(path: str):
-    return evaluate.load(path, content_judge="exact", theme_judge=None)
+    return evaluate.load(path, "exact+none")
 
 
 def test_load_from_repository_folder_micro_averages(monkeypatch):
@@ -57,19 +57,35 @@ def test_metric_path_holds_the_module():
 
 
 def test_unknown_options_raise_instead_of_being_dropped():
-    with pytest.raises(TypeError, match=r"unknown option\(s\) \['contnet_judge'\]"):
-        evaluate.load(str(METRIC_DIR), contnet_judge="exact")
+    with pytest.raises(ValueError, match=r"config name 'exactt\+none': give 'default'"):
+        evaluate.load(str(METRIC_DIR), "exactt+none")
+    with pytest.raises(ValueError, match=r"config name 'exact\+nothing'"):
+        evaluate.load(str(METRIC_DIR), "exact+nothing")
     metric = _exact(str(METRIC_DIR))
     with pytest.raises(TypeError, match=r"unknown compute option\(s\) \['include_others'\]"):
         metric.compute(predictions=["a b."], references=["a b."], include_others=True)
 
 
-def test_judge_is_shorthand_for_content_judge():
-    metric = evaluate.load(str(METRIC_DIR), judge="exact", theme_judge=None)
-    result = metric.compute(predictions=PREDICTIONS, references=REFERENCES)
-    assert result["reproducibility"].startswith("content:exact-sentence-match")
-    with pytest.raises(ValueError, match="either judge or content_judge"):
-        evaluate.load(str(METRIC_DIR), judge="exact", content_judge="exact")
+def test_judges_by_config_name_or_by_compute_keywords():
+    """The config name chooses the judges, or compute's keywords with the default config;
+    not both. A judge object goes to compute."""
+    by_name = _exact(str(METRIC_DIR)).compute(predictions=PREDICTIONS, references=REFERENCES)
+    metric = evaluate.load(str(METRIC_DIR))
+    by_keywords = metric.compute(
+        predictions=PREDICTIONS, references=REFERENCES, content_judge="exact", theme_judge=None
+    )
+    assert by_name["reproducibility"].startswith("content:exact-sentence-match|theme:none|")
+    assert by_keywords["reproducibility"] == by_name["reproducibility"]
+    assert by_keywords["run"]["content_judge"] == {
+        "name": "exact",
+        "fingerprint": "exact-sentence-match",
+        "options": {},
+    }
+    only_content = evaluate.load(str(METRIC_DIR), "exact")
+    assert only_content.compute(predictions=["Rest."], references=["Rest."], theme_judge=None)
+    with pytest.raises(ValueError, match="content_judge chosen by the config name 'exact' and"):
+        only_content.compute(predictions=["Rest."], references=["Rest."], theme_judge=None,
+                             content_judge="exact")  # fmt: skip
 
 
 def test_bad_rows_are_named():
@@ -108,9 +124,10 @@ def test_compute_options_are_checked_by_type(option, value, message):
     )
 
 
-def test_judge_options_must_be_dicts_at_load():
+def test_judge_options_must_be_dicts():
+    metric = _exact(str(METRIC_DIR))
     with pytest.raises(TypeError, match="content_judge_options must be a dict or None, got str"):
-        evaluate.load(str(METRIC_DIR), content_judge="exact", content_judge_options="fast")
+        metric.compute(predictions=["Rest."], references=["Rest."], content_judge_options="fast")
 
 
 @pytest.mark.parametrize(
@@ -152,9 +169,7 @@ def _arrow_files(folder: Path) -> list[Path]:
 
 def test_a_failing_compute_leaves_no_arrow_file(tmp_path):
     """In one process the pairs stay in memory; a failure leaves nothing behind."""
-    metric = evaluate.load(
-        str(METRIC_DIR), content_judge="exact", theme_judge=None, cache_dir=str(tmp_path)
-    )
+    metric = evaluate.load(str(METRIC_DIR), "exact+none", cache_dir=str(tmp_path))
     assert metric.keep_in_memory  # evaluate.load passes keep_in_memory=False; edit_f1 keeps them
     metric.add_batch(predictions=PREDICTIONS, references=REFERENCES)
     with pytest.raises(TypeError, match="include_other must be a bool"):
@@ -227,7 +242,7 @@ def test_bare_name_loads_offline_after_install_metric(tmp_path):
     subprocess.run([str(cli), "install-metric"], env=env, check=True, cwd=tmp_path)
     code = (
         "import evaluate\n"
-        "m = evaluate.load('edit_f1', content_judge='exact', theme_judge=None)\n"
+        "m = evaluate.load('edit_f1', 'exact+none')\n"
         f"r = m.compute(predictions={PREDICTIONS!r}, references={REFERENCES!r})\n"
         "print(round(r['f1'], 6))\n"
     )
@@ -246,8 +261,7 @@ def test_bare_name_loads_offline_after_install_metric(tmp_path):
 def _rank(process_id: int, cache_dir: str, queue) -> None:
     metric = evaluate.load(
         str(METRIC_DIR),
-        content_judge="exact",
-        theme_judge=None,
+        "exact+none",
         num_process=2,
         process_id=process_id,
         experiment_id="test_distributed",
@@ -284,8 +298,7 @@ def _failing_rank(process_id: int, cache_dir: str, how: str, queue) -> None:
 
     metric = evaluate.load(
         str(METRIC_DIR),
-        content_judge="exact",
-        theme_judge=None,
+        "exact+none",
         num_process=2,
         process_id=process_id,
         experiment_id=f"test_distributed_{how}",
@@ -341,8 +354,7 @@ def test_a_failing_distributed_compute_deletes_every_ranks_arrow_file(tmp_path, 
 
 def test_evaluate_module_accepts_lists_of_references():
     evaluate = pytest.importorskip("evaluate")
-    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), content_judge="exact",
-                           theme_judge=None)  # fmt: skip
+    metric = evaluate.load(str(ROOT / "metrics" / "edit_f1"), "exact+none")
     out = metric.compute(
         predictions=["Rest today. Drink water."],
         references=[["Rest today. Take ibuprofen.", "Drink water. Rest today."]],

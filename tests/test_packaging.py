@@ -144,7 +144,7 @@ def test_the_wheel_loads_the_evaluate_module_outside_a_clone(wheel, tmp_path):
         "from editf1.integrations.hf_metric import metric_path\n"
         f"assert editf1.__file__.startswith({str(target)!r}), editf1.__file__\n"
         "print(metric_path())\n"
-        "m = evaluate.load(str(metric_path()), content_judge='exact', theme_judge=None)\n"
+        "m = evaluate.load(str(metric_path()), 'exact+none')\n"
         f"r = m.compute(predictions={PREDICTIONS!r}, references={REFERENCES!r})\n"
         "print(round(r['f1'], 6))\n"
     )

@@ -564,7 +564,7 @@ def test_the_run_record_says_whether_other_was_scored(theme_judge_cls, tmp_path)
 
 def test_the_reproducibility_cells_show_judge_options(runs):
     """By hand: a record's judges as name, fingerprint and options; a run read with a
-    summary only, from its reproducibility string; neither: not recorded."""
+    summary only, from the summary's run record; neither: not recorded."""
     import dataclasses
 
     from editf1.analysis.report import _provenance_cells
@@ -586,7 +586,10 @@ def test_the_reproducibility_cells_show_judge_options(runs):
         "edit-f1 9.9, torch absent",
     ]
     cells = _provenance_cells(load_run(path, summary=summary))
-    assert cells[:2] == ["exact-sentence-match", "scripted-theme"]
+    assert cells[:2] == [
+        "exact (fingerprint exact-sentence-match)",
+        "ScriptedThemeJudge (fingerprint scripted-theme)",
+    ]
     assert cells[2].endswith("include_other: False, zero_division: 0.0")
     assert _provenance_cells(bare) == [
         "not recorded (no run record in the lines, no summary given)",

@@ -467,15 +467,12 @@ def test_evaluate_load_takes_the_same_options(tmp_path):
 
     metric_dir = Path(__file__).resolve().parents[1] / "metrics" / "edit_f1"
     with FakeServer(ANSWERS) as server:
-        metric = evaluate.load(
-            str(metric_dir),
-            content_judge="server",
-            content_judge_options={"base_url": server.url, "model": "judge", "retries": 0},
-            theme_judge=None,
-            cache_dir=str(tmp_path),
-        )
+        metric = evaluate.load(str(metric_dir), "server+none", cache_dir=str(tmp_path))
+        options = {"base_url": server.url, "model": "judge", "retries": 0}
         with pytest.warns(ServerJudgeWarning), pytest.warns(UnusableJudgementWarning):
-            result = metric.compute(predictions=[DRAFT], references=[REFERENCE])
+            result = metric.compute(
+                predictions=[DRAFT], references=[REFERENCE], content_judge_options=options
+            )
     # as the scorer test: EM 2, EA 2, ED 1, so precision 2/3 and recall 2/4
     assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), 0.5)
     assert result["unusable_judgements"] == 1
@@ -671,7 +668,7 @@ def test_redirects_are_never_followed():
 
 @pytest.mark.parametrize("false", [False, "False", "false", "no", "NO", "0", 0])
 def test_allow_remote_false_in_any_spelling_keeps_text_here(false):
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
 
     url = "http://10.0.0.5:8000/v1"
     with pytest.raises(ValueError, match="is not this machine"):

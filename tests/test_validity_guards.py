@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from editf1.judges.base import JudgeRequest
-from editf1.judges.embedding import EmbeddingContentJudge, word_recall
+from editf1.judges.embedding import EmbeddingContentConfig, EmbeddingContentJudge, word_recall
 from editf1.judges.encoder import SentenceEncoder
 from editf1.scorer import EditF1Scorer
 from editf1.segment import SentenceSplitter
@@ -56,7 +56,8 @@ NEAR = [0.9, np.sqrt(1 - 0.81)]  # cosine 0.9 with [1, 0]
 )
 def test_no_shared_word_in_another_script_is_no_match(splitter, reference, draft, status):
     judge = EmbeddingContentJudge(
-        params=STEEP, encoder=TableEncoder({reference: [1, 0], draft: NEAR})
+        config=EmbeddingContentConfig.from_json(STEEP),
+        encoder=TableEncoder({reference: [1, 0], draft: NEAR}),
     )
     request = JudgeRequest(tuple(splitter.split(reference)), draft, tuple(splitter.split(draft)))
     (answer,) = judge.match([request])[0]

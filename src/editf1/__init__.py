@@ -99,10 +99,12 @@ def score(*, predictions, references, **options) -> CorpusResult:
             ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); every
             other option builds the :class:`EditF1Scorer` (``content_judge``,
             ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
-            ``include_other``, ``zero_division``, ``batch_size``, ``progress``). The
-            scorer of the last options used is kept
-            (:func:`editf1.scorer.cached_scorer`; :func:`editf1.clear_caches` forgets
-            it), so repeated calls load no model twice.
+            ``include_other``, ``zero_division``, ``batch_size``, ``progress``:
+            :class:`editf1.options.ScoringOptions`). The judges are loaded once per
+            process and options (:mod:`editf1.judges` keeps them;
+            :func:`editf1.clear_caches` forgets them), so repeated calls load no model
+            twice; hold an :class:`EditF1Scorer` to keep the theme labels between calls
+            too.
 
     Returns:
         A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1],
@@ -117,7 +119,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
             rows are named before any judge is loaded.
     """
     from editf1.inputs import check_option, check_pairs
-    from editf1.scorer import cached_scorer
+    from editf1.scorer import EditF1Scorer
 
     call = {k: options.pop(k) for k in _SCORE_OPTIONS if k in options}
     try:
@@ -126,7 +128,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
         raise TypeError(f"editf1.score: {error}") from None
     rows = check_pairs(predictions, references, call.get("ids"))  # before any model loads
     try:
-        scorer = cached_scorer(**options)
+        scorer = EditF1Scorer(**options)
     except TypeError as error:
         raise TypeError(f"editf1.score: {error}") from None
     if call.get("gold") is not None:

@@ -41,6 +41,7 @@ from typing import Literal
 
 import numpy as np
 
+from editf1.options import ZeroDivision, check_zero_division
 from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 
@@ -58,8 +59,6 @@ __all__ = [
     "prf",
     "warn_undefined",
 ]
-
-ZeroDivision = Literal["warn"] | float
 
 
 class RowsWarning(UserWarning):
@@ -107,19 +106,6 @@ class NonLatinTextWarning(RowsWarning):
     """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
     its letters outside Latin script (:func:`editf1.segment.non_latin_share`); the judges
     were fitted and checked on English replies."""
-
-
-def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
-    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0.
-
-    Raises:
-        ValueError: for any other value.
-    """
-    if zero_division == "warn" or (
-        not isinstance(zero_division, (bool, str)) and zero_division in (0, 1)
-    ):
-        return zero_division
-    raise ValueError(f"zero_division must be 'warn', 0.0 or 1.0, got {zero_division!r}")
 
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
@@ -279,7 +265,7 @@ class _Counts:
             elif name != "themes_scored":
                 setattr(self, name, getattr(self, name) + value)
 
-    def result(self, reproducibility: str, zero_division: ZeroDivision, pairs) -> CorpusResult:
+    def result(self, provenance: dict, zero_division: ZeroDivision, pairs) -> CorpusResult:
         if not self.n_pairs:
             raise ValueError("no pairs to score: predictions and references are empty")
         theme, per_theme = None, {}
@@ -297,7 +283,7 @@ class _Counts:
             unusable_judgements=self.unusable,
             unusable_theme_judgements=self.unusable_theme,
             themes_scored=self.themes_scored if self.has_themes else (),
-            reproducibility=reproducibility,
+            provenance=provenance,
             pairs=pairs,
             empty_predictions=self.empty_predictions,
         )
@@ -392,13 +378,15 @@ class CorpusAccumulator:
             self.pairs = None
 
     def result(
-        self, reproducibility: str, *, judges: str | None = None, warn: bool = True
+        self, provenance: dict | None = None, *, judges: str | None = None, warn: bool = True
     ) -> CorpusResult:
         """The :class:`~editf1.results.CorpusResult` of everything added so far, with
         ``all_references`` where a draft had several replies.
 
         Args:
-            reproducibility: names judges, splitter and versions (the scorer's).
+            provenance: the run record (the scorer's
+                :attr:`~editf1.scorer.EditF1Scorer.provenance`), carried into the result;
+                default none.
             judges: names the judges in use (e.g. their fingerprints) in the warning
                 about text outside Latin script.
             warn: issue the warnings (undefined ratios, unusable judgements, text
@@ -408,11 +396,12 @@ class CorpusAccumulator:
         Raises:
             ValueError: if no pair was added.
         """
-        result = self.counts.result(reproducibility, self.zero_division, self.pairs)
+        provenance = provenance or {}
+        result = self.counts.result(provenance, self.zero_division, self.pairs)
         if warn:
             self._warn(result, judges)
         if self.several_replies:
-            every = self.every_reply.result(reproducibility, self.zero_division, None)
+            every = self.every_reply.result(provenance, self.zero_division, None)
             result = dataclasses.replace(result, all_references=every)
         return result
 
@@ -466,7 +455,7 @@ def aggregate(
     *,
     themes_scored: Sequence[str],
     zero_division: ZeroDivision = "warn",
-    reproducibility: str,
+    provenance: dict | None = None,
     judges: str | None = None,
     keep_pairs: bool = False,
     sink: Callable[[PairResult], None] | None = None,
@@ -484,7 +473,7 @@ def aggregate(
             name these numbers).
         themes_scored: the themes of the theme scores (the scorer's).
         zero_division: ``"warn"``, 0.0 or 1.0 (module Notes).
-        reproducibility: the scorer's reproducibility string, carried into the result.
+        provenance: the run record (the scorer's), carried into the result; default none.
         judges: names the judges in use (e.g. their fingerprints) in the warning about
             text outside Latin script.
         keep_pairs: keep every pair in the result (memory grows with the corpus).
@@ -505,7 +494,7 @@ def aggregate(
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
         >>> pairs = scorer.iter_pairs([(None, "Rest today. Drink water. Call us.",
         ...                             "Rest today. Take ibuprofen."), (None, "Rest.", "Rest.")])
-        >>> result = aggregate(pairs, themes_scored=scorer.themes_scored, reproducibility="")
+        >>> result = aggregate(pairs, themes_scored=scorer.themes_scored)
         >>> result.expected_matches, result.expected_deletions, result.expected_additions
         (2, 2, 1)
         >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
@@ -516,7 +505,7 @@ def aggregate(
         accumulator.add(pair)
         if sink is not None:
             sink(pair)
-    return accumulator.result(reproducibility, judges=judges, warn=warn)
+    return accumulator.result(provenance, judges=judges, warn=warn)
 
 
 def _non_latin(pair: PairResult) -> bool:

@@ -1,8 +1,8 @@
 """Every in-process cache of edit-F1, and :func:`clear_caches`, which empties them all.
 
 edit-F1 keeps what is slow to make: loaded judges (the registry in
-:mod:`editf1.judges`), the scorer that ``editf1.score`` and the evaluate module reuse
-(:func:`editf1.scorer.cached_scorer`), the default sentence encoder and the encodings
+:mod:`editf1.judges`, the one cache keyed by options, which ``editf1.score`` and the
+evaluate module build their scorers from), the default sentence encoder and the encodings
 each encoder keeps, loaded generative models, file digests, key terms, the theme labels
 each scorer keeps (:class:`~editf1.judges.contract.ThemeCache`) and the upstream files
 read for the team's label sets. Each of them registers here where it is made, so

@@ -13,7 +13,49 @@ from dataclasses import dataclass, field
 from editf1.judges.base import VetoedSpan
 from editf1.segment import Sentence
 
-__all__ = ["PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeCounts", "ThemeScore"]
+__all__ = [
+    "NOT_RECORDED",
+    "PRF",
+    "CorpusResult",
+    "PairResult",
+    "SentenceAlignment",
+    "ThemeCounts",
+    "ThemeScore",
+    "reproducibility_of",
+]
+
+#: The reproducibility string of a result whose run record is unknown.
+NOT_RECORDED = "not recorded (no run record)"
+
+
+def reproducibility_of(provenance: dict) -> str:
+    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`, also as read back
+    from a per-row file) as one string, to print: ``content:<fingerprint>|theme:<fingerprint
+    or none>|splitter:...|include_other:...|zero_division:...|<library>:<version>|...``;
+    :data:`NOT_RECORDED` for an empty record.
+
+    Raises:
+        KeyError: naming a missing part; TypeError for parts that are not objects.
+
+    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
+    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
+    ...     "versions": {"edit-f1": "1"}})
+    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
+    """
+    if not provenance:
+        return NOT_RECORDED
+    theme = provenance["theme_judge"]
+    options = provenance["options"]
+    return "|".join(
+        [
+            f"content:{provenance['content_judge']['fingerprint']}",
+            f"theme:{'none' if theme is None else theme['fingerprint']}",
+            f"splitter:{options['splitter']}",
+            f"include_other:{options['include_other']}",
+            f"zero_division:{options['zero_division']}",
+            *(f"{name}:{v}" for name, v in provenance["versions"].items()),
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -272,7 +314,10 @@ class CorpusResult:
         unusable_judgements, unusable_theme_judgements: judge outputs that could not be
             used, summed over pairs.
         themes_scored: the themes the theme scores cover (8, or 9 with Other).
-        reproducibility: names the judges, splitter and library versions.
+        provenance: the run record: the judges (names, fingerprints, options), the
+            splitter, scoring options and library versions
+            (:attr:`editf1.scorer.EditF1Scorer.provenance`); ``{}`` when unknown.
+            :attr:`reproducibility` prints it.
         pairs: every :class:`PairResult`, unless scoring streamed them elsewhere.
         all_references: with several replies per draft, the micro-averaged scores over
             every (draft, reply) pair, so that every clinician's reply counts once (the
@@ -294,11 +339,16 @@ class CorpusResult:
     unusable_judgements: int
     unusable_theme_judgements: int
     themes_scored: tuple[str, ...]
-    reproducibility: str
+    provenance: dict = field(repr=False)
     pairs: list[PairResult] | None = field(default=None, repr=False)
     all_references: CorpusResult | None = None
     empty_predictions: int = 0
     gold: object | None = None
+
+    @property
+    def reproducibility(self) -> str:
+        """:attr:`provenance` as one string (:func:`reproducibility_of`)."""
+        return reproducibility_of(self.provenance)
 
     @property
     def precision(self) -> float:
@@ -313,7 +363,9 @@ class CorpusResult:
         return self.content.f1
 
     def summary(self) -> dict:
-        """The corpus figures as a JSON-ready dict, without the pairs."""
+        """The corpus figures as a JSON-ready dict, without the pairs: the scores and
+        counts, ``reproducibility`` (the string) and ``run`` (:attr:`provenance`, where
+        known)."""
         out = self.content.to_dict() | {
             "expected_matches": self.expected_matches,
             "expected_additions": self.expected_additions,
@@ -327,6 +379,8 @@ class CorpusResult:
             out["themes_scored"] = list(self.themes_scored)
             out["per_theme"] = {t: s.to_dict() for t, s in self.per_theme.items()}
         out["reproducibility"] = self.reproducibility
+        if self.provenance:
+            out["run"] = self.provenance
         if self.all_references is not None:
             out["all_references"] = self.all_references.summary()
         if self.gold is not None:

@@ -20,26 +20,21 @@ from editf1.aggregate import (
     CorpusAccumulator,
     NonLatinTextWarning,
     UnusableJudgementWarning,
-    ZeroDivision,
     aggregate,
-    check_zero_division,
     prf,
 )
-from editf1.caches import on_clear
 from editf1.count import claim_copies, count_content, count_themes
-from editf1.inputs import CheckedRows, Row, check_option, check_pairs, check_rows
+from editf1.inputs import CheckedRows, Row, check_pairs, check_rows
 from editf1.judges import (
-    ContentJudge,
     JudgeRequest,
-    ThemeJudge,
     ThemeJudgement,
     load_content_judge,
     load_theme_judge,
-    options_key,
 )
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.judges.progress import reporting
-from editf1.results import CorpusResult, PairResult, SentenceAlignment
+from editf1.options import ScoringOptions
+from editf1.results import CorpusResult, PairResult, SentenceAlignment, reproducibility_of
 from editf1.segment import SentenceSplitter
 from editf1.themes import CLINICAL_THEMES, THEMES
 from editf1.versions import installed_versions
@@ -49,39 +44,11 @@ __all__ = [
     "EditF1Scorer",
     "NonLatinTextWarning",
     "UnusableJudgementWarning",
-    "cached_scorer",
     "reproducibility_of",
 ]
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
-
-
-def reproducibility_of(provenance: dict) -> str:
-    """The reproducibility string of a scorer's :attr:`EditF1Scorer.provenance` (also
-    as read back from a per-row file): ``content:<fingerprint>|theme:<fingerprint or
-    none>|splitter:...|include_other:...|zero_division:...|<library>:<version>|...``.
-
-    Raises:
-        KeyError: naming a missing part; TypeError for parts that are not objects.
-
-    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
-    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
-    ...     "versions": {"edit-f1": "1"}})
-    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
-    """
-    theme = provenance["theme_judge"]
-    options = provenance["options"]
-    return "|".join(
-        [
-            f"content:{provenance['content_judge']['fingerprint']}",
-            f"theme:{'none' if theme is None else theme['fingerprint']}",
-            f"splitter:{options['splitter']}",
-            f"include_other:{options['include_other']}",
-            f"zero_division:{options['zero_division']}",
-            *(f"{name}:{v}" for name, v in provenance["versions"].items()),
-        ]
-    )
 
 
 def _judge_name(judge) -> str | None:
@@ -107,32 +74,19 @@ class EditF1Scorer:
     """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3).
 
     Args:
-        content_judge: a name of :data:`editf1.judges.CONTENT_JUDGES` (``"embedding"``,
-            the offline default; ``"exact"``, ``"llm"``, ``"server"``) or a
-            :class:`~editf1.judges.ContentJudge`.
-        theme_judge: a name of :data:`editf1.judges.THEME_JUDGES` (``"embedding"``,
-            ``"llm"``, ``"server"``), a :class:`~editf1.judges.ThemeJudge`, or
-            ``None`` to skip theme-level scores.
-        content_judge_options, theme_judge_options: keyword arguments for a named
-            judge (e.g. ``{"threshold": 0.7}``).
+        *args, **options: the options of :class:`~editf1.options.ScoringOptions`
+            (``content_judge``, ``theme_judge``, also by position; their options;
+            ``include_other``, ``zero_division``, ``batch_size``, ``progress``,
+            ``theme_cache_size``), each with its default there.
         splitter: default :class:`~editf1.segment.SentenceSplitter`.
-        include_other: count the ninth theme, Other, in theme-level scores. Default
-            False, as in the paper's Tables 5, 14 and 15, which score the 8 clinical
-            themes.
-        zero_division: ``"warn"`` (default: 0.0 and one warning naming the rows), 0.0
-            or 1.0, for undefined ratios; see :mod:`editf1.aggregate`.
-        batch_size: rows handed to the judges at once (an int >= 1).
-        progress: show a progress bar, advanced as pairs are judged.
-        theme_cache_size: sentence texts whose theme labels are kept between batches
-            (:class:`~editf1.judges.contract.ThemeCache`).
+
+    Attributes:
+        options: the :class:`~editf1.options.ScoringOptions`, checked.
 
     Raises:
-        TypeError: for an option of the wrong type, named with the type it takes and
-            the type given (``include_other`` and ``progress`` take a bool only,
-            ``batch_size`` and ``theme_cache_size`` an int, not a bool; the judge
-            options a dict or None).
-        ValueError: for an unknown judge name, a bad ``zero_division``, or
-            ``batch_size`` / ``theme_cache_size`` below 1.
+        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions` (an option
+            of the wrong type or value, named), and for an unknown judge name
+            (:func:`editf1.judges.load_content_judge`).
 
     Example:
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
@@ -146,41 +100,21 @@ class EditF1Scorer:
         (0.3333, 0.5, 0.4)
     """
 
-    def __init__(
-        self,
-        content_judge: str | ContentJudge = "embedding",
-        theme_judge: str | ThemeJudge | None = "embedding",
-        *,
-        content_judge_options: dict | None = None,
-        theme_judge_options: dict | None = None,
-        splitter: SentenceSplitter | None = None,
-        include_other: bool = False,
-        zero_division: ZeroDivision = "warn",
-        batch_size: int = 128,
-        progress: bool = False,
-        theme_cache_size: int = 200_000,
-    ) -> None:
-        include_other = check_option("include_other", include_other, bool)
-        progress = check_option("progress", progress, bool)
-        batch_size = check_option("batch_size", batch_size, int, minimum=1)
-        theme_cache_size = check_option("theme_cache_size", theme_cache_size, int, minimum=1)
-        check_option("content_judge_options", content_judge_options, dict, optional=True)
-        check_option("theme_judge_options", theme_judge_options, dict, optional=True)
-        self.zero_division = check_zero_division(zero_division)
-        self.content_judge = load_content_judge(content_judge, content_judge_options)
+    def __init__(self, *args, splitter: SentenceSplitter | None = None, **options) -> None:
+        self.options = o = ScoringOptions(*args, **options)
+        self.zero_division = o.zero_division
+        self.content_judge = load_content_judge(o.content_judge, o.content_judge_options)
         self.theme_judge = (
-            None if theme_judge is None else load_theme_judge(theme_judge, theme_judge_options)
+            None
+            if o.theme_judge is None
+            else load_theme_judge(o.theme_judge, o.theme_judge_options)
         )
-        self._chosen = {
-            "content": (_judge_name(content_judge), content_judge_options),
-            "theme": (_judge_name(theme_judge), theme_judge_options),
-        }
         self.splitter = splitter or SentenceSplitter()
-        self.include_other = include_other
+        self.include_other = o.include_other
         self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
-        self.batch_size = batch_size
-        self.progress = progress
-        self.theme_cache = ThemeCache(theme_cache_size)
+        self.batch_size = o.batch_size
+        self.progress = o.progress
+        self.theme_cache = ThemeCache(o.theme_cache_size)
 
     @property
     def reproducibility(self) -> str:
@@ -202,15 +136,18 @@ class EditF1Scorer:
             not JSON is written as its type's name, a path as text). ``batch_size`` and
             ``progress`` are left out: they change memory and display, not a figure.
         """
-        judges = {"content": self.content_judge, "theme": self.theme_judge}
+        o = self.options
+        chosen = {
+            "content": (self.content_judge, o.content_judge, o.content_judge_options),
+            "theme": (self.theme_judge, o.theme_judge, o.theme_judge_options),
+        }
         out: dict = {}
-        for kind, judge in judges.items():
-            name, options = self._chosen[kind]
+        for kind, (judge, name, options) in chosen.items():
             out[f"{kind}_judge"] = (
                 None
                 if judge is None
                 else {
-                    "name": name,
+                    "name": _judge_name(name),
                     "fingerprint": judge.fingerprint,
                     "options": _json_ready(options or {}),
                 }
@@ -304,7 +241,7 @@ class EditF1Scorer:
     def accumulator(self, *, keep_pairs: bool = False) -> CorpusAccumulator:
         """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs
         (its scored themes and ``zero_division``): one per process to merge; call its
-        ``result(scorer.reproducibility, judges=scorer.judges)``."""
+        ``result(scorer.provenance, judges=scorer.judges)``."""
         return CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
 
     def aggregate(
@@ -317,7 +254,7 @@ class EditF1Scorer:
     ) -> CorpusResult:
         """:func:`editf1.aggregate.aggregate` of pairs this scorer judged (here or in other
         processes, renumbered to their input rows), with its scored themes,
-        ``zero_division``, reproducibility string and judges.
+        ``zero_division``, run record and judges.
 
         Raises:
             ValueError: for no pairs.
@@ -326,7 +263,7 @@ class EditF1Scorer:
             pairs,
             themes_scored=self.themes_scored,
             zero_division=self.zero_division,
-            reproducibility=self.reproducibility,
+            provenance=self.provenance,
             judges=self.judges,
             keep_pairs=keep_pairs,
             sink=sink,
@@ -463,37 +400,6 @@ class EditF1Scorer:
             unusable_theme_judgements=unusable_themes,
             warnings=tuple(notes),
         )
-
-
-_cached: dict[str, EditF1Scorer] = {}
-on_clear(_cached.clear)
-
-
-def cached_scorer(**options) -> EditF1Scorer:
-    """The :class:`EditF1Scorer` of ``options``, kept for the next call with the same
-    options: what ``editf1.score`` and the evaluate module use, so repeated calls load
-    no judge twice.
-
-    One scorer is kept (the last one built; its judges also stay in the registry cache
-    of :mod:`editf1.judges`), keyed like that registry: the canonical JSON of the
-    options plus the state of the local files they name. Options that are not JSON
-    (e.g. a judge object) build a new scorer each time. :func:`editf1.clear_caches`
-    forgets it.
-
-    Args:
-        **options: :class:`EditF1Scorer`'s keyword arguments.
-
-    Raises:
-        TypeError, ValueError: as :class:`EditF1Scorer` raises.
-    """
-    key = options_key(options)
-    scorer = _cached.get(key) if key is not None else None
-    if scorer is None:
-        scorer = EditF1Scorer(**options)
-        if key is not None:
-            _cached.clear()
-            _cached[key] = scorer
-    return scorer
 
 
 class _BatchProgress:

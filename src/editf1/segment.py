@@ -63,8 +63,6 @@ from functools import cached_property
 from html.entities import html5
 from importlib import resources
 
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-
 __all__ = [
     "DEFAULT_MAX_WORDS",
     "NON_LATIN_LIMIT",
@@ -303,6 +301,8 @@ class SentenceSplitter:
         if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
             raise ValueError(f"max_words must be an int >= 1, got {max_words!r}")
         self.max_words = max_words
+        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
         params = PunktParameters()
         params.abbrev_types = set(self.abbreviations)
         params.sent_starters = set(self.sentence_starters)

@@ -174,8 +174,8 @@ class ScoredRun:
             a run made in memory (its pairs' ``per_reference`` give them).
         provenance: the run record every line of the file carries (its ``run`` object:
             judges' names, fingerprints and options, scoring options and library
-            versions, :attr:`editf1.scorer.EditF1Scorer.provenance`); empty for a file
-            written without one.
+            versions, :attr:`editf1.scorer.EditF1Scorer.provenance`), else its summary's;
+            empty for a run written without one.
     """
 
     name: str
@@ -207,11 +207,10 @@ def load_run(
         path: the JSONL file.
         name: the system's name (default: the file name without ``.edit_f1.jsonl``).
         summary: the run's summary (``edit-f1 score --summary-json`` file, or the dict):
-            gives the scored themes, and is checked against the pairs. The judges'
-            reproducibility string and the value of undefined ratios
-            (``zero_division``) come from the lines' ``run`` record, or from the
-            summary for a file written without one (0.0, "not recorded" without
-            either).
+            gives the scored themes, and is checked against the pairs. The run record
+            (judges, options, versions; the value of undefined ratios,
+            ``zero_division``) is the lines' ``run`` object, else the summary's (0.0
+            and not recorded without either).
 
     Returns:
         :class:`ScoredRun`. Without a summary the scored themes are those of the run
@@ -222,10 +221,8 @@ def load_run(
         FileNotFoundError: if a file is missing.
         ValueError: naming the line of a row that is not a scored pair, duplicate ids,
             an empty file, a line whose run record differs from the first line's, or a
-            summary whose figures or reproducibility string differ from the pairs'.
+            summary whose figures or run record differ from the pairs'.
     """
-    from editf1.scorer import reproducibility_of
-
     path = Path(path)
     records: list = []
     pairs: list[PairResult] = []
@@ -248,8 +245,6 @@ def load_run(
                     "its run record (judges, options, versions) differs from the first "
                     "line's: the file mixes runs"
                 )
-            if len(records) == 1 and records[0] is not None:
-                recorded = reproducibility_of(records[0])
             replies.append(reply_sizes(row))
             if "gold" in row:
                 gold[len(pairs) - 1] = row["gold"]
@@ -278,32 +273,38 @@ def load_run(
         raise ValueError(
             f"the summary of {path} is not a JSON object (got {type(summary).__name__})"
         )
+    provenance = records[0] or (summary or {}).get("run") or {}
     if summary and summary.get("themes_scored"):
         themes = tuple(summary["themes_scored"])
-    elif records[0] is not None:
-        themes = THEMES if records[0]["options"]["include_other"] is True else CLINICAL_THEMES
+    elif provenance:
+        themes = THEMES if provenance["options"]["include_other"] is True else CLINICAL_THEMES
     elif any(OTHER in p.reference_themes | p.prediction_themes for p in pairs):
         themes = THEMES
     else:
         themes = CLINICAL_THEMES
-    reproducibility = (summary or {}).get(
-        "reproducibility", "not recorded (no run record in the lines, no summary given)"
-    )
-    if records[0] is not None:
-        if summary and summary.get("reproducibility", recorded) != recorded:
-            raise ValueError(
-                f"the summary's reproducibility string differs from the run record of the "
-                f"lines of {path}: they are not from the same run"
-            )
-        reproducibility = recorded
+    zero_division = provenance.get("options", {}).get("zero_division", 0.0)
     result = aggregate(  # the scorer's warnings were issued when the run was scored
         pairs,
         themes_scored=themes,
-        zero_division=_zero_division_of(reproducibility),
-        reproducibility=reproducibility,
+        zero_division=0.0 if zero_division == "warn" else zero_division,
+        provenance=provenance,
         keep_pairs=True,
         warn=False,
     )
+    recorded = (provenance, result.reproducibility)
+    if (
+        records[0] is not None
+        and summary
+        and (
+            summary.get("run", recorded[0]),
+            summary.get("reproducibility", recorded[1]),
+        )
+        != recorded
+    ):
+        raise ValueError(
+            f"the summary's run record or reproducibility string differs from the run record "
+            f"of the lines of {path}: they are not from the same run"
+        )
     if summary:
         for key, value in result.summary().items():
             if key not in summary or not isinstance(value, (int, float)):
@@ -329,22 +330,8 @@ def load_run(
         keys,
         {keys[k]: g for k, g in gold.items()},
         tuple(replies),
-        records[0] or {},
+        provenance,
     )
-
-
-def _zero_division_of(reproducibility: str) -> float:
-    """The value a run gave undefined ratios (its reproducibility string's
-    ``zero_division:``; ``warn`` is 0.0), so a report shows the figures the scorer
-    printed; 0.0 when not recorded.
-
-    >>> _zero_division_of("content:exact|zero_division:1.0|edit-f1:0.1.0"), _zero_division_of("")
-    (1.0, 0.0)
-    """
-    if not isinstance(reproducibility, str):
-        return 0.0
-    found = re.search(r"(?:^|\|)zero_division:([^|]+)", reproducibility)
-    return 1.0 if found and found.group(1) in ("1.0", "1") else 0.0
 
 
 def case_pattern(pattern: str) -> Callable[[str], str]:

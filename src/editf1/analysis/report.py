@@ -74,10 +74,16 @@ def _p(p: float) -> str:
 
 
 def _judges_of(run) -> dict[str, str]:
-    """The ``content:`` and ``theme:`` parts of a run's reproducibility string (empty
-    when neither its lines' run record nor a summary gave one)."""
-    parts = (p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p)
-    return {k: v for k, v in parts if k in ("content", "theme")}
+    """The fingerprints of a run's ``content`` and ``theme`` judges (``"none"`` for no
+    theme judge), from its run record; empty when it has none."""
+    record = run.provenance
+    if not record:
+        return {}
+    theme = record["theme_judge"]
+    return {
+        "content": record["content_judge"]["fingerprint"],
+        "theme": "none" if theme is None else theme["fingerprint"],
+    }
 
 
 def _judge_cell(judge: dict | None) -> str:
@@ -95,27 +101,18 @@ def _judge_cell(judge: dict | None) -> str:
 
 
 def _provenance_cells(run) -> list[str]:
-    """The content judge, theme judge, scoring options and versions of a run: from the
-    run record of its lines, else from its summary's reproducibility string (judges by
-    fingerprint), else "not recorded"."""
+    """The content judge, theme judge, scoring options and versions of a run, from its
+    run record (its lines', else its summary's), else "not recorded"."""
     record = run.provenance
-    if record:
-        return [
-            _judge_cell(record["content_judge"]),
-            _judge_cell(record["theme_judge"]),
-            ", ".join(f"{k}: {v}" for k, v in record["options"].items()),
-            ", ".join(f"{k} {v}" for k, v in record["versions"].items()),
-        ]
-    parts = [p.split(":", 1) for p in run.result.reproducibility.split("|") if ":" in p]
-    if not parts:
-        return [run.result.reproducibility] + ["not recorded"] * 3
-    named = dict(parts)
-    options = ("splitter", "include_other", "zero_division")
+    if not record:
+        return ["not recorded (no run record in the lines, no summary given)"] + [
+            "not recorded"
+        ] * 3
     return [
-        named.get("content", "not recorded"),
-        named.get("theme", "not recorded"),
-        ", ".join(f"{k}: {named[k]}" for k in options if k in named),
-        ", ".join(f"{k} {v}" for k, v in parts if k not in ("content", "theme", *options)),
+        _judge_cell(record["content_judge"]),
+        _judge_cell(record["theme_judge"]),
+        ", ".join(f"{k}: {v}" for k, v in record["options"].items()),
+        ", ".join(f"{k} {v}" for k, v in record["versions"].items()),
     ]
 
 

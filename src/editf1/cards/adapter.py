@@ -156,19 +156,19 @@ def adapter_card_spec(
             + "), dequantised on load: the weights the adapter was trained on"
         )
     option = "content_judge_options" if task == "content" else "theme_judge_options"
-    judge_argument = "judge" if task == "content" else "theme_judge"
+    config_name = "llm" if task == "content" else "embedding+llm"
     flag = "content" if task == "content" else "theme"
     usage = "\n".join(
         [
             "```python",
             "import evaluate",
             "",
-            "edit_f1 = evaluate.load(",
-            '    "metrics/edit_f1",',
-            f'    {judge_argument}="llm",',
+            f'edit_f1 = evaluate.load("metrics/edit_f1", "{config_name}")',
+            "edit_f1.compute(",
+            "    predictions=drafts,",
+            "    references=clinician_replies,",
             f'    {option}={{"adapter": "{location}"}},',
             ")",
-            "edit_f1.compute(predictions=drafts, references=clinician_replies)",
             "```",
             "",
             "```bash",

@@ -97,7 +97,7 @@ def cross_encoder_card_spec(
                 "```python",
                 "import evaluate",
                 "",
-                'edit_f1 = evaluate.load("metrics/edit_f1", content_judge="cross-encoder")',
+                'edit_f1 = evaluate.load("metrics/edit_f1", "cross-encoder")',
                 "```",
                 "",
                 "```bash",

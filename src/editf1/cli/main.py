@@ -63,8 +63,9 @@ _PREFIX = "edit-f1: error: "
 
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's help, but a description or epilog keeps its paragraphs (a blank line
-    between) and its indented lines (commands, examples) as written; other text is
-    wrapped to the terminal's width as usual."""
+    between) and its indented lines (commands, examples) as written, and an option's
+    help its lines (each wrapped); other text is wrapped to the terminal's width as
+    usual."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         blocks = []
@@ -74,6 +75,10 @@ class HelpFormatter(argparse.HelpFormatter):
             else:
                 blocks.append(super()._fill_text(block, width, indent))
         return "\n\n".join(blocks)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        split = super()._split_lines
+        return [line for part in text.split("\n") for line in split(part, width)]
 
 
 class _Commands:

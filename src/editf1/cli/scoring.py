@@ -38,16 +38,15 @@ def add_commands(commands) -> None:
     _add_score(commands)
 
 
-def _zero_division(value: str):
-    if value == "warn":
-        return value
+def _zero_division(text: str):
+    """``--zero-division``: ``warn``, or a number that :func:`editf1.options.check_zero_division`
+    takes (0 or 1)."""
+    from editf1.options import check_zero_division
+
     try:
-        number = float(value)
+        return check_zero_division(text if text == "warn" else float(text))
     except ValueError:
-        number = None
-    if number not in (0.0, 1.0):
-        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {value!r}")
-    return number
+        raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {text!r}") from None
 
 
 #: What ``edit-f1 score --help`` shows first.
@@ -118,33 +117,24 @@ def _add_score(commands) -> None:
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
+    from editf1.cli.judge_options import add_judge_arguments
+    from editf1.options import option_help
+
     judging = p.add_argument_group("judges and scores")
-    judging.add_argument(
-        "--content-judge",
-        default="embedding",
-        help="embedding (default), exact, cross-encoder, llm or server",
-    )
-    judging.add_argument(
-        "--theme-judge", default="embedding", help="embedding (default), llm, server or none"
-    )
-    judging.add_argument(
-        "--include-other", action="store_true", help="count the theme Other in theme-level scores"
-    )
+    add_judge_arguments(judging, theme_none=True)
+    default, about = option_help("include_other")
+    judging.add_argument("--include-other", action="store_true", default=default, help=about)
+    default, about = option_help("zero_division")
     judging.add_argument(
         "--zero-division",
-        default="warn",
+        default=default,
         type=_zero_division,
-        help="value of an undefined ratio: warn (0.0 and a warning), 0 or 1",
+        help=f"{about} (default %(default)s)",
     )
+    default, about = option_help("batch_size")
     judging.add_argument(
-        "--batch-size",
-        type=int,
-        default=128,
-        help="pairs handed to the judges at once (default 128; memory, not results)",
+        "--batch-size", type=int, default=default, help=f"{about} (default %(default)s)"
     )
-    from editf1.cli.judges import add_judge_option_arguments
-
-    add_judge_option_arguments(judging)
     from editf1.cli.datasets import add_builder_options
     from editf1.cli.gold import add_gold_options
 
@@ -248,7 +238,7 @@ def _score(args) -> int:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
         checked = checked[: args.limit]
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
 
     content_options = judge_options(args.content_judge_option)
     theme_options = judge_options(args.theme_judge_option)

@@ -44,7 +44,7 @@ def _add_scoring_options(p) -> None:
         "--theme-judge",
         help="embedding (default for --level theme and mix) or none (content only)",
     )
-    from editf1.cli.judges import add_judge_option_arguments
+    from editf1.cli.judge_options import add_judge_option_arguments
 
     add_judge_option_arguments(p)
     p.add_argument("--reference-field", default="reference", help="column of the clinician reply")
@@ -54,7 +54,7 @@ def _add_scoring_options(p) -> None:
 
 def _reward(args):
     """The :class:`~editf1.training.rewards.EditF1Reward` the options describe."""
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
     from editf1.scorer import EditF1Scorer
     from editf1.training.rewards import EditF1Reward
 
@@ -272,7 +272,7 @@ def _scored_pairs(args, read_rows):
 def _tadpole(args, read_rows):
     import dataclasses
 
-    from editf1.cli.judges import judge_options
+    from editf1.cli.judge_options import judge_options
     from editf1.io import JsonlWriter
     from editf1.judges import load_theme_judge
     from editf1.training.preferences import pair_dataset, tadpole_pairs, tadpole_tuples

@@ -403,7 +403,7 @@ class EditF1Callback(TrainerCallback):
         for accumulator, _ in shares:
             merged.merge(accumulator)
         result = merged.result(
-            self.scorer.reproducibility, judges=self.scorer.judges, warn=state.is_main_process
+            self.scorer.provenance, judges=self.scorer.judges, warn=state.is_main_process
         )
         return [d for _, share_drafts in shares for d in share_drafts], result
 

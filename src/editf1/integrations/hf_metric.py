@@ -1,11 +1,20 @@
 """What the ``evaluate`` module ``metrics/edit_f1/edit_f1.py`` delegates to.
 
-The module itself only adapts evaluate's calling convention; descriptions, argument
+The module is what evaluate intends a module to be: ``_info`` and ``_compute`` (and
+``_download_and_prepare``, which keeps one process's pairs in memory). The judges are
+chosen by the config name (``evaluate.load("edit_f1", "exact+none")``) or by
+``compute``'s keywords, which are :class:`editf1.options.ScoringOptions`' fields and
+three of the module's own. It checks each batch it is given by row and field before
+evaluate stores it (evaluate's own errors quote the drafts, and it would store a number
+or a list as text) and ends a failed computation leaving none of its pairs on disk
+(:func:`discard_cache`, the one function that reads evaluate's internals). Descriptions,
 checks and scoring live here so they are tested once and cannot drift.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import shutil
 import warnings
@@ -15,23 +24,28 @@ from pathlib import Path
 
 from editf1.citation import PAPER_CITATION
 from editf1.inputs import CheckedRows, check_option, check_pairs, describe
-from editf1.scorer import cached_scorer
+from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+from editf1.options import ScoringOptions
+from editf1.scorer import EditF1Scorer
 
 __all__ = [
     "CITATION",
     "COMPUTE_OPTIONS",
     "DESCRIPTION",
-    "INIT_OPTIONS",
     "KWARGS_DESCRIPTION",
+    "MODULE_OPTIONS",
+    "check_added",
     "check_batch",
     "check_compute_options",
+    "computation",
     "compute",
     "discard_cache",
     "features",
     "install_metric",
+    "judges_of",
+    "keep_in_memory",
     "metric_path",
     "reference_kind",
-    "split_init_options",
 ]
 
 CITATION = PAPER_CITATION
@@ -49,24 +63,56 @@ draft's themes are scored against the reply's (theme-level edit-F1, §3.2). Ever
 result carries its alignment.
 """
 
-KWARGS_DESCRIPTION = """
+#: ``compute``'s options besides :class:`~editf1.options.ScoringOptions`' fields:
+#: name -> (default, type, help).
+MODULE_OPTIONS: dict[str, tuple[object, str, str]] = {
+    "return_pairs": (True, "bool", 'add "per_pair" (scores and alignment of every pair)'),
+    "ids": (None, "list of str", "one id per pair, carried into per_pair"),
+    "gold": (
+        None,
+        "str or list of dict",
+        "clinicians' gold labels of a uniform random sample of the pairs (a JSON Lines "
+        "file or its rows; editf1.gold.labels), naming pairs by id (or by row number, "
+        '"0", "1", ..., without ids). Adds "gold": the judge-only, gold-only and '
+        "prediction-powered (PPI++) precision, recall and F1 with 95% CIs, and the "
+        "judge's agreement with the labels",
+    ),
+}
+
+#: Every option ``compute`` takes besides predictions and references.
+COMPUTE_OPTIONS: tuple[str, ...] = (
+    *(f.name for f in dataclasses.fields(ScoringOptions)),
+    *MODULE_OPTIONS,
+)
+
+
+def _compute_args() -> str:
+    """The ``compute`` options' lines of :data:`KWARGS_DESCRIPTION`, from their fields."""
+    import textwrap
+
+    specs = [
+        (f.name, f.type, f.default, f.metadata["help"]) for f in dataclasses.fields(ScoringOptions)
+    ]
+    specs += [(name, kind, default, text) for name, (default, kind, text) in MODULE_OPTIONS.items()]
+    return "\n".join(
+        textwrap.fill(
+            f"{name} (`{kind}`, default {default!r}): {text}.",
+            88,
+            initial_indent="    ",
+            subsequent_indent="        ",
+        )
+        for name, kind, default, text in specs
+    )
+
+
+KWARGS_DESCRIPTION = f"""
 Computes content- and theme-level edit-F1.
 
-Args (evaluate.load):
-    content_judge (`str` or `ContentJudge`, default "embedding"): "embedding" (offline
-        default: all-MiniLM-L6-v2 similarity and word overlap, fitted on physician
-        labels), "exact" (same words only), "cross-encoder" (the embedded judge's top
-        spans reranked by a LoRA-tuned cross-encoder that reads both texts), "llm" (a
-        causal LM plus an optional LoRA adapter, constrained to verbatim draft spans),
-        "server" (an OpenAI-compatible server on this machine), or a judge object.
-    judge: shorthand for content_judge.
-    theme_judge (`str`, `ThemeJudge` or None, default "embedding"): "embedding", "llm",
-        "server", a judge object, or None to skip themes.
-    content_judge_options, theme_judge_options (`dict`): constructor options of a named
-        judge, e.g. {"threshold": 0.7} for "embedding",
-        {"base": "owner/model@revision", "adapter": "owner/adapter@revision", "mode":
-        "decision"} for "llm", {"base_url": "http://127.0.0.1:8000/v1"} for "server"
-        (a non-loopback host needs "allow_remote": True).
+Judges (evaluate.load's config name, or compute's content_judge and theme_judge):
+    "default" (evaluate.load("edit_f1")): the embedded judges, offline.
+    "CONTENT" or "CONTENT+THEME", e.g. "exact+none": CONTENT one of
+        {", ".join(CONTENT_JUDGES)}; THEME one of {", ".join(THEME_JUDGES)}, or none
+        for no theme scores.
 Args (compute / add_batch):
     predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
     references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
@@ -74,18 +120,8 @@ Args (compute / add_batch):
         scores then use each draft's best-matching reply, "all_references" holds the
         scores over every (draft, reply) pair, and each per_pair entry adds
         "best_reference", "n_references" and the means over replies ("mean_f1", ...).
-    include_other (`bool`, default False): count the theme Other in theme scores.
-    zero_division ("warn", 0.0 or 1.0, default "warn"): value of an undefined ratio;
-        "warn" gives 0.0 and one warning naming the rows.
-    return_pairs (`bool`, default True): add "per_pair" (scores and alignment of
-        every pair).
-    batch_size (`int`, default 128): pairs handed to the judges at once.
-    ids (`list` of `str`, optional): one id per pair, carried into per_pair.
-    gold (`str` or `list` of `dict`, optional): clinicians' gold labels of a uniform
-        random sample of the pairs (a JSON Lines file or its rows; editf1.gold.labels),
-        naming pairs by id (or by row number, "0", "1", ..., without ids). Adds "gold":
-        the judge-only, gold-only and prediction-powered (PPI++) precision, recall and
-        F1 with 95% CIs, and the judge's agreement with the labels.
+Args (compute):
+{_compute_args()}
 Returns:
     precision, recall, f1 (`float` in [0, 1]): micro-averaged content edit-F1.
     expected_matches, expected_additions, expected_deletions, n_pairs (`int`).
@@ -94,11 +130,12 @@ Returns:
         content recall), unless theme_judge is None.
     unusable_judgements (`int`): judge outputs that could not be used (counted as NO
         MATCH).
-    reproducibility (`str`): judges, splitter and library versions.
+    reproducibility (`str`): judges, splitter and library versions; run (`dict`): the
+        same, as a record (editf1.scorer.EditF1Scorer.provenance).
     per_pair (`list` of `dict`): scores, alignment, expected deletions and themes.
 Examples:
     >>> import evaluate
-    >>> edit_f1 = evaluate.load("metrics/edit_f1", content_judge="exact", theme_judge=None)
+    >>> edit_f1 = evaluate.load("metrics/edit_f1", "exact+none")
     >>> results = edit_f1.compute(
     ...     predictions=["Rest today. Drink water. Call us."],
     ...     references=["Rest today. Take ibuprofen."],
@@ -106,71 +143,55 @@ Examples:
     >>> print(round(results["precision"], 4), results["recall"], results["f1"])
     0.3333 0.5 0.4
     >>> results["per_pair"][0]["alignment"][0]["match"]
-    {'text': 'Rest today.', 'start': 0, 'end': 11}
+    {{'text': 'Rest today.', 'start': 0, 'end': 11}}
 """
 
-#: Options evaluate.load passes to the module's constructor, with their defaults.
-INIT_OPTIONS = {
-    "content_judge": "embedding",
-    "judge": None,
-    "theme_judge": "embedding",
-    "content_judge_options": None,
-    "theme_judge_options": None,
-}
 
-#: Options of compute() besides predictions and references, with their defaults.
-COMPUTE_OPTIONS = {
-    "include_other": False,
-    "zero_division": "warn",
-    "return_pairs": True,
-    "batch_size": 128,
-    "ids": None,
-    "gold": None,
-}
-
-
-def split_init_options(kwargs: dict, evaluate_parameters) -> tuple[dict, dict]:
-    """Separate edit-F1's constructor options from evaluate's own.
-
-    Args:
-        kwargs: what evaluate.load passed to the module's constructor.
-        evaluate_parameters: names ``evaluate.EvaluationModule.__init__`` accepts.
-
-    Returns:
-        (edit-F1 options with defaults filled in, evaluate's options).
+def judges_of(config_name: str) -> dict:
+    """The judges a config name chooses: ``{}`` for ``"default"``; for ``"CONTENT"`` the
+    content judge, for ``"CONTENT+THEME"`` both (``"none"``: no theme judge).
 
     Raises:
-        TypeError: naming unknown options (evaluate itself would drop them silently),
-            or judge options that are not a dict.
-        ValueError: if both ``judge`` and ``content_judge`` are given.
+        ValueError: naming the config name and the judges known.
+
+    >>> judges_of("exact+none"), judges_of("default")
+    ({'content_judge': 'exact', 'theme_judge': None}, {})
     """
-    unknown = sorted(k for k in kwargs if k not in INIT_OPTIONS and k not in evaluate_parameters)
-    if unknown:
-        raise TypeError(
-            f"unknown option(s) {unknown} for edit_f1; it takes {sorted(INIT_OPTIONS)} "
-            f"in evaluate.load and {sorted(COMPUTE_OPTIONS)} in compute"
+    if config_name == "default":
+        return {}
+    content, plus, theme = config_name.partition("+")
+    if content not in CONTENT_JUDGES or (plus and theme not in (*THEME_JUDGES, "none")):
+        raise ValueError(
+            f"config name {config_name!r}: give 'default', a content judge "
+            f"({', '.join(CONTENT_JUDGES)}), or CONTENT+THEME with a theme judge "
+            f"({', '.join(THEME_JUDGES)}) or none"
         )
-    options = {k: kwargs.get(k, default) for k, default in INIT_OPTIONS.items()}
-    for name in ("content_judge_options", "theme_judge_options"):
-        check_option(name, options[name], dict, optional=True)
-    if options.pop("judge") is not None:
-        if "content_judge" in kwargs:
-            raise ValueError("pass either judge or content_judge, not both")
-        options["content_judge"] = kwargs["judge"]
-    rest = {k: v for k, v in kwargs.items() if k not in INIT_OPTIONS}
-    return options, rest
+    chosen = {"content_judge": content}
+    if plus:
+        chosen["theme_judge"] = None if theme == "none" else theme
+    return chosen
 
 
-def compute(init_options: dict, predictions, references, **kwargs) -> dict:
+def keep_in_memory(module) -> None:
+    """In one process, keep the computation's pairs in memory (evaluate's
+    ``keep_in_memory``), so that no draft or reply is written to evaluate's cache
+    folder: what the module's ``_download_and_prepare`` does, after evaluate.load built
+    it. Several processes exchange their pairs through that folder (see
+    :func:`discard_cache`)."""
+    if module.num_process == 1:
+        module.keep_in_memory = True
+
+
+def compute(config_name: str, predictions, references, **kwargs) -> dict:
     """Score and return evaluate's result dict (what ``EditF1.compute`` returns).
 
     Args:
-        init_options: the ``evaluate.load`` options (judges and their options).
+        config_name: the module's config name (:func:`judges_of`).
         predictions: N drafts (strings).
         references: N clinician replies: strings, or N lists of strings (several
             replies per draft, scored by :meth:`editf1.scorer.EditF1Scorer.score`).
-        **kwargs: ``include_other``, ``zero_division``, ``return_pairs``, ``batch_size``,
-            ``ids``, ``gold`` (:func:`editf1.gold.apply.score_with_gold`).
+        **kwargs: the fields of :class:`~editf1.options.ScoringOptions` and
+            :data:`MODULE_OPTIONS` (``gold``: :func:`editf1.gold.apply.score_with_gold`).
 
     Returns:
         :meth:`editf1.results.CorpusResult.to_dict`: ``precision``, ``recall``, ``f1``
@@ -184,25 +205,31 @@ def compute(init_options: dict, predictions, references, **kwargs) -> dict:
     Raises:
         TypeError: naming unknown options, or an option of the wrong type
             (``include_other`` and ``return_pairs`` take a bool, ``batch_size`` an int).
-        ValueError: for ``batch_size`` below 1 or a bad ``zero_division``.
+        ValueError: for ``batch_size`` below 1, a bad ``zero_division``, or a judge
+            chosen both by the config name and by ``content_judge`` / ``theme_judge``.
 
     The rows are not checked again: every one passed :func:`check_batch` when it was
     added, and evaluate gives them back unchanged.
     """
     check_compute_options(kwargs)
-    options = COMPUTE_OPTIONS | kwargs
-    keep_pairs = check_option("return_pairs", options.pop("return_pairs"), bool)
-    ids, gold = options.pop("ids"), options.pop("gold")
-    scorer = cached_scorer(**init_options, **options)  # checks the scorer's own options
+    chosen = judges_of(config_name)
+    if twice := sorted(set(chosen) & set(kwargs)):
+        raise ValueError(
+            f"{' and '.join(twice)} chosen by the config name {config_name!r} and given to "
+            "compute: give each judge one way"
+        )
+    options = {name: kwargs.pop(name, default) for name, (default, _, _) in MODULE_OPTIONS.items()}
+    keep_pairs = check_option("return_pairs", options["return_pairs"], bool)
+    scorer = EditF1Scorer(**chosen, **kwargs)  # checks the scoring options
     references = [list(r) if isinstance(r, (list, tuple)) else r for r in references]
-    if ids is None:
+    if options["ids"] is None:
         rows = CheckedRows((None, p, r) for p, r in zip(predictions, references))
     else:  # the ids are new here: checked with the rows
-        rows = check_pairs(list(predictions), references, list(ids))
-    if gold is not None:
+        rows = check_pairs(list(predictions), references, list(options["ids"]))
+    if options["gold"] is not None:
         from editf1.gold.apply import score_with_gold
 
-        return score_with_gold(scorer, rows, gold, keep_pairs=keep_pairs).to_dict()
+        return score_with_gold(scorer, rows, options["gold"], keep_pairs=keep_pairs).to_dict()
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
 
 
@@ -224,8 +251,40 @@ def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
         warnings.warn(
             f"compute options {sorted(kwargs)} on process {process_id} are not used: "
             "process 0 scores the pairs of every process with the options given to it",
-            stacklevel=3,
+            stacklevel=5,  # the caller of the module's compute
         )
+
+
+@contextlib.contextmanager
+def computation(module, predictions, references, options: dict):
+    """One ``compute`` of the module (its body: evaluate's ``compute`` of the pairs
+    added): the options are checked on every process and the pairs given are added
+    first; a failed computation ends, leaving none of its pairs in evaluate's cache
+    (:func:`discard_cache`).
+
+    Raises:
+        TypeError: for unknown options (:func:`check_compute_options`), or when the
+            processes' pairs cannot be read together (:func:`gather_error`).
+        ValueError: when there is no pair to score.
+    """
+    import pyarrow
+
+    try:
+        check_compute_options(options, module.process_id)
+        if predictions is not None or references is not None:
+            module.add_batch(predictions=predictions, references=references)
+        if not len(module):
+            raise ValueError(
+                "no pairs to score: predictions and references are empty, or were not "
+                "given and nothing was added with add or add_batch"
+            )
+        yield
+    except pyarrow.ArrowException as error:  # gathering the processes' files
+        discard_cache(module)
+        raise gather_error(error) from None
+    except BaseException:
+        discard_cache(module)
+        raise
 
 
 def gather_error(error: Exception) -> Exception:
@@ -279,6 +338,24 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
         batch.append(list(value))
     predictions, references = batch
     check_pairs(predictions, references, first_row=first_row)
+    return predictions, references
+
+
+def check_added(module, predictions, references) -> tuple[list, list]:
+    """A batch given to the module's ``add_batch`` (or ``add``), before evaluate stores
+    it: checked by :func:`check_batch`, its rows numbered after the pairs the
+    computation holds, and of the kind of those pairs (:func:`reference_kind`).
+
+    Returns:
+        ``(predictions, references)`` as lists.
+
+    Raises:
+        TypeError, ValueError, InputError: see :func:`check_batch` and
+            :func:`reference_kind`.
+    """
+    predictions, references = check_batch(predictions, references, len(module))
+    earlier = module.edit_f1_references if len(module) else None
+    module.edit_f1_references = reference_kind(references, earlier)
     return predictions, references
 
 

@@ -2,13 +2,17 @@
 
 Names: ``"embedding"`` (the embedded default, offline on a CPU,
 :mod:`editf1.judges.embedding`), ``"exact"`` (a model-free baseline, content only),
-``"cross-encoder"`` (content only: the embedded judge proposes spans, a LoRA-tuned
-all-MiniLM-L6-v2 cross-encoder decides among them, :mod:`editf1.judges.cross_encoder`;
-needs the ``cross-encoder`` extra, peft), ``"llm"`` (a causal LM plus an optional LoRA
-adapter, :mod:`editf1.judges.generative`; options ``{"base": ..., "adapter": ...}``,
-needs the ``llm`` extra) and ``"server"`` (a model behind an OpenAI-compatible server,
-:mod:`editf1.judges.server`; options ``{"base_url": ..., "model": ...}``, needs the
-``server`` extra). A judge object is passed through unchanged.
+``"cross-encoder"`` (content only: a fine-tuned all-MiniLM-L6-v2 cross-encoder reads
+every candidate span, :mod:`editf1.judges.cross_encoder`), ``"llm"`` (a causal LM plus
+an optional LoRA adapter, :mod:`editf1.judges.generative`; options ``{"base": ...,
+"adapter": ...}``, needs the ``llm`` extra) and ``"server"`` (a model behind an
+OpenAI-compatible server, :mod:`editf1.judges.server`; options ``{"base_url": ...,
+"model": ...}``, needs the ``server`` extra). A judge object is passed through unchanged.
+
+Each name maps to the judge's class and its settings' dataclass (its config,
+:class:`~editf1.judges.base.JudgeConfig`): a judge's options by name are the config's
+fields and the few its ``OPTIONS`` names (where to read the settings from, a device); a
+field without a default is one the judge needs.
 
 Loaded judges are cached per process (the 8 most recently used), so a model is loaded
 once however many times a metric is computed. The cache key is the judge's kind, name
@@ -21,7 +25,7 @@ empties this cache with every other.
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import json
 import os
 from collections import OrderedDict
@@ -32,6 +36,7 @@ from editf1.caches import on_clear
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
+    JudgeConfig,
     JudgeRequest,
     ThemeJudge,
     ThemeJudgement,
@@ -42,29 +47,48 @@ __all__ = [
     "THEME_JUDGES",
     "ContentJudge",
     "ContentJudgement",
+    "JudgeConfig",
     "JudgeOptionError",
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
+    "config_class",
+    "judge_classes",
     "load_content_judge",
     "load_theme_judge",
     "options_key",
 ]
 
-#: Content judges by name: ``(module, class)``, imported when first loaded.
+#: Content judges by name: ``(judge class, config class)``, each ``"module:Class"``,
+#: imported when first used.
 CONTENT_JUDGES: dict[str, tuple[str, str]] = {
-    "embedding": ("editf1.judges.embedding", "EmbeddingContentJudge"),
-    "exact": ("editf1.judges.exact", "ExactMatchContentJudge"),
-    "cross-encoder": ("editf1.judges.cross_encoder", "CrossEncoderContentJudge"),
-    "llm": ("editf1.judges.generative", "LLMContentJudge"),
-    "server": ("editf1.judges.server", "ServerContentJudge"),
+    "embedding": (
+        "editf1.judges.embedding.content:EmbeddingContentJudge",
+        "editf1.judges.embedding.config:EmbeddingContentConfig",
+    ),
+    "exact": ("editf1.judges.exact:ExactMatchContentJudge", "editf1.judges.exact:ExactMatchConfig"),
+    "cross-encoder": (
+        "editf1.judges.cross_encoder:CrossEncoderContentJudge",
+        "editf1.judges.cross_encoder:CrossEncoderConfig",
+    ),
+    "llm": (
+        "editf1.judges.generative.judges:LLMContentJudge",
+        "editf1.judges.generative.config:LLMContentConfig",
+    ),
+    "server": ("editf1.judges.server:ServerContentJudge", "editf1.judges.server:ServerJudgeConfig"),
 }
 
-#: Theme judges by name.
+#: Theme judges by name, as :data:`CONTENT_JUDGES`.
 THEME_JUDGES: dict[str, tuple[str, str]] = {
-    "embedding": ("editf1.judges.embedding", "EmbeddingThemeJudge"),
-    "llm": ("editf1.judges.generative", "LLMThemeJudge"),
-    "server": ("editf1.judges.server", "ServerThemeJudge"),
+    "embedding": (
+        "editf1.judges.embedding.theme:EmbeddingThemeJudge",
+        "editf1.judges.embedding.config:EmbeddingThemeConfig",
+    ),
+    "llm": (
+        "editf1.judges.generative.judges:LLMThemeJudge",
+        "editf1.judges.generative.config:LLMJudgeConfig",
+    ),
+    "server": ("editf1.judges.server:ServerThemeJudge", "editf1.judges.server:ServerJudgeConfig"),
 }
 
 _CACHE_SIZE = 8
@@ -117,23 +141,51 @@ class JudgeOptionError(TypeError, ValueError):
     line, exit status 2)."""
 
 
+def _imported(path: str):
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+def config_class(kind: str, name: str) -> type:
+    """The config class of a registered judge, imported (no model library: its module
+    is light).
+
+    Args:
+        kind: ``"content"`` or ``"theme"``.
+        name: a name of :data:`CONTENT_JUDGES` or :data:`THEME_JUDGES`.
+
+    Raises:
+        KeyError: for a name that is not registered.
+    """
+    return _imported((CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name][1])
+
+
+def judge_classes(kind: str, name: str) -> tuple[type, type]:
+    """``(judge class, config class)`` of a registered judge, imported (the judge's
+    module may import its model library).
+
+    Raises:
+        KeyError: for a name that is not registered.
+    """
+    judge, config = (CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name]
+    return _imported(judge), _imported(config)
+
+
 def _construct(kind: str, name: str, options: dict):
-    registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
-    module, class_name = registry[name]
-    cls = getattr(import_module(module), class_name)
-    parameters = inspect.signature(cls).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    unknown = sorted(k for k in options if k not in parameters)
-    if unknown and not takes_any:
-        known = sorted(k for k, p in parameters.items() if p.kind is not p.VAR_POSITIONAL)
+    """The judge ``name`` built from ``options``: its config's fields and ``OPTIONS``."""
+    config = config_class(kind, name)
+    fields = dataclasses.fields(config)
+    takes = sorted({f.name for f in fields} | set(config.OPTIONS))
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
         raise JudgeOptionError(
-            f"{kind} judge {name!r} does not take option(s) {unknown}; it takes {known}"
+            f"{kind} judge {name!r} does not take option(s) {unknown}; it takes {takes}"
         )
-    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    missing = [
-        k
-        for k, p in parameters.items()
-        if p.kind in named and p.default is inspect.Parameter.empty and k not in options
+    no_default = dataclasses.MISSING
+    missing = [  # a judge that reads its settings from a file has them all
+        f.name
+        for f in (() if config.SETTINGS_FROM else fields)
+        if f.default is f.default_factory is no_default and f.name not in options
     ]
     if missing:
         given = ", ".join(f"{k}=..." for k in missing)
@@ -142,7 +194,8 @@ def _construct(kind: str, name: str, options: dict):
             f"{{{', '.join(repr(k) + ': ...' for k in missing)}}} (command line: "
             f"--{kind}-judge-option {given})"
         )
-    return cls(**options)
+    judge, _ = judge_classes(kind, name)
+    return judge(**options)
 
 
 def _resolve(kind: str, judge, options: dict | None, base: type):
@@ -176,8 +229,9 @@ def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | 
 
     Args:
         judge: a name from :data:`CONTENT_JUDGES` or a :class:`ContentJudge`.
-        options: keyword arguments for the judge's constructor (e.g.
-            ``{"threshold": 0.7}`` for ``"embedding"``).
+        options: the judge's options by name: fields of its config and the names of
+            its config's ``OPTIONS`` (e.g. ``{"threshold": 0.7}`` for ``"embedding"``,
+            a field of :class:`~editf1.judges.embedding.EmbeddingContentConfig`).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.

@@ -19,16 +19,19 @@ never turned silently into a score.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from editf1.segment import Sentence
+if TYPE_CHECKING:
+    from editf1.segment import Sentence
 
 __all__ = [
     "ContentJudge",
     "ContentJudgement",
+    "JudgeConfig",
     "JudgeRequest",
     "ThemeJudge",
     "ThemeJudgement",
@@ -128,6 +131,67 @@ class ThemeJudgement:
     @property
     def usable(self) -> bool:
         return self.theme is not None
+
+
+class JudgeConfig:
+    """What the judges' settings dataclasses share (peft's ``LoraConfig`` shape): each
+    field has a default (or none, where the judge needs it given) and a help text
+    (``field(metadata={"help": ...})``, which ``edit-f1``'s help shows), its checks run
+    in ``__post_init__``, and :meth:`to_json` / :meth:`from_json` are the judge's
+    parameter file where it has one.
+
+    A judge the registry loads by name (:data:`editf1.judges.CONTENT_JUDGES`) takes its
+    config's fields as keyword options, and the options :attr:`OPTIONS` names besides.
+    """
+
+    #: Keyword options of the judge besides the fields (where to read the settings from,
+    #: a device), each with its help text, for the registry and ``edit-f1``'s help.
+    OPTIONS: ClassVar[dict[str, str]] = {}
+    #: The option of :attr:`OPTIONS` naming the file the settings are read from, if any:
+    #: their defaults are then that file's, not the fields'.
+    SETTINGS_FROM: ClassVar[str | None] = None
+
+    def to_json(self) -> dict:
+        """The settings as a JSON object (lists for tuples)."""
+        return {
+            f.name: _jsonable(getattr(self, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+        }
+
+    @classmethod
+    def from_json(cls, data: dict):
+        """Settings from a JSON object (a parameter file); keys that are not fields (a
+        training record) are ignored.
+
+        Raises:
+            TypeError: for a field the settings need that ``data`` lacks.
+            ValueError: from ``__post_init__``, naming the field.
+        """
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def replace(self, **changes):
+        """These settings with some fields changed (a judge's options by name).
+
+        Raises:
+            ValueError: naming the changes that are not fields, and the fields; or from
+                ``__post_init__``.
+        """
+        names = sorted(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        unknown = sorted(set(changes) - set(names))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {unknown} of {type(self).__name__}; known: {names}"
+            )
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def _jsonable(value):
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
 
 
 class ContentJudge(abc.ABC):

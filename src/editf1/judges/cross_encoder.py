@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -100,6 +101,13 @@ class CrossEncoderConfig:
             :data:`STACK_FEATURES` without ``"logit"``, a ``weights`` length other than
             ``features``', a non-finite weight, an unknown veto kind.
     """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "model": "a folder with the model's files and judge.json (default: the shipped one)",
+        "batch_size": "(sentence, span) pairs per forward pass",
+        "device": "cpu, cuda, ...; none: sentence-transformers' choice",
+    }
+    SETTINGS_FROM = "model"
 
     window: int = field(
         default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeConfig, JudgeRequest
 
-__all__ = ["ExactMatchContentJudge", "normalize"]
+__all__ = ["ExactMatchConfig", "ExactMatchContentJudge", "normalize"]
 
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -20,6 +21,11 @@ def normalize(text: str) -> tuple[str, ...]:
     ('call', 'us', 'at', '5', 'p', 'm')
     """
     return tuple(_TOKEN.findall(text.casefold()))
+
+
+@dataclass(frozen=True)
+class ExactMatchConfig(JudgeConfig):
+    """The exact judge's settings: none (it takes no option)."""
 
 
 class ExactMatchContentJudge(ContentJudge):

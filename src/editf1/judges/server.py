@@ -10,9 +10,10 @@ sentence (theme) is one chat request with the in-process LLM judges' prompts
 on 408/409/429/5xx, timeouts and lost connections (the client's own retry policy).
 
 Answers are chosen from a closed set: the content judge's *choices* are the draft's
-candidate spans (every sentence and every run of two adjacent sentences, as
-:func:`editf1.judges.spans.candidate_spans`) plus NO MATCH; the theme judge's are
-the nine labels. With ``constraint="json_schema"`` the request carries a JSON-schema
+candidate spans (every sentence and every run of up to
+:data:`~editf1.judges.generative.config.DECISION_WINDOW` adjacent sentences,
+:func:`editf1.judges.spans.candidate_spans`) plus NO MATCH; the theme judge's are the
+nine labels. With ``constraint="json_schema"`` the request carries a JSON-schema
 ``response_format`` whose ``answer`` is an enum of the choices (vLLM, SGLang, llama.cpp,
 TGI and Ollama enforce it); with ``"none"`` the text is free. Either way an answer that
 is not exactly a choice (up to whitespace) is accepted only if it equals one once case,
@@ -50,18 +51,20 @@ import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
-from editf1.inputs import check_fraction
+from editf1.inputs import check_fraction, read_bool
 from editf1.judges.base import (
     ContentJudge,
     ContentJudgement,
+    JudgeConfig,
     JudgeRequest,
     ThemeJudge,
     ThemeJudgement,
 )
 from editf1.judges.connection import Connection, Reply, check_local
+from editf1.judges.generative.config import DECISION_WINDOW
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
     NO_MATCH,
@@ -77,6 +80,7 @@ from editf1.themes import THEMES
 __all__ = [
     "Choice",
     "ServerContentJudge",
+    "ServerJudgeConfig",
     "ServerJudgeError",
     "ServerJudgeWarning",
     "ServerThemeJudge",
@@ -85,7 +89,6 @@ __all__ = [
     "normalise",
 ]
 
-Constraint = Literal["auto", "json_schema", "none"]
 _CONSTRAINTS = ("auto", "json_schema", "none")
 _PROBE = "edit-f1-probe-ok"
 #: The largest answer body read, in bytes, for an answer of at most ``max_tokens``
@@ -188,50 +191,106 @@ def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False)
     return Choice(None, "unusable")
 
 
+@dataclass(frozen=True)
+class ServerJudgeConfig(JudgeConfig):
+    """Settings of a server judge, content or theme (see :class:`ServerContentJudge`).
+
+    Raises:
+        ValueError: from ``__post_init__``: a ``constraint`` not in its choices, a
+            ``max_failed_share`` outside [0, 1], an ``allow_remote`` that is not a
+            boolean (:func:`editf1.inputs.read_bool`). The connection's own settings
+            (the URL, counts and deadline) are checked when it is made
+            (:class:`~editf1.judges.connection.Connection`).
+    """
+
+    base_url: str = field(
+        metadata={"help": "the server's OpenAI API root, e.g. http://127.0.0.1:8000/v1"}
+    )
+    model: str | None = field(
+        default=None,
+        metadata={"help": "the served model's name; none: the one model /v1/models lists"},
+    )
+    _: KW_ONLY
+    adapter: str | None = field(
+        default=None,
+        metadata={"help": "a LoRA adapter the server serves by name; requests name it"},
+    )
+    api_key_env: str | None = field(
+        default=None,
+        metadata={"help": "the NAME of an environment variable holding the server's key"},
+    )
+    max_concurrency: int = field(default=4, metadata={"help": "requests in flight at once"})
+    timeout_s: float = field(
+        default=60.0,
+        metadata={"help": "total seconds per request attempt, queue and answer included"},
+    )
+    retries: int = field(
+        default=2,
+        metadata={"help": "further attempts after a timeout, lost connection, 408/409/429, 5xx"},
+    )
+    allow_remote: bool = field(
+        default=False,
+        metadata={"help": "true: a host other than this machine; clinical text leaves it"},
+    )
+    constraint: str = field(
+        default="auto",
+        metadata={
+            "help": f"one of {list(_CONSTRAINTS)}: a JSON-schema enum of the answers, free "
+            "text, or auto (the schema if one probe shows the server enforces it)"
+        },
+    )
+    max_failed_share: float = field(
+        default=0.1,
+        metadata={
+            "help": "largest share of a judging call's requests that may fail; past it the "
+            "run stops"
+        },
+    )
+
+    def __post_init__(self) -> None:
+        if self.constraint not in _CONSTRAINTS:
+            raise ValueError(
+                f"constraint must be one of {list(_CONSTRAINTS)}, got {self.constraint!r}"
+            )
+        share = check_fraction("max_failed_share", self.max_failed_share)
+        object.__setattr__(self, "max_failed_share", share)
+        object.__setattr__(self, "allow_remote", read_bool("allow_remote", self.allow_remote))
+
+
 class _ServerJudge:
     """Options shared by both server judges (see :class:`ServerContentJudge`)."""
 
     task: Literal["content", "theme"]
     _prompt: str
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str | None = None,
-        *,
-        adapter: str | None = None,
-        api_key_env: str | None = None,
-        max_concurrency: int = 4,
-        timeout_s: float = 60.0,
-        retries: int = 2,
-        allow_remote: bool = False,
-        constraint: Constraint = "auto",
-        max_failed_share: float = 0.1,
-    ) -> None:
+    def __init__(self, *args, config: ServerJudgeConfig | None = None, **options) -> None:
+        if config is None:
+            config = ServerJudgeConfig(*args, **options)
+        elif args or options:
+            raise ValueError("give config or options, not both")
+        self.config = c = config
         self.connection = Connection(
-            base_url,
-            api_key_env=api_key_env,
-            max_concurrency=max_concurrency,
-            timeout_s=timeout_s,
-            retries=retries,
-            allow_remote=allow_remote,
+            c.base_url,
+            api_key_env=c.api_key_env,
+            max_concurrency=c.max_concurrency,
+            timeout_s=c.timeout_s,
+            retries=c.retries,
+            allow_remote=c.allow_remote,
         )
-        if constraint not in _CONSTRAINTS:
-            raise ValueError(f"constraint must be one of {list(_CONSTRAINTS)}, got {constraint!r}")
-        self.max_failed_share = check_fraction("max_failed_share", max_failed_share)
+        self.max_failed_share = c.max_failed_share
         self.base_url = self.connection.shown
         self.allow_remote = self.connection.allow_remote
         self.max_concurrency = self.connection.max_concurrency
         self.timeout_s, self.retries = self.connection.timeout_s, self.connection.retries
         self.counts: Counter[str] = Counter()
-        self.model = self.connection.served_model(model, adapter)
-        self.adapter = adapter
-        if constraint == "auto":
+        self.model = self.connection.served_model(c.model, c.adapter)
+        self.adapter = c.adapter
+        if c.constraint == "auto":
             self.constraint = self._probe()
             self._constraint_note = f"{self.constraint}(detected)"
         else:
-            self.constraint = constraint
-            self._constraint_note = constraint
+            self.constraint = c.constraint
+            self._constraint_note = c.constraint
 
     @property
     def fingerprint(self) -> str:
@@ -361,7 +420,8 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
     """Content judge behind an OpenAI-compatible server: for each reference sentence, the
     draft span that says the same thing, or NO MATCH (Seegmiller et al., Appendix C).
 
-    Args:
+    Args (the fields of :class:`ServerJudgeConfig`, ``base_url`` and ``model`` also by
+    position; or ``config=`` such settings):
         base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
         model: the served model's name; default: the one model ``/v1/models`` lists.
         adapter: a LoRA adapter the server serves by name (e.g. vLLM's
@@ -403,7 +463,8 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
         plans, bodies = [], []
         for request in requests:
             spans = {}
-            for span in candidate_spans(request.prediction, request.prediction_sentences, 2):
+            sentences = request.prediction_sentences
+            for span in candidate_spans(request.prediction, sentences, DECISION_WINDOW):
                 if not reads_no_match(span.text):  # NO MATCH is never a draft span
                     spans.setdefault(span.text, span)
             choices = [*spans, NO_MATCH]

@@ -42,7 +42,9 @@ from editf1.judges.base import JudgeRequest
 from editf1.judges.embedding import (
     CONTENT_FEATURES,
     THEME_SENTENCE_FEATURES,
+    EmbeddingContentConfig,
     EmbeddingContentJudge,
+    EmbeddingThemeConfig,
     EmbeddingThemeJudge,
     theme_sentence_features,
     theme_word_vectorizer,
@@ -292,10 +294,14 @@ def calibrate_content_judge(
     encoder = encoder or default_encoder()
     requests = content_requests(items)
     probe = EmbeddingContentJudge(
-        window=window,
-        params={"weights": {"cosine": 1, "word_recall": 0}, "bias": 0, "veto": list(veto)},
+        config=EmbeddingContentConfig(
+            weights={"cosine": 1, "word_recall": 0},
+            bias=0,
+            window=window,
+            veto=veto,
+            span_embedding=span_embedding,
+        ),
         encoder=encoder,
-        span_embedding=span_embedding,
     )
     scores = probe.span_scores(requests, every_span=True)
     features = np.array(
@@ -333,7 +339,7 @@ def calibrate_content_judge(
         **_span_embedding_entry(span_embedding),
         **({"veto": list(veto)} if veto else {}),
     }
-    judge = EmbeddingContentJudge(params=params, encoder=encoder)
+    judge = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(params), encoder=encoder)
     decisions = np.array(
         [answers[0].status == "match" for answers in judge.match([requests[i] for i in test])]
     )
@@ -620,7 +626,9 @@ def select_theme_hyperparameters(
             params = _fit_items(
                 [*(items[i] for i in train), *always_train], vectors, hyper, words, seed=seed, **fit
             )
-            judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+            judge = EmbeddingThemeJudge(
+                config=EmbeddingThemeConfig.from_json(params), encoder=encoder
+            )
             for i, judgement in zip(test, judge.classify([items[i].text for i in test])):
                 predicted[i] = judgement.theme
         scores.append(clinical_micro_f1([item.theme for item in items], predicted))
@@ -675,7 +683,7 @@ def cross_validate_theme_judge(
             training, always_train=always_train, folds=inner_folds, **options
         )
         params = _fit_items([*training, *always_train], vectors, best, words, seed=seed, **fit)
-        judge = EmbeddingThemeJudge(params=params, encoder=encoder)
+        judge = EmbeddingThemeJudge(config=EmbeddingThemeConfig.from_json(params), encoder=encoder)
         for i, judgement in zip(test, judge.classify([items[i].text for i in test])):
             predicted[i] = judgement.theme
         fold[test] = k

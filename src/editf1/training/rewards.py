@@ -313,12 +313,11 @@ class EditF1Reward:
             rows.append((i, kept, references[i]))
         # checked above: blanking repeated sentences keeps a draft valid text
         scored = self.scorer.iter_pairs(CheckedRows((None, k, r) for _, k, r in rows))
-        reproducibility = self.scorer.reproducibility
         for (i, _, _), pair in zip(rows, scored):
-            details[i] = self._scored(pair, details[i], reproducibility)
+            details[i] = self._scored(pair, details[i])
         return details
 
-    def _scored(self, pair, detail: RewardDetail, reproducibility: str) -> RewardDetail:
+    def _scored(self, pair, detail: RewardDetail) -> RewardDetail:
         """The reward of one judged completion: the scores of the one-pair corpus (the
         shared aggregation step, undefined ratios 0.0, no warnings), each repeated
         sentence one more expected deletion."""
@@ -328,7 +327,6 @@ class EditF1Reward:
             [pair],
             themes_scored=self.scorer.themes_scored,
             zero_division=0.0,
-            reproducibility=reproducibility,
             warn=False,
         )
         content = result.f1

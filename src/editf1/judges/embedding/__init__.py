@@ -22,22 +22,26 @@ once for both judges and once across systems scored against the same references.
   :mod:`.content_features`: its features (word recall).
 * :mod:`.theme`: :class:`EmbeddingThemeJudge`; :mod:`.theme_features`: its sentence and
   word n-gram features.
-* :mod:`.config`: what both are built from (parameter files, the digest of their
-  weights in a fingerprint).
+* :mod:`.config`: what both are built from: their settings
+  (:class:`EmbeddingContentConfig`, :class:`EmbeddingThemeConfig`, each the dataclass of
+  a parameter file), the shipped files, the digest of their weights in a fingerprint.
 
 The candidate spans the content judge chooses among are :mod:`editf1.judges.spans`
 (shared with the LLM and server judges).
 """
 
-from editf1.judges.embedding.config import load_params
-from editf1.judges.embedding.content import (
+from editf1.judges.embedding.config import (
+    CONTENT_FEATURES,
     DEFAULT_CONTENT_PARAMS,
     DEFAULT_SPAN_MARGIN,
-    EmbeddingContentJudge,
-    SpanScores,
+    DEFAULT_THEME_PARAMS,
+    EmbeddingContentConfig,
+    EmbeddingThemeConfig,
+    load_params,
 )
-from editf1.judges.embedding.content_features import CONTENT_FEATURES, word_recall
-from editf1.judges.embedding.theme import DEFAULT_THEME_PARAMS, EmbeddingThemeJudge
+from editf1.judges.embedding.content import EmbeddingContentJudge, SpanScores
+from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.embedding.theme import EmbeddingThemeJudge
 from editf1.judges.embedding.theme_features import (
     THEME_SENTENCE_FEATURES,
     theme_sentence_features,
@@ -50,7 +54,9 @@ __all__ = [
     "DEFAULT_SPAN_MARGIN",
     "DEFAULT_THEME_PARAMS",
     "THEME_SENTENCE_FEATURES",
+    "EmbeddingContentConfig",
     "EmbeddingContentJudge",
+    "EmbeddingThemeConfig",
     "EmbeddingThemeJudge",
     "SpanScores",
     "load_params",

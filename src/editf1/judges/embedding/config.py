@@ -1,20 +1,208 @@
-"""What both embedded judges are built from: a parameter file, and the digest that
-names its fitted weights in a fingerprint.
+"""What both embedded judges are built from: their settings (a dataclass each, which is
+their parameter file), the shipped parameter files, and the digest that names the fitted
+weights in a fingerprint.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import numbers
 import os
+from dataclasses import dataclass, field
 from importlib import resources
+from typing import ClassVar
 
-__all__ = ["digest", "judge_params", "load_params"]
+from editf1.judges.base import JudgeConfig
+from editf1.judges.embedding.theme_features import THEME_SENTENCE_FEATURES
+from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
+from editf1.themes import check_theme
+
+__all__ = [
+    "CONTENT_FEATURES",
+    "DEFAULT_CONTENT_PARAMS",
+    "DEFAULT_SPAN_MARGIN",
+    "DEFAULT_THEME_PARAMS",
+    "SPAN_EMBEDDINGS",
+    "EmbeddingContentConfig",
+    "EmbeddingThemeConfig",
+    "digest",
+    "load_params",
+    "read_config",
+]
+
+#: The default content judge's parameter file: weights fitted on K-QA (``edit-f1
+#: train-judge embedding-content``) with the veto quantity, frequency, direction, drug,
+#: negation and condition.
+DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"
+#: The theme judge's default parameter file (``editf1/data``): fitted on real and
+#: team-written sentences (``benchmarks/theme_judge_real.py``).
+DEFAULT_THEME_PARAMS = "theme_judge_v2.json"
+#: The features of the content judge, in the order its logit adds them when the
+#: parameters name no ``features``.
+CONTENT_FEATURES = ("cosine", "word_recall")
+#: How much more similar to a reference sentence a run of draft sentences is assumed to
+#: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
+DEFAULT_SPAN_MARGIN = 0.3
+#: How a run of adjacent draft sentences is embedded: encoded as a text of its own, or
+#: composed from its sentences' own forward passes (:meth:`SentenceEncoder.compose`).
+SPAN_EMBEDDINGS = ("encoded", "composed")
+
+
+def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
+    """``value`` as a float in [low, high] (or ``None`` where allowed); a ValueError
+    naming ``name`` otherwise."""
+    if value is None and allow_none:
+        return None
+    hint = " (None in Python, null on the command line)" if allow_none else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
+    if not low <= value <= high:  # also False for NaN
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
+    return float(value)
+
+
+def _finite(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class EmbeddingContentConfig(JudgeConfig):
+    """Settings of the embedded content judge: the parameter file
+    ``edit-f1 train-judge embedding-content`` writes (:meth:`to_json` plus the training
+    record; :meth:`from_json` reads one) and the judge's options by name.
+
+    Raises:
+        ValueError: from ``__post_init__``, naming the field: a feature not in
+            :data:`CONTENT_FEATURES` or without a weight, a weight or bias that is not
+            a finite number, ``window`` below 1, ``threshold`` outside [0, 1],
+            ``span_margin`` outside [0, 2] (and not ``None``), a ``span_embedding`` not
+            in :data:`SPAN_EMBEDDINGS`, an unknown veto kind.
+    """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "params_file": "a parameter file written by edit-f1 train-judge embedding-content "
+        "(default: the shipped one)"
+    }
+    SETTINGS_FROM = "params_file"
+
+    weights: dict[str, float] = field(
+        metadata={"help": "logistic-regression weight of each feature (fitted)"}
+    )
+    bias: float = field(metadata={"help": "logistic-regression intercept (fitted)"})
+    window: int = field(
+        metadata={"help": "longest run of adjacent draft sentences tried as one span"}
+    )
+    features: tuple[str, ...] = field(
+        default=CONTENT_FEATURES,
+        metadata={"help": f"what the logit adds, in order, from {list(CONTENT_FEATURES)}"},
+    )
+    threshold: float = field(
+        default=0.5,
+        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
+    )
+    veto: tuple[str, ...] = field(
+        default=(),
+        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
+    )
+    span_embedding: str = field(
+        default="encoded",
+        metadata={
+            "help": "how a run of sentences is embedded: encoded (its text, as the shipped "
+            "weights were fitted) or composed (from its sentences' embeddings; faster)"
+        },
+    )
+    span_margin: float | None = field(
+        default=DEFAULT_SPAN_MARGIN,
+        metadata={
+            "help": "most a run's cosine may exceed its best sentence's, in [0, 2]: runs "
+            "that could not match are not encoded; null encodes every run"
+        },
+    )
+
+    def __post_init__(self) -> None:
+        features = tuple(self.features)
+        unknown = sorted(set(features) - set(CONTENT_FEATURES))
+        if unknown:
+            raise ValueError(f"unknown content features {unknown}; known: {list(CONTENT_FEATURES)}")
+        if not isinstance(self.weights, dict):
+            raise ValueError(f"weights must be an object of feature: weight, got {self.weights!r}")
+        missing = [f for f in features if f not in self.weights]
+        if missing:
+            raise ValueError(f"the parameters have no weight for feature(s) {missing}")
+        weights = {f: _finite(f"weights[{f!r}]", self.weights[f]) for f in features}
+        window = self.window
+        if isinstance(window, bool) or not isinstance(window, numbers.Integral) or window < 1:
+            raise ValueError(f"window must be an integer >= 1, got {window!r}")
+        if self.span_embedding not in SPAN_EMBEDDINGS:
+            raise ValueError(
+                f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, "
+                f"got {self.span_embedding!r}"
+            )
+        settings = {
+            "features": features,
+            "weights": weights,
+            "bias": _finite("bias", self.bias),
+            "window": int(window),
+            "threshold": _number("threshold", self.threshold, 0.0, 1.0),
+            "veto": check_veto(self.veto),
+            "span_margin": _number("span_margin", self.span_margin, 0.0, 2.0, allow_none=True),
+        }
+        for name, value in settings.items():
+            object.__setattr__(self, name, value)
+
+
+@dataclass(frozen=True)
+class EmbeddingThemeConfig(JudgeConfig):
+    """Settings of the embedded theme judge: the parameter file ``edit-f1 train-judge
+    embedding-theme`` writes (:meth:`to_json` plus the training record).
+
+    A sentence's logits are ``x @ coef.T + intercept``, where ``x`` is its encoder
+    embedding (d values), then the sentence features named in ``features["sentence"]``
+    (:func:`~.theme_features.theme_sentence_features`), then 0/1 indicators of the word
+    n-grams of ``features["words"]`` (``{"ngram_range": [1, 2], "vocabulary": [...]}``,
+    :func:`~.theme_features.theme_word_vectorizer`).
+
+    Raises:
+        ValueError: from ``__post_init__``: a label that is not a theme, an unknown
+            sentence feature, ``coef`` or ``intercept`` without one row per label.
+    """
+
+    OPTIONS: ClassVar[dict[str, str]] = {
+        "params_file": "a parameter file written by edit-f1 train-judge embedding-theme "
+        "(default: the shipped one)"
+    }
+    SETTINGS_FROM = "params_file"
+
+    labels: tuple[str, ...] = field(metadata={"help": "the themes, one per row of coef"})
+    coef: list = field(metadata={"help": "weights, labels x features (fitted)"})
+    intercept: list = field(metadata={"help": "one intercept per label (fitted)"})
+    features: dict = field(
+        default_factory=dict,
+        metadata={"help": "what x holds besides the embedding: sentence features and word n-grams"},
+    )
+
+    def __post_init__(self) -> None:
+        labels = tuple(check_theme(label) for label in self.labels)
+        unknown = sorted(set(self.features.get("sentence", ())) - set(THEME_SENTENCE_FEATURES))
+        if unknown:
+            raise ValueError(
+                f"unknown theme sentence features {unknown}; known: {list(THEME_SENTENCE_FEATURES)}"
+            )
+        if len(self.coef) != len(labels) or len(self.intercept) != len(labels):
+            raise ValueError(
+                f"coef and intercept need one row per label ({len(labels)}), got "
+                f"{len(self.coef)} and {len(self.intercept)}"
+            )
+        object.__setattr__(self, "labels", labels)
 
 
 def load_params(name: str) -> dict:
     """A parameter file shipped in ``editf1/data`` by name (e.g. ``"theme_judge_v2.json"``),
-    else the JSON file at that path.
+    else the JSON file at that path: the settings and the training record.
 
     Raises:
         FileNotFoundError: if ``name`` is neither shipped in ``editf1/data`` nor a file.
@@ -42,17 +230,26 @@ def load_params(name: str) -> dict:
     return params
 
 
-def judge_params(params: dict | None, params_file: str | None, default_file: str) -> dict:
-    """The parameters a judge is built from: ``params`` as given, else the file
-    ``params_file`` (default ``default_file``) read by :func:`load_params`.
+def read_config(config_class, params_file: str | None, config, default_file: str, overrides):
+    """The settings a judge is built from: ``config``, else those of ``params_file``
+    (default ``default_file``, read by :func:`load_params`), with ``overrides`` (fields
+    given by name) replaced.
 
     Raises:
-        ValueError: if both ``params`` and ``params_file`` are given.
+        ValueError: if both ``config`` and ``params_file`` are given; for a file that
+            lacks a setting the judge needs, or an override that is not a field, naming
+            it; from the settings' checks.
         FileNotFoundError: if the file is neither shipped nor a file.
     """
-    if params is not None and params_file is not None:
-        raise ValueError("give params or params_file, not both")
-    return params or load_params(params_file or default_file)
+    if config is not None and params_file is not None:
+        raise ValueError("give config or params_file, not both")
+    if config is None:
+        params = load_params(params_file or default_file)
+        try:
+            config = config_class.from_json(params)
+        except TypeError as error:  # a required field missing
+            raise ValueError(f"params_file {params_file or default_file}: {error}") from None
+    return config.replace(**overrides) if overrides else config
 
 
 def digest(payload) -> str:

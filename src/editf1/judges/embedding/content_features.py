@@ -13,13 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import regex
-from sklearn.feature_extraction.text import CountVectorizer
+
+from editf1.judges.embedding.config import CONTENT_FEATURES
 
 __all__ = ["CONTENT_FEATURES", "word_recall"]
-
-#: The features of the content judge (:class:`EmbeddingContentJudge`), in the order its
-#: logit adds them when the parameters name no ``features``.
-CONTENT_FEATURES = ("cosine", "word_recall")
 
 
 _WORDS = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
@@ -39,6 +36,8 @@ def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndar
     """
     if not references or not candidates:
         return np.zeros((len(references), len(candidates)))
+    from sklearn.feature_extraction.text import CountVectorizer
+
     vectorizer = CountVectorizer(binary=True, tokenizer=_WORDS.findall, token_pattern=None)
     vectorizer.fit([*references, *candidates])
     refs = vectorizer.transform(references)

@@ -5,10 +5,13 @@ features (:func:`theme_sentence_features`) and word n-grams (:func:`theme_word_v
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import regex
-from sklearn.feature_extraction.text import CountVectorizer
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import CountVectorizer
 
 __all__ = ["THEME_SENTENCE_FEATURES", "theme_sentence_features", "theme_word_vectorizer"]
 
@@ -65,6 +68,8 @@ def theme_word_vectorizer(
     >>> vectorizer.transform(["Call us if the fever is back."]).toarray().tolist()
     [[1.0, 1.0, 1.0]]
     """
+    from sklearn.feature_extraction.text import CountVectorizer
+
     return CountVectorizer(
         binary=True,
         ngram_range=tuple(ngram_range),

