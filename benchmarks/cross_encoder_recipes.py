@@ -124,23 +124,34 @@ def top_k_judge(judge, proposer, k: int):
     return wrapped
 
 
-def train(name: str, sets: dict, split: dict, work_dir: Path) -> Path:
-    """The folder of recipe ``name``'s judge, trained unless it is already there."""
-    from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
+def recipe_settings(name: str):
+    """The training settings of recipe ``name``."""
+    from editf1.training.cross_encoder import CrossEncoderTraining
 
     shipped = CrossEncoderTraining()
-    settings = {
+    return {
         "lora": dataclasses.replace(shipped, learning_rate=2e-4),
         "stack": dataclasses.replace(shipped, stack=("logit", "cosine", "word_recall")),
     }.get(name, shipped)
+
+
+def recipe_items(name: str, sets: dict, split: dict) -> list:
+    """The fitting items recipe ``name`` trains and calibrates on."""
     names = {
         "near_copies": (*PARAPHRASE_SETS, *NEAR_COPY_SETS),
         "no_kqa_physician": tuple(s for s in PARAPHRASE_SETS if s != "kqa_physician"),
     }.get(name, PARAPHRASE_SETS)
+    return fitting_items(sets, split, names)
+
+
+def train(name: str, sets: dict, split: dict, work_dir: Path) -> Path:
+    """The folder of recipe ``name``'s judge, trained unless it is already there."""
+    from editf1.training.cross_encoder import train_cross_encoder_judge
+
     folder = work_dir / ("shipped" if name == "top3" else name)
     if (folder / "judge.json").is_file():
         return folder
-    items = fitting_items(sets, split, names)
+    items, settings = recipe_items(name, sets, split), recipe_settings(name)
     if name == "lora":
         train_lora(items, folder, settings)
     elif name == "stack":  # the shipped model, calibrated again with the stack
@@ -150,11 +161,10 @@ def train(name: str, sets: dict, split: dict, work_dir: Path) -> Path:
     return folder
 
 
-def restack(shipped: Path, folder: Path, items, settings) -> None:
-    """The shipped model's weights with a calibration that stacks ``settings.stack``, on
-    the same calibration side (the same split of the same items)."""
-    import shutil
-
+def recalibrate(folder: Path, items, settings) -> None:
+    """Calibrate the model of ``folder`` again (``settings.stack``, the same calibration
+    side: the same split of the same items) and rewrite its ``judge.json``, keeping the
+    training record."""
     from editf1.judges.cross_encoder import (
         CrossEncoderConfig,
         CrossEncoderContentJudge,
@@ -163,13 +173,16 @@ def restack(shipped: Path, folder: Path, items, settings) -> None:
     )
     from editf1.training import cross_encoder as training
 
-    shipped_config = json.loads((shipped / "judge.json").read_text("utf-8"))
-    config = CrossEncoderConfig.from_json(shipped_config)
+    saved = json.loads((folder / "judge.json").read_text("utf-8"))
+    config = CrossEncoderConfig.from_json(saved)
+    features = ("logit", "cosine") if "cosine" in settings.stack else ("logit",)
     draft = CrossEncoderConfig(
-        window=config.window, max_length=config.max_length, features=("logit", "cosine"),
-        weights=(1.0, 0.0),
-    )  # fmt: skip
-    model = load_cross_encoder(shipped, config.max_length)
+        window=config.window,
+        max_length=config.max_length,
+        features=features,
+        weights=(1.0,) + (0.0,) * (len(features) - 1),
+    )
+    model = load_cross_encoder(folder, config.max_length)
     judge = CrossEncoderContentJudge(
         config=draft, pair_scorer=CrossEncoderScorer(model, config.max_length)
     )
@@ -178,17 +191,22 @@ def restack(shipped: Path, folder: Path, items, settings) -> None:
     fitted, figures = training.calibrate(
         judge, calibration, [i.source for i in calibration], settings.stack
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in shipped.iterdir():
-        if path.name != "judge.json":
-            shutil.copy(path, folder / path.name)
-    record = shipped_config["record"] | {
-        "calibration": figures,
-        "settings": {"stack": settings.stack},
-    }
+    record = saved["record"] | {"calibration": figures}
+    record["settings"] = record.get("settings", {}) | {"stack": list(settings.stack)}
     (folder / "judge.json").write_text(
         json.dumps(fitted.to_json() | {"record": record}, indent=1) + "\n", "utf-8"
     )
+
+
+def restack(shipped: Path, folder: Path, items, settings) -> None:
+    """The shipped model's weights in ``folder``, calibrated again with
+    ``settings.stack`` (:func:`recalibrate`)."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in shipped.iterdir():
+        shutil.copy(path, folder / path.name)
+    recalibrate(folder, items, settings)
 
 
 def main(argv=None) -> int:
@@ -196,6 +214,14 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir", type=Path, default=benchlib.ROOT.parent / "shared" / "data")
     parser.add_argument("--work-dir", type=Path, required=True, help="where models are written")
     parser.add_argument("--recipes", nargs="+", choices=list(RECIPES), default=list(RECIPES))
+    parser.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="calibrate the recipes' trained models again (after a change of calibration)",
+    )
+    parser.add_argument(
+        "--default", action="store_true", help="judge the held-out sets with the default again"
+    )
     parser.add_argument("--n-resamples", type=int, default=2000)
     parser.add_argument("--output-dir", type=Path, default=benchlib.RESULTS)
     args = parser.parse_args(argv)
@@ -215,6 +241,8 @@ def main(argv=None) -> int:
     for name in args.recipes:
         started = time.time()
         folder = train(name, sets, split, args.work_dir)
+        if args.recalibrate and name != "top3":
+            recalibrate(folder, recipe_items(name, sets, split), recipe_settings(name))
         judge = CrossEncoderContentJudge(folder)
         if name == "top3":
             judge = top_k_judge(judge, EmbeddingContentJudge(span_margin=None), 3)
@@ -238,7 +266,7 @@ def main(argv=None) -> int:
             "seconds": {"training": round(trained, 1), "total": round(time.time() - started, 1)},
         }
         print(f"{name}: {time.time() - started:.0f} s", file=sys.stderr)
-    if "default" not in payload or args.recipes == list(RECIPES):
+    if "default" not in payload or args.default:
         rows = {}
         for set_name in sets:
             items = [sets[set_name][i] for i in split[set_name][1]]

@@ -224,6 +224,50 @@ def test_bounded_span_search_scores_runs_that_could_match(splitter):
     assert len(full.spans) == 5 and full.probability.argmax() == 3
 
 
+def test_run_rule_a_run_with_a_sentence_below_the_floor_is_no_candidate(splitter):
+    """Probability sigmoid(10 * cosine - 8). "Sleep early." at cosine 0.6 (p 0.12),
+    "Avoid screens." at 0 (p 0.0003), the run at 1.0 (p 0.88): without a floor the run
+    matches; with run_floor 0.1 "Avoid screens." is below it, the run is ruled out
+    (probability 0, named in run_ruled_out) and never encoded, so NO MATCH with the
+    best sentence's 0.12. The second run ("Avoid screens. Call us.") is ruled out too."""
+    encoder, req = bounded_case(splitter, [1, 0, 0], [0.6, 0.8, 0])
+    config = EmbeddingContentConfig.from_json(STEEP)
+    (free,) = EmbeddingContentJudge(config=config, encoder=encoder).match([req])[0]
+    assert free.status == "match" and free.span.text == "Sleep early. Avoid screens."
+    encoder.asked.clear()
+    ruled = EmbeddingContentJudge(config=config, encoder=encoder, run_floor=0.1)
+    (scores,) = ruled.span_scores([req])
+    assert "Sleep early. Avoid screens." not in encoder.asked
+    assert [s.text for s in scores.spans] == ["Sleep early.", "Avoid screens.", "Call us."]
+    (answer,) = ruled.match([req])[0]
+    assert answer.status == "no_match" and answer.score == pytest.approx(1 / (1 + np.exp(2)))
+    (every,) = ruled.span_scores([req], every_span=True)
+    assert every.run_ruled_out[0].tolist() == [False, False, False, True, True]
+    assert every.probability[0, 3:].tolist() == [0.0, 0.0]
+    assert (
+        "run_floor=0.1" in ruled.fingerprint
+        and "run_floor" not in EmbeddingContentJudge(config=config, encoder=encoder).fingerprint
+    )
+
+
+def test_the_default_judge_leaves_a_sentence_saying_nothing_of_the_reply_as_a_deletion():
+    """The README's evaluate example: "Rest today. Drink water." against "Rest today and
+    take ibuprofen." The run would match (probability 0.53) but "Drink water." alone is
+    below the default's run floor, and "Rest today." alone (0.47) leaves out the
+    ibuprofen: NO MATCH, both draft sentences are expected deletions."""
+    import editf1
+
+    result = editf1.score(
+        predictions=["Rest today. Drink water."],
+        references=["Rest today and take ibuprofen."],
+        theme_judge=None,
+    )
+    (pair,) = result.pairs
+    assert (pair.expected_matches, pair.expected_additions, pair.expected_deletions) == (0, 1, 2)
+    assert [s.text for s in pair.expected_deletion_sentences] == ["Rest today.", "Drink water."]
+    assert result.f1 == 0.0
+
+
 def test_probabilities_within_rounding_are_a_tie_won_by_the_earliest_span(splitter):
     # the later sentence is more similar by 1.2e-7 in cosine (float32 rounding of
     # identical texts in a matrix product differs by as much): a tie, to the earliest
@@ -350,7 +394,7 @@ def test_shipped_content_judge_fingerprint_is_pinned_change_detector():
     test_content_judge_fingerprint_follows_weights_and_options_only."""
     today = EmbeddingContentJudge(encoder=WORDS)
     assert "logreg:9b3bf397fd,threshold=0.5,window=2" in today.fingerprint
-    assert today.fingerprint.endswith(",rules=2)")
+    assert today.fingerprint.endswith(",rules=2,run_floor=0.35)")
 
 
 def test_default_content_judge_is_the_kqa_fit_with_the_full_veto():
@@ -389,7 +433,7 @@ def test_fingerprint_names_the_rules_version_of_judges_that_read_key_terms(monke
         EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(params), encoder=WORDS),
     ]
     before = [j.fingerprint for j in judges]
-    assert [f",rules={key_terms.RULES_VERSION})" in f for f in before] == [False, True]
+    assert [f",rules={key_terms.RULES_VERSION}," in f for f in before] == [False, True]
     monkeypatch.setattr(content, "RULES_VERSION", key_terms.RULES_VERSION + 1)
     after = [j.fingerprint for j in judges]
     assert after[0] == before[0] and after[1] != before[1]

@@ -27,7 +27,8 @@
    ``stack`` features of each item's best span (Platt scaling when ``stack`` is the
    logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
    (grids) of the highest mean Cohen's kappa over the sets that hold both labels, so
-   that no one set's match rate sets the threshold.
+   that no one set's match rate sets the threshold (ties at 4 decimals: the higher
+   floor, then the lower threshold).
 5. **Saving.** The weights in float16 safetensors with the tokenizer, and
    ``judge.json``: the :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and
    the training record (settings, items and pairs per set, losses, calibration
@@ -417,9 +418,10 @@ def calibrate(
             decisions = p >= threshold
             kappas = [cohen_kappa(y[mask], decisions[mask]) for mask in masks]
             score = float(np.mean(kappas))
-            if best_choice is None or score > best_choice[0] + 1e-12:
-                best_choice = (score, floor, float(threshold), p, kappas)
-    score, floor, threshold, p, kappas = best_choice
+            key = (round(score, 4), floor, -float(threshold))  # ties: the higher floor
+            if best_choice is None or key > best_choice[0]:
+                best_choice = (key, score, floor, float(threshold), p)
+    _, score, floor, threshold, p = best_choice
     config = CrossEncoderConfig.from_json(
         config.to_json() | {"run_floor": floor, "threshold": threshold}
     )

@@ -78,7 +78,8 @@ class EmbeddingContentConfig(JudgeConfig):
     Raises:
         ValueError: from ``__post_init__``, naming the field: a feature not in
             :data:`CONTENT_FEATURES` or without a weight, a weight or bias that is not
-            a finite number, ``window`` below 1, ``threshold`` outside [0, 1],
+            a finite number, ``window`` below 1, ``threshold`` or ``run_floor``
+            outside [0, 1],
             ``span_margin`` outside [0, 2] (and not ``None``), a ``span_embedding`` not
             in :data:`SPAN_EMBEDDINGS`, an unknown veto kind.
     """
@@ -107,6 +108,13 @@ class EmbeddingContentConfig(JudgeConfig):
     veto: tuple[str, ...] = field(
         default=(),
         metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
+    )
+    run_floor: float = field(
+        default=0.0,
+        metadata={
+            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
+            "run to be a candidate"
+        },
     )
     span_embedding: str = field(
         default="encoded",
@@ -148,6 +156,7 @@ class EmbeddingContentConfig(JudgeConfig):
             "bias": _finite("bias", self.bias),
             "window": int(window),
             "threshold": _number("threshold", self.threshold, 0.0, 1.0),
+            "run_floor": _number("run_floor", self.run_floor, 0.0, 1.0),
             "veto": check_veto(self.veto),
             "span_margin": _number("span_margin", self.span_margin, 0.0, 2.0, allow_none=True),
         }

@@ -56,6 +56,9 @@ class SpanScores:
             (:data:`CONTENT_FEATURES`), each (R, C).
         vetoed: (R, C) booleans, True where a key-term conflict named in the
             parameters' ``veto`` rules the span out (all False without a veto).
+        run_ruled_out: (R, C) booleans, True where a run holds a sentence whose own
+            probability is below ``run_floor`` (the run rule; always False for a single
+            sentence); such a run's probability is 0.0.
     """
 
     spans: list[Sentence]
@@ -64,6 +67,7 @@ class SpanScores:
     probability: np.ndarray
     features: dict[str, np.ndarray]
     vetoed: np.ndarray
+    run_ruled_out: np.ndarray
 
 
 def _best(row: np.ndarray) -> int:
@@ -102,6 +106,11 @@ class EmbeddingContentJudge(ContentJudge):
     with ``"negation"`` or ``"condition"`` in the veto, that flips a negation or a
     condition of the reference (:func:`editf1.judges.clauses.clause_conflicts`; "do not
     take it" against "take it") is never the match: its probability is set to 0.0.
+
+    Run rule: a run of sentences is a candidate only if each of its sentences alone
+    reaches ``run_floor`` (probability without the veto): a run that adds a sentence
+    saying nothing of the reference sentence never wins ("Rest today. Drink water."
+    against "Rest today and take ibuprofen.": "Drink water." alone is below the floor).
 
     Bounded span search: every draft sentence is encoded, a run of sentences only when
     it could become the match under an assumption checked on data: a run's cosine is
@@ -160,7 +169,7 @@ class EmbeddingContentJudge(ContentJudge):
         c = self.config
         self.features, self.bias, self.veto = c.features, c.bias, c.veto
         self.weights = np.array([c.weights[f] for f in c.features], dtype=float)
-        self.threshold, self.window = c.threshold, c.window
+        self.threshold, self.window, self.run_floor = c.threshold, c.window, c.run_floor
         self.span_margin, self.span_embedding = c.span_margin, c.span_embedding
         self.encoder = default_encoder() if encoder is None else encoder
         # the fifth item, always None, keeps the digests of existing parameter files
@@ -171,9 +180,11 @@ class EmbeddingContentJudge(ContentJudge):
         margin = "" if self.span_margin is None else f",span_margin={self.span_margin}"
         composed = ",span_embedding=composed" if self.span_embedding == "composed" else ""
         rules = f",rules={RULES_VERSION}" if self.veto else ""
+        floor = f",run_floor={self.run_floor}" if self.run_floor else ""
         return (
             f"embedding-content({self.encoder.name},logreg:{self._digest},"
-            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules})"
+            f"threshold={self.threshold},window={self.window}{margin}{composed}{rules}"
+            f"{floor})"
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
@@ -192,7 +203,8 @@ class EmbeddingContentJudge(ContentJudge):
 
         ``runs`` are (first, last) sentence indices; the bound on a run's cosine is its
         best sentence's plus ``span_margin``, and cosine is in [-1, 1] whatever the
-        weight's sign; every other feature of the runs is known."""
+        weight's sign; every other feature of the runs is known, and so is the run rule
+        (``run_vetoed`` holds both)."""
         best = np.stack([single_cosine[:, i : j + 1].max(axis=1) for i, j in runs], axis=1)
         bound = np.minimum(best + self.span_margin, 1.0 + _COSINE_ROUNDING)
         terms = {
@@ -272,35 +284,47 @@ class EmbeddingContentJudge(ContentJudge):
             ranges = np.array(span_ranges(n, self.window)[n:], dtype=int).reshape(-1, 2)
             features, vetoed = self._text_features(refs, spans)
             cosine = ref_vectors @ vectors[len(requests) + k].T
+            singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
+            ruled = np.zeros_like(vetoed)
+            if self.run_floor and len(ranges):  # each sentence of a run alone: the floor
+                free = self._probability(singles, np.zeros_like(vetoed[:, :n]))
+                below = np.stack([free[:, i : j + 1].min(axis=1) for i, j in ranges], axis=1)
+                ruled[:, n:] = below < self.run_floor
             keep = np.ones(len(ranges), dtype=bool)
             if len(ranges) and self.span_margin is not None and not every_span:
-                singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
                 probability = self._probability(singles, vetoed[:, :n])
                 run_features = {name: f[:, n:] for name, f in features.items()}
-                keep = self._could_match(cosine, probability, run_features, vetoed[:, n:], ranges)
+                out_of_reach = vetoed[:, n:] | ruled[:, n:]
+                keep = self._could_match(cosine, probability, run_features, out_of_reach, ranges)
             kept = np.flatnonzero(keep)
             runs = [spans[n + i] for i in kept]
             run_texts.append([s.text for s in runs])
             run_sentences.append([sentences[k][first : last + 1] for first, last in ranges[kept]])
             columns = np.concatenate([np.arange(n), n + kept]).astype(int)
             features = {name: f[:, columns] for name, f in features.items()}
-            prepared.append((spans[:n] + runs, cosine, features, vetoed[:, columns], ref_vectors))
+            prepared.append(
+                (spans[:n] + runs, cosine, features, vetoed[:, columns], ruled[:, columns],
+                 ref_vectors)
+            )  # fmt: skip
         if self.span_embedding == "composed":
             flat = self.encoder.compose(_flatten(run_sentences))
         else:
             flat = self.encoder.encode(_flatten(run_texts))
         run_vectors = _split(flat, run_texts)
         out = []
-        for (spans, cosine, features, vetoed, ref_vectors), runs in zip(prepared, run_vectors):
+        for (spans, cosine, features, vetoed, ruled, ref_vectors), runs in zip(
+            prepared, run_vectors
+        ):
             features["cosine"] = np.concatenate([cosine, ref_vectors @ runs.T], axis=1)
             out.append(
                 SpanScores(
                     spans,
                     features["cosine"],
                     features["word_recall"],
-                    self._probability(features, vetoed),
+                    self._probability(features, vetoed | ruled),
                     features,
                     vetoed,
+                    ruled,
                 )
             )
         return out
@@ -328,7 +352,7 @@ class EmbeddingContentJudge(ContentJudge):
             judgements = []
             foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
             unvetoed = (  # the probabilities without the veto, computed only if it fired
-                self._probability(scores.features, np.zeros_like(scores.vetoed))
+                self._probability(scores.features, scores.run_ruled_out)
                 if scores.vetoed.any()
                 else scores.probability
             )
