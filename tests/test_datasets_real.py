@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -19,7 +20,7 @@ import datasets
 import pytest
 
 from editf1.builders import builder_class, load_split
-from editf1.builders.hub import size_category, write_hub_folder
+from editf1.builders.hub import build_note, size_category, write_hub_folder
 from editf1.builders.public import DuplicateRecordsWarning, UnmatchedRecordsWarning
 from editf1.builders.readers import kqa_nli_rows, oncqa_rows
 from editf1.cli.main import main
@@ -202,7 +203,11 @@ def test_real_sets_export_to_folders_that_load_dataset_reads(tmp_path, name, fol
     # upstream files give, so the card states them and their size category
     assert counts == builder_class(name).PUBLISHED_ROWS
     assert f"size_categories:\n- {size_category(max(counts.values()))}\n" in card
-    assert card == committed
+    # the committed card is the exported one but for its opening note on how to build
+    # the data beside it (a folder with the data needs none)
+    first = re.search(rf"Unable to find '\.\.\./datasets/{name}/([^']+)'", committed)[1]
+    note = build_note(name, builder_class(name), f"datasets/{name}", first)
+    assert card == committed.replace("\n".join(note) + "\n\n", "", 1)
     for config, n in counts.items():
         rows = datasets.load_dataset(
             str(written.path), config, split="test", cache_dir=str(tmp_path / "c")
