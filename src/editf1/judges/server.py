@@ -228,9 +228,6 @@ class _ServerJudge:
         )
         self.max_failed_share = c.max_failed_share
         self.base_url = self.connection.shown
-        self.allow_remote = self.connection.allow_remote
-        self.max_concurrency = self.connection.max_concurrency
-        self.timeout_s, self.retries = self.connection.timeout_s, self.connection.retries
         self.counts: Counter[str] = Counter()
         self.model = self.connection.served_model(c.model, c.adapter)
         self.adapter = c.adapter
