@@ -27,19 +27,10 @@ from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 
 __all__ = [
-    "CorpusAccumulator",
-    "NonLatinTextWarning",
-    "RowsWarning",
-    "UndefinedMetricWarning",
-    "UnusableJudgementWarning",
-    "ZeroDivision",
-    "aggregate",
-    "check_zero_division",
-    "micro_prf",
-    "pair_counts",
-    "prf",
-    "warn_undefined",
-]
+    "CorpusAccumulator", "NonLatinTextWarning", "RowsWarning", "UndefinedMetricWarning",
+    "UnusableJudgementWarning", "ZeroDivision", "aggregate", "check_zero_division", "micro_prf",
+    "pair_counts", "prf", "warn_undefined",
+]  # fmt: skip
 
 
 class RowsWarning(UserWarning):

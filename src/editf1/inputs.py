@@ -17,22 +17,10 @@ from editf1.naming import FileLine, field_at
 from editf1.segment import has_word
 
 __all__ = [
-    "CheckedRows",
-    "InputError",
-    "Row",
-    "check_fraction",
-    "check_group",
-    "check_id",
-    "check_option",
-    "check_pairs",
-    "check_prediction",
-    "check_reference",
-    "check_rows",
-    "describe",
-    "read_bool",
-    "row_errors",
-    "unicode_problem",
-]
+    "CheckedRows", "InputError", "Row", "check_fraction", "check_group", "check_id",
+    "check_option", "check_pairs", "check_prediction", "check_reference", "check_rows", "describe",
+    "read_bool", "row_errors", "unicode_problem",
+]  # fmt: skip
 
 #: ``(id or None, prediction, reference)``; the reference is a reply or a list of replies.
 Row = tuple

@@ -52,15 +52,9 @@ from scipy.stats import norm, t
 from editf1.stats import Estimate
 
 __all__ = [
-    "MIN_LABELLED",
-    "PPIEstimate",
-    "UndefinedEstimateError",
-    "classical_ratio",
-    "ppi_mean",
-    "ppi_ratio",
-    "ppi_ratio_difference",
-    "ratio_columns",
-]
+    "MIN_LABELLED", "PPIEstimate", "UndefinedEstimateError", "classical_ratio", "ppi_mean",
+    "ppi_ratio", "ppi_ratio_difference", "ratio_columns",
+]  # fmt: skip
 
 
 #: The fewest labelled pairs an estimate takes (a variance needs two).

@@ -37,11 +37,8 @@ from editf1.versions import installed_versions
 
 # the warnings live with the aggregation that issues them; importable from here too
 __all__ = [
-    "EditF1Scorer",
-    "NonLatinTextWarning",
-    "UnusableJudgementWarning",
-    "reproducibility_of",
-]
+    "EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "reproducibility_of",
+]  # fmt: skip
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")

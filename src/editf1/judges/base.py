@@ -20,14 +20,9 @@ if TYPE_CHECKING:
     from editf1.segment import Sentence
 
 __all__ = [
-    "ContentJudge",
-    "ContentJudgement",
-    "JudgeConfig",
-    "JudgeRequest",
-    "ThemeJudge",
-    "ThemeJudgement",
-    "VetoedSpan",
-]
+    "ContentJudge", "ContentJudgement", "JudgeConfig", "JudgeRequest", "ThemeJudge",
+    "ThemeJudgement", "VetoedSpan",
+]  # fmt: skip
 
 Status = Literal["match", "no_match", "unusable"]
 STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")

@@ -30,18 +30,9 @@ from editf1.caches import cached
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
-    "CONFLICT_KINDS",
-    "DIRECTIONS",
-    "DRUG_NAMES",
-    "DRUG_STEMS",
-    "RULES_VERSION",
-    "TERM_CONFLICT_KINDS",
-    "Comparison",
-    "KeyTerms",
-    "check_veto",
-    "compare",
-    "extract",
-]
+    "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
+    "TERM_CONFLICT_KINDS", "Comparison", "KeyTerms", "check_veto", "compare", "extract",
+]  # fmt: skip
 
 #: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
 #: fingerprint of a judge with a veto: bump it whenever a rule's answer changes

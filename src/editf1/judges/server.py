@@ -48,16 +48,9 @@ from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
 __all__ = [
-    "Choice",
-    "ServerContentJudge",
-    "ServerJudgeConfig",
-    "ServerJudgeError",
-    "ServerJudgeWarning",
-    "ServerThemeJudge",
-    "check_local",
-    "choose",
-    "normalise",
-]
+    "Choice", "ServerContentJudge", "ServerJudgeConfig", "ServerJudgeError", "ServerJudgeWarning",
+    "ServerThemeJudge", "check_local", "choose", "normalise",
+]  # fmt: skip
 
 _CONSTRAINTS = ("auto", "json_schema", "none")
 _PROBE = "edit-f1-probe-ok"

@@ -25,12 +25,9 @@ from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
-    "DEFAULT_CONTENT_PARAMS",
-    "DEFAULT_SPAN_MARGIN",
-    "SPAN_EMBEDDINGS",
-    "EmbeddingContentJudge",
+    "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
     "SpanScores",
-]
+]  # fmt: skip
 
 #: float32 rounding of a cosine and of a probability
 _COSINE_ROUNDING = 1e-6

@@ -9,14 +9,9 @@ decoding), :mod:`.scoring` (decision mode), :mod:`.config`, :mod:`.judges`
 from importlib import import_module
 
 __all__ = [
-    "LLMContentConfig",
-    "LLMContentJudge",
-    "LLMJudgeConfig",
-    "LLMThemeJudge",
-    "ModelNotAvailableError",
-    "ModelRef",
-    "load_judge_model",
-]
+    "LLMContentConfig", "LLMContentJudge", "LLMJudgeConfig", "LLMThemeJudge",
+    "ModelNotAvailableError", "ModelRef", "load_judge_model",
+]  # fmt: skip
 
 #: Exports by module, imported when first used (reading the settings imports no torch).
 _EXPORTS = {

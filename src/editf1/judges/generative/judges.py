@@ -73,13 +73,9 @@ from editf1.segment import Sentence
 from editf1.themes import THEMES
 
 __all__ = [
-    "DECISION_WINDOW",
-    "MODES",
-    "JudgeModel",
-    "LLMContentJudge",
-    "LLMThemeJudge",
+    "DECISION_WINDOW", "MODES", "JudgeModel", "LLMContentJudge", "LLMThemeJudge",
     "load_judge_model",
-]
+]  # fmt: skip
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
