@@ -1,7 +1,8 @@
 """edit-F1: how much would a clinician edit this LLM-drafted reply to a patient message?
 
 Content- and theme-level precision, recall and F1 of a draft against the clinician's
-reply, with the alignment behind every number (Seegmiller et al., arXiv 2601.11344):
+reply (Seegmiller et al., arXiv 2601.11344). ``import editf1`` loads no model (exports are
+lazy) and switches telemetry off (:func:`editf1.privacy.telemetry_off`).
 
 >>> import editf1
 >>> result = editf1.score(
@@ -11,10 +12,6 @@ reply, with the alignment behind every number (Seegmiller et al., arXiv 2601.113
 ... )
 >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
 (0.3333, 0.5, 0.4)
-
-Everything is imported lazily: ``import editf1`` loads no model and no heavy library.
-It switches off the telemetry of huggingface_hub and gradio in this process
-(:func:`editf1.privacy.telemetry_off`).
 """
 
 from __future__ import annotations
@@ -36,20 +33,10 @@ if TYPE_CHECKING:
     from editf1.themes import THEMES
 
 __all__ = [
-    "THEMES",
-    "ContentJudge",
-    "CorpusResult",
-    "EditF1Scorer",
-    "InputError",
-    "PairResult",
-    "ThemeJudge",
-    "UndefinedMetricWarning",
-    "__version__",
-    "clear_caches",
-    "load_content_judge",
-    "load_theme_judge",
-    "score",
-]
+    "THEMES", "ContentJudge", "CorpusResult", "EditF1Scorer", "InputError", "PairResult",
+    "ThemeJudge", "UndefinedMetricWarning", "__version__", "clear_caches", "load_content_judge",
+    "load_theme_judge", "score",
+]  # fmt: skip
 
 _EXPORTS = {
     "EditF1Scorer": "editf1.scorer",
@@ -65,8 +52,7 @@ _EXPORTS = {
     "clear_caches": "editf1.caches",
 }
 
-#: ``score``'s keyword arguments that go to :meth:`EditF1Scorer.score`; the rest build
-#: the scorer.
+#: ``score``'s keyword arguments for :meth:`EditF1Scorer.score`; the rest build the scorer.
 _SCORE_OPTIONS = ("ids", "keep_pairs", "gold")
 
 
@@ -88,35 +74,23 @@ def score(*, predictions, references, **options) -> CorpusResult:
     """Score drafts against clinician replies in one call: content and theme edit-F1.
 
     Args:
-        predictions: N drafts (strings; an empty draft scores precision 0 with a
-            warning).
-        references: N clinician replies (strings with a word), or lists of replies
-            where several clinicians answered a message.
-        **options: ``ids`` and ``keep_pairs`` (see :meth:`EditF1Scorer.score`), and
-            ``gold``: clinicians' gold labels of a uniform random sample of the pairs (a
-            JSON Lines file or rows, :mod:`editf1.gold.labels`), which adds the
-            prediction-powered figures and the judge's agreement on them as
-            ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); every
-            other option builds the :class:`EditF1Scorer` (``content_judge``,
-            ``theme_judge``, ``content_judge_options``, ``theme_judge_options``,
-            ``include_other``, ``zero_division``, ``batch_size``, ``progress``:
-            :class:`editf1.options.ScoringOptions`). The judges are loaded once per
-            process and options (:mod:`editf1.judges` keeps them;
-            :func:`editf1.clear_caches` forgets them), so repeated calls load no model
-            twice; hold an :class:`EditF1Scorer` to keep the theme labels between calls
-            too.
+        predictions: N drafts (strings; may be empty).
+        references: N clinician replies, or lists of replies to the same message.
+        **options: ``ids`` and ``keep_pairs`` (:meth:`EditF1Scorer.score`); ``gold``:
+            clinicians' labels of a uniform sample of the pairs (:mod:`editf1.gold.labels`),
+            adding ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); the rest
+            build the scorer (:class:`editf1.options.ScoringOptions`), kept per process and
+            options (:func:`editf1.clear_caches` forgets them).
 
     Returns:
-        A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1],
-        theme scores, counts and every pair's alignment.
+        A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1], theme
+        scores, counts and every pair's alignment.
 
     Raises:
-        TypeError: for an unknown option or an option of the wrong type (naming it and
-            the type given: ``keep_pairs``, ``include_other`` and ``progress`` take a
-            bool, ``batch_size`` an int), or for predictions, references or ids that
-            are not lists.
-        ValueError, InputError: as :class:`EditF1Scorer` and its ``score`` raise; bad
-            rows are named before any judge is loaded.
+        TypeError: for an unknown option, an option of the wrong type, or inputs that are
+            not lists.
+        ValueError, InputError: as :class:`EditF1Scorer` raises; bad rows are named before
+            any judge is loaded.
     """
     from editf1.inputs import check_option, check_pairs
     from editf1.scorer import EditF1Scorer

@@ -1,33 +1,14 @@
-"""Step 4 of the pipeline: judged pairs → corpus scores, in one public step.
+"""Step 4 of the pipeline: judged pairs → corpus scores (:func:`aggregate`).
 
-:func:`aggregate` turns judged pairs (:class:`~editf1.results.PairResult`) into the
-:class:`~editf1.results.CorpusResult` and its warnings; the scorer, the distributed path
-and the training reward all aggregate through it. It is built on
-:class:`CorpusAccumulator`, whose ``add`` / ``merge`` / ``result`` are the update /
-merge / compute of torchmetrics: processes that judged shares of a corpus each add their
-pairs, the accumulators (counts, not pairs) are merged, and the main process alone calls
-``result`` with ``warn=True``, so each warning is issued once and names the rows by their
-numbers in the whole input.
+The scorer, the distributed path and the training reward aggregate through
+:class:`CorpusAccumulator` (``add`` / ``merge`` / ``result``, as torchmetrics' update /
+merge / compute), which only sums the counts the pairs store and divides once: micro
+averages (Seegmiller et al., arXiv 2601.11344, §3.1).
 
-Aggregation only sums: a pair's content counts come from :func:`editf1.count.count_content`
-and its theme counts from :func:`editf1.count.count_themes`, stored in the pair. Corpus
-scores are micro-averaged: the counts of all pairs are summed first, then divided
-(Seegmiller et al., arXiv 2601.11344, §3.1).
-
-Undefined ratios (Notes)
-------------------------
-* ``tp + fp + fn == 0``: nothing was expected and nothing was given, so precision,
-  recall and F1 are all 1.0 (e.g. a theme that neither the reply nor the draft has).
-* otherwise a ratio whose denominator is 0 (precision of an empty draft against a
-  non-empty reply) takes the value of ``zero_division``; with ``"warn"`` (default) that
-  value is 0.0 and :func:`aggregate` issues one :class:`UndefinedMetricWarning` naming
-  the rows.
-* F1 is 0.0 when precision + recall is 0.
-* Per-theme corpus scores follow the same rules without a warning: each comes with the
-  counts of replies and drafts containing the theme, which show when a ratio was
-  undefined.
-
-No score is ever NaN.
+Undefined ratios (Notes): with ``tp + fp + fn == 0`` precision, recall and F1 are 1.0;
+otherwise a zero denominator gives ``zero_division`` (``"warn"``: 0.0 and one
+:class:`UndefinedMetricWarning` naming the rows); F1 is 0.0 when precision + recall is
+0. Per-theme scores follow the same rules without a warning. No score is ever NaN.
 """
 
 from __future__ import annotations
@@ -46,32 +27,20 @@ from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 
 __all__ = [
-    "CorpusAccumulator",
-    "NonLatinTextWarning",
-    "RowsWarning",
-    "UndefinedMetricWarning",
-    "UnusableJudgementWarning",
-    "ZeroDivision",
-    "aggregate",
-    "check_zero_division",
-    "micro_prf",
-    "pair_counts",
-    "prf",
-    "warn_undefined",
-]
+    "CorpusAccumulator", "NonLatinTextWarning", "RowsWarning", "UndefinedMetricWarning",
+    "UnusableJudgementWarning", "ZeroDivision", "aggregate", "check_zero_division", "micro_prf",
+    "pair_counts", "prf", "warn_undefined",
+]  # fmt: skip
 
 
 class RowsWarning(UserWarning):
-    """A warning about some rows of a corpus, which it names by number (from 0):
-    ``[0, 3, ...]``. A shell that knows the rows by other names (``edit-f1``: file and
-    line) rewrites it with :meth:`naming`.
+    """A warning naming some rows of a corpus by number (``[0, 3, ...]``); a shell that knows
+    them by other names (file and line) rewrites it with :meth:`naming`.
 
     Args:
-        template: the message, with ``{rows}`` where the rows go and further
-            ``{fields}`` filled from ``words``.
-        rows: the first rows named (at most :data:`SHOWN_ROWS`), numbers or labels.
+        template: the message, with ``{rows}`` and further ``{fields}`` from ``words``.
+        rows: the first rows named (at most :data:`SHOWN_ROWS`).
         count: how many rows in all.
-        words: the default value of each further field of ``template``.
     """
 
     def __init__(self, template: str, rows: Sequence = (), count: int = 0, **words: str) -> None:
@@ -79,9 +48,7 @@ class RowsWarning(UserWarning):
         super().__init__(self.naming())
 
     def naming(self, rows_text: Callable[[list, int], str] | None = None, **words: str) -> str:
-        """The message, the rows named by ``rows_text(rows, count)`` (default
-        ``[0, 3, ...]``: ``...`` when ``count`` is more than the rows named) and the
-        template's other fields by ``words`` where given.
+        """The message, rows named by ``rows_text(rows, count)``, other fields by ``words``.
 
         >>> RowsWarning("{rows} ({n})", [0, 3], 12, n="twelve").naming(n="12")
         '[0, 3, ...] (12)'
@@ -103,20 +70,16 @@ class UnusableJudgementWarning(RowsWarning):
 
 
 class NonLatinTextWarning(RowsWarning):
-    """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of
-    its letters outside Latin script (:func:`editf1.segment.non_latin_share`); the judges
-    were fitted and checked on English replies."""
+    """Rows whose draft or reply has more than :data:`editf1.segment.NON_LATIN_LIMIT` of its
+    letters outside Latin script; the judges were fitted on English replies.
+    """
 
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
-    """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean.
+    """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean; never warns.
 
-    Pure: it never warns (:func:`aggregate` issues one warning for many rows).
-
-    Args:
-        tp, fp, fn: non-negative counts. For content edit-F1, tp = expected matches,
-            fp = expected deletions, fn = expected additions (Algorithm 1).
-        zero_division: ``"warn"`` (acts as 0.0), 0.0 or 1.0; see the module Notes.
+    Content edit-F1 (Algorithm 1): tp = EM, fp = ED, fn = EA. ``zero_division``: see the
+    module Notes.
 
     Returns:
         A :class:`PRF` of fractions in [0, 1], never NaN.
@@ -141,17 +104,10 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
 
 
 def pair_counts(pairs: Sequence[PairResult], level: Literal["content", "theme"]) -> np.ndarray:
-    """The (tp, fp, fn) of every pair, for re-aggregating subsets (e.g. bootstrap resamples).
-
-    Args:
-        pairs: N scored pairs; for ``level="theme"`` each must have theme scores.
-        level: ``"content"`` (EM, ED, EA; Algorithm 1) or ``"theme"`` (§3.2).
-
-    Returns:
-        An (N, 3) int array.
+    """The (tp, fp, fn) of every pair as an (N, 3) int array, for re-aggregating subsets.
 
     Raises:
-        ValueError: for an unknown level, or theme counts of a pair scored without themes.
+        ValueError: for an unknown level, or theme counts of pairs scored without themes.
     """
     if level == "content":
         rows = [p.content_counts for p in pairs]
@@ -165,12 +121,7 @@ def pair_counts(pairs: Sequence[PairResult], level: Literal["content", "theme"])
 
 
 def micro_prf(counts: np.ndarray, zero_division: ZeroDivision = 0.0) -> PRF:
-    """Micro-averaged precision, recall and F1 of the pairs whose counts are the rows of
-    ``counts``: the counts are summed first, then divided (§3.1).
-
-    Args:
-        counts: a (N, 3) array of (tp, fp, fn), e.g. ``pair_counts(pairs, "content")[idx]``.
-        zero_division: as for :func:`prf` (default 0.0: resampling code does not warn).
+    """Micro-averaged precision, recall and F1 of (N, 3) ``counts`` rows (§3.1).
 
     >>> round(micro_prf(np.array([[1, 0, 1], [1, 2, 0]])).f1, 4)  # P 2/4, R 2/3
     0.5714
@@ -180,14 +131,8 @@ def micro_prf(counts: np.ndarray, zero_division: ZeroDivision = 0.0) -> PRF:
 
 
 def warn_undefined(what: str, rows: Sequence, zero_division: ZeroDivision, n_rows=None) -> None:
-    """Issue one :class:`UndefinedMetricWarning` for ``rows`` if ``zero_division="warn"``.
-
-    Args:
-        what: the score and its cause, e.g. ``"precision (empty prediction)"``.
-        rows: the row numbers (or other labels) concerned, or the first of them;
-            nothing happens if empty.
-        zero_division: the policy in force.
-        n_rows: how many rows there are in all (default ``len(rows)``).
+    """One :class:`UndefinedMetricWarning` for ``rows`` (of ``n_rows``) if ``zero_division``
+    is ``"warn"`` and ``rows`` is not empty.
     """
     if not rows or zero_division != "warn":
         return
@@ -207,7 +152,7 @@ SHOWN_ROWS = 10
 
 
 class _Rows:
-    """The rows of one warning: how many, and the first :data:`SHOWN_ROWS` row numbers."""
+    """How many rows a warning concerns, and the first :data:`SHOWN_ROWS`."""
 
     def __init__(self) -> None:
         self.count, self.first = 0, []
@@ -223,7 +168,7 @@ class _Rows:
 
 
 class _Counts:
-    """Summed counts of pairs: content (EM, EA, ED), themes, unusable judgements."""
+    """Summed counts of pairs: content, themes, unusable judgements."""
 
     def __init__(self, themes_scored: tuple[str, ...]) -> None:
         self.themes_scored = themes_scored
@@ -306,18 +251,21 @@ class _Counts:
         )
 
 
-class CorpusAccumulator:
-    """Sums streamed :class:`~editf1.results.PairResult` objects into a corpus result:
-    ``add`` (update), ``merge`` and ``result`` (compute), as torchmetrics' metrics do.
+#: The undefined ratios each kind of row gives.
+_UNDEFINED = {
+    "empty": "precision (prediction has no sentence; theme precision too if the reply has a theme)",
+    "themeless": "theme precision or recall "
+    "(prediction or reference has none of the scored themes)",
+}
 
-    It keeps the summed counts of the pairs (and of every (draft, reply) pair, for
-    ``all_references`` where drafts have several replies) and the rows each warning
-    will name (how many, and the first :data:`SHOWN_ROWS`); memory does not grow with
-    the number of pairs unless ``keep_pairs`` is True.
+
+class CorpusAccumulator:
+    """Sums streamed :class:`~editf1.results.PairResult` objects into a corpus result; memory
+    does not grow with the pairs unless ``keep_pairs``.
 
     Args:
-        themes_scored: themes counted in the theme scores (8 clinical, or 9 with Other).
-        zero_division: policy for undefined corpus ratios; see the module Notes.
+        themes_scored: themes counted (8 clinical, or 9 with Other).
+        zero_division: see the module Notes.
         keep_pairs: keep every pair for :attr:`CorpusResult.pairs`.
     """
 
@@ -335,8 +283,7 @@ class CorpusAccumulator:
         return self.counts.n_pairs
 
     def add(self, pair: PairResult) -> None:
-        """Add one pair's counts (and the pair itself if ``keep_pairs``): its row number
-        is what the warnings will name."""
+        """Add one pair (its ``row`` is what the warnings name)."""
         self.counts.add(pair)
         for reply in pair.per_reference or (pair,):
             self.every_reply.add(reply)
@@ -353,13 +300,10 @@ class CorpusAccumulator:
             self.pairs.append(pair)
 
     def merge(self, other: CorpusAccumulator) -> None:
-        """Add everything ``other`` holds (e.g. another process's share): its counts,
-        the rows its warnings name, and its pairs (after this one's: merge shares in
-        input order to keep the pairs in order).
+        """Add everything ``other`` holds (pairs after this one's: merge in input order).
 
         Raises:
-            ValueError: if the two score different themes or under another
-                ``zero_division`` policy.
+            ValueError: if the two differ in themes or ``zero_division``.
         """
         if (other.themes_scored, other.zero_division) != (self.themes_scored, self.zero_division):
             raise ValueError(
@@ -380,18 +324,13 @@ class CorpusAccumulator:
     def result(
         self, provenance: dict | None = None, *, judges: str | None = None, warn: bool = True
     ) -> CorpusResult:
-        """The :class:`~editf1.results.CorpusResult` of everything added so far, with
-        ``all_references`` where a draft had several replies.
+        """The :class:`~editf1.results.CorpusResult` so far (``all_references`` where a draft had
+        several replies).
 
         Args:
-            provenance: the run record (the scorer's
-                :attr:`~editf1.scorer.EditF1Scorer.provenance`), carried into the result;
-                default none.
-            judges: names the judges in use (e.g. their fingerprints) in the warning
-                about text outside Latin script.
-            warn: issue the warnings (undefined ratios, unusable judgements, text
-                outside Latin script), each once, naming the rows; ``False`` on the
-                processes other than the main one after a merge.
+            provenance: the run record, carried into the result.
+            judges: names the judges in the warning about text outside Latin script.
+            warn: issue the warnings, each once (``False`` on non-main processes).
 
         Raises:
             ValueError: if no pair was added.
@@ -406,21 +345,10 @@ class CorpusAccumulator:
         return result
 
     def _warn(self, result: CorpusResult, judges: str | None) -> None:
-        empty, themeless = self.rows["empty"], self.rows["themeless"]
-        unusable, non_latin = self.rows["unusable"], self.rows["non_latin"]
+        empty, unusable, non_latin = (self.rows[k] for k in ("empty", "unusable", "non_latin"))
         zero_division = self.zero_division
-        warn_undefined(
-            "precision (prediction has no sentence; theme precision too if the reply has a theme)",
-            empty.first,
-            zero_division,
-            empty.count,
-        )
-        warn_undefined(
-            "theme precision or recall (prediction or reference has none of the scored themes)",
-            themeless.first,
-            zero_division,
-            themeless.count,
-        )
+        for kind, what in _UNDEFINED.items():
+            warn_undefined(what, self.rows[kind].first, zero_division, self.rows[kind].count)
         if result.content.undefined and not empty.count:  # else those rows were named
             what = "corpus " + " and ".join(result.content.undefined)
             warn_undefined(what, ["all"], zero_division)
@@ -463,25 +391,12 @@ def aggregate(
 ) -> CorpusResult:
     """Judged pairs → the corpus result and its warnings: step 4 of the pipeline.
 
-    What :meth:`~editf1.scorer.EditF1Scorer.score_stream` does after judging, and what
-    the distributed path and the training reward call: the pairs' counts are summed
-    (:class:`CorpusAccumulator`) and divided once (micro averages, §3.1); with several
-    replies per draft the result's ``all_references`` sums every (draft, reply) pair.
-
     Args:
-        pairs: judged pairs in input order, numbered by their input row (the warnings
-            name these numbers).
-        themes_scored: the themes of the theme scores (the scorer's).
-        zero_division: ``"warn"``, 0.0 or 1.0 (module Notes).
-        provenance: the run record (the scorer's), carried into the result; default none.
-        judges: names the judges in use (e.g. their fingerprints) in the warning about
-            text outside Latin script.
-        keep_pairs: keep every pair in the result (memory grows with the corpus).
-        sink: called with each pair, in order (e.g. to write JSONL).
-        warn: issue the warnings, each once: one :class:`UndefinedMetricWarning` for
-            the rows with an empty draft and one for rows without a scored theme (with
-            ``zero_division="warn"``), one :class:`UnusableJudgementWarning` and one
-            :class:`NonLatinTextWarning`, each naming the first rows.
+        pairs: judged pairs in input order (warnings name their ``row``).
+        themes_scored: the themes of the theme scores.
+        provenance, judges, warn: as :meth:`CorpusAccumulator.result`.
+        keep_pairs: keep every pair in the result.
+        sink: called with each pair, in order.
 
     Returns:
         :class:`~editf1.results.CorpusResult`, scores in [0, 1].
@@ -489,7 +404,7 @@ def aggregate(
     Raises:
         ValueError: for no pairs, or a bad ``zero_division``.
 
-    Example (two pairs judged already; by hand: EM 1+1, ED 2+0, EA 1+0):
+    Example (by hand: EM 1+1, ED 2+0, EA 1+0):
         >>> from editf1.scorer import EditF1Scorer
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
         >>> pairs = scorer.iter_pairs([(None, "Rest today. Drink water. Call us.",
@@ -509,8 +424,7 @@ def aggregate(
 
 
 def _non_latin(pair: PairResult) -> bool:
-    """Whether the draft or a reply of ``pair`` (its sentences) has more than
-    :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script."""
+    """Whether the draft or a reply of ``pair`` is mostly outside Latin script."""
     texts = [" ".join(s.text for s in pair.prediction_sentences)] + [
         " ".join(a.reference.text for a in reply.alignment)
         for reply in pair.per_reference or (pair,)

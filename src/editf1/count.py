@@ -1,32 +1,10 @@
-"""Counting: step 3 of the pipeline, for content and for themes.
+"""Counting: step 3 of the pipeline, the only place counts are made.
 
-Implements the counting half of Algorithm 1 of Seegmiller et al. (arXiv 2601.11344):
-given the content judge's answer for every reference sentence,
-
-* expected matches (EM, true positives): reference sentences with a matching draft span;
-* expected additions (EA, false negatives): reference sentences without one (NO MATCH,
-  or a judgement the judge could not produce — those are also counted as ``unusable``);
-* expected deletions (ED, false positives): remove every matched span from the draft,
-  split what is left into sentences and keep those that still hold a word.
-
-Theme level (§3.2): the set of scored themes in the draft predicts the set in the
-reply; :func:`count_themes` gives the true positives (themes in both), false positives
-(draft only) and false negatives (reply only) of one pair, and the reply sentences of
-each theme with those matched (Table 14); a sentence without a usable label counts
-against the pair, never for it. It is the only place theme counts are made:
-the pair stores them (:class:`~editf1.results.ThemeCounts`), aggregation sums them.
-
-Before counting, :func:`claim_copies` gives a span that overlaps one an earlier
-reference sentence matched to the draft's next verbatim copy of the same words, where
-there is one: removing matched spans from the draft one after another, as Algorithm 1 does,
-finds the second copy the second time. A draft copied verbatim from a reply that says
-"Call us." twice scores 1.0 whatever judge answered.
-
-A span is removed by blanking its characters, so offsets into the draft stay valid.
-What is left is split inside each of the draft's own sentences, so the words left on
-both sides of a span inside one sentence stay one sentence ("I think [you should rest]
-today." leaves one deletion), and a fragment left before a sentence boundary is not
-glued to the next sentence ("I think [you should rest.] Call us." leaves two).
+Algorithm 1 of Seegmiller et al. (arXiv 2601.11344): reference sentences with a matched
+draft span are expected matches (EM), the others expected additions (EA; unusable
+judgements included); matched spans are blanked out of the draft and the draft
+sentences left with a word are expected deletions (ED). Theme level (§3.2): the set of
+scored themes in the draft predicts the set in the reply (:func:`count_themes`).
 """
 
 from __future__ import annotations
@@ -45,15 +23,8 @@ __all__ = ["ContentCounts", "claim_copies", "count_content", "count_themes", "th
 
 @dataclass(frozen=True)
 class ContentCounts:
-    """The three counts of one pair, and the draft sentences left after removal.
-
-    Attributes:
-        expected_matches: EM, an int >= 0.
-        expected_additions: EA, an int >= 0 (includes ``unusable``).
-        expected_deletions: ED, an int >= 0, ``== len(deletions)``.
-        unusable: judgements the judge could not produce, counted in EA.
-        deletions: the draft sentences left over, with offsets into the draft; ``text``
-            is what is left of the sentence once matched spans are removed.
+    """The counts of one pair (EM + EA = reference sentences, ``unusable`` counted in EA) and
+    the draft sentences left after removal (``deletions``, offsets into the draft).
     """
 
     expected_matches: int
@@ -64,26 +35,10 @@ class ContentCounts:
 
 
 def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> list[ContentJudgement]:
-    """The judgements of one pair with each span that overlaps an earlier one moved to a
-    free copy of its words.
-
-    A matched span that overlaps a span an earlier reference sentence matched (a judge
-    that scores each sentence on its own gives identical draft sentences the same
-    answer) moves to the first verbatim copy of its characters in the draft that starts
-    and ends at word boundaries and overlaps no span matched so far; with no such copy
-    it stays where the judge put it. Algorithm 1 of Seegmiller et al. (arXiv 2601.11344)
-    removes each matched span from the draft in turn, so words already removed are
-    found again only at another copy: the same words matched twice are two of the
-    draft's copies, not one copy and an expected deletion. Nothing else changes:
-    statuses, scores and spans that overlap no earlier span are returned as given.
-
-    Args:
-        prediction: the draft.
-        judgements: one per reference sentence, in reply order (earlier sentences keep
-            their span).
-
-    Returns:
-        A new list of the same length.
+    """The judgements of one pair with each matched span that overlaps an earlier one moved
+    to the draft's first free verbatim copy of its words (at word boundaries), where there
+    is one: Algorithm 1 removes spans one after another, so the same words matched twice
+    are two copies, not one copy and a deletion. Everything else is returned as given.
 
     >>> draft = "Call us. Rest today. Call us."
     >>> call = ContentJudgement("match", Sentence("Call us.", 0, 8))
@@ -116,16 +71,13 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
 
 
 class _Claimed:
-    """The characters of the draft matched so far, as sorted disjoint intervals, so that
-    an overlap is found by bisection (a draft that repeats one sentence thousands of
-    times stays linear in its copies)."""
+    """The draft's claimed characters as sorted disjoint intervals (bisection keeps it linear)."""
 
     def __init__(self) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []
 
     def overlaps(self, start: int, end: int) -> bool:
-        """Whether characters ``start:end`` overlap a claimed character."""
         i = bisect_left(self.starts, end) - 1  # the last interval starting before ``end``
         return i >= 0 and self.ends[i] > start
 
@@ -145,26 +97,23 @@ def count_content(
 ) -> ContentCounts:
     """Count EM, EA and ED for one pair (Algorithm 1).
 
+    What is left once spans are blanked is split inside each draft sentence, so words on
+    both sides of a span stay one sentence and offsets stay valid.
+
     Args:
-        prediction: the draft.
         prediction_sentences: ``splitter.split(prediction)``.
         judgements: one per reference sentence.
-        splitter: splits what is left of each draft sentence after removal.
 
-    Returns:
-        The counts; ``expected_matches + expected_additions == len(judgements)``.
-
-    Example (a judge that matched reference sentence 1 to "Rest today."):
-        >>> from editf1.judges.base import ContentJudgement
-        >>> draft = "Rest today. Drink water. Call us."
-        >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
-        ...      ContentJudgement("no_match")]
-        >>> splitter = SentenceSplitter()
-        >>> c = count_content(draft, splitter.split(draft), j, splitter)
-        >>> c.expected_matches, c.expected_additions, c.expected_deletions
-        (1, 1, 2)
-        >>> [d.text for d in c.deletions]
-        ['Drink water.', 'Call us.']
+    >>> from editf1.judges.base import ContentJudgement
+    >>> draft = "Rest today. Drink water. Call us."
+    >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
+    ...      ContentJudgement("no_match")]
+    >>> splitter = SentenceSplitter()
+    >>> c = count_content(draft, splitter.split(draft), j, splitter)
+    >>> c.expected_matches, c.expected_additions, c.expected_deletions
+    (1, 1, 2)
+    >>> [d.text for d in c.deletions]
+    ['Drink water.', 'Call us.']
     """
     chars = list(prediction)
     for judgement in judgements:
@@ -210,27 +159,16 @@ def count_themes(
     matched: Sequence[bool],
     themes_scored: Collection[str],
 ) -> ThemeCounts:
-    """Theme counts of one pair (§3.2): which scored themes reply and draft have, the
-    true positives (in both), false positives (draft only) and false negatives (reply
-    only), and each theme's reply sentences with those matched (Table 14).
+    """Theme counts of one pair (§3.2): true positives (themes in both), false positives
+    (draft only), false negatives (reply only), and each theme's reply sentences with
+    those matched (Table 14).
 
-    A sentence without a usable label (``None``: the theme judge gave none) counts as
-    a theme that the other text lacks: a false negative in the reply, a false positive
-    in the draft. So unusable labels never make a pair score better than any usable
-    labels would (whatever label each would have had, the pair's precision, recall and
-    F1 are at least these); a pair whose every label is unusable scores 0, not the 1.0
-    of "no theme on either side". They belong to no theme: per-theme figures leave
-    them out.
+    A ``None`` label (unusable) counts as a theme the other text lacks, so it never makes
+    a pair score better; it belongs to no theme in per-theme figures.
 
     Args:
-        reference_labels: the theme of each reply sentence (``None`` where the theme
-            judge gave none).
-        prediction_labels: the theme of each draft sentence.
         matched: for each reply sentence, whether the content judge matched it.
-        themes_scored: the themes counted: the 8 clinical ones, or all 9 with Other.
-
-    Returns:
-        :class:`~editf1.results.ThemeCounts`.
+        themes_scored: the 8 clinical themes, or all 9 with Other.
 
     >>> c = count_themes(
     ...     ["Logistics", "Care coordination", "Other"],

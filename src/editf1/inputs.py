@@ -1,17 +1,11 @@
 """Input checks that name the row and the field, before any model runs: the one door.
 
-Every public path checks a row once, at its boundary, and hands the rows inward as
-:class:`CheckedRows`, which the scorer does not check again: :func:`check_pairs` (lists
-of drafts and replies, e.g. ``editf1.score``, :meth:`~editf1.scorer.EditF1Scorer.score`,
-the evaluate module's ``add_batch``, the training callback) and :func:`check_rows`
-(``(id, prediction, reference)`` rows, e.g. the rows of a file in ``edit-f1 score``) both
-run :func:`row_errors` once per row. Rows given to the scorer any other way are checked
-there, a batch at a time.
-
-Messages never repeat the text of a row (it may be a patient's): a value is described
-by its type and size (:func:`describe`), a row by its field and number: ``field[i]``
-(from 0) for Python lists, or, for the rows of a file, the file and line an editor
-shows (:class:`editf1.naming.FileLine`: ``pairs.jsonl, line 3: field 'reference' ...``).
+A public path checks its rows once, at its boundary (:func:`check_pairs` for lists of
+drafts and replies, :func:`check_rows` for ``(id, prediction, reference)`` rows; both run
+:func:`row_errors` once per row), and hands them inward as :class:`CheckedRows`, which the
+scorer does not check again. Messages name a row by ``field[i]`` (from 0) or by the file
+and line (:class:`editf1.naming.FileLine`) and describe a value by its type and size
+(:func:`describe`), never by its text.
 """
 
 from __future__ import annotations
@@ -23,25 +17,12 @@ from editf1.naming import FileLine, field_at
 from editf1.segment import has_word
 
 __all__ = [
-    "CheckedRows",
-    "InputError",
-    "Row",
-    "check_fraction",
-    "check_group",
-    "check_id",
-    "check_option",
-    "check_pairs",
-    "check_prediction",
-    "check_reference",
-    "check_rows",
-    "describe",
-    "read_bool",
-    "row_errors",
-    "unicode_problem",
-]
+    "CheckedRows", "InputError", "Row", "check_fraction", "check_group", "check_id",
+    "check_option", "check_pairs", "check_prediction", "check_reference", "check_rows", "describe",
+    "read_bool", "row_errors", "unicode_problem",
+]  # fmt: skip
 
-#: One row to score: ``(id or None, prediction, reference)``; the reference is one reply
-#: (a string) or a list of replies to the same message.
+#: ``(id or None, prediction, reference)``; the reference is a reply or a list of replies.
 Row = tuple
 
 MAX_ERRORS_SHOWN = 10
@@ -66,10 +47,7 @@ def _count(n: int, unit: str) -> str:
 
 
 def describe(value) -> str:
-    """A value's type and size, never its content: what messages say about a value.
-
-    Strings and bytes give their length, containers their number of items, anything
-    else its type's name.
+    """A value's type and size, never its content.
 
     >>> describe("Chest pain since Monday."), describe(b"ab"), describe([1, 2, 3])
     ('str of 24 characters', 'bytes of 2 bytes', 'list of 3 items')
@@ -92,7 +70,7 @@ _KINDS = {bool: "a bool (True or False)", int: "an int", dict: "a dict"}
 
 
 def check_fraction(name: str, value, *, optional: bool = False) -> float | None:
-    """A number in [0, 1] (not a bool), as a float; ``None`` too when ``optional``.
+    """A number in [0, 1] (not a bool) as a float; ``None`` too when ``optional``.
 
     Raises:
         ValueError: naming the option and what was given.
@@ -114,13 +92,10 @@ BOOL_SPELLINGS = {"true": True, "yes": True, "1": True, "false": False, "no": Fa
 
 
 def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
-    """A judge's boolean option, read strictly: the one reading of every such option,
-    whether it comes from Python, ``evaluate.load`` or ``KEY=VALUE`` on the command line.
+    """A judge's boolean option, read strictly (Python, ``evaluate.load`` or ``KEY=VALUE``).
 
-    Accepted: ``True`` / ``False``, the integers 1 and 0, and the strings of
-    :data:`BOOL_SPELLINGS` (``"true"``, ``"false"``, ``"yes"``, ``"no"``, ``"1"``,
-    ``"0"``, any case); ``None`` too when ``optional``. Anything else is refused, so
-    ``"False"`` is False and ``"flase"`` is an error, never truthy.
+    Accepted: ``True`` / ``False``, the integers 1 and 0, the strings of
+    :data:`BOOL_SPELLINGS` in any case; ``None`` too when ``optional``.
 
     Raises:
         ValueError: naming the option and the spellings it takes.
@@ -146,20 +121,11 @@ def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
 
 
 def check_option(name: str, value, kind: type, *, minimum: int | None = None, optional=False):
-    """Check a keyword option's type before any work: a ``bool`` option takes True or
-    False only (``"False"`` or 0 are refused, not read as truth values), an ``int``
-    option an integer that is not a bool, at least ``minimum``; ``optional`` allows
-    ``None``.
-
-    Args:
-        name: the option's name, for the message.
-        value: what was given.
-        kind: ``bool``, ``int`` or ``dict``.
-        minimum: the smallest int allowed.
-        optional: ``None`` is allowed.
+    """Check a keyword option's type: ``kind`` is ``bool`` (True or False only), ``int`` (an
+    integral non-bool, at least ``minimum``) or ``dict``; ``optional`` allows ``None``.
 
     Returns:
-        ``value`` (a NumPy or other integral int as a Python ``int``).
+        ``value`` (an integral as a Python ``int``).
 
     Raises:
         TypeError: naming the option, the type it takes and the type given.
@@ -189,8 +155,7 @@ def check_option(name: str, value, kind: type, *, minimum: int | None = None, op
 
 
 def unicode_problem(text: str) -> str | None:
-    """Why ``text`` is not valid Unicode text (a lone surrogate, which no UTF-8 file,
-    tokenizer or Arrow column can hold), or ``None`` if it is.
+    """Why ``text`` is not valid Unicode (a lone surrogate), or ``None``.
 
     >>> unicode_problem("Rest."), unicode_problem("Rest \\ud800.")
     (None, 'is not valid Unicode: lone surrogate U+D800 at character 5 of 7')
@@ -206,10 +171,7 @@ def unicode_problem(text: str) -> str | None:
 
 
 def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
-    """Problems with one draft, as messages naming row and field.
-
-    A prediction must be a string of valid Unicode (:func:`unicode_problem`); it may be
-    empty (it then scores precision 0, see :mod:`editf1.aggregate`).
+    """Problems with one draft: a string of valid Unicode, possibly empty.
 
     >>> check_prediction(3, None), check_prediction(4, 2.5)
     (['predictions[3] must be a string, got None'], ['predictions[4] must be a string, got float'])
@@ -222,13 +184,8 @@ def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
 
 
 def check_reference(row, reference, field: str = "references") -> list[str]:
-    """Problems with one clinician reply, or with a list of replies to the same message.
-
-    A reply must be a string of valid Unicode with at least one word: the metric
-    measures a draft against the clinician's reply and has nothing to measure without
-    one. A list (several clinicians' replies to one message) must hold at least one
-    reply, each a string (not another list); each is checked and named
-    ``field[row][k]`` (item ``k + 1`` for a :class:`FileLine`).
+    """Problems with one clinician reply (a string of valid Unicode with a word), or with a
+    non-empty list of replies to the same message, each named ``field[row][k]``.
 
     >>> check_reference(0, ["Rest.", " "])
     ['references[0][1] has no word (empty, whitespace or punctuation only: str of 1 \
@@ -242,7 +199,6 @@ character); edit-F1 needs a clinician reply to compare against']
 
 
 def _check_reply(row, reference, field: str, item: int | None = None) -> list[str]:
-    """Problems with one reply (a list of replies inside a list is not one)."""
     at = field_at(field, row, item)
     if not isinstance(reference, str):
         return [f"{at} must be a string, got {describe(reference)}"]
@@ -257,10 +213,8 @@ def _check_reply(row, reference, field: str, item: int | None = None) -> list[st
 
 
 def check_id(row, row_id, seen: dict, field: str = "ids") -> list[str]:
-    """Problems with one row id: ids are optional (``None``), otherwise non-empty
-    strings of valid Unicode, each used once. ``seen`` maps the ids met so far to their
-    rows and is updated. ``row`` is an index or a :class:`FileLine`; ``field`` names
-    the ids in messages.
+    """Problems with one row id: ``None``, or a non-empty string of valid Unicode used once.
+    ``seen`` (ids met so far -> their rows) is updated.
 
     >>> seen = {}
     >>> check_id(0, "m1", seen), check_id(1, "m1", seen), check_id(2, 7, seen)
@@ -287,9 +241,7 @@ def check_id(row, row_id, seen: dict, field: str = "ids") -> list[str]:
 
 
 def check_group(row, value, field: str) -> list[str]:
-    """Problems with the id that groups rows by message (``edit-f1 iap``, preference
-    pairs): text or an integer, not empty; ``None`` would put every row without one
-    into one message. ``row`` is an index or a :class:`FileLine`.
+    """Problems with the id grouping rows by message: text or an integer, not empty.
 
     >>> check_group(0, "m1", "message_id"), check_group(3, None, "message_id")
     ([], ['message_id[3] must be a message id (text or an integer), got None'])
@@ -311,21 +263,14 @@ def row_errors(
     reference_field: str | Sequence[str] = "references",
     id_field: str = "ids",
 ) -> list[str]:
-    """Every problem of one row: its id (:func:`check_id`, updating ``seen``), its
-    draft (:func:`check_prediction`) and its reply or replies (:func:`check_reference`).
-
-    The one row check: :func:`check_rows` and :func:`check_pairs` call it once per row.
+    """Every problem of one row (:func:`check_id`, :func:`check_prediction`,
+    :func:`check_reference`): the one row check.
 
     Args:
         row: the row's number in messages, or its :class:`FileLine`.
-        row_id, prediction, reference: the row.
         seen: ids met so far -> their rows (updated).
-        prediction_field: the draft's name in messages.
-        reference_field: the reply's name; or, where the replies of a row come from
-            several columns (``edit-f1 score --reference-field A --reference-field B``),
-            one name per column: ``reference`` is then the list of those columns'
-            values, each one reply named ``<column>[row]``.
-        id_field: the ids' name in messages.
+        reference_field: the reply's name; or one name per column where a row's replies
+            come from several columns (``reference`` is then the list of their values).
 
     >>> row_errors(2, None, "Rest.", "", {})
     ['references[2] has no word (empty, whitespace or punctuation only: str of 0 \
@@ -345,16 +290,10 @@ characters); edit-F1 needs a clinician reply to compare against']
 
 
 class CheckedRows(Sequence):
-    """Rows that passed the input checks, numbered from 0: what shells hand the scorer,
-    which does not check them again.
-
-    Made by :func:`check_rows` and :func:`check_pairs`. Build one directly only from rows
-    whose every field passed these checks by another route (e.g. replies checked with
-    :func:`check_reference`, or rows that the checks passed before a storage round trip
-    that gives them back unchanged). Slicing gives ``CheckedRows``.
-
-    Args:
-        rows: ``(id or None, prediction, reference)`` tuples.
+    """``(id or None, prediction, reference)`` rows that passed the input checks: what shells
+    hand the scorer, which does not check them again. Made by :func:`check_rows` and
+    :func:`check_pairs` (or from rows checked by another route); slicing gives
+    ``CheckedRows``.
     """
 
     __slots__ = ("_rows",)
@@ -384,35 +323,25 @@ def check_rows(
     id_field: str = "ids",
     locations: Sequence[FileLine] | None = None,
 ) -> CheckedRows:
-    """Check ``(id or None, prediction, reference)`` rows (:func:`row_errors`, once per
-    row) and raise once, listing every problem.
+    """Check ``(id or None, prediction, reference)`` rows and raise once, listing every
+    problem.
 
     Args:
-        rows: the rows.
-        first_row: the number of the first row in messages (e.g. a batch's offset).
-        seen: ids met in earlier rows -> their rows, updated (default: none).
-        prediction_field, reference_field, id_field: the names in messages
-            (:func:`row_errors`).
-        locations: one :class:`FileLine` per row: messages name the file and line
-            instead of ``field[i]`` (``first_row`` is then unused).
-
-    Returns:
-        The rows as :class:`CheckedRows`.
+        first_row: the number of the first row in messages.
+        seen: ids met in earlier rows -> their rows, updated.
+        locations: one :class:`FileLine` per row, named instead of ``field[i]``.
 
     Raises:
-        InputError: listing each bad row and field, and each id that is not a non-empty
-            string or repeats an earlier row's.
+        InputError: listing each bad row and field.
 
     >>> len(check_rows([("m1", "Rest.", "Rest today."), (None, "", ["Rest.", "Call."])]))
     2
     """
     rows = list(rows)
     seen = {} if seen is None else seen
-    fields = {
-        "prediction_field": prediction_field,
-        "reference_field": reference_field,
-        "id_field": id_field,
-    }
+    fields = dict(
+        prediction_field=prediction_field, reference_field=reference_field, id_field=id_field
+    )
     numbers = range(first_row, first_row + len(rows)) if locations is None else locations
     errors = [e for i, row in zip(numbers, rows) for e in row_errors(i, *row, seen, **fields)]
     if errors:
@@ -437,22 +366,14 @@ def check_pairs(
     *,
     first_row: int = 0,
 ) -> CheckedRows:
-    """Check every pair (and its optional id); raise once, listing every problem.
-
-    Args:
-        predictions: N drafts (strings; empty allowed).
-        references: N clinician replies (strings with at least one word), or N lists
-            of replies (several clinicians per message).
-        ids: N row ids, optional: non-empty strings, each used once (:func:`check_id`).
-        first_row: the number of the first pair in messages (pairs are numbered from
-            it, e.g. the offset of a batch within a corpus).
+    """Check N drafts, N replies (or lists of replies) and optional N ids; raise once.
 
     Returns:
-        :class:`CheckedRows` of ``(id or None, prediction, reference)``.
+        :class:`CheckedRows` of ``(id or None, prediction, reference)``, numbered from
+        ``first_row``.
 
     Raises:
-        TypeError: if an argument is a single string or not a sequence (a generator, a
-            dict, a number).
+        TypeError: if an argument is a string or not a sequence.
         ValueError: if the lengths differ.
         InputError: listing each bad row and field (:func:`row_errors`).
     """

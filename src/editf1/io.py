@@ -1,16 +1,9 @@
 """Files in and out: the one reader of JSONL and CSV tables, and outputs written atomically.
 
-Reading: :func:`read_rows` (JSONL or CSV, checked fields), :func:`read_csv` and
-:func:`read_jsonl`. Input is UTF-8, with or without a byte-order mark; ``"-"`` is
-standard input. Errors name the file, the line and the field, never a row's text.
-
-Writing: :func:`atomic_output`, :class:`JsonlWriter` and :func:`staged_folder` write to
-a temporary file (or folder) beside the target and rename it onto the target only when
-everything was written (``os.replace``), so a failed or interrupted run leaves the
-previous output as it was and a file at its final name is always complete. ``"-"`` is
-standard output. :func:`check_output_path` and :func:`same_file` catch, before any
-work, an output that is a folder, sits under a file, or is an input (by file identity:
-through a hard link, a symbolic link or ``..`` alike).
+Input is UTF-8 (a byte-order mark dropped); ``"-"`` is standard input or output. Errors
+name the file, the line and the field, never a row's text. Outputs are written to a
+hidden temporary beside the target and renamed onto it (``os.replace``) only once
+complete, so an interrupted run leaves the previous output as it was.
 """
 
 from __future__ import annotations
@@ -36,27 +29,15 @@ from editf1.inputs import InputError, describe
 from editf1.naming import FileLine, fields_named, lines_of, missing_fields, shown_columns
 
 __all__ = [
-    "STDIO",
-    "JsonlWriter",
-    "TableRows",
-    "atomic_output",
-    "check_output_path",
-    "describe",
-    "input_format_of",
-    "is_inside",
-    "read_csv",
-    "read_jsonl",
-    "read_rows",
-    "same_file",
-    "staged_folder",
-    "warn_leftovers",
-]
+    "STDIO", "JsonlWriter", "TableRows", "atomic_output", "check_output_path", "describe",
+    "input_format_of", "is_inside", "read_csv", "read_jsonl", "read_rows", "same_file",
+    "staged_folder", "warn_leftovers",
+]  # fmt: skip
 
 FORMATS = ("jsonl", "csv")
 #: The path that means standard input (when reading) or standard output (when writing).
 STDIO = "-"
-#: Largest CSV cell read, in characters: the csv module's default (131,072) would refuse
-#: a long reply; 2**31 - 1 is the largest value every platform's C long accepts.
+#: Largest CSV cell read, in characters (the largest every platform's C long accepts).
 CSV_FIELD_LIMIT = 2**31 - 1
 
 
@@ -65,9 +46,8 @@ def _is_stdio(path: str | os.PathLike) -> bool:
 
 
 def is_stream(path: str | os.PathLike) -> bool:
-    """Whether ``path`` (through symbolic links) is an existing named pipe, character
-    device or socket (``/dev/null``, ``>(jq .)``, a FIFO): written straight into, never
-    replaced. A block device (a disk) is none: :func:`check_output_path` refuses it.
+    """Whether ``path`` is an existing named pipe, character device or socket (written into,
+    never replaced).
 
     >>> is_stream("/dev/null"), is_stream(".")
     (True, False)
@@ -84,8 +64,8 @@ def _name(path: str | os.PathLike) -> str:
 
 
 def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
-    """``"jsonl"`` or ``"csv"``: ``input_format``, or with ``"auto"`` the one the suffix
-    names (``.jsonl``/``.json``/``.ndjson``, ``.csv``/``.tsv``; JSON Lines for ``-``).
+    """``"jsonl"`` or ``"csv"``: ``input_format``, or with ``"auto"`` the one the suffix names
+    (JSON Lines for ``-``).
 
     Raises:
         ValueError: for an unknown ``input_format`` or a suffix that names no format.
@@ -108,13 +88,7 @@ def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
 
 
 def _read_text(path: str | os.PathLike) -> str:
-    """The whole file (or standard input) decoded as UTF-8, a byte-order mark dropped.
-
-    Raises:
-        FileNotFoundError, IsADirectoryError, PermissionError: from opening the file.
-        ValueError: naming the file, line and byte column of the first byte that is not
-            UTF-8.
-    """
+    """The file (or standard input) as UTF-8; ValueError naming line and column of a bad byte."""
     data = sys.stdin.buffer.read() if _is_stdio(path) else Path(path).read_bytes()
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
@@ -131,25 +105,17 @@ def _read_text(path: str | os.PathLike) -> str:
 def read_jsonl(
     path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
 ) -> list[tuple[int, dict]]:
-    """Every object of a JSON Lines file, with its line number.
+    """Every object of a JSON Lines file (blank lines skipped), as ``(line, object)`` pairs.
 
     Args:
-        path: the file (UTF-8, optional byte-order mark; blank lines skipped), or ``"-"``
-            for standard input.
         fields: names every object must have.
-        named_by: how the caller names each field, given after it in messages (e.g.
-            ``{"draft": "--prediction-field"}``).
-
-    Returns:
-        ``(line, object)`` pairs in file order; ``line`` is 1-based.
+        named_by: field -> the option naming it in messages (``{"draft": "--prediction-field"}``).
 
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
-        InputError: listing every line that is not valid JSON, not a JSON object, or
-            gives a key twice (JSON would keep only the last value); and, in one message
-            for the whole file, the fields missing and the lines that lack them, with the
-            fields those lines have (:func:`shown_columns`), never a value.
+        InputError: listing every line that is not a JSON object or repeats a key, and the
+            missing fields with the lines lacking them (:func:`~editf1.naming.missing_fields`).
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -200,12 +166,9 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 
 class TableRows(list):
-    """The rows of a table file (``{column: value}`` dicts) and where each one is.
-
-    Attributes:
-        columns: the CSV header's names; for JSON Lines, every key met, in order met.
-        source: the file as messages name it (``<stdin>`` for standard input).
-        lines: the line each row starts on, as an editor counts (a CSV header is line 1).
+    """The rows of a table file (``{column: value}`` dicts), with ``columns`` (the CSV header,
+    or every JSON key in order met), ``source`` (the file as messages name it) and
+    ``lines`` (the line each row starts on; a CSV header is line 1).
     """
 
     def __init__(self, rows: Iterable[dict], columns: list[str], source: str, lines: list[int]):
@@ -213,44 +176,29 @@ class TableRows(list):
         self.columns, self.source, self.lines = columns, source, lines
 
     def locations(self) -> list[FileLine]:
-        """Each row's :class:`~editf1.naming.FileLine` (``pairs.jsonl, line 3``), in order,
-        for the row checks of :mod:`editf1.inputs` to name rows by."""
+        """Each row's :class:`~editf1.naming.FileLine`."""
         return [FileLine(self.source, line) for line in self.lines]
 
     def where(self, rows: Sequence[int]) -> str:
-        """Rows (indices into this list) as a message names them: ``pairs.csv, lines 2
-        and 5`` (:func:`lines_of`)."""
+        """Rows (indices) as a message names them: ``pairs.csv, lines 2 and 5``."""
         return f"{self.source}, {lines_of([self.lines[i] for i in rows])}"
 
 
 def read_csv(
     path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
 ) -> TableRows:
-    """Every row of a CSV file (TSV for a ``.tsv`` suffix) with a header row.
+    """Every row of a CSV file (TSV for ``.tsv``) with a header row; blank lines skipped.
 
-    Quoted cells may hold commas, quotes (doubled) and line breaks, and may be of any
-    length (up to :data:`CSV_FIELD_LIMIT` characters). Blank lines are skipped.
-
-    Args:
-        path: the file (UTF-8, optional byte-order mark as Excel's "CSV UTF-8" writes),
-            or ``"-"`` for standard input (comma-separated).
-        fields: columns the header must have.
-        named_by: how the caller names each field, given after it in messages (e.g.
-            ``{"draft": "--prediction-field"}``).
+    Cells may hold commas, quotes, line breaks and up to :data:`CSV_FIELD_LIMIT` characters.
 
     Returns:
-        :class:`TableRows`: the rows as ``{column: cell}`` dicts of strings (an empty
-        cell is ``""``), in file order; ``columns`` holds the header's column names,
-        ``lines`` the line each row starts on (the header is line 1).
+        :class:`TableRows` of ``{column: cell}`` string dicts, in file order.
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming the file and line for bytes that are not UTF-8, a quote that
-            is never closed (which would swallow every later row into one cell) or
-            another quoting error; a header that repeats a column (one would hide the
-            other) or lacks one of ``fields``. A header row's cells are named only when
-            it names one of ``fields`` (:func:`shown_columns`): a file without a header
-            row has a patient's text there.
+        ValueError: naming file and line for bytes that are not UTF-8, a quote never closed
+            or another quoting error; a header that repeats a column or lacks one of
+            ``fields`` (shown only as :func:`~editf1.naming.shown_columns` allows).
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -309,25 +257,16 @@ def read_rows(
     input_format: str = "auto",
     named_by: Mapping[str, str] | None = None,
 ) -> TableRows:
-    """Every row of a JSONL or CSV file: :func:`read_jsonl` or :func:`read_csv`.
+    """Every row of a JSONL or CSV file (:func:`read_jsonl` or :func:`read_csv`).
 
     Args:
-        path: the file. ``.jsonl``/``.json``/``.ndjson`` are JSON Lines (one object per
-            line); ``.csv`` is comma-separated, ``.tsv`` tab-separated, with a header
-            row. ``"-"`` is standard input (JSON Lines unless ``input_format`` says csv).
-        fields: names every row must have (e.g. the prediction and reference columns).
-        input_format: ``"auto"`` (by suffix), ``"jsonl"`` or ``"csv"``.
-        named_by: how the caller names each field, given after it in messages (e.g.
-            ``{"draft": "--prediction-field"}``).
+        input_format: ``"auto"`` (by suffix: :func:`input_format_of`), ``"jsonl"`` or ``"csv"``.
 
     Returns:
-        :class:`TableRows`: the rows as dicts, in file order, with the line each starts on.
+        :class:`TableRows`, in file order.
 
     Raises:
-        FileNotFoundError: if the file is missing.
-        ValueError: for a suffix that names no format, and the errors of
-            :func:`read_jsonl` and :func:`read_csv` (:class:`~editf1.inputs.InputError`
-            where every bad line is listed at once).
+        FileNotFoundError, ValueError, InputError: as :func:`read_jsonl` / :func:`read_csv`.
     """
     if input_format_of(path, input_format) == "csv":
         return read_csv(path, fields, named_by)
@@ -337,9 +276,8 @@ def read_rows(
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Whether two paths name one file: the same file system object when both exist
-    (a hard link, a symbolic link, ``..`` all count), otherwise the same resolved path.
-    Standard input/output (``"-"``) is never a file.
+    """Whether two paths name one file (same object when both exist, else same resolved
+    path); ``"-"`` is never a file.
 
     >>> same_file("a/../b.jsonl", "b.jsonl"), same_file("-", "-")
     (True, False)
@@ -352,8 +290,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
-    """Whether ``path`` is ``folder`` or lies anywhere under it (symbolic links and
-    ``..`` resolved).
+    """Whether ``path`` is ``folder`` or lies under it (links and ``..`` resolved).
 
     >>> is_inside("runs/../data/a.csv", "data"), is_inside("data", "data/a.csv")
     (True, False)
@@ -363,20 +300,13 @@ def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
 
 
 def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool = False) -> None:
-    """Check that ``path`` can be written as a file (or, with ``folder``, a folder).
-
-    Args:
-        path: the output; ``"-"`` (standard output) always passes for a file.
-        label: how to name it in the message (e.g. ``"-o"``); default the path.
-        folder: the output is a folder of files.
+    """Check that ``path`` can be written as a file (or, with ``folder``, a folder);
+    ``"-"`` and streams (:func:`is_stream`) pass for a file.
 
     Raises:
-        ValueError: if the path is an existing folder (a file is wanted), an existing
-            file (a folder is wanted) or a block device, if a folder above it is a file,
-            or if no file can be made in the nearest existing folder (tried with an
-            unnamed temporary file; read-only, full or not a real file system such as
-            ``/proc``). A named pipe or character device (:func:`is_stream`) passes for
-            a file: it is written into.
+        ValueError: naming ``label`` and the path, if it is a folder (a file is wanted), a
+            file (a folder is wanted) or a block device, if a folder above it is a file, or
+            if no file can be made in the nearest existing folder.
     """
     if (_is_stdio(path) or is_stream(path)) and not folder:
         return
@@ -400,19 +330,11 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
 
 
 def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[str]:
-    """Warn about hidden temporaries beside ``target`` that an earlier write of it left
-    when it was killed before it could clean up (SIGKILL, power loss): they may hold
-    copies of the data. They are named (file names only) and not removed, since another
-    run may be writing them now.
-
-    Args:
-        target: the output file or folder.
-        suffixes: what the temporaries' names ``.<name>.<random><suffix>`` end with:
-            ``.tmp`` for :func:`atomic_output` and :func:`staged_folder`; distributed
-            scoring adds ``.shards`` (:mod:`editf1.integrations.distributed`).
+    """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries beside
+    ``target`` that a killed earlier write left; they may hold copies of the data.
 
     Returns:
-        Their names, sorted (empty when there are none).
+        Their file names, sorted.
     """
     pattern = f".{glob.escape(target.name)}.*"
     try:
@@ -431,8 +353,7 @@ def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[
 
 
 def _temporary_beside(target: Path, make) -> Path:
-    """A new hidden name in ``target``'s folder, created by ``make(path)`` (exclusive);
-    earlier ones left there are warned about (:func:`warn_leftovers`)."""
+    """A new hidden name beside ``target``, created by ``make(path)``."""
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -446,23 +367,16 @@ def _temporary_beside(target: Path, make) -> Path:
 
 @contextmanager
 def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Open ``path`` for writing so that it appears only once complete.
+    """Open ``path`` (``"-"``: standard output) for writing so that it appears only once
+    complete.
 
-    Writes go to a hidden temporary file in the same folder (``.<name>.<random>.tmp``,
-    the folder created if missing), flushed to disk and renamed onto ``path`` when the
-    ``with`` block ends without an exception; on an exception (a ``KeyboardInterrupt``
-    included) the temporary file is removed and any previous ``path`` is left as it
-    was. A symbolic link is written through to its target; a replaced file keeps its
-    permission bits, a new one gets the usual ones (umask). A named pipe or device
-    (:func:`is_stream`: ``/dev/null``, ``>(jq .)``) is written into as it comes, never
-    replaced by a file.
-
-    Args:
-        path: the file, or ``"-"`` for standard output (written as it comes, not closed).
-        binary: yield a binary handle instead of a UTF-8 text one.
+    Writes go to a hidden ``.<name>.<random>.tmp`` in the same folder, fsynced and renamed
+    onto ``path`` when the block ends without an exception; on an exception it is removed
+    and ``path`` left as it was. A replaced file keeps its permission bits; a symbolic link
+    is written through; a stream (:func:`is_stream`) is written into.
 
     Yields:
-        The open handle.
+        The open handle (UTF-8 text, or binary with ``binary``).
 
     Raises:
         ValueError: see :func:`check_output_path`.
@@ -512,8 +426,7 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
 
 def _named(error: OSError, path: str | os.PathLike) -> OSError:
-    """``error`` itself when it names a file; else the same error naming ``path`` (a full
-    disk's ``[Errno 28]`` names no file)."""
+    """``error``, or the same error naming ``path`` where it names no file."""
     if error.filename is not None or error.errno is None:
         return error
     return type(error)(error.errno, error.strerror, os.fspath(path))
@@ -523,25 +436,19 @@ def _named(error: OSError, path: str | os.PathLike) -> OSError:
 def staged_folder(
     path: str | os.PathLike, *, protect: Iterable[str | os.PathLike] = ()
 ) -> Iterator[Path]:
-    """Build a folder's new files in a temporary folder, then move them into ``path``.
-
-    The temporary folder is a hidden sibling of ``path`` (same file system). When the
-    ``with`` block ends without an exception each entry written there replaces the
-    entry of that name in ``path`` (created if missing): a file by one ``os.replace``,
-    a sub-folder as a whole. Entries of ``path`` that were not written are kept. On an
-    exception nothing in ``path`` changes and the temporary folder is removed.
+    """Build a folder's new files in a hidden sibling folder, then move each entry into
+    ``path`` (a file by ``os.replace``, a sub-folder as a whole); entries not written are
+    kept. On an exception nothing in ``path`` changes.
 
     Args:
-        path: the output folder.
-        protect: inputs that must survive: an entry that is one of them, or holds one,
-            is not replaced.
+        protect: inputs that must survive: an entry that is or holds one is not replaced.
 
     Yields:
         The empty temporary folder to write into.
 
     Raises:
-        ValueError: see :func:`check_output_path`; or, before anything in ``path`` is
-            replaced, naming an entry that would replace an input in ``protect``.
+        ValueError: see :func:`check_output_path`; or, before anything is replaced, naming
+            an entry that would replace an input in ``protect``.
         OSError: from writing or moving the files.
     """
     check_output_path(path, folder=True)
@@ -574,11 +481,8 @@ def staged_folder(
 
 
 class JsonlWriter:
-    """Write dicts as JSON Lines (UTF-8, one per call), atomically (:func:`atomic_output`).
-
-    Use as a context manager: the file appears under its name, complete, when the
-    ``with`` block ends without an exception; ``written`` counts the lines. ``"-"``
-    writes to standard output as the lines come.
+    """Context manager writing dicts as JSON Lines, one per call, atomically
+    (:func:`atomic_output`); ``written`` counts the lines.
     """
 
     def __init__(self, path: str | os.PathLike):

@@ -1,9 +1,5 @@
-"""How messages name rows, fields and columns without quoting a row's text: a row of
-a file by file and line as an editor counts them (:class:`FileLine`), a field of a row
-(:func:`field_at`), line numbers (:func:`lines_of`), the fields asked for with the option
-that names each (:func:`fields_named`), and a header row or a JSON object's keys as far
-as they may be shown (:func:`shown_columns`). :mod:`editf1.inputs` (row checks) and
-:mod:`editf1.io` (table reading) word their messages with these.
+"""How messages name rows, fields and columns without quoting a row's text (used by
+:mod:`editf1.inputs` and :mod:`editf1.io`).
 """
 
 from __future__ import annotations
@@ -14,21 +10,14 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "MAX_NAMES_SHOWN",
-    "FileLine",
-    "field_at",
-    "fields_named",
-    "lines_of",
-    "missing_fields",
+    "MAX_NAMES_SHOWN", "FileLine", "field_at", "fields_named", "lines_of", "missing_fields",
     "shown_columns",
-]
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class FileLine:
-    """Where a row of a file is, as an editor counts lines (from 1): what the row checks
-    name a row by in place of its index, e.g. for ``edit-f1`` (made by
-    :meth:`editf1.io.TableRows.locations`).
+    """Where a row of a file is, as an editor counts lines (from 1).
 
     >>> str(FileLine("pairs.jsonl", 3))
     'pairs.jsonl, line 3'
@@ -42,9 +31,8 @@ class FileLine:
 
 
 def field_at(field: str, row, item: int | None = None) -> str:
-    """How a message names a field of a row: ``field[row]`` (``field[row][item]`` for an
-    item of a list), or for a :class:`FileLine` ``file, line N: field 'name'`` (``item
-    k``, from 1).
+    """``field[row]`` (``field[row][item]``), or ``file, line N: field 'name'`` (``item k``,
+    from 1) for a :class:`FileLine`.
 
     >>> field_at("reference", 2), field_at("reference", FileLine("pairs.csv", 4), item=0)
     ('reference[2]', "pairs.csv, line 4: field 'reference' item 1")
@@ -61,13 +49,10 @@ def missing_fields(
     keys: Iterable[str],
     named_by: Mapping[str, str],
 ) -> str:
-    """One message for every field missing from lines of a JSON Lines file, whatever
-    their number: fields lacking on the same lines are named together (with the option
-    that names each, :func:`fields_named`), then the keys those lines have
-    (:func:`shown_columns`), never a value.
+    """One message for every field missing from lines of a JSON Lines file: fields lacking
+    on the same lines named together, then the keys those lines have, never a value.
 
     Args:
-        name: the file, as messages name it.
         lacking: field -> the lines (from 1) without it.
         n_lines: the file's lines that are not blank.
         keys: the keys of the lines lacking a field.
@@ -93,14 +78,12 @@ def missing_fields(
 
 
 def fields_named(fields: Sequence[str], named_by: Mapping[str, str]) -> str:
-    """``'a' (--a-field) or 'b'``: fields as a message names them, each with the option
-    that names it, where ``named_by`` has one."""
+    """``'a' (--a-field) or 'b'``: fields, each with the option that names it."""
     return " or ".join(f"{f!r} ({named_by[f]})" if f in named_by else repr(f) for f in fields)
 
 
 def lines_of(lines: Sequence[int], limit: int = 10) -> str:
-    """Line numbers as a message gives them: ``line 4``, ``lines 4, 9 and 12``, or the
-    first ``limit`` of them and how many more.
+    """``line 4``, ``lines 4, 9 and 12``, or the first ``limit`` and how many more.
 
     >>> lines_of([4]), lines_of([4, 9, 12]), lines_of(list(range(1, 14)), limit=3)
     ('line 4', 'lines 4, 9 and 12', 'lines 1, 2, 3 and 10 more')
@@ -124,17 +107,12 @@ def _is_name(column: str, *, digits: bool = True) -> bool:
 
 
 def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
-    """A header row (or the keys of JSON objects, ``kind="field"``) as a message may
-    show it, never quoting a data row.
+    """A header row (or JSON keys, ``kind="field"``) as a message may show it.
 
-    A header that names one of the ``wanted`` columns is a header: its cells are shown.
-    One that names none may be the first data row of a file without a header row (a
-    patient's text): it is shown only when every cell looks like a column name (a word
-    of letters, ``_``, ``.`` or ``-``, no space and no digit, which an identifier such as
-    a record number has); otherwise only its number of cells is given, and those of its
-    cells that are close to a wanted name (a likely misspelling,
-    :func:`difflib.get_close_matches`, cutoff 0.8). The keys of JSON objects are names:
-    each one that looks like a name (digits allowed) is shown, the others counted.
+    A header naming none of the ``wanted`` columns may be a data row: it is shown only if
+    every cell looks like a column name (no space, no digit), else counted, with the cells
+    close to a wanted name (:func:`difflib.get_close_matches`, cutoff 0.8). JSON keys that
+    look like names are shown, the others counted.
 
     >>> shown_columns(["draft", "reply"], ["prediction", "reference"])
     "['draft', 'reply']"

@@ -1,10 +1,6 @@
-"""The scoring options, declared once: what :class:`~editf1.scorer.EditF1Scorer`,
-``editf1.score``, the ``evaluate`` module's ``compute`` and ``edit-f1 score`` take.
-
-:class:`ScoringOptions` holds each option's default and help
-(``field(metadata={"help": ...})``), and its ``__post_init__`` is the one check of them;
-the shells read their defaults and help from its fields. Importing this module imports
-no model or data library (``edit-f1 --help`` reads it).
+"""The scoring options, declared once: :class:`ScoringOptions` holds each option's default,
+help and check, which the scorer, ``editf1.score``, the evaluate module and ``edit-f1
+score`` read. Imports no model or data library (``edit-f1 --help`` reads it).
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ ZeroDivision = Literal["warn"] | float
 
 
 def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
-    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0 (the one check of it).
+    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0.
 
     Raises:
         ValueError: for any other value.
@@ -41,19 +37,11 @@ def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
 
 @dataclass(frozen=True)
 class ScoringOptions:
-    """How pairs are scored (Seegmiller et al., arXiv 2601.11344, §3): the judges, the
-    themes counted, the value of undefined ratios, and how the work is batched and shown.
-
-    ``content_judge`` and ``theme_judge`` may be given by position.
+    """How pairs are scored (Seegmiller et al., arXiv 2601.11344, §3).
 
     Raises:
-        TypeError: for an option of the wrong type, naming the type it takes and the type
-            given (``include_other`` and ``progress`` take a bool only, ``batch_size``
-            and ``theme_cache_size`` an int, not a bool; the judge options a dict or
-            None).
-        ValueError: for a bad ``zero_division``, or ``batch_size`` / ``theme_cache_size``
-            below 1. (Judge names are checked when the judges are loaded,
-            :func:`editf1.judges.load_content_judge`.)
+        TypeError: for an option of the wrong type (:func:`editf1.inputs.check_option`).
+        ValueError: for a bad ``zero_division``, or a size below 1.
 
     >>> ScoringOptions("exact", None, zero_division=0.0).batch_size
     128
@@ -126,10 +114,7 @@ class ScoringOptions:
 
 
 def option_help(name: str) -> tuple[object, str]:
-    """``(default, help)`` of the option ``name`` of :class:`ScoringOptions`.
-
-    Raises:
-        KeyError: for a name that is not an option.
+    """``(default, help)`` of the option ``name``; KeyError for an unknown name.
 
     >>> option_help("batch_size")
     (128, 'pairs handed to the judges at once (memory, not results)')

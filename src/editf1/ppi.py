@@ -1,79 +1,43 @@
 """Prediction-powered inference (PPI++) for edit-F1's corpus ratios.
 
-A corpus edit-F1 is a ratio of means over pairs: content precision = ΣEM / Σ(EM+ED),
-recall = ΣEM / Σ(EM+EA), F1 = 2ΣEM / (2ΣEM+ΣEA+ΣED), and the same with the theme
-counts (tp, fp, fn). A judge gives every pair's counts; clinicians' gold labels give
-them on a few pairs. Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
-Jordan & Zrnic, *Science* 382, 2023) uses the few gold labels to correct the judge's
-bias on all pairs, and its power-tuned form PPI++ (Angelopoulos, Duchi & Zrnic,
-arXiv 2311.01453, 2023) weighs the judge by how much it helps, so that the interval is
-valid whatever the judge and never wider (asymptotically) than the gold labels alone.
+A corpus edit-F1 is a ratio of means over pairs (precision ΣEM / Σ(EM+ED), recall
+ΣEM / Σ(EM+EA), F1 2ΣEM / (2ΣEM+ΣEA+ΣED), and the same with theme counts). A judge
+gives every pair's counts, clinicians' gold labels a few pairs'. Prediction-powered
+inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science* 382, 2023) corrects
+the judge's bias with the gold labels; PPI++ (Angelopoulos, Duchi & Zrnic, arXiv
+2311.01453, 2023) weighs the judge by how much it helps.
 
 Derivation
 ----------
-Data: n labelled pairs with gold count vectors ``Y_i`` and the judge's ``F_i``
-(i = 1..n, each in R^k), and m unlabelled pairs with the judge's ``F~_j`` only; the
-labelled pairs are a uniform random sample of all pairs. The estimand is a smooth
-function of the mean gold vector, ``theta = h(mu)``, ``mu = E[Y]``:
+n labelled pairs with gold count vectors ``Y_i`` and the judge's ``F_i``, m unlabelled
+pairs with ``F~_j`` only (the labelled ones a uniform sample). The estimand is
+``theta = h(mu)``, ``mu = E[Y]``: a ratio ``mu_a / mu_b`` (k = 2) or a difference of two
+systems' ratios ``mu_1 / mu_2 - mu_3 / mu_4`` (k = 4). For a weight ``lam``
 
-* a ratio (k = 2, columns numerator a and denominator b): ``h(mu) = mu_a / mu_b``. It
-  is the root of the estimating equation ``E[a - theta b] = 0``;
-* a difference of two systems' ratios on the same pairs (k = 4):
-  ``h(mu) = mu_1 / mu_2 - mu_3 / mu_4``.
+    mu^(lam) = lam * mean_j F~_j + mean_i (Y_i - lam F_i),    theta^ = h(mu^(lam)),
 
-For a tuning weight ``lam`` the PPI++ estimate of the mean is
+which for the ratio is the PPI++ Z-estimator of ``E[a - theta b] = 0`` (PPI++ §3). With
+``grad = nabla h(mu^)``, ``psi_i = grad . Y_i`` and ``phi_i = grad . F_i`` (delta method),
 
-    mu^(lam) = lam * mean_j F~_j + mean_i (Y_i - lam F_i),
+    Var(theta^) ~ Var(psi - lam phi) / n + lam^2 Var(phi) / m,
+    lam* = Cov(psi, phi) / ((1 + n/m) Var(phi))   (PPI++ Example 6.1),
 
-unbiased for ``mu`` for every fixed ``lam`` (the rectifier ``Y - lam F`` removes the
-judge's bias), and ``theta^ = h(mu^(lam))``. For the ratio this is exactly the PPI++
-Z-estimator of ``E[a - theta b] = 0`` (PPI++ §3): it solves
-``lam mean_j g(F~_j) + mean_i (g(Y_i) - lam g(F_i)) = 0`` with ``g(y) = a - theta b``,
-which is linear in ``theta``. The delta method (the sandwich of the estimating equation)
-with ``grad = nabla h(mu^)`` linearises it: with ``psi_i = grad . Y_i`` and
-``phi_i = grad . F_i`` (for the ratio, ``psi = (a - theta b) / mu_b``),
-
-    Var(theta^) ~ Var(psi - lam phi) / n + lam^2 Var(phi) / m.
-
-The ``lam`` that minimises it (PPI++ Example 6.1 in one dimension, where the Hessian
-cancels) is
-
-    lam* = Cov(psi, phi) / ((1 + n/m) Var(phi)),
-
-estimated from the data and clipped to [0, 1] (0: gold labels only; 1: plain PPI). As
-in the authors' ``ppi_py`` (``_calc_lam_glm``), the gradient for ``lam*`` is taken at
-the plain-PPI estimate (``lam = 1``), ``Cov`` over the labelled pairs with divisor n,
-``Var(phi)`` over all pairs; ``se`` is the square root of the variance above at the
-final estimate. The interval is ``theta^ ± q se``. By default (``small_sample=True``)
-``q`` is the Student-t quantile with n - 1 degrees of freedom, the variances have
-divisors n - 1 and m - 1, and (for ``lam > 0``) ``Var(psi - lam phi)`` is the larger
-of two consistent estimates: the labelled pairs' own, and the one that takes the
-judge's part from all N pairs,
-``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 - lam) Cov(psi - phi, phi)`` with
-``Var(phi)`` over all pairs. Both converge to the same variance, so the interval keeps
-its large-sample validity; with few labelled pairs the second guards against a sample
-that misses the rare pairs that hold most of the errors, which the judge sees among
-the unlabelled ones. ``small_sample=False`` gives the normal interval of PPI++ exactly
-as ``ppi_py`` computes it (divisors n and m, ``q = z_(1-alpha/2)``). On the team's fully
-labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that normal
-interval covered OncQA's all-gold F1 in 93.6% of draws with 20 labelled pairs and
+clipped to [0, 1], with the gradient for ``lam*`` taken at ``lam = 1`` as ``ppi_py``'s
+``_calc_lam_glm`` does. The interval is ``theta^ ± q se``, clipped to the estimand's
+range. By default (``small_sample=True``) ``q`` is Student-t with n - 1 degrees of
+freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` is the
+larger of the labelled pairs' own and ``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 -
+lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over all pairs (both consistent; the second
+guards against a small sample that misses the rare pairs holding most errors).
+``small_sample=False`` is PPI++'s normal interval as ``ppi_py`` computes it. On the
+team's fully labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that
+normal interval covered OncQA's all-gold F1 in 93.6% of draws with 20 labelled pairs and
 ExpertQA's recall (most pairs perfect, a few carrying the errors) in 73.8%; the default
 covered every set, figure and n in 95.0% of draws or more.
 
-Setting ``lam = 0`` gives the classical delta-method interval of the gold labels
-alone; the judge alone is the same interval on the judge's counts of all pairs (it
-measures which pairs were sampled, not the judge's error). Intervals are clipped to the
-estimand's range ([0, 1] for a ratio of counts, [-1, 1] for a difference).
-
-What the interval covers: ``theta`` of the population the pairs were sampled from.
-For the corpus's own all-gold value (the figure a full labelling would give) it is
-conservative: for uniform sampling without replacement its variance exceeds that of
-``theta^`` around the corpus value by ``Var(psi) / N`` (N = n + m), the corpus's own
-sampling variance.
-
-Why not ``ppi_py``: the authors' package has the plain mean, quantiles and GLMs but no
-ratio or difference of ratios, and brings numba, statsmodels and gdown; these few lines
-of NumPy are the ratio case of its estimator, and ``tests/test_ppi.py`` checks them
+``lam = 0`` is the classical delta-method interval of one labelling alone. The interval
+covers ``theta`` of the population sampled; for the corpus's own all-gold value it is
+conservative by ``Var(psi) / N``. ``tests/test_ppi.py`` checks these lines of NumPy
 against ``ppi_py.ppi_mean_ci`` where it is installed (the ``crosscheck`` extra).
 """
 
@@ -88,15 +52,9 @@ from scipy.stats import norm, t
 from editf1.stats import Estimate
 
 __all__ = [
-    "MIN_LABELLED",
-    "PPIEstimate",
-    "UndefinedEstimateError",
-    "classical_ratio",
-    "ppi_mean",
-    "ppi_ratio",
-    "ppi_ratio_difference",
-    "ratio_columns",
-]
+    "MIN_LABELLED", "PPIEstimate", "UndefinedEstimateError", "classical_ratio", "ppi_mean",
+    "ppi_ratio", "ppi_ratio_difference", "ratio_columns",
+]  # fmt: skip
 
 
 #: The fewest labelled pairs an estimate takes (a variance needs two).
@@ -104,22 +62,19 @@ MIN_LABELLED = 2
 
 
 class UndefinedEstimateError(ValueError):
-    """The estimand's denominator is 0 on the data (e.g. precision when no draft has a
-    sentence): the ratio is undefined, and no estimate is given."""
+    """The estimand's denominator is 0 on the data: the ratio is undefined."""
 
 
 @dataclass(frozen=True)
 class PPIEstimate(Estimate):
-    """A (prediction-powered) estimate with its normal-theory confidence interval.
+    """A (prediction-powered) estimate with its confidence interval.
 
     Attributes:
-        value, low, high: the estimate and its CI bounds (a fraction in [0, 1] for a
-            ratio of counts, in [-1, 1] for a difference), clipped to that range.
+        value, low, high: clipped to the estimand's range ([0, 1] for a ratio).
         n: labelled pairs used (for a judge-only estimate: all pairs).
-        confidence: the CI's level.
         standard_error: the delta-method standard error, before clipping.
         lam: the power-tuning weight used, in [0, 1] (0: gold labels only).
-        n_unlabelled: pairs that only the judge labelled and that entered the estimate.
+        n_unlabelled: judge-only pairs that entered the estimate.
 
     >>> str(PPIEstimate(0.5, 0.4, 0.6, 20, standard_error=0.05, lam=0.3, n_unlabelled=80))
     '0.500 [0.400, 0.600]'
@@ -176,7 +131,7 @@ def _smooth(
     bounds: tuple[float, float],
     small_sample: bool,
 ) -> PPIEstimate:
-    """PPI++ for ``theta = h(E[Y])`` (see the module's derivation)."""
+    """PPI++ for ``theta = h(E[Y])`` (the module's derivation)."""
     n, m = len(gold), len(judge_unlabelled)
     if n < MIN_LABELLED:
         raise ValueError(
@@ -213,10 +168,7 @@ def _smooth(
 
 
 def _pooled_spread(psi, phi, phi_unlabelled, lam: float) -> float:
-    """``Var(psi - lam phi)`` with the judge's part from all pairs:
-    ``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 - lam) Cov(psi - phi, phi)``, the
-    first and last from the labelled pairs, ``Var(phi)`` from labelled and unlabelled
-    (divisors n - 1 and N - 1)."""
+    """``Var(psi - lam phi)`` with the judge's part from all pairs (module derivation)."""
     error = psi - phi
     spread = float(np.var(error, ddof=1))
     spread += (1 - lam) ** 2 * float(np.var(np.concatenate([phi, phi_unlabelled]), ddof=1))
@@ -249,20 +201,18 @@ def ppi_mean(
         gold: the n labelled items' gold values (shape (n,)).
         judge: the judge's values of the same n items.
         judge_unlabelled: the judge's values of the m unlabelled items.
-        lam: the power-tuning weight in [0, 1]; ``None`` (default) tunes it.
+        lam: the power-tuning weight in [0, 1]; ``None`` tunes it.
         confidence: the CI's level in (0, 1).
-        small_sample: Student-t quantile with n - 1 degrees of freedom and unbiased
-            variances (default); ``False``: the normal interval of ``ppi_py``.
+        small_sample: Student-t interval (default); ``False``: ``ppi_py``'s normal one.
 
     Returns:
-        :class:`PPIEstimate` (not clipped: a mean of any values).
+        :class:`PPIEstimate` (not clipped).
 
     Raises:
         ValueError: fewer than 2 labelled items, mismatched lengths, a non-finite value,
             ``lam`` outside [0, 1] or ``confidence`` outside (0, 1).
 
-    By hand: gold (1, 0, 1), judge (1, 1, 1) on the labelled items, judge (0, 1) on the
-    unlabelled ones, lam = 1: 0.5 + (2/3 - 1) = 1/6.
+    By hand, lam = 1: 0.5 + (2/3 - 1) = 1/6.
 
     >>> round(ppi_mean([1, 0, 1], [1, 1, 1], [0, 1], lam=1).value, 4)
     0.1667
@@ -273,15 +223,10 @@ def ppi_mean(
 
 
 def ratio_columns(counts, metric: str) -> np.ndarray:
-    """The (numerator, denominator) of a precision, recall or F1 for each pair's counts.
-
-    Args:
-        counts: (N, 3) counts (tp, fp, fn) per pair; for content edit-F1 (EM, ED, EA).
-        metric: ``"precision"`` (tp, tp + fp), ``"recall"`` (tp, tp + fn) or ``"f1"``
-            (2 tp, 2 tp + fp + fn).
+    """The (numerator, denominator) of a precision, recall or F1 for each pair's (tp, fp, fn).
 
     Returns:
-        An (N, 2) float array; the corpus (micro) figure is ``sum(col 0) / sum(col 1)``.
+        An (N, 2) float array; the corpus figure is ``sum(col 0) / sum(col 1)``.
 
     Raises:
         ValueError: for another metric or counts not of shape (N, 3).
@@ -308,26 +253,18 @@ def ppi_ratio(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of a ratio of means ``E[a] / E[b]`` (module derivation).
+    """PPI++ estimate and CI of ``E[a] / E[b]``, clipped to [0, 1].
 
     Args:
-        gold: (n, 2) gold (a, b) of the labelled pairs, e.g. :func:`ratio_columns`.
-        judge: (n, 2) the judge's (a, b) of the same pairs.
+        gold, judge: (n, 2) (a, b) of the labelled pairs (e.g. :func:`ratio_columns`).
         judge_unlabelled: (m, 2) the judge's (a, b) of the unlabelled pairs.
-        lam: the power-tuning weight in [0, 1]; ``None`` (default) tunes it; 0 gives
-            the gold labels alone.
-        confidence: the CI's level in (0, 1).
-        small_sample: as for :func:`ppi_mean`.
-
-    Returns:
-        :class:`PPIEstimate`, clipped to [0, 1].
+        lam, confidence, small_sample: as :func:`ppi_mean` (``lam=0``: gold labels alone).
 
     Raises:
         UndefinedEstimateError: if the estimated mean denominator is <= 0.
         ValueError: as :func:`ppi_mean`.
 
-    By hand (lam = 1): gold a (1, 0), b (2, 2); judge a (1, 1), b (2, 2); unlabelled
-    judge a (0, 1), b (2, 2): mean a = 0.5 + (0.5 - 1) = 0, so precision 0 / 2 = 0.
+    By hand (lam = 1): mean a = 0.5 + (0.5 - 1) = 0, so 0 / 2 = 0.
 
     >>> ppi_ratio([[1, 2], [0, 2]], [[1, 2], [1, 2]], [[0, 2], [1, 2]], lam=1).value
     0.0
@@ -337,19 +274,8 @@ def ppi_ratio(
 
 
 def classical_ratio(values, *, confidence: float = 0.95, small_sample: bool = True) -> PPIEstimate:
-    """The delta-method CI of a ratio of means from one labelling of every pair (the
-    gold labels alone, or the judge alone), ``lam = 0``.
-
-    Args:
-        values: (n, 2) (a, b) per pair.
-        confidence: the CI's level.
-        small_sample: as for :func:`ppi_mean`.
-
-    Returns:
-        :class:`PPIEstimate` with ``lam = 0``, clipped to [0, 1].
-
-    Raises:
-        UndefinedEstimateError, ValueError: as :func:`ppi_ratio`.
+    """The delta-method CI of a ratio of means from one labelling of every (n, 2) pair
+    (``lam = 0``); options and errors as :func:`ppi_ratio`.
 
     >>> e = classical_ratio([[1, 2], [1, 2]])
     >>> e.value, e.standard_error
@@ -376,20 +302,13 @@ def ppi_ratio_difference(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of ``E[a1]/E[b1] - E[a2]/E[b2]``: a system's ratio minus a
-    baseline's on the same pairs (module derivation, ``k = 4``).
+    """PPI++ estimate and CI of ``E[a1]/E[b1] - E[a2]/E[b2]`` (a system's ratio minus a
+    baseline's on the same pairs), clipped to [-1, 1].
 
     Args:
-        gold: (n, 4) per labelled pair: the system's gold (a, b), then the baseline's.
-        judge: (n, 4) the judge's counterparts on the same pairs.
-        judge_unlabelled: (m, 4) the judge's on the unlabelled pairs.
-        lam: the power-tuning weight in [0, 1], ``None`` to tune it (one weight for
-            both systems: it minimises the variance of the difference).
-        confidence: the CI's level.
-        small_sample: as for :func:`ppi_mean`.
-
-    Returns:
-        :class:`PPIEstimate` of the difference, clipped to [-1, 1].
+        gold, judge: (n, 4) per labelled pair: the system's (a, b), then the baseline's.
+        judge_unlabelled: (m, 4).
+        lam, confidence, small_sample: as :func:`ppi_ratio` (one ``lam`` for both).
 
     Raises:
         UndefinedEstimateError, ValueError: as :func:`ppi_ratio`.

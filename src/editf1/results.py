@@ -1,9 +1,4 @@
-"""What a score comes with: per-pair alignments and the corpus summary.
-
-Every number carries its reasons: for each reference sentence, the draft span that
-matched it (with character offsets) or NO MATCH, the draft sentences left over as
-expected deletions, and every sentence's theme.
-"""
+"""What a score comes with: per-pair alignments and the corpus summary."""
 
 from __future__ import annotations
 
@@ -14,24 +9,16 @@ from editf1.judges.base import VetoedSpan
 from editf1.segment import Sentence
 
 __all__ = [
-    "NOT_RECORDED",
-    "PRF",
-    "CorpusResult",
-    "PairResult",
-    "SentenceAlignment",
-    "ThemeCounts",
-    "ThemeScore",
-    "reproducibility_of",
-]
+    "NOT_RECORDED", "PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeCounts",
+    "ThemeScore", "reproducibility_of",
+]  # fmt: skip
 
 #: The reproducibility string of a result whose run record is unknown.
 NOT_RECORDED = "not recorded (no run record)"
 
 
 def reproducibility_of(provenance: dict) -> str:
-    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`, also as read back
-    from a per-row file) as one string, to print: ``content:<fingerprint>|theme:<fingerprint
-    or none>|splitter:...|include_other:...|zero_division:...|<library>:<version>|...``;
+    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print;
     :data:`NOT_RECORDED` for an empty record.
 
     Raises:
@@ -60,10 +47,8 @@ def reproducibility_of(provenance: dict) -> str:
 
 @dataclass(frozen=True)
 class PRF:
-    """Precision, recall and F1, each a fraction in [0, 1].
-
-    ``undefined`` names the ratios ("precision", "recall") whose denominator was 0 and
-    that therefore took the ``zero_division`` value.
+    """Precision, recall and F1 in [0, 1]; ``undefined`` names the ratios whose denominator
+    was 0 (they took the ``zero_division`` value).
     """
 
     precision: float
@@ -84,20 +69,15 @@ class SentenceAlignment:
     """One reference sentence and what the content judge matched it to.
 
     Attributes:
-        reference: the reference sentence, offsets into the reference.
-        status: ``"match"``, ``"no_match"`` or ``"unusable"`` (the judge's output could
-            not be used; counted as an expected addition and reported).
-        match: the matched draft span, offsets into the draft; ``None`` unless matched.
-        score: the judge's similarity or confidence, where it has one. For a
-            ``no_match`` of the embedded judge it is the best probability among the
-            spans it scored (see ``span_margin`` of
-            :class:`~editf1.judges.embedding.EmbeddingContentJudge`).
+        reference: the sentence, offsets into the reference.
+        status: ``"match"``, ``"no_match"`` or ``"unusable"`` (counted as an addition).
+        match: the matched draft span, offsets into the draft, or ``None``.
+        score: the judge's similarity or confidence, where it has one (for a ``no_match``
+            of the embedded judge, the best probability among the spans it scored).
         theme: the sentence's theme, or ``None`` without a theme judge.
         judge_output: a generative judge's raw output, where there is one.
-        vetoed: for a ``no_match``, the draft span a veto ruled out that would
-            otherwise have been the match, its conflict kinds and its probability
-            without the veto (:class:`~editf1.judges.base.VetoedSpan`); written as
-            ``"vetoed"`` only where there is one.
+        vetoed: for a ``no_match``, the span a veto ruled out
+            (:class:`~editf1.judges.base.VetoedSpan`), where there is one.
     """
 
     reference: Sentence
@@ -122,21 +102,15 @@ class SentenceAlignment:
 
 @dataclass(frozen=True)
 class ThemeCounts:
-    """What the theme labels of one pair count (Seegmiller et al. §3.2; Tables 5, 14 and
-    15), over the scored themes: made once by :func:`editf1.count.count_themes`, stored
-    in :attr:`PairResult.theme_counts` and summed by :mod:`editf1.aggregate`.
+    """The theme counts of one pair over the scored themes (§3.2; Tables 5, 14 and 15), made
+    by :func:`editf1.count.count_themes`.
 
     Attributes:
-        reference_themes: the scored themes in the reply.
-        prediction_themes: the scored themes in the draft.
-        true_positives: scored themes in both, an int >= 0.
-        false_positives: scored themes in the draft only, plus the draft sentences
-            without a usable label.
-        false_negatives: scored themes in the reply only, plus the reply sentences
-            without a usable label.
-        reference_sentences: scored theme -> reply sentences labelled with it (themes
-            with none are left out).
-        matched_sentences: scored theme -> those of them the content judge matched.
+        true_positives: themes in both texts.
+        false_positives: themes in the draft only, plus its sentences without a usable label.
+        false_negatives: themes in the reply only, plus its sentences without a usable label.
+        reference_sentences: theme -> reply sentences labelled with it.
+        matched_sentences: theme -> those of them the content judge matched.
     """
 
     reference_themes: frozenset[str]
@@ -148,7 +122,7 @@ class ThemeCounts:
     matched_sentences: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     def as_tuple(self) -> tuple[int, int, int]:
-        """``(tp, fp, fn)``, the order :func:`editf1.aggregate.prf` takes."""
+        """``(tp, fp, fn)``."""
         return self.true_positives, self.false_positives, self.false_negatives
 
 
@@ -156,18 +130,11 @@ class ThemeCounts:
 class PairResult:
     """Scores and alignment of one (prediction, reference) pair.
 
-    ``content`` is precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1 of
-    Seegmiller et al.). ``theme`` compares the set of themes in the draft with the set
-    in the reply (§3.2); it is ``None`` without a theme judge.
-
-    ``theme_counts`` holds the theme counts behind ``theme`` (:class:`ThemeCounts`, made
-    by :func:`editf1.count.count_themes`); ``None`` without a theme judge.
-
-    With several replies for one draft, the pair is the draft against its best-matching
-    reply (highest content F1; ties go to higher recall, then the earlier reply):
-    ``best_reference`` is that reply's 0-based index and ``per_reference`` holds the
-    draft's :class:`PairResult` against each of its K replies, in input order. With one
-    reply (a string), ``best_reference`` is ``None`` and ``per_reference`` empty.
+    ``content``: precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1); ``theme``:
+    the draft's set of themes against the reply's (§3.2), ``None`` without a theme judge.
+    With several replies, the pair is the draft against its best-matching reply (highest
+    content F1, then recall, then the earlier reply): ``best_reference`` is its index and
+    ``per_reference`` the draft's result against each reply.
     """
 
     row: int
@@ -190,45 +157,38 @@ class PairResult:
 
     @property
     def content_counts(self) -> tuple[int, int, int]:
-        """``(EM, ED, EA)``: the (tp, fp, fn) of content edit-F1 (Algorithm 1)."""
+        """``(EM, ED, EA)``: the (tp, fp, fn) of content edit-F1."""
         return self.expected_matches, self.expected_deletions, self.expected_additions
 
     @property
     def reference_themes(self) -> frozenset[str]:
-        """The scored themes in the reply (empty without a theme judge)."""
         return self.theme_counts.reference_themes if self.theme_counts else frozenset()
 
     @property
     def prediction_themes(self) -> frozenset[str]:
-        """The scored themes in the draft (empty without a theme judge)."""
         return self.theme_counts.prediction_themes if self.theme_counts else frozenset()
 
     @property
     def mean(self) -> PRF | None:
-        """Content precision, recall and F1, each the mean over the draft's K replies
-        (F1 is the mean F1, not the F1 of the means); ``None`` with one reply."""
+        """Content scores, each the mean over the draft's replies; ``None`` with one reply."""
         return _mean_prf([p.content for p in self.per_reference]) if self.per_reference else None
 
     @property
     def theme_mean(self) -> PRF | None:
-        """:attr:`mean` for theme-level scores; ``None`` with one reply or no themes."""
+        """:attr:`mean` for theme scores; ``None`` with one reply or no themes."""
         if not self.per_reference or self.theme is None:
             return None
         return _mean_prf([p.theme for p in self.per_reference])
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict: scores, counts, alignment, deletions and themes (and, with
-        several replies, ``best_reference``, ``n_references``, the ``mean_*`` scores and a
-        ``per_reference`` list of each reply's scores and EM / EA / ED counts)."""
+        """A JSON-ready dict: scores, counts, alignment, deletions, themes, and with several
+        replies ``best_reference``, ``n_references``, ``mean_*`` and ``per_reference``.
+        """
         out = {"row": self.row}
         if self.id is not None:
             out["id"] = self.id
         out |= self.content.to_dict()
-        out |= {
-            "expected_matches": self.expected_matches,
-            "expected_additions": self.expected_additions,
-            "expected_deletions": self.expected_deletions,
-        }
+        out |= _counts(self)
         if self.theme is not None:
             out |= self.theme.to_dict("theme_")
             out["reference_themes"] = sorted(self.reference_themes)
@@ -251,15 +211,19 @@ class PairResult:
                 out |= self.theme_mean.to_dict("mean_theme_")
             out["per_reference"] = [
                 {"reference": k, **p.content.to_dict()}
-                | {
-                    "expected_matches": p.expected_matches,
-                    "expected_additions": p.expected_additions,
-                    "expected_deletions": p.expected_deletions,
-                }
+                | _counts(p)
                 | ({} if p.theme is None else p.theme.to_dict("theme_"))
                 for k, p in enumerate(self.per_reference)
             ]
         return out
+
+
+def _counts(result) -> dict[str, int]:
+    return {
+        "expected_matches": result.expected_matches,
+        "expected_additions": result.expected_additions,
+        "expected_deletions": result.expected_deletions,
+    }
 
 
 def _mean_prf(prfs: list[PRF]) -> PRF:
@@ -276,14 +240,11 @@ class ThemeScore:
     """Corpus figures for one theme.
 
     Attributes:
-        precision, recall, f1: over pairs, "draft has theme" predicting "reply has
-            theme" (Table 15).
+        precision, recall, f1: "draft has theme" predicting "reply has theme" (Table 15).
         reference_count, prediction_count: replies / drafts containing the theme.
-        reference_proportion, prediction_proportion: those counts over the number of
-            pairs, fractions in [0, 1] (Table 5).
+        reference_proportion, prediction_proportion: those over the pairs (Table 5).
         reference_sentences: reference sentences with this theme.
-        content_recall: matched reference sentences of this theme over
-            ``reference_sentences`` (Table 14); 1.0 when there are none.
+        content_recall: the share of them matched (Table 14); 1.0 when there are none.
     """
 
     precision: float
@@ -305,28 +266,16 @@ class CorpusResult:
     """Micro-averaged corpus scores, per-theme figures and, optionally, every pair.
 
     Attributes:
-        n_pairs: pairs scored.
-        content: micro precision/recall/F1 from summed EM, EA, ED.
-        expected_matches, expected_additions, expected_deletions: the summed counts.
-        theme: micro theme precision/recall/F1 over (pair, theme) decisions, or
-            ``None`` without a theme judge.
-        per_theme: :class:`ThemeScore` per scored theme (empty without a theme judge).
-        unusable_judgements, unusable_theme_judgements: judge outputs that could not be
-            used, summed over pairs.
-        themes_scored: the themes the theme scores cover (8, or 9 with Other).
-        provenance: the run record: the judges (names, fingerprints, options), the
-            splitter, scoring options and library versions
-            (:attr:`editf1.scorer.EditF1Scorer.provenance`); ``{}`` when unknown.
-            :attr:`reproducibility` prints it.
-        pairs: every :class:`PairResult`, unless scoring streamed them elsewhere.
-        all_references: with several replies per draft, the micro-averaged scores over
-            every (draft, reply) pair, so that every clinician's reply counts once (the
-            result itself is over each draft's best-matching reply); else ``None``.
-        empty_predictions: drafts with no sentence (their precision is undefined and
-            takes the ``zero_division`` value).
-        gold: scored with clinicians' gold labels of some pairs, the
-            :class:`editf1.gold.report.GoldReport` (prediction-powered figures and the
-            judge's agreement on the labelled pairs); else ``None``.
+        content: micro precision/recall/F1 from the summed EM, EA, ED.
+        theme: micro theme scores over (pair, theme) decisions, or ``None``.
+        per_theme: :class:`ThemeScore` per scored theme.
+        provenance: the run record (:attr:`editf1.scorer.EditF1Scorer.provenance`); ``{}``
+            when unknown.
+        pairs: every :class:`PairResult`, unless they were streamed elsewhere.
+        all_references: with several replies per draft, the scores over every (draft,
+            reply) pair; else ``None``.
+        empty_predictions: drafts with no sentence.
+        gold: the :class:`editf1.gold.report.GoldReport` where scored with gold labels.
     """
 
     n_pairs: int
@@ -363,16 +312,9 @@ class CorpusResult:
         return self.content.f1
 
     def summary(self) -> dict:
-        """The corpus figures as a JSON-ready dict, without the pairs: the scores and
-        counts, ``reproducibility`` (the string) and ``run`` (:attr:`provenance`, where
-        known)."""
-        out = self.content.to_dict() | {
-            "expected_matches": self.expected_matches,
-            "expected_additions": self.expected_additions,
-            "expected_deletions": self.expected_deletions,
-            "n_pairs": self.n_pairs,
-            "unusable_judgements": self.unusable_judgements,
-        }
+        """The corpus figures as a JSON-ready dict, without the pairs."""
+        out = self.content.to_dict() | _counts(self)
+        out |= {"n_pairs": self.n_pairs, "unusable_judgements": self.unusable_judgements}
         if self.theme is not None:
             out |= self.theme.to_dict("theme_")
             out["unusable_theme_judgements"] = self.unusable_theme_judgements
@@ -388,7 +330,7 @@ class CorpusResult:
         return out
 
     def to_dict(self) -> dict:
-        """:meth:`summary` plus ``per_pair``, one :meth:`PairResult.to_dict` per pair."""
+        """:meth:`summary` plus ``per_pair``."""
         out = self.summary()
         if self.pairs is not None:
             out["per_pair"] = [p.to_dict() for p in self.pairs]

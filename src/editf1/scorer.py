@@ -1,9 +1,5 @@
-"""The one core every shell calls: segment → judge → count → aggregate.
-
-:class:`EditF1Scorer` holds the splitter and the judges (loaded once), scores pairs in
-batches and streams :class:`~editf1.results.PairResult` objects, so a corpus of any
-size is scored in constant memory when the pairs go to disk. The ``evaluate`` module,
-the CLI, the demo and the training callback are thin shells over it.
+"""The one core every shell calls: segment → judge → count → aggregate, in batches, streaming
+:class:`~editf1.results.PairResult` objects (constant memory when they go to disk).
 """
 
 from __future__ import annotations
@@ -41,11 +37,8 @@ from editf1.versions import installed_versions
 
 # the warnings live with the aggregation that issues them; importable from here too
 __all__ = [
-    "EditF1Scorer",
-    "NonLatinTextWarning",
-    "UnusableJudgementWarning",
-    "reproducibility_of",
-]
+    "EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "reproducibility_of",
+]  # fmt: skip
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
@@ -57,8 +50,7 @@ def _judge_name(judge) -> str | None:
 
 
 def _json_ready(value):
-    """``value`` with what JSON cannot hold replaced: a path by its text, any other
-    object by its type's name in angle brackets (never its repr, which may be large)."""
+    """``value`` JSON-ready: a path as text, other objects as ``<TypeName>`` (never a repr)."""
     if isinstance(value, dict):
         return {str(k): _json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -74,30 +66,22 @@ class EditF1Scorer:
     """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3).
 
     Args:
-        *args, **options: the options of :class:`~editf1.options.ScoringOptions`
-            (``content_judge``, ``theme_judge``, also by position; their options;
-            ``include_other``, ``zero_division``, ``batch_size``, ``progress``,
-            ``theme_cache_size``), each with its default there.
+        *args, **options: the options of :class:`~editf1.options.ScoringOptions`.
         splitter: default :class:`~editf1.segment.SentenceSplitter`.
 
-    Attributes:
-        options: the :class:`~editf1.options.ScoringOptions`, checked.
-
     Raises:
-        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions` (an option
-            of the wrong type or value, named), and for an unknown judge name
-            (:func:`editf1.judges.load_content_judge`).
+        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
+            unknown judge name (:func:`editf1.judges.load_content_judge`).
 
-    Example:
-        >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-        >>> result = scorer.score(
-        ...     predictions=["Rest today. Drink water. Call us."],
-        ...     references=["Rest today. Take ibuprofen."],
-        ... )
-        >>> result.expected_matches, result.expected_additions, result.expected_deletions
-        (1, 1, 2)
-        >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
-        (0.3333, 0.5, 0.4)
+    >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+    >>> result = scorer.score(
+    ...     predictions=["Rest today. Drink water. Call us."],
+    ...     references=["Rest today. Take ibuprofen."],
+    ... )
+    >>> result.expected_matches, result.expected_additions, result.expected_deletions
+    (1, 1, 2)
+    >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
+    (0.3333, 0.5, 0.4)
     """
 
     def __init__(self, *args, splitter: SentenceSplitter | None = None, **options) -> None:
@@ -118,23 +102,15 @@ class EditF1Scorer:
 
     @property
     def reproducibility(self) -> str:
-        """Names judges, splitter, options and library versions, e.g. for a paper:
-        :attr:`provenance` as one string (:func:`reproducibility_of`)."""
+        """:attr:`provenance` as one string (:func:`reproducibility_of`)."""
         return reproducibility_of(self.provenance)
 
     @property
     def provenance(self) -> dict:
-        """What made this scorer's figures, JSON-ready (``edit-f1 score`` writes it as
-        the ``run`` object of every per-row line).
-
-        Returns:
-            ``{"content_judge": {"name", "fingerprint", "options"}, "theme_judge": the
-            same or None, "options": {"splitter", "include_other", "zero_division"},
-            "versions": {library: version}}``: a judge's ``name`` is the registry name it
-            was loaded by (``"embedding"``), or its class name when an instance was
-            given; ``options`` the judge options given (``{}`` for none; a value that is
-            not JSON is written as its type's name, a path as text). ``batch_size`` and
-            ``progress`` are left out: they change memory and display, not a figure.
+        """The run record, JSON-ready (``edit-f1 score`` writes it as ``run``):
+        ``{"content_judge": {"name", "fingerprint", "options"}, "theme_judge": the same or
+        None, "options": {"splitter", "include_other", "zero_division"}, "versions": {library:
+        version}}``. ``batch_size`` and ``progress`` change no figure and are left out.
         """
         o = self.options
         chosen = {
@@ -171,14 +147,11 @@ class EditF1Scorer:
         """Score N (prediction, reference) pairs.
 
         Args:
-            predictions: N drafts (strings; an empty draft is allowed).
-            references: N clinician replies (strings with at least one word). Where
-                several clinicians answered a message, reference ``i`` may be a list of
-                K_i >= 1 replies: draft ``i`` is then scored against each, its pair is
-                the best-matching reply (see :class:`~editf1.results.PairResult`) and
-                the result's ``all_references`` sums every (draft, reply) pair.
-            ids: N row ids to carry into the results, optional: non-empty strings,
-                each used once.
+            predictions: N drafts (strings; may be empty).
+            references: N clinician replies, or lists of replies to the same message (the
+                pair is then the best-matching reply, :class:`~editf1.results.PairResult`, and
+                the result's ``all_references`` sums every (draft, reply) pair).
+            ids: N row ids, optional: non-empty strings, each used once.
             keep_pairs: keep every :class:`PairResult` in the result.
 
         Returns:
@@ -186,20 +159,18 @@ class EditF1Scorer:
 
         Raises:
             TypeError, ValueError: for non-list arguments or different lengths.
-            InputError: listing every bad row and field (and every missing or repeated
-                id), before any model runs.
+            InputError: listing every bad row and field, before any model runs.
 
-        Example (two replies to one message; the second matches the draft best):
-            >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-            >>> result = scorer.score(
-            ...     ["Rest today. Drink water."],
-            ...     [["Rest today. Take ibuprofen.", "Drink water. Rest today."]],
-            ... )
-            >>> pair = result.pairs[0]
-            >>> pair.best_reference, round(pair.mean.f1, 4), result.f1
-            (1, 0.75, 1.0)
-            >>> round(result.all_references.f1, 4)
-            0.75
+        >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+        >>> result = scorer.score(
+        ...     ["Rest today. Drink water."],
+        ...     [["Rest today. Take ibuprofen.", "Drink water. Rest today."]],
+        ... )
+        >>> pair = result.pairs[0]
+        >>> pair.best_reference, round(pair.mean.f1, 4), result.f1
+        (1, 0.75, 1.0)
+        >>> round(result.all_references.f1, 4)
+        0.75
         """
         rows = check_pairs(predictions, references, ids)
         return self.score_stream(rows, total=len(rows), keep_pairs=keep_pairs)
@@ -212,19 +183,12 @@ class EditF1Scorer:
         keep_pairs: bool = False,
         sink: Callable[[PairResult], None] | None = None,
     ) -> CorpusResult:
-        """Score ``(id, prediction, reference)`` rows as they come; memory stays flat.
+        """Score ``(id, prediction, reference)`` rows as they come: :meth:`iter_pairs`, then
+        :meth:`aggregate`.
 
         Args:
-            rows: an iterable of ``(id or None, prediction, reference)``; a reference
-                may be a list of replies (see :meth:`score`). Rows are checked a batch
-                at a time unless they are :class:`~editf1.inputs.CheckedRows`.
             total: number of rows, for the progress bar.
-            keep_pairs: keep every pair in the result (memory grows with the corpus).
-            sink: called with each :class:`PairResult` in row order (e.g. to write JSONL).
-
-        Returns:
-            The corpus result: :meth:`iter_pairs` followed by :meth:`aggregate`, which
-            issues each warning once, naming the rows.
+            sink: called with each :class:`PairResult` in row order.
 
         Raises:
             InputError: for the first batch with bad rows (rows before it are scored).
@@ -239,9 +203,7 @@ class EditF1Scorer:
         return f"content: {self.content_judge.fingerprint}; theme: {theme}"
 
     def accumulator(self, *, keep_pairs: bool = False) -> CorpusAccumulator:
-        """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs
-        (its scored themes and ``zero_division``): one per process to merge; call its
-        ``result(scorer.provenance, judges=scorer.judges)``."""
+        """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs."""
         return CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
 
     def aggregate(
@@ -252,12 +214,8 @@ class EditF1Scorer:
         sink: Callable[[PairResult], None] | None = None,
         warn: bool = True,
     ) -> CorpusResult:
-        """:func:`editf1.aggregate.aggregate` of pairs this scorer judged (here or in other
-        processes, renumbered to their input rows), with its scored themes,
-        ``zero_division``, run record and judges.
-
-        Raises:
-            ValueError: for no pairs.
+        """:func:`editf1.aggregate.aggregate` with this scorer's themes, ``zero_division``, run
+        record and judges.
         """
         return aggregate(
             pairs,
@@ -271,19 +229,14 @@ class EditF1Scorer:
         )
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
-        """Yield one :class:`PairResult` per ``(id, prediction, reference)`` row, in order.
+        """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time.
 
-        Rows are checked (:func:`editf1.inputs.check_rows`, unless they are
-        :class:`~editf1.inputs.CheckedRows`) and judged ``batch_size`` at a time. The
-        progress bar (``progress=True``) counts pairs and advances as the content judge
-        reports reference sentences judged (:mod:`editf1.judges.progress`: the LLM
-        judges per decoding batch, the server judges per answer, any judge at the latest
-        when its call returns); its note shows the sentences of the batch judged so far,
-        then the sentences the theme judge has labelled.
+        Rows are checked (:func:`editf1.inputs.check_rows`) unless they are
+        :class:`~editf1.inputs.CheckedRows`. The progress bar counts pairs and advances as the
+        judges report sentences judged (:mod:`editf1.judges.progress`).
 
         Raises:
-            InputError: naming each bad row and field of a batch, and each id that is
-                not a non-empty string or repeats an earlier row's.
+            InputError: naming each bad row and field of a batch.
         """
         checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)
@@ -403,9 +356,7 @@ class EditF1Scorer:
 
 
 class _BatchProgress:
-    """A batch's share of the progress bar: pairs whose reference sentences are all
-    judged (reports counted in request order, as the judges answer them), and a note
-    of the batch's sentences judged and labelled."""
+    """A batch's share of the progress bar: pairs whose reference sentences are all judged."""
 
     def __init__(self, bar, owners: list[int], requests: list[JudgeRequest]) -> None:
         self.bar, self.start = bar, bar.n
@@ -431,7 +382,6 @@ class _BatchProgress:
 
 
 def _best_of(group: list[PairResult]) -> PairResult:
-    """The pair of the best-matching reply (highest content F1, then recall, then the
-    earlier reply), carrying every reply's pair."""
+    """The pair of the best-matching reply (highest F1, then recall, then the earlier reply)."""
     best = max(range(len(group)), key=lambda k: (group[k].content.f1, group[k].content.recall, -k))
     return dataclasses.replace(group[best], best_reference=best, per_reference=tuple(group))

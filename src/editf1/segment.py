@@ -1,54 +1,29 @@
-"""Sentence splitting for clinical replies, offline, with character offsets.
-
-Step 1 of the pipeline (segment → judge → count → aggregate). The splitter is a pure
-function of its configuration: it is handed to the scorer, never built inside it.
+"""Sentence splitting for clinical replies, offline, with character offsets (step 1).
 
 Rules, in order:
 
-1. Markup (portal exports): HTML tags are not text, and block-level tags (``<p>``,
-   ``<br>``, ``<li>``, ``<div>``, ``<tr>``, ...) end a line; entities are decoded
-   (``&amp;`` is "&", ``&nbsp;`` a space); comments, declarations and the content of
-   ``<script>``, ``<style>`` and ``<title>`` are dropped. Only the elements of HTML are
-   tags: a placeholder such as "<patient name>" stays text, and so does an ``&`` that
-   starts no known entity ("R&D"). Offsets always index the original text; a
-   sentence's ``text`` is its cleaned text (:func:`plain_text` of the original span).
-2. Every line is its own block: greetings ("Hi Maria,") and sign-offs ("Best,",
-   "Dr. Okafor") are sentences like any other. A line break in the source counts, in
-   HTML too.
-3. A list marker at the start of a line ("1.", "2)", "-", "*", "•", "a)") opens an item;
-   the marker is not part of the sentence. An inline numbered list ("Plan: 1. Rest
-   2. Ice") is split into its items the same way: numbers 1, 2, ... (or n, n + 1, ...
-   after a marker that opens the line), each between blanks, two of them at least.
-4. Sentence ends of other scripts split, with or without a blank after them: "。",
-   "｡", "！", "？", "؟", "۔", "।", "॥".
-5. Sentences joined without a blank ("...today.Your biopsy...") split: a ".", "!" or
-   "?" between a letter (or closing bracket or quote) and an upper-case letter ends a
-   sentence, unless the word before a "." is an abbreviation of the shipped list or a
-   single-letter initial ("Dr.Lee", "J.Smith"; then it splits only before a sentence
-   starter, as in rule 6), or the dot is part of a web address, e-mail address, domain
-   or file name ("www.MyChart.org", "Cancer.Net", "scan.PDF": the part after the dot
-   ends in one of :data:`WEB_AND_FILE_SUFFIXES`). A lower-case letter after the dot never
-   splits ("mychart.org"), nor does a digit ("2.5 mg").
-6. Inside a block, NLTK's Punkt algorithm splits sentences with parameters this package
-   ships (``data/clinical_abbreviations.txt``), so "Dr. Lee", "e.g.", "i.e.", "p.m.",
-   "vs.", "approx." and "b.i.d." stay inside a sentence and decimals ("2.5 mg") are
-   never split. Nothing is downloaded (``nltk.sent_tokenize`` would need ``punkt_tab``).
-7. A sentence longer than ``max_words`` words (a word is a run of non-blank characters,
-   or one character of a script written without blanks: Chinese, Japanese kana, Thai,
-   Lao, Khmer, Myanmar) is cut into the fewest pieces of at most ``max_words`` words,
-   as even as possible, each cut after a clause mark (``,`` ``;`` ``:`` and their
-   full-width forms) where one is in reach, at a word boundary otherwise; so the
-   sentence encoder reads every piece whole (see :data:`DEFAULT_MAX_WORDS`).
-8. A number marker that Punkt leaves at the start of a sentence ("Rest. 3. Ice") is cut
-   off as in rule 3; a piece with no letter or digit (a lone "." or emoji) is not a
-   sentence.
+1. HTML markup (portal exports): tags are not text, block-level tags end a line,
+   entities are decoded, comments and ``<script>`` / ``<style>`` / ``<title>`` content
+   dropped; "<patient name>" or "R&D" stay text. Offsets index the original text.
+2. Every line is its own block (greetings and sign-offs are sentences).
+3. A list marker at the start of a line ("1.", "2)", "-", "•", "a)") opens an item and is
+   not part of it; an inline numbered list ("Plan: 1. Rest 2. Ice", consecutive numbers,
+   two at least) is split the same way.
+4. Other scripts' sentence ends split: "。", "｡", "！", "？", "؟", "۔", "।", "॥".
+5. Sentences joined without a blank ("today.Your") split before an upper-case letter,
+   unless the word before is an abbreviation or initial (then only before a sentence
+   starter) or the dot is part of an address or file name (:data:`WEB_AND_FILE_SUFFIXES`).
+6. Inside a block, NLTK Punkt with the shipped abbreviations
+   (``data/clinical_abbreviations.txt``): "Dr. Lee", "e.g.", "b.i.d.", "2.5 mg" stay
+   whole. Nothing is downloaded.
+7. A sentence over ``max_words`` words (a word is a run of non-blanks, or one character
+   of a script without blanks) is cut into the fewest, most even pieces, after a clause
+   mark where one is in reach.
+8. A number marker Punkt leaves at a sentence start is cut off; a piece without a letter
+   or digit is not a sentence.
 
-Known limitations: after an abbreviation, a capitalised word starts a new sentence only
-if it is a frequent sentence starter ("...at 5 p.m. Please call" splits, "...at 5 p.m.
-Lee called" does not); sentences joined before a lower-case letter stay joined.
-:func:`non_latin_share` tells how much of a text is in scripts other than Latin, which
-the default encoder (English all-MiniLM-L6-v2) barely reads; the scorer warns about
-such rows.
+Known limitation: after an abbreviation, a capitalised word starts a sentence only if it
+is a frequent sentence starter ("at 5 p.m. Lee called" stays one sentence).
 """
 
 from __future__ import annotations
@@ -64,15 +39,9 @@ from html.entities import html5
 from importlib import resources
 
 __all__ = [
-    "DEFAULT_MAX_WORDS",
-    "NON_LATIN_LIMIT",
-    "WEB_AND_FILE_SUFFIXES",
-    "Sentence",
-    "SentenceSplitter",
-    "has_word",
-    "non_latin_share",
-    "plain_text",
-]
+    "DEFAULT_MAX_WORDS", "NON_LATIN_LIMIT", "WEB_AND_FILE_SUFFIXES", "Sentence",
+    "SentenceSplitter", "has_word", "non_latin_share", "plain_text",
+]  # fmt: skip
 
 _LINE = re.compile(r"[^\r\n]+")
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)]|[a-zA-Z][.)](?=\s)|[-*•·▪‣◦–—])(?=\s|$)")
@@ -100,15 +69,12 @@ DEFAULT_SENTENCE_STARTERS = frozenset(
     | {"check", "take", "stop", "start", "keep", "continue", "avoid", "try", "schedule"}
 )
 
-#: Longest sentence, in words, handed on whole (rule 7). all-MiniLM-L6-v2 reads 256 word
-#: pieces, 254 of them text; on the sentences of 30 words or more of K-QA, OncQA and
-#: ExpertQA a word took 1.3 word pieces (median) and 2.71 at most, and 80 words leave
-#: room for 3.17 a word. The encoder counts and reports any text it still truncates.
+#: Longest sentence, in words, handed on whole (rule 7): all-MiniLM-L6-v2's 254 word
+#: pieces of text hold 80 words of the clinical sets read so far.
 DEFAULT_MAX_WORDS = 80
 
-#: Lower-case web and file-name suffixes: a "." before a part ending in one of these
-#: belongs to an address or file name (rule 5). Suffixes that are also common
-#: sentence-opening words (.in, .it, .me, .us, .care, .health) are left out.
+#: Lower-case web and file-name suffixes (rule 5); those that are also common words
+#: (.in, .it, .me, .us, .care, .health) are left out.
 WEB_AND_FILE_SUFFIXES = frozenset(
     {"com", "org", "net", "gov", "edu", "mil", "info", "biz", "io", "uk", "ca", "au", "nz", "eu"}
     | {"pdf", "doc", "docx", "rtf", "txt", "csv", "xls", "xlsx", "ppt", "pptx", "htm", "html"}
@@ -151,11 +117,8 @@ def has_word(text: str) -> bool:
 
 
 def non_latin_share(text: str) -> float:
-    """Share of the letters of ``text`` that are not in Latin script, in [0, 1].
-
-    Letters are the characters ``str.isalpha`` accepts; Latin ones have "LATIN" in
-    their Unicode name (accented and full-width forms included). A text without a
-    letter gives 0.0.
+    """Share of the letters of ``text`` (``str.isalpha``) not in Latin script, in [0, 1];
+    0.0 without a letter.
 
     >>> non_latin_share("Take 2 tablets"), non_latin_share("Tome dos pastillas al día")
     (0.0, 0.0)
@@ -171,13 +134,8 @@ def non_latin_share(text: str) -> float:
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence (or any span) of a text.
-
-    Attributes:
-        text: the sentence as the splitter reads it: ``plain_text(source[start:end])``,
-            which is ``source[start:end]`` itself unless the source holds HTML markup.
-        start: offset of the first character in the source text (0-based).
-        end: offset one past the last character.
+    """A span of a text: ``text`` (``plain_text(source[start:end])``), ``start`` and ``end``
+    (0-based character offsets, end exclusive).
     """
 
     text: str
@@ -189,13 +147,9 @@ class Sentence:
 
 
 class _Source:
-    """A text and the cleaned text the splitter reads, with the map between them.
-
-    ``plain`` is the cleaned text (rule 1); plain character ``i`` comes from
-    ``original[starts[i]:ends[i]]`` (for a text without markup, ``plain`` is the text
-    and the map the identity). Each piece of markup is read on its own by
-    :data:`_MARKUP`, so a span of the original is cleaned the same way alone as inside
-    the whole text (a bogus tag such as "<Dr. Lee ... <p>" cannot swallow a real one)."""
+    """A text and its cleaned text (rule 1): plain character ``i`` comes from
+    ``original[starts[i]:ends[i]]``. Each piece of markup is read on its own.
+    """
 
     def __init__(self, original: str) -> None:
         self.original = original
@@ -231,10 +185,9 @@ class _Source:
 
 
 def _replacement(markup: re.Match) -> str | None:
-    """What a piece of markup becomes in the cleaned text: "\n" for a block-level tag,
-    the decoded characters of a known entity (a blank becomes a space), "" for other
-    tags, comments and declarations; ``None`` to keep it as written (not an HTML element
-    or entity)."""
+    """What markup becomes: "\n" (block tag), decoded entity, "" (other tag, comment), or
+    ``None`` to keep it as written.
+    """
     tag, entity = markup.group("tag"), markup.group("entity")
     if tag is not None:
         tag = tag.lower()
@@ -249,8 +202,7 @@ def _replacement(markup: re.Match) -> str | None:
 
 
 def plain_text(text: str) -> str:
-    """``text`` as the splitter reads it: HTML tags removed (block-level ones become
-    line breaks) and entities decoded (rule 1 of :mod:`editf1.segment`).
+    """``text`` as the splitter reads it (rule 1).
 
     >>> plain_text("<p>Rest &amp; ice</p><p>Dear <patient name>, R&D</p>")
     '\\nRest & ice\\n\\nDear <patient name>, R&D\\n'
@@ -261,15 +213,13 @@ def plain_text(text: str) -> str:
 
 
 class SentenceSplitter:
-    """Split a clinical reply into sentences with character offsets.
+    """Split a clinical reply into sentences with character offsets (the module's rules).
 
     Args:
-        abbreviations: lower-case abbreviations without their final period
-            (``"e.g"`` for "e.g."). Default: the clinical list this package ships.
-        sentence_starters: lower-case words that may start a sentence right after an
-            abbreviation. Default: :data:`DEFAULT_SENTENCE_STARTERS`.
-        max_words: longest sentence in words (an int >= 1); longer ones are cut into
-            pieces (rule 7). Default :data:`DEFAULT_MAX_WORDS`.
+        abbreviations: lower-case abbreviations without their final period; default the
+            shipped clinical list.
+        sentence_starters: words that may start a sentence after an abbreviation.
+        max_words: longest sentence in words, an int >= 1.
 
     Raises:
         ValueError: if ``max_words < 1``.
@@ -323,17 +273,8 @@ class SentenceSplitter:
         return "punkt-clinical:" + hashlib.sha256(payload.encode()).hexdigest()[:10]
 
     def split(self, text: str) -> list[Sentence]:
-        """Split ``text`` into sentences.
-
-        Args:
-            text: any string; may be empty.
-
-        Returns:
-            Sentences in reading order, non-overlapping, each holding at least one
-            letter or digit and at most ``max_words`` words, with ``start``/``end``
-            offsets into ``text`` and ``text == plain_text(text[start:end])`` (the
-            characters as written, unless ``text`` holds HTML markup). An empty or
-            whitespace-only text gives ``[]``.
+        """Sentences of ``text`` in reading order, non-overlapping, each with a letter or digit
+        and at most ``max_words`` words; ``[]`` for a blank text.
         """
         source = _Source(text)
         sentences: list[Sentence] = []
@@ -353,9 +294,7 @@ class SentenceSplitter:
         return sentences
 
     def _blocks(self, line: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of the parts of a line that Punkt splits (rules 3 to 5):
-        list markers removed, cut after other scripts' sentence ends and between
-        joined sentences, blanks stripped."""
+        """``(start, end)`` of the parts of a line Punkt splits (rules 3 to 5)."""
         cuts: list[tuple[int, int]] = []  # removed spans; (i, i) is a cut at i
         marker = _LIST_MARKER.match(line)
         expected = None
@@ -379,9 +318,7 @@ class SentenceSplitter:
 
     @staticmethod
     def _inline_list(line: str, start: int, expected: int | None) -> list[tuple[int, int]]:
-        """Spans of the markers of inline numbered lists after ``start`` (rule 3):
-        runs of consecutive numbers from 1 (or from ``expected``, after a line's own
-        marker), two markers at least counting that one."""
+        """Spans of the markers of inline numbered lists after ``start`` (rule 3)."""
         chains: list[list[re.Match]] = []
         chain: list[re.Match] = []
         opened = expected is not None  # the line's own marker counts in the first run
@@ -399,8 +336,7 @@ class SentenceSplitter:
         return [m.span() for c in chains for m in c]
 
     def _joined(self, line: str, mark: re.Match) -> bool:
-        """Whether the ".", "!" or "?" run ``mark``, with a letter right after it, ends
-        a sentence (rule 5)."""
+        """Whether the ".", "!" or "?" run ``mark`` ends a sentence (rule 5)."""
         before, after = line[: mark.start()], line[mark.end() :]
         if not before or not after[0].isupper():
             return False
@@ -428,9 +364,7 @@ class SentenceSplitter:
         return True
 
     def _pieces(self, sentence: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of the pieces of a sentence of at most ``max_words`` words
-        (rule 7): the fewest pieces, as even as possible, cut after a clause mark where
-        one is in reach."""
+        """``(start, end)`` of the pieces of a sentence of at most ``max_words`` words (rule 7)."""
         units = list(_LENGTH_UNIT.finditer(sentence))
         if len(units) <= self.max_words:
             return [(0, len(sentence))]

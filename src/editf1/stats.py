@@ -1,22 +1,11 @@
-"""The statistics of edit-F1: case-level bootstrap confidence intervals and paired tests.
+"""Case-level bootstrap confidence intervals and paired tests.
 
-Every interval in the package is a percentile bootstrap interval (Efron & Tibshirani,
-*An Introduction to the Bootstrap*, 1993, §13) from 2,000 resamples over *cases*
-(all items of a case, e.g. every sentence of one patient message, are drawn together)
-with a fixed seed, as in Buckley et al., arXiv 2609.12822; a paired comparison of two
-systems adds the two-sided bootstrap p-value that inverts that interval (§16).
-
-The resamples are drawn by ``scipy.stats.bootstrap`` (the cases' indices are its data,
-``method="percentile"``, a seeded ``numpy.random.default_rng``); this module is a thin
-wrapper around it for three things it does otherwise: a resample on which the statistic
-is undefined (NaN, e.g. no human match) is left out of the interval here, where SciPy's
-interval becomes NaN; the bounds are NumPy's quantiles of SciPy's bootstrap distribution
-(``scipy.stats.quantile`` differs in the last bit, so published CIs would move); and a
-single case is accepted (every resample is that case), where SciPy refuses one
-observation. The draws are SciPy's, the same as this module drew before it used SciPy
-(tests/test_stats.py compares them), so no published figure moved. ``permutation_test``
-tests another null hypothesis (sign flips of paired differences) and would change
-published p-values, so paired p-values invert the bootstrap interval instead.
+Every interval is a percentile bootstrap interval (Efron & Tibshirani, *An Introduction
+to the Bootstrap*, 1993, §13) from 2,000 resamples over *cases* (the items of a case are
+drawn together) with a fixed seed, as in Buckley et al., arXiv 2609.12822; a paired
+comparison adds the bootstrap p-value that inverts that interval (§16). The resamples
+are ``scipy.stats.bootstrap``'s; this wrapper leaves out resamples where the statistic
+is NaN, takes NumPy's quantiles and accepts a single case (CONTRIBUTING.md says why).
 """
 
 from __future__ import annotations
@@ -31,33 +20,19 @@ import numpy as np
 import scipy.stats
 
 __all__ = [
-    "MIN_RESAMPLES",
-    "Estimate",
-    "PairedBootstrap",
-    "bootstrap",
-    "bootstrap_resamples",
-    "check_n_resamples",
-    "paired_bootstrap",
-]
+    "MIN_RESAMPLES", "Estimate", "PairedBootstrap", "bootstrap", "bootstrap_resamples",
+    "check_n_resamples", "paired_bootstrap",
+]  # fmt: skip
 
-#: The fewest bootstrap resamples B any interval takes. A percentile interval's bounds are
-#: the (1 - confidence) / 2 quantiles of the B resamples: with B = 100 a 95% interval has
-#: 2.5 resamples beyond each bound, with B = 1 or 2 its bounds are single resamples that
-#: need not hold the estimate. Efron & Tibshirani (1993, §13.3) advise B of 1,000 or more
-#: for percentile intervals; every interval of the package uses 2,000 by default.
+#: The fewest bootstrap resamples B any interval takes (Efron & Tibshirani 1993, §13.3,
+#: advise 1,000 or more; every interval of the package uses 2,000 by default).
 MIN_RESAMPLES = 100
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A statistic with its bootstrap confidence interval.
-
-    Attributes:
-        value: the statistic on all items (in the statistic's units, e.g. a fraction
-            in [0, 1] for an agreement or an F1).
-        low, high: the CI bounds (percentile method), same units.
-        n: items the statistic was computed on.
-        confidence: the CI's level, e.g. 0.95.
+    """A statistic with its bootstrap CI: ``value`` on all ``n`` items, ``low`` / ``high``
+    bounds (same units) at ``confidence``.
 
     >>> str(Estimate(0.5, 0.25, 0.75, 8))
     '0.500 [0.250, 0.750]'
@@ -83,11 +58,8 @@ def _alpha(confidence: float) -> float:
 
 
 def check_n_resamples(n_resamples, confidence: float | None = None) -> int:
-    """Return ``n_resamples`` if it is enough resamples for a percentile bootstrap CI.
-
-    Enough is an integer of at least :data:`MIN_RESAMPLES` and, for an interval at
-    ``confidence``, at least ``2 / (1 - confidence)``, so that at least one resample lies
-    beyond each bound (200 at 99%, 2,000 at 99.9%).
+    """Return ``n_resamples`` if it is an integer of at least :data:`MIN_RESAMPLES` and, at
+    ``confidence``, at least ``2 / (1 - confidence)`` (a resample beyond each bound).
 
     Raises:
         ValueError: naming ``n_resamples``, the value given and the minimum.
@@ -127,29 +99,23 @@ def bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Estimate:
-    """Percentile bootstrap CI of ``statistic`` over items, resampling whole cases
-    (Efron & Tibshirani 1993, §13).
+    """Percentile bootstrap CI of ``statistic`` over items, resampling whole cases (§13).
 
     Args:
-        statistic: maps an int array of item indices (with repeats, any length) to a
-            float; NaN where it is undefined on a resample (e.g. no item of a class).
+        statistic: maps an int array of item indices (with repeats) to a float; NaN where
+            undefined on a resample (such resamples are left out).
         n_items: number of items N.
-        groups: the case of each item (length N, any hashable values); cases are
-            resampled with replacement and bring all their items. Default: each item
-            is its own case.
-        n_resamples: bootstrap resamples B (Buckley et al. use 2,000); at least
-            :data:`MIN_RESAMPLES` (:func:`check_n_resamples`).
+        groups: the case of each item (length N); default: each item its own case.
+        n_resamples: resamples B (:func:`check_n_resamples`).
         confidence: CI level in (0, 1).
-        seed: seed of the NumPy generator; the same seed gives the same CI.
+        seed: seed of the NumPy generator.
 
     Returns:
-        :class:`Estimate` with ``value = statistic(all items)``; resamples on which the
-        statistic is NaN are left out of the interval.
+        :class:`Estimate` with ``value = statistic(all items)``.
 
     Raises:
-        ValueError: if there are no items, ``groups`` has the wrong length,
-            ``n_resamples`` is too few (:func:`check_n_resamples`), ``confidence`` is
-            outside (0, 1), or the statistic is undefined on every resample.
+        ValueError: for no items, ``groups`` of the wrong length, too few resamples,
+            ``confidence`` outside (0, 1), or a statistic undefined on every resample.
 
     >>> bootstrap(lambda idx: 0.5, 4, n_resamples=100)
     Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
@@ -175,28 +141,11 @@ def bootstrap_resamples(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> np.ndarray:
-    """``statistic`` on ``n_resamples`` case-level bootstrap resamples of the items.
+    """``statistic`` on ``n_resamples`` case-level resamples, a float array of shape ``(B,)``.
 
-    The resampling behind :func:`bootstrap` and :func:`paired_bootstrap`, for callers
-    that need the whole distribution. ``scipy.stats.bootstrap`` draws, for resample b, C
-    case indices uniformly with replacement (C = number of distinct cases) from
-    ``numpy.random.default_rng(seed)``; the items of the drawn cases, in draw order, go
-    to ``statistic``. The same seed and arguments draw the same resamples.
-
-    Args:
-        statistic: maps an int array of item indices (with repeats) to a float (NaN
-            where undefined on a resample).
-        n_items: number of items N.
-        groups: the case of each item (length N); default: one case per item.
-        n_resamples: bootstrap resamples B, at least :data:`MIN_RESAMPLES`.
-        seed: seed of the NumPy generator.
-
-    Returns:
-        Float array of shape ``(B,)``.
-
-    Raises:
-        ValueError: if there are no items, ``groups`` has the wrong length or
-            ``n_resamples`` is too few (:func:`check_n_resamples`).
+    Each resample draws C case indices with replacement (C = distinct cases) from
+    ``numpy.random.default_rng(seed)`` via ``scipy.stats.bootstrap``; the drawn cases'
+    items, in draw order, go to ``statistic``. Arguments and errors as :func:`bootstrap`.
     """
     if n_items < 1:
         raise ValueError("bootstrap needs at least one item")
@@ -226,13 +175,7 @@ def bootstrap_resamples(
 
 
 class PairedBootstrap(NamedTuple):
-    """The result of :func:`paired_bootstrap`.
-
-    Attributes:
-        difference: ``system − baseline`` on all items, with its percentile CI
-            (``n`` is the number of items).
-        p_value: two-sided bootstrap p-value for "no difference", in (0, 1].
-    """
+    """``difference`` (``system − baseline``, with its CI) and the two-sided ``p_value``."""
 
     difference: Estimate
     p_value: float
@@ -248,31 +191,18 @@ def paired_bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> PairedBootstrap:
-    """Paired bootstrap of ``system − baseline`` on the same items, with a p-value.
+    """Paired bootstrap of ``system − baseline`` on the same resampled items, with a p-value.
 
-    Each resample draws cases with replacement (:func:`bootstrap_resamples`) and
-    evaluates *both* statistics on the same items; the B differences ``d*`` give the
-    percentile CI (Efron & Tibshirani 1993, §13) and the two-sided p-value
-    ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))``, each proportion counted as
-    ``(1 + #) / (B + 1)`` (§16). It inverts the interval: p < 1 - confidence exactly
-    when the CI excludes 0, up to the resolution of B resamples.
+    The B differences ``d*`` give the percentile CI (§13) and the p-value
+    ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))``, each proportion ``(1 + #) / (B + 1)`` (§16):
+    p < 1 - confidence exactly when the CI excludes 0, up to the resolution of B.
 
     Args:
-        baseline, system: each maps an int array of item indices (with repeats) to a
-            float, e.g. a micro-averaged F1 in [0, 1]; both must be defined on every
-            resample.
-        n_items: number of items N (the same items in both).
-        groups: the case of each item (length N); default: one case per item.
-        n_resamples: bootstrap resamples B (:func:`check_n_resamples`).
-        confidence: CI level in (0, 1).
-        seed: seed of the NumPy generator; the same seed gives the same CI and p-value.
-
-    Returns:
-        :class:`PairedBootstrap` ``(difference, p_value)``.
+        baseline, system: statistics as for :func:`bootstrap`, defined on every resample.
+        n_items, groups, n_resamples, confidence, seed: as :func:`bootstrap`.
 
     Raises:
-        ValueError: as :func:`bootstrap_resamples`, for ``confidence`` outside (0, 1),
-            or if the difference is NaN on a resample.
+        ValueError: as :func:`bootstrap`, or if the difference is NaN on a resample.
 
     >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=100)
     >>> same.difference.value, same.p_value

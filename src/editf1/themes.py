@@ -6,14 +6,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 __all__ = [
-    "CLINICAL_THEMES",
-    "OTHER",
-    "THEMES",
-    "THEME_DEFINITIONS",
-    "THEME_RULES",
-    "ThemeDefinition",
+    "CLINICAL_THEMES", "OTHER", "THEMES", "THEME_DEFINITIONS", "THEME_RULES", "ThemeDefinition",
     "check_theme",
-]
+]  # fmt: skip
 
 #: The eight clinical themes the paper's tables score (Tables 5, 14, 15).
 CLINICAL_THEMES: tuple[str, ...] = (
@@ -41,10 +36,7 @@ class ThemeDefinition(NamedTuple):
     example: str
 
 
-#: Each of :data:`THEMES`, in that order: its definition and example as the team's
-#: annotation guide gives them (after the paper's taxonomy). The labelling app
-#: (:mod:`editf1.integrations.annotate`) shows them, and :data:`THEME_RULES`, beside its
-#: theme choices.
+#: Each of :data:`THEMES`: its definition and example from the team's annotation guide.
 THEME_DEFINITIONS: dict[str, ThemeDefinition] = {
     "Empathetic communication": ThemeDefinition(
         "acknowledging feelings, encouragement, reassurance of support",
@@ -106,11 +98,7 @@ THEME_RULES: tuple[str, ...] = (
 
 
 def check_theme(label: str) -> str:
-    """Return ``label`` if it is one of :data:`THEMES`.
-
-    Raises:
-        ValueError: naming the label and listing the valid ones.
-    """
+    """Return ``label`` if it is one of :data:`THEMES`, else ValueError listing them."""
     if label not in THEMES:
         raise ValueError(f"unknown theme {label!r}; expected one of {list(THEMES)}")
     return label

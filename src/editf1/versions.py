@@ -1,5 +1,4 @@
-"""Installed versions of the libraries a score or a judge depends on, for provenance
-(the scorer's fingerprint, a trained judge's record, benchmark results)."""
+"""Installed library versions, for provenance."""
 
 from __future__ import annotations
 
@@ -7,8 +6,7 @@ import importlib.metadata
 
 
 def installed_versions(*packages: str) -> dict[str, str]:
-    """``{package: version}`` for each distribution name, ``"absent"`` where it is not
-    installed.
+    """``{package: version}``, ``"absent"`` where a distribution is not installed.
 
     >>> installed_versions("no-such-package-xyz")
     {'no-such-package-xyz': 'absent'}

@@ -1,26 +1,14 @@
 """Judges behind one small interface, and the registry that loads them by name.
 
-Names: ``"embedding"`` (the embedded default, offline on a CPU,
-:mod:`editf1.judges.embedding`), ``"exact"`` (a model-free baseline, content only),
-``"cross-encoder"`` (content only: a fine-tuned all-MiniLM-L6-v2 cross-encoder reads
-every candidate span, :mod:`editf1.judges.cross_encoder`), ``"llm"`` (a causal LM plus
-an optional LoRA adapter, :mod:`editf1.judges.generative`; options ``{"base": ...,
-"adapter": ...}``, needs the ``llm`` extra) and ``"server"`` (a model behind an
-OpenAI-compatible server, :mod:`editf1.judges.server`; options ``{"base_url": ...,
-"model": ...}``, needs the ``server`` extra). A judge object is passed through unchanged.
+Names (:data:`CONTENT_JUDGES`, :data:`THEME_JUDGES`): ``"embedding"`` (the offline
+default), ``"exact"``, ``"cross-encoder"``, ``"llm"`` (``llm`` extra) and ``"server"``
+(``server`` extra); a judge object is passed through. A judge's options by name are its
+config's fields (:class:`~editf1.judges.base.JudgeConfig`) and its ``OPTIONS``.
 
-Each name maps to the judge's class and its settings' dataclass (its config,
-:class:`~editf1.judges.base.JudgeConfig`): a judge's options by name are the config's
-fields and the few its ``OPTIONS`` names (where to read the settings from, a device); a
-field without a default is one the judge needs.
-
-Loaded judges are cached per process (the 8 most recently used), so a model is loaded
-once however many times a metric is computed. The cache key is the judge's kind, name
-and a canonical JSON form of its options (nested dicts and lists are fine), plus the
-size and modification time of every file under any option that names a local path: an
-adapter re-trained into the same folder is loaded afresh, not served stale. Options
-that are not JSON (e.g. a model object) are never cached. :func:`editf1.clear_caches`
-empties this cache with every other.
+Loaded judges are cached per process (the 8 most recently used), keyed by kind, name,
+canonical JSON options and the size and modification time of every local file an
+option names (a re-trained adapter is loaded afresh). Options that are not JSON are
+never cached.
 """
 
 from __future__ import annotations
@@ -43,21 +31,10 @@ from editf1.judges.base import (
 )
 
 __all__ = [
-    "CONTENT_JUDGES",
-    "THEME_JUDGES",
-    "ContentJudge",
-    "ContentJudgement",
-    "JudgeConfig",
-    "JudgeOptionError",
-    "JudgeRequest",
-    "ThemeJudge",
-    "ThemeJudgement",
-    "config_class",
-    "judge_classes",
-    "load_content_judge",
-    "load_theme_judge",
-    "options_key",
-]
+    "CONTENT_JUDGES", "THEME_JUDGES", "ContentJudge", "ContentJudgement", "JudgeConfig",
+    "JudgeOptionError", "JudgeRequest", "ThemeJudge", "ThemeJudgement", "config_class",
+    "judge_classes", "load_content_judge", "load_theme_judge", "options_key",
+]  # fmt: skip
 
 #: Content judges by name: ``(judge class, config class)``, each ``"module:Class"``,
 #: imported when first used.
@@ -97,8 +74,7 @@ on_clear(_cache.clear)
 
 
 def _local_files(value) -> list:
-    """(path, size, mtime_ns) of every file under each string in ``value`` that names a
-    local file or folder: what a re-trained adapter changes."""
+    """(path, size, mtime_ns) of every file under each local path named in ``value``."""
     found = []
     if isinstance(value, dict):
         for v in value.values():
@@ -116,8 +92,8 @@ def _local_files(value) -> list:
 
 
 def options_key(value) -> str | None:
-    """A canonical string for cache keys: JSON with sorted keys, plus the state of the
-    local files the value names; ``None`` if ``value`` is not JSON (then do not cache).
+    """A canonical cache key: sorted-key JSON plus the state of the local files named;
+    ``None`` if ``value`` is not JSON.
 
     >>> options_key({"b": [1, 2], "a": {"y": 1, "x": None}})
     '[{"a": {"x": null, "y": 1}, "b": [1, 2]}, []]'
@@ -135,10 +111,9 @@ def options_key(value) -> str | None:
 
 
 class JudgeOptionError(TypeError, ValueError):
-    """A judge given an option it does not take, or without one it needs: a
-    ``TypeError`` (the constructor's arguments are wrong) that is also a
-    ``ValueError``, so that the command line reports it as the user error it is (one
-    line, exit status 2)."""
+    """A judge given an option it does not take, or without one it needs: a ``TypeError``
+    that is also a ``ValueError``, so the command line reports it as a user error.
+    """
 
 
 def _imported(path: str):
@@ -147,32 +122,20 @@ def _imported(path: str):
 
 
 def config_class(kind: str, name: str) -> type:
-    """The config class of a registered judge, imported (no model library: its module
-    is light).
-
-    Args:
-        kind: ``"content"`` or ``"theme"``.
-        name: a name of :data:`CONTENT_JUDGES` or :data:`THEME_JUDGES`.
-
-    Raises:
-        KeyError: for a name that is not registered.
+    """The config class of a registered judge (``kind`` ``"content"`` or ``"theme"``),
+    imported without a model library; KeyError for an unknown name.
     """
     return _imported((CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name][1])
 
 
 def judge_classes(kind: str, name: str) -> tuple[type, type]:
-    """``(judge class, config class)`` of a registered judge, imported (the judge's
-    module may import its model library).
-
-    Raises:
-        KeyError: for a name that is not registered.
-    """
+    """``(judge class, config class)`` of a registered judge; KeyError for an unknown name."""
     judge, config = (CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name]
     return _imported(judge), _imported(config)
 
 
 def _construct(kind: str, name: str, options: dict):
-    """The judge ``name`` built from ``options``: its config's fields and ``OPTIONS``."""
+    """The judge ``name`` built from ``options``."""
     config = config_class(kind, name)
     fields = dataclasses.fields(config)
     takes = sorted({f.name for f in fields} | set(config.OPTIONS))
@@ -225,20 +188,13 @@ def _resolve(kind: str, judge, options: dict | None, base: type):
 
 
 def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | None = None):
-    """Return a content judge.
-
-    Args:
-        judge: a name from :data:`CONTENT_JUDGES` or a :class:`ContentJudge`.
-        options: the judge's options by name: fields of its config and the names of
-            its config's ``OPTIONS`` (e.g. ``{"threshold": 0.7}`` for ``"embedding"``,
-            a field of :class:`~editf1.judges.embedding.EmbeddingContentConfig`).
+    """Return a content judge: a name of :data:`CONTENT_JUDGES` with ``options`` (its config's
+    fields and ``OPTIONS``, e.g. ``{"threshold": 0.7}``), or a :class:`ContentJudge`.
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
         TypeError: for options that are not a dict.
-        JudgeOptionError: (a ``TypeError`` and a ``ValueError``) for option names the
-            judge does not take (listing those it takes), or options it needs that are
-            not given (the server judges' ``base_url``), naming them.
+        JudgeOptionError: for options the judge does not take, or needed ones not given.
     """
     return _resolve("content", judge, options, ContentJudge)
 

@@ -1,19 +1,10 @@
-"""The judge interface: step 2 of the pipeline (segment → judge → count → aggregate).
+"""The judge interface: step 2 of the pipeline, batch-first.
 
-A *content judge* answers, for each sentence of the reference (the clinician's reply),
-which span of the prediction (the LLM draft) says the same thing, or NO MATCH
-(Seegmiller et al., arXiv 2601.11344, Algorithm 1 and Appendix C). A *theme judge*
-labels sentences with one of :data:`editf1.themes.THEMES` (§3.2).
-
-Both are batch-first: the scorer hands a judge every pair (or sentence) of a batch at
-once, so encoders and generative models run in large batches. The counting code never
-knows which judge answered; it only reads :class:`ContentJudgement` and
-:class:`ThemeJudgement`.
-
-A judgement whose model output could not be used (text that is not in the draft, a
-label that is not a theme) has status ``"unusable"``: the scorer counts it, reports it
-beside the scores and treats it as unmatched (content) or unlabelled (theme). It is
-never turned silently into a score.
+A *content judge* answers, for each reference sentence, the draft span that says the
+same thing, or NO MATCH (Seegmiller et al., arXiv 2601.11344, Algorithm 1, Appendix C);
+a *theme judge* labels sentences with one of :data:`editf1.themes.THEMES` (§3.2). An
+answer that could not be used has status ``"unusable"`` (content) or ``theme=None``:
+counted against the pair and reported, never turned into a score.
 """
 
 from __future__ import annotations
@@ -29,14 +20,9 @@ if TYPE_CHECKING:
     from editf1.segment import Sentence
 
 __all__ = [
-    "ContentJudge",
-    "ContentJudgement",
-    "JudgeConfig",
-    "JudgeRequest",
-    "ThemeJudge",
-    "ThemeJudgement",
-    "VetoedSpan",
-]
+    "ContentJudge", "ContentJudgement", "JudgeConfig", "JudgeRequest", "ThemeJudge",
+    "ThemeJudgement", "VetoedSpan",
+]  # fmt: skip
 
 Status = Literal["match", "no_match", "unusable"]
 STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")
@@ -44,12 +30,8 @@ STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One (reference, prediction) pair, already segmented.
-
-    Attributes:
-        reference_sentences: the clinician reply's sentences; the judge answers each.
-        prediction: the full draft text; returned spans index into it.
-        prediction_sentences: the draft's sentences (offsets into ``prediction``).
+    """One segmented pair: ``reference_sentences`` (each answered), the draft ``prediction``
+    (spans index into it) and its ``prediction_sentences``.
     """
 
     reference_sentences: tuple[Sentence, ...]
@@ -59,14 +41,9 @@ class JudgeRequest:
 
 @dataclass(frozen=True)
 class VetoedSpan:
-    """The draft span a judge's veto ruled out, where without the veto it would have
-    been the match (see :class:`~editf1.judges.embedding.EmbeddingContentJudge`).
-
-    Attributes:
-        span: the draft span, offsets into the draft.
-        kinds: the conflict kinds that ruled it out, in
-            :data:`editf1.judges.key_terms.CONFLICT_KINDS` order (e.g. ``("direction",)``).
-        probability: the span's probability without the veto, in [threshold, 1].
+    """The draft span a veto ruled out that would otherwise have been the match: its
+    ``kinds`` of conflict (:data:`editf1.judges.key_terms.CONFLICT_KINDS` order) and its
+    ``probability`` without the veto.
     """
 
     span: Sentence
@@ -87,12 +64,14 @@ class ContentJudgement:
 
     Attributes:
         status: ``"match"`` (``span`` is set), ``"no_match"`` or ``"unusable"``.
-        span: the verbatim draft span judged to say the same thing, with offsets into
-            the draft; ``None`` unless ``status == "match"``.
-        score: the judge's confidence or similarity in [0, 1] where it has one.
-        raw: the model's raw output, for generative judges.
-        vetoed: for a ``"no_match"``, the span a veto ruled out that would otherwise
-            have been the match, and why; ``None`` otherwise.
+        span: the verbatim draft span, offsets into the draft.
+        score: the judge's confidence or similarity in [0, 1], where it has one.
+        raw: a generative judge's raw output.
+        vetoed: for a ``"no_match"``, the :class:`VetoedSpan`, where there is one.
+
+    Raises:
+        ValueError: for an unknown status, a score outside [0, 1] or NaN, a span without
+            a match (or the reverse), or a vetoed span on a match.
     """
 
     status: Status
@@ -116,12 +95,8 @@ class ContentJudgement:
 
 @dataclass(frozen=True)
 class ThemeJudgement:
-    """A theme judge's answer for one sentence.
-
-    Attributes:
-        theme: one of :data:`editf1.themes.THEMES`, or ``None`` when unusable.
-        score: the judge's probability for ``theme`` in [0, 1] where it has one.
-        raw: the model's raw output, for generative judges.
+    """A theme judge's answer for one sentence: ``theme`` (``None`` when unusable), its
+    ``score`` in [0, 1] where the judge has one, and a generative judge's ``raw`` output.
     """
 
     theme: str | None
@@ -134,21 +109,15 @@ class ThemeJudgement:
 
 
 class JudgeConfig:
-    """What the judges' settings dataclasses share (peft's ``LoraConfig`` shape): each
-    field has a default (or none, where the judge needs it given) and a help text
-    (``field(metadata={"help": ...})``, which ``edit-f1``'s help shows), its checks run
-    in ``__post_init__``, and :meth:`to_json` / :meth:`from_json` are the judge's
-    parameter file where it has one.
-
-    A judge the registry loads by name (:data:`editf1.judges.CONTENT_JUDGES`) takes its
-    config's fields as keyword options, and the options :attr:`OPTIONS` names besides.
+    """What the judges' settings dataclasses share (peft's ``LoraConfig`` shape): fields with
+    a default and ``metadata={"help": ...}``, checks in ``__post_init__``, and
+    :meth:`to_json` / :meth:`from_json` as the parameter file. A judge loaded by name takes
+    its fields as keyword options, and :attr:`OPTIONS` besides.
     """
 
-    #: Keyword options of the judge besides the fields (where to read the settings from,
-    #: a device), each with its help text, for the registry and ``edit-f1``'s help.
+    #: Keyword options besides the fields, each with its help text.
     OPTIONS: ClassVar[dict[str, str]] = {}
-    #: The option of :attr:`OPTIONS` naming the file the settings are read from, if any:
-    #: their defaults are then that file's, not the fields'.
+    #: The option of :attr:`OPTIONS` naming the file the settings' defaults come from.
     SETTINGS_FROM: ClassVar[str | None] = None
 
     def to_json(self) -> dict:
@@ -160,22 +129,20 @@ class JudgeConfig:
 
     @classmethod
     def from_json(cls, data: dict):
-        """Settings from a JSON object (a parameter file); keys that are not fields (a
-        training record) are ignored.
+        """Settings from a JSON object; keys that are not fields are ignored.
 
         Raises:
-            TypeError: for a field the settings need that ``data`` lacks.
+            TypeError: for a required field ``data`` lacks.
             ValueError: from ``__post_init__``, naming the field.
         """
         names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         return cls(**{k: v for k, v in data.items() if k in names})
 
     def replace(self, **changes):
-        """These settings with some fields changed (a judge's options by name).
+        """These settings with some fields changed.
 
         Raises:
-            ValueError: naming the changes that are not fields, and the fields; or from
-                ``__post_init__``.
+            ValueError: naming unknown fields (and the known ones); or from ``__post_init__``.
         """
         names = sorted(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
         unknown = sorted(set(changes) - set(names))
@@ -204,16 +171,9 @@ class ContentJudge(abc.ABC):
 
     @abc.abstractmethod
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """Judge every reference sentence of every request.
-
-        Args:
-            requests: N pairs.
-
-        Returns:
-            N lists; list ``i`` holds one judgement per sentence of
-            ``requests[i].reference_sentences``, in order. Every ``span`` satisfies
-            ``span.text`` equal to ``requests[i].prediction[span.start:span.end]`` or to
-            its :func:`~editf1.segment.plain_text` (the draft without HTML markup).
+        """Judge every reference sentence of N requests: N lists, one judgement per reference
+        sentence, in order; a span's ``text`` is the draft at its offsets (or its
+        :func:`~editf1.segment.plain_text`).
         """
 
 
@@ -227,11 +187,4 @@ class ThemeJudge(abc.ABC):
 
     @abc.abstractmethod
     def classify(self, sentences: Sequence[str]) -> list[ThemeJudgement]:
-        """Label each sentence.
-
-        Args:
-            sentences: M sentence texts (any mix of reference and draft sentences).
-
-        Returns:
-            M judgements, in order.
-        """
+        """One judgement per sentence text, in order."""

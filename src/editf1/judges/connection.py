@@ -1,31 +1,17 @@
-"""How edit-f1 talks to an OpenAI-compatible server: one policy for the server judges
-(:mod:`editf1.judges.server`) and the server draft generator
-(:class:`editf1.drafting.generators.ServerGenerator`).
+"""The one way edit-f1 talks to an OpenAI-compatible server (the server judges and
+:class:`editf1.drafting.generators.ServerGenerator`), so clinical text goes only where
+the user said:
 
-Clinical text goes to the connection actually made, so the rules hold for it:
-
-* **This machine only.** ``base_url`` must name a loopback host (127.0.0.0/8,
-  ``localhost``, ``::1``) unless ``allow_remote`` (:func:`check_local`).
-* **No detour.** Without ``allow_remote`` the proxies of the environment
-  (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``) and its ``.netrc`` are not used: the
-  connection goes straight to ``base_url``. With ``allow_remote`` they are, and the
-  proxy is named (credentials removed) in :attr:`Connection.note`, which the
-  fingerprints carry. Redirects are never followed (an answer ``3xx`` is a failed
-  request, ``"redirect not followed (HTTP 307)"``), so no text is re-sent to a host
-  that ``base_url`` does not name.
-* **No credentials on record.** A ``user:password@`` in ``base_url`` and its query
-  string are removed from every fingerprint, warning and error (:func:`redact_url`);
-  an API key is read from the environment variable named, never given as a value.
-* **A failing server never hangs a run or floods its output.** ``timeout_s`` is a total
-  deadline per attempt: connecting, waiting in the server's queue and reading the whole
-  body (a body trickling in byte by byte is cut at the deadline). Failed attempts
-  (timeouts, lost connections, also mid-body, HTTP 408, 409, 429 and 5xx) are retried ``retries``
-  times, after 0.5, 1, 2, ... seconds (at most 8) or the server's ``Retry-After``, but
-  never longer than ``timeout_s``. A body is read up to ``max_bytes`` (more is a failed
-  request, ``"oversized response"``, of which nothing is kept) and parsed here: a body
-  that is not a JSON object, or not in the ``Content-Encoding`` it claims, is
-  ``"malformed response"``. Failures are returned as short
-  reasons (no text), never raised, so a caller counts them and goes on.
+* **This machine only**: ``base_url`` must be loopback unless ``allow_remote``.
+* **No detour**: without ``allow_remote`` the environment's proxies and ``.netrc`` are
+  not used; redirects are never followed (a failed request).
+* **No credentials on record**: ``base_url``'s credentials and query string are removed
+  from every message (:func:`redact_url`); an API key is read from a named variable.
+* **A failing server never hangs a run**: ``timeout_s`` is a total deadline per attempt
+  (body included); transient failures (timeouts, lost connections, 408, 409, 429, 5xx)
+  are retried ``retries`` times with capped exponential backoff or ``Retry-After``;
+  bodies are read up to ``max_bytes``. Failures come back as short reasons (no text),
+  never raised.
 """
 
 from __future__ import annotations
@@ -56,8 +42,7 @@ _RETRIED = (408, 409, 429)
 
 
 def redact_url(url: str) -> str:
-    """``url`` without credentials: a ``user:password@`` and any query string or
-    fragment are replaced by ``***``.
+    """``url`` with a ``user:password@``, query string and fragment replaced by ``***``.
 
     >>> redact_url("http://alice:s3cret@127.0.0.1:8000/v1?key=abc")
     'http://***@127.0.0.1:8000/v1?***'
@@ -83,11 +68,9 @@ def check_local(base_url: str, allow_remote: bool) -> str:
     """Return ``base_url`` if it is an http(s) URL of this machine, or ``allow_remote``.
 
     Raises:
-        ValueError: not an http(s) URL with a host, one with a query string or fragment
-            (the client appends each request's path after it: ``/v1?k=x`` would ask
-            ``/v1/?k=xmodels``), or (without ``allow_remote``) a host that is not
-            loopback (127.0.0.0/8, ``localhost``, ``::1``). The message shows the URL
-            without credentials (:func:`redact_url`).
+        ValueError: not an http(s) URL with a host, one with a query string or fragment,
+            or (without ``allow_remote``) a host that is not loopback; the URL is shown
+            without credentials.
 
     >>> check_local("http://127.0.0.1:8000/v1", False)
     'http://127.0.0.1:8000/v1'
@@ -128,8 +111,7 @@ def _api_key(api_key_env: str | None) -> str:
             "VLLM_API_KEY); the value given is not a variable name (never pass the key itself)"
         )
     if not os.environ.get(api_key_env):
-        # a key pasted where the name belongs can look like a name: shown only if it
-        # looks like a conventional one (upper case)
+        # a key pasted where the name belongs is shown only if it looks like a name
         shown = api_key_env if re.fullmatch(r"[A-Z][A-Z0-9_]*", api_key_env) else "(not shown)"
         raise ValueError(
             f"api_key_env names {shown}, but that environment variable is unset or empty"
@@ -148,8 +130,9 @@ def _environment_proxy(url: str) -> str | None:
 
 
 def run_sync(coroutine):
-    """Run a coroutine to completion from synchronous code, also where an event loop
-    is already running in this thread (a notebook): then in a thread of its own."""
+    """Run a coroutine to completion from synchronous code, in a thread of its own where an
+    event loop already runs (a notebook).
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -160,12 +143,8 @@ def run_sync(coroutine):
 
 @dataclass(frozen=True)
 class Reply:
-    """What one request got: the body's JSON object, or why there is none.
-
-    Attributes:
-        payload: the parsed JSON object of the answer, or ``None``.
-        failure: a short reason (``"timeout"``, ``"HTTP 500"``, ``"malformed response"``,
-            ...; never text of the request or answer), or ``None``.
+    """What one request got: ``payload`` (the body's JSON object) or ``failure`` (a short
+    reason such as ``"timeout"`` or ``"HTTP 500"``, never text).
     """
 
     payload: dict | None
@@ -173,9 +152,7 @@ class Reply:
 
 
 def _body_errors() -> tuple[type[Exception], type[Exception]]:
-    """The ``TransportError`` and ``DecodingError`` of the HTTP library under the openai
-    client (``httpx``, or ``httpx2`` in openai 3): reading a streamed body raises them
-    unwrapped, as a server that breaks off mid-answer or sends a false encoding does."""
+    """The ``TransportError`` and ``DecodingError`` of the HTTP library under the openai client."""
     import importlib
 
     import openai
@@ -216,16 +193,14 @@ class Connection:
 
     Args:
         base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
-        api_key_env: the NAME of an environment variable holding the key; default none.
+        api_key_env: the NAME of an environment variable holding the key.
         max_concurrency: requests in flight at once (>= 1).
         timeout_s: total seconds per attempt (> 0).
         retries: further attempts after a retryable failure (>= 0).
-        allow_remote: a host other than this machine, and the environment's proxies,
-            may be used (a documented boolean: True/False or "true"/"false"/"yes"/
-            "no"/"1"/"0", :func:`editf1.inputs.read_bool`).
+        allow_remote: another host and the environment's proxies may be used.
 
     Attributes:
-        shown: ``base_url`` as it may be shown (:func:`redact_url`).
+        shown: ``base_url`` as it may be shown.
         note: ``""``, or ``",allow_remote=True"`` and the proxy used, for fingerprints.
 
     Raises:
@@ -272,14 +247,12 @@ class Connection:
             max_retries=0,  # retried here, within the deadline
             http_client=http,
         )
-        # Only what the user named is sent: no organisation or project read from the
-        # environment by the openai package.
+        # no organisation or project read from the environment by the openai package
         client.organization = client.project = None
         return client
 
     async def _attempt(self, start, max_bytes: int) -> dict:
-        """One attempt: ``start()`` opens a streamed response; its body is read up to
-        ``max_bytes`` and parsed, all within ``timeout_s``."""
+        """One attempt: the body read up to ``max_bytes`` and parsed, within ``timeout_s``."""
         import openai
 
         transport_error, decoding_error = _body_errors()
@@ -340,16 +313,8 @@ class Connection:
         max_bytes: int,
         on_reply: Callable[[], None] | None = None,
     ) -> list[Reply]:
-        """Send each chat-completions request body (at most ``max_concurrency`` at once).
-
-        Args:
-            bodies: N request bodies (``model``, ``messages``, ...).
-            max_bytes: the largest answer body read, in bytes.
-            on_reply: called once as each request's reply (or failure) arrives, in the
-                order they arrive (a judge's progress).
-
-        Returns:
-            N :class:`Reply` objects, in order.
+        """Send N chat-completions bodies (at most ``max_concurrency`` at once); N :class:`Reply`
+        objects in order. ``on_reply`` is called as each reply arrives.
         """
 
         async def ask_all():
@@ -369,12 +334,10 @@ class Connection:
         return run_sync(ask_all()) if bodies else []
 
     def models(self) -> dict[str, str | None]:
-        """The models ``/models`` lists: id -> parent model (vLLM names an adapter's
-        base model as its parent), or ``None``.
+        """The models ``/models`` lists: id -> parent model (vLLM: an adapter's base), or ``None``.
 
         Raises:
-            ConnectionError: the server does not answer, answers an error, or answers
-                something that is not a model list.
+            ConnectionError: the server does not answer, or not with a model list.
         """
 
         async def listed():
@@ -403,8 +366,8 @@ class Connection:
         """The model to name in requests, checked against :meth:`models`.
 
         Raises:
-            ValueError: a ``model`` or ``adapter`` the server does not list (naming
-                those it does), or several models and no ``model``.
+            ValueError: a ``model`` or ``adapter`` the server does not list, or several models
+                and no ``model``.
             ConnectionError: see :meth:`models`.
         """
         listed = self.models()

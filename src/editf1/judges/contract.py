@@ -1,20 +1,10 @@
 """The judge contract, checked in one place, and the cache of theme labels.
 
-Judges are plug-ins (:mod:`editf1.judges.base`); everything that calls one — the scorer,
-the agreement reports of :mod:`editf1.validation` — calls it through
-:func:`judge_content` and :func:`judge_themes`, which check that it kept the
-interface's promises: one answer list per pair, one judgement per reference sentence,
-every matched span verbatim in the draft (as written, or as the splitter reads it:
-:func:`editf1.segment.plain_text`); one label per sentence. A judge that breaks
-them is a bug in the judge, so it raises :class:`JudgeContractError` rather than being
-counted like an unusable answer.
-
-:class:`ThemeCache` keeps the labels of recently seen sentences, so the sentences that
-several drafts share with their replies (or a reply scored against several systems)
-are labelled once.
-
-Both wrappers also settle the call's progress (:mod:`editf1.judges.progress`): what the
-judge did not report while it worked is reported when it returns.
+Everything that calls a judge calls it through :func:`judge_content` /
+:func:`judge_themes`, which check the interface's promises (one answer per sentence,
+spans verbatim in the draft, labels that are themes) and settle the call's progress
+(:mod:`editf1.judges.progress`). A broken promise is a bug in the judge:
+:class:`JudgeContractError`.
 """
 
 from __future__ import annotations
@@ -43,19 +33,11 @@ class JudgeContractError(RuntimeError):
 def judge_content(
     judge: ContentJudge, requests: Sequence[JudgeRequest]
 ) -> list[list[ContentJudgement]]:
-    """``judge.match(requests)``, checked.
-
-    Args:
-        judge: any content judge.
-        requests: N segmented pairs.
-
-    Returns:
-        N lists, list ``i`` with one judgement per reference sentence of request ``i``.
+    """``judge.match(requests)``, checked: N lists, one judgement per reference sentence.
 
     Raises:
-        JudgeContractError: naming the judge and the pair (by position in the batch, never
-            by its text) when the answers do not have that shape or a span is not verbatim
-            at its offsets in the draft.
+        JudgeContractError: naming the judge and the pair (by position, never its text)
+            when the answers do not have that shape or a span is not verbatim.
     """
     with settled(sum(len(r.reference_sentences) for r in requests)):
         judgements = judge.match(requests)
@@ -83,18 +65,10 @@ def judge_content(
 
 
 def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudgement]:
-    """``judge.classify(sentences)``, checked.
-
-    Args:
-        judge: any theme judge.
-        sentences: M sentence texts.
-
-    Returns:
-        M judgements, in order.
+    """``judge.classify(sentences)``, checked: one judgement per sentence.
 
     Raises:
-        JudgeContractError: if the judge returned another number of labels, or a label
-            that is neither one of :data:`editf1.themes.THEMES` nor ``None`` (unusable).
+        JudgeContractError: for another number of labels, or a label that is not a theme.
     """
     from editf1.themes import THEMES
 
@@ -115,10 +89,7 @@ def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudge
 
 
 class ThemeCache:
-    """Theme labels of the most recently used sentence texts (least recently used out).
-
-    Args:
-        size: the most sentences kept, an int >= 1 (a label is a few hundred bytes).
+    """Theme labels of the ``size`` most recently used sentence texts.
 
     Raises:
         ValueError: for a size below 1.
@@ -132,12 +103,7 @@ class ThemeCache:
         register_holder(self)
 
     def labels(self, judge: ThemeJudge, texts: Iterable[str]) -> dict[str, ThemeJudgement]:
-        """The label of each distinct text; only texts not cached are sent to the judge
-        (in one :func:`judge_themes` call).
-
-        Returns:
-            text -> judgement, for every text given.
-        """
+        """text -> label for every text given; only uncached texts go to the judge (one call)."""
         wanted = dict.fromkeys(texts)
         missing = [t for t in wanted if t not in self._labels]
         if missing:
@@ -151,5 +117,5 @@ class ThemeCache:
         return found
 
     def clear_cache(self) -> None:
-        """Forget every label (:func:`editf1.clear_caches` calls this)."""
+        """Forget every label."""
         self._labels.clear()

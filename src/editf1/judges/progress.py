@@ -1,16 +1,7 @@
-"""Progress as judges work: how many sentences a judge has judged so far in a call.
-
-A judge's ``match`` (content) or ``classify`` (themes) call can take minutes (an LLM, a
-server). A judge reports its progress with :func:`judged` as its answers arrive (the
-generative judges per decoding batch, the server judges per answered request); whoever
-shows progress (the scorer's progress bar) listens with :func:`reporting`. The contract
-of :mod:`editf1.judges.contract` reports, at the end of each call, the sentences a
-judge did not report itself, so a judge that never calls :func:`judged` (a plug-in,
-the embedded judges, which judge a whole batch in one pass) still advances the bar when
-its call returns. Without a listener :func:`judged` does nothing.
-
-The listener lives in a :class:`contextvars.ContextVar`, so it follows the call into
-asyncio tasks (the server judges) and is private to each thread.
+"""Progress as judges work: a judge reports sentences judged with :func:`judged`; whoever
+shows progress listens with :func:`reporting`. :func:`settled` (the contract) reports
+what a judge did not by the end of its call. The listener is a
+:class:`contextvars.ContextVar`, so it follows asyncio tasks and is private per thread.
 """
 
 from __future__ import annotations
@@ -27,8 +18,7 @@ _listener: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.Co
 
 
 def judged(n: int = 1) -> None:
-    """Report that ``n`` more sentences (content: reference sentences; themes:
-    sentences labelled) were judged in the current call. No listener: nothing."""
+    """Report ``n`` more sentences judged in the current call (no listener: nothing)."""
     listener = _listener.get()
     if listener is not None and n > 0:
         listener(n)
@@ -46,9 +36,9 @@ def reporting(listener: Callable[[int], None]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def settled(total: int) -> Iterator[None]:
-    """One judge call of ``total`` sentences: the judge's own reports inside the block
-    pass on to the listener (at most ``total`` in all), and the rest of ``total`` is
-    reported when the block ends without an error."""
+    """One judge call of ``total`` sentences: the judge's own reports pass on (at most
+    ``total``), the rest is reported when the block ends without an error.
+    """
     outer = _listener.get()
     if outer is None:
         yield

@@ -1,46 +1,16 @@
-"""Judges behind an OpenAI-compatible server: vLLM, Text Generation Inference, llama.cpp's
-``llama-server``, SGLang, Ollama or ``transformers serve``.
+"""Judges behind an OpenAI-compatible server (vLLM, TGI, llama.cpp, SGLang, Ollama,
+``transformers serve``), registered as ``"server"``; ``docs/serving.md``.
 
-Registered as ``"server"`` for both judges. Each reference sentence (content) or
-sentence (theme) is one chat request with the in-process LLM judges' prompts
-(:func:`~editf1.judges.generative.prompts.content_messages`,
-:func:`~editf1.judges.generative.prompts.theme_messages`; Seegmiller et al., arXiv
-2601.11344, Appendix C), sent with the ``openai`` client: asynchronous, at most
-``max_concurrency`` at a time, greedy (temperature 0), retried with exponential backoff
-on 408/409/429/5xx, timeouts and lost connections (the client's own retry policy).
-
-Answers are chosen from a closed set: the content judge's *choices* are the draft's
-candidate spans (every sentence and every run of up to
-:data:`~editf1.judges.generative.config.DECISION_WINDOW` adjacent sentences,
-:func:`editf1.judges.spans.candidate_spans`) plus NO MATCH; the theme judge's are the
-nine labels. With ``constraint="json_schema"`` the request carries a JSON-schema
-``response_format`` whose ``answer`` is an enum of the choices (vLLM, SGLang, llama.cpp,
-TGI and Ollama enforce it); with ``"none"`` the text is free. Either way an answer that
-is not exactly a choice (up to whitespace) is accepted only if it equals one once case,
-quotes, Unicode forms and a final full stop are set aside (:func:`normalise`), or, for
-a theme label, if it gives the first words of exactly one label; any other answer is
-unusable: no similarity score, which would take "Do not take it." for "Take it." and
-"Match" for "NO MATCH". ``"auto"`` (default) sends one probe request without clinical
-text and uses ``json_schema`` only if the server enforced it (``transformers serve``,
-for one, accepts the field and ignores it).
-
-Every answer is counted in :attr:`counts` (``"exact"``, ``"normalised"``, ``"unusable"``,
-and ``"failed: REASON"`` for requests that got no answer after the retries); failed and
-unusable answers are returned as unusable judgements, which the scorer counts and
-reports, and each judging call that normalised or lost answers warns
-(:class:`ServerJudgeWarning`) with its counts. No request or response text is logged.
-A call in which more than ``max_failed_share`` of the requests failed raises
-:class:`ServerJudgeError` instead: a server that fails is never read as a score.
-
-The answer NO MATCH is never a draft span: a candidate span that reads NO MATCH
-(:func:`~editf1.judges.generative.prompts.reads_no_match`) is not offered, and an
-answer that reads NO MATCH is NO MATCH whatever the draft holds.
-
-Clinical text stays on this machine unless the user says otherwise, for the connection
-actually made (:mod:`editf1.judges.connection`): ``base_url`` must name a loopback host
-unless ``allow_remote=True``; no proxy of the environment is used and no redirect is
-followed; credentials in ``base_url`` are never shown; ``timeout_s`` is a total
-deadline per attempt; answer bodies are read up to a size bound.
+Each sentence judged is one chat request with the in-process judges' prompts
+(Seegmiller et al., arXiv 2601.11344, Appendix C), greedy, at most ``max_concurrency``
+at a time, retried on transient failures. Answers come from a closed set of *choices*
+(the draft's candidate spans and NO MATCH; the nine labels), enforced by a JSON-schema
+``response_format`` with ``constraint="json_schema"`` (``"auto"`` probes whether the
+server enforces it). An answer that is not a choice up to whitespace is accepted only
+once :func:`normalise` d (or, for a label, by a unique label's first words); else it is
+unusable. :attr:`counts` counts answers by how they were read; a judging call with more
+than ``max_failed_share`` failed requests raises :class:`ServerJudgeError`. A span that
+reads NO MATCH is never offered. The connection is :mod:`editf1.judges.connection`.
 """
 
 from __future__ import annotations
@@ -78,22 +48,13 @@ from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
 __all__ = [
-    "Choice",
-    "ServerContentJudge",
-    "ServerJudgeConfig",
-    "ServerJudgeError",
-    "ServerJudgeWarning",
-    "ServerThemeJudge",
-    "check_local",
-    "choose",
-    "normalise",
-]
+    "Choice", "ServerContentJudge", "ServerJudgeConfig", "ServerJudgeError", "ServerJudgeWarning",
+    "ServerThemeJudge", "check_local", "choose", "normalise",
+]  # fmt: skip
 
 _CONSTRAINTS = ("auto", "json_schema", "none")
 _PROBE = "edit-f1-probe-ok"
-#: The largest answer body read, in bytes, for an answer of at most ``max_tokens``
-#: tokens: 32 bytes a token and 16 KiB for the JSON around it (a bound no conforming
-#: server reaches; a larger body is a failed request, ``"oversized response"``).
+#: The largest answer body read: 32 bytes a token and 16 KiB of JSON around it.
 _BYTES_PER_TOKEN, _BODY_OVERHEAD = 32, 1 << 14
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
@@ -108,13 +69,8 @@ class ServerJudgeError(ConnectionError):
 
 @dataclass(frozen=True)
 class Choice:
-    """Which choice an answer picks.
-
-    Attributes:
-        index: into the choices; ``None`` when the answer is unusable.
-        how: ``"exact"`` (equal up to whitespace), ``"normalised"`` (equal once
-            :func:`normalise` d, or for labels a unique label's first words) or
-            ``"unusable"``.
+    """Which choice an answer picks: ``index`` (``None`` when unusable) and ``how``
+    (``"exact"``, ``"normalised"`` or ``"unusable"``).
     """
 
     index: int | None
@@ -126,11 +82,9 @@ def _normal(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """``text`` as compared when it is not exactly a choice: Unicode compatibility forms
-    (NFKC), case, curly quotes, whitespace, quotes, backticks or asterisks around it and
-    one final full stop ignored. Nothing else: a word, number, negation or question mark
-    that differs leaves the answer unusable (a similarity score would snap "Do not take
-    it." onto "Take it." and "Match" onto "NO MATCH").
+    """``text`` as compared when it is not exactly a choice: NFKC, case, curly quotes,
+    whitespace, surrounding quotes, backticks or asterisks and one final full stop ignored;
+    nothing else (no similarity: "Do not take it." never becomes "Take it.").
 
     >>> normalise(' "Take 2.5 mg b.i.d."  '), normalise("**No  Match**")
     ('take 2.5 mg b.i.d', 'no match')
@@ -152,19 +106,10 @@ def _answer_text(answer: str) -> str:
 
 
 def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False) -> Choice:
-    """Map a server's answer onto one of ``choices``.
-
-    A JSON object's ``answer`` field is read, else the whole text. Equal to a choice up
-    to whitespace: ``"exact"``; equal to one once both are :func:`normalise` d (the first
-    such choice): ``"normalised"``; with ``by_first_words`` (theme labels), also when the
-    answer's words are the first words of exactly one choice ("medical planning" for
-    "Medical planning instruction"); else ``"unusable"``.
-
-    Args:
-        answer: the answer's text.
-        choices: C >= 1 allowed answers.
-        by_first_words: accept a unique choice's first words (labels, never spans: a
-            span's first words may leave out what it says).
+    """Map a server's answer (a JSON object's ``answer`` field, else the text) onto one of
+    ``choices``: ``"exact"`` up to whitespace, ``"normalised"`` once both are
+    :func:`normalise` d (or, with ``by_first_words``, the first words of exactly one
+    choice), else ``"unusable"``.
 
     >>> choose('{"answer": "Rest well."}', ["Rest well.", "NO MATCH"])
     Choice(index=0, how='exact')
@@ -193,14 +138,11 @@ def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False)
 
 @dataclass(frozen=True)
 class ServerJudgeConfig(JudgeConfig):
-    """Settings of a server judge, content or theme (see :class:`ServerContentJudge`).
+    """Settings of a server judge, content or theme (the fields' help says what each does).
 
     Raises:
-        ValueError: from ``__post_init__``: a ``constraint`` not in its choices, a
-            ``max_failed_share`` outside [0, 1], an ``allow_remote`` that is not a
-            boolean (:func:`editf1.inputs.read_bool`). The connection's own settings
-            (the URL, counts and deadline) are checked when it is made
-            (:class:`~editf1.judges.connection.Connection`).
+        ValueError: a bad ``constraint``, ``max_failed_share`` or ``allow_remote``; the
+            connection's settings are checked by :class:`~editf1.judges.connection.Connection`.
     """
 
     base_url: str = field(
@@ -279,9 +221,6 @@ class _ServerJudge:
         )
         self.max_failed_share = c.max_failed_share
         self.base_url = self.connection.shown
-        self.allow_remote = self.connection.allow_remote
-        self.max_concurrency = self.connection.max_concurrency
-        self.timeout_s, self.retries = self.connection.timeout_s, self.connection.retries
         self.counts: Counter[str] = Counter()
         self.model = self.connection.served_model(c.model, c.adapter)
         self.adapter = c.adapter
@@ -314,17 +253,16 @@ class _ServerJudge:
         return body
 
     def _ask_all(self, bodies: list[dict]) -> list[Reply]:
-        """Every request (one per sentence judged), each answer reported to the caller's
-        progress as it arrives (:func:`editf1.judges.progress.judged`)."""
+        """Every request, each answer reported to the caller's progress as it arrives."""
         longest = max((b["max_tokens"] for b in bodies), default=0)
         return self.connection.chat(
             bodies, _BODY_OVERHEAD + _BYTES_PER_TOKEN * longest, on_reply=judged
         )
 
     def _probe(self) -> str:
-        """``"json_schema"`` if the server makes an answer follow a JSON schema, else
-        ``"none"``: one request, no clinical text, whose only schema-valid answer no
-        model would write unasked."""
+        """``"json_schema"`` if one request without clinical text shows the server enforces a
+        JSON schema, else ``"none"``.
+        """
         body = {
             "model": self.adapter or self.model,
             "messages": [{"role": "user", "content": "Reply with one word."}],
@@ -343,10 +281,9 @@ class _ServerJudge:
         return "json_schema" if choose(text or "", [_PROBE]).how == "exact" else "none"
 
     def _pick(self, reply: Reply, choices: Sequence[str], calls: Counter, no_match=None):
-        """``(index or None, raw)`` for one reply, counted in ``calls`` and :attr:`counts`;
-        an answer that reads NO MATCH is choice ``no_match`` (when given), whatever else;
-        content answers are spans (exact or normalised), theme answers labels (also by
-        a unique label's first words)."""
+        """``(index or None, raw)`` for one reply, counted; an answer reading NO MATCH is choice
+        ``no_match`` (content); theme answers may be a unique label's first words.
+        """
         text, failure = _answer(reply)
         if text is None:
             key, index, raw = f"failed: {failure}", None, f"[no answer: {failure}]"
@@ -418,42 +355,18 @@ def _json_schema(choices: Sequence[str]) -> dict:
 
 class ServerContentJudge(_ServerJudge, ContentJudge):
     """Content judge behind an OpenAI-compatible server: for each reference sentence, the
-    draft span that says the same thing, or NO MATCH (Seegmiller et al., Appendix C).
+    draft span that says the same thing, or NO MATCH.
 
-    Args (the fields of :class:`ServerJudgeConfig`, ``base_url`` and ``model`` also by
-    position; or ``config=`` such settings):
-        base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
-        model: the served model's name; default: the one model ``/v1/models`` lists.
-        adapter: a LoRA adapter the server serves by name (e.g. vLLM's
-            ``--lora-modules judge=FOLDER``); requests name it instead of ``model``.
-        api_key_env: the NAME of an environment variable holding the server's key
-            (never the key itself); default: no key.
-        max_concurrency: requests in flight at once (>= 1). A server that answers one
-            at a time keeps the others waiting, within their ``timeout_s``.
-        timeout_s: total seconds per request attempt (> 0): connecting, waiting in
-            the server's queue and reading the whole answer.
-        retries: further attempts after a timeout, lost connection, 408/409/429 or 5xx
-            (>= 0), after 0.5, 1, 2, ... s or the server's Retry-After, never longer
-            than ``timeout_s`` (:mod:`editf1.judges.connection`).
-        allow_remote: accept a ``base_url`` that is not this machine, and the
-            environment's proxies (clinical text then leaves it; the fingerprint says
-            so). A boolean, or one of "true"/"false"/"yes"/"no"/"1"/"0".
-        constraint: ``"auto"``, ``"json_schema"`` or ``"none"`` (see the module).
-        max_failed_share: the largest share of one judging call's requests (a batch
-            of the scorer's) that may fail (no answer after the retries: HTTP errors,
-            timeouts, lost connections, redirects, malformed or oversized bodies), in
-            [0, 1]; default 0.1. Past it the call raises :class:`ServerJudgeError`
-            (the command exits with status 2 and one line), so that a failing server
-            is never reported as a low score.
-
-    A draft without sentences is NO MATCH without a request. ``score`` is ``None``.
+    Options: the fields of :class:`ServerJudgeConfig` (``base_url`` and ``model`` also by
+    position), or ``config=``. A draft without sentences is NO MATCH without a request;
+    ``score`` is ``None``.
 
     Raises:
         ValueError: bad options, a non-loopback host without ``allow_remote``, a
-            ``model`` or ``adapter`` the server does not serve (the message lists those
-            it does), or several served models and no ``model``.
+            ``model`` or ``adapter`` the server does not serve, or several served models
+            and no ``model``.
         ConnectionError: no server answers at ``base_url``.
-        ServerJudgeError: from judging, when more than ``max_failed_share`` failed.
+        ServerJudgeError: when more than ``max_failed_share`` of a call's requests failed.
     """
 
     task = "content"
@@ -496,8 +409,9 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
 
 
 class ServerThemeJudge(_ServerJudge, ThemeJudge):
-    """Theme judge behind an OpenAI-compatible server: one of the nine labels per
-    sentence. Options and errors as :class:`ServerContentJudge`; ``score`` is ``None``."""
+    """Theme judge behind an OpenAI-compatible server: one of the nine labels per sentence.
+    Options and errors as :class:`ServerContentJudge`; ``score`` is ``None``.
+    """
 
     task = "theme"
     _prompt = THEME_PROMPT

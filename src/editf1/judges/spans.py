@@ -1,10 +1,5 @@
-"""Candidate spans: the draft sentences, and runs of adjacent ones, a reference sentence
-may match.
-
-Shared by every content judge that answers with a span of the draft: the embedded judge
-(:mod:`editf1.judges.embedding`), the LLM judge (:mod:`editf1.judges.generative`) and
-the server judge (:mod:`editf1.judges.server`), so all of them choose among the same
-spans, in the same order.
+"""Candidate spans: the draft sentences and runs of adjacent ones, shared by every judge
+that answers with a span of the draft (all choose among the same spans, in one order).
 """
 
 from __future__ import annotations
@@ -17,11 +12,8 @@ __all__ = ["candidate_spans", "span_ranges"]
 
 
 def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> list[Sentence]:
-    """Every run of 1 to ``window`` adjacent sentences of ``text`` as one span.
-
-    Single sentences come first, so ties go to the shortest, earliest span. A span's
-    ``text`` is what the splitter reads (:func:`editf1.segment.plain_text`: no HTML
-    markup); its offsets index ``text``.
+    """Every run of 1 to ``window`` adjacent sentences as one span, single sentences first
+    (ties go to the shortest, earliest span); ``text`` is :func:`~editf1.segment.plain_text`.
 
     >>> from editf1.segment import SentenceSplitter
     >>> draft = "Rest. Drink. Call."
@@ -38,8 +30,7 @@ def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> li
 
 
 def span_ranges(n: int, window: int) -> list[tuple[int, int]]:
-    """(first, last) sentence index of each candidate span of ``n`` sentences, in
-    :func:`candidate_spans` order.
+    """(first, last) sentence index of each candidate span, in :func:`candidate_spans` order.
 
     >>> span_ranges(3, 2)
     [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]

@@ -1,6 +1,5 @@
-"""What both embedded judges are built from: their settings (a dataclass each, which is
-their parameter file), the shipped parameter files, and the digest that names the fitted
-weights in a fingerprint.
+"""The embedded judges' settings (a dataclass each, which is their parameter file), the
+shipped parameter files, and the digest naming fitted weights in a fingerprint.
 """
 
 from __future__ import annotations
@@ -20,39 +19,25 @@ from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
 from editf1.themes import check_theme
 
 __all__ = [
-    "CONTENT_FEATURES",
-    "DEFAULT_CONTENT_PARAMS",
-    "DEFAULT_SPAN_MARGIN",
-    "DEFAULT_THEME_PARAMS",
-    "SPAN_EMBEDDINGS",
-    "EmbeddingContentConfig",
-    "EmbeddingThemeConfig",
-    "digest",
-    "load_params",
+    "CONTENT_FEATURES", "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "DEFAULT_THEME_PARAMS",
+    "SPAN_EMBEDDINGS", "EmbeddingContentConfig", "EmbeddingThemeConfig", "digest", "load_params",
     "read_config",
-]
+]  # fmt: skip
 
-#: The default content judge's parameter file: weights fitted on K-QA (``edit-f1
-#: train-judge embedding-content``) with the veto quantity, frequency, direction, drug,
-#: negation and condition.
+#: The default content judge's parameter file (fitted on K-QA, veto on every kind).
 DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"
-#: The theme judge's default parameter file (``editf1/data``): fitted on real and
-#: team-written sentences (``benchmarks/theme_judge_real.py``).
+#: The theme judge's default parameter file (``benchmarks/theme_judge_real.py``).
 DEFAULT_THEME_PARAMS = "theme_judge_v2.json"
-#: The features of the content judge, in the order its logit adds them when the
-#: parameters name no ``features``.
+#: The content judge's features, in the order its logit adds them.
 CONTENT_FEATURES = ("cosine", "word_recall")
-#: How much more similar to a reference sentence a run of draft sentences is assumed to
-#: be, at most, than its most similar sentence (cosine); see EmbeddingContentJudge.
+#: Most a run's cosine is assumed to exceed its best sentence's (the bounded search).
 DEFAULT_SPAN_MARGIN = 0.3
-#: How a run of adjacent draft sentences is embedded: encoded as a text of its own, or
-#: composed from its sentences' own forward passes (:meth:`SentenceEncoder.compose`).
+#: How a run of draft sentences is embedded: as its own text, or composed.
 SPAN_EMBEDDINGS = ("encoded", "composed")
 
 
 def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
-    """``value`` as a float in [low, high] (or ``None`` where allowed); a ValueError
-    naming ``name`` otherwise."""
+    """``value`` as a float in [low, high] (or ``None`` where allowed), else ValueError."""
     if value is None and allow_none:
         return None
     hint = " (None in Python, null on the command line)" if allow_none else ""
@@ -71,17 +56,11 @@ def _finite(name: str, value) -> float:
 
 @dataclass(frozen=True)
 class EmbeddingContentConfig(JudgeConfig):
-    """Settings of the embedded content judge: the parameter file
-    ``edit-f1 train-judge embedding-content`` writes (:meth:`to_json` plus the training
-    record; :meth:`from_json` reads one) and the judge's options by name.
+    """Settings of the embedded content judge: the parameter file ``edit-f1 train-judge
+    embedding-content`` writes, and the judge's options by name.
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field: a feature not in
-            :data:`CONTENT_FEATURES` or without a weight, a weight or bias that is not
-            a finite number, ``window`` below 1, ``threshold`` or ``run_floor``
-            outside [0, 1],
-            ``span_margin`` outside [0, 2] (and not ``None``), a ``span_embedding`` not
-            in :data:`SPAN_EMBEDDINGS`, an unknown veto kind.
+        ValueError: from ``__post_init__``, naming the field that is out of range or unknown.
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -166,18 +145,15 @@ class EmbeddingContentConfig(JudgeConfig):
 
 @dataclass(frozen=True)
 class EmbeddingThemeConfig(JudgeConfig):
-    """Settings of the embedded theme judge: the parameter file ``edit-f1 train-judge
-    embedding-theme`` writes (:meth:`to_json` plus the training record).
+    """Settings of the embedded theme judge (``edit-f1 train-judge embedding-theme``'s file).
 
-    A sentence's logits are ``x @ coef.T + intercept``, where ``x`` is its encoder
-    embedding (d values), then the sentence features named in ``features["sentence"]``
-    (:func:`~.theme_features.theme_sentence_features`), then 0/1 indicators of the word
-    n-grams of ``features["words"]`` (``{"ngram_range": [1, 2], "vocabulary": [...]}``,
-    :func:`~.theme_features.theme_word_vectorizer`).
+    A sentence's logits are ``x @ coef.T + intercept``: ``x`` is its embedding, then the
+    sentence features of ``features["sentence"]``, then 0/1 word n-grams of
+    ``features["words"]`` (``{"ngram_range": [1, 2], "vocabulary": [...]}``).
 
     Raises:
-        ValueError: from ``__post_init__``: a label that is not a theme, an unknown
-            sentence feature, ``coef`` or ``intercept`` without one row per label.
+        ValueError: for a label that is not a theme, an unknown sentence feature, or
+            ``coef`` / ``intercept`` without one row per label.
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -210,11 +186,10 @@ class EmbeddingThemeConfig(JudgeConfig):
 
 
 def load_params(name: str) -> dict:
-    """A parameter file shipped in ``editf1/data`` by name (e.g. ``"theme_judge_v2.json"``),
-    else the JSON file at that path: the settings and the training record.
+    """A parameter file shipped in ``editf1/data`` by name, else the JSON file at that path.
 
     Raises:
-        FileNotFoundError: if ``name`` is neither shipped in ``editf1/data`` nor a file.
+        FileNotFoundError: if ``name`` is neither shipped nor a file.
         ValueError: naming the file, for a file that is not a JSON object.
     """
     shipped = resources.files("editf1.data").joinpath(name)
@@ -240,14 +215,12 @@ def load_params(name: str) -> dict:
 
 
 def read_config(config_class, params_file: str | None, config, default_file: str, overrides):
-    """The settings a judge is built from: ``config``, else those of ``params_file``
-    (default ``default_file``, read by :func:`load_params`), with ``overrides`` (fields
-    given by name) replaced.
+    """``config``, else the settings of ``params_file`` (default ``default_file``), with
+    ``overrides`` replaced.
 
     Raises:
-        ValueError: if both ``config`` and ``params_file`` are given; for a file that
-            lacks a setting the judge needs, or an override that is not a field, naming
-            it; from the settings' checks.
+        ValueError: for both ``config`` and ``params_file``, a missing setting, an unknown
+            override, or the settings' checks.
         FileNotFoundError: if the file is neither shipped nor a file.
     """
     if config is not None and params_file is not None:
@@ -262,6 +235,5 @@ def read_config(config_class, params_file: str | None, config, default_file: str
 
 
 def digest(payload) -> str:
-    """The first 10 hex digits of the SHA-256 of ``payload``'s canonical JSON (sorted
-    keys): the part of a fingerprint that names the fitted weights."""
+    """The first 10 hex digits of the SHA-256 of ``payload``'s sorted-key JSON."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]

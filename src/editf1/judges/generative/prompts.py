@@ -1,16 +1,11 @@
 """The judges' prompts (Seegmiller et al., arXiv 2601.11344, Appendix C), split for reuse.
 
-Every prompt is ``prefix + item + suffix``: the *prefix* is what several items share
-(the instructions and, for the content judge, the draft), the *item* is the one
-sentence being judged. The prefix is tokenized once, the item and suffix separately,
-and the model sees ``prefix_ids + suffix_ids`` (the item is part of the suffix), in
-training and in judging alike, so the key/value cache of a prefix can be computed once
-and shared by all sentences that follow it.
-
-A prompt's text is versioned (:data:`CONTENT_PROMPT`, :data:`THEME_PROMPT`): an adapter
-records the version it was trained with and is refused with another. A judge behind a
-server (:mod:`editf1.judges.server`) sends the same text as chat messages
-(:func:`content_messages`, :func:`theme_messages`); the server applies its chat template.
+A prompt is ``prefix + item + suffix``: the prefix (instructions, and for the content
+judge the draft) is tokenized once and shared, so its key/value cache is too; the model
+sees ``prefix_ids + suffix_ids`` (the item in the suffix) in training and judging alike.
+Prompt texts are versioned (:data:`CONTENT_PROMPT`, :data:`THEME_PROMPT`); an adapter is
+refused with another version. A server judge sends the same text as chat messages
+(:func:`content_messages`, :func:`theme_messages`).
 """
 
 from __future__ import annotations
@@ -22,18 +17,10 @@ from dataclasses import dataclass
 from editf1.themes import THEMES
 
 __all__ = [
-    "CONTENT_PROMPT",
-    "NO_MATCH",
-    "THEME_PROMPT",
-    "PromptFormat",
-    "content_messages",
-    "content_prompt",
-    "encode_text",
-    "reads_no_match",
-    "special_ids",
-    "theme_messages",
+    "CONTENT_PROMPT", "NO_MATCH", "THEME_PROMPT", "PromptFormat", "content_messages",
+    "content_prompt", "encode_text", "reads_no_match", "special_ids", "theme_messages",
     "theme_prompt",
-]
+]  # fmt: skip
 
 #: The content judge's answer when the draft does not say what the sentence says.
 NO_MATCH = "NO MATCH"
@@ -42,10 +29,8 @@ _WORDS = re.compile(r"[^\W_]+")
 
 
 def reads_no_match(text: str) -> bool:
-    """Whether ``text`` says :data:`NO_MATCH`: its words are "no" and "match", whatever
-    the case, spacing and punctuation. Such an answer is NO MATCH and never a draft
-    span, whatever the draft holds (a draft line reading "NO MATCH." cannot turn the
-    judge's NO MATCH into a match), so no judge offers such a span as an answer.
+    """Whether ``text``'s words are "no" and "match" (any case, spacing, punctuation): such a
+    text is the answer NO MATCH, never a draft span.
 
     >>> reads_no_match("No match."), reads_no_match("NO  MATCH"), reads_no_match("No matches")
     (True, True, False)
@@ -88,8 +73,7 @@ _TEXT = "\u2063EDITF1-TEXT\u2063"  # the draft's place in the prefix
 
 
 def special_ids(tokenizer) -> frozenset[int]:
-    """The ids of a tokenizer's special tokens (its named ones and every added token
-    marked special, such as a chat template's ``<|im_start|>``)."""
+    """The ids of a tokenizer's special tokens (named ones and added tokens marked special)."""
     added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
     return frozenset(tokenizer.all_special_ids) | {
         i for i, token in added.items() if getattr(token, "special", False)
@@ -102,16 +86,9 @@ def encode_text(
     user: tuple[int, int] | Sequence[tuple[int, int]],
     add_special_tokens: bool,
 ):
-    """Token ids of ``text``, where characters ``user[0]:user[1]`` (or each of several
-    such ``(start, end)`` ranges, in order and not overlapping) are the user's text (a
-    draft, a sentence, a patient's message): a special token written there is read as
-    plain characters, never as the token (``split_special_tokens``), so the text cannot
-    forge a turn of the prompt. Special tokens outside it (the chat template's) are
-    read as such. A text with no special token in its user part gets exactly the ids
-    of one ordinary tokenizer call.
-
-    Returns:
-        the ids, a list of ints.
+    """Token ids of ``text``, where the ``user`` character range(s) (a draft, a sentence) read
+    special tokens as plain characters (so the text cannot forge a prompt turn), and those
+    outside as special. Without a special token in the user part: one ordinary call's ids.
     """
     ranges = [user] if isinstance(user[0], int) else list(user)
     encoded = tokenizer(text, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
@@ -141,15 +118,8 @@ def encode_text(
 
 @dataclass(frozen=True)
 class PromptFormat:
-    """How prompts are laid out for one tokenizer.
-
-    Text that is judged (the draft, each sentence) is never read as special tokens
-    (:func:`encode_text`).
-
-    Args:
-        tokenizer: a fast ``transformers`` tokenizer.
-        chat: wrap the prompt in the tokenizer's chat template (system and user turns,
-            then the assistant header); else plain text ending in ``"Answer:"``.
+    """How prompts are laid out for one fast tokenizer: in its chat template (``chat``), or
+    plain text ending in ``"Answer:"``; judged text is never read as special tokens.
 
     Raises:
         ValueError: if ``chat`` is True and the tokenizer has no chat template.
@@ -167,17 +137,8 @@ class PromptFormat:
         return "chat-template" if self.chat else "plain"
 
     def encode(self, system: str, before_item: str, text: str = "") -> tuple[list[int], str]:
-        """Token ids of the shared prefix, and the text that follows the item.
-
-        Args:
-            system: the instructions.
-            before_item: what precedes the item in the user turn; it may hold the
-                draft's place (``_TEXT``) once, where ``text`` goes.
-            text: the user's text in the prefix (the draft), or ``""``.
-
-        Returns:
-            ``(prefix_ids, suffix_text)``; an item's suffix ids are
-            :meth:`suffix` ``(item, suffix_text)``.
+        """``(prefix_ids, suffix_text)``: the shared prefix of ``system`` and ``before_item``
+        (with ``text`` at the draft's place), and the text after the item (:meth:`suffix`).
         """
         if self.chat:
             rendered = self.tokenizer.apply_chat_template(
@@ -197,8 +158,7 @@ class PromptFormat:
         return ids, after
 
     def suffix(self, item: str, after: str) -> list[int]:
-        """Token ids of one item and what follows it (up to where the answer starts);
-        the item is never read as special tokens."""
+        """Token ids of one item and what follows it (the item never read as special tokens)."""
         return encode_text(self.tokenizer, item + after, (0, len(item)), False)
 
 
@@ -210,10 +170,7 @@ _THEME_BEFORE = "Sentence: "
 
 
 def content_prompt(fmt: PromptFormat, draft: str) -> tuple[list[int], str]:
-    """Prefix ids and suffix text of the content judge's prompt for one draft.
-
-    The prefix holds the instructions and the draft; the item is a reference sentence.
-    """
+    """Prefix ids (instructions and draft) and suffix text of the content judge's prompt."""
     return fmt.encode(_CONTENT_INSTRUCTIONS, _content_before(_TEXT), draft)
 
 
@@ -223,11 +180,7 @@ def theme_prompt(fmt: PromptFormat) -> tuple[list[int], str]:
 
 
 def content_messages(draft: str, sentence: str) -> list[dict[str, str]]:
-    r"""The content judge's prompt for one reference sentence as chat messages: the text
-    :func:`content_prompt` wraps in a chat template, for a server to wrap in its own.
-
-    Returns:
-        ``[{"role": "system", ...}, {"role": "user", ...}]``.
+    r"""The content judge's prompt for one reference sentence as system and user messages.
 
     >>> [m["role"] for m in content_messages("Rest.", "Please rest.")]
     ['system', 'user']
@@ -241,8 +194,7 @@ def content_messages(draft: str, sentence: str) -> list[dict[str, str]]:
 
 
 def theme_messages(sentence: str) -> list[dict[str, str]]:
-    """The theme judge's prompt for one sentence as chat messages (see
-    :func:`content_messages`).
+    """The theme judge's prompt for one sentence as chat messages.
 
     >>> theme_messages("Call us.")[1]
     {'role': 'user', 'content': 'Sentence: Call us.'}

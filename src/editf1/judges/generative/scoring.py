@@ -1,35 +1,17 @@
 """Decision scoring: a probability for every allowed answer, without generating.
 
-Where the answer is one of a few known options (the nine theme labels; the draft's
-candidate spans and NO MATCH, each followed by EOS), the judge's choice needs no
-decoding loop. An option's probability is the product, over its tokens, of the model's
-next-token probability renormalised over the tokens that continue *some* option after
-the same answer so far (the options form a trie). So a token that every remaining
-option shares is certain, and only the tokens where options part ways count; the
-probabilities of the options sum to 1. This is the distribution constrained decoding
-samples from when it may write only these options (:class:`.constraints.OneOf`), and
-for single-token options it is the softmax over their next-token logits that
-``transformers``' decision pipeline reads. (The unrenormalised sequence likelihood
-would instead charge every token of a long span, so that a short answer such as
-NO MATCH wins whatever the model prefers at the first token.)
+The options (theme labels; candidate spans and NO MATCH, each ending in EOS) form a
+trie. An option's probability is the product over its tokens of the next-token
+probability renormalised over the tokens that continue some option there: shared tokens
+are certain, the probabilities sum to 1, and it is the distribution constrained decoding
+draws from (for single-token options, ``transformers``' decision pipeline's softmax).
 
-Each :class:`Item` is one prompt, ``prefixes[item.prefix] + item.suffix``, and its
-options. The logits needed are those after the prompt (every option's first token)
-and after each answer-so-far where options part ways: for the content judge, at the
-end of each sentence (one sentence alone, or the next one after it), so each sentence
-of the draft is read once per reference sentence. :func:`score_options` runs
-
-1. the distinct prefixes of a batch once (left-padded, :func:`.decoding.prefix_caches`;
-   a prefix the next batch needs again is copied, not recomputed);
-2. the items' suffixes, one row per item, on their prefix's cache;
-3. the answers-so-far that need logits (*reads*), one row per longest such answer,
-   right-padded, on a copy of their item's cache row,
-
-with at most ``batch_size`` rows in step 3 (an item with more rows is split over
-batches). Positions are given explicitly and padding is masked, so every token is
-read exactly as in ``prefix + suffix + option`` alone:
-:func:`score_options_one_at_a_time` (one forward pass over the whole prompt and option
-per option, no cache) gives the same numbers up to floating-point rounding.
+:func:`score_options` runs (1) the distinct prefixes of a batch once
+(:func:`.decoding.prefix_caches`), (2) the items' suffixes on their prefix's cache, and
+(3) the answers-so-far where options part ways (*reads*), one right-padded row per
+longest one, at most ``batch_size`` rows a batch. Positions are explicit and padding
+masked, so :func:`score_options_one_at_a_time` (one uncached pass per option) gives
+the same numbers up to rounding.
 """
 
 from __future__ import annotations
@@ -48,13 +30,8 @@ __all__ = ["Item", "score_options", "score_options_one_at_a_time"]
 
 @dataclass(frozen=True)
 class Item:
-    """One prompt, ``prefixes[prefix] + suffix``, and the answers it may have.
-
-    Attributes:
-        prefix: index of the shared prefix (into the ``prefixes`` argument).
-        suffix: the item's own token ids (>= 1).
-        options: the answers' token ids, each >= 1 token, distinct, none a prefix of
-            another (end each with EOS).
+    """One prompt, ``prefixes[prefix] + suffix``, and its ``options`` (token ids, distinct,
+    none a prefix of another: end each with EOS).
     """
 
     prefix: int
@@ -64,8 +41,9 @@ class Item:
 
 @dataclass(frozen=True)
 class _Read:
-    """One factor of an option's probability: at ``position`` of ``row`` (``None``:
-    after the prompt), the log-probability of ``token`` renormalised over ``allowed``."""
+    """One factor of an option's probability: at ``position`` of ``row`` (``None``: after the
+    prompt), ``token``'s log-probability renormalised over ``allowed``.
+    """
 
     option: int
     row: int | None
@@ -75,7 +53,7 @@ class _Read:
 
 
 def _children(options: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
-    """Every answer-so-far of the trie of ``options`` and the tokens that may follow it.
+    """Every answer-so-far of the options' trie and the tokens that may follow it.
 
     Raises:
         ValueError: for an empty option, two equal options, or one a prefix of another.
@@ -116,7 +94,7 @@ def _plan(options: Sequence[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], li
 
 @dataclass(frozen=True)
 class _Piece:
-    """Rows ``rows`` (indices into its item's plan) of item ``item``: one batch's share."""
+    """Rows ``rows`` of item ``item``: one batch's share."""
 
     item: int
     prefix: int
@@ -125,8 +103,7 @@ class _Piece:
 
 
 def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]]:
-    """Batches of at most ``batch_size`` step-3 rows (an item without rows counts as
-    one), items in order; an item is split only when it has more rows than that."""
+    """Batches of at most ``batch_size`` step-3 rows (an item without rows counts as one)."""
     batches: list[list[_Piece]] = [[]]
     room = batch_size
     for k, (item, (rows, _)) in enumerate(zip(items, plans)):
@@ -155,24 +132,21 @@ def score_options(
     pad_id: int,
     batch_size: int = 16,
 ) -> list[np.ndarray]:
-    """The log-probability of every option of every item (see the module).
+    """The log-probability of every option of every item (the module's steps).
 
     Args:
-        model: a causal LM that accepts a cache, ``attention_mask`` and
-            ``position_ids`` (every ``transformers`` decoder-only model does).
+        model: a causal LM taking a cache, ``attention_mask`` and ``position_ids``.
         prefixes: K lists of token ids (each >= 1 token).
         items: N :class:`Item` objects, each naming one of the K prefixes.
-        pad_id: the padding token id (masked; any id works).
+        pad_id: the padding token id (masked).
         batch_size: rows of step 3 run together (>= 1).
 
     Returns:
-        N float64 arrays, array ``i`` of shape ``(len(items[i].options),)``: each
-        option's natural-log probability among the item's options (<= 0; their
+        N float64 arrays of ``len(items[i].options)`` natural-log probabilities (their
         exponentials sum to 1).
 
     Raises:
-        ValueError: for ``batch_size < 1``, an empty suffix, or options that are
-            empty, repeated, or a prefix of another.
+        ValueError: for ``batch_size < 1``, an empty suffix, or bad options.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -202,8 +176,9 @@ def score_options(
 
 
 def _forward_batch(model, cache, prefix_mask, pieces: Sequence[_Piece], plans, pad_id: int):
-    """Steps 2 and 3 for one batch: the last suffix logits ``[pieces, V]`` and, per
-    piece, the logits of its rows ``[rows, W, V]`` (``None`` without rows)."""
+    """Steps 2 and 3 for one batch: the last suffix logits ``[pieces, V]`` and each piece's
+    row logits ``[rows, W, V]`` (``None`` without rows).
+    """
     device = model.device
     argument = _cache_argument(model)
     ids, suffix_mask, positions = _left_padded([p.suffix for p in pieces], pad_id, device)
@@ -237,9 +212,7 @@ def _forward_batch(model, cache, prefix_mask, pieces: Sequence[_Piece], plans, p
 def score_options_one_at_a_time(
     model, prefixes: Sequence[Sequence[int]], items: Sequence[Item]
 ) -> list[np.ndarray]:
-    """The baseline for :func:`score_options`: one forward pass over ``prefix + suffix
-    + option`` per option, no cache, no padding; same arguments (less ``pad_id`` and
-    ``batch_size``), return value and errors."""
+    """The baseline of :func:`score_options`: one uncached forward pass per option."""
     out = []
     for k, item in enumerate(items):
         if not item.suffix:

@@ -1,10 +1,6 @@
-"""A tiny, randomly initialised causal LM built on this machine, for tests and benchmarks.
-
-Nothing is downloaded: a byte-level BPE tokenizer is trained on a few sentences, a
-2-layer Llama is initialised from a seed, and both are saved with ``save_pretrained``
-(safetensors) to a folder that loads exactly like a Hub repository's snapshot. Its
-answers are meaningless; it exercises every code path of the generative judges
-(tokenizer offsets, chat template, constrained decoding, LoRA training and loading).
+"""A tiny, randomly initialised causal LM built here, for tests and benchmarks: a
+byte-level BPE tokenizer trained on a few sentences and a 2-layer Llama from a seed,
+saved as a Hub snapshot would be. Its answers are meaningless.
 """
 
 from __future__ import annotations
@@ -42,23 +38,13 @@ def build_tiny_causal_lm(
     chat_template: bool = True,
     answer: str | None = None,
 ) -> Path:
-    """Build and save a tiny random Llama and its tokenizer.
+    """Build and save a tiny random Llama and its tokenizer; return ``folder``.
 
     Args:
-        folder: where to save (created).
-        seed: seed of the weights.
-        vocab_size: BPE vocabulary size (byte alphabet and special tokens included).
-        context: ``max_position_embeddings``.
-        init_std: standard deviation of the random weights; large (0.5, against the
-            usual 0.02) so that answers differ from sentence to sentence.
+        init_std: the random weights' standard deviation (large, so answers vary).
         chat_template: give the tokenizer the ChatML template.
-        answer: make greedy generation with the saved generation config answer this
-            text, then stop, whatever the prompt: its ``sequence_bias`` raises the k-th
-            token of the answer (then EOS) by 100 k after the first k - 1 (for testing a
-            server, which generates with the model's generation config).
-
-    Returns:
-        ``folder``, holding ``config.json``, ``model.safetensors`` and the tokenizer.
+        answer: make greedy generation with the saved generation config answer this text,
+            then stop, whatever the prompt (``sequence_bias``; for testing a server).
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
