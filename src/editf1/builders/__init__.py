@@ -67,7 +67,7 @@ _EXPORTS = {
     "EditF1Config": "base",
     "ExportError": "exports",
     "DemoBuilder": "public",
-    "OncQABuilder": "public",
+    "OncQABuilder": "oncqa",
     "KQABuilder": "public",
     "KQANLIBuilder": "public",
     "ExpertQAMedicineBuilder": "public",

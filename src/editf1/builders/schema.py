@@ -35,6 +35,7 @@ __all__ = [
     "case_pairs",
     "ehr_text",
     "empty_ehr",
+    "named_values",
     "pair_features",
 ]
 
@@ -160,6 +161,11 @@ def pair_features(**extra: Value | List) -> Features:
     ['annotator_id', 'edit_distance']
     """
     return Features({**PAIR_FEATURES, **extra})
+
+
+def named_values(pairs) -> list[dict]:
+    """``[{"name", "value"}]`` from ``(name, value)`` pairs; empty text becomes None."""
+    return [{"name": n, "value": v if v is None or str(v).strip() else None} for n, v in pairs]
 
 
 def empty_ehr() -> dict:
