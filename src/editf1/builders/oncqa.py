@@ -18,7 +18,13 @@ from editf1.builders.readers import (
     parse_oncqa_input,
 )
 from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS
-from editf1.builders.schema import CASE_FEATURES, named_values, pair_features
+from editf1.builders.schema import (
+    CASE_FEATURES,
+    named_values,
+    new_case,
+    new_response,
+    pair_features,
+)
 from editf1.citation import PAPER_CITATION
 from editf1.io import read_csv
 
@@ -35,25 +41,13 @@ ONCQA_MASTER_REVISION = "2388401c7b5c7f92cc51bcec2dc21e4cd5a0c9e1"
 class OncQABuilder(EditF1Builder):
     """OncQA (Chen et al., Lancet Digital Health 2024): oncology portal messages.
 
-    Configs:
-        ``own_reply`` (default): each GPT-4 draft (``Master2.csv`` ``Output``) against
-        the reply an oncologist wrote without seeing it (``stage1.csv``), the paper's
-        setting; 100 pairs over 63 cases in ``../shared/data/oncqa``. Rows equal
-        :func:`editf1.builders.readers.oncqa_rows` (``id`` ``"<case>-<n>"``) plus message and
-        chart summary.
-        ``edited``: the draft the oncologist saw (``stage2.csv`` ``raw_response``)
-        against their edit of it (``doc_change``), with the upstream ``edit_distance``,
-        ``acceptability`` (``q3``) and ``harm`` (``q5``); 100 pairs.
-        ``cases``: one row per case (:data:`CASE_FEATURES`), message and chart summary
-        parsed from ``Input`` by :func:`editf1.builders.readers.parse_oncqa_input`; stage-1
-        replies and stage-2 edits are the responses.
-        ``content_grading``: physicians' content flags of drafts, edits and own replies
-        (``content_grading_s44.csv``, ``content_grading_d56.csv``); 263 rows.
-
-    ``data_dir``: a folder with ``Master2.csv``, ``stage1.csv``, ``stage2.csv``,
-    ``content_grading_s44.csv`` and ``content_grading_d56.csv`` (upstream
-    ``Data/original_questions_gpt4_outputs/Master2.csv``, ``Data/parsed_data/stage1.csv``,
-    ``Data/parsed_data/stage2.csv``, ``Data/content_grading/s44.csv``, ``d56.csv``).
+    Configs: ``own_reply`` (default): the rows of
+    :func:`~editf1.builders.readers.oncqa_rows` (GPT-4 draft against an oncologist's own
+    reply, the paper's setting) with message and chart summary; ``edited``: the draft
+    against the oncologist's edit of it, with ``edit_distance``, ``acceptability`` and
+    ``harm``; ``cases``: one row per case, ``Input`` parsed by
+    :func:`~editf1.builders.readers.parse_oncqa_input`; ``content_grading``: physicians'
+    content flags. ``data_dir``: the :attr:`UPSTREAM` files under their local names.
 
     Raises (at ``download_and_prepare``):
         FileNotFoundError: for a missing file.
@@ -200,8 +194,7 @@ class OncQABuilder(EditF1Builder):
                 [f"{name}, row {i}: field id: case {c!r} is not in Master2.csv" for i, c in missing]
             )
         examples = []
-        stage2 = read_csv(source / "stage2.csv") if setting == "edited" else [None] * len(rows)
-        for row, upstream in zip(rows, stage2):
+        for row in rows:
             case = parsed[row["case_id"]]
             example = {
                 "id": row["id"],
@@ -216,7 +209,7 @@ class OncQABuilder(EditF1Builder):
             if setting == "edited":
                 example["edit_distance"] = row["edit_distance"]
                 example["acceptability"] = row["acceptability"] or None
-                example["harm"] = upstream["q5"] or None
+                example["harm"] = row["harm"] or None
             examples.append(example)
         return {TEST: examples}
 
@@ -224,23 +217,17 @@ class OncQABuilder(EditF1Builder):
         cases = {}
         for pin, case in parsed.items():
             row = case["row"]
-            cases[pin] = {
-                "id": pin,
-                "message": case["message"],
-                "ehr_summary": case["ehr_summary"],
-                "ehr": case["ehr"],
-                "responses": [],
-                "drafts": [{"system": self.SYSTEM, "text": row["Output"]}],
-                "themes": [],
-                "matches": [],
-                "attributes": named_values(
-                    [
-                        ("sample_label", case["sample_label"]),
-                        ("ActiveOrSurveill", row["ActiveOrSurveill"]),
-                        ("GenOrSpec", row["GenOrSpec"]),
-                    ]
-                ),
-            }
+            kept = [("sample_label", case["sample_label"])]
+            kept += [(k, row[k]) for k in ("ActiveOrSurveill", "GenOrSpec")]
+            drafts = [{"system": self.SYSTEM, "text": row["Output"]}]
+            cases[pin] = new_case(
+                pin,
+                case["message"],
+                case["ehr_summary"],
+                ehr=case["ehr"],
+                drafts=drafts,
+                attributes=named_values(kept),
+            )
         for name in ("stage1.csv", "stage2.csv"):
             for i, row in enumerate(read_csv(source / name), start=1):
                 case = cases.get(row["id"])
@@ -249,27 +236,15 @@ class OncQABuilder(EditF1Builder):
                         [f"{name}, row {i}: field id: case {row['id']!r} is not in Master2.csv"]
                     )
                 if name == "stage1.csv":
-                    text, index = row["response"], None
-                    attributes = [("label1", row["label1"]), ("label2", row["label2"])]
+                    text, index, kept = row["response"], None, ("label1", "label2")
                 else:
-                    drafts = case["drafts"]
-                    texts = [d["text"] for d in drafts]
-                    if row["raw_response"] not in texts:
-                        drafts.append({"system": self.SYSTEM, "text": row["raw_response"]})
-                        texts.append(row["raw_response"])
-                    text, index = row["doc_change"], texts.index(row["raw_response"])
-                    attributes = [
-                        (key, row[key])
-                        for key in ("label1", "label2", "q3", "q4", "q5", "q6", "q7")
-                    ] + [("edit_distance", row["edit_distance"])]
-                case["responses"].append(
-                    {
-                        "annotator_id": None,
-                        "text": text,
-                        "draft_index": index,
-                        "attributes": named_values(attributes),
-                    }
-                )
+                    draft = {"system": self.SYSTEM, "text": row["raw_response"]}
+                    if draft not in case["drafts"]:
+                        case["drafts"].append(draft)
+                    text, index = row["doc_change"], case["drafts"].index(draft)
+                    kept = ("label1", "label2", "q3", "q4", "q5", "q6", "q7", "edit_distance")
+                attributes = named_values((key, row[key]) for key in kept)
+                case["responses"].append(new_response(text, None, index, attributes))
         return list(cases.values())
 
     def _content_grading(self, source: Path) -> list[dict]:

@@ -1,12 +1,9 @@
 """Builders of the public sets: the shipped demo, K-QA, K-QA NLI, ExpertQA medicine (OncQA:
 :mod:`editf1.builders.oncqa`).
 
-Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (the upstream
-files under their upstream names, except where noted), or downloads the upstream files
-at the pinned revision when ``data_dir`` is None. The readers in :mod:`editf1.builders.readers`
-do the parsing; these classes turn their rows into the shared schemas of
-:mod:`editf1.builders.schema`. Upstream sets carry no splits: every config has one
-split, ``test`` (evaluation data).
+Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (upstream file
+names), or downloads the upstream files at the pinned revision when ``data_dir`` is None;
+:mod:`editf1.builders.readers` parses them. Every config has one split, ``test``.
 """
 
 from __future__ import annotations
@@ -30,8 +27,9 @@ from editf1.builders.schema import (
     CASE_FEATURES,
     CONTENT_MATCH_FEATURES,
     case_pairs,
-    empty_ehr,
     named_values,
+    new_case,
+    new_response,
     pair_features,
 )
 from editf1.citation import PAPER_CITATION, PAPER_URL
@@ -59,15 +57,10 @@ class UnmatchedRecordsWarning(UserWarning):
 
 # ---------------------------------------------------------------------------------
 class DemoBuilder(EditF1Builder):
-    """The demo set shipped with the package (``editf1/data/demo.jsonl``).
-
-    Twelve invented primary-care portal messages with a text chart summary, one
-    clinician reply and one LLM draft each, written by the edit-F1 team (no patient
-    data). Configs: ``pairs`` (default; draft vs reply) and ``cases``.
-
-    ``data_dir``: optional folder with a ``demo.jsonl`` of the same format
-    (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``, ``system``).
-    """
+    """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
+    (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
+    same fields (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``,
+    ``system``)."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
@@ -116,24 +109,13 @@ class DemoBuilder(EditF1Builder):
             fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
             rows = read_rows(source / "demo.jsonl", fields, "jsonl")
         cases = [
-            {
-                "id": row["id"],
-                "message": row["message"],
-                "ehr_summary": row["ehr_summary"],
-                "ehr": empty_ehr(),
-                "responses": [
-                    {
-                        "annotator_id": None,
-                        "text": row["reference"],
-                        "draft_index": None,
-                        "attributes": [],
-                    }
-                ],
-                "drafts": [{"system": row["system"], "text": row["prediction"]}],
-                "themes": [],
-                "matches": [],
-                "attributes": [],
-            }
+            new_case(
+                row["id"],
+                row["message"],
+                row["ehr_summary"],
+                responses=[new_response(row["reference"])],
+                drafts=[{"system": row["system"], "text": row["prediction"]}],
+            )
             for row in rows
         ]
         if self.config.kind == "cases":
@@ -164,16 +146,11 @@ KQA_CITATION = """@inproceedings{manes2024kqa,
 class KQABuilder(EditF1Builder):
     """K-QA (Manes et al., BioNLP 2024): real patient questions with physician answers.
 
-    Configs:
-        ``pairs`` (default): an LLM's answer (from ``NLI_medical_annotator.csv``)
-        against the physician's answer (``Free_form_answer``), for every question that
-        has both: 26 pairs in ``../shared/data/kqa`` (one NLI question has no physician
-        answer there; it is named in a warning).
-        ``questions``: one row per question (:data:`CASE_FEATURES`): the question is
-        the message, the physician's answer the response, the LLM answers the drafts;
-        the curated statements and ICD-10 diagnosis are ``attributes``; 201 rows.
-
-    ``data_dir``: a folder with ``questions_w_answers.jsonl`` and
+    Configs: ``pairs`` (default): an LLM's answer (``NLI_medical_annotator.csv``) against
+    the physician's (``Free_form_answer``), for every question with both (an NLI question
+    without a physician answer is named in an :class:`UnmatchedRecordsWarning`);
+    ``questions``: one row per question, the curated statements and ICD-10 diagnosis as
+    ``attributes``. ``data_dir``: ``questions_w_answers.jsonl`` and
     ``NLI_medical_annotator.csv`` (upstream ``dataset/``).
     """
 
@@ -224,33 +201,16 @@ class KQABuilder(EditF1Builder):
                 drafts[row["question"]].append(draft)
         cases = []
         for i, row in enumerate(kqa_question_rows(source)):
-            statements = [("Must_have", s) for s in row["Must_have"]]
-            statements += [("Nice_to_have", s) for s in row["Nice_to_have"]]
+            kept = [(k, s) for k in ("Must_have", "Nice_to_have") for s in row[k]]
+            kept += [("ICD_10_diag", row["ICD_10_diag"]), ("Sources", row["Sources"])]
             cases.append(
-                {
-                    "id": str(i),
-                    "message": row["Question"],
-                    "ehr_summary": None,
-                    "ehr": empty_ehr(),
-                    "responses": [
-                        {
-                            "annotator_id": None,
-                            "text": row["Free_form_answer"],
-                            "draft_index": None,
-                            "attributes": [],
-                        }
-                    ],
-                    "drafts": drafts.get(row["Question"], []),
-                    "themes": [],
-                    "matches": [],
-                    "attributes": named_values(
-                        [
-                            *statements,
-                            ("ICD_10_diag", row["ICD_10_diag"]),
-                            ("Sources", row["Sources"]),
-                        ]
-                    ),
-                }
+                new_case(
+                    str(i),
+                    row["Question"],
+                    responses=[new_response(row["Free_form_answer"])],
+                    drafts=drafts.get(row["Question"], []),
+                    attributes=named_values(kept),
+                )
             )
         orphans = set(drafts) - {case["message"] for case in cases}
         if orphans:
@@ -268,14 +228,9 @@ class KQABuilder(EditF1Builder):
 
 
 class KQANLIBuilder(EditF1Builder):
-    """K-QA physician NLI labels: does an LLM answer contain a physician's statement?
-
-    Three physicians labelled each (LLM answer, claim) Entailment / Neutral /
-    Contradiction; "the answer entails the claim" is the content judge's question
-    (§3.1), so these are content-match annotations (:data:`CONTENT_MATCH_FEATURES`)
-    without spans: 208 rows over 27 questions in ``../shared/data/kqa``. One config,
-    ``default``; ``data_dir`` holds ``NLI_medical_annotator.csv``.
-    """
+    """K-QA physician NLI labels as content-match annotations without spans (§3.1: "the
+    answer entails the claim" is the content judge's question). One config, ``default``;
+    ``data_dir`` holds ``NLI_medical_annotator.csv``."""
 
     DATASET_NAME = "kqa_nli"
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
@@ -315,6 +270,12 @@ class KQANLIBuilder(EditF1Builder):
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         examples = []
         for row in kqa_nli_rows(source):
+            annotations = [
+                {"annotator_id": f"label_{k}", "match": label == "Entailment", "label": label}
+                | dict.fromkeys(("matched_span", "span_start", "span_end"))
+                for k, label in enumerate(row["labels"])
+            ]
+            kept = named_values((k, row[k]) for k in ("category", "majority_label"))
             examples.append(
                 {
                     "id": row["row"],
@@ -322,21 +283,9 @@ class KQANLIBuilder(EditF1Builder):
                     "system": row["system"],
                     "prediction": row["answer"],
                     "reference_sentence": row["claim"],
-                    "annotations": [
-                        {
-                            "annotator_id": f"label_{k}",
-                            "match": label == "Entailment",
-                            "matched_span": None,
-                            "span_start": None,
-                            "span_end": None,
-                            "label": label,
-                        }
-                        for k, label in enumerate(row["labels"])
-                    ],
+                    "annotations": annotations,
                     "majority_match": row["match"],
-                    "attributes": named_values(
-                        [("category", row["category"]), ("majority_label", row["majority_label"])]
-                    ),
+                    "attributes": kept,
                 }
             )
         return {TEST: examples}
@@ -347,22 +296,16 @@ EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
 
 
 class ExpertQAMedicineBuilder(EditF1Builder):
-    """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and
-    the answering expert's revision of each.
+    """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and the
+    answering expert's revision of each.
 
-    Configs:
-        ``edited`` (default): the LLM answer against the expert's revision, with
-        ``usefulness``, ``question_type`` and ``specific_field``; 57 pairs from the 100
-        lines of ``../shared/data/expertqa/medicine_val.jsonl`` (43 lines repeat an
-        earlier line verbatim and are left out with a :class:`DuplicateRecordsWarning`).
-        ``cases``: one row per question (:data:`CASE_FEATURES`).
-
-    ``data_dir``: a folder with ``medicine_val.jsonl``. The download fetches upstream
-    ``data/lfqa/domain_val.jsonl`` (all fields) and keeps the medicine rows.
+    Configs: ``edited`` (default): answer against revision; ``cases``: one row per
+    question. Lines that repeat an earlier one verbatim are left out with a
+    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``; the download
+    fetches upstream ``data/lfqa/domain_val.jsonl`` and keeps the medicine rows.
 
     Raises (at ``download_and_prepare``):
-        ExportError: for two records with the same (question, system, expert) but
-            different content, naming both lines.
+        ExportError: for two records of one (question, system, expert) that differ.
     """
 
     DATASET_NAME = "expertqa_medicine"
@@ -460,47 +403,23 @@ class ExpertQAMedicineBuilder(EditF1Builder):
         for row in self._rows(source):
             case = cases.get(row["question"])
             if case is None:
-                case = cases[row["question"]] = {
-                    "id": str(len(cases)),
-                    "message": row["question"],
-                    "ehr_summary": None,
-                    "ehr": empty_ehr(),
-                    "responses": [],
-                    "drafts": [],
-                    "themes": [],
-                    "matches": [],
-                    "attributes": named_values([("question_type", row["question_type"])]),
-                }
+                attributes = named_values([("question_type", row["question_type"])])
+                case = new_case(str(len(cases)), row["question"], attributes=attributes)
+                cases[row["question"]] = case
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in case["drafts"]:
                 case["drafts"].append(draft)
-            case["responses"].append(
-                {
-                    "annotator_id": row["annotator_id"],
-                    "text": row["revision"],
-                    "draft_index": case["drafts"].index(draft),
-                    "attributes": named_values(
-                        [
-                            ("usefulness", row["usefulness"]),
-                            ("specific_field", row["specific_field"]),
-                        ]
-                    ),
-                }
-            )
+            kept = named_values((k, row[k]) for k in ("usefulness", "specific_field"))
+            index = case["drafts"].index(draft)
+            response = new_response(row["revision"], row["annotator_id"], index, kept)
+            case["responses"].append(response)
             extra[(case["id"], len(case["responses"]))] = row
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
         pairs = []
         for case in cases.values():
             for pair in case_pairs(case, "edited"):
-                n = int(pair["id"].split("-")[1])
-                row = extra[(case["id"], n)]
-                pairs.append(
-                    {
-                        **pair,
-                        "usefulness": row["usefulness"],
-                        "question_type": row["question_type"],
-                        "specific_field": row["specific_field"],
-                    }
-                )
+                row = extra[(case["id"], int(pair["id"].split("-")[1]))]
+                columns = ("usefulness", "question_type", "specific_field")
+                pairs.append(pair | {k: row[k] for k in columns})
         return {TEST: pairs}

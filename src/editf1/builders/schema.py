@@ -36,6 +36,8 @@ __all__ = [
     "ehr_text",
     "empty_ehr",
     "named_values",
+    "new_case",
+    "new_response",
     "pair_features",
 ]
 
@@ -177,6 +179,23 @@ def empty_ehr() -> dict:
         "medications": [],
         "encounters": [],
         "other": [],
+    }
+
+
+def new_case(case_id: str, message: str, ehr_summary: str | None = None, **fields) -> dict:
+    """A :data:`CASE_FEATURES` row; what ``fields`` does not give is not recorded."""
+    empty = {"ehr": empty_ehr(), "responses": [], "drafts": [], "themes": [], "matches": []}
+    row = {"id": case_id, "message": message, "ehr_summary": ehr_summary, **empty}
+    return row | {"attributes": []} | fields
+
+
+def new_response(text: str, annotator_id=None, draft_index=None, attributes=()) -> dict:
+    """One of a case's ``responses``; ``draft_index`` None: written without a draft."""
+    return {
+        "annotator_id": annotator_id,
+        "text": text,
+        "draft_index": draft_index,
+        "attributes": list(attributes),
     }
 
 

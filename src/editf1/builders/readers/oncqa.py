@@ -37,8 +37,8 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
 
     Returns:
         Dicts with ``id`` (``"<case>-<n>"``, n-th oncologist of the case), ``case_id``,
-        ``prediction``, ``reference``; ``edited`` rows add ``edit_distance`` (int) and
-        ``acceptability``.
+        ``prediction``, ``reference``; ``edited`` rows add ``edit_distance`` (int),
+        ``acceptability`` (``q3``) and ``harm`` (``q5``).
 
     Raises:
         ValueError: for an unknown setting, or a stage-1 case missing from Master2.csv.
@@ -62,9 +62,11 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
                 "reference": r["doc_change"],
                 "edit_distance": int(float(r["edit_distance"])),
                 "acceptability": r["q3"],
+                "harm": r["q5"],
             }
             for r in read_csv(
-                data_dir / "stage2.csv", ["id", "raw_response", "doc_change", "edit_distance", "q3"]
+                data_dir / "stage2.csv",
+                ["id", "raw_response", "doc_change", "edit_distance", "q3", "q5"],
             )
         ]
     drafts = {r["pin"]: r["Output"] for r in read_csv(data_dir / "Master2.csv", ["pin", "Output"])}
