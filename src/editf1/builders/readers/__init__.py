@@ -1,9 +1,5 @@
-"""Readers that turn the demo set and real public data into scoreable rows.
-
-Each reader returns plain dicts with at least ``id``, ``prediction`` (the draft) and
-``reference`` (the clinician reply), so the CLI, tests and benchmarks share them, and
-the dataset builders wrap them.
-"""
+"""Readers of the demo set and the public sets' upstream files, as plain dicts (the
+dataset builders wrap them)."""
 
 from editf1.builders.readers.demo import demo_rows
 from editf1.builders.readers.expertqa import expertqa_medicine_rows
