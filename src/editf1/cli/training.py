@@ -3,7 +3,6 @@ trl's prompt / chosen / rejected format (:mod:`editf1.training.preferences`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from editf1.cli.conventions import (
@@ -12,14 +11,14 @@ from editf1.cli.conventions import (
     field_options,
     human_stream,
     is_stdio,
+    write_json,
 )
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
 __all__ = ["add_commands"]
 
 
-def _add_scoring_options(p) -> None:
-    """The reward's options: level, judges, columns."""
+def _add_reward_options(p) -> None:
     p.add_argument(
         "--level",
         default="content",
@@ -108,7 +107,7 @@ def add_commands(commands) -> None:
     )
     add_generator_options(p)
     p.add_argument("--tuples-jsonl", type=Path, help="--tadpole: also write the (r, r+, r-) tuples")
-    _add_scoring_options(p)
+    _add_reward_options(p)
     p.add_argument("--summary-json", type=Path, help="also write the counts as JSON")
     p.set_defaults(run=_preference_pairs)
     p.description += " " + _columns_description(p)
@@ -132,29 +131,14 @@ def _columns_description(p) -> str:
     )
 
 
-def _check_new_folder(path: Path, label: str) -> None:
-    from editf1.io import check_output_path
-
-    check_output_path(path, label, folder=True)
-    if path.is_dir() and any(path.iterdir()):
-        raise ValueError(f"{label} {path} is not empty; give a new or empty folder")
-
-
-def _save_dataset(dataset, output: Path, protect) -> None:
-    """``dataset.save_to_disk`` into ``output``, which appears once complete."""
+def _preference_pairs(args) -> int:
     import datasets
 
-    from editf1.io import staged_folder
+    from editf1.io import check_output_path, is_inside, read_rows, staged_folder
 
-    datasets.disable_progress_bars()
-    with staged_folder(output, protect=protect) as stage:
-        dataset.save_to_disk(str(stage))
-
-
-def _preference_pairs(args) -> int:
-    from editf1.io import is_inside, read_rows
-
-    _check_new_folder(args.output, "-o")
+    check_output_path(args.output, "-o", folder=True)
+    if args.output.is_dir() and any(args.output.iterdir()):
+        raise ValueError(f"-o {args.output} is not empty; give a new or empty folder")
     if is_inside(args.input, args.output):
         raise ValueError(f"-o {args.output} holds the input {args.input}")
     files = [("--summary-json", args.summary_json), ("--tuples-jsonl", args.tuples_jsonl)]
@@ -168,15 +152,14 @@ def _preference_pairs(args) -> int:
         dataset, counts, line = _scored_pairs(args, read_rows)
     else:
         dataset, counts, line = _tadpole(args, read_rows)
-    _save_dataset(dataset, args.output, [args.input])
+    datasets.disable_progress_bars()
+    with staged_folder(args.output, protect=[args.input]) as stage:  # appears once complete
+        dataset.save_to_disk(str(stage))
     human = human_stream(args.summary_json, args.tuples_jsonl)  # stderr if one is stdout
     print(line, file=human)
     print(f"wrote {args.output} (datasets.load_from_disk)", file=human)
     if args.summary_json is not None:
-        from editf1.io import atomic_output
-
-        with atomic_output(args.summary_json) as handle:
-            handle.write(json.dumps(counts, indent=2) + "\n")
+        write_json(args.summary_json, counts)
     return 0
 
 
