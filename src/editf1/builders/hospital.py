@@ -3,27 +3,9 @@ SyPPM, the paper's public semi-synthetic set (Seegmiller et al., arXiv 2601.1134
 
 A hospital export is one file or several (CSV, TSV, JSONL or parquet) with one row per
 (patient message, clinician response), an optional LLM draft, and the hospital's own
-column names, mapped with ``column_map`` (standard field -> export column):
-
-==============  ========  ==========================================================
-field           required  value
-==============  ========  ==========================================================
-message_id      yes       text or integer; rows sharing it are one case
-message         yes       the patient's portal message
-response        yes       a clinician's reply (the reference)
-annotator_id    no        the clinician; needed when a message has several replies
-ehr_summary     no        the chart summary as text (else rendered from the fields
-                          below by :func:`editf1.builders.schema.ehr_text`)
-age, sex        no        as written (an integer age is accepted)
-problems        no        active problem list: a list, a JSON array, or text split on
-                          ``list_separator`` (default ``;``)
-medications     no        outpatient medications, as ``problems``
-encounters      no        recent encounters: a list (or JSON array) of
-                          ``{"date", "summary"}`` objects or of summary strings
-draft           no        an LLM draft of the reply
-draft_system    no        the system that wrote the draft (needs ``draft``)
-split           no        the export's own split name; otherwise a seeded split
-==============  ========  ==========================================================
+column names, mapped with ``column_map`` (standard field -> export column; the fields:
+:data:`~editf1.builders.exports.CASE_EXPORT_FIELDS`, described in docs/datasets.md,
+"Hospital data").
 
 Rules, each broken one an :class:`~editf1.builders.exports.ExportError` line naming file,
 row and field: required fields are non-empty text; rows of one message agree on message,
