@@ -18,12 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar
 
-from editf1.builders.exports import (
-    ExportRow,
-    id_value,
-    split_value,
-    text_value,
-)
+from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
 from editf1.citation import PAPER_CITATION, PAPER_URL

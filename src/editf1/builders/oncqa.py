@@ -12,11 +12,7 @@ from datasets import Features, Value
 
 from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
 from editf1.builders.exports import ExportError
-from editf1.builders.readers import (
-    oncqa_content_grading_rows,
-    oncqa_rows,
-    parse_oncqa_input,
-)
+from editf1.builders.readers import oncqa_content_grading_rows, oncqa_rows, parse_oncqa_input
 from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS
 from editf1.builders.schema import (
     CASE_FEATURES,

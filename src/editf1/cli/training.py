@@ -33,8 +33,7 @@ def _add_reward_options(p) -> None:
     )
     p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
     p.add_argument(
-        "--theme-judge",
-        help="embedding (default for --level theme and mix) or none (content only)",
+        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
     )
     from editf1.cli.judge_options import add_judge_option_arguments
 
