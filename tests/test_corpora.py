@@ -58,6 +58,10 @@ def test_oncqa_edited(oncqa):
     assert all(type(r["edit_distance"]) is int and r["edit_distance"] >= 0 for r in rows)
     assert Counter(r["acceptability"] for r in rows) == ACCEPTABILITY
     assert len({r["id"] for r in rows}) == 100
+    # harm is stage2.csv's q5, row for row, as the builder's `edited` config carries it
+    from editf1.io import read_csv
+
+    assert [r["harm"] for r in rows] == [r["q5"] for r in read_csv(oncqa / "stage2.csv")]
 
 
 def test_oncqa_setting_must_be_known(tmp_path):

@@ -1,25 +1,8 @@
 """Dataset builders and Hub-ready dataset folders for edit-F1.
 
-Every set the library knows, as :class:`datasets.GeneratorBasedBuilder` subclasses used
-directly (``datasets`` 4+ runs no loading scripts), in the shared schemas of
-:mod:`editf1.builders.schema`:
-
-=================  ====================================  ==============================
-name               builder                               configs (default first)
-=================  ====================================  ==============================
-demo               :class:`DemoBuilder`                  pairs, cases
-oncqa              :class:`OncQABuilder`                 own_reply, edited, cases,
-                                                         content_grading
-kqa                :class:`KQABuilder`                   pairs, questions
-kqa_nli            :class:`KQANLIBuilder`                default (content matches)
-expertqa_medicine  :class:`ExpertQAMedicineBuilder`      edited, cases
-syppm              :class:`SyPPMBuilder`                 cases, pairs
-ippm, socppm,      :class:`IPPMBuilder`,                 cases, pairs
-hospital_export    :class:`SoCPPMBuilder`,
-                   :class:`HospitalExportBuilder`
-content_matches    :class:`ContentMatchBuilder`          default
-theme_annotations  :class:`ThemeAnnotationBuilder`       default
-=================  ====================================  ==============================
+Every set the library knows (:data:`BUILDER_NAMES`; their configs: docs/datasets.md), as
+:class:`datasets.GeneratorBasedBuilder` subclasses used directly (``datasets`` 4+ runs no
+loading scripts), in the shared schemas of :mod:`editf1.builders.schema`:
 
 >>> from editf1.builders import load_split
 >>> pairs = load_split("demo", "pairs", "test", cache_dir=getfixture("tmp_path"))
@@ -38,67 +21,31 @@ if TYPE_CHECKING:
 
     from editf1.builders.base import EditF1Builder
 
-__all__ = [
-    "BUILDERS",
-    "BUILDER_NAMES",
-    "SYPPM_COLLECTION",
-    "ContentMatchBuilder",
-    "DemoBuilder",
-    "EditF1Builder",
-    "EditF1Config",
-    "ExpertQAMedicineBuilder",
-    "ExportError",
-    "HospitalExportBuilder",
-    "IPPMBuilder",
-    "KQABuilder",
-    "KQANLIBuilder",
-    "OncQABuilder",
-    "SoCPPMBuilder",
-    "SyPPMBuilder",
-    "ThemeAnnotationBuilder",
-    "builder_class",
-    "load_builder",
-    "load_split",
-]
-
-# Names resolve lazily (PEP 562), so that ``edit-f1 --help`` does not import datasets.
-_EXPORTS = {
-    "EditF1Builder": "base",
-    "EditF1Config": "base",
-    "ExportError": "exports",
-    "DemoBuilder": "public",
-    "OncQABuilder": "public",
-    "KQABuilder": "public",
-    "KQANLIBuilder": "public",
-    "ExpertQAMedicineBuilder": "public",
-    "SyPPMBuilder": "hospital",
-    "IPPMBuilder": "hospital",
-    "SoCPPMBuilder": "hospital",
-    "HospitalExportBuilder": "hospital",
-    "ContentMatchBuilder": "annotations",
-    "ThemeAnnotationBuilder": "annotations",
-}
-
-#: Builder name -> class name (see the table above).
+#: Builder name -> (module, class).
 _REGISTRY = {
-    "demo": "DemoBuilder",
-    "oncqa": "OncQABuilder",
-    "kqa": "KQABuilder",
-    "kqa_nli": "KQANLIBuilder",
-    "expertqa_medicine": "ExpertQAMedicineBuilder",
-    "syppm": "SyPPMBuilder",
-    "ippm": "IPPMBuilder",
-    "socppm": "SoCPPMBuilder",
-    "hospital_export": "HospitalExportBuilder",
-    "content_matches": "ContentMatchBuilder",
-    "theme_annotations": "ThemeAnnotationBuilder",
+    "demo": ("public", "DemoBuilder"),
+    "oncqa": ("oncqa", "OncQABuilder"),
+    "kqa": ("public", "KQABuilder"),
+    "kqa_nli": ("public", "KQANLIBuilder"),
+    "expertqa_medicine": ("public", "ExpertQAMedicineBuilder"),
+    "syppm": ("hospital", "SyPPMBuilder"),
+    "ippm": ("hospital", "IPPMBuilder"),
+    "socppm": ("hospital", "SoCPPMBuilder"),
+    "hospital_export": ("hospital", "HospitalExportBuilder"),
+    "content_matches": ("annotations", "ContentMatchBuilder"),
+    "theme_annotations": ("annotations", "ThemeAnnotationBuilder"),
 }
+# Names resolve lazily (PEP 562), so that ``edit-f1 --help`` does not import datasets.
+_EXPORTS = {"EditF1Builder": "base", "EditF1Config": "base", "ExportError": "exports"}
+_EXPORTS |= {cls: module for module, cls in _REGISTRY.values()}
 
-#: The builder names, in the order of the table above.
+__all__ = ["BUILDERS", "BUILDER_NAMES", "SYPPM_COLLECTION", *_EXPORTS]
+__all__ += ["builder_class", "load_builder", "load_split"]
+
+#: The builder names.
 BUILDER_NAMES: tuple[str, ...] = tuple(_REGISTRY)
 #: The Hugging Face collection where the paper releases SyPPM (:class:`SyPPMBuilder`);
-#: here, not in :mod:`.hospital`, so that ``edit-f1 --help`` names it without importing
-#: ``datasets``.
+#: here, so that ``edit-f1 --help`` names it without importing ``datasets``.
 SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
 
 
@@ -118,7 +65,7 @@ def builder_class(name: str) -> type[EditF1Builder]:
     """
     if name not in _REGISTRY:
         raise ValueError(f"unknown dataset {name!r}; known: {list(BUILDER_NAMES)}")
-    return __getattr__(_REGISTRY[name])
+    return __getattr__(_REGISTRY[name][1])
 
 
 def load_builder(name: str, config_name: str | None = None, **kwargs) -> EditF1Builder:

@@ -1,36 +1,16 @@
 """Builders of annotation datasets for training and validating judges.
 
-Both read long-format exports (CSV, TSV, JSONL or parquet): one row per (item,
-annotator), several annotators per item, mapped with ``column_map`` like the hospital
-exports (:mod:`editf1.builders.hospital`), and produce one row per item with every
-annotator's answer.
+Both read long-format exports (one row per (item, annotator)) mapped with ``column_map``
+like the hospital exports (:mod:`editf1.builders.hospital`), and give one row per item
+with every annotator's answer. Fields (:data:`CONTENT_MATCH_EXPORT_FIELDS`,
+:data:`THEME_EXPORT_FIELDS`): content matches (§3.1) have a ``reference_sentence``, the
+draft (``prediction``) and the annotator's ``matched_span``, a verbatim span of the draft
+or ``NO MATCH`` (any case); themes (§3.2) a ``sentence`` and its ``theme``. Without
+``item_id``, an item is the rows with the same text fields (:attr:`ITEM_FIELDS`).
 
-Content-match annotations (Seegmiller et al., §3.1): for a reference sentence (from a
-clinician's reply) and a draft, the annotator marks the verbatim span of the draft that
-says the same thing, or ``NO MATCH``:
-
-================== ======== =======================================================
-field              required value
-================== ======== =======================================================
-reference_sentence yes      the sentence of the clinician reply
-prediction         yes      the draft
-matched_span       yes      a verbatim span of the draft, or ``NO MATCH`` (any case)
-annotator_id       yes      who annotated
-item_id            no       groups rows into items; else items are rows with the same
-                            (reference_sentence, prediction, context, system)
-context            no       e.g. the patient message
-system             no       the system that wrote the draft
-split              no       the export's own split; else a seeded split by item
-================== ======== =======================================================
-
-Theme annotations (§3.2, Table 3): the annotator gives a sentence one of
-:data:`editf1.themes.THEMES`. Fields ``sentence``, ``theme``, ``annotator_id`` (all
-required), ``item_id``, ``context`` and ``split`` (optional; without ``item_id``, items
-are rows with the same sentence and context).
-
-Errors, each naming file, row and field: a missing or empty required field, non-text
-values, a span that is not verbatim in the draft, an unknown theme, one annotator
-twice on one item, rows of one item that disagree on its text.
+Errors, each naming file, row and field: an empty required field, a non-text value, a
+span not verbatim in the draft, an unknown theme, one annotator twice on one item, rows
+of one item that disagree on its text.
 """
 
 from __future__ import annotations
@@ -38,12 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar
 
-from editf1.builders.exports import (
-    ExportRow,
-    id_value,
-    split_value,
-    text_value,
-)
+from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
 from editf1.citation import PAPER_CITATION, PAPER_URL
@@ -91,7 +66,7 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows shared by the two annotation builders."""
+    """Grouping of (item, annotator) rows, shared by the two annotation builders."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
 
@@ -149,14 +124,9 @@ class _AnnotationBuilder(ExportBuilder):
 
 
 class ContentMatchBuilder(_AnnotationBuilder):
-    """Content-match annotations: reference sentence, draft, and per annotator the
-    matching draft span or NO MATCH (:data:`~editf1.builders.schema.CONTENT_MATCH_FEATURES`).
-
-    ``span_start``/``span_end`` are character offsets of the span's first occurrence
-    in the draft; ``majority_match`` is the majority of ``match`` (None on a tie). One
-    config, ``default``; splits as in :class:`~editf1.builders.hospital.ExportBuilder`
-    (default train 0.8 / validation 0.1 / test 0.1 of the items).
-    """
+    """Content-match annotations (:data:`~editf1.builders.schema.CONTENT_MATCH_FEATURES`;
+    offsets of the span's first occurrence in the draft). One config, ``default``; splits
+    as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
@@ -220,11 +190,8 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
 
 class ThemeAnnotationBuilder(_AnnotationBuilder):
-    """Theme annotations: a sentence and per annotator one of the nine themes
-    (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`); ``majority_theme`` is
-    None on a tie. One config, ``default``; splits as in
-    :class:`~editf1.builders.hospital.ExportBuilder`.
-    """
+    """Theme annotations (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`). One
+    config, ``default``; splits as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
 
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"

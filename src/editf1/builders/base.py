@@ -1,19 +1,13 @@
-"""The base class of every edit-F1 dataset builder.
+"""The base class of every edit-F1 dataset builder, used directly::
 
-Builders are :class:`datasets.GeneratorBasedBuilder` subclasses used directly
-(``datasets`` 4+ no longer runs loading scripts)::
-
-    builder = OncQABuilder(config_name="own_reply", data_dir="../shared/data/oncqa",
-                           cache_dir="/tmp/hf-cache")
+    builder = OncQABuilder(config_name="own_reply", data_dir="../shared/data/oncqa")
     builder.download_and_prepare()
     pairs = builder.as_dataset(split="test")
 
-Every builder reads a local ``data_dir`` (no network), or, when ``data_dir`` is None,
-downloads its documented upstream files at a pinned revision (an explicit request).
-The cache is keyed by a SHA-256 fingerprint of the files read, so an edited export is
-never served from a stale cache. Nothing is uploaded unless
-:func:`editf1.builders.push.push_builder` (or ``edit-f1 export-dataset --push-to-hub``) is
-called.
+A builder reads a local ``data_dir`` or, when it is None, downloads its upstream files at
+a pinned revision. The cache is keyed by a SHA-256 fingerprint of the files read, so an
+edited export is never served from a stale cache. Nothing is uploaded unless
+:mod:`editf1.builders.push` is called.
 """
 
 from __future__ import annotations
@@ -31,14 +25,9 @@ __all__ = ["EditF1Builder", "EditF1Config", "UpstreamFile"]
 
 @dataclass
 class EditF1Config(datasets.BuilderConfig):
-    """A configuration of an edit-F1 builder.
-
-    Attributes:
-        kind: what one row is (``"cases"``, ``"pairs_reply"``, ``"pairs_edited"``, or a
-            builder's own kind); it selects the features and the generator.
-        revision: upstream revision (git commit or Hub revision) to download when
-            ``data_dir`` is None; None means the builder's pinned default.
-    """
+    """A builder's configuration: ``kind``, what one row is (``"cases"``, ``"pairs_reply"``,
+    ``"pairs_edited"``, or the builder's own), and ``revision``, the upstream revision to
+    download (None: the pinned one)."""
 
     kind: str = "cases"
     revision: str | None = None
@@ -57,25 +46,19 @@ class UpstreamFile:
 
 class EditF1Builder(datasets.GeneratorBasedBuilder):
     """Shared machinery: source resolution, fingerprinted cache, per-kind features.
-
-    Subclasses set the class attributes below and implement :meth:`_examples_by_split`.
+    Subclasses set the class attributes and implement :meth:`_examples_by_split`.
 
     Attributes:
-        DATASET_NAME: registry name and cache folder name.
-        PRETTY_NAME, DESCRIPTION, HOMEPAGE, CITATION: for ``DatasetInfo`` and the card.
-        SOURCE_NOTE: where the data comes from, for the card, when not from ``UPSTREAM``.
-        LICENSE: a Hub licence id (``"mit"``, ``"other"``, ``"unknown"``, ...).
-        LICENSE_NAME: a short slug naming the terms when ``LICENSE`` is ``"other"``.
-        LICENSE_NOTE: what the licence means for users, in words.
+        DATASET_NAME: the cache folder's name.
+        PRETTY_NAME, DESCRIPTION, HOMEPAGE, CITATION, SOURCE_NOTE, CAVEATS: for the card.
+        LICENSE: a Hub licence id; LICENSE_NAME: a slug for ``"other"``; LICENSE_NOTE:
+            what it means, in words.
         SOURCE_FILES: file names read from ``data_dir``.
         UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
-        PUBLISHED_ROWS: config -> rows of its ``test`` split built from the pinned
-            upstream files (empty: unknown until built, e.g. a hospital's export); the
-            committed dataset card gives them and their size category.
-        CAVEATS: card caveats, one sentence or paragraph each.
-        FIELD_DOCS: descriptions of fields the shared field docs do not cover.
+        PUBLISHED_ROWS: config -> rows of its ``test`` split from the pinned upstream files.
+        FIELD_DOCS: card descriptions of fields the shared ones do not cover.
         KIND_FEATURES: kind -> :class:`datasets.Features`.
-        CONTAINS_PATIENT_DATA: True for private data; see :mod:`editf1.builders.hub`.
+        CONTAINS_PATIENT_DATA: private data (private repositories only).
         PUSHABLE: whether :func:`editf1.builders.push.push_to_hub` accepts this set.
     """
 
@@ -102,22 +85,19 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("dataset_name", self.DATASET_NAME)
-        # The config is only known after DatasetBuilder.__init__, so the fingerprint is
-        # set afterwards and the cache folder rebuilt with it.
+        # the config is known only now: fingerprint and cache folder follow it
         super().__init__(*args, **kwargs)
         self.hash = self._fingerprint()
         self._cache_dir = self._build_cache_dir()
         self._output_dir = self._cache_dir
         self._examples: dict[str, list[dict]] | None = None
 
-    # -- what subclasses provide -------------------------------------------------
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         """``{split: [example, ...]}`` for the config, read from ``source``."""
         raise NotImplementedError
 
     def _source_paths(self) -> list[Path]:
-        """The local files this config reads (for the cache fingerprint); none when
-        downloading."""
+        """The local files this config reads (for the fingerprint)."""
         if self.config.data_dir is None:
             return []
         return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES]
@@ -139,7 +119,6 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
             shutil.copyfile(path, folder / name)
         return folder
 
-    # -- datasets machinery ------------------------------------------------------
     def _info(self) -> datasets.DatasetInfo:
         if self.config.kind not in self.KIND_FEATURES:
             raise ValueError(
@@ -155,8 +134,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         )
 
     def _fingerprint(self) -> str:
-        """SHA-256 over the config, the bytes of every source file, and, when
-        downloading, the upstream URLs at their revisions."""
+        """SHA-256 over the config, the source files' bytes and the upstream URLs."""
         digest = hashlib.sha256(self.config.kind.encode())
         digest.update(repr(sorted(vars(self.config).items(), key=str)).encode())
         if self.config.data_dir is None:

@@ -1,15 +1,10 @@
-"""Reading and validating tabular exports (CSV, JSONL, parquet) into the shared schema.
+"""Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names.
 
-A hospital's export (the paper's IPPM / SoCPPM style data, §2) or an annotation export
-arrives as rows with the hospital's own column names. :func:`read_table` reads a file,
-:func:`map_columns` renames its columns to the standard fields, and the ``*_rows``
-functions check every value, listing every problem as ``file, row N, field F: ...``
-in one :class:`ExportError`. Nothing is dropped silently: a bad row is an error, never
-a skipped row, and columns the mapping does not use are reported (and never carried,
-so that identifiers a hospital did not choose to publish stay out of the dataset).
-
-Row numbers are 1-based data rows: the N-th row after a CSV's header, the N-th
-non-blank line of a JSONL file, the N-th row of a parquet file.
+:func:`read_table` reads a file, :func:`map_columns` renames its columns to the standard
+fields, and the ``*_value`` functions check each value, every problem one line ``file,
+row N: field F ...`` of one :class:`ExportError` (a bad row is an error, never skipped).
+Columns the mapping does not use are reported and never carried. Row N is the N-th data
+row (after a CSV's header; non-blank JSONL lines).
 """
 
 from __future__ import annotations
@@ -35,9 +30,8 @@ __all__ = [
     "read_table",
 ]
 
-#: Standard fields of a case export, and whether each is required. One row is one
-#: (message, clinician response) with an optional draft; rows sharing ``message_id``
-#: are one case with several responses (e.g. the paper's 40 messages x 3 clinicians).
+#: Standard fields of a case export -> required. One row is one (message, clinician
+#: response) with an optional draft; rows sharing ``message_id`` are one case.
 CASE_EXPORT_FIELDS: dict[str, bool] = {
     "message_id": True,
     "message": True,
@@ -80,22 +74,13 @@ class ExportRow(dict):
 
 
 def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict], list[str]]:
-    """Every row of a CSV, TSV, JSONL or parquet file.
-
-    Args:
-        path: the file. The format comes from the suffix (``.csv``, ``.tsv``,
-            ``.jsonl``/``.json``/``.ndjson``, ``.parquet``/``.pq``) unless given.
-        file_format: ``"auto"``, ``"csv"``, ``"jsonl"`` or ``"parquet"``.
-
-    Returns:
-        ``(rows, columns)``: the rows as dicts in file order (CSV cells are strings, an
-        empty cell is ``""``; JSONL and parquet values keep their types) and the column
-        names (CSV header or parquet schema; for JSONL, every key seen, in order).
+    """``(rows, columns)`` of a CSV, TSV, JSONL or parquet file (``file_format`` ``"auto"``:
+    by suffix): dicts in file order (CSV cells are strings) and the column names (for
+    JSONL every key seen, in order).
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming the file for an unknown format, and the line of a JSONL line
-            that is not a JSON object.
+        ValueError: for an unknown format, or a JSONL line that is not a JSON object.
     """
     path = Path(path)
     if not path.is_file():
@@ -131,19 +116,15 @@ def map_columns(
     Args:
         files: the export files, read in order.
         fields: standard field -> required (e.g. :data:`CASE_EXPORT_FIELDS`).
-        column_map: standard field -> the export's column name; a field not named
-            here is looked up under its own name.
-        keep_columns: further export columns to carry as ``attributes`` (opt-in: an
-            export may hold identifiers that must not be published).
+        column_map: standard field -> the export's column (default: the field's name).
+        keep_columns: further columns to carry as ``attributes`` (opt-in: an export may
+            hold identifiers that must not be published).
         file_format: see :func:`read_table`.
 
     Returns:
-        ``(rows, errors)``: :class:`ExportRow` objects holding the standard fields a
-        file has (an optional field absent from a file is absent from its rows) plus
-        ``"attributes"`` (``{column: value}`` of ``keep_columns``), and the list of
-        file-level problems (a required or explicitly mapped column missing from a
-        file, or a JSONL row lacking it). Unused columns raise one
-        :class:`UnusedColumnsWarning` per file.
+        ``(rows, errors)``: :class:`ExportRow` objects with the standard fields a file has
+        plus ``"attributes"`` (``{column: value}``), and the missing required or mapped
+        columns. Unused columns give one :class:`UnusedColumnsWarning` per file.
 
     Raises:
         ValueError: for a ``column_map`` key that is not a standard field.
@@ -191,17 +172,21 @@ def map_columns(
     return rows, errors
 
 
+def _blank(value) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def id_value(row: ExportRow, field: str, errors: list[str], required: bool = True) -> str | None:
     """An identifier: text or an integer, returned as stripped text."""
     value = row.get(field)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         if required:
             errors.append(f"{row.where}: field {field!r} is empty")
         return None
+    if isinstance(value, str):
+        return value.strip()
     errors.append(
         f"{row.where}: field {field!r} must be text or an integer id, got {describe(value)}"
     )
@@ -209,10 +194,9 @@ def id_value(row: ExportRow, field: str, errors: list[str], required: bool = Tru
 
 
 def text_value(row: ExportRow, field: str, errors: list[str], required: bool = True) -> str | None:
-    """A text field; an empty or whitespace-only value is an error when required and
-    ``None`` otherwise. Text is returned as written (not stripped)."""
+    """A text field as written; a blank one is an error when required, else ``None``."""
     value = row.get(field)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         if required:
             errors.append(f"{row.where}: field {field!r} is empty")
         return None
@@ -224,9 +208,9 @@ def text_value(row: ExportRow, field: str, errors: list[str], required: bool = T
 
 def list_value(row: ExportRow, field: str, errors: list[str], separator: str) -> list[str]:
     """A list of strings: a list, a JSON array in a text cell, or text split on
-    ``separator`` (items stripped, empty items left out: ``"a;;b"`` is two items)."""
+    ``separator`` (items stripped, empty items left out)."""
     value = row.get(field)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         return []
     if isinstance(value, str):
         if value.lstrip().startswith("["):
@@ -252,7 +236,7 @@ def encounters_value(row: ExportRow, errors: list[str]) -> list[dict]:
     """Encounters: a list (or JSON array text) of ``{"date", "summary"}`` objects or of
     summary strings."""
     value = row.get("encounters")
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         return []
     if isinstance(value, str):
         try:
@@ -341,22 +325,12 @@ def check_split_fractions(fractions: Mapping[str, float]) -> dict[str, float]:
 
 
 def assign_splits(ids: Iterable[str], fractions: Mapping[str, float], seed: int) -> dict[str, str]:
-    """Assign ids to splits reproducibly.
+    """Assign case (or item) ids to splits reproducibly: id -> split name.
 
     The sorted unique ids are shuffled with ``numpy.random.default_rng(seed)``; split
-    sizes are the fractions of the number of ids rounded by largest remainder (ties to
-    the earlier split), so sizes sum to the number of ids; splits take consecutive
-    blocks of the shuffled ids in the order given. The same ids, fractions and seed
-    always give the same assignment, whatever the row order of the export.
-
-    Args:
-        ids: case (or item) ids; all rows of one case go to one split, so no message
-            is in two splits.
-        fractions: split name -> fraction (see :func:`check_split_fractions`).
-        seed: the shuffle seed.
-
-    Returns:
-        id -> split name.
+    sizes are the ``fractions`` (:func:`check_split_fractions`) of the number of ids,
+    rounded by largest remainder (ties to the earlier split); splits take consecutive
+    blocks of the shuffled ids in the order given, whatever the row order of the export.
 
     >>> assignment = assign_splits([f"m{i}" for i in range(10)], {"train": 0.8, "test": 0.2}, 0)
     >>> sorted(assignment.values()).count("test")

@@ -3,41 +3,18 @@ SyPPM, the paper's public semi-synthetic set (Seegmiller et al., arXiv 2601.1134
 
 A hospital export is one file or several (CSV, TSV, JSONL or parquet) with one row per
 (patient message, clinician response), an optional LLM draft, and the hospital's own
-column names, mapped with ``column_map`` (standard field -> export column):
+column names, mapped with ``column_map`` (standard field -> export column; the fields:
+:data:`~editf1.builders.exports.CASE_EXPORT_FIELDS`, described in docs/datasets.md,
+"Hospital data").
 
-==============  ========  ==========================================================
-field           required  value
-==============  ========  ==========================================================
-message_id      yes       text or integer; rows sharing it are one case
-message         yes       the patient's portal message
-response        yes       a clinician's reply (the reference)
-annotator_id    no        the clinician; needed when a message has several replies
-ehr_summary     no        the chart summary as text (else rendered from the fields
-                          below by :func:`editf1.builders.schema.ehr_text`)
-age, sex        no        as written (an integer age is accepted)
-problems        no        active problem list: a list, a JSON array, or text split on
-                          ``list_separator`` (default ``;``)
-medications     no        outpatient medications, as ``problems``
-encounters      no        recent encounters: a list (or JSON array) of
-                          ``{"date", "summary"}`` objects or of summary strings
-draft           no        an LLM draft of the reply
-draft_system    no        the system that wrote the draft (needs ``draft``)
-split           no        the export's own split name; otherwise a seeded split
-==============  ========  ==========================================================
+Rules, each broken one an :class:`~editf1.builders.exports.ExportError` line naming file,
+row and field: required fields are non-empty text; rows of one message agree on message,
+chart and split; a clinician replies once per message (more rows of the same reply may
+only add drafts, and agree on the kept columns). ``keep_columns`` carries chosen columns
+as response (and pair) ``attributes``; the others are not carried (a warning names them).
 
-Rules, each broken rule an :class:`~editf1.builders.exports.ExportError` line naming
-file, row and field: required fields are present and non-empty; text fields are text;
-rows of one message agree on message, chart and split; one clinician replies once per
-message (several rows of the same clinician and reply may only add different drafts,
-and agree on the kept columns);
-no row is dropped. Columns the mapping does not use are not carried (a warning names
-them; ``keep_columns`` carries chosen ones as response ``attributes``, and as the
-``attributes`` of the reply's pairs in config ``pairs``).
-
-Privacy: these builders read local files only and never upload. The prepared Arrow
-cache is a copy of the data: keep ``cache_dir`` on storage approved for it (the CLI
-uses a temporary folder it deletes). Uploading is a separate, explicit step
-(:func:`editf1.builders.push.push_to_hub`, private repositories only).
+Privacy: these builders read local files only. The prepared Arrow cache is a copy of the
+data: keep ``cache_dir`` on storage approved for it (the CLI uses a temporary folder).
 """
 
 from __future__ import annotations
@@ -71,6 +48,8 @@ from editf1.builders.schema import (
     PAIR_ATTRIBUTES,
     case_pairs,
     ehr_text,
+    new_case,
+    new_response,
     pair_features,
 )
 from editf1.citation import PAPER_CITATION, PAPER_URL
@@ -92,18 +71,17 @@ _CASE_FIELDS = ("message", "ehr_summary", "age", "sex", "problems", "medications
 
 @dataclass
 class ExportConfig(EditF1Config):
-    """Configuration of an export builder (see the module docstring for the fields).
+    """Configuration of an export builder.
 
     Attributes:
-        export_files: files to read, relative to ``data_dir`` (or absolute); None reads
-            every ``.csv``/``.tsv``/``.jsonl``/``.json``/``.ndjson``/``.parquet`` file
-            directly in ``data_dir``, sorted by name.
+        export_files: files to read, relative to ``data_dir``; None: every data file
+            (:data:`DATA_SUFFIXES`) directly in ``data_dir``, sorted by name.
         column_map: standard field -> export column name.
         keep_columns: export columns to carry as response ``attributes``.
         file_format: ``"auto"`` (by suffix), ``"csv"``, ``"jsonl"`` or ``"parquet"``.
         list_separator: separator of ``problems`` / ``medications`` in a text cell.
-        split_fractions: split name -> fraction of cases (sums to 1); None: the
-            builder's default. Ignored when the export has a ``split`` column.
+        split_fractions: split name -> fraction of cases (None: the builder's default);
+            ignored when the export has a ``split`` column.
         seed: seed of the split shuffle (:func:`~editf1.builders.exports.assign_splits`).
     """
 
@@ -122,13 +100,9 @@ def export_files_in(folder: Path) -> list[Path]:
 
 
 class ExportBuilder(EditF1Builder):
-    """Shared machinery of builders that read local tabular exports.
-
-    Subclasses set :attr:`EXPORT_FIELDS` (standard field -> required) and implement
-    :meth:`_items`. Exports are never downloaded; splits come from the export's
-    ``split`` column or from :func:`~editf1.builders.exports.assign_splits` over item
-    ids with ``split_fractions`` (default :attr:`DEFAULT_SPLITS`) and ``seed``.
-    """
+    """Builders of local tabular exports (never downloaded): subclasses set
+    :attr:`EXPORT_FIELDS` and implement :meth:`_items`. Splits come from the export's
+    ``split`` column or :func:`~editf1.builders.exports.assign_splits` over item ids."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
     SOURCE_NOTE = "A local export, read from the exporting institution's own files."
@@ -138,7 +112,6 @@ class ExportBuilder(EditF1Builder):
     PUSHABLE = True
     KEEPS_COLUMNS: ClassVar[bool] = False
 
-    # -- sources -----------------------------------------------------------------
     def _export_paths(self, source: Path) -> list[Path]:
         if self.config.export_files is None:
             files = export_files_in(source)
@@ -164,16 +137,11 @@ class ExportBuilder(EditF1Builder):
             f"{self.DATASET_NAME} reads a local export and never downloads: pass data_dir="
         )
 
-    # -- rows -> splits ------------------------------------------------------------
     def _items(
         self, rows: list[ExportRow], errors: list[str]
     ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
-        """Validate and group rows, appending problems to ``errors``.
-
-        Returns:
-            ``[(item id, example)]`` in order of first row, and item id -> (where its
-            first row is, the split that row gives or None).
-        """
+        """Check and group rows, appending problems to ``errors``: ``[(item id, example)]``
+        and item id -> (where its first row is, the split it gives or None)."""
         raise NotImplementedError
 
     def _split_examples(self, items, assignment, names) -> dict[str, list[dict]]:
@@ -218,10 +186,9 @@ class ExportBuilder(EditF1Builder):
 class HospitalExportBuilder(ExportBuilder):
     """A hospital's export of portal messages, chart summaries, replies and drafts.
 
-    Configs: ``cases`` (default; :data:`~editf1.builders.schema.CASE_FEATURES`, one row
-    per message) and ``pairs`` (every draft against every reply of its message, for
-    ``edit-f1 score``; needs a ``draft`` column). Splits: the export's ``split`` column,
-    or a seeded split of the messages, by default train 0.8 / validation 0.1 / test 0.1.
+    Configs ``cases`` (default) and ``pairs`` (every draft against every reply of its
+    message; needs a ``draft`` column). Splits: the ``split`` column, or a seeded split
+    of the messages (default train 0.8 / validation 0.1 / test 0.1).
 
     Example::
 
@@ -298,7 +265,6 @@ class HospitalExportBuilder(ExportBuilder):
     def _items(
         self, rows: list[ExportRow], errors: list[str]
     ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
-        """Group rows into cases (one per ``message_id``); see the module rules."""
         separator = self.config.list_separator
         cases: dict[str, dict] = {}
         first_rows: dict[str, tuple[ExportRow, dict]] = {}
@@ -327,22 +293,9 @@ class HospitalExportBuilder(ExportBuilder):
             if len(errors) > n_errors or message_id is None:
                 continue
             if message_id not in cases:
-                ehr = {
-                    key: values[key]
-                    for key in ("age", "sex", "problems", "medications", "encounters")
-                }
-                ehr["other"] = []
-                cases[message_id] = {
-                    "id": message_id,
-                    "message": values["message"],
-                    "ehr_summary": values["ehr_summary"] or ehr_text(ehr),
-                    "ehr": ehr,
-                    "responses": [],
-                    "drafts": [],
-                    "themes": [],
-                    "matches": [],
-                    "attributes": [],
-                }
+                ehr = {key: values[key] for key in _CASE_FIELDS[2:]} | {"other": []}
+                summary = values["ehr_summary"] or ehr_text(ehr)
+                cases[message_id] = new_case(message_id, values["message"], summary, ehr=ehr)
                 first_rows[message_id] = (row, {**values, "split": split})
                 splits[message_id] = (row.where, split)
             else:
@@ -355,13 +308,11 @@ class HospitalExportBuilder(ExportBuilder):
                             f"(same message_id {message_id!r})"
                         )
             case = cases[message_id]
-            new_draft = None
-            if draft is not None:
-                new_draft = {"system": system, "text": draft}
-                if new_draft in case["drafts"]:
-                    new_draft = None
-                else:
-                    case["drafts"].append(new_draft)
+            new_draft = None if draft is None else {"system": system, "text": draft}
+            if new_draft in case["drafts"]:
+                new_draft = None
+            elif new_draft is not None:
+                case["drafts"].append(new_draft)
             key = (message_id, annotator)
             if key in seen:
                 earlier, response_entry = seen[key]
@@ -377,43 +328,31 @@ class HospitalExportBuilder(ExportBuilder):
                         f"reply as {earlier.where}, adding no new draft"
                     )
                 elif attributes != response_entry["attributes"]:
-                    differing = _differing_columns(attributes, response_entry["attributes"])
+                    earlier_values = {a["name"]: a["value"] for a in response_entry["attributes"]}
+                    differing = [
+                        a["name"] for a in attributes if earlier_values.get(a["name"]) != a["value"]
+                    ]
                     errors.append(
                         f"{row.where}: kept column(s) {', '.join(map(repr, differing))} "
                         f"differ from {earlier.where} (same reply to message_id "
                         f"{message_id!r} by {who}); a reply carries one value of each"
                     )
                 continue
-            entry = {
-                "annotator_id": annotator,
-                "text": response,
-                "draft_index": None,
-                "attributes": attributes,
-            }
+            entry = new_response(response, annotator, None, attributes)
             case["responses"].append(entry)
             seen[key] = (row, entry)
         return list(cases.items()), splits
 
 
-def _differing_columns(attributes: list[dict], first: list[dict]) -> list[str]:
-    """Names of the kept columns whose values differ between two rows' ``attributes``
-    (lists of ``{"name", "value"}``), in the order the export names them."""
-    first_values = {a["name"]: a["value"] for a in first}
-    return [a["name"] for a in attributes if first_values.get(a["name"]) != a["value"]]
-
-
 class IPPMBuilder(HospitalExportBuilder):
-    """The paper's IPPM set as a hospital exports it: private portal messages with
-    clinician replies (§2). Same export format and rules as
-    :class:`HospitalExportBuilder`."""
+    """The paper's IPPM set (§2) as a hospital exports it (:class:`HospitalExportBuilder`)."""
 
     DATASET_NAME = "ippm"
     PRETTY_NAME = "IPPM-style patient portal messages (private hospital export)"
 
 
 class SoCPPMBuilder(HospitalExportBuilder):
-    """The paper's SoCPPM set as a hospital exports it (§2): private portal messages with
-    clinician replies. Same export format and rules as :class:`HospitalExportBuilder`."""
+    """The paper's SoCPPM set (§2) as a hospital exports it (:class:`HospitalExportBuilder`)."""
 
     DATASET_NAME = "socppm"
     PRETTY_NAME = "SoCPPM-style patient portal messages (private hospital export)"
@@ -421,36 +360,21 @@ class SoCPPMBuilder(HospitalExportBuilder):
 
 @dataclass
 class SyPPMConfig(ExportConfig):
-    """:class:`ExportConfig` plus the Hub source.
-
-    Attributes:
-        hub_repo: Hub dataset repository of SyPPM, e.g. ``"org/syppm"`` (not named
-            ``repo_id``: ``datasets`` reserves that builder argument).
-        revision: Hub revision (a commit sha pins it; a branch name does not).
-    """
+    """:class:`ExportConfig` plus ``hub_repo``, the Hub dataset repository of SyPPM
+    (``datasets`` reserves ``repo_id``), read at ``revision`` (a commit sha pins it)."""
 
     hub_repo: str | None = None
-
-
-#: The Hugging Face collection where the paper releases SyPPM (arXiv 2601.11344,
-#: footnote 1); the dataset repository inside it is given with ``hub_repo``.
 
 
 class SyPPMBuilder(HospitalExportBuilder):
     """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
     theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
 
-    The paper releases it in the Hugging Face collection :data:`SYPPM_COLLECTION`
-    (footnote 1 of arXiv 2601.11344). Reads a local copy (``data_dir``) or downloads the
-    Hub dataset repository ``hub_repo`` at ``revision`` with
-    :func:`huggingface_hub.snapshot_download` (only the data files: ``export_files`` or
-    every CSV/JSONL/parquet file). The files are read with the export rules of
-    :class:`HospitalExportBuilder`; ``column_map`` maps the release's column names. This
-    library does not assume a repository id or column names it could not check (the
-    dataset repository inside the collection was not confirmed offline): pass
-    ``hub_repo`` (a dataset of that collection) and ``revision`` (a commit sha). Configs
-    ``cases`` and ``pairs``; one split, ``test``, unless ``split_fractions`` says
-    otherwise.
+    Reads a local copy (``data_dir``) or downloads the data files of ``hub_repo`` (a
+    dataset of the collection :data:`SYPPM_COLLECTION`) at ``revision``, with the export
+    rules of :class:`HospitalExportBuilder` (``column_map`` maps the release's columns;
+    no repository id or column names are assumed). Configs ``cases`` and ``pairs``; one
+    split, ``test``, unless ``split_fractions`` says otherwise.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.

@@ -1,17 +1,14 @@
 """Hub-ready dataset folders: data files plus a dataset card (or the card alone).
 
-``datasets`` 4+ loads a folder or Hub repository of data files whose README.md YAML
-``configs:`` names each config's files per split (one file format per repository).
-:func:`write_hub_folder` prepares a builder's configs and writes such a folder::
+``datasets`` 4+ loads a folder whose README.md YAML ``configs:`` names each config's
+files per split. :func:`write_hub_folder` prepares a builder's configs and writes::
 
     <output>/README.md                     # card: YAML configs + dataset_info, prose
     <output>/data/<config>/<split>.parquet # or .jsonl
 
-so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the same rows
-and features as the builder. :func:`render_card` writes the card (source, licence,
-citation, fields, caveats, loading); :func:`write_card` writes the card alone, which
-then opens by saying how to build the data files beside it. :mod:`editf1.builders.push`
-uploads a folder, and only when called.
+so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the builder's
+rows and features. :func:`write_card` writes the card alone, which then says how to build
+the data files beside it. Nothing is uploaded here (:mod:`editf1.builders.push`).
 """
 
 from __future__ import annotations
@@ -133,8 +130,7 @@ _LICENSE_TEXTS = {"apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0"}
 
 
 def size_category(rows: int | None) -> str:
-    """The Hub's ``size_categories`` value for a set of ``rows`` rows (its largest
-    config); ``"unknown"`` (the value ``datasets`` allows for it) when not counted.
+    """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted).
 
     >>> size_category(12), size_category(1_000), size_category(None)
     ('n<1K', '1K<n<10K', 'unknown')
@@ -148,14 +144,9 @@ def size_category(rows: int | None) -> str:
 
 
 def license_link(builder_cls: type[EditF1Builder]) -> str:
-    """Where a card's licence is written: a third party's set on GitHub links the
-    upstream repository's licence file, the library's own sets the licence text, and a
-    set without a standard licence (``other``, ``unknown``: a data use agreement, no
-    upstream licence, the release's own) the card's own Licence section.
-
-    Raises:
-        KeyError: for a standard licence of an own set with no known text.
-    """
+    """A card's ``license_link``: a GitHub set's licence file, the library's own sets' licence
+    text, else (``other``, ``unknown``) the card's Licence section; KeyError for an own
+    set's licence with no known text."""
     if builder_cls.LICENSE in ("other", "unknown"):
         return "README.md#licence"
     if builder_cls.UPSTREAM and builder_cls.HOMEPAGE.startswith("https://github.com/"):
@@ -164,10 +155,8 @@ def license_link(builder_cls: type[EditF1Builder]) -> str:
 
 
 def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
-    """The Hub's ``source_datasets``: ``original`` for the sets this library may upload
-    (the demo, an institution's own exports and annotations), ``extended|other-<name>``
-    for a third party's set read from its GitHub repository, ``extended`` for one read
-    from a release the caller names (SyPPM)."""
+    """The Hub's ``source_datasets``: ``original`` for the sets this library may upload,
+    ``extended|other-<name>`` for a third party's set on GitHub, else ``extended``."""
     if builder_cls.PUSHABLE:
         return ["original"]
     if builder_cls.HOMEPAGE.startswith("https://github.com/"):
@@ -176,11 +165,8 @@ def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
 
 
 def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
-    """The ``configs`` argument of :func:`render_card` as known without data: every
-    config, with splits ``test`` for upstream sets or the export's split names; row
-    counts where the builder publishes them (``PUBLISHED_ROWS``: the pinned upstream
-    files' rows, checked against the real files by tests/test_datasets_real.py), else
-    none."""
+    """The ``configs`` of :func:`render_card` as known without data: every config, its
+    default splits, and the ``PUBLISHED_ROWS`` counts where a builder has them."""
     splits = list(getattr(builder_cls, "DEFAULT_SPLITS", None) or ["test"])
     fractions = (builder_kwargs or {}).get("split_fractions")
     if fractions:
@@ -204,58 +190,42 @@ def render_card(
 
     Args:
         builder_cls: the builder whose class attributes describe the set.
-        configs: ``(config name, kind, description, {split: rows or None})`` per config,
-            in order; the first is the default config.
-        file_format: ``"parquet"`` or ``"jsonl"``: data files are
-            ``data/<config>/<split>.<file_format>``.
-        registry_name: the name of the builder in :data:`editf1.builders.BUILDERS`.
-        card_only: for a card written without its data files (:func:`write_card`), its
-            folder as a command names it (e.g. ``datasets/oncqa``): the card then opens
-            by saying that ``datasets.load_dataset`` on the folder fails with
-            ``FileNotFoundError`` until they are built, and the ``edit-f1
-            export-dataset`` command that writes them there (:func:`build_note`).
+        configs: ``(config name, kind, description, {split: rows or None})`` per config;
+            the first is the default.
+        file_format: ``"parquet"`` or ``"jsonl"`` (``data/<config>/<split>.<format>``).
+        registry_name: the builder's name in :data:`editf1.builders.BUILDER_NAMES`.
+        card_only: for a card without its data files, its folder as a command names it;
+            the card then opens with :func:`build_note`.
 
     Returns:
-        The card text: YAML front matter (``license``, ``license_name`` for ``other``,
-        ``license_link`` (:func:`license_link`), ``pretty_name``, ``language``,
-        ``size_categories`` of the largest config (:func:`size_category`; ``unknown``
-        without counts), ``source_datasets`` (:func:`source_datasets`), ``tags``,
-        ``task_categories``, ``configs`` with ``data_files`` per split, and
-        ``dataset_info`` with every config's features) and a Markdown body.
+        The card: YAML front matter (licence, size category, source datasets, tags,
+        ``configs`` and every config's ``dataset_info``) and a Markdown body.
 
     Raises:
         ValueError: for an unknown file format.
         KeyError: if a field has no description, or a licence has no known link.
     """
+    cls = builder_cls
     if file_format not in FILE_FORMATS:
         raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
-    name = registry_name or builder_cls.DATASET_NAME
+    name = registry_name or cls.DATASET_NAME
     yaml_configs, infos = [], {}
     for i, (config, kind, _, splits) in enumerate(configs):
-        entry = {
-            "config_name": config,
-            "data_files": [
-                {"split": split, "path": f"data/{config}/{split}.{file_format}"} for split in splits
-            ],
-        }
-        if i == 0:
-            entry["default"] = True
-        yaml_configs.append(entry)
-        infos[config] = datasets.DatasetInfo(
-            features=builder_cls.KIND_FEATURES[kind], config_name=config
-        )
-    extra = {}
-    if builder_cls.LICENSE == "other" and builder_cls.LICENSE_NAME:
-        extra["license_name"] = builder_cls.LICENSE_NAME
+        files = [{"split": s, "path": f"data/{config}/{s}.{file_format}"} for s in splits]
+        first = {"default": True} if i == 0 else {}
+        yaml_configs.append({"config_name": config, "data_files": files} | first)
+        infos[config] = datasets.DatasetInfo(features=cls.KIND_FEATURES[kind], config_name=config)
+    other = cls.LICENSE == "other" and cls.LICENSE_NAME
+    extra = {"license_name": cls.LICENSE_NAME} if other else {}
     counted = all(n is not None for *_, splits in configs for n in splits.values())
     largest = max(sum(splits.values()) for *_, splits in configs) if counted else None
     card_data = DatasetCardData(
-        license=builder_cls.LICENSE,
-        license_link=license_link(builder_cls),
-        pretty_name=builder_cls.PRETTY_NAME,
+        license=cls.LICENSE,
+        license_link=license_link(cls),
+        pretty_name=cls.PRETTY_NAME,
         language=["en"],
         size_categories=[size_category(largest)],
-        source_datasets=source_datasets(builder_cls),
+        source_datasets=source_datasets(cls),
         tags=["medical", "clinical", "patient-portal-messages", "edit-f1"],
         task_categories=["text-generation"],
         configs=yaml_configs,
@@ -264,28 +234,31 @@ def render_card(
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
-    body = [f"# {builder_cls.PRETTY_NAME}", ""]
+    body = [f"# {cls.PRETTY_NAME}", ""]
     if card_only is not None:
-        first = yaml_configs[0]["data_files"][0]["path"]
-        body += [*build_note(name, builder_cls, card_only, first), ""]
-    body += [builder_cls.DESCRIPTION, ""]
+        body += [*build_note(name, cls, card_only, yaml_configs[0]["data_files"][0]["path"]), ""]
+    upstream = cls.UPSTREAM.items()
+    sources = [f"- `{n}`: {f.resolve()} (pinned revision `{f.revision}`)" for n, f in upstream]
+    default, _, _, default_splits = configs[0]
+    split = "test" if "test" in default_splits else next(iter(default_splits))
+    data_dir = "" if name == "demo" else " --data-dir DIR"
     body += [
-        "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how "
-        "much a clinician would have to edit an LLM-drafted reply to a patient message, "
-        f"by the `editf1` library's `{builder_cls.__name__}`.",
+        cls.DESCRIPTION,
+        "",
+        "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how much a "
+        "clinician would have to edit an LLM-drafted reply to a patient message, by the "
+        f"`editf1` library's `{cls.__name__}`.",
         "",
         "## Source",
         "",
-        f"- Homepage: {builder_cls.HOMEPAGE}",
-    ]
-    for local, upstream in builder_cls.UPSTREAM.items():
-        body.append(f"- `{local}`: {upstream.resolve()} (pinned revision `{upstream.revision}`)")
-    if builder_cls.SOURCE_NOTE:
-        body.append(f"- {builder_cls.SOURCE_NOTE}")
-    body += ["", "## Licence", "", f"`{builder_cls.LICENSE}`: {builder_cls.LICENSE_NOTE}", ""]
-    default, _, _, default_splits = configs[0]
-    split = "test" if "test" in default_splits else next(iter(default_splits))
-    body += [
+        f"- Homepage: {cls.HOMEPAGE}",
+        *sources,
+        *([f"- {cls.SOURCE_NOTE}"] if cls.SOURCE_NOTE else []),
+        "",
+        "## Licence",
+        "",
+        f"`{cls.LICENSE}`: {cls.LICENSE_NOTE}",
+        "",
         "## Loading",
         "",
         "```python",
@@ -303,45 +276,35 @@ def render_card(
         "```",
         "",
         "Write this folder (data files and card) with "
-        f"`edit-f1 export-dataset {name}{'' if name == 'demo' else ' --data-dir DIR'} "
-        "--output FOLDER`.",
+        f"`edit-f1 export-dataset {name}{data_dir} --output FOLDER`.",
     ]
     pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
     if pair_configs:
-        body += [
-            "",
-            "Score a split with edit-F1: "
-            f"`edit-f1 score --dataset FOLDER --config {pair_configs[0]} --split {split}`.",
-        ]
-    body += ["", "## Configurations", ""]
-    body += ["| config | one row is | splits" + (" (rows)" if counted else "") + " |"]
-    body += ["|---|---|---|"]
+        score = f"--dataset FOLDER --config {pair_configs[0]} --split {split}"
+        body += ["", f"Score a split with edit-F1: `edit-f1 score {score}`."]
+    header = f"| config | one row is | splits{' (rows)' if counted else ''} |"
+    body += ["", "## Configurations", "", header, "|---|---|---|"]
     for config, kind, _, splits in configs:
-        listed = ", ".join(
-            f"`{split}` ({n})" if counted else f"`{split}`" for split, n in splits.items()
-        )
+        listed = ", ".join(f"`{s}` ({n})" if counted else f"`{s}`" for s, n in splits.items())
         body.append(f"| `{config}` | {_KIND_ROWS[kind]} | {listed} |")
     if not counted:
         body += ["", "Row counts are written into this card when the data is exported."]
     body += ["", "## Fields", ""]
     for config, kind, _, _ in configs:
         body += [f"### `{config}`", ""]
-        for field in builder_cls.KIND_FEATURES[kind]:
-            body.append(f"- `{field}`: {_field_doc(builder_cls, kind, field)}")
+        body += [f"- `{f}`: {_field_doc(cls, kind, f)}" for f in cls.KIND_FEATURES[kind]]
         body.append("")
-    body += ["## Caveats", ""]
-    body += [f"- {caveat}" for caveat in builder_cls.CAVEATS]
-    body += ["", "## Citation", "", "```bibtex", builder_cls.CITATION.strip(), "```", ""]
+    body += ["## Caveats", "", *(f"- {caveat}" for caveat in cls.CAVEATS), ""]
+    body += ["## Citation", "", "```bibtex", cls.CITATION.strip(), "```", ""]
     return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
 
 
 def build_note(
     name: str, builder_cls: type[EditF1Builder], folder: str, first_file: str
 ) -> list[str]:
-    """The opening lines of a card written without its data: ``datasets.load_dataset``
-    on ``folder`` raises ``FileNotFoundError`` naming ``first_file`` (a path the card's
-    ``configs`` point at) until ``edit-f1 export-dataset`` writes the data files there,
-    and the command that does (Markdown lines).
+    """The opening Markdown lines of a card without its data: the ``FileNotFoundError``
+    ``datasets.load_dataset(folder)`` raises (naming ``first_file``) until the data files
+    are built, and the ``edit-f1 export-dataset`` command that builds them there.
 
     >>> from editf1.builders import builder_class
     >>> print("\\n".join(build_note("kqa", builder_class("kqa"), "datasets/kqa",
@@ -353,15 +316,10 @@ def build_note(
     ```
     ...
     """
-    demo = name == "demo"
-    command = f"edit-f1 export-dataset {name}{'' if demo else ' --data-dir DIR'} --output {folder}"
-    files = list(builder_cls.UPSTREAM) or list(builder_cls.SOURCE_FILES)
-    where = (
-        f"`DIR` is the folder of the source files ({', '.join(f'`{f}`' for f in files)}; see "
-        "*Source*)"
-        if files
-        else "`DIR` is the folder of the source files (see *Source*)"
-    )
+    data_dir = "" if name == "demo" else " --data-dir DIR"
+    command = f"edit-f1 export-dataset {name}{data_dir} --output {folder}"
+    files = ", ".join(f"`{f}`" for f in builder_cls.UPSTREAM or builder_cls.SOURCE_FILES)
+    where = f"`DIR` is the folder of the source files ({files + '; ' if files else ''}see *Source*)"
     if builder_cls.UPSTREAM:
         where += "; or give `--download` instead of `--data-dir DIR` to fetch the pinned files"
     return [
@@ -378,15 +336,8 @@ def build_note(
 
 
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
-    """Refuse to write a Hub-ready folder over anything but an earlier one's card.
-
-    ``output`` may be absent, empty, or hold only a README.md that is an edit-f1 card
-    (its YAML tags hold ``edit-f1``: one :func:`render_card` wrote, as the committed
-    ``datasets/<name>/`` folders), unless ``overwrite``.
-
-    Raises:
-        FileExistsError: naming the folder and up to five of the entries in the way.
-    """
+    """Refuse (FileExistsError, naming up to five entries in the way) to write a Hub-ready
+    folder over anything but an edit-f1 card's README.md, unless ``overwrite``."""
     output = Path(output)
     if overwrite or not output.is_dir():
         return
@@ -400,12 +351,8 @@ def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
 
 
 def check_card_replaceable(path: str | Path, overwrite: bool = False) -> None:
-    """Refuse to replace a README.md that is not an edit-f1 dataset card (a card whose
-    YAML tags hold ``edit-f1``), unless ``overwrite``: it may be a user's own notes.
-
-    Raises:
-        FileExistsError: naming the file.
-    """
+    """Refuse (FileExistsError) to replace a README.md whose YAML tags do not hold
+    ``edit-f1`` (it may be a user's own notes), unless ``overwrite``."""
     path = Path(path)
     if overwrite or not path.exists():
         return
@@ -428,19 +375,12 @@ def write_card(
     overwrite: bool = False,
     folder: str | None = None,
 ) -> Path:
-    """Write ``output/README.md``: the card of builder ``name`` as known without data
-    (every config, default splits, the published row counts where the builder has
-    them: :func:`card_configs`), as committed under ``datasets/<name>/``. It opens by
-    saying how to build the data files beside it (:func:`build_note`), naming its
-    folder as ``folder`` (default ``output`` as given; the committed cards:
-    ``datasets/<name>``).
-
-    Returns:
-        The path of the README.md.
+    """Write and return ``output/README.md``: the card of builder ``name`` as known without
+    data (:func:`card_configs`), opening with :func:`build_note` for ``folder`` (default
+    ``output``). Other files in ``output`` are kept.
 
     Raises:
-        FileExistsError: for a README.md there that is not an edit-f1 card
-            (:func:`check_card_replaceable`); other files in ``output`` are kept.
+        FileExistsError: for a README.md there that is not an edit-f1 card.
     """
     from editf1.builders import builder_class
 
@@ -466,18 +406,8 @@ def write_builders(
     file_format: str = "parquet",
     registry_name: str | None = None,
 ) -> HubFolder:
-    """Write prepared builders (configs of one set) as a Hub-ready folder.
-
-    Args:
-        builders: one prepared builder per config (``download_and_prepare`` done), all
-            of one class; the first config is the default.
-        output: the folder; ``data/`` in it is replaced.
-        file_format: ``"parquet"`` (default) or ``"jsonl"``.
-        registry_name: the builders' name in :data:`editf1.builders.BUILDER_NAMES`.
-
-    Returns:
-        The folder and its row counts.
-    """
+    """Write prepared builders (one per config of one set, the default first) as a
+    Hub-ready folder (its ``data/`` replaced) and return it with its row counts."""
     if file_format not in FILE_FORMATS:
         raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
     output = Path(output)
@@ -497,9 +427,8 @@ def write_builders(
                     for row in rows:
                         handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             counts[split] = rows.num_rows
-        configs.append(
-            (builder.config.name, builder.config.kind, builder.config.description, counts)
-        )
+        config = builder.config
+        configs.append((config.name, config.kind, config.description, counts))
     card = render_card(
         type(builders[0]), configs, file_format=file_format, registry_name=registry_name
     )
@@ -520,15 +449,12 @@ def write_hub_folder(
     """Prepare every config (or ``configs``) of a set and write its Hub-ready folder.
 
     Args:
-        name: a builder name of :data:`editf1.builders.BUILDERS`.
-        output: the folder to write; it must be empty or absent, or hold only an
-            edit-f1 card's README.md, unless ``overwrite`` (:func:`check_export_folder`).
-        configs: config names, default all of the builder's (default config first).
+        name: a builder name of :data:`editf1.builders.BUILDER_NAMES`.
+        output: the folder (:func:`check_export_folder`).
+        configs: config names, default all of the builder's.
         file_format: ``"parquet"`` or ``"jsonl"``.
-        cache_dir: the ``datasets`` cache; default a temporary folder deleted
-            afterwards (no lingering copy of the data).
-        **builder_kwargs: passed to each builder (``data_dir``, ``export_files``,
-            ``column_map``, ``split_fractions``, ``seed``, ...).
+        cache_dir: the ``datasets`` cache; default a temporary folder deleted afterwards.
+        **builder_kwargs: passed to each builder (``data_dir``, ``column_map``, ...).
 
     Returns:
         The folder and its row counts.

@@ -1,11 +1,9 @@
-"""Builders of the public sets: the shipped demo, OncQA, K-QA, K-QA NLI, ExpertQA medicine.
+"""Builders of the public sets: the shipped demo, K-QA, K-QA NLI, ExpertQA medicine (OncQA:
+:mod:`editf1.builders.oncqa`).
 
-Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (the upstream
-files under their upstream names, except where noted), or downloads the upstream files
-at the pinned revision when ``data_dir`` is None. The readers in :mod:`editf1.builders.readers`
-do the parsing; these classes turn their rows into the shared schemas of
-:mod:`editf1.builders.schema`. Upstream sets carry no splits: every config has one
-split, ``test`` (evaluation data).
+Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (upstream file
+names), or downloads the upstream files at the pinned revision when ``data_dir`` is None;
+:mod:`editf1.builders.readers` parses them. Every config has one split, ``test``.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import ClassVar
 
-from datasets import Features, Value
+from datasets import Value
 
 from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
 from editf1.builders.exports import ExportError
@@ -24,20 +22,18 @@ from editf1.builders.readers import (
     expertqa_medicine_rows,
     kqa_nli_rows,
     kqa_question_rows,
-    oncqa_content_grading_rows,
-    oncqa_rows,
-    parse_oncqa_input,
 )
-from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS
 from editf1.builders.schema import (
     CASE_FEATURES,
     CONTENT_MATCH_FEATURES,
     case_pairs,
-    empty_ehr,
+    named_values,
+    new_case,
+    new_response,
     pair_features,
 )
 from editf1.citation import PAPER_CITATION, PAPER_URL
-from editf1.io import read_csv, read_rows
+from editf1.io import read_rows
 
 __all__ = [
     "DemoBuilder",
@@ -45,7 +41,6 @@ __all__ = [
     "ExpertQAMedicineBuilder",
     "KQABuilder",
     "KQANLIBuilder",
-    "OncQABuilder",
     "UnmatchedRecordsWarning",
 ]
 
@@ -60,22 +55,12 @@ class UnmatchedRecordsWarning(UserWarning):
     """Upstream records that refer to something absent from the other file (named)."""
 
 
-def _named(pairs) -> list[dict]:
-    """``[{"name", "value"}]`` from ``(name, value)`` pairs; empty text becomes None."""
-    return [{"name": n, "value": v if v is None or str(v).strip() else None} for n, v in pairs]
-
-
 # ---------------------------------------------------------------------------------
 class DemoBuilder(EditF1Builder):
-    """The demo set shipped with the package (``editf1/data/demo.jsonl``).
-
-    Twelve invented primary-care portal messages with a text chart summary, one
-    clinician reply and one LLM draft each, written by the edit-F1 team (no patient
-    data). Configs: ``pairs`` (default; draft vs reply) and ``cases``.
-
-    ``data_dir``: optional folder with a ``demo.jsonl`` of the same format
-    (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``, ``system``).
-    """
+    """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
+    (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
+    same fields (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``,
+    ``system``)."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
@@ -124,24 +109,13 @@ class DemoBuilder(EditF1Builder):
             fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
             rows = read_rows(source / "demo.jsonl", fields, "jsonl")
         cases = [
-            {
-                "id": row["id"],
-                "message": row["message"],
-                "ehr_summary": row["ehr_summary"],
-                "ehr": empty_ehr(),
-                "responses": [
-                    {
-                        "annotator_id": None,
-                        "text": row["reference"],
-                        "draft_index": None,
-                        "attributes": [],
-                    }
-                ],
-                "drafts": [{"system": row["system"], "text": row["prediction"]}],
-                "themes": [],
-                "matches": [],
-                "attributes": [],
-            }
+            new_case(
+                row["id"],
+                row["message"],
+                row["ehr_summary"],
+                responses=[new_response(row["reference"])],
+                drafts=[{"system": row["system"], "text": row["prediction"]}],
+            )
             for row in rows
         ]
         if self.config.kind == "cases":
@@ -152,279 +126,6 @@ class DemoBuilder(EditF1Builder):
                 {**pair, "id": pair["case_id"]} for c in cases for pair in case_pairs(c, "reply")
             ]
         }
-
-
-# ---------------------------------------------------------------------------------
-_ONCQA = "https://raw.githubusercontent.com/AIM-Harvard/OncQA/{revision}/Data/"
-#: Commits of github.com/AIM-Harvard/OncQA holding each file (Master2.csv changed later).
-ONCQA_REVISION = "47b04635789e9cfd48d8eb7d116955fc65a61cec"
-ONCQA_MASTER_REVISION = "2388401c7b5c7f92cc51bcec2dc21e4cd5a0c9e1"
-
-
-class OncQABuilder(EditF1Builder):
-    """OncQA (Chen et al., Lancet Digital Health 2024): oncology portal messages.
-
-    Configs:
-        ``own_reply`` (default): each GPT-4 draft (``Master2.csv`` ``Output``) against
-        the reply an oncologist wrote without seeing it (``stage1.csv``), the paper's
-        setting; 100 pairs over 63 cases in ``../shared/data/oncqa``. Rows equal
-        :func:`editf1.builders.readers.oncqa_rows` (``id`` ``"<case>-<n>"``) plus message and
-        chart summary.
-        ``edited``: the draft the oncologist saw (``stage2.csv`` ``raw_response``)
-        against their edit of it (``doc_change``), with the upstream ``edit_distance``,
-        ``acceptability`` (``q3``) and ``harm`` (``q5``); 100 pairs.
-        ``cases``: one row per case (:data:`CASE_FEATURES`), message and chart summary
-        parsed from ``Input`` by :func:`editf1.builders.readers.parse_oncqa_input`; stage-1
-        replies and stage-2 edits are the responses.
-        ``content_grading``: physicians' content flags of drafts, edits and own replies
-        (``content_grading_s44.csv``, ``content_grading_d56.csv``); 263 rows.
-
-    ``data_dir``: a folder with ``Master2.csv``, ``stage1.csv``, ``stage2.csv``,
-    ``content_grading_s44.csv`` and ``content_grading_d56.csv`` (upstream
-    ``Data/original_questions_gpt4_outputs/Master2.csv``, ``Data/parsed_data/stage1.csv``,
-    ``Data/parsed_data/stage2.csv``, ``Data/content_grading/s44.csv``, ``d56.csv``).
-
-    Raises (at ``download_and_prepare``):
-        FileNotFoundError: for a missing file.
-        ValueError: naming file, row and field for an ``Input`` that cannot be parsed, a
-            stage-1/stage-2 case missing from ``Master2.csv``, or a bad flag cell.
-    """
-
-    DATASET_NAME = "oncqa"
-    PRETTY_NAME = "OncQA: GPT-4 drafts and oncologists' replies to patient messages"
-    DESCRIPTION = (
-        "Oncology patient portal messages with an EHR context, GPT-4 drafted replies, "
-        "replies written by oncologists without a draft (stage 1), the oncologists' "
-        "edits of the drafts with acceptability and harm ratings (stage 2), and "
-        "physicians' content flags per response."
-    )
-    HOMEPAGE = "https://github.com/AIM-Harvard/OncQA"
-    LICENSE = "other"
-    LICENSE_NAME = "no-upstream-licence-research-use"
-    LICENSE_NOTE = (
-        "The upstream repository has no licence file: use for research evaluation only, "
-        "cite the paper, and do not redistribute the data (this card ships without it)."
-    )
-    CITATION = (
-        """@article{chen2024effect,
-  title   = {The effect of using a large language model to respond to patient messages},
-  author  = {Chen, Shan and others},
-  journal = {The Lancet Digital Health},
-  year    = {2024},
-  note    = {arXiv:2310.17703}
-}
-"""
-        + PAPER_CITATION
-    )
-    SOURCE_FILES = (
-        "Master2.csv",
-        "stage1.csv",
-        "stage2.csv",
-        "content_grading_s44.csv",
-        "content_grading_d56.csv",
-    )
-    PUBLISHED_ROWS: ClassVar[dict] = {
-        "own_reply": 100,
-        "edited": 100,
-        "cases": 63,
-        "content_grading": 263,
-    }
-    UPSTREAM: ClassVar[dict] = {
-        "Master2.csv": UpstreamFile(
-            _ONCQA + "original_questions_gpt4_outputs/Master2.csv", ONCQA_MASTER_REVISION
-        ),
-        "stage1.csv": UpstreamFile(_ONCQA + "parsed_data/stage1.csv", ONCQA_REVISION),
-        "stage2.csv": UpstreamFile(_ONCQA + "parsed_data/stage2.csv", ONCQA_REVISION),
-        "content_grading_s44.csv": UpstreamFile(_ONCQA + "content_grading/s44.csv", ONCQA_REVISION),
-        "content_grading_d56.csv": UpstreamFile(_ONCQA + "content_grading/d56.csv", ONCQA_REVISION),
-    }
-    CAVEATS = (
-        "No oncologist ids upstream: `annotator_id` is null; the n-th reply of a case "
-        "(`<case>-<n>`) is the n-th oncologist of that case, not the same person across "
-        "cases, and stage-1 and stage-2 oncologists of a case are not linked.",
-        "In 3 cases the draft in stage2.csv differs from Master2.csv by a few characters; "
-        "`cases` keeps both as drafts and each edit points to the one it edited "
-        "(`draft_index`); `own_reply` uses Master2.csv, `edited` uses stage2.csv.",
-        "Most drafts begin with GPT-4's note on the prompt (e.g. \"The provided "
-        "information is sufficient to address the patient's concerns.\") and some use "
-        'placeholders such as "[Patient Name]"; drafts are kept verbatim, so these lines '
-        "count as expected deletions against a reply.",
-        "Upstream text is kept as is, including encoding damage (e.g. `‚Äô` for an "
-        "apostrophe) and typos in the EHR context (e.g. `Gender: Feale`).",
-        "Stage-1 `label1`/`label2` and stage-2 `q4`, `q6`, `q7` are carried with their "
-        "upstream names and are not interpreted here; empty cells are null.",
-        "`content_grading` flags come from two files that split the cases (single- and "
-        "two-oncologist cases), not from two graders.",
-        "Oncology only. The cases are simulated scenarios written for the study (see "
-        "the upstream paper), so no oncologist is the patient's own clinician.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "edit_distance": "upstream character-level edit count between draft and edit (int)",
-        "acceptability": "stage-2 `q3`: Acceptable with no modifications / Acceptable "
-        "with modifications / Unacceptable (Major modifications or rewrite required)",
-        "harm": "stage-2 `q5`: No harm / Mild harm / Moderate harm / Severe harm (null when empty)",
-        "file": "`s44` or `d56`: the upstream file (content_grading_<file>.csv)",
-        "source": "`gpt_raw` (GPT-4 draft), `doc_edit` (an oncologist's edit of it) or "
-        "`raw_md` (an oncologist's own reply)",
-        "source_index": "N of `gpt_raw_N` / `doc_edit_N` / `raw_md_N`: the n-th "
-        "oncologist of the case",
-        "response": "the graded response text",
-        "flags": "physician content flags, true when marked: "
-        + ", ".join(ONCQA_CONTENT_FLAGS)
-        + " (`Clarify`: asks the patient for information; see the upstream "
-        "Content_Grading_Guidelines.docx)",
-    }
-    BUILDER_CONFIGS: ClassVar[list] = [
-        EditF1Config(name="own_reply", kind="pairs_reply", description="draft vs own reply"),
-        EditF1Config(name="edited", kind="pairs_edited", description="draft vs edited draft"),
-        EditF1Config(name="cases", kind="cases", description="one row per case"),
-        EditF1Config(name="content_grading", kind="content_grading", description="content flags"),
-    ]
-    DEFAULT_CONFIG_NAME = "own_reply"
-    KIND_FEATURES: ClassVar[dict] = {
-        "pairs_reply": pair_features(),
-        "pairs_edited": pair_features(
-            edit_distance=Value("int32"), acceptability=Value("string"), harm=Value("string")
-        ),
-        "cases": CASE_FEATURES,
-        "content_grading": Features(
-            {
-                "id": Value("string"),
-                "case_id": Value("string"),
-                "file": Value("string"),
-                "source": Value("string"),
-                "source_index": Value("int32"),
-                "response": Value("string"),
-                "flags": {flag: Value("bool") for flag in ONCQA_CONTENT_FLAGS},
-            }
-        ),
-    }
-    SYSTEM = "gpt-4"
-
-    def _parsed(self, source: Path) -> dict[str, dict]:
-        """Case id -> Master2.csv row parsed (``Input`` split; ``Output``)."""
-        parsed = {}
-        for i, row in enumerate(read_csv(source / "Master2.csv")):
-            try:
-                parsed[row["pin"]] = {**parse_oncqa_input(row["Input"]), "row": row}
-            except ValueError as error:
-                raise ExportError(
-                    [f"Master2.csv, row {i + 1} (pin {row['pin']!r}): field Input: {error}"]
-                ) from None
-        return parsed
-
-    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
-        kind = self.config.kind
-        if kind == "content_grading":
-            return {TEST: self._content_grading(source)}
-        parsed = self._parsed(source)
-        if kind == "cases":
-            return {TEST: self._cases(source, parsed)}
-        setting = "own_reply" if kind == "pairs_reply" else "edited"
-        rows = oncqa_rows(source, setting)
-        name = "stage1.csv" if setting == "own_reply" else "stage2.csv"
-        missing = [(i, r["case_id"]) for i, r in enumerate(rows, 1) if r["case_id"] not in parsed]
-        if missing:
-            raise ExportError(
-                [f"{name}, row {i}: field id: case {c!r} is not in Master2.csv" for i, c in missing]
-            )
-        examples = []
-        stage2 = read_csv(source / "stage2.csv") if setting == "edited" else [None] * len(rows)
-        for row, upstream in zip(rows, stage2):
-            case = parsed[row["case_id"]]
-            example = {
-                "id": row["id"],
-                "case_id": row["case_id"],
-                "message": case["message"],
-                "ehr_summary": case["ehr_summary"],
-                "prediction": row["prediction"],
-                "reference": row["reference"],
-                "system": self.SYSTEM,
-                "annotator_id": None,
-            }
-            if setting == "edited":
-                example["edit_distance"] = row["edit_distance"]
-                example["acceptability"] = row["acceptability"] or None
-                example["harm"] = upstream["q5"] or None
-            examples.append(example)
-        return {TEST: examples}
-
-    def _cases(self, source: Path, parsed: dict[str, dict]) -> list[dict]:
-        cases = {}
-        for pin, case in parsed.items():
-            row = case["row"]
-            cases[pin] = {
-                "id": pin,
-                "message": case["message"],
-                "ehr_summary": case["ehr_summary"],
-                "ehr": case["ehr"],
-                "responses": [],
-                "drafts": [{"system": self.SYSTEM, "text": row["Output"]}],
-                "themes": [],
-                "matches": [],
-                "attributes": _named(
-                    [
-                        ("sample_label", case["sample_label"]),
-                        ("ActiveOrSurveill", row["ActiveOrSurveill"]),
-                        ("GenOrSpec", row["GenOrSpec"]),
-                    ]
-                ),
-            }
-        for name in ("stage1.csv", "stage2.csv"):
-            for i, row in enumerate(read_csv(source / name), start=1):
-                case = cases.get(row["id"])
-                if case is None:
-                    raise ExportError(
-                        [f"{name}, row {i}: field id: case {row['id']!r} is not in Master2.csv"]
-                    )
-                if name == "stage1.csv":
-                    text, index = row["response"], None
-                    attributes = [("label1", row["label1"]), ("label2", row["label2"])]
-                else:
-                    drafts = case["drafts"]
-                    texts = [d["text"] for d in drafts]
-                    if row["raw_response"] not in texts:
-                        drafts.append({"system": self.SYSTEM, "text": row["raw_response"]})
-                        texts.append(row["raw_response"])
-                    text, index = row["doc_change"], texts.index(row["raw_response"])
-                    attributes = [
-                        (key, row[key])
-                        for key in ("label1", "label2", "q3", "q4", "q5", "q6", "q7")
-                    ] + [("edit_distance", row["edit_distance"])]
-                case["responses"].append(
-                    {
-                        "annotator_id": None,
-                        "text": text,
-                        "draft_index": index,
-                        "attributes": _named(attributes),
-                    }
-                )
-        return list(cases.values())
-
-    def _content_grading(self, source: Path) -> list[dict]:
-        return [
-            {
-                "id": f"{row['file']}-{row['row']}",
-                "case_id": row["case_id"],
-                "file": row["file"],
-                "source": row["source"],
-                "source_index": row["source_index"],
-                "response": row["response"],
-                "flags": row["flags"],
-            }
-            for row in oncqa_content_grading_rows(source)
-        ]
-
-    def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None:
-            return []
-        needed = {
-            "pairs_reply": ("Master2.csv", "stage1.csv"),
-            "pairs_edited": ("Master2.csv", "stage2.csv"),
-            "cases": ("Master2.csv", "stage1.csv", "stage2.csv"),
-            "content_grading": ("content_grading_s44.csv", "content_grading_d56.csv"),
-        }[self.config.kind]
-        return [Path(self.config.data_dir) / name for name in needed]
 
 
 # ---------------------------------------------------------------------------------
@@ -445,16 +146,11 @@ KQA_CITATION = """@inproceedings{manes2024kqa,
 class KQABuilder(EditF1Builder):
     """K-QA (Manes et al., BioNLP 2024): real patient questions with physician answers.
 
-    Configs:
-        ``pairs`` (default): an LLM's answer (from ``NLI_medical_annotator.csv``)
-        against the physician's answer (``Free_form_answer``), for every question that
-        has both: 26 pairs in ``../shared/data/kqa`` (one NLI question has no physician
-        answer there; it is named in a warning).
-        ``questions``: one row per question (:data:`CASE_FEATURES`): the question is
-        the message, the physician's answer the response, the LLM answers the drafts;
-        the curated statements and ICD-10 diagnosis are ``attributes``; 201 rows.
-
-    ``data_dir``: a folder with ``questions_w_answers.jsonl`` and
+    Configs: ``pairs`` (default): an LLM's answer (``NLI_medical_annotator.csv``) against
+    the physician's (``Free_form_answer``), for every question with both (an NLI question
+    without a physician answer is named in an :class:`UnmatchedRecordsWarning`);
+    ``questions``: one row per question, the curated statements and ICD-10 diagnosis as
+    ``attributes``. ``data_dir``: ``questions_w_answers.jsonl`` and
     ``NLI_medical_annotator.csv`` (upstream ``dataset/``).
     """
 
@@ -505,33 +201,16 @@ class KQABuilder(EditF1Builder):
                 drafts[row["question"]].append(draft)
         cases = []
         for i, row in enumerate(kqa_question_rows(source)):
-            statements = [("Must_have", s) for s in row["Must_have"]]
-            statements += [("Nice_to_have", s) for s in row["Nice_to_have"]]
+            kept = [(k, s) for k in ("Must_have", "Nice_to_have") for s in row[k]]
+            kept += [("ICD_10_diag", row["ICD_10_diag"]), ("Sources", row["Sources"])]
             cases.append(
-                {
-                    "id": str(i),
-                    "message": row["Question"],
-                    "ehr_summary": None,
-                    "ehr": empty_ehr(),
-                    "responses": [
-                        {
-                            "annotator_id": None,
-                            "text": row["Free_form_answer"],
-                            "draft_index": None,
-                            "attributes": [],
-                        }
-                    ],
-                    "drafts": drafts.get(row["Question"], []),
-                    "themes": [],
-                    "matches": [],
-                    "attributes": _named(
-                        [
-                            *statements,
-                            ("ICD_10_diag", row["ICD_10_diag"]),
-                            ("Sources", row["Sources"]),
-                        ]
-                    ),
-                }
+                new_case(
+                    str(i),
+                    row["Question"],
+                    responses=[new_response(row["Free_form_answer"])],
+                    drafts=drafts.get(row["Question"], []),
+                    attributes=named_values(kept),
+                )
             )
         orphans = set(drafts) - {case["message"] for case in cases}
         if orphans:
@@ -549,14 +228,9 @@ class KQABuilder(EditF1Builder):
 
 
 class KQANLIBuilder(EditF1Builder):
-    """K-QA physician NLI labels: does an LLM answer contain a physician's statement?
-
-    Three physicians labelled each (LLM answer, claim) Entailment / Neutral /
-    Contradiction; "the answer entails the claim" is the content judge's question
-    (§3.1), so these are content-match annotations (:data:`CONTENT_MATCH_FEATURES`)
-    without spans: 208 rows over 27 questions in ``../shared/data/kqa``. One config,
-    ``default``; ``data_dir`` holds ``NLI_medical_annotator.csv``.
-    """
+    """K-QA physician NLI labels as content-match annotations without spans (§3.1: "the
+    answer entails the claim" is the content judge's question). One config, ``default``;
+    ``data_dir`` holds ``NLI_medical_annotator.csv``."""
 
     DATASET_NAME = "kqa_nli"
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
@@ -596,6 +270,12 @@ class KQANLIBuilder(EditF1Builder):
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         examples = []
         for row in kqa_nli_rows(source):
+            annotations = [
+                {"annotator_id": f"label_{k}", "match": label == "Entailment", "label": label}
+                | dict.fromkeys(("matched_span", "span_start", "span_end"))
+                for k, label in enumerate(row["labels"])
+            ]
+            kept = named_values((k, row[k]) for k in ("category", "majority_label"))
             examples.append(
                 {
                     "id": row["row"],
@@ -603,21 +283,9 @@ class KQANLIBuilder(EditF1Builder):
                     "system": row["system"],
                     "prediction": row["answer"],
                     "reference_sentence": row["claim"],
-                    "annotations": [
-                        {
-                            "annotator_id": f"label_{k}",
-                            "match": label == "Entailment",
-                            "matched_span": None,
-                            "span_start": None,
-                            "span_end": None,
-                            "label": label,
-                        }
-                        for k, label in enumerate(row["labels"])
-                    ],
+                    "annotations": annotations,
                     "majority_match": row["match"],
-                    "attributes": _named(
-                        [("category", row["category"]), ("majority_label", row["majority_label"])]
-                    ),
+                    "attributes": kept,
                 }
             )
         return {TEST: examples}
@@ -628,22 +296,16 @@ EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
 
 
 class ExpertQAMedicineBuilder(EditF1Builder):
-    """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and
-    the answering expert's revision of each.
+    """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and the
+    answering expert's revision of each.
 
-    Configs:
-        ``edited`` (default): the LLM answer against the expert's revision, with
-        ``usefulness``, ``question_type`` and ``specific_field``; 57 pairs from the 100
-        lines of ``../shared/data/expertqa/medicine_val.jsonl`` (43 lines repeat an
-        earlier line verbatim and are left out with a :class:`DuplicateRecordsWarning`).
-        ``cases``: one row per question (:data:`CASE_FEATURES`).
-
-    ``data_dir``: a folder with ``medicine_val.jsonl``. The download fetches upstream
-    ``data/lfqa/domain_val.jsonl`` (all fields) and keeps the medicine rows.
+    Configs: ``edited`` (default): answer against revision; ``cases``: one row per
+    question. Lines that repeat an earlier one verbatim are left out with a
+    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``; the download
+    fetches upstream ``data/lfqa/domain_val.jsonl`` and keeps the medicine rows.
 
     Raises (at ``download_and_prepare``):
-        ExportError: for two records with the same (question, system, expert) but
-            different content, naming both lines.
+        ExportError: for two records of one (question, system, expert) that differ.
     """
 
     DATASET_NAME = "expertqa_medicine"
@@ -741,47 +403,23 @@ class ExpertQAMedicineBuilder(EditF1Builder):
         for row in self._rows(source):
             case = cases.get(row["question"])
             if case is None:
-                case = cases[row["question"]] = {
-                    "id": str(len(cases)),
-                    "message": row["question"],
-                    "ehr_summary": None,
-                    "ehr": empty_ehr(),
-                    "responses": [],
-                    "drafts": [],
-                    "themes": [],
-                    "matches": [],
-                    "attributes": _named([("question_type", row["question_type"])]),
-                }
+                attributes = named_values([("question_type", row["question_type"])])
+                case = new_case(str(len(cases)), row["question"], attributes=attributes)
+                cases[row["question"]] = case
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in case["drafts"]:
                 case["drafts"].append(draft)
-            case["responses"].append(
-                {
-                    "annotator_id": row["annotator_id"],
-                    "text": row["revision"],
-                    "draft_index": case["drafts"].index(draft),
-                    "attributes": _named(
-                        [
-                            ("usefulness", row["usefulness"]),
-                            ("specific_field", row["specific_field"]),
-                        ]
-                    ),
-                }
-            )
+            kept = named_values((k, row[k]) for k in ("usefulness", "specific_field"))
+            index = case["drafts"].index(draft)
+            response = new_response(row["revision"], row["annotator_id"], index, kept)
+            case["responses"].append(response)
             extra[(case["id"], len(case["responses"]))] = row
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
         pairs = []
         for case in cases.values():
             for pair in case_pairs(case, "edited"):
-                n = int(pair["id"].split("-")[1])
-                row = extra[(case["id"], n)]
-                pairs.append(
-                    {
-                        **pair,
-                        "usefulness": row["usefulness"],
-                        "question_type": row["question_type"],
-                        "specific_field": row["specific_field"],
-                    }
-                )
+                row = extra[(case["id"], int(pair["id"].split("-")[1]))]
+                columns = ("usefulness", "question_type", "specific_field")
+                pairs.append(pair | {k: row[k] for k in columns})
         return {TEST: pairs}

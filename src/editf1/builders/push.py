@@ -1,6 +1,5 @@
 """Uploading a Hub-ready dataset folder (:mod:`editf1.builders.hub`), only when asked:
-private repositories for patient data, never a third party's set. Network: yes.
-"""
+private repositories for patient data, never a third party's set."""
 
 from __future__ import annotations
 
@@ -15,18 +14,15 @@ from editf1.builders.hub import write_builders
 __all__ = ["UPLOADED_PATTERNS", "check_pushable", "push_builder", "push_to_hub"]
 
 
-#: What :func:`push_to_hub` uploads from a folder: the card and the data files
-#: :func:`write_hub_folder` wrote; any other file kept there (notes, the export itself) stays.
+#: What :func:`push_to_hub` uploads from a folder (any other file there stays).
 UPLOADED_PATTERNS = ("README.md", "data/*")
 
 
 def check_pushable(name: str | type[EditF1Builder], *, private: bool = True) -> type[EditF1Builder]:
-    """The builder class of ``name`` if this library may upload its data, so a command
-    can refuse before it writes anything.
+    """The builder class of ``name`` if this library may upload its data.
 
     Raises:
-        ValueError: for a third party's set (its licence is its owners'), or a public
-            upload of patient data (``CONTAINS_PATIENT_DATA``).
+        ValueError: for a third party's set, or a public upload of patient data.
     """
     from editf1.builders import builder_class
 
@@ -51,26 +47,19 @@ def push_to_hub(
     private: bool = True,
     token: str | None = None,
 ) -> str:
-    """Upload a Hub-ready folder written by :func:`write_hub_folder`: its README.md and
-    ``data/`` only (:data:`UPLOADED_PATTERNS`). Network: yes.
+    """Upload a Hub-ready folder's README.md and ``data/`` (:data:`UPLOADED_PATTERNS`) to
+    the dataset repository ``repo_id``, created private unless ``private`` is False.
 
     Args:
-        name: the builder (name or class) the folder was written with; its class
-            decides what is allowed.
-        folder: the folder (README.md and ``data/``).
-        repo_id: the Hub dataset repository, ``"org/name"``.
-        private: create the repository private (default). Patient data
-            (``CONTAINS_PATIENT_DATA``) may only go to a private repository.
-        token: a Hub token; default the logged-in one.
+        name: the builder (name or class) the folder was written with.
+        folder, repo_id, private: as above; ``token``: default the logged-in one.
 
     Returns:
         The URL of the upload commit.
 
     Raises:
-        ValueError: for a set this library does not upload (third-party data whose
-            licence is its owners'), or a public upload of patient data.
-        PermissionError: if ``repo_id`` already exists as a public repository and the
-            folder holds patient data.
+        ValueError: see :func:`check_pushable`.
+        PermissionError: for patient data and a ``repo_id`` that exists and is public.
         FileNotFoundError: if the folder has no README.md card.
     """
     from huggingface_hub import HfApi
@@ -98,15 +87,7 @@ def push_to_hub(
 def push_builder(
     builder: EditF1Builder, repo_id: str, *, private: bool = True, token: str | None = None
 ) -> str:
-    """Upload one prepared builder config to the Hub as a Hub-ready folder. Network: yes.
-
-    Call ``builder.download_and_prepare()`` first. Only on request: nothing else in the
-    library uploads; :func:`push_to_hub` says what is allowed (patient data: private
-    repositories only).
-
-    Returns:
-        The URL of the upload commit.
-    """
+    """Upload one prepared builder config as a Hub-ready folder (:func:`push_to_hub`)."""
     with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
         write_builders([builder], folder)
         return push_to_hub(type(builder), folder, repo_id, private=private, token=token)

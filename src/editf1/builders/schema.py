@@ -1,24 +1,15 @@
-"""The schemas every edit-F1 dataset shares (Seegmiller et al., arXiv 2601.11344, §2).
+"""The schemas every edit-F1 dataset shares (Seegmiller et al., arXiv 2601.11344, §2):
 
-An example of the paper's datasets is a patient message m, a summary c of the patient's
-EHR chart (demographics, full active problem list, up to 10 recent encounters,
-outpatient medications) and one or more clinician responses r; evaluation adds LLM
-drafts. Four schemas cover every builder:
+- :data:`CASE_FEATURES`: one row per patient message ("case"): the chart summary as text
+  and structured, the clinicians' ``responses``, the LLM ``drafts``, and optional
+  sentence ``themes`` and content ``matches`` annotations.
+- :data:`PAIR_FEATURES`: one row per (draft, clinician reply) pair, what ``edit-f1
+  score`` reads (``prediction``: the draft, ``reference``: the reply).
+- :data:`CONTENT_MATCH_FEATURES`: a reference sentence, a draft and per annotator the
+  verbatim matching draft span or NO MATCH (§3.1).
+- :data:`THEME_ANNOTATION_FEATURES`: a sentence and per annotator a theme (§3.2).
 
-- :data:`CASE_FEATURES` — one row per patient message ("case"): ``message``, the chart
-  summary as text (``ehr_summary``) and structured (``ehr``), every clinician
-  ``responses`` with its annotator, the ``drafts`` with the system that wrote each, and
-  optional sentence-level ``themes`` and content ``matches`` annotations.
-- :data:`PAIR_FEATURES` — one row per (draft, clinician reply) pair: what
-  ``edit-f1 score`` and :class:`editf1.scorer.EditF1Scorer` consume (``prediction`` is
-  the draft, ``reference`` the reply). Builders add typed columns of their own.
-- :data:`CONTENT_MATCH_FEATURES` — content-match annotations (§3.1): a reference
-  sentence, a draft, and per annotator the verbatim matching draft span or NO MATCH.
-- :data:`THEME_ANNOTATION_FEATURES` — theme annotations (§3.2, Table 3): a sentence
-  and per annotator one of :data:`editf1.themes.THEMES`.
-
-Missing values are ``None`` (never ``""``): a string field is ``None`` when the source
-does not record it, a list is ``[]`` when the source has no item.
+A value the source does not record is ``None`` (never ``""``); a list without items ``[]``.
 """
 
 from __future__ import annotations
@@ -35,6 +26,9 @@ __all__ = [
     "case_pairs",
     "ehr_text",
     "empty_ehr",
+    "named_values",
+    "new_case",
+    "new_response",
     "pair_features",
 ]
 
@@ -45,10 +39,7 @@ _TEXT = Value("string")
 _INDEX = Value("int32")
 _NAME_VALUE = {"name": _TEXT, "value": _TEXT}
 
-#: Structured chart summary: ``age`` and ``sex`` as written (``"55 years"``), the active
-#: ``problems`` and outpatient ``medications`` (lists of strings), recent
-#: ``encounters`` (``date`` as written, possibly relative: ``"1 week ago"``), and
-#: ``other`` named values (e.g. OncQA's cancer diagnosis and treatments).
+#: Structured chart summary: values as written (a date may be relative: ``"1 week ago"``).
 EHR_FEATURES = {
     "age": _TEXT,
     "sex": _TEXT,
@@ -148,8 +139,7 @@ THEME_ANNOTATION_FEATURES = Features(
 )
 
 
-#: A pair's ``attributes`` column: the export columns kept with ``keep_columns`` for the
-#: reply of the pair, as ``[{"name", "value"}]`` (hospital exports).
+#: A pair's ``attributes``: the columns kept with ``keep_columns`` (hospital exports).
 PAIR_ATTRIBUTES = List(_NAME_VALUE)
 
 
@@ -160,6 +150,11 @@ def pair_features(**extra: Value | List) -> Features:
     ['annotator_id', 'edit_distance']
     """
     return Features({**PAIR_FEATURES, **extra})
+
+
+def named_values(pairs) -> list[dict]:
+    """``[{"name", "value"}]`` from ``(name, value)`` pairs; empty text becomes None."""
+    return [{"name": n, "value": v if v is None or str(v).strip() else None} for n, v in pairs]
 
 
 def empty_ehr() -> dict:
@@ -174,13 +169,26 @@ def empty_ehr() -> dict:
     }
 
 
-def ehr_text(ehr: dict) -> str | None:
-    """Render a structured chart summary as text, in the paper's order (§2).
+def new_case(case_id: str, message: str, ehr_summary: str | None = None, **fields) -> dict:
+    """A :data:`CASE_FEATURES` row; what ``fields`` does not give is not recorded."""
+    empty = {"ehr": empty_ehr(), "responses": [], "drafts": [], "themes": [], "matches": []}
+    row = {"id": case_id, "message": message, "ehr_summary": ehr_summary, **empty}
+    return row | {"attributes": []} | fields
 
-    Returns:
-        Lines ``Age:``, ``Sex:``, ``Active problems:``, ``Medications:``, one
-        ``Encounter (date):`` per encounter and ``name: value`` per other value, each
-        only when recorded; ``None`` when nothing is recorded.
+
+def new_response(text: str, annotator_id=None, draft_index=None, attributes=()) -> dict:
+    """One of a case's ``responses``; ``draft_index`` None: written without a draft."""
+    return {
+        "annotator_id": annotator_id,
+        "text": text,
+        "draft_index": draft_index,
+        "attributes": list(attributes),
+    }
+
+
+def ehr_text(ehr: dict) -> str | None:
+    """A structured chart summary as text, one line per recorded value in the paper's
+    order (§2); ``None`` when nothing is recorded.
 
     >>> print(ehr_text({**empty_ehr(), "age": "58", "problems": ["HTN", "T2DM"],
     ...                 "encounters": [{"date": "2024-03-01", "summary": "HTN f/u"}]}))
@@ -210,16 +218,13 @@ def case_pairs(case: dict, kind: str, *, with_attributes: bool = False) -> list[
 
     Args:
         case: a :data:`CASE_FEATURES` row.
-        kind: ``"reply"``: every draft against every response written without a draft
-            (``draft_index`` None), the paper's setting; ``"edited"``: every response
-            that edits a draft against that draft.
-        with_attributes: also carry each response's ``attributes`` (the export columns
-            kept with ``keep_columns``) into its pairs, for :data:`PAIR_ATTRIBUTES`.
+        kind: ``"reply"``: every draft against every response written without one (the
+            paper's setting); ``"edited"``: every response that edits a draft against it.
+        with_attributes: carry each response's ``attributes`` into its pairs.
 
     Returns:
-        Rows in response order. ``id`` is ``"<case id>-<n>"`` (n: 1-based position of
-        the response in ``responses``), with ``"-d<k>"`` added (k: 1-based draft) when
-        a reply is paired with several drafts (``"reply"`` on a case with several).
+        Rows in response order, ``id`` ``"<case id>-<n>"`` (n: the response, from 1),
+        plus ``"-d<k>"`` (k: the draft, from 1) when a reply meets several drafts.
 
     Raises:
         ValueError: for an unknown kind or a ``draft_index`` outside ``drafts``.

@@ -1,8 +1,4 @@
-"""``edit-f1 report`` and ``edit-f1 iap``: scored runs read back (:mod:`editf1.analysis`).
-
-edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
-edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
-"""
+"""``edit-f1 report`` and ``edit-f1 iap`` (:mod:`editf1.analysis`)."""
 
 from __future__ import annotations
 
@@ -23,7 +19,7 @@ __all__ = ["add_commands"]
 
 
 def add_commands(commands) -> None:
-    """Register ``report`` and ``iap`` on the ``edit-f1`` subparsers."""
+    """Register ``report`` and ``iap``."""
     _add_report(commands)
     _add_iap(commands)
 
@@ -122,17 +118,8 @@ def _report(args) -> int:
 
 
 def _check_complete_run(path: Path, run) -> None:
-    """Refuse a per-row file that is not a whole run of ``edit-f1 score``.
-
-    ``edit-f1 score`` writes rows 0, 1, ..., n-1 in order, each line ending in a line
-    break, and the file appears only once the run is complete (:mod:`editf1.io`); a file
-    cut short or missing rows (e.g. copied from an interrupted run) fails these checks,
-    and one cut at a line break fails the check against ``--summary`` (its ``n_pairs``
-    and figures, :func:`editf1.analysis.compare.load_run`).
-
-    Raises:
-        ValueError: naming the file and the first row out of place.
-    """
+    """Refuse (ValueError) a per-row file that is not a whole ``edit-f1 score`` run: rows
+    0..n-1 in order, the last line complete."""
     rows = [pair.row for pair in run.pairs]
     for k, row in enumerate(rows):
         if row != k:
@@ -174,13 +161,7 @@ def _add_iap(commands) -> None:
 
 
 def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -> list[dict]:
-    """``rows``, once each has a message id (text or an integer, not empty) and one reply
-    (a string with a word; the replies to a message are its rows).
-
-    Raises:
-        InputError: naming every bad row and field (file and line for the rows of a
-            file), never its text.
-    """
+    """``rows``, once each has a message id and one reply (InputError naming each bad one)."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.io import TableRows
     from editf1.naming import field_at

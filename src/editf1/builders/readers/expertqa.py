@@ -1,9 +1,5 @@
-"""ExpertQA (Malaviya et al., NAACL 2024; github.com/chaitanyamalaviya/ExpertQA), MIT licence.
-
-Experts in a field judged and revised LLM answers to their own questions. The
-Healthcare / Medicine rows give (LLM answer, expert revision of that answer) pairs: the
-revision is the answer the expert would stand behind, as a clinician's edit of a draft.
-"""
+"""ExpertQA (Malaviya et al., NAACL 2024; github.com/chaitanyamalaviya/ExpertQA), MIT
+licence: experts revised LLM answers to their own questions, as a clinician edits a draft."""
 
 from __future__ import annotations
 
@@ -21,24 +17,18 @@ def expertqa_medicine_rows(path: str | Path) -> list[dict]:
     """Healthcare / Medicine rows of an ExpertQA JSONL file, one per (question, system).
 
     Args:
-        path: ``medicine_val.jsonl`` (the team's copy, medicine rows only) or upstream
-            ``data/lfqa/domain_val.jsonl`` (all fields; rows of other fields are left
-            out, see :data:`EXPERTQA_MEDICINE_FIELD`). A folder is read as
-            ``<folder>/medicine_val.jsonl``.
+        path: ``medicine_val.jsonl`` or upstream ``data/lfqa/domain_val.jsonl`` (rows of
+            other fields left out); a folder is read as ``<folder>/medicine_val.jsonl``.
 
     Returns:
-        Dicts in file order with ``line`` (1-based line of the record), ``question``,
-        ``system`` (the answering system, e.g. ``"gpt4"``), ``answer`` (its
-        ``answer_string``), ``revision`` (the expert's ``revised_answer_string``),
-        ``annotator_id`` (the expert), ``usefulness``, ``question_type`` and
-        ``specific_field``. Texts are upstream text: citation markers like ``[1]`` are
-        kept in both the answer and the revision.
+        Dicts in file order with ``line`` (from 1), ``question``, ``system``, ``answer``
+        (``answer_string``), ``revision`` (``revised_answer_string``), ``annotator_id``
+        (the expert), ``usefulness``, ``question_type`` and ``specific_field``.
 
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: naming the line and field of a record that is not a JSON object,
-            lacks a field, whose ``answers`` does not hold exactly one system, or whose
-            answer or revision is not a string.
+            lacks a field, holds other than one system, or a non-string answer.
     """
     path = Path(path)
     if path.is_dir():

@@ -1,10 +1,5 @@
-"""K-QA (Manes et al. 2024; github.com/Itaymanes/K-QA), MIT licence.
-
-``NLI_medical_annotator.csv``: for an LLM answer and one physician-written claim, three
-physicians' labels (Entailment / Neutral / Contradiction) and their majority. "The
-answer entails the claim" is the content judge's question "does the draft contain this
-sentence?", so these labels calibrate and validate content judges.
-"""
+"""K-QA (Manes et al. 2024; github.com/Itaymanes/K-QA), MIT licence: patient questions
+with physician answers, and physicians' NLI labels of LLM answers against curated claims."""
 
 from __future__ import annotations
 
@@ -22,12 +17,10 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
     """Rows of ``NLI_medical_annotator.csv``.
 
     Returns:
-        Dicts with ``question``, ``answer`` (the LLM answer, the "draft"), ``claim`` (the
-        "reference sentence"), ``system``, ``match`` (True when the physicians' majority
-        is Entailment), ``annotator_matches`` (three booleans, one per physician), and
-        the upstream detail: ``row`` (the file's unnamed index column), ``category``
-        (``Must_have`` / ``Nice_to_have``), ``labels`` (the three labels ``label_0..2``)
-        and ``majority_label`` (each one of :data:`KQA_LABELS`).
+        Dicts with ``question``, ``answer`` (the LLM's, the "draft"), ``claim`` (the
+        "reference sentence"), ``system``, ``match`` (majority is Entailment),
+        ``annotator_matches`` (one boolean per physician), ``row`` (the file's index
+        column), ``category``, ``labels`` (``label_0..2``) and ``majority_label``.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -61,16 +54,13 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
 
 
 def kqa_question_rows(data_dir: str | Path) -> list[dict]:
-    """Rows of ``questions_w_answers.jsonl``: real patient questions with physician answers.
-
-    Returns:
-        The upstream dicts, in file order: ``Question``, ``Free_form_answer`` (the
-        physician's answer), ``Must_have`` and ``Nice_to_have`` (lists of
-        physician-curated statements), ``Sources`` and ``ICD_10_diag``.
+    """The rows of ``questions_w_answers.jsonl`` as upstream dicts: ``Question``,
+    ``Free_form_answer`` (the physician's), ``Must_have``, ``Nice_to_have``, ``Sources``,
+    ``ICD_10_diag``.
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming the line of a line that is not a JSON object or lacks a field.
+        ValueError: naming a line that is not a JSON object or lacks a field.
     """
     fields = ["Question", "Free_form_answer", "Must_have", "Nice_to_have", "Sources", "ICD_10_diag"]
     return read_rows(Path(data_dir) / "questions_w_answers.jsonl", fields, "jsonl")

@@ -1,8 +1,5 @@
-"""OncQA (Chen et al., Lancet Digital Health 2024; github.com/AIM-Harvard/OncQA).
-
-Oncology portal messages with an EHR context, GPT-4 drafts, oncologists' own replies
-(stage 1) and oncologists' edits of the drafts (stage 2). Research use; cite the paper.
-"""
+"""OncQA (Chen et al., Lancet Digital Health 2024; github.com/AIM-Harvard/OncQA): oncology
+portal messages, GPT-4 drafts, oncologists' own replies (stage 1) and edits (stage 2)."""
 
 from __future__ import annotations
 
@@ -19,12 +16,9 @@ __all__ = [
     "parse_oncqa_input",
 ]
 
-#: ``own_reply``: GPT-4 draft (``Master2.csv`` ``Output``) against the reply an
-#: oncologist wrote without seeing it (``stage1.csv`` ``response``), the paper's setting;
-#: cases answered by two oncologists give two rows.
-#: ``edited``: the draft the oncologist saw (``stage2.csv`` ``raw_response``) against
-#: their edit of it (``doc_change``), with the upstream ``edit_distance`` and the
-#: acceptability rating ``q3``.
+#: ``own_reply``: GPT-4 draft (``Master2.csv`` ``Output``) against an oncologist's own
+#: reply (``stage1.csv``), the paper's setting; ``edited``: the draft the oncologist saw
+#: (``stage2.csv`` ``raw_response``) against their edit of it (``doc_change``).
 ONCQA_SETTINGS = ("own_reply", "edited")
 
 
@@ -37,8 +31,8 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
 
     Returns:
         Dicts with ``id`` (``"<case>-<n>"``, n-th oncologist of the case), ``case_id``,
-        ``prediction``, ``reference``; ``edited`` rows add ``edit_distance`` (int) and
-        ``acceptability``.
+        ``prediction``, ``reference``; ``edited`` rows add ``edit_distance`` (int),
+        ``acceptability`` (``q3``) and ``harm`` (``q5``).
 
     Raises:
         ValueError: for an unknown setting, or a stage-1 case missing from Master2.csv.
@@ -62,9 +56,11 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
                 "reference": r["doc_change"],
                 "edit_distance": int(float(r["edit_distance"])),
                 "acceptability": r["q3"],
+                "harm": r["q5"],
             }
             for r in read_csv(
-                data_dir / "stage2.csv", ["id", "raw_response", "doc_change", "edit_distance", "q3"]
+                data_dir / "stage2.csv",
+                ["id", "raw_response", "doc_change", "edit_distance", "q3", "q5"],
             )
         ]
     drafts = {r["pin"]: r["Output"] for r in read_csv(data_dir / "Master2.csv", ["pin", "Output"])}
@@ -83,10 +79,8 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
     return rows
 
 
-#: Physician-annotated content flags of ``content_grading_s44.csv`` /
-#: ``content_grading_d56.csv`` (upstream ``Data/content_grading/s44.csv``, ``d56.csv``),
-#: in file order. ``Clarify``: the response asks the patient for information; the others
-#: are defined in the upstream ``Content_Grading_Guidelines.docx``.
+#: Physicians' content flags of ``content_grading_s44.csv`` / ``_d56.csv``, in file order
+#: (defined in the upstream ``Content_Grading_Guidelines.docx``).
 ONCQA_CONTENT_FLAGS = (
     "AnyEdu",
     "ExtentEdu",
@@ -138,24 +132,14 @@ def _split_list(text: str) -> list[str]:
 def parse_oncqa_input(text: str) -> dict:
     r"""Split one OncQA ``Input`` (``Master2.csv``) into chart summary and patient message.
 
-    ``Input`` is one string: an optional sample label line (``"Sample 1 (active
-    treatment):"``), ``"EHR Context:"``, ``"Key: value"`` lines (age, gender, cancer
-    diagnosis, PMH, prior and current cancer treatments, current medication list,
-    summary of the most recent oncology visit) and ``"Patient message:"`` followed by
-    the message.
-
-    Args:
-        text: the ``Input`` cell.
+    ``Input``: an optional sample label line, ``"EHR Context:"``, ``"Key: value"`` lines
+    and ``"Patient message:"`` followed by the message.
 
     Returns:
-        ``{"sample_label": str | None, "ehr_summary": str, "ehr": dict, "message": str}``:
-        ``ehr_summary`` is the EHR block verbatim (stripped); ``ehr`` has ``age`` and
-        ``sex`` (strings as written, e.g. ``"55 years"``, ``"Male"``), ``problems`` (PMH
-        items) and ``medications`` (lists of strings; ``"None"`` gives ``[]``),
-        ``encounters`` (``[{"date": "1 week ago", "summary": ...}]`` from the visit
-        summary; ``date`` is the relative time written in the key) and ``other``
-        (``[{"name", "value"}]`` for every other key, in order). Values are upstream
-        text, typos included.
+        ``{"sample_label", "ehr_summary", "ehr", "message"}``: ``ehr_summary`` is the EHR
+        block verbatim; ``ehr`` (:data:`~editf1.builders.schema.EHR_FEATURES`) takes age,
+        gender, PMH and medications (``"None"``: ``[]``), the most recent visit as an
+        encounter dated as its key says, and every other key as ``other``.
 
     Raises:
         ValueError: if ``"EHR Context:"`` or ``"Patient message:"`` is missing, appears
@@ -215,18 +199,14 @@ def parse_oncqa_input(text: str) -> dict:
 
 
 def oncqa_content_grading_rows(data_dir: str | Path) -> list[dict]:
-    """Rows of ``content_grading_s44.csv`` then ``content_grading_d56.csv``.
-
-    Upstream these are ``Data/content_grading/s44.csv`` and ``d56.csv``: physicians
-    flagged what each response does (:data:`ONCQA_CONTENT_FLAGS`). ``order`` names the
-    response: ``gpt_raw_N`` (the GPT-4 draft), ``doc_edit_N`` (the N-th oncologist's
-    edit of it, stage 2) or ``raw_md_N`` (the N-th oncologist's own reply, stage 1).
+    """Rows of ``content_grading_s44.csv`` then ``content_grading_d56.csv``: the flags
+    (:data:`ONCQA_CONTENT_FLAGS`) physicians gave each response.
 
     Returns:
-        Dicts with ``file`` (``"s44"`` or ``"d56"``), ``row`` (0-based row in that
-        file), ``case_id``, ``source`` (``"gpt_raw"``, ``"doc_edit"``, ``"raw_md"``),
-        ``source_index`` (N, int), ``response`` and ``flags`` (flag name -> bool; an
-        empty cell is False, ``"1"`` is True).
+        Dicts with ``file`` (``"s44"`` or ``"d56"``), ``row`` (from 0), ``case_id``,
+        ``source`` and ``source_index`` (``order`` ``gpt_raw_N``: the GPT-4 draft,
+        ``doc_edit_N``: the N-th oncologist's edit, ``raw_md_N``: their own reply),
+        ``response`` and ``flags`` (flag -> bool: ``"1"`` True, empty False).
 
     Raises:
         FileNotFoundError: if a file is missing.

@@ -1,0 +1,269 @@
+"""The OncQA builder (Chen et al., Lancet Digital Health 2024): oncology portal messages,
+GPT-4 drafts, oncologists' own replies and their edits of the drafts. Read like the other
+public sets (:mod:`editf1.builders.public`); :mod:`editf1.builders.readers.oncqa` parses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from datasets import Features, Value
+
+from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
+from editf1.builders.exports import ExportError
+from editf1.builders.readers import oncqa_content_grading_rows, oncqa_rows, parse_oncqa_input
+from editf1.builders.readers.oncqa import ONCQA_CONTENT_FLAGS
+from editf1.builders.schema import (
+    CASE_FEATURES,
+    named_values,
+    new_case,
+    new_response,
+    pair_features,
+)
+from editf1.citation import PAPER_CITATION
+from editf1.io import read_csv
+
+__all__ = ["OncQABuilder"]
+
+TEST = "test"
+
+_ONCQA = "https://raw.githubusercontent.com/AIM-Harvard/OncQA/{revision}/Data/"
+#: Commits of github.com/AIM-Harvard/OncQA holding each file (Master2.csv changed later).
+ONCQA_REVISION = "47b04635789e9cfd48d8eb7d116955fc65a61cec"
+ONCQA_MASTER_REVISION = "2388401c7b5c7f92cc51bcec2dc21e4cd5a0c9e1"
+
+
+class OncQABuilder(EditF1Builder):
+    """OncQA (Chen et al., Lancet Digital Health 2024): oncology portal messages.
+
+    Configs: ``own_reply`` (default): the rows of
+    :func:`~editf1.builders.readers.oncqa_rows` (GPT-4 draft against an oncologist's own
+    reply, the paper's setting) with message and chart summary; ``edited``: the draft
+    against the oncologist's edit of it, with ``edit_distance``, ``acceptability`` and
+    ``harm``; ``cases``: one row per case, ``Input`` parsed by
+    :func:`~editf1.builders.readers.parse_oncqa_input`; ``content_grading``: physicians'
+    content flags. ``data_dir``: the :attr:`UPSTREAM` files under their local names.
+
+    Raises (at ``download_and_prepare``):
+        FileNotFoundError: for a missing file.
+        ValueError: naming file, row and field for an ``Input`` that cannot be parsed, a
+            stage-1/stage-2 case missing from ``Master2.csv``, or a bad flag cell.
+    """
+
+    DATASET_NAME = "oncqa"
+    PRETTY_NAME = "OncQA: GPT-4 drafts and oncologists' replies to patient messages"
+    DESCRIPTION = (
+        "Oncology patient portal messages with an EHR context, GPT-4 drafted replies, "
+        "replies written by oncologists without a draft (stage 1), the oncologists' "
+        "edits of the drafts with acceptability and harm ratings (stage 2), and "
+        "physicians' content flags per response."
+    )
+    HOMEPAGE = "https://github.com/AIM-Harvard/OncQA"
+    LICENSE = "other"
+    LICENSE_NAME = "no-upstream-licence-research-use"
+    LICENSE_NOTE = (
+        "The upstream repository has no licence file: use for research evaluation only, "
+        "cite the paper, and do not redistribute the data (this card ships without it)."
+    )
+    CITATION = (
+        """@article{chen2024effect,
+  title   = {The effect of using a large language model to respond to patient messages},
+  author  = {Chen, Shan and others},
+  journal = {The Lancet Digital Health},
+  year    = {2024},
+  note    = {arXiv:2310.17703}
+}
+"""
+        + PAPER_CITATION
+    )
+    SOURCE_FILES = (
+        "Master2.csv",
+        "stage1.csv",
+        "stage2.csv",
+        "content_grading_s44.csv",
+        "content_grading_d56.csv",
+    )
+    PUBLISHED_ROWS: ClassVar[dict] = {
+        "own_reply": 100,
+        "edited": 100,
+        "cases": 63,
+        "content_grading": 263,
+    }
+    UPSTREAM: ClassVar[dict] = {
+        "Master2.csv": UpstreamFile(
+            _ONCQA + "original_questions_gpt4_outputs/Master2.csv", ONCQA_MASTER_REVISION
+        ),
+        "stage1.csv": UpstreamFile(_ONCQA + "parsed_data/stage1.csv", ONCQA_REVISION),
+        "stage2.csv": UpstreamFile(_ONCQA + "parsed_data/stage2.csv", ONCQA_REVISION),
+        "content_grading_s44.csv": UpstreamFile(_ONCQA + "content_grading/s44.csv", ONCQA_REVISION),
+        "content_grading_d56.csv": UpstreamFile(_ONCQA + "content_grading/d56.csv", ONCQA_REVISION),
+    }
+    CAVEATS = (
+        "No oncologist ids upstream: `annotator_id` is null; the n-th reply of a case "
+        "(`<case>-<n>`) is the n-th oncologist of that case, not the same person across "
+        "cases, and stage-1 and stage-2 oncologists of a case are not linked.",
+        "In 3 cases the draft in stage2.csv differs from Master2.csv by a few characters; "
+        "`cases` keeps both as drafts and each edit points to the one it edited "
+        "(`draft_index`); `own_reply` uses Master2.csv, `edited` uses stage2.csv.",
+        "Most drafts begin with GPT-4's note on the prompt (e.g. \"The provided "
+        "information is sufficient to address the patient's concerns.\") and some use "
+        'placeholders such as "[Patient Name]"; drafts are kept verbatim, so these lines '
+        "count as expected deletions against a reply.",
+        "Upstream text is kept as is, including encoding damage (e.g. `‚Äô` for an "
+        "apostrophe) and typos in the EHR context (e.g. `Gender: Feale`).",
+        "Stage-1 `label1`/`label2` and stage-2 `q4`, `q6`, `q7` are carried with their "
+        "upstream names and are not interpreted here; empty cells are null.",
+        "`content_grading` flags come from two files that split the cases (single- and "
+        "two-oncologist cases), not from two graders.",
+        "Oncology only. The cases are simulated scenarios written for the study (see "
+        "the upstream paper), so no oncologist is the patient's own clinician.",
+    )
+    FIELD_DOCS: ClassVar[dict] = {
+        "edit_distance": "upstream character-level edit count between draft and edit (int)",
+        "acceptability": "stage-2 `q3`: Acceptable with no modifications / Acceptable "
+        "with modifications / Unacceptable (Major modifications or rewrite required)",
+        "harm": "stage-2 `q5`: No harm / Mild harm / Moderate harm / Severe harm (null when empty)",
+        "file": "`s44` or `d56`: the upstream file (content_grading_<file>.csv)",
+        "source": "`gpt_raw` (GPT-4 draft), `doc_edit` (an oncologist's edit of it) or "
+        "`raw_md` (an oncologist's own reply)",
+        "source_index": "N of `gpt_raw_N` / `doc_edit_N` / `raw_md_N`: the n-th "
+        "oncologist of the case",
+        "response": "the graded response text",
+        "flags": "physician content flags, true when marked: "
+        + ", ".join(ONCQA_CONTENT_FLAGS)
+        + " (`Clarify`: asks the patient for information; see the upstream "
+        "Content_Grading_Guidelines.docx)",
+    }
+    BUILDER_CONFIGS: ClassVar[list] = [
+        EditF1Config(name="own_reply", kind="pairs_reply", description="draft vs own reply"),
+        EditF1Config(name="edited", kind="pairs_edited", description="draft vs edited draft"),
+        EditF1Config(name="cases", kind="cases", description="one row per case"),
+        EditF1Config(name="content_grading", kind="content_grading", description="content flags"),
+    ]
+    DEFAULT_CONFIG_NAME = "own_reply"
+    KIND_FEATURES: ClassVar[dict] = {
+        "pairs_reply": pair_features(),
+        "pairs_edited": pair_features(
+            edit_distance=Value("int32"), acceptability=Value("string"), harm=Value("string")
+        ),
+        "cases": CASE_FEATURES,
+        "content_grading": Features(
+            {
+                "id": Value("string"),
+                "case_id": Value("string"),
+                "file": Value("string"),
+                "source": Value("string"),
+                "source_index": Value("int32"),
+                "response": Value("string"),
+                "flags": {flag: Value("bool") for flag in ONCQA_CONTENT_FLAGS},
+            }
+        ),
+    }
+    SYSTEM = "gpt-4"
+
+    def _parsed(self, source: Path) -> dict[str, dict]:
+        """Case id -> Master2.csv row parsed (``Input`` split; ``Output``)."""
+        parsed = {}
+        for i, row in enumerate(read_csv(source / "Master2.csv")):
+            try:
+                parsed[row["pin"]] = {**parse_oncqa_input(row["Input"]), "row": row}
+            except ValueError as error:
+                raise ExportError(
+                    [f"Master2.csv, row {i + 1} (pin {row['pin']!r}): field Input: {error}"]
+                ) from None
+        return parsed
+
+    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
+        kind = self.config.kind
+        if kind == "content_grading":
+            return {TEST: self._content_grading(source)}
+        parsed = self._parsed(source)
+        if kind == "cases":
+            return {TEST: self._cases(source, parsed)}
+        setting = "own_reply" if kind == "pairs_reply" else "edited"
+        rows = oncqa_rows(source, setting)
+        name = "stage1.csv" if setting == "own_reply" else "stage2.csv"
+        missing = [(i, r["case_id"]) for i, r in enumerate(rows, 1) if r["case_id"] not in parsed]
+        if missing:
+            raise ExportError(
+                [f"{name}, row {i}: field id: case {c!r} is not in Master2.csv" for i, c in missing]
+            )
+        examples = []
+        for row in rows:
+            case = parsed[row["case_id"]]
+            example = {
+                "id": row["id"],
+                "case_id": row["case_id"],
+                "message": case["message"],
+                "ehr_summary": case["ehr_summary"],
+                "prediction": row["prediction"],
+                "reference": row["reference"],
+                "system": self.SYSTEM,
+                "annotator_id": None,
+            }
+            if setting == "edited":
+                example["edit_distance"] = row["edit_distance"]
+                example["acceptability"] = row["acceptability"] or None
+                example["harm"] = row["harm"] or None
+            examples.append(example)
+        return {TEST: examples}
+
+    def _cases(self, source: Path, parsed: dict[str, dict]) -> list[dict]:
+        cases = {}
+        for pin, case in parsed.items():
+            row = case["row"]
+            kept = [("sample_label", case["sample_label"])]
+            kept += [(k, row[k]) for k in ("ActiveOrSurveill", "GenOrSpec")]
+            drafts = [{"system": self.SYSTEM, "text": row["Output"]}]
+            cases[pin] = new_case(
+                pin,
+                case["message"],
+                case["ehr_summary"],
+                ehr=case["ehr"],
+                drafts=drafts,
+                attributes=named_values(kept),
+            )
+        for name in ("stage1.csv", "stage2.csv"):
+            for i, row in enumerate(read_csv(source / name), start=1):
+                case = cases.get(row["id"])
+                if case is None:
+                    raise ExportError(
+                        [f"{name}, row {i}: field id: case {row['id']!r} is not in Master2.csv"]
+                    )
+                if name == "stage1.csv":
+                    text, index, kept = row["response"], None, ("label1", "label2")
+                else:
+                    draft = {"system": self.SYSTEM, "text": row["raw_response"]}
+                    if draft not in case["drafts"]:
+                        case["drafts"].append(draft)
+                    text, index = row["doc_change"], case["drafts"].index(draft)
+                    kept = ("label1", "label2", "q3", "q4", "q5", "q6", "q7", "edit_distance")
+                attributes = named_values((key, row[key]) for key in kept)
+                case["responses"].append(new_response(text, None, index, attributes))
+        return list(cases.values())
+
+    def _content_grading(self, source: Path) -> list[dict]:
+        return [
+            {
+                "id": f"{row['file']}-{row['row']}",
+                "case_id": row["case_id"],
+                "file": row["file"],
+                "source": row["source"],
+                "source_index": row["source_index"],
+                "response": row["response"],
+                "flags": row["flags"],
+            }
+            for row in oncqa_content_grading_rows(source)
+        ]
+
+    def _source_paths(self) -> list[Path]:
+        if self.config.data_dir is None:
+            return []
+        needed = {
+            "pairs_reply": ("Master2.csv", "stage1.csv"),
+            "pairs_edited": ("Master2.csv", "stage2.csv"),
+            "cases": ("Master2.csv", "stage1.csv", "stage2.csv"),
+            "content_grading": ("content_grading_s44.csv", "content_grading_d56.csv"),
+        }[self.config.kind]
+        return [Path(self.config.data_dir) / name for name in needed]
