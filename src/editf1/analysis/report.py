@@ -50,10 +50,6 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _ci(estimate) -> str:
-    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
-
-
 def _p(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
 
@@ -125,8 +121,8 @@ def _gold_blocks(runs, confidence: float) -> list[tuple]:
             notes.append(("p", f"No prediction-powered comparison of {baseline.name} and "
                                f"{system.name}: {reason}."))  # fmt: skip
         rows += [
-            [d.baseline, d.system, d.metric, _fmt(d.judge_only), _ci(d.gold_only),
-             _ci(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
+            [d.baseline, d.system, d.metric, _fmt(d.judge_only), str(d.gold_only),
+             str(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
             for d in found
         ]  # fmt: skip
     blocks = [("h2", "Prediction-powered comparisons (gold labels)")]
@@ -230,10 +226,10 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
     rows = []
     for run in runs:
         r, e = run.result, estimates[run.name]
-        row = [run.name, str(r.n_pairs), _ci(e["precision"]), _ci(e["recall"]), _ci(e["f1"])]
+        row = [run.name, str(r.n_pairs), str(e["precision"]), str(e["recall"]), str(e["f1"])]
         row += [str(r.expected_matches), str(r.expected_additions), str(r.expected_deletions)]
         if themes:
-            row += [_ci(e["theme_precision"]), _ci(e["theme_recall"]), _ci(e["theme_f1"])]
+            row += [str(e["theme_precision"]), str(e["theme_recall"]), str(e["theme_f1"])]
         row.append(str(r.unusable_judgements + r.unusable_theme_judgements))
         rows.append(row)
     blocks += [("h2", "Systems"), ("table", header, rows)]
@@ -256,7 +252,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                      "difference (system − baseline) [95% CI]", "p-value", "pairs", "cases"],
                     [
                         [d.baseline, d.system, d.metric, _fmt(d.baseline_value),
-                         _fmt(d.system_value), _ci(d.difference), _p(d.p_value),
+                         _fmt(d.system_value), str(d.difference), _p(d.p_value),
                          str(d.difference.n), str(d.n_cases)]
                         for d in differences
                     ],
