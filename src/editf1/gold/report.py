@@ -454,14 +454,8 @@ def format_gold_report(report: dict) -> str:
     lines.append(
         f"  the judge against the gold labels ({a['n']} reply sentences in {a['pairs']} pairs):"
     )
-    for name in (
-        "agreement",
-        "cohen_kappa",
-        "gold_match_rate",
-        "judge_match_rate",
-        "match_rate_bias",
-    ):
-        lines.append(f"    {name.replace('_', ' '):<18} {_estimate_text(a[name])}")
+    names = ("agreement", "cohen_kappa", "gold_match_rate", "judge_match_rate", "match_rate_bias")
+    lines += [f"    {name.replace('_', ' '):<18} {_estimate_text(a[name])}" for name in names]
     if t := report.get("theme_agreement"):
         lines.append(
             f"  theme labels ({t['n']} sentences): agreement {_estimate_text(t['micro_f1'])}"
