@@ -191,11 +191,6 @@ class GoldLabels:
     source: str = "gold labels"
     skipped_ranks: tuple[int, ...] = ()
 
-    @property
-    def annotators(self) -> tuple[str, ...]:
-        """The distinct annotators recorded, in order of first appearance."""
-        return tuple(dict.fromkeys(p.annotator for p in self.pairs if p.annotator))
-
 
 def _int(value) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
