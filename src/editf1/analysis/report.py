@@ -268,13 +268,10 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     "happened to be sampled; it says nothing about judge error.",
                 )
             )
-        for note in _judge_notes(runs, differences):
-            blocks.append(("p", note))
-        for baseline, system, reason in skipped:
-            blocks.append(("p", f"Not compared, {baseline} and {system}: {reason}."))
+        blocks += [("p", note) for note in _judge_notes(runs, differences)]
+        blocks += [("p", f"Not compared, {a} and {b}: {reason}.") for a, b, reason in skipped]
         blocks += _gold_blocks(runs, options["confidence"])
-    for name, caption in figures:
-        blocks.append(("figure", name, caption))
+    blocks += [("figure", name, caption) for name, caption in figures]
     if themes:
         per_theme_header = ["theme"]
         clinicians = clinician_series(runs)
