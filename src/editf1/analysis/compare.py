@@ -1,15 +1,7 @@
-"""Scored runs read back from disk, and paired comparisons of systems.
-
-``edit-f1 score`` writes one JSON object per pair (:meth:`PairResult.to_dict`).
-:func:`load_run` reads such a file back into :class:`~editf1.results.PairResult`
-objects and re-aggregates them with :func:`editf1.aggregate.aggregate`, so a
-report shows exactly the figures the scorer printed.
-
-:func:`compare_runs` answers "does system B really need fewer edits than system A?"
-for two runs scored against the *same* references: the difference in micro-averaged
-edit-F1 with a paired, case-level bootstrap 95% CI and a two-sided p-value
-(:func:`editf1.stats.paired_bootstrap`, seeded; the percentile interval and the p-value
-that inverts it, Efron & Tibshirani 1993, §13 and §16).
+"""Scored runs read back from disk (:func:`load_run`), and paired comparisons of systems
+scored against the same references (:func:`compare_runs`: the difference of a
+micro-averaged figure with a paired, case-level bootstrap CI and p-value,
+:func:`editf1.stats.paired_bootstrap`; Efron & Tibshirani 1993, §13 and §16).
 """
 
 from __future__ import annotations
@@ -36,13 +28,11 @@ from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
 __all__ = [
     "METRICS",
     "PairedDifference",
-    "PredictionPoweredDifference",
     "ScoredRun",
     "TooFewCasesError",
     "case_pattern",
     "compare_all",
     "compare_runs",
-    "compare_with_gold",
     "corpus_estimates",
     "load_run",
     "pair_result_from_dict",
@@ -51,6 +41,10 @@ __all__ = [
 
 #: Micro-averaged figures a comparison can test; ``theme_*`` need theme scores in both runs.
 METRICS = ("f1", "precision", "recall", "theme_f1", "theme_precision", "theme_recall")
+_DEFAULT_METRICS = ("f1", "precision", "recall", "theme_f1")
+_COUNT_FIELDS = ("row", "expected_matches", "expected_additions", "expected_deletions")
+_COUNT_FIELDS += ("unusable_judgements", "unusable_theme_judgements")
+_SCORE_FIELDS = ("precision", "recall", "f1", "theme_precision", "theme_recall", "theme_f1")
 
 
 def _sentence(d: dict) -> Sentence:
@@ -61,15 +55,8 @@ def _vetoed(d: dict) -> VetoedSpan:
     return VetoedSpan(_sentence(d["span"]), tuple(d["kinds"]), d["probability"])
 
 
-#: Fields of a per-row record that are counts (integers >= 0), and scores (in [0, 1]).
-_COUNT_FIELDS = ("row", "expected_matches", "expected_additions", "expected_deletions")
-_COUNT_FIELDS += ("unusable_judgements", "unusable_theme_judgements")
-_SCORE_FIELDS = ("precision", "recall", "f1", "theme_precision", "theme_recall", "theme_f1")
-
-
 def _check_numbers(d: dict) -> None:
-    """Raise ValueError naming the first count or score field of ``d`` that is not one
-    (its type and size, never its content)."""
+    """Raise ValueError naming the first count or score field of ``d`` out of range."""
     for field in _COUNT_FIELDS:
         value = d.get(field, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -86,11 +73,9 @@ def _check_numbers(d: dict) -> None:
 def pair_result_from_dict(d: dict) -> PairResult:
     """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output.
 
-    The inverse of ``to_dict`` except for ``PRF.undefined`` (which ratios took the
-    zero-division value), which the per-pair ``warnings`` still name. The theme counts
-    are counted again from the sentences' themes (:func:`editf1.count.count_themes`),
-    over the 9 themes where the pair's themes include Other, else the 8 clinical ones
-    (a sentence labelled Other counts only where Other was scored).
+    The inverse of ``to_dict`` except for ``PRF.undefined`` (the per-pair ``warnings``
+    still name it). Theme counts are counted again (:func:`editf1.count.count_themes`)
+    over the 9 themes where the pair's themes include Other, else the 8 clinical ones.
 
     Raises:
         KeyError: naming a missing field.
@@ -140,10 +125,10 @@ def pair_result_from_dict(d: dict) -> PairResult:
     )
 
 
-def reply_sizes(d: dict) -> tuple[int | None, ...] | None:
-    """The number of sentences of each of a row's replies, from its ``per_reference``
-    counts (EM + EA of each reply; ``None`` for a reply whose counts a run written
-    before they were recorded lacks); ``None`` for a row scored against one reply."""
+def _reply_sizes(d: dict) -> tuple[int | None, ...] | None:
+    """Sentences of each of a row's replies (EM + EA of its ``per_reference`` entry;
+    ``None`` where a run written before these were recorded lacks them); ``None`` for
+    a row scored against one reply."""
     if "best_reference" not in d:
         return None
     entries = d.get("per_reference") or [{}] * d["n_references"]
@@ -160,22 +145,18 @@ class ScoredRun:
     """One system's scored pairs, as read back from ``edit-f1 score`` output.
 
     Attributes:
-        name: the system's name in reports.
-        path: the per-row JSONL file.
-        result: the corpus result re-aggregated from the pairs (``result.pairs`` holds
-            them, in file order).
+        name: the system's name in reports; ``path``: its per-row JSONL file.
+        result: the corpus result re-aggregated from the pairs (``result.pairs``, in
+            file order).
         keys: one pairing key per pair: its ``id`` when every row has one, else its
             ``row`` number as a string.
-        gold: the gold counts of the pairs scored with gold labels (``edit-f1 score
-            --gold``), pair key -> the row's ``gold`` entry
-            (:meth:`editf1.gold.labels.GoldPair.to_dict`); empty without.
+        gold: pair key -> the row's ``gold`` entry (``edit-f1 score --gold``,
+            :meth:`editf1.gold.labels.GoldPair.to_dict`); empty without.
         replies: per pair, the sentence count of each of its replies where it was
-            scored against several (:func:`reply_sizes`), else ``None``; empty for
-            a run made in memory (its pairs' ``per_reference`` give them).
-        provenance: the run record every line of the file carries (its ``run`` object:
-            judges' names, fingerprints and options, scoring options and library
-            versions, :attr:`editf1.scorer.EditF1Scorer.provenance`), else its summary's;
-            empty for a run written without one.
+            scored against several, else ``None``; empty for a run made in memory.
+        provenance: the run record of the file's lines (judges, options, versions:
+            :attr:`editf1.scorer.EditF1Scorer.provenance`), else its summary's; empty
+            without either.
     """
 
     name: str
@@ -195,6 +176,44 @@ class ScoredRun:
         return self.result.theme is not None
 
 
+def _read_pairs(path: Path) -> tuple[list, list, list, dict]:
+    """The pairs, run records, reply sizes and gold entries (by index) of a per-row file."""
+    records, pairs, replies, gold = [], [], [], {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text, so not a run of edit-f1 score") from None
+    # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        not_pair = f"{path}, line {number}: not a scored pair written by edit-f1 score"
+        try:
+            row = json.loads(line)
+            pairs.append(pair_result_from_dict(row))
+            records.append(row.get("run"))
+            if records[-1] != records[0]:
+                raise ValueError(
+                    "its run record (judges, options, versions) differs from the first "
+                    "line's: the file mixes runs"
+                )
+            replies.append(_reply_sizes(row))
+            if "gold" in row:
+                gold[len(pairs) - 1] = row["gold"]
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{not_pair} (not JSON: {error.msg} at column {error.colno})"
+            ) from None
+        except (KeyError, TypeError, AttributeError) as error:
+            what = f"no field {error}" if isinstance(error, KeyError) else "bad fields"
+            raise ValueError(f"{not_pair} ({what})") from None
+        except ValueError as error:  # a count or score that is not a number
+            raise ValueError(f"{path}, line {number}: {error}") from None
+    if not pairs:
+        raise ValueError(f"{path}: no scored pairs")
+    return pairs, records, replies, gold
+
+
 def load_run(
     path: str | Path,
     name: str | None = None,
@@ -206,62 +225,23 @@ def load_run(
     Args:
         path: the JSONL file.
         name: the system's name (default: the file name without ``.edit_f1.jsonl``).
-        summary: the run's summary (``edit-f1 score --summary-json`` file, or the dict):
-            gives the scored themes, and is checked against the pairs. The run record
-            (judges, options, versions; the value of undefined ratios,
-            ``zero_division``) is the lines' ``run`` object, else the summary's (0.0
-            and not recorded without either).
+        summary: the run's summary (``--summary-json`` file, or the dict): gives the
+            scored themes and is checked against the pairs.
 
     Returns:
-        :class:`ScoredRun`. Without a summary the scored themes are those of the run
-        record's ``include_other`` (9 with Other, else the 8 clinical ones); without
-        either, the 8 clinical ones unless a row lists Other.
+        :class:`ScoredRun`. Its run record (judges, options, versions, ``zero_division``)
+        is the lines' ``run`` object, else the summary's. The scored themes are the
+        summary's, else those of the record's ``include_other``, else the 8 clinical
+        ones unless a row lists Other.
 
     Raises:
         FileNotFoundError: if a file is missing.
-        ValueError: naming the line of a row that is not a scored pair, duplicate ids,
-            an empty file, a line whose run record differs from the first line's, or a
+        ValueError: naming the line of a row that is not a scored pair or whose run
+            record differs from the first line's, for duplicate ids, an empty file, or a
             summary whose figures or run record differ from the pairs'.
     """
     path = Path(path)
-    records: list = []
-    pairs: list[PairResult] = []
-    replies: list[tuple[int | None, ...] | None] = []
-    gold: dict[int, dict] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text, so not a run of edit-f1 score") from None
-    # split on "\n" only: a JSON string may hold U+2028, which str.splitlines splits on
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            pairs.append(pair_result_from_dict(row))
-            records.append(row.get("run"))
-            if records[-1] != records[0]:
-                raise ValueError(
-                    "its run record (judges, options, versions) differs from the first "
-                    "line's: the file mixes runs"
-                )
-            replies.append(reply_sizes(row))
-            if "gold" in row:
-                gold[len(pairs) - 1] = row["gold"]
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}, line {number}: not a scored pair written by edit-f1 score "
-                f"(not JSON: {error.msg} at column {error.colno})"
-            ) from None
-        except (KeyError, TypeError, AttributeError) as error:
-            what = f"no field {error}" if isinstance(error, KeyError) else "bad fields"
-            raise ValueError(
-                f"{path}, line {number}: not a scored pair written by edit-f1 score ({what})"
-            ) from None
-        except ValueError as error:  # a count or score that is not a number
-            raise ValueError(f"{path}, line {number}: {error}") from None
-    if not pairs:
-        raise ValueError(f"{path}: no scored pairs")
+    pairs, records, replies, gold = _read_pairs(path)
     if isinstance(summary, (str, Path)):
         try:
             summary = json.loads(Path(summary).read_text(encoding="utf-8"))
@@ -291,57 +271,47 @@ def load_run(
         keep_pairs=True,
         warn=False,
     )
-    recorded = (provenance, result.reproducibility)
-    if (
-        records[0] is not None
-        and summary
-        and (
-            summary.get("run", recorded[0]),
-            summary.get("reproducibility", recorded[1]),
-        )
-        != recorded
-    ):
-        raise ValueError(
-            f"the summary's run record or reproducibility string differs from the run record "
-            f"of the lines of {path}: they are not from the same run"
-        )
     if summary:
-        for key, value in result.summary().items():
-            if key not in summary or not isinstance(value, (int, float)):
-                continue
-            given = summary[key]
-            if isinstance(given, bool) or not isinstance(given, (int, float)):
-                raise ValueError(f"the summary of {path} gives {key} as {type(given).__name__}")
-            if abs(given - value) > 1e-9:
-                raise ValueError(
-                    f"the summary gives {key} = {summary[key]} but the pairs in {path} "
-                    f"give {value}: they are not from the same run"
-                )
+        _check_summary(summary, result, path, lines_recorded=records[0] is not None)
     with_ids = all(p.id is not None for p in pairs)
     keys = tuple(p.id if with_ids else str(p.row) for p in pairs)
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
     if duplicates:
         raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
     default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
-    return ScoredRun(
-        name or default_name,
-        path,
-        result,
-        keys,
-        {keys[k]: g for k, g in gold.items()},
-        tuple(replies),
-        provenance,
-    )
+    gold = {keys[k]: g for k, g in gold.items()}
+    return ScoredRun(name or default_name, path, result, keys, gold, tuple(replies), provenance)
+
+
+def _check_summary(summary: dict, result: CorpusResult, path: Path, lines_recorded: bool):
+    """Raise ValueError if the summary's run record or figures differ from the pairs'."""
+    recorded = (result.provenance, result.reproducibility)
+    given = (summary.get("run", recorded[0]), summary.get("reproducibility", recorded[1]))
+    if lines_recorded and given != recorded:
+        raise ValueError(
+            f"the summary's run record or reproducibility string differs from the run record "
+            f"of the lines of {path}: they are not from the same run"
+        )
+    for key, value in result.summary().items():
+        if key not in summary or not isinstance(value, (int, float)):
+            continue
+        given = summary[key]
+        if isinstance(given, bool) or not isinstance(given, (int, float)):
+            raise ValueError(f"the summary of {path} gives {key} as {type(given).__name__}")
+        if abs(given - value) > 1e-9:
+            raise ValueError(
+                f"the summary gives {key} = {summary[key]} but the pairs in {path} "
+                f"give {value}: they are not from the same run"
+            )
 
 
 def case_pattern(pattern: str) -> Callable[[str], str]:
-    """A function mapping a pair's key to its case with a regular expression.
-
-    The case is the first group of ``pattern`` (``re.fullmatch``), e.g. ``(.+)-\\d+`` for
-    OncQA ids ``"<case>-<n>"`` (two oncologists' replies to one message are one case).
+    """A function mapping a pair's key to its case: the first group of ``pattern``
+    (``re.fullmatch``), e.g. ``(.+)-\\d+`` for OncQA ids ``"<case>-<n>"``.
 
     Raises:
-        ValueError: at call time, naming a key the pattern does not match.
+        ValueError: for a pattern without a group; at call time, naming a key it does
+            not match.
 
     >>> case_pattern(r"(.+)-\\d+")("31-2")
     '31'
@@ -372,6 +342,17 @@ def _micro(pairs: Sequence[PairResult], metric: str) -> Callable[[np.ndarray], f
     return lambda idx: getattr(micro_prf(counts[idx]), field)
 
 
+def _value(pairs: Sequence[PairResult], metric: str) -> float:
+    """``metric`` of all the pairs."""
+    return _micro(pairs, metric)(np.arange(len(pairs)))
+
+
+def _aligned(baseline: ScoredRun, system: ScoredRun) -> list[PairResult]:
+    """``system``'s pairs in the order of ``baseline``'s keys."""
+    order = {key: i for i, key in enumerate(system.keys)}
+    return [system.pairs[order[key]] for key in baseline.keys]
+
+
 def corpus_estimates(
     run: ScoredRun,
     *,
@@ -380,21 +361,12 @@ def corpus_estimates(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> dict[str, Estimate]:
-    """Each of :data:`METRICS` the run has, with a case-level bootstrap CI.
-
-    Args:
-        run: a scored run read back from its per-pair JSONL.
-        cases: maps a pair's key to its case (message) id, so that pairs of one
-            message are resampled together; ``None``: every pair is its own case.
-        n_resamples, confidence, seed: of the percentile bootstrap
-            (:func:`editf1.stats.bootstrap`).
+    """Each of :data:`METRICS` the run has, with a case-level percentile bootstrap CI
+    (:func:`editf1.stats.bootstrap`; ``cases`` maps a pair key to its case, default one
+    case per pair).
 
     Returns:
-        ``{metric: Estimate}``; ``Estimate.value`` equals the corpus (micro) figure, a
-        fraction in [0, 1].
-
-    Raises:
-        ValueError: if the run has no pairs.
+        ``{metric: Estimate}``; each value is the corpus (micro) figure, in [0, 1].
     """
     groups = None if cases is None else [cases(k) for k in run.keys]
     return {
@@ -416,19 +388,13 @@ class PairedDifference:
     """``system − baseline`` for one micro-averaged metric, on the same references.
 
     Attributes:
-        metric: one of :data:`METRICS`.
-        baseline, system: the runs' names.
-        baseline_value, system_value: the metric of each run, fractions in [0, 1].
+        metric: one of :data:`METRICS`; ``baseline``, ``system``: the runs' names.
+        baseline_value, system_value: the metric of each run, in [0, 1].
         difference: ``system_value - baseline_value`` with its paired bootstrap CI
-            (an :class:`~editf1.stats.Estimate`; ``n`` is the number of pairs).
+            (:class:`~editf1.stats.Estimate`; ``n``: pairs).
         p_value: two-sided bootstrap p-value for "no difference", in (0, 1]
-            (:func:`editf1.stats.paired_bootstrap`): ``min(1, 2 min(P(d* <= 0),
-            P(d* >= 0)))`` over the B resampled differences ``d*``, each proportion
-            counted as ``(1 + #) / (B + 1)``. It inverts the percentile CI: p < 1 -
-            confidence exactly when the CI excludes 0 (up to the resolution of B
-            resamples).
-        n_cases: cases resampled (pairs of one case are drawn together).
-        n_resamples, seed: the bootstrap's settings.
+            (:func:`editf1.stats.paired_bootstrap`).
+        n_cases: cases resampled; ``n_resamples``, ``seed``: the bootstrap's settings.
     """
 
     metric: str
@@ -443,21 +409,26 @@ class PairedDifference:
     seed: int
 
     def to_dict(self) -> dict:
-        out = dict(self.__dict__)
-        out["difference"] = self.difference.to_dict()
-        return out
+        return dict(self.__dict__) | {"difference": self.difference.to_dict()}
+
+
+def _replies(run: ScoredRun) -> tuple[tuple[int | None, ...] | None, ...]:
+    """:attr:`ScoredRun.replies`, or for a run made in memory its pairs' replies."""
+    return run.replies or tuple(
+        tuple(r.expected_matches + r.expected_additions for r in p.per_reference)
+        if p.per_reference
+        else None
+        for p in run.pairs
+    )
 
 
 def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
     """Why two runs cannot be compared pair by pair, or ``None`` if they can.
 
-    Runs are comparable when they hold the same pair keys and, for each key, the same
-    reference sentences (the clinician reply each draft was scored against). A draft
-    scored against several replies is compared on its best-matching one in each run
-    (the score of both): where the two runs' best replies are the same reply, its
-    sentences must agree; where they differ, the runs must have had as many replies,
-    each of the same number of sentences (the text of a reply that was not a run's best
-    is not in its file).
+    They can when they hold the same pair keys and each pair the same reference
+    sentences. A draft scored against several replies is compared on each run's best
+    reply: where both chose the same reply its sentences must agree, else the runs must
+    have had as many replies of the same sentence counts (only the best is in a file).
     """
     if set(baseline.keys) != set(system.keys):
         only_base = sorted(set(baseline.keys) - set(system.keys))
@@ -495,50 +466,37 @@ def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
     return None
 
 
-def _replies(run: ScoredRun) -> tuple[tuple[int | None, ...] | None, ...]:
-    """:attr:`ScoredRun.replies`, or for a run made in memory its pairs' replies."""
-    return run.replies or tuple(
-        tuple(r.expected_matches + r.expected_additions for r in p.per_reference)
-        if p.per_reference
-        else None
-        for p in run.pairs
-    )
+class TooFewCasesError(ValueError):
+    """Two runs hold fewer than 2 cases: no paired bootstrap can compare them."""
 
 
 def compare_runs(
     baseline: ScoredRun,
     system: ScoredRun,
     *,
-    metrics: Sequence[str] = ("f1", "precision", "recall", "theme_f1"),
+    metrics: Sequence[str] = _DEFAULT_METRICS,
     cases: Callable[[str], str] | None = None,
     n_resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> list[PairedDifference]:
-    """Paired bootstrap comparison of two systems scored against the same references.
-
-    Each resample draws cases with replacement (``cases`` maps a pair key to its case;
-    default: every pair is a case), takes the *same* pairs from both runs and
-    recomputes both micro-averaged metrics from the summed counts; their difference
-    over ``n_resamples`` resamples gives the percentile CI and the p-value (see
-    :class:`PairedDifference`).
+    """Paired bootstrap comparison of two systems scored against the same references:
+    each resample draws cases with replacement and recomputes both runs' micro figures
+    from the *same* pairs.
 
     Args:
         baseline, system: runs from :func:`load_run`.
         metrics: names from :data:`METRICS`; theme metrics need theme scores in both.
-        cases: key -> case, e.g. :func:`case_pattern`.
-        n_resamples, confidence, seed: bootstrap settings; the same seed gives the same
-            CIs and p-values.
+        cases: pair key -> case, e.g. :func:`case_pattern` (default: a case per pair).
+        n_resamples, confidence, seed: the bootstrap's; the same seed, the same result.
 
     Returns:
         One :class:`PairedDifference` per metric, in order.
 
     Raises:
-        ValueError: if the runs are not comparable (:func:`reference_mismatch`), hold
-            a metric is unknown or needs theme scores a run lacks.
-        TooFewCasesError: (a ValueError) if they hold fewer than 2 cases: every
-            resample would be the one case, a CI of width 0 and a p-value of
-            2 / (B + 1) whatever the systems.
+        ValueError: for runs that are not comparable (:func:`reference_mismatch`), an
+            unknown metric, or a theme metric a run has no scores for.
+        TooFewCasesError: (a ValueError) for fewer than 2 cases.
 
     Example:
         >>> from editf1.scorer import EditF1Scorer
@@ -562,8 +520,7 @@ def compare_runs(
     lacking = [r.name for r in (baseline, system) if not r.has_themes]
     if lacking and any(m.startswith("theme_") for m in metrics):
         raise ValueError(f"theme metrics need theme scores; {lacking} were scored without")
-    order = {key: i for i, key in enumerate(system.keys)}
-    aligned = [system.pairs[order[key]] for key in baseline.keys]
+    aligned = _aligned(baseline, system)
     groups = None if cases is None else [cases(k) for k in baseline.keys]
     n_cases = len(set(groups)) if groups is not None else len(aligned)
     if n_cases < 2:
@@ -571,58 +528,32 @@ def compare_runs(
             "only 1 case: a paired bootstrap over one case cannot tell the systems apart "
             "(score more messages)"
         )
-    everything = np.arange(len(aligned))
+    boot = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     out = []
     for metric in metrics:
-        base = _micro(baseline.pairs, metric)
-        other = _micro(aligned, metric)
-        difference, p_value = paired_bootstrap(
-            base,
-            other,
-            len(aligned),
-            groups=groups,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=seed,
-        )
+        base, other = _micro(baseline.pairs, metric), _micro(aligned, metric)
+        difference, p_value = paired_bootstrap(base, other, len(aligned), **boot)
         out.append(
             PairedDifference(
-                metric=metric,
-                baseline=baseline.name,
-                system=system.name,
-                baseline_value=base(everything),
-                system_value=other(everything),
-                difference=difference,
-                p_value=p_value,
-                n_cases=n_cases,
-                n_resamples=n_resamples,
-                seed=seed,
+                metric, baseline.name, system.name, _value(baseline.pairs, metric),
+                _value(aligned, metric), difference, p_value, n_cases, n_resamples, seed,
             )
-        )
+        )  # fmt: skip
     return out
-
-
-class TooFewCasesError(ValueError):
-    """Two runs hold fewer than 2 cases: no paired bootstrap can compare them."""
 
 
 def compare_all(
     runs: Sequence[ScoredRun], **options
 ) -> tuple[list[PairedDifference], list[tuple[str, str, str]]]:
-    """:func:`compare_runs` for every pair of runs (earlier run as the baseline).
-
-    Args:
-        runs: two or more runs.
-        **options: passed to :func:`compare_runs`; theme metrics are kept only for
-            pairs of runs that both have theme scores.
+    """:func:`compare_runs` for every two runs (the earlier run the baseline); theme
+    metrics only where both runs have theme scores.
 
     Returns:
-        (differences, skipped): ``skipped`` lists ``(baseline, system, reason)`` for
-        pairs of runs that cannot be compared (other references, fewer than 2 cases),
-        so a report can say why.
+        ``(differences, skipped)``, ``skipped`` listing ``(baseline, system, reason)``
+        for runs that cannot be compared (other references, fewer than 2 cases).
     """
     differences, skipped = [], []
-    metrics = options.pop("metrics", ("f1", "precision", "recall", "theme_f1"))
+    metrics = options.pop("metrics", _DEFAULT_METRICS)
     for baseline, system in combinations(runs, 2):
         reason = reference_mismatch(baseline, system)
         if reason:
@@ -635,120 +566,3 @@ def compare_all(
         except TooFewCasesError as error:
             skipped.append((baseline.name, system.name, str(error)))
     return differences, skipped
-
-
-@dataclass(frozen=True)
-class PredictionPoweredDifference:
-    """``system − baseline`` for one micro-averaged metric, from the judge's counts of
-    every pair and the gold counts of the labelled ones (PPI++,
-    :func:`editf1.gold.report.prediction_powered_difference`).
-
-    Attributes:
-        metric: one of :data:`METRICS`.
-        baseline, system: the runs' names.
-        difference: the prediction-powered estimate and CI (:class:`~editf1.ppi.PPIEstimate`,
-            in [-1, 1]; ``lam`` its power-tuning weight).
-        gold_only: the same from the labelled pairs' gold counts alone (``lam = 0``).
-        judge_only: the judge's difference over all pairs (no correction), a number.
-        n_labelled, n_pairs: labelled pairs, and all pairs.
-    """
-
-    metric: str
-    baseline: str
-    system: str
-    difference: object
-    gold_only: object
-    judge_only: float
-    n_labelled: int
-    n_pairs: int
-
-    def to_dict(self) -> dict:
-        out = dict(self.__dict__)
-        out["difference"], out["gold_only"] = self.difference.to_dict(), self.gold_only.to_dict()
-        return out
-
-
-_GOLD_COUNTS = {
-    "content": ("expected_matches", "expected_deletions", "expected_additions"),
-    "theme": ("theme_true_positives", "theme_false_positives", "theme_false_negatives"),
-}
-
-
-def _gold_reason(baseline: ScoredRun, system: ScoredRun) -> str | None:
-    """Why two runs have no prediction-powered comparison, or ``None``."""
-    if not (baseline.gold and system.gold):
-        return "not both were scored with gold labels (edit-f1 score --gold)"
-    if set(baseline.gold) != set(system.gold):
-        return "their gold labels are of different pairs; label the same pairs of both systems"
-    for run in (baseline, system):
-        records = {json.dumps(g.get("sampling"), sort_keys=True) for g in run.gold.values()}
-        sampling = next(iter(run.gold.values())).get("sampling")
-        if len(records) > 1:
-            return f"the gold labels of {run.name!r} hold different sampling records"
-        if sampling and sampling.get("population") not in (None, len(run.pairs)):
-            return f"the gold labels of {run.name!r} were sampled from other pairs"
-    return reference_mismatch(baseline, system)
-
-
-def compare_with_gold(
-    baseline: ScoredRun,
-    system: ScoredRun,
-    *,
-    metrics: Sequence[str] = ("f1", "precision", "recall", "theme_f1"),
-    confidence: float = 0.95,
-) -> tuple[list[PredictionPoweredDifference], str | None]:
-    """Prediction-powered CIs of ``system − baseline``, two runs scored with gold labels of
-    the same pairs (each system's drafts labelled).
-
-    Args:
-        baseline, system: runs from :func:`load_run`, with gold entries.
-        metrics: names from :data:`METRICS`; theme metrics are kept only where both runs'
-            gold entries hold theme counts.
-        confidence: the CIs' level.
-
-    Returns:
-        ``(differences, reason)``: the differences, or ``[]`` and why there are none.
-    """
-    from editf1.gold.report import prediction_powered_difference
-    from editf1.ppi import UndefinedEstimateError
-
-    reason = _gold_reason(baseline, system)
-    if reason:
-        return [], reason
-    order = {key: i for i, key in enumerate(system.keys)}
-    aligned = [system.pairs[order[key]] for key in baseline.keys]
-    labelled = [i for i, key in enumerate(baseline.keys) if key in baseline.gold]
-    keys = [baseline.keys[i] for i in labelled]
-    out = []
-    for metric in metrics:
-        level = "theme" if metric.startswith("theme_") else "content"
-        names = _GOLD_COUNTS[level]
-        entries = [run.gold[k] for run in (baseline, system) for k in keys]
-        if level == "theme" and not (
-            baseline.has_themes and system.has_themes and all(names[0] in e for e in entries)
-        ):
-            continue
-        judge = [pair_counts(pairs, level) for pairs in (baseline.pairs, aligned)]
-        gold = [
-            np.array([[run.gold[k][n] for n in names] for k in keys]) for run in (baseline, system)
-        ]
-        field_name = metric.removeprefix("theme_")
-        try:
-            tuned, gold_only = (
-                prediction_powered_difference(*judge, *gold, labelled, field_name, lam=lam,
-                                              confidence=confidence)
-                for lam in (None, 0.0)
-            )  # fmt: skip
-        except UndefinedEstimateError:
-            continue
-        everything = np.arange(len(aligned))
-        judge_only = _micro(aligned, metric)(everything) - _micro(baseline.pairs, metric)(
-            everything
-        )
-        out.append(
-            PredictionPoweredDifference(
-                metric, baseline.name, system.name, tuned, gold_only, judge_only, len(keys),
-                len(aligned),
-            )
-        )  # fmt: skip
-    return out, None

@@ -1,13 +1,6 @@
-"""The plots of ``edit-f1 report``: what each bar chart shows, and its drawing.
-
-Each bar chart is built in two steps: a function that works out its data
-(:func:`per_theme_f1_bars`, :func:`theme_proportion_bars`: a :class:`Bars`, the values,
-labels and words of the chart, testable by hand) and :func:`draw_bars`, which draws any
-:class:`Bars` with matplotlib's object API (no global pyplot state). A value that is
-undefined is drawn as no bar, a hatched empty box and the word given for it, and a
-value of 0 as a mark at 0, so the two cannot be mistaken for each other or for a
-missing theme. :func:`per_pair_histograms` draws the per-pair F1 histograms (counts of
-pairs on integer ticks).
+"""The plots of ``edit-f1 report``: each bar chart's data (:class:`Bars`, from
+:func:`per_theme_f1_bars`, :func:`theme_proportion_bars`) drawn by :func:`draw_bars`
+(matplotlib's object API, no pyplot state), and :func:`per_pair_histograms`.
 """
 
 from __future__ import annotations
@@ -44,12 +37,11 @@ class Bars:
     Attributes:
         title, xlabel: the chart's title and the words under its x axis.
         labels: one group per label, drawn top to bottom (themes).
-        series: ``(name, color, values)`` per series, one bar per group each, in the
-            legend's order; a value is a number in ``[0, xmax]``, or ``None`` where it is
-            undefined (no bar: a hatched empty box and ``absent_mark``).
+        series: ``(name, color, values)`` per series, in the legend's order; a value is
+            a number in ``[0, xmax]``, or ``None`` where undefined.
         xmax: the largest value the axis shows (1 for F1, 100 for percentages).
-        absent_mark: the word written where a value is ``None``.
-        absent_label: the legend's words for such a box.
+        absent_mark, absent_label: the word written where a value is ``None``, and the
+            legend's words for it.
         value_format: how each defined value is written beside its bar.
     """
 
@@ -70,8 +62,7 @@ def _figure(width: float, height: float):
 
 
 def scored_themes(runs: Sequence[ScoredRun]) -> list[str]:
-    """The themes any run scores, in :data:`~editf1.themes.THEMES` order (a run scored
-    with ``include_other`` adds Other; the others have no figure for it)."""
+    """The themes any run scores, in :data:`~editf1.themes.THEMES` order."""
     return [t for t in THEMES if any(t in run.result.per_theme for run in runs)]
 
 
@@ -84,40 +75,33 @@ def clinician_series(runs: Sequence[ScoredRun]) -> list[tuple[str, ScoredRun]]:
 
 
 def defined_f1(score: ThemeScore | None) -> float | None:
-    """A theme's F1 (Seegmiller et al., Table 15), or ``None`` where nothing defines it:
-    the run does not score the theme, or no reply and no draft has it (the result then
-    stores 1.0: nothing expected, nothing given, which is not a perfect score)."""
+    """A theme's F1 (Seegmiller et al., Table 15), or ``None`` where the run does not
+    score the theme or no reply and no draft has it (the stored 1.0 is no score)."""
     if score is None or score.reference_count == score.prediction_count == 0:
         return None
     return score.f1
 
 
-def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
-    """Theme F1 of each run, per scored theme (:func:`defined_f1`: ``None`` where
-    undefined, shown "–" in the report's table).
-
-    Args:
-        runs: runs with theme scores.
-
-    Returns:
-        :class:`Bars` with values in [0, 1], one series per run.
-    """
-    themes = scored_themes(runs)
-    series = tuple(
-        (
-            run.name,
-            COLORS[k % len(COLORS)],
-            tuple(defined_f1(run.result.per_theme.get(t)) for t in themes),
-        )
+def _run_series(runs, themes, value) -> list:
+    """One series per run, coloured in order: ``value(run, theme)`` per theme."""
+    return [
+        (run.name, COLORS[k % len(COLORS)], tuple(value(run, t) for t in themes))
         for k, run in enumerate(runs)
-    )
+    ]
+
+
+def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
+    """Theme F1 of each run (with theme scores) per scored theme (:func:`defined_f1`):
+    :class:`Bars` with values in [0, 1], one series per run."""
+    themes = scored_themes(runs)
+    series = _run_series(runs, themes, lambda run, t: defined_f1(run.result.per_theme.get(t)))
     unscored = any(t not in run.result.per_theme for run in runs for t in themes)
     return Bars(
         title="Theme F1 per theme",
         xlabel="theme F1 over all pairs\n(1: drafts have the theme exactly where replies "
         "do; 0: never in the same pair)",
         labels=tuple(themes),
-        series=series,
+        series=tuple(series),
         xmax=1.0,
         absent_mark="undefined",
         absent_label="undefined: no reply or draft has the theme"
@@ -127,13 +111,9 @@ def per_theme_f1_bars(runs: Sequence[ScoredRun]) -> Bars:
 
 
 def theme_proportion_bars(runs: Sequence[ScoredRun]) -> Bars:
-    """The percentage of replies (clinicians, :func:`clinician_series`) and of each
-    run's drafts containing each scored theme (Seegmiller et al., Table 5); ``None``
-    for a theme a run does not score.
-
-    Returns:
-        :class:`Bars` with values in [0, 100], the clinicians' series first.
-    """
+    """The percentage of replies (:func:`clinician_series`) and of each run's drafts
+    containing each scored theme (Seegmiller et al., Table 5; ``None`` where a run does
+    not score it): :class:`Bars` with values in [0, 100], the clinicians first."""
     themes = scored_themes(runs)
     clinicians = clinician_series(runs)
     shades = np.linspace(0.2, 0.55, len(clinicians))
@@ -150,14 +130,7 @@ def theme_proportion_bars(runs: Sequence[ScoredRun]) -> Bars:
         )
         for (name, run), shade in zip(clinicians, shades)
     ]
-    series += [
-        (
-            run.name,
-            COLORS[k % len(COLORS)],
-            tuple(percent(run, t, "prediction_proportion") for t in themes),
-        )
-        for k, run in enumerate(runs)
-    ]
+    series += _run_series(runs, themes, lambda run, t: percent(run, t, "prediction_proportion"))
     return Bars(
         title="Share of responses containing each theme",
         xlabel="% of replies or drafts containing the theme",
@@ -171,14 +144,8 @@ def theme_proportion_bars(runs: Sequence[ScoredRun]) -> Bars:
 
 
 def draw_bars(bars: Bars):
-    """Draw :class:`Bars`: each defined value a bar with its value written beside it, a
-    value of 0 a mark at 0, an undefined one a hatched empty box with
-    ``bars.absent_mark``; the legend names the series and, where used, the box and the
-    mark.
-
-    Returns:
-        The matplotlib ``Figure`` (one axes).
-    """
+    """Draw :class:`Bars` as a matplotlib ``Figure``: a defined value a bar with its
+    value beside it, 0 a mark at 0, ``None`` a hatched empty box with ``absent_mark``."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -223,13 +190,8 @@ def draw_bars(bars: Bars):
 
 
 def per_pair_histograms(runs: Sequence[ScoredRun]):
-    """Histograms of per-pair content edit-F1 (and theme edit-F1 where every run has
-    theme scores), ten bins of width 0.1 over [0, 1], one colour per run; the y axis
-    counts pairs on integer ticks.
-
-    Returns:
-        The matplotlib ``Figure`` (one axes per panel).
-    """
+    """A matplotlib ``Figure`` of histograms of per-pair content edit-F1 (and theme
+    edit-F1 where every run has theme scores), ten bins over [0, 1], one colour per run."""
     from matplotlib.ticker import MaxNLocator
 
     panels = [("content edit-F1 of a pair", lambda p: p.content.f1)]

@@ -1,15 +1,6 @@
-"""How close are clinicians to each other? The human ceiling of edit-F1.
-
-:func:`inter_annotator_predictability` scores each clinician's reply as if it were the
-draft for every other clinician's reply to the same message (every *ordered* pair of
-clinicians) and micro-averages: the inter-annotator predictability of Seegmiller et al.
-(arXiv 2601.11344, §4.2, Table 11), the edit-F1 a model could hope for if it wrote like
-one more clinician. (How close a draft is to *any* of several clinicians is a feature of
-the scorer itself: give :meth:`editf1.scorer.EditF1Scorer.score` a list of replies.)
-
-A thin shell over :class:`editf1.scorer.EditF1Scorer`: all ordered pairs go through one
-:meth:`~editf1.scorer.EditF1Scorer.score_stream` call, and bootstrap resamples are
-re-aggregated by :func:`editf1.aggregate.micro_prf`, as everywhere else.
+"""The human ceiling of edit-F1: each clinician's reply scored as the draft for every
+other clinician's reply to the same message (inter-annotator predictability, Seegmiller
+et al., arXiv 2601.11344, §4.2, Table 11).
 """
 
 from __future__ import annotations
@@ -31,17 +22,12 @@ class InterAnnotatorResult:
     """Inter-annotator predictability (§4.2, Table 11): clinicians scored on each other.
 
     Attributes:
-        corpus: micro-averaged scores over every ordered pair of clinicians who
-            answered the same message (:class:`~editf1.results.CorpusResult`; each
-            pair's ``id`` is ``"<message>:<a>-><b>"``: reply ``a`` as the draft, reply
-            ``b`` as the reference, 0-based positions within the message).
-        f1, precision, recall: content edit-F1 with a 95% bootstrap CI over messages
-            (:class:`~editf1.stats.Estimate`).
-        theme_f1: theme-level edit-F1 with its CI; ``None`` without a theme judge.
-        n_messages: messages with at least two replies (those scored).
-        n_ordered_pairs: sum over those messages of K(K-1).
-        single_reply_messages: ids of messages with one reply, which have no pair and
-            are not scored (listed, never dropped silently).
+        corpus: the :class:`~editf1.results.CorpusResult` of every ordered pair (pair
+            ``id`` ``"<message>:<a>-><b>"``: reply ``a`` the draft, ``b`` the reference).
+        f1, precision, recall: content edit-F1 with a bootstrap CI over messages.
+        theme_f1: theme edit-F1 with its CI; ``None`` without a theme judge.
+        n_messages: messages with two or more replies; ``n_ordered_pairs``: sum of K(K-1).
+        single_reply_messages: ids of messages with one reply (not scored).
     """
 
     corpus: CorpusResult
@@ -79,30 +65,24 @@ def inter_annotator_predictability(
 ) -> InterAnnotatorResult:
     """Score every clinician's reply as the draft for every other clinician's reply.
 
-    For a message answered by K clinicians there are K(K-1) ordered pairs (a, b): reply
-    ``a`` is the prediction, reply ``b`` the reference. Counts are summed over all
-    ordered pairs of all messages (micro average, as for a model's corpus edit-F1, so
-    the two can be compared), following Seegmiller et al. (arXiv 2601.11344, §4.2,
-    Table 11). Because both directions are scored, content precision and recall are
-    close to each other by construction.
+    A message answered by K clinicians gives K(K-1) ordered pairs; counts are summed
+    over all of them (micro average, as a model's corpus edit-F1; §4.2, Table 11).
 
     Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer` (use the same judges as for the
-            model you compare with the ceiling).
-        replies: message id -> the replies of the clinicians who answered it, in a
-            fixed order. Messages with one reply are listed in the result, not scored.
+        scorer: the :class:`~editf1.scorer.EditF1Scorer` (the judges of the model
+            compared with the ceiling).
+        replies: message id -> its clinicians' replies, in a fixed order.
         n_resamples, confidence, seed: the bootstrap over messages
-            (:func:`editf1.stats.bootstrap`; all ordered pairs of a message are
-            drawn together).
+            (:func:`editf1.stats.bootstrap`).
 
     Returns:
         :class:`InterAnnotatorResult`; fractions in [0, 1].
 
     Raises:
         ValueError: if no message has two replies, or for too few ``n_resamples``
-            (:func:`editf1.stats.check_n_resamples`; checked before any scoring).
-        InputError: naming ``replies[<message>][k]`` for a reply that is not a string
-            with a word.
+            (checked before any scoring).
+        InputError: naming ``replies[<message>][k]`` for a reply that is not text with
+            a word.
 
     Example:
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
@@ -147,25 +127,22 @@ def inter_annotator_predictability(
     # every draft and reply is a reply checked above; ids are unique by construction
     rows = CheckedRows((f"{m}:{a}->{b}", draft, ref) for m, a, b, draft, ref in ordered)
     corpus = scorer.score_stream(rows, total=len(ordered), keep_pairs=True)
-    counts = pair_counts(corpus.pairs, "content")
     groups = [m for m, *_ in ordered]
     kw = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
 
-    def content(field: str):
-        return lambda idx: getattr(micro_prf(counts[idx], scorer.zero_division), field)
-
-    theme_f1 = None
-    if corpus.theme is not None:
-        theme_counts = pair_counts(corpus.pairs, "theme")
-        theme_f1 = bootstrap(
-            lambda idx: micro_prf(theme_counts[idx], scorer.zero_division).f1, len(ordered), **kw
+    def estimate(level: str, field: str) -> Estimate:
+        counts = pair_counts(corpus.pairs, level)
+        zero_division = scorer.zero_division
+        return bootstrap(
+            lambda idx: getattr(micro_prf(counts[idx], zero_division), field), len(ordered), **kw
         )
+
     return InterAnnotatorResult(
         corpus=corpus,
-        f1=bootstrap(content("f1"), len(ordered), **kw),
-        precision=bootstrap(content("precision"), len(ordered), **kw),
-        recall=bootstrap(content("recall"), len(ordered), **kw),
-        theme_f1=theme_f1,
+        f1=estimate("content", "f1"),
+        precision=estimate("content", "precision"),
+        recall=estimate("content", "recall"),
+        theme_f1=None if corpus.theme is None else estimate("theme", "f1"),
         n_messages=len(set(groups)),
         n_ordered_pairs=len(ordered),
         single_reply_messages=single,

@@ -1,15 +1,7 @@
-"""The pairs on which two systems differ most, with each system's alignment: why
-system B beat system A, pair by pair (the per-pair view of ``edit-f1 report``).
-
-Both runs must hold the same pairs scored against the same references
-(:func:`editf1.analysis.compare.reference_mismatch`). A pair's alignment is read from
-its :class:`~editf1.results.PairResult`, as ``edit-f1 score`` writes it per row: the
-reference sentences the content judge matched (each with its draft span), the
-reference sentences left unmatched (expected additions) and the draft sentences left
-over (expected deletions), Algorithm 1 of Seegmiller et al. (arXiv 2601.11344).
-
-These hold the texts of the pairs: they are for a page the user asked for, never for
-logs or error messages.
+"""The pairs on which two runs of the same pairs and references differ most, with each
+system's alignment (Algorithm 1 of Seegmiller et al., arXiv 2601.11344): the per-pair
+view of ``edit-f1 report``. These hold the pairs' texts: for a page the user asked for,
+never for logs or error messages.
 """
 
 from __future__ import annotations
@@ -27,17 +19,13 @@ class PairAlignment:
     """One system's alignment of one pair, as a reader sees it.
 
     Attributes:
-        system: the run's name.
-        f1: the pair's content edit-F1, a fraction in [0, 1].
-        counts: ``(EM, EA, ED)``: expected matches, additions and deletions.
-        reply: with several replies, the 0-based index of the one the draft was scored
-            against (its best-matching); ``None`` with one reply.
-        matches: ``(reference sentence, draft span)`` for each matched reference
-            sentence, in reference order.
-        additions: ``(reference sentence, note)`` for each reference sentence left
-            unmatched, in reference order; the note is ``""``, or ``"judge output
-            unusable"`` where the judge's answer could not be used.
-        deletions: the draft sentences left over, in draft order.
+        system: the run's name; ``f1``: the pair's content edit-F1, in [0, 1].
+        counts: ``(EM, EA, ED)``.
+        reply: with several replies, the 0-based index of the best-matching one.
+        matches: ``(reference sentence, draft span)`` per matched reference sentence.
+        additions: ``(reference sentence, note)`` per unmatched one; the note is ``""``
+            or ``"judge output unusable"``.
+        deletions: the draft sentences left over.
     """
 
     system: str
@@ -87,21 +75,16 @@ def alignment_of(system: str, pair: PairResult) -> PairAlignment:
 def differing_pairs(
     baseline: ScoredRun, system: ScoredRun, top: int = 10
 ) -> tuple[list[PairContrast], int]:
-    """The ``top`` pairs whose content edit-F1 differs most between two runs.
-
-    Args:
-        baseline, system: runs of the same pairs against the same references.
-        top: how many to return (an int >= 0).
+    """The ``top`` (an int >= 0) pairs whose content edit-F1 differs most between two runs.
 
     Returns:
         ``(contrasts, differing)``: at most ``top`` :class:`PairContrast`, largest
-        ``|system F1 - baseline F1|`` first (ties in the baseline's file order); pairs
-        whose F1 is the same in both are left out; ``differing`` counts the pairs whose
-        F1 differs.
+        ``|system F1 - baseline F1|`` first (ties in the baseline's order), and the
+        number of pairs whose F1 differs.
 
     Raises:
-        ValueError: for ``top`` that is not an int >= 0, or runs that cannot be compared
-            pair by pair (the reason, :func:`~editf1.analysis.compare.reference_mismatch`).
+        ValueError: for a bad ``top``, or runs that cannot be compared pair by pair
+            (:func:`~editf1.analysis.compare.reference_mismatch`).
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise ValueError(f"top must be an int >= 0, got {top!r}")

@@ -1,21 +1,6 @@
-"""``edit-f1 report``: HTML and Markdown reports with plots from scored runs.
-
-From one or more runs of ``edit-f1 score`` (:func:`editf1.analysis.compare.load_run`) the report
-shows, per system: corpus content- and theme-level precision/recall/F1 with case-level
-bootstrap 95% CIs; per-theme F1 bars (Seegmiller et al., arXiv 2601.11344, Table 15);
-the share of responses containing each theme, systems beside the clinicians (Table 5);
-per-theme content recall (Table 14); histograms of per-pair F1; and, for every two
-runs scored against the same references, the paired bootstrap difference in edit-F1
-with its 95% CI and p-value (:func:`editf1.analysis.compare.compare_all`); where both
-runs were scored with clinicians' gold labels of the same pairs (``edit-f1 score
---gold``), the prediction-powered (PPI++) CI of the difference
-(:func:`editf1.analysis.compare.compare_with_gold`), and in the HTML page the pairs
-whose content edit-F1 differs most, with each system's alignment
-(:func:`editf1.analysis.pairs.differing_pairs`); the judges, options and versions of
-each run come from its per-row file's run record.
-
-Plots (:mod:`editf1.analysis.figures`) use matplotlib's object API (no global pyplot
-state); needs the ``report`` extra (``pip install "edit-f1[report]"``).
+"""``edit-f1 report``: HTML and Markdown reports with plots from scored runs
+(:func:`editf1.analysis.compare.load_run`); what it shows is listed in docs/report.md.
+Plots (:mod:`editf1.analysis.figures`) need the ``report`` extra.
 """
 
 from __future__ import annotations
@@ -32,7 +17,6 @@ from editf1.analysis.compare import (
     PairedDifference,
     ScoredRun,
     compare_all,
-    compare_with_gold,
     corpus_estimates,
     reference_mismatch,
 )
@@ -45,6 +29,7 @@ from editf1.analysis.figures import (
     scored_themes,
     theme_proportion_bars,
 )
+from editf1.analysis.gold_compare import compare_with_gold
 from editf1.analysis.pairs import PairAlignment, differing_pairs
 from editf1.io import staged_folder
 from editf1.stats import check_n_resamples
@@ -65,17 +50,12 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _ci(estimate) -> str:
-    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
-
-
 def _p(p: float) -> str:
     return f"{p:.4f}" if p >= 1e-4 else "< 0.0001"
 
 
 def _judges_of(run) -> dict[str, str]:
-    """The fingerprints of a run's ``content`` and ``theme`` judges (``"none"`` for no
-    theme judge), from its run record; empty when it has none."""
+    """The fingerprints of a run's ``content`` and ``theme`` judges, from its run record."""
     record = run.provenance
     if not record:
         return {}
@@ -87,7 +67,6 @@ def _judges_of(run) -> dict[str, str]:
 
 
 def _judge_cell(judge: dict | None) -> str:
-    """A run record's judge: its name, fingerprint and the options it was given."""
     if judge is None:
         return "none"
     given = judge.get("options")
@@ -101,13 +80,13 @@ def _judge_cell(judge: dict | None) -> str:
 
 
 def _provenance_cells(run) -> list[str]:
-    """The content judge, theme judge, scoring options and versions of a run, from its
-    run record (its lines', else its summary's), else "not recorded"."""
+    """The content judge, theme judge, scoring options and versions of a run's record."""
     record = run.provenance
     if not record:
-        return ["not recorded (no run record in the lines, no summary given)"] + [
-            "not recorded"
-        ] * 3
+        return [
+            "not recorded (no run record in the lines, no summary given)",
+            *["not recorded"] * 3,
+        ]
     return [
         _judge_cell(record["content_judge"]),
         _judge_cell(record["theme_judge"]),
@@ -117,8 +96,7 @@ def _provenance_cells(run) -> list[str]:
 
 
 def _judge_notes(runs, differences) -> list[str]:
-    """A note for each compared pair of runs whose summaries name different judges:
-    their difference mixes the systems with the judges."""
+    """A note for each two runs compared whose records name different judges."""
     by_name = {run.name: run for run in runs}
     notes = []
     for baseline, system in dict.fromkeys((d.baseline, d.system) for d in differences):
@@ -134,21 +112,19 @@ def _judge_notes(runs, differences) -> list[str]:
 
 
 def _gold_blocks(runs, confidence: float) -> list[tuple]:
-    """The prediction-powered comparisons of every two runs scored with gold labels."""
     if sum(bool(run.gold) for run in runs) < 2:
         return []
     rows, notes = [], []
-    for i, baseline in enumerate(runs):
-        for system in runs[i + 1 :]:
-            found, reason = compare_with_gold(baseline, system, confidence=confidence)
-            if reason:
-                notes.append(("p", f"No prediction-powered comparison of {baseline.name} and "
-                                   f"{system.name}: {reason}."))  # fmt: skip
-            rows += [
-                [d.baseline, d.system, d.metric, _fmt(d.judge_only), _ci(d.gold_only),
-                 _ci(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
-                for d in found
-            ]  # fmt: skip
+    for baseline, system in combinations(runs, 2):
+        found, reason = compare_with_gold(baseline, system, confidence=confidence)
+        if reason:
+            notes.append(("p", f"No prediction-powered comparison of {baseline.name} and "
+                               f"{system.name}: {reason}."))  # fmt: skip
+        rows += [
+            [d.baseline, d.system, d.metric, _fmt(d.judge_only), str(d.gold_only),
+             str(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
+            for d in found
+        ]  # fmt: skip
     blocks = [("h2", "Prediction-powered comparisons (gold labels)")]
     if rows:
         header = ["baseline", "system", "metric", "judge only", "gold only [95% CI]",
@@ -169,9 +145,7 @@ def _gold_blocks(runs, confidence: float) -> list[tuple]:
 
 
 def _alignment_cells(view: PairAlignment) -> list:
-    """One system's column of a pair's table: its F1 and counts (a text), then its
-    matches (``(reference sentence, draft span)``), expected additions and expected
-    deletions, each a list of items (a text, or a pair of texts for a match)."""
+    """One system's column of a pair's table: F1 and counts, matches, additions, deletions."""
     em, ea, ed = view.counts
     score = f"{view.f1:.3f} (EM {em}, EA {ea}, ED {ed})"
     if view.reply is not None:
@@ -185,8 +159,7 @@ def _alignment_cells(view: PairAlignment) -> list:
 
 
 def _pair_blocks(contrasts) -> list[tuple]:
-    """The section of the pairs that differ most between two runs (HTML only: it
-    quotes the texts; report.md says where to find it)."""
+    """The section of the pairs that differ most (HTML only: it quotes the texts)."""
     if not contrasts:
         return []
     blocks = [
@@ -244,6 +217,8 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
         )
     )
     themes = all(run.has_themes for run in runs)
+    if not themes:
+        blocks.append(("p", "Theme figures are omitted: a run was scored without a theme judge."))
     header = ["system", "pairs", "precision", "recall", "edit-F1", "EM", "EA", "ED"]
     if themes:
         header += ["theme precision", "theme recall", "theme edit-F1"]
@@ -251,10 +226,10 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
     rows = []
     for run in runs:
         r, e = run.result, estimates[run.name]
-        row = [run.name, str(r.n_pairs), _ci(e["precision"]), _ci(e["recall"]), _ci(e["f1"])]
+        row = [run.name, str(r.n_pairs), str(e["precision"]), str(e["recall"]), str(e["f1"])]
         row += [str(r.expected_matches), str(r.expected_additions), str(r.expected_deletions)]
         if themes:
-            row += [_ci(e["theme_precision"]), _ci(e["theme_recall"]), _ci(e["theme_f1"])]
+            row += [str(e["theme_precision"]), str(e["theme_recall"]), str(e["theme_f1"])]
         row.append(str(r.unusable_judgements + r.unusable_theme_judgements))
         rows.append(row)
     blocks += [("h2", "Systems"), ("table", header, rows)]
@@ -277,7 +252,7 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                      "difference (system − baseline) [95% CI]", "p-value", "pairs", "cases"],
                     [
                         [d.baseline, d.system, d.metric, _fmt(d.baseline_value),
-                         _fmt(d.system_value), _ci(d.difference), _p(d.p_value),
+                         _fmt(d.system_value), str(d.difference), _p(d.p_value),
                          str(d.difference.n), str(d.n_cases)]
                         for d in differences
                     ],
@@ -293,13 +268,10 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
                     "happened to be sampled; it says nothing about judge error.",
                 )
             )
-        for note in _judge_notes(runs, differences):
-            blocks.append(("p", note))
-        for baseline, system, reason in skipped:
-            blocks.append(("p", f"Not compared, {baseline} and {system}: {reason}."))
+        blocks += [("p", note) for note in _judge_notes(runs, differences)]
+        blocks += [("p", f"Not compared, {a} and {b}: {reason}.") for a, b, reason in skipped]
         blocks += _gold_blocks(runs, options["confidence"])
-    for name, caption in figures:
-        blocks.append(("figure", name, caption))
+    blocks += [("figure", name, caption) for name, caption in figures]
     if themes:
         per_theme_header = ["theme"]
         clinicians = clinician_series(runs)
@@ -376,8 +348,7 @@ def _markdown(blocks) -> str:
 
 
 def _html(blocks, folder: Path) -> str:
-    """The self-contained HTML page of ``blocks`` (figures embedded as base64 PNGs),
-    rendered from ``templates/report.html`` by jinja2 with autoescaping."""
+    """``blocks`` as one HTML page (``templates/report.html``, autoescaped; PNGs inline)."""
     import jinja2
 
     environment = jinja2.Environment(
@@ -416,31 +387,24 @@ def write_report(
     """Write ``report.html`` (self-contained, figures embedded), ``report.md`` and PNGs.
 
     Args:
-        runs: one or more runs (:func:`editf1.analysis.compare.load_run`), with distinct names.
-        output_dir: folder to write (created if missing). The report's files are
-            written beside it first and replace those of the same names only once all
-            are written (:func:`editf1.io.staged_folder`); other files in it are kept.
+        runs: one or more runs (:func:`editf1.analysis.compare.load_run`), distinct names.
+        output_dir: folder to write; its files are replaced only once all are written
+            (:func:`editf1.io.staged_folder`), other files in it kept.
         title: the report's title.
-        cases: pair key -> case for the bootstrap (:func:`editf1.analysis.compare.case_pattern`);
-            default: every pair is its own case.
-        n_resamples, confidence, seed: bootstrap settings (the same seed gives the same
-            report).
-        protect: inputs (the runs' files, their summaries) that a report file may not
-            replace.
-        top_pairs: for each two runs of the same pairs and references, how many of the
-            pairs whose content edit-F1 differs most report.html shows, with each
-            system's alignment (:func:`editf1.analysis.pairs.differing_pairs`; an int
-            >= 0, 0 for none).
+        cases: pair key -> case for the bootstrap (default: a case per pair).
+        n_resamples, confidence, seed: bootstrap settings.
+        protect: inputs (the runs' files, summaries) no report file may replace.
+        top_pairs: how many of the pairs that differ most report.html shows for each
+            two comparable runs (:func:`editf1.analysis.pairs.differing_pairs`; 0: none).
 
     Returns:
         :class:`ReportFiles`.
 
     Raises:
         ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
-            ``output_dir`` that is a file, a report file that would replace a file in
-            ``protect``, or too few ``n_resamples``
-            (:func:`editf1.stats.check_n_resamples`).
-        ImportError: if matplotlib is not installed (the ``report`` extra).
+            ``output_dir`` that is a file, a file in ``protect`` it would replace, or
+            too few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+        ImportError: without matplotlib (the ``report`` extra).
     """
     check_n_resamples(n_resamples, confidence)
     if not runs:
@@ -455,8 +419,9 @@ def write_report(
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
     differences: list[PairedDifference]
     differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
+    themes = all(run.has_themes for run in runs)
     figures = []
-    if all(run.has_themes for run in runs):
+    if themes:
         figures += [
             (
                 "per_theme_f1.png",
@@ -485,12 +450,8 @@ def write_report(
         ],
     }
     blocks = _blocks(runs, estimates, differences, skipped, figures, options)
-    if not all(run.has_themes for run in runs):
-        blocks.insert(
-            2, ("p", "Theme figures are omitted: a run was scored without a theme judge.")
-        )
     with staged_folder(folder, protect=protect) as stage:
-        if all(run.has_themes for run in runs):
+        if themes:
             draw_bars(per_theme_f1_bars(runs)).savefig(stage / "per_theme_f1.png")
             draw_bars(theme_proportion_bars(runs)).savefig(stage / "theme_proportions.png")
         per_pair_histograms(runs).savefig(stage / "per_pair_f1.png")

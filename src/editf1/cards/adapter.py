@@ -1,6 +1,5 @@
-"""The card of a LoRA judge adapter (:class:`~editf1.cards.render.CardSpec`), from its
-training record (``editf1_judge.json``, :mod:`editf1.training.lora`).
-"""
+"""The card of a LoRA judge adapter, from its training record (``editf1_judge.json``,
+:mod:`editf1.training.lora`)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ __all__ = ["adapter_card_spec"]
 
 
 def _evaluated_on_id(description: str) -> str:
-    """The ``model-index`` dataset type of labels described so: the Hub id of the one
-    public set it names, else the description as a slug (the user's own labels)."""
+    """The Hub id of the one public set ``description`` names, else it as a slug."""
     hub = hub_datasets(description)
     if len(hub) == 1:
         return hub[0]
@@ -75,9 +73,8 @@ def _settings_rows(record: dict) -> list[tuple[str, str]]:
 
 
 def _serving_note(record: dict, flag: str, location: str, name: str) -> str:
-    """How to serve the adapter behind a server judge: merged into its base when it was
-    trained on chat-template prompts; in process only when trained on plain prompts (a
-    chat server would prompt it otherwise, and ``edit-f1 merge-judge`` refuses it)."""
+    """How to serve the adapter: merged into its base (chat-template prompts), or in
+    process only (plain prompts, which ``edit-f1 merge-judge`` refuses)."""
     if record["prompt_format"] != "chat-template":
         return (
             "It was trained on plain prompts, so use it in process only (as above): a chat "
@@ -93,8 +90,7 @@ def _serving_note(record: dict, flag: str, location: str, name: str) -> str:
 
 
 def _plain_peft_usage(base: dict, location: str) -> list[str]:
-    """The card's lines that load the adapter with peft alone onto the base it was
-    trained on (for a GGUF base: transformers' own GGUF loader dequantises the file)."""
+    """The card's lines that load an adapter of a GGUF base with peft alone."""
     if not base.get("gguf_file"):
         return []
     return [
@@ -133,15 +129,13 @@ def adapter_card_spec(
     """The card of a LoRA judge adapter trained by :mod:`editf1.training.lora`.
 
     Args:
-        folder: the adapter folder.
-        record: its ``editf1_judge.json``.
+        folder: the adapter folder; ``record``: its ``editf1_judge.json``.
         name: the card's name (default: the folder's name).
         location: how users refer to the adapter (default: the folder path).
-        datasets: Hub ids of its training data (default: those of the public sets its
-            record's data description names, :func:`hub_datasets`).
-        evaluated_on_id: the ``model-index`` dataset type of its agreement report
-            (default: the Hub id of the one public set the report's data description
-            names, else that description as a slug).
+        datasets: Hub ids of its training data (default: :func:`hub_datasets` of its
+            data description).
+        evaluated_on_id: the report's ``model-index`` dataset type (default: the Hub id
+            of the one public set its data description names, else a slug of it).
     """
     folder = Path(folder)
     name = name or folder.name

@@ -1,8 +1,4 @@
-"""A judge's model card from a :class:`CardSpec`: ``huggingface_hub`` metadata
-(:class:`ModelCardData`, with the agreement figures as ``model-index``
-:class:`EvalResult` entries), the Jinja template ``templates/judge_card.md`` (or a
-judge's own template that extends it), and a ``confusion_matrix.png``.
-"""
+"""A judge's model card from a :class:`CardSpec` (see :mod:`editf1.cards`)."""
 
 from __future__ import annotations
 
@@ -18,15 +14,10 @@ __all__ = [
     "write_card",
 ]
 
-#: the card's Jinja template, in ``editf1/cards/templates/``; a judge's own template
-#: extends it (``{% extends "judge_card.md" %}``).
+#: The card's template in ``editf1/cards/templates/``; a judge's own template extends it.
 _TEMPLATE = "judge_card.md"
-
-
-#: The Hub dataset id of each public set the judges are fitted or evaluated on, by the
-#: name the descriptions of their data use. OncQA has none: its files come from the
-#: GitHub repository AIM-Harvard/OncQA, not a Hub dataset; nor do the team's labels
-#: (their cards are ``datasets/team_*`` in this repository).
+#: The Hub dataset id of each public set the judges use, by the name their data
+#: descriptions use (OncQA and the team's labels are not on the Hub).
 HUB_DATASETS = {"K-QA": "Itaymanes/K-QA", "ExpertQA": "chaitanyamalaviya/ExpertQA"}
 
 
@@ -47,39 +38,23 @@ class CardSpec:
     the rest).
 
     Attributes:
-        name: the card's (and Hub repo's) name.
-        task: ``"content"`` or ``"theme"``.
+        name: the card's (and Hub repo's) name; ``task``: ``"content"`` or ``"theme"``.
         report: the agreement report (``to_jsonable`` of a
             :mod:`editf1.validation.agreement` report), or ``None``.
-        evaluated_on: what the report was computed on.
-        evaluated_on_id: the ``model-index`` dataset ``type`` of the report: the Hub
-            dataset id of the set the labels are on where it is on the Hub (e.g.
-            ``Itaymanes/K-QA``), else the name of its dataset card in this repository
-            (``team_content_labels``: ``datasets/team_content_labels``).
-        datasets: Hub dataset ids of the data the judge was trained on (the card
-            metadata's ``datasets``); sets that are not on the Hub (OncQA, the team's
-            labels) are named in the card's text only.
-        pipeline_tag: the Hub task of the judge as a model: ``text-classification``
-            for the classifiers (embedded and cross-encoder judges), ``text-generation``
-            for an adapter of a causal LM (it writes its answer).
-        base_model: Hub id of the base model for the card's metadata, or ``None``.
-        library_name: the card metadata's library: the one that loads the judge
-            (``"peft"`` for an adapter, ``"edit-f1"`` for the embedded judges, whose
-            parameters only edit-f1 reads), or ``None``.
+        evaluated_on: what the report was computed on; ``evaluated_on_id``: its
+            ``model-index`` dataset type (a Hub dataset id, else a dataset card's name).
+        datasets: Hub dataset ids of the training data (the metadata's ``datasets``).
+        pipeline_tag: ``text-classification`` or ``text-generation``.
+        base_model, library_name: the metadata's base model (Hub id) and loading
+            library (``"peft"``, ``"edit-f1"``), or ``None``.
         summary: what the judge is, one paragraph.
-        judge_rows: (field, value) rows of the "Judge" table (base model, revision,
-            adapter, prompt...).
+        judge_rows, training: (field, value) rows of the "Judge" and "Training" tables.
         usage: the Python and command-line code that loads this judge.
-        training: (field, value) rows of the "Training" table.
         notes: extra limitations specific to this judge.
-        comparison: (label, report) of other judges measured on the same items, shown
-            beside this one.
-        template: a Jinja template file that extends ``judge_card.md`` and writes the
-            summary, tables, usage and notes itself (blocks ``summary``, ``judge``,
-            ``usage``, ``training``, ``notes``), or ``None``: ``judge_card.md`` with the
-            fields above.
-        context: the variables ``template`` reads besides ``spec`` (e.g. the judge's
-            parameters).
+        comparison: (label, report) of other judges on the same items, shown beside it.
+        template: a Jinja file that extends ``judge_card.md`` (blocks ``summary``,
+            ``judge``, ``usage``, ``training``, ``notes``), or ``None``.
+        context: the variables ``template`` reads besides ``spec``.
     """
 
     name: str
@@ -117,6 +92,11 @@ _THEME_ROWS = [
 ]
 
 
+#: The ``model-index`` metric type of a report's figure, where it is not the figure's name.
+_METRIC_TYPES = {"agreement": "accuracy", "micro_f1": "f1", "macro_f1": "f1"}
+_METRIC_TYPES["clinical_micro_f1"] = "f1"
+
+
 def _eval_results(spec: CardSpec):
     from huggingface_hub import EvalResult
 
@@ -124,12 +104,6 @@ def _eval_results(spec: CardSpec):
     if report is None:
         return None
     rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
-    metric_types = {
-        "agreement": "accuracy",
-        "micro_f1": "f1",
-        "macro_f1": "f1",
-        "clinical_micro_f1": "f1",
-    }
     results = []
     for key, label in rows:
         estimate = report.get(key)
@@ -142,7 +116,7 @@ def _eval_results(spec: CardSpec):
                 dataset_type=spec.evaluated_on_id,
                 dataset_name=spec.evaluated_on,
                 dataset_split=report.get("split", "test"),
-                metric_type=metric_types.get(key, key),
+                metric_type=_METRIC_TYPES.get(key, key),
                 metric_name=(
                     f"{label.split(' (')[0]} (95% CI {estimate['low']:.3f}-{estimate['high']:.3f})"
                 ),
@@ -154,11 +128,9 @@ def _eval_results(spec: CardSpec):
 
 
 def render_card(spec: CardSpec):
-    """The card as a :class:`huggingface_hub.ModelCard`: ``spec``'s metadata
-    (:class:`ModelCardData`, agreement figures as ``model-index`` entries) rendered with
-    the package's Jinja template ``templates/judge_card.md``, or with ``spec.template``
-    (which extends it) and ``spec.context``, as :meth:`ModelCard.from_template` renders
-    (the metadata's fields and ``card_data``, its YAML, are variables too).
+    """The card as a :class:`huggingface_hub.ModelCard`: ``spec``'s metadata rendered with
+    ``templates/judge_card.md`` or ``spec.template`` (variables as
+    :meth:`ModelCard.from_template`'s, plus ``spec``, ``rows`` and ``spec.context``).
 
     Raises:
         jinja2.TemplateNotFound: if ``spec.template`` does not exist.
@@ -190,17 +162,8 @@ def render_card(spec: CardSpec):
 
 
 def confusion_plot(report: dict, path: Path, title: str) -> Path:
-    """Draw the report's confusion matrix as a PNG (matplotlib's object API, no pyplot).
-
-    Args:
-        report: an agreement report with ``confusion_matrix`` (counts, rows: humans,
-            columns: judge) and optional ``labels`` (default ``["no match", "match"]``).
-        path: the PNG to write.
-        title: the plot's title.
-
-    Returns:
-        ``path``.
-    """
+    """Draw an agreement report's ``confusion_matrix`` (rows: humans, columns: judge;
+    ``labels`` default ``["no match", "match"]``) as a PNG at ``path``; returns ``path``."""
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -225,11 +188,7 @@ def confusion_plot(report: dict, path: Path, title: str) -> Path:
 
 
 def write_card(spec: CardSpec, folder: str | Path) -> list[Path]:
-    """Write ``README.md`` (and ``confusion_matrix.png`` when there is a report).
-
-    Returns:
-        The files written.
-    """
+    """Write ``README.md`` (and ``confusion_matrix.png`` with a report); return the files."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []

@@ -1,8 +1,5 @@
-"""What the card of the cross-encoder content judge says
-(:class:`~editf1.cards.render.CardSpec`). A LoRA adapter's card:
-:mod:`editf1.cards.adapter`; the embedded judges' cards are rendered from their own
-templates by ``research/model_cards.py`` in the repository.
-"""
+"""The card of the cross-encoder content judge (the embedded judges' cards are rendered
+by ``research/model_cards.py`` in the repository)."""
 
 from __future__ import annotations
 

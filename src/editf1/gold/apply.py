@@ -1,9 +1,7 @@
-"""Gold labels attached to a corpus score: while scoring (:func:`score_with_gold`, what
-``editf1.score(..., gold=...)``, the evaluate module and ``edit-f1 score --gold`` run) or
-to a result already scored, without judging again (:func:`with_gold`). Both read the
-labels, check them against the pairs' texts (:func:`editf1.gold.labels.load_gold`) and
-options before any work, and set the result's ``gold`` to
-:func:`editf1.gold.report.gold_report`.
+"""Gold labels attached to a corpus score: while scoring (:func:`score_with_gold`, behind
+``editf1.score(..., gold=...)``, the evaluate module and ``edit-f1 score --gold``) or to
+a result already scored (:func:`with_gold`). Both check labels and options before any
+work and set the result's ``gold`` to :func:`editf1.gold.report.gold_report`.
 """
 
 from __future__ import annotations
@@ -23,12 +21,7 @@ __all__ = ["pair_texts", "score_with_gold", "with_gold"]
 
 def pair_texts(rows) -> list[PairText]:
     """The :class:`~editf1.gold.labels.PairText` of checked ``(id, prediction, reference)``
-    rows, keyed by :func:`~editf1.gold.labels.pair_keys`.
-
-    Raises:
-        ValueError: for a row whose reference is a list of replies (gold labels are of
-            one reply per draft).
-    """
+    rows; ValueError for a reference that is a list of replies."""
     if several := [i for i, (_, _, r) in enumerate(rows) if isinstance(r, (list, tuple))]:
         raise ValueError(
             f"gold labels need one reply per draft; the references of rows {several[:10]} are lists"
@@ -46,30 +39,25 @@ def score_with_gold(
     keep_pairs: bool = True,
     **report_options,
 ) -> CorpusResult:
-    """Score the pairs and report what the gold labels of some of them say.
-
-    The gold labels are checked against the pairs before any judge runs.
+    """Score the pairs and report what the gold labels of some of them say (the labels
+    are checked before any judge runs).
 
     Args:
         scorer: the :class:`~editf1.scorer.EditF1Scorer`.
-        rows: the N checked ``(id, prediction, reference)`` rows
-            (:func:`editf1.inputs.check_pairs`), one reply each.
-        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
-            of a uniform random sample of the pairs, which they name by id (or, where
-            the rows have no ids, by row number from 0, as a string).
+        rows: the N checked ``(id, prediction, reference)`` rows, one reply each.
+        gold: the gold labels (a JSON Lines file or rows, :mod:`editf1.gold.labels`) of
+            a uniform random sample of the pairs, named by id (else row number from 0).
         second: a second annotator's gold labels (file or rows), for the human ceiling.
-        keep_pairs: keep the pairs in the result (the report needs them either way).
+        keep_pairs: keep the pairs in the result.
         **report_options: ``confidence``, ``n_resamples``, ``seed`` of
             :func:`~editf1.gold.report.gold_report`.
 
     Returns:
-        The :class:`~editf1.results.CorpusResult` with ``gold`` set to the
-        :class:`~editf1.gold.report.GoldReport`.
+        The :class:`~editf1.results.CorpusResult` with ``gold`` set.
 
     Raises:
-        ValueError: for a reference that is a list of replies.
-        InputError, TypeError, ValueError: as :func:`~editf1.gold.labels.load_gold` and
-            :func:`~editf1.gold.report.gold_report`.
+        InputError, TypeError, ValueError: as :func:`pair_texts`,
+            :func:`~editf1.gold.labels.load_gold` and :func:`~editf1.gold.report.gold_report`.
     """
     pairs = pair_texts(rows)
     labels = load_gold(gold, pairs, scorer.splitter)
@@ -91,37 +79,23 @@ def with_gold(
     splitter: SentenceSplitter | None = None,
     **report_options,
 ) -> CorpusResult:
-    """Apply gold labels to a result already scored, without judging again.
-
-    The same report as scoring with ``gold=`` (:func:`score_with_gold`,
-    ``editf1.score(..., gold=...)``) from the judge's decisions the result holds. The
-    texts are needed because a result keeps only offsets and counts: the gold counts
-    are those the gold spans leave of each draft, and the labels name the texts they
-    were made on (their sha256).
+    """Apply gold labels to a result already scored, without judging again (the report
+    of :func:`score_with_gold`). The texts are needed: a result keeps only offsets and
+    counts, and the labels name the texts they were made on.
 
     Args:
-        result: the scored :class:`~editf1.results.CorpusResult`, with its pairs (the
-            default ``keep_pairs=True``), one reply per draft.
-        gold: the gold labels, a JSON Lines file or rows (:mod:`editf1.gold.labels`),
-            naming pairs by id (or by row number from 0, as a string, without ids).
-        predictions, references, ids: the N drafts, replies and ids the result was
-            scored on (as given to ``editf1.score``).
-        second: a second annotator's gold labels (file or rows), for the human ceiling.
-        splitter: the scorer's splitter (``scorer.splitter``; default
-            :class:`~editf1.segment.SentenceSplitter`, the scorers' default).
-        **report_options: ``confidence``, ``n_resamples``, ``seed`` of
-            :func:`~editf1.gold.report.gold_report`.
+        result: the scored :class:`~editf1.results.CorpusResult`, with its pairs.
+        gold, second: as :func:`score_with_gold`.
+        predictions, references, ids: what the result was scored on.
+        splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
+        **report_options: as :func:`score_with_gold`.
 
     Returns:
-        ``result`` with ``gold`` set to the :class:`~editf1.gold.report.GoldReport` (a
-        new object; ``result`` is unchanged).
+        A copy of ``result`` with ``gold`` set.
 
     Raises:
         TypeError, ValueError, InputError: for bad pairs
-            (:func:`editf1.inputs.check_pairs`), a reply that is a list, an unknown
-            report option, and as :func:`~editf1.gold.labels.load_gold` and
-            :func:`~editf1.gold.report.gold_report` (a labelled pair the result lacks,
-            sentences of another splitter).
+            (:func:`editf1.inputs.check_pairs`), and as :func:`score_with_gold`.
 
     Example:
         >>> import editf1

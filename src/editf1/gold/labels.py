@@ -1,15 +1,8 @@
-"""Clinicians' gold labels of a few pairs: the file format, its checks, and the gold counts.
+"""Clinicians' gold labels of a few pairs: the file format, its checks, and the gold counts
+(EM, EA, ED of :func:`editf1.count.count_content` with the clinician's spans, Algorithm 1
+of Seegmiller et al., arXiv 2601.11344; theme counts of :func:`editf1.count.count_themes`).
 
-A gold-label file (JSON Lines) holds one row per labelled pair: for every sentence of
-the clinician's reply, the clinician's decision, the verbatim span of the draft that
-says the same thing or NO MATCH, and optionally every sentence's theme (reply and
-draft). From these decisions a pair's gold counts (EM, EA, ED) are the counts of
-:func:`editf1.count.count_content` (the gold spans removed from the draft, the draft
-sentences left that still hold a word counted as expected deletions, Algorithm 1 of
-Seegmiller et al., arXiv 2601.11344) and its gold theme counts those of
-:func:`editf1.count.count_themes` (§3.2).
-
-Row format::
+A gold-label file (JSON Lines), one row per labelled pair::
 
     {"id": "31-2",                        # the pair's id (its row number where pairs have none)
      "reference_sentences": [             # every sentence of the reply, as the splitter splits it
@@ -25,16 +18,10 @@ Row format::
      "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
                   "keys_sha256": "...", "rank": 3}}   # optional: how the pair was drawn
 
-``match`` may also be the span's text, if it occurs exactly once in the draft. The
-file stores no text of its own unless a ``match`` is given as text. Rows with
-``"complete": false`` (written while :mod:`editf1.integrations.annotate` is in use) are
-left out and counted. The ``sampling`` record is what ``edit-f1 sample-for-labels``
-drew: the estimators of :mod:`editf1.ppi` need the labelled pairs to be a uniform random
-sample of the scored pairs, so a record that names another design, another number of
-pairs or other pair ids is refused.
-
-Every problem is reported at once (:class:`~editf1.inputs.InputError`), each message
-naming the file, line, pair id and field, never a text.
+``match`` may also be the span's text, if it occurs exactly once in the draft. Rows with
+``"complete": false`` are left out and counted. The ``sampling`` record is what
+``edit-f1 sample-for-labels`` drew; the estimators of :mod:`editf1.ppi` need a uniform
+random sample of the scored pairs, so another design, population or pair ids is refused.
 """
 
 from __future__ import annotations
@@ -63,26 +50,16 @@ __all__ = [
     "sha256_text",
 ]
 
-#: The fields a row may have.
-ROW_FIELDS = frozenset(
-    {
-        "id",
-        "reference_sentences",
-        "prediction_sentences",
-        "reference_sha256",
-        "prediction_sha256",
-        "annotator",
-        "complete",
-        "sampling",
-    }
-)
+#: The fields a row may have, and its sampling record.
+ROW_FIELDS = frozenset({"id", "reference_sentences", "prediction_sentences", "sampling"})
+ROW_FIELDS |= {"reference_sha256", "prediction_sha256", "annotator", "complete"}
+SAMPLING_FIELDS = frozenset({"design", "population", "size", "seed", "keys_sha256", "rank"})
 #: The only sampling design the estimators support.
 UNIFORM = "uniform"
-SAMPLING_FIELDS = frozenset({"design", "population", "size", "seed", "keys_sha256", "rank"})
 
 
 def sha256_text(text: str) -> str:
-    """The sha256 hex digest of a text's UTF-8 bytes (how rows name the texts labelled).
+    """The sha256 hex digest of a text's UTF-8 bytes.
 
     >>> sha256_text("Rest.")[:12]
     'a75893997ee9'
@@ -91,8 +68,7 @@ def sha256_text(text: str) -> str:
 
 
 def keys_digest(keys: Sequence[str]) -> str:
-    """The sha256 of the scored pairs' keys in order (one per line): a sampling record
-    names the pairs it was drawn from by it.
+    """The sha256 of the scored pairs' keys, one per line (a sampling record's ``keys_sha256``).
 
     >>> keys_digest(["a", "b"]) == sha256_text("a\\nb")
     True
@@ -101,17 +77,15 @@ def keys_digest(keys: Sequence[str]) -> str:
 
 
 def drawn_order(population: int, size: int, seed: int) -> list[int]:
-    """The indices of the ``size`` pairs of ``population`` that ``edit-f1
-    sample-for-labels`` draws with ``seed``, in the order drawn (a uniform random
-    sample: ``numpy.random.default_rng(seed).permutation(population)[:size]``)."""
+    """The indices ``sample-for-labels`` draws, in order:
+    ``numpy.random.default_rng(seed).permutation(population)[:size]``."""
     import numpy as np
 
     return np.random.default_rng(seed).permutation(population)[:size].tolist()
 
 
 def pair_keys(ids: Sequence[str | None]) -> list[str]:
-    """The key of each pair: its id when every pair has one, else its row number from 0
-    as a string (as :func:`editf1.analysis.compare.load_run` pairs runs).
+    """The key of each pair: its id when every pair has one, else its row number from 0.
 
     >>> pair_keys(["m1", "m2"]), pair_keys([None, None])
     (['m1', 'm2'], ['0', '1'])
@@ -123,14 +97,8 @@ def pair_keys(ids: Sequence[str | None]) -> list[str]:
 
 @dataclass(frozen=True)
 class PairText:
-    """One scored pair's texts, what gold labels are checked against.
-
-    Attributes:
-        key: the pair's key (:func:`pair_keys`).
-        prediction: the draft.
-        reference: the clinician's reply (one reply: gold labels of a draft scored
-            against several replies are not supported).
-    """
+    """One scored pair's texts: its ``key`` (:func:`pair_keys`), the draft
+    (``prediction``) and the clinician's one reply (``reference``)."""
 
     key: str
     prediction: str
@@ -143,14 +111,11 @@ class GoldPair:
 
     Attributes:
         key: the pair's key; ``row``: its row among the scored pairs (from 0);
-            ``line``: its line in the gold file (from 1; 0 for rows given in memory).
-        reference_sentences: the reply's sentences (offsets into the reply).
-        matches: per reference sentence, the gold draft span (offsets into the draft),
-            or ``None`` for NO MATCH.
-        prediction_sentences: the draft's sentences.
-        reference_themes, prediction_themes: every sentence's gold theme, or ``None``
-            without theme labels.
-        counts: the gold :class:`~editf1.count.ContentCounts` (EM, EA, ED).
+            ``line``: its line in the gold file (from 1; 0 for rows in memory).
+        reference_sentences, prediction_sentences: the reply's and draft's sentences.
+        matches: per reference sentence, the gold draft span, or ``None`` for NO MATCH.
+        reference_themes, prediction_themes: every sentence's theme, or ``None``.
+        counts: the gold :class:`~editf1.count.ContentCounts`.
         annotator: who labelled it, where recorded.
     """
 
@@ -167,8 +132,7 @@ class GoldPair:
 
     @property
     def content_counts(self) -> tuple[int, int, int]:
-        """``(EM, ED, EA)``: the (tp, fp, fn) of content edit-F1, as
-        :attr:`editf1.results.PairResult.content_counts`."""
+        """``(EM, ED, EA)``: the (tp, fp, fn) of content edit-F1."""
         c = self.counts
         return c.expected_matches, c.expected_deletions, c.expected_additions
 
@@ -181,9 +145,8 @@ class GoldPair:
         return count_themes(self.reference_themes, self.prediction_themes, matched, themes_scored)
 
     def to_dict(self, themes_scored: Collection[str] | None = None) -> dict:
-        """The gold counts and decisions, JSON-ready (the ``gold`` entry of a scored row).
-
-        With ``themes_scored`` and theme labels, adds the gold theme counts."""
+        """The gold counts and decisions, JSON-ready (the ``gold`` entry of a scored row);
+        with ``themes_scored`` and theme labels, the gold theme counts too."""
         c = self.counts
         out = {
             "expected_matches": c.expected_matches,
@@ -212,17 +175,12 @@ class GoldLabels:
 
     Attributes:
         pairs: the complete labelled pairs, in gold-file order.
-        n_pairs: the number of scored pairs N they were checked against (the labelled
-            pairs are a sample of these).
-        sampling: the sampling record shared by the rows (without the per-row
-            ``rank``), or ``None`` where the rows record none (then uniform sampling
-            is assumed, and reports say so).
-        in_progress: keys of rows still being labelled (``"complete": false``), left out.
+        n_pairs: the number of scored pairs N they were checked against.
+        sampling: the rows' sampling record (without ``rank``), or ``None``.
+        in_progress: keys of rows still being labelled (``"complete": false``).
         has_themes: every labelled pair has a theme for every sentence.
         source: the file's name, for messages.
-        skipped_ranks: ranks of the recorded draw (0-based) before its last labelled
-            pair that have no row: the labelled pairs are then not the first of the
-            draw, and a pair skipped because it was hard biases the estimates.
+        skipped_ranks: ranks of the draw before its last labelled pair that no row labels.
     """
 
     pairs: tuple[GoldPair, ...]
@@ -232,11 +190,6 @@ class GoldLabels:
     has_themes: bool
     source: str = "gold labels"
     skipped_ranks: tuple[int, ...] = ()
-
-    @property
-    def annotators(self) -> tuple[str, ...]:
-        """The distinct annotators recorded, in order of first appearance."""
-        return tuple(dict.fromkeys(p.annotator for p in self.pairs if p.annotator))
 
 
 def _int(value) -> bool:
@@ -278,7 +231,7 @@ def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
             )
             return None
         start = draft.index(match)
-        start, end = start, start + len(match)
+        end = start + len(match)
     else:
         offsets = _offsets(match, f"{where}.match", errors)
         if offsets is None:
@@ -299,8 +252,8 @@ def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
 def _sentences(
     entries, sentences: Sequence[Sentence], where: str, what: str, errors: list[str]
 ) -> list[dict] | None:
-    """``entries`` in the order of ``sentences``, or ``None`` (errors added) unless each
-    entry names one of ``sentences`` by its offsets and each of ``sentences`` is named once."""
+    """``entries`` in the order of the ``sentences`` their offsets name (each once), or
+    ``None`` with errors added."""
     if not isinstance(entries, list):
         errors.append(f"{where} must be a list with one entry per sentence of the {what}")
         return None
@@ -348,15 +301,7 @@ def _sampling(value, where: str, errors: list[str]) -> dict | None:
     return {k: v for k, v in value.items() if k != "rank"}
 
 
-def _row(
-    row: dict,
-    where: str,
-    pair: PairText,
-    row_index: int,
-    line: int,
-    splitter: SentenceSplitter,
-    errors: list[str],
-) -> GoldPair | None:
+def _row(row, where, pair: PairText, row_index, line, splitter, errors) -> GoldPair | None:
     """One complete row checked against its pair (errors added), or ``None``."""
     before = len(errors)
     for field, text in (
@@ -377,16 +322,11 @@ def _row(
     entries = _sentences(
         row.get("reference_sentences"), reference, f"{where}.reference_sentences", "reply", errors
     )
-    draft_entries = None
-    if "prediction_sentences" in row:
-        draft_entries = _sentences(
-            row["prediction_sentences"],
-            prediction,
-            f"{where}.prediction_sentences",
-            "draft",
-            errors,
-        )
-    if entries is None or ("prediction_sentences" in row and draft_entries is None):
+    draft_entries, themed = None, "prediction_sentences" in row
+    if themed:
+        at = f"{where}.prediction_sentences"
+        draft_entries = _sentences(row["prediction_sentences"], prediction, at, "draft", errors)
+    if entries is None or (themed and draft_entries is None):
         return None
     matches, themes = [], []
     for k, entry in enumerate(entries):
@@ -447,23 +387,20 @@ def bind_gold(
 
     Args:
         rows: the gold rows (dicts, or ``(line, dict)`` as :func:`editf1.io.read_jsonl`
-            gives them), in the format of this module's docstring.
-        pairs: every scored pair, in order (:class:`PairText`); keys must be unique.
-        splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`):
-            the sentences labelled must be its sentences.
+            gives them), in the module docstring's format.
+        pairs: every scored pair, in order; keys unique.
+        splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
         source: the file's name, for messages.
 
     Returns:
         :class:`GoldLabels`.
 
     Raises:
-        InputError: listing every problem, each naming the line, id and field: an
-            unknown or repeated id, an unknown field, a sentence that is not one of the
-            splitter's or is missing or repeated, a span outside the draft or without a
-            word, a text whose digest differs from the one labelled, an unknown theme,
-            themes on some sentences only (or on some rows only), or a sampling record
-            that differs between rows, names a design other than uniform, another
-            number of pairs or other pair ids.
+        InputError: listing every problem, each naming the line, id and field (never a
+            text): an unknown or repeated id or field, a sentence that is not the
+            splitter's or is missing or repeated, a bad span, a text changed since
+            labelling, an unknown theme, themes on some sentences or rows only, or a
+            sampling record that differs between rows or does not describe these pairs.
         ValueError: if there is no complete row.
     """
     splitter = splitter or SentenceSplitter()
@@ -549,13 +486,8 @@ def bind_gold(
 def _draw_errors(
     sampling: dict, ranks: dict[str, tuple[str, object]], keys: Sequence[str], errors: list[str]
 ) -> list[int]:
-    """Check every row against the draw its sampling record describes (where it
-    records ``seed`` and ``size``): each pair must be one the draw holds, at the rank
-    the row records. Problems are appended to ``errors``, naming the row.
-
-    Returns:
-        The draw's ranks before the last labelled one that no row labels.
-    """
+    """Check each row's pair and rank against the recorded draw (given its ``seed`` and
+    ``size``); return the draw's ranks before the last labelled one that no row labels."""
     seed, size = sampling.get("seed"), sampling.get("size")
     if not (_int(seed) and _int(size) and seed >= 0 and 0 < size <= len(keys)):
         return []
@@ -603,17 +535,11 @@ def load_gold(
     pairs: Sequence[PairText],
     splitter: SentenceSplitter | None = None,
 ) -> GoldLabels:
-    """Read a gold-label file (or rows in memory) and check it against the pairs.
-
-    Args:
-        source: a JSON Lines file, or the rows as dicts.
-        pairs, splitter: as :func:`bind_gold`.
-
-    Returns:
-        :class:`GoldLabels`.
+    """:func:`bind_gold` of a JSON Lines file or of rows as dicts.
 
     Raises:
         FileNotFoundError: if the file is missing.
+        TypeError: for a source that is neither.
         InputError, ValueError: as :func:`editf1.io.read_jsonl` and :func:`bind_gold`.
     """
     if isinstance(source, (str, os.PathLike)):

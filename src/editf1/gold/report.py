@@ -1,37 +1,12 @@
-"""What a few gold labels say about a corpus score: prediction-powered estimates and the
-judge's agreement on your data.
+"""What a few gold labels say about a corpus score (docs/gold-labels.md).
 
-:func:`gold_report` takes a scored corpus (every pair's counts from the judge) and the
-clinicians' gold labels of a uniform random sample of its pairs
-(:class:`~editf1.gold.labels.GoldLabels`), and gives, for content precision, recall
-and F1 (and theme precision, recall and F1 where the labels hold themes), three
-estimates with 95% CIs (:mod:`editf1.ppi`):
-
-* **judge only**: the judge's corpus figure over all N pairs; its interval reflects
-  which pairs were sampled, not the judge's error;
-* **gold only**: the figure of the n labelled pairs' gold counts alone;
-* **prediction-powered** (PPI++): the judge's counts on all pairs corrected by the
-  gold labels, power-tuned; valid whatever the judge, and at most as wide as the gold
-  labels alone (asymptotically) when the judge is informative. Its weight ``lam`` on
-  the judge (Angelopoulos, Duchi & Zrnic 2023, arXiv 2311.01453) is reported beside
-  it: 0 is the gold labels alone, 1 the judge at full weight (plain PPI, still
-  corrected by the gold labels).
-
-With fewer than :data:`FEW_LABELLED` labelled pairs the report's first note says that
-n is too small for precise intervals. Labelled pairs are found among the scored ones by
-their ids. :mod:`editf1.gold.apply` reads gold labels and attaches the report to a
-result: while scoring, or to a result already scored.
-
-Beside them, on the labelled sentences: the judge's agreement with the gold decisions,
-Cohen's kappa and the match-rate bias (judge's match rate minus the gold one), with
-case-level bootstrap CIs over pairs (:func:`editf1.validation.agreement.binary_agreement_report`,
-:func:`editf1.stats.bootstrap`); with themes, the theme agreement
-(:func:`editf1.validation.agreement.theme_label_report`); with a second annotator's
-labels, the two annotators' agreement and kappa (the human ceiling).
-
-:func:`prediction_powered_difference` gives the PPI++ CI of the difference between two
-systems scored against the same references, with gold labels of both systems' drafts
-on the same labelled pairs.
+:func:`gold_report`: for content (and, with theme labels, theme) precision, recall and
+F1, the judge-only figure over all N pairs, the gold-only figure of the n labelled
+pairs, and the prediction-powered one (PPI++, Angelopoulos, Duchi & Zrnic 2023, arXiv
+2311.01453: the judge's counts corrected by the gold labels, with its weight ``lam``),
+each with a CI (:mod:`editf1.ppi`); beside them the judge's agreement with the gold
+decisions and, with a second annotator, the annotators' agreement.
+:func:`prediction_powered_difference`: the PPI++ CI of two systems' difference.
 """
 
 from __future__ import annotations
@@ -78,11 +53,10 @@ __all__ = [
 METRICS = ("precision", "recall", "f1")
 #: The three estimates of each figure, in report order.
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
-#: Bootstrap resamples of the agreement statistics' CIs (as every CI of the package).
+#: Bootstrap resamples of the agreement statistics' CIs.
 N_RESAMPLES = 2000
-#: Below this many labelled pairs the report says that n is small: the intervals then
-#: rest on few pairs (with 3 they can span [0, 1]), and the normal-theory intervals of
-#: PPI++ lean on a large n (30 is the usual rule of thumb for a normal approximation).
+#: Below this many labelled pairs the report notes that n is too small for precise
+#: intervals (the usual rule of thumb for a normal approximation).
 FEW_LABELLED = 30
 #: The legend of the ``lam`` column (:mod:`editf1.ppi`).
 LAM_LEGEND = (
@@ -94,14 +68,9 @@ LAM_LEGEND = (
 
 @dataclass(frozen=True)
 class MetricEstimates:
-    """One corpus figure three ways, each a :class:`~editf1.ppi.PPIEstimate` (value and
-    CI, fractions in [0, 1]) or ``None`` where it is undefined (``notes`` says why).
-
-    Attributes:
-        metric: e.g. ``"f1"`` or ``"theme_f1"``.
-        judge_only, gold_only, prediction_powered: see the module docstring.
-        notes: why an estimate is missing.
-    """
+    """One corpus figure (``metric``, e.g. ``"theme_f1"``) three ways: ``judge_only``,
+    ``gold_only``, ``prediction_powered``, each a :class:`~editf1.ppi.PPIEstimate` (in
+    [0, 1]) or ``None`` where undefined (``notes`` says why)."""
 
     metric: str
     judge_only: PPIEstimate | None
@@ -121,24 +90,20 @@ class GoldReport:
     """The prediction-powered corpus figures and the judge's agreement on the gold labels.
 
     Attributes:
-        n_pairs: pairs scored, N; ``n_labelled``: complete labelled pairs, n;
-            ``in_progress``: labelled pairs left out as incomplete.
-        sampling: the gold file's sampling record (``None``: not recorded).
-        confidence: the CIs' level.
+        n_pairs, n_labelled, in_progress: pairs scored (N), complete labelled pairs (n),
+            and labelled pairs left out as incomplete.
+        sampling: the gold file's sampling record, or ``None``; ``confidence``: the CIs'.
         content: ``{"precision", "recall", "f1"}`` -> :class:`MetricEstimates`.
-        theme: the same for ``theme_precision`` ... (keys ``"precision"``, ...), or
-            ``None`` without theme labels (or a run without a theme judge).
-        content_agreement: on the labelled reply sentences, gold decision (match or not)
-            against the judge's: :func:`~editf1.validation.agreement.binary_agreement_report`
-            (``agreement``, ``cohen_kappa``, ``match_agreement``, ``non_match_agreement``,
-            ``confusion_matrix``, ``n``) plus ``gold_match_rate``, ``judge_match_rate``
-            and ``match_rate_bias`` (judge minus gold), each an
-            :class:`~editf1.stats.Estimate` with a bootstrap CI over pairs, and ``pairs``.
-        theme_agreement: with themes, :func:`~editf1.validation.agreement.theme_label_report`
-            on every labelled sentence (reply and draft), else ``None``.
-        inter_annotator: with a second annotator's labels, their agreement on the pairs
-            both labelled (:func:`~editf1.validation.agreement.inter_annotator_report`,
-            ``"content"`` and, where both give themes, ``"theme"``; ``pairs``), else ``None``.
+        theme: the same for the theme figures, or ``None`` without theme labels.
+        content_agreement: gold against judge decisions on the labelled reply sentences:
+            :func:`~editf1.validation.agreement.binary_agreement_report` plus
+            ``gold_match_rate``, ``judge_match_rate``, ``match_rate_bias`` (judge minus
+            gold; bootstrap CIs over pairs) and ``pairs``.
+        theme_agreement: :func:`~editf1.validation.agreement.theme_label_report` on every
+            labelled sentence, or ``None``.
+        inter_annotator: a second annotator's agreement with the first on the pairs both
+            labelled (:func:`~editf1.validation.agreement.inter_annotator_report` of
+            ``"content"`` and ``"theme"``; ``pairs``, ``sentences``), or ``None``.
         notes: what the reader should know (sampling not recorded, pairs in progress).
     """
 
@@ -156,23 +121,11 @@ class GoldReport:
 
     def to_dict(self) -> dict:
         """JSON-ready (every estimate a dict)."""
-        return to_jsonable(
-            {
-                "n_pairs": self.n_pairs,
-                "n_labelled": self.n_labelled,
-                "in_progress": self.in_progress,
-                "sampling": self.sampling,
-                "confidence": self.confidence,
-                "content": {k: v.to_dict() for k, v in self.content.items()},
-                "theme": None
-                if self.theme is None
-                else {k: v.to_dict() for k, v in self.theme.items()},
-                "content_agreement": self.content_agreement,
-                "theme_agreement": self.theme_agreement,
-                "inter_annotator": self.inter_annotator,
-                "notes": list(self.notes),
-            }
-        )
+        out = dict(self.__dict__)
+        for level in ("content", "theme"):
+            if out[level] is not None:
+                out[level] = {k: v.to_dict() for k, v in out[level].items()}
+        return to_jsonable(out)
 
     def format(self) -> str:
         """The report as text, for the command line."""
@@ -182,8 +135,7 @@ class GoldReport:
 def _estimates(
     metric: str, judge: np.ndarray, gold: np.ndarray, labelled, confidence
 ) -> MetricEstimates:
-    """The three estimates of ``metric`` from (N, 3) judge counts and (n, 3) gold counts
-    of the pairs at rows ``labelled``."""
+    """The three estimates of ``metric`` from (N, 3) judge and (n, 3) gold counts."""
     name = metric.removeprefix("theme_")
     unlabelled = np.setdiff1d(np.arange(len(judge)), labelled)
     columns = ratio_columns(judge, name)
@@ -210,14 +162,8 @@ def _estimates(
 
 
 def _bind(result: CorpusResult, gold: GoldLabels) -> list[int]:
-    """The row in ``result.pairs`` of each labelled pair, found by its id (the key of
-    :func:`~editf1.gold.labels.pair_keys`: the id, or the row number where the pairs
-    have no ids).
-
-    Raises:
-        ValueError: if the result holds no pairs or another number than the labels
-            were checked against, repeats an id, or lacks a labelled pair's id.
-    """
+    """The row in ``result.pairs`` of each labelled pair, by its key
+    (:func:`~editf1.gold.labels.pair_keys`); ValueError where that cannot be."""
     if result.pairs is None or len(result.pairs) != gold.n_pairs:
         held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
         raise ValueError(
@@ -314,14 +260,11 @@ def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) ->
 def check_report_options(
     gold: GoldLabels, *, confidence: float = 0.95, n_resamples: int | None = None, seed: int = 0
 ) -> int:
-    """Check the options of :func:`gold_report` and the number of labelled pairs, before
-    any judge runs.
-
-    Returns:
-        ``n_resamples``, or :data:`N_RESAMPLES` for ``None``.
+    """Check :func:`gold_report`'s options and labelled pairs before any judge runs;
+    return ``n_resamples`` (:data:`N_RESAMPLES` for ``None``).
 
     Raises:
-        TypeError: for an option :func:`gold_report` does not take (Python's own).
+        TypeError: for an option :func:`gold_report` does not take.
         ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs or too
             few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
     """
@@ -342,34 +285,27 @@ def gold_report(
     n_resamples: int | None = None,
     seed: int = 0,
 ) -> GoldReport:
-    """Prediction-powered corpus figures and the judge's agreement on the gold labels.
-
-    Each labelled pair is found among the scored ones by its id (the key of
-    :func:`~editf1.gold.labels.pair_keys`: the id, or the row number where the pairs
-    have no ids), never by its position alone. To apply gold labels to a result in
-    hand, :func:`editf1.gold.apply.with_gold` checks them against the texts and calls
-    this.
+    """Prediction-powered corpus figures and the judge's agreement on the gold labels
+    (:func:`editf1.gold.apply.with_gold` checks labels against the texts and calls this).
 
     Args:
-        result: the scored corpus, with its pairs (``keep_pairs``): the pairs the gold
-            labels were checked against (:func:`~editf1.gold.labels.bind_gold`).
+        result: the scored corpus with its pairs: those the labels were checked against
+            (:func:`~editf1.gold.labels.bind_gold`); labelled pairs are found by key.
         gold: the gold labels of a uniform random sample of those pairs.
-        second: a second annotator's gold labels of (some of) the same pairs, for the
-            human ceiling; optional.
+        second: a second annotator's labels of (some of) the same pairs; optional.
         confidence: the CIs' level.
-        n_resamples, seed: the agreement statistics' bootstrap (over pairs); default
-            :data:`N_RESAMPLES`, at least :data:`editf1.stats.MIN_RESAMPLES`.
+        n_resamples, seed: the agreement statistics' bootstrap over pairs (default
+            :data:`N_RESAMPLES`).
 
     Returns:
         :class:`GoldReport`; with fewer than :data:`FEW_LABELLED` labelled pairs its
         first note says that n is small.
 
     Raises:
-        ValueError: if the result holds no pairs or another number of pairs than the
-            labels were checked against, repeats an id or lacks a labelled pair's id,
-            a labelled pair's reply sentences differ from the scored ones (another
-            splitter), there are fewer than :data:`editf1.ppi.MIN_LABELLED` labelled
-            pairs, or ``n_resamples`` is too few (:func:`editf1.stats.check_n_resamples`).
+        ValueError: if the result holds no pairs or other pairs than the labels were
+            checked against (a missing or repeated id), a labelled pair's reply
+            sentences differ from the scored ones (another splitter), or as
+            :func:`check_report_options`.
     """
     n_resamples = check_report_options(gold, confidence=confidence, n_resamples=n_resamples)
     rows = _bind(result, gold)
@@ -447,16 +383,14 @@ def prediction_powered_difference(
     lam: float | None = None,
     confidence: float = 0.95,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of ``system − baseline`` for one corpus figure, two systems
-    scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
+    """PPI++ estimate and CI of ``system − baseline`` for one corpus figure of two
+    systems scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
 
     Args:
-        baseline_judge, system_judge: (N, 3) judge counts (tp, fp, fn) of every pair, the
-            same pairs in the same order (content: (EM, ED, EA)).
-        baseline_gold, system_gold: (n, 3) gold counts of the labelled pairs (each
-            system's draft labelled by the clinicians), in the order of ``labelled``.
-        labelled: the n rows (into the judge arrays) that are labelled, a uniform
-            random sample of the N pairs.
+        baseline_judge, system_judge: (N, 3) judge counts (tp, fp, fn) of the same pairs.
+        baseline_gold, system_gold: (n, 3) gold counts of the labelled pairs, in the
+            order of ``labelled``.
+        labelled: the n labelled rows of the judge arrays, a uniform random sample.
         metric: ``"precision"``, ``"recall"`` or ``"f1"``.
         lam: the power-tuning weight, ``None`` (default) to tune it.
         confidence: the CI's level.
@@ -520,14 +454,8 @@ def format_gold_report(report: dict) -> str:
     lines.append(
         f"  the judge against the gold labels ({a['n']} reply sentences in {a['pairs']} pairs):"
     )
-    for name in (
-        "agreement",
-        "cohen_kappa",
-        "gold_match_rate",
-        "judge_match_rate",
-        "match_rate_bias",
-    ):
-        lines.append(f"    {name.replace('_', ' '):<18} {_estimate_text(a[name])}")
+    names = ("agreement", "cohen_kappa", "gold_match_rate", "judge_match_rate", "match_rate_bias")
+    lines += [f"    {name.replace('_', ' '):<18} {_estimate_text(a[name])}" for name in names]
     if t := report.get("theme_agreement"):
         lines.append(
             f"  theme labels ({t['n']} sentences): agreement {_estimate_text(t['micro_f1'])}"

@@ -1,15 +1,9 @@
-"""Which pairs to label, and the annotation file a labelling app reads.
+"""Which pairs to label (:func:`sample_for_labels`: n of the N scored pairs uniformly at
+random, in the order drawn, so that the first k labelled are a uniform sample too), the
+annotation file a labelling app reads, and :func:`gold_row`, an annotator's answers as a
+gold row. Every row records the draw, which :func:`editf1.gold.labels.bind_gold` checks.
 
-:func:`sample_for_labels` draws n of the N scored pairs uniformly at random without
-replacement (``numpy.random.default_rng(seed).permutation``), in the order drawn, so
-that the first k pairs labelled are themselves a uniform sample of k: an annotator who
-labels them in order and stops early still leaves a valid sample (the labelling app
-keeps that order). Every row records the draw (``sampling``: design ``"uniform"``, the
-population N, the sample size n, the seed, the sha256 of the N pair keys and the pair's
-``rank`` in the draw), and the gold rows made from it carry the same record, which
-:func:`editf1.gold.labels.bind_gold` checks against the pairs scored.
-
-Annotation row (JSON Lines; a working file of the annotator, holding the texts)::
+Annotation row (JSON Lines; the annotator's working file, holding the texts)::
 
     {"id": "31-2", "prediction": "<draft>", "reference": "<reply>",
      "reference_sentences": [{"start": 0, "end": 45}, ...],   # the splitter's, to label
@@ -20,12 +14,8 @@ Annotation row (JSON Lines; a working file of the annotator, holding the texts):
                   "keys_sha256": "...", "rank": 0},
      "score_arguments": ["pairs.jsonl"]}                      # optional (see below)
 
-``score_arguments``, where recorded (``edit-f1 sample-for-labels`` records it), are the
-``edit-f1 score`` arguments that read the pairs drawn from: the file and the options
-that differ from score's defaults. The labelling app's last screen turns them into the
-next command, ``edit-f1 score pairs.jsonl --gold gold.jsonl``.
-
-:func:`gold_row` turns an annotator's answers for one row into a gold row.
+``score_arguments``: the ``edit-f1 score`` arguments that read the pairs, which the
+labelling app's last screen turns into the next command.
 """
 
 from __future__ import annotations
@@ -41,17 +31,9 @@ from editf1.themes import THEMES
 __all__ = ["ANNOTATION_FIELDS", "gold_row", "read_annotation", "sample_for_labels"]
 
 #: The fields every annotation row has.
-ANNOTATION_FIELDS = (
-    "id",
-    "prediction",
-    "reference",
-    "reference_sentences",
-    "prediction_sentences",
-    "themes",
-    "reference_sha256",
-    "prediction_sha256",
-    "sampling",
-)
+ANNOTATION_FIELDS = ("id", "prediction", "reference", "reference_sentences")
+ANNOTATION_FIELDS += ("prediction_sentences", "themes", "reference_sha256", "prediction_sha256")
+ANNOTATION_FIELDS += ("sampling",)
 
 
 def _offsets(sentences: Sequence[Sentence]) -> list[dict]:
@@ -72,15 +54,13 @@ def sample_for_labels(
     Args:
         pairs: the N scored pairs (keys unique), in the order they will be scored.
         n: pairs to draw, 1 <= n <= N.
-        seed: seed of ``numpy.random.default_rng``; the same pairs and seed draw the
-            same sample.
+        seed: seed of ``numpy.random.default_rng(seed).permutation``.
         themes: ask the annotator for every sentence's theme as well.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        score_arguments: the ``edit-f1 score`` arguments that read ``pairs`` (e.g.
-            ``["pairs.jsonl"]``), recorded in every row for the labelling app; optional.
+        score_arguments: the ``edit-f1 score`` arguments that read ``pairs``; optional.
 
     Returns:
-        n annotation rows (module docstring), in the order drawn.
+        n annotation rows, in the order drawn.
 
     Raises:
         ValueError: for n outside [1, N], repeated keys, or a pair whose reply has no
@@ -128,7 +108,6 @@ def sample_for_labels(
 
 
 def _span_in(span, text: str) -> bool:
-    """Whether ``span`` is ``{start, end}`` of a non-empty span of ``text``."""
     if not isinstance(span, dict):
         return False
     start, end = span.get("start"), span.get("end")
@@ -136,8 +115,8 @@ def _span_in(span, text: str) -> bool:
 
 
 def read_annotation(path: str | os.PathLike) -> list[dict]:
-    """The rows of an annotation file, checked: every field present, the texts those
-    the digests name, the sentences offsets into them.
+    """The rows of an annotation file, checked: every field present, the texts those the
+    digests name, the sentences offsets into them.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -193,8 +172,7 @@ def gold_row(
         annotator: recorded in the row.
 
     Returns:
-        The gold row (:mod:`editf1.gold.labels`); ``complete`` is false until every
-        sentence is answered.
+        The gold row; ``complete`` is false until every sentence is answered.
 
     Raises:
         ValueError: for answer lists of the wrong length or an unknown theme.

@@ -1,23 +1,13 @@
 """How far a judge agrees with clinicians, next to how far clinicians agree with each other.
 
-The statistics: :func:`agreement` (share of items labelled alike) and :func:`cohen_kappa`,
-each with a 95% percentile bootstrap CI from 2,000 resamples over *cases* (all items of
-a case are drawn together) and a fixed seed (Buckley et al., "Scaling Clinical Judgment
-to Evaluate Medical AI", arXiv 2609.12822), via :func:`editf1.stats.bootstrap`.
-
-The reports, each with its confusion matrix: content judges (Seegmiller et al., arXiv
-2601.11344, Table 7): agreement, non-match agreement, match agreement, match agreement
-with the exact span, span overlap, Cohen's kappa (:func:`binary_agreement_report`,
-:func:`content_agreement_report`); theme judges (Table 8): per-theme, micro and macro
-F1, Cohen's kappa (:func:`theme_label_report`, :func:`theme_agreement_report`); any
-labels (e.g. ordinal scores, quadratic-weighted kappa): :func:`label_agreement_report`.
-When several humans labelled the same items, the same statistics between the humans
-(mean over annotator pairs, :func:`inter_annotator_report`) give the human ceiling, and
-the judge against each human (mean over annotators) is the figure to compare it with.
-
-A judgement the judge could not produce (status ``"unusable"``, theme ``None``) counts
-as NO MATCH / as a wrong theme, exactly as the scorer counts it, and the reports say
-how many there were.
+Every statistic comes with a 95% percentile bootstrap CI over *cases* (a case's items
+drawn together; :func:`editf1.stats.bootstrap`, as Buckley et al., arXiv 2609.12822).
+Reports: content judges (Seegmiller et al., arXiv 2601.11344, Table 7;
+:func:`content_agreement_report`), theme judges (Table 8; :func:`theme_agreement_report`),
+any labels (:func:`label_agreement_report`); with several annotators, the judge against
+each (mean) beside the annotators' own agreement (:func:`inter_annotator_report`), the
+human ceiling. An unusable judgement counts as NO MATCH / a wrong theme, as the scorer
+counts it.
 """
 
 from __future__ import annotations
@@ -69,18 +59,14 @@ def agreement(y_true: Sequence, y_pred: Sequence) -> float:
 
 
 def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) -> float:
-    """Cohen's kappa (``weights="quadratic"`` for ordinal scores), via scikit-learn:
-    (p_o - p_e) / (1 - p_e), the agreement beyond chance (Buckley et al., arXiv
-    2609.12822, judge-agreement statistics).
+    """Cohen's kappa, (p_o - p_e) / (1 - p_e), via scikit-learn's ``cohen_kappa_score``.
 
     Args:
         y_true, y_pred: N labels each (any hashable values), e.g. expert and judge.
-        weights: ``None``, ``"linear"`` or ``"quadratic"``.
+        weights: ``None``, ``"linear"`` or ``"quadratic"`` (ordinal scores).
 
     Returns:
-        kappa in [-1, 1]. When both raters use one and the same label on every item,
-        kappa is 0/0; it is reported as 1.0 (the raters agree completely, and no
-        chance correction applies), never NaN.
+        kappa in [-1, 1]; 1.0 (never NaN) when both use one and the same label throughout.
 
     Raises:
         ValueError: if the lengths differ.
@@ -97,6 +83,20 @@ def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) 
     return 0.0 if np.isnan(value) else float(value)
 
 
+def _stats(groups, n_resamples: int, seed: int) -> dict:
+    return {"groups": groups, "n_resamples": n_resamples, "seed": seed}
+
+
+def _mean_where(values: np.ndarray, where: np.ndarray):
+    """The statistic: the mean of ``values`` over the resampled items where ``where``."""
+
+    def stat(idx):
+        keep = idx[where[idx]]
+        return float(np.mean(values[keep])) if len(keep) else np.nan
+
+    return stat
+
+
 def binary_agreement_report(
     human: Sequence[bool],
     judge: Sequence[bool],
@@ -110,18 +110,14 @@ def binary_agreement_report(
 
     Args:
         human, judge: N booleans each, True for "the draft contains this sentence".
-        groups: the case of each item (length N), for the bootstrap; default: each
-            item is its own case.
+        groups: the case of each item (default: each item its own case).
         n_resamples, seed: the bootstrap's (:func:`editf1.stats.bootstrap`).
 
     Returns:
         ``{"agreement", "cohen_kappa", "match_agreement", "non_match_agreement":
         Estimate, "confusion_matrix": [[TN, FP], [FN, TP]] (rows human), "n": N}``;
-        match_agreement is the judge's agreement on items the humans call a match
-        (recall), non_match_agreement on items they call no match. When the humans
-        used one label only, the agreement on the other label is undefined and is
-        ``None`` (and the one given equals ``agreement``); kappa then follows
-        :func:`cohen_kappa` (1.0 if the judge used that label on every item, else 0.0).
+        match (non-match) agreement is the judge's agreement on the items the humans
+        call a match (no match), ``None`` where they never do.
 
     Raises:
         ValueError: if the lengths differ or there are no items.
@@ -133,20 +129,15 @@ def binary_agreement_report(
     h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
     if len(h) != len(j):
         raise ValueError(f"{len(h)} human labels against {len(j)} judge labels")
-
-    def on(mask_value: bool):
-        def stat(idx):
-            keep = idx[h[idx] == mask_value]
-            return agreement(h[keep], j[keep]) if len(keep) else np.nan
-
-        return stat
-
-    kw = {"groups": groups, "n_resamples": n_resamples, "seed": seed}
+    kw = _stats(groups, n_resamples, seed)
+    alike = h == j
     return {
         "agreement": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
         "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
-        "match_agreement": bootstrap(on(True), len(h), **kw) if h.any() else None,
-        "non_match_agreement": bootstrap(on(False), len(h), **kw) if not h.all() else None,
+        "match_agreement": bootstrap(_mean_where(alike, h), len(h), **kw) if h.any() else None,
+        "non_match_agreement": (
+            bootstrap(_mean_where(alike, ~h), len(h), **kw) if not h.all() else None
+        ),
         "confusion_matrix": confusion_matrix(h, j, labels=[False, True]).tolist(),
         "n": len(h),
     }
@@ -163,20 +154,21 @@ def inter_annotator_report(
     """Agreement among several humans on the same items: the ceiling for a judge.
 
     Args:
-        labels: A lists (one per annotator) of N labels each.
-        groups: the case of each item, for the bootstrap.
-        weights: ``None`` or ``"quadratic"`` for Cohen's kappa.
+        labels: A (>= 2) lists, one per annotator, of N labels each.
+        groups: the case of each item; ``weights``: as :func:`cohen_kappa`.
 
     Returns:
         ``{"agreement", "cohen_kappa": Estimate}``, each the mean over the A(A-1)/2
-        annotator pairs, plus ``"pairs"``: the same per pair.
+        annotator pairs, and ``"pairs"``: the same per pair.
+
+    Raises:
+        ValueError: for fewer than two annotators.
     """
     matrix = np.asarray(labels)
     pairs = list(combinations(range(len(matrix)), 2))
     if not pairs:
         raise ValueError("inter-annotator agreement needs at least two annotators")
-    kw = {"groups": groups, "n_resamples": n_resamples, "seed": seed}
-    n = matrix.shape[1]
+    kw, n = _stats(groups, n_resamples, seed), matrix.shape[1]
 
     def mean_over_pairs(fn):
         return lambda i: float(np.mean([fn(matrix[a][i], matrix[b][i]) for a, b in pairs]))
@@ -197,15 +189,9 @@ def inter_annotator_report(
 def expected_calibration_error(
     probabilities: np.ndarray, labels: np.ndarray, bins: int = 10
 ) -> float:
-    """Expected calibration error: the mean over ``bins`` equal-width probability bins
-    of |observed match rate - mean probability|, weighted by the bin's share of items
-    (Naeini et al. 2015; Guo et al. 2017, eq. 3).
-
-    Args:
-        probabilities: (N,) in [0, 1]; labels: (N,) booleans.
-
-    Returns:
-        A fraction in [0, 1].
+    """Expected calibration error in [0, 1] of (N,) probabilities against (N,) boolean
+    labels: over ``bins`` equal-width bins, |match rate - mean probability| weighted by
+    the bin's share (Naeini et al. 2015; Guo et al. 2017, eq. 3).
 
     Raises:
         ValueError: for no items or mismatched lengths.
@@ -218,29 +204,22 @@ def expected_calibration_error(
     if len(p) == 0 or len(p) != len(y):
         raise ValueError(f"need as many labels as probabilities (>0), got {len(p)}, {len(y)}")
     index = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        members = index == b
-        if members.any():
-            total += members.mean() * abs(y[members].mean() - p[members].mean())
-    return float(total)
+    # a bin's share times |mean label - mean probability| is |sum label - sum probability| / N
+    gaps = np.bincount(index, y, minlength=bins) - np.bincount(index, p, minlength=bins)
+    return float(np.abs(gaps).sum() / len(p))
 
 
 def judge_content_items(
     judge: ContentJudge, items: Sequence[ContentItem], splitter: SentenceSplitter | None = None
 ) -> list[ContentJudgement]:
-    """Run a content judge on labelled items in one batched call.
-
-    Items with the same case and draft become one :class:`JudgeRequest` whose
-    reference sentences are the items' sentences (used whole, not re-split), so a
-    generative judge shares the draft's prompt prefix across them.
+    """Run a content judge on labelled items in one batched call (items of the same case
+    and draft are one :class:`JudgeRequest`; reference sentences used whole).
 
     Returns:
         One judgement per item, in order.
 
     Raises:
-        RuntimeError: if the judge breaks the interface (wrong count, a span not
-            verbatim in the draft).
+        RuntimeError: if the judge breaks the interface (:mod:`editf1.judges.contract`).
     """
     splitter = splitter or SentenceSplitter()
     groups: dict[tuple[str, str], list[int]] = {}
@@ -267,10 +246,8 @@ def judge_theme_items(judge: ThemeJudge, items: Sequence[ThemeItem]) -> list:
 
 
 def span_overlap(a: tuple[int, int], b: tuple[int, int], text: str) -> float:
-    """Jaccard overlap of two character spans of ``text``, counting non-space characters.
-
-    Returns:
-        |a ∩ b| / |a ∪ b| in [0, 1] (1.0 for the same characters, 0.0 for disjoint).
+    """Jaccard overlap |a ∩ b| / |a ∪ b| in [0, 1] of two character spans of ``text``,
+    counting non-space characters.
 
     >>> span_overlap((0, 10), (5, 15), "abcdefghijklmnopqrst")
     0.3333333333333333
@@ -279,13 +256,8 @@ def span_overlap(a: tuple[int, int], b: tuple[int, int], text: str) -> float:
     return len(x & y) / len(x | y) if x | y else 0.0
 
 
-def _stats(groups, n_resamples: int, seed: int) -> dict:
-    return {"groups": groups, "n_resamples": n_resamples, "seed": seed}
-
-
 def _against_annotators(annotators, judge, groups, weights, n_resamples, seed) -> dict:
-    """The judge against each annotator (mean over annotators), and the annotators
-    against each other (mean over pairs): the like-for-like comparison."""
+    """The judge against each annotator (mean), and the annotators against each other."""
     matrix = np.asarray(annotators).T  # (A, N)
     kw = _stats(groups, n_resamples, seed)
     judge = np.asarray(judge)
@@ -325,20 +297,15 @@ def content_agreement_report(
     Args:
         items: N labelled items; their ``case`` is the bootstrap's unit.
         judgements: the judge's N answers (:func:`judge_content_items`).
-        n_resamples, seed: the bootstrap's (2,000 and 0 by default).
+        n_resamples, seed: the bootstrap's.
 
     Returns:
-        A dict of :class:`~editf1.stats.Estimate` (value, 95% CI, n) and counts: the
-        :func:`binary_agreement_report` figures ``agreement``, ``cohen_kappa``,
-        ``match_agreement`` (share of human matches the judge matched),
-        ``non_match_agreement`` (each of the two ``None`` when the humans never used
-        its label), ``confusion_matrix`` ([[TN, FP], [FN, TP]], rows human), ``n``;
-        ``exact_span_agreement`` (share of human matches
-        with an annotated span where the judge returned that span, whitespace aside)
-        and ``span_overlap`` (mean :func:`span_overlap` where both matched), each
-        ``None`` when no span is annotated; ``spans_annotated``; ``unusable`` (count);
-        ``cases``; and, when every item has the same two or more annotators,
-        ``annotators``, ``judge_vs_annotators`` and ``human_ceiling``.
+        :func:`binary_agreement_report`'s figures, plus ``exact_span_agreement`` (share
+        of annotated human spans the judge returned, whitespace aside) and
+        ``span_overlap`` (mean :func:`span_overlap` where both matched), ``None``
+        without annotated spans; ``spans_annotated``, ``unusable``, ``cases``; and, when
+        every item has the same two or more annotators, ``annotators``,
+        ``judge_vs_annotators`` and ``human_ceiling``.
 
     Raises:
         ValueError: if the lengths differ or there are no items.
@@ -362,21 +329,13 @@ def content_agreement_report(
         overlap[i] = span_overlap(
             (start, start + len(item.span)), (span.start, span.end), item.prediction
         )
-
-    def share_where(values, where):
-        def stat(idx):
-            keep = idx[where[idx]]
-            return float(np.mean(values[keep])) if len(keep) else np.nan
-
-        return stat
-
     both = annotated & judge
     report["spans_annotated"] = int(annotated.sum())
     report["exact_span_agreement"] = (
-        bootstrap(share_where(exact, annotated), len(items), **kw) if annotated.any() else None
+        bootstrap(_mean_where(exact, annotated), len(items), **kw) if annotated.any() else None
     )
     report["span_overlap"] = (
-        bootstrap(share_where(overlap, both), len(items), **kw) if both.any() else None
+        bootstrap(_mean_where(overlap, both), len(items), **kw) if both.any() else None
     )
     report["unusable"] = sum(j.status == "unusable" for j in judgements)
     report["cases"] = len(set(groups.tolist()))
@@ -396,12 +355,8 @@ def _f1(human: np.ndarray, judge: np.ndarray, label: int):
 
 
 def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
-    """Micro-F1 over the 8 clinical themes (Other is no class: a sentence both call
-    Other counts nowhere, one called Other by one side only is a false negative or a
-    false positive), as scikit-learn's ``f1_score(average="micro", labels=...)``.
-
-    Returns:
-        F1 in [0, 1]; 0.0 with no clinical label on either side.
+    """Micro-F1 over the 8 clinical themes, Other no class (Seegmiller et al., Table 8):
+    scikit-learn's ``f1_score(average="micro", labels=...)``; 0.0 with no clinical label.
 
     >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
     0.5
@@ -426,9 +381,8 @@ def theme_agreement_report(
         judgements: the judge's N :class:`~editf1.judges.ThemeJudgement`.
 
     Returns:
-        :func:`theme_label_report` of the items' themes and the judge's, plus, when
-        every item has the same two or more annotators, ``annotators``,
-        ``judge_vs_annotators`` and ``human_ceiling``.
+        :func:`theme_label_report`, plus, when every item has the same two or more
+        annotators, ``annotators``, ``judge_vs_annotators`` and ``human_ceiling``.
 
     Raises:
         ValueError: if the lengths differ or there are no items.
@@ -461,19 +415,16 @@ def theme_label_report(
 
     Args:
         human: N themes from :data:`THEMES`.
-        judge: N themes, ``None`` where the judge's answer was unusable (a wrong
-            label for every statistic).
-        groups: the case of each item (default: each sentence is its own case).
+        judge: N themes, ``None`` where the judge's answer was unusable.
+        groups: the case of each item (default: each sentence its own case).
 
     Returns:
-        ``per_theme`` ({theme: {"f1": Estimate or ``None`` for a theme neither side
-        used, "support": int}}), ``clinical_micro_f1`` (micro-F1 over the 8 clinical
-        themes, Other no class: :func:`clinical_micro_f1`, Seegmiller et al. Table 8's
-        figure), ``micro_f1`` (over all nine labels; with one label per sentence, the
-        share labelled as the humans did), ``macro_f1`` (mean F1 over themes the humans
-        used), ``cohen_kappa``, ``confusion_matrix`` (rows: human themes in
-        :data:`THEMES` order; columns: the same plus :data:`UNUSABLE`), ``labels``,
-        ``unusable``, ``n``, ``cases``.
+        ``per_theme`` ({theme: {"f1": Estimate, ``None`` where neither side used it,
+        "support"}}), ``clinical_micro_f1`` (:func:`clinical_micro_f1`), ``micro_f1``
+        (over all nine: the share labelled as the humans did), ``macro_f1`` (mean over
+        themes the humans used), ``cohen_kappa``, ``confusion_matrix`` (rows: human
+        themes; columns: the same plus :data:`UNUSABLE`), ``labels``, ``unusable``,
+        ``n``, ``cases``.
 
     Raises:
         ValueError: different lengths, no items, or a theme outside :data:`THEMES`.
@@ -502,6 +453,7 @@ def theme_label_report(
         return float(np.nanmean(values)) if not np.isnan(values).all() else np.nan
 
     clinical = [THEMES.index(t) for t in CLINICAL_THEMES]
+    matrix = confusion_matrix(h, j, labels=range(len(columns)))
 
     def clinical_f1(idx):
         return f1_score(h[idx], j[idx], labels=clinical, average="micro", zero_division=0.0)
@@ -512,9 +464,7 @@ def theme_label_report(
         "micro_f1": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
         "macro_f1": bootstrap(macro, len(h), **kw),
         "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
-        "confusion_matrix": confusion_matrix(h, j, labels=range(len(columns)))[
-            : len(THEMES)
-        ].tolist(),
+        "confusion_matrix": matrix[: len(THEMES)].tolist(),
         "labels": columns,
         "unusable": int((j == len(THEMES)).sum()),
         "n": len(h),
@@ -535,17 +485,16 @@ def label_agreement_report(
     """Agreement of any judge's labels with human labels, e.g. ordinal scores.
 
     Args:
-        human: N reference labels (e.g. the adjudicated or majority label).
-        judge: N judge labels.
+        human, judge: N labels each (human: e.g. the adjudicated or majority label).
         annotators: optional N rows of each annotator's label (two or more each).
-        groups: the case of each item (default: each item is its own case).
-        weights: ``None`` for nominal labels, ``"quadratic"`` (or ``"linear"``) for
-            ordinal scores, which must then be numbers.
+        groups: the case of each item (default: each item its own case).
+        weights: ``None`` for nominal labels, ``"quadratic"`` or ``"linear"`` for
+            numeric ordinal scores.
 
     Returns:
-        ``agreement``, ``cohen_kappa`` (weighted as asked), ``confusion_matrix`` and
-        ``labels`` (its row/column order), ``n``, ``cases``, ``weights``; with
-        annotators, ``annotators``, ``judge_vs_annotators``, ``human_ceiling``.
+        ``agreement``, ``cohen_kappa``, ``confusion_matrix`` and its ``labels``, ``n``,
+        ``cases``, ``weights``; with annotators, ``annotators``,
+        ``judge_vs_annotators``, ``human_ceiling``.
 
     Raises:
         ValueError: different lengths, no items, or non-numeric ordinal labels.
@@ -598,33 +547,21 @@ def _line(name: str, value, width: int = 28) -> str:
     return f"  {name:<{width}} {value}"
 
 
-def format_report(report: dict) -> str:
-    """The report as text: each statistic with its 95% CI, then the confusion matrix.
+#: The figures :func:`format_report` writes, in order, where a report has them.
+_SCALARS = ("agreement", "non_match_agreement", "match_agreement", "exact_span_agreement")
+_SCALARS += ("span_overlap", "clinical_micro_f1", "micro_f1", "macro_f1", "cohen_kappa")
 
-    ``report`` is what the ``*_agreement_report`` functions return, optionally with
-    ``judge`` and ``data`` descriptions added.
-    """
-    lines = []
-    for key in ("judge", "data"):
-        if key in report:
-            lines.append(f"{key}: {report[key]}")
+
+def format_report(report: dict) -> str:
+    """A ``*_agreement_report`` (optionally with ``judge`` and ``data`` added) as text:
+    each statistic with its CI, then the confusion matrix."""
+    lines = [f"{key}: {report[key]}" for key in ("judge", "data") if key in report]
     lines.append(
         f"{report['n']} item{'s' * (report['n'] != 1)} in {report['cases']} "
         f"case{'s' * (report['cases'] != 1)}; value [95% CI] from "
         f"{report.get('n_resamples', 2000)} bootstrap resamples over cases"
     )
-    scalars = (
-        "agreement",
-        "non_match_agreement",
-        "match_agreement",
-        "exact_span_agreement",
-        "span_overlap",
-        "clinical_micro_f1",
-        "micro_f1",
-        "macro_f1",
-        "cohen_kappa",
-    )
-    lines += [_line(k, report[k]) for k in scalars if k in report]
+    lines += [_line(k, report[k]) for k in _SCALARS if k in report]
     if "per_theme" in report:
         lines.append("  per-theme F1:")
         width = 2 + max(len(theme) for theme in report["per_theme"])
@@ -644,13 +581,8 @@ def format_report(report: dict) -> str:
     width = max(len(str(x)) for row in matrix for x in row) + 1
     lines.append("    " + " ".join(f"{k:>{width}}" for k in range(len(labels))) + "  labels")
     for i, row in enumerate(matrix):
-        lines.append(
-            "    "
-            + " ".join(f"{x:>{width}}" for x in row)
-            + f"  {i}: {labels[i] if i < len(labels) else ''}"
-        )
-    if len(labels) > len(matrix):
-        lines.append(
-            "    " + "; ".join(f"{k}: {labels[k]}" for k in range(len(matrix), len(labels)))
-        )
+        cells = " ".join(f"{x:>{width}}" for x in row)
+        lines.append(f"    {cells}  {i}: {labels[i] if i < len(labels) else ''}")
+    if more := "; ".join(f"{k}: {labels[k]}" for k in range(len(matrix), len(labels))):
+        lines.append(f"    {more}")
     return "\n".join(lines)

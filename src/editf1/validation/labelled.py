@@ -1,12 +1,7 @@
-"""Expert-labelled items that judges are trained on and compared with.
-
-* :class:`ContentItem`: a draft, one reference sentence, the human decision (does the
-  draft say it?) and, where annotated, the human's verbatim draft span; optionally every
-  annotator's decision, for the human ceiling.
-* :class:`ThemeItem`: a sentence, its human theme and optionally every annotator's.
-
-Items belong to *cases* (a question, a patient message): splits and bootstrap resamples
-keep a case's items together (Buckley et al., arXiv 2609.12822: case-level split).
+"""Expert-labelled items that judges are trained on and compared with
+(:class:`ContentItem`, :class:`ThemeItem`). Items belong to *cases* (a question, a
+patient message): splits and bootstrap resamples keep a case's items together (Buckley
+et al., arXiv 2609.12822).
 
 File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
 
@@ -55,14 +50,12 @@ class ContentItem:
 
     Attributes:
         case: the case (question, message) the item belongs to.
-        prediction: the draft.
-        reference: the reference sentence.
+        prediction, reference: the draft and the reference sentence.
         match: the human (majority) decision: the draft says what the sentence says.
-        span: the human's verbatim draft span, where annotated (``match`` only).
+        span: the human's verbatim draft span, where annotated (``match`` only), and
+            ``span_start`` its offset in ``prediction``, where recorded.
         annotators: each annotator's decision, when several labelled the item.
         source: where the item comes from (e.g. ``"oncqa/stage1.csv"``), for reports.
-        span_start: the span's character offset in ``prediction``, where the label
-            records it (a span may occur more than once in a draft).
     """
 
     case: str
@@ -80,11 +73,10 @@ class ThemeItem:
     """One sentence's theme as humans labelled it.
 
     Attributes:
-        case: the case the sentence belongs to.
-        text: the sentence.
+        case: the case the sentence belongs to; ``text``: the sentence.
         theme: the human (majority) theme, one of :data:`editf1.themes.THEMES`.
         annotators: each annotator's theme, when several labelled the sentence.
-        source: where the sentence comes from (e.g. ``"oncqa/stage1.csv"``), for reports.
+        source: where the sentence comes from, for reports.
     """
 
     case: str
@@ -95,12 +87,9 @@ class ThemeItem:
 
 
 def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
-    """K-QA ``NLI_medical_annotator.csv`` as content items (Manes et al. 2024).
-
-    The LLM answer is the draft, the physician's claim the reference sentence, the
-    question the case; "match" is the three physicians' majority label Entailment, and
-    each physician's own label is kept for the human ceiling. K-QA has no spans.
-    """
+    """K-QA ``NLI_medical_annotator.csv`` as content items (Manes et al. 2024): the LLM
+    answer the draft, the physician's claim the reference, the question the case; match
+    is the three physicians' majority Entailment, each one's label kept; no spans."""
     from editf1.builders.readers import kqa_nli_rows
 
     return [
@@ -140,9 +129,8 @@ def _list(value, where: str) -> list:
 
 
 def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, dict]]:
-    """``(where, row)`` of every row of a labels file: ``where`` names the file and the
-    JSONL line (1-based, as the reader's own messages) or the CSV row (1-based, counted
-    after the header).
+    """``(where, row)`` of every row of a labels file, ``where`` naming the file and the
+    JSONL line or CSV row (from 1, after the header).
 
     Raises:
         ValueError: for an empty file, and the errors of :func:`editf1.io.read_rows`.
@@ -163,8 +151,7 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
 
 
 def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
-    """``row[field]`` checked to be text (with a word, when ``word``); a problem is
-    appended to ``errors``, naming ``where`` and the field, never quoting the text."""
+    """``row[field]`` checked to be text (with a word, when ``word``); else errors added."""
     value = row.get(field)
     if not isinstance(value, str):
         errors.append(f"{where} field {field}: expected text, got {describe(value)}")
@@ -191,23 +178,16 @@ def _case(value, where: str, errors: list[str]) -> str:
 
 
 def read_content_items(path: str | Path) -> list[ContentItem]:
-    """Read content labels (format in the module docstring).
-
-    ``match`` and each annotator's decision are true or false (also yes/no, 1/0, any
-    case). Rows are read as given: a repeated (case, prediction, reference) and a
-    ``match`` that is not the annotators' majority are kept and warned about, naming the
-    rows.
-
-    Returns:
-        One :class:`ContentItem` per row, in file order.
+    """Read content labels (format in the module docstring): one :class:`ContentItem` per
+    row, in file order. A repeated (case, prediction, reference) and a ``match`` that is
+    not the annotators' majority are kept and warned about, naming the rows.
 
     Raises:
         InputError: listing every row with a missing or bad value (naming the file, the
-            JSONL line or CSV row, and the field, never the text): an empty case, a
-            prediction or reference that is not text, a reference or span with no word,
-            a match-true item whose prediction has no word, a span that is not verbatim
-            in the prediction, a span on a NO MATCH item, a bad ``match`` or
-            ``annotators``.
+            line or row, and the field, never the text): an empty case, a prediction or
+            reference that is not text, a reference or span with no word, a match-true
+            item whose prediction has no word, a span not verbatim in the prediction or
+            on a NO MATCH item, a bad ``match`` or ``annotators``.
         ValueError: for a file without rows, and the reader's errors.
     """
     items, errors = [], []
@@ -260,19 +240,16 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
 
 
 def _label(value, where: str, errors: list[str], *, numeric: bool):
-    """One label: a finite number when ``numeric`` (text that reads as one too), else
-    text or an integer, kept as text (so ``1`` and ``"1"`` are one label)."""
+    """One label: a finite number when ``numeric``, else text (an integer as its text)."""
     if isinstance(value, str) and (problem := unicode_problem(value)):
         errors.append(f"{where} {problem}")
-    elif numeric and not isinstance(value, bool):
+    elif numeric:
         try:
-            number = float(value)
+            number = float("nan") if isinstance(value, bool) else float(value)
         except (TypeError, ValueError):
             number = float("nan")
         if np.isfinite(number):
             return int(number) if number.is_integer() else number
-        errors.append(f"{where}: expected a finite number, got {describe(value)}")
-    elif numeric:
         errors.append(f"{where}: expected a finite number, got {describe(value)}")
     elif isinstance(value, str) and value.strip():
         return value
@@ -302,8 +279,7 @@ def read_label_columns(
         human, judge: the human (majority) label's column and the judge's.
         annotators: each annotator's column (two or more, for the human ceiling).
         case: the column naming each row's case (default: each row its own case).
-        numeric: labels are numbers (ordinal scores, weighted kappa): every one must be
-            a finite number; integral ones are kept as integers.
+        numeric: labels are finite numbers (ordinal scores; integral ones kept as ints).
 
     Returns:
         ``{"human": [N], "judge": [N], "annotators": [N x A] or None, "groups": [N] or
@@ -311,10 +287,8 @@ def read_label_columns(
 
     Raises:
         InputError: listing every row with an empty, non-text or (``numeric``)
-            non-numeric label, or an empty case, naming file, line or row, and column,
-            never the value.
-        ValueError: for the same column given twice, a file without rows, and the
-            reader's errors.
+            non-numeric label, or an empty case, naming file, row and column.
+        ValueError: for a column given twice, a file without rows, and the reader's errors.
     """
     columns = [human, judge, *annotators, *([case] if case else [])]
     if len(set(columns)) < len(columns):
@@ -338,10 +312,8 @@ def read_label_columns(
 
 
 def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
-    """The first 10 hex digits of the SHA-256 of the items' labels, in order (content:
-    case, prediction, reference, match; theme: case, text, theme): recorded with a
-    judge fitted on them, so a later measurement can tell it is given the same labels
-    (never their text).
+    """The first 10 hex digits of the SHA-256 of the items' labels in order (recorded
+    with a judge fitted on them, so a later measurement can tell the same labels).
 
     >>> a = [ThemeItem("c1", "Call the desk.", "Logistics")]
     >>> items_digest(a) == items_digest(list(a)), items_digest(a) == items_digest(a * 2)
@@ -360,8 +332,7 @@ def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
 
 
 def _theme(value, where: str, errors: list[str]) -> str:
-    """A theme of :data:`~editf1.themes.THEMES`, spelled as there; a near miss (case,
-    spaces, hyphens) is named, anything else described, never quoted."""
+    """A theme of :data:`~editf1.themes.THEMES`; else an error naming a near miss."""
     if isinstance(value, str) and value in THEMES:
         return value
     folded = " ".join(str(value).replace("-", " ").split()).casefold()
@@ -376,22 +347,16 @@ def _theme(value, where: str, errors: list[str]) -> str:
 
 
 def read_theme_items(path: str | Path) -> list[ThemeItem]:
-    """Read theme labels (format in the module docstring).
-
-    Every row has a ``case`` or none does (then each sentence is its own case). Rows are
-    read as given: a repeated sentence (in the same case) and a theme that is not its
-    annotators' majority are kept and warned about, naming the rows.
-
-    Returns:
-        One :class:`ThemeItem` per row, in file order.
+    """Read theme labels (format in the module docstring): one :class:`ThemeItem` per
+    row, in file order; without ``case`` each sentence is its own case. A repeated
+    sentence and a theme that is not its annotators' majority are kept and warned about.
 
     Raises:
         InputError: listing every row with a missing or bad value (naming the file, the
-            JSONL line or CSV row, and the field, never the text): a text that is not
-            text or has no word, a theme or annotator theme not in
-            :data:`~editf1.themes.THEMES` (a near miss is named), a bad or missing case
-            where other rows have one, annotators on some rows only or in different
-            numbers, or one annotator (a human ceiling needs two).
+            line or row, and the field, never the text): a text with no word, a theme
+            not in :data:`~editf1.themes.THEMES` (a near miss named), a missing case
+            where other rows have one, or annotators on some rows only, in different
+            numbers, or one only.
         ValueError: for a file without rows, and the reader's errors.
     """
     rows = labelled_rows(path, ["text", "theme"])
@@ -442,8 +407,7 @@ def _warn_rows(rows: list[str], what: str) -> None:
 
 
 def shipped_theme_items() -> list[ThemeItem]:
-    """The team-written theme sentences shipped in ``data/theme_sentences.jsonl`` (50
-    per label), each its own case."""
+    """The team-written theme sentences of ``data/theme_sentences.jsonl``, each its own case."""
     raw = resources.files("editf1.data").joinpath("theme_sentences.jsonl").read_text("utf-8")
     rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
     return [
@@ -455,19 +419,9 @@ def shipped_theme_items() -> list[ThemeItem]:
 def case_split(
     cases: Sequence[str], *, test_size: float = 0.4, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Split items by case: no case has items on both sides.
-
-    The same split as :func:`editf1.training.classifiers.calibrate_content_judge`
-    (scikit-learn's ``GroupShuffleSplit``, one split), so judges calibrated on the same
-    rows with the same seed are evaluated on the same held-out cases.
-
-    Args:
-        cases: the case of each of N items.
-        test_size: share of *cases* held out, in (0, 1).
-        seed: the split's seed.
-
-    Returns:
-        ``(train, test)`` arrays of item indices.
+    """Split N items by case (scikit-learn's ``GroupShuffleSplit``, one split; as the
+    judges' calibration does): ``(train, test)`` arrays of item indices, ``test_size``
+    the share of cases held out.
 
     Raises:
         ValueError: with fewer than two cases.
@@ -481,11 +435,8 @@ def case_split(
 
 
 def select_split(items: Sequence, split: str, *, test_size: float = 0.4, seed: int = 0) -> list:
-    """The items of one side of :func:`case_split`: ``"train"``, ``"test"`` or ``"all"``.
-
-    Raises:
-        ValueError: for another ``split``.
-    """
+    """The items of one side of :func:`case_split`: ``"train"``, ``"test"`` or ``"all"``
+    (ValueError for another ``split``)."""
     if split == "all":
         return list(items)
     if split not in ("train", "test"):
