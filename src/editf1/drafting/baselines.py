@@ -29,9 +29,16 @@ from editf1.drafting.prompts import (
     zero_shot_messages,
 )
 
-__all__ = ["draft_rows", "nearest_examples"]
+__all__ = ["draft_rows", "nearest_examples", "require_columns"]
 
 _WORD = re.compile(r"[^\W_]")
+
+
+def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = "") -> None:
+    """Raise ``KeyError`` naming a missing column and (up to ten of) the rows without it."""
+    for field in dict.fromkeys(fields):
+        if lacking := [i for i, row in enumerate(rows) if field not in row]:
+            raise KeyError(f"{where}column {field!r} is missing from row(s) {lacking[:10]}")
 
 
 def nearest_examples(
@@ -129,9 +136,7 @@ def draft_rows(
         raise ValueError(f"need shots >= 0 and num_drafts >= 1, got {shots}, {num_drafts}")
     pool = rows if examples is None else examples
     for name, table in (("rows", rows), ("examples", pool)):
-        for field in (message_field, reference_field):
-            if lacking := [i for i, row in enumerate(table) if field not in row]:
-                raise KeyError(f"{name}: column {field!r} is missing from row(s) {lacking[:10]}")
+        require_columns(table, (message_field, reference_field), f"{name}: ")
     ids = [str(row.get(id_field, i)) for i, row in enumerate(rows)]
     if len(set(ids)) < len(ids):
         raise ValueError(f"column {id_field!r} repeats ids; each row needs its own")

