@@ -1,16 +1,11 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
 each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting.
 
-:func:`draft_rows` drafts once per distinct (message, EHR summary) and writes one row
-per input row, keeping its id and clinician reply, so the output of every strategy has
-the rows of the input: ``edit-f1 score`` reads it as it is, and ``edit-f1 report``
-compares the strategies' runs with paired bootstrap CIs (same ids, same replies).
-
-Few-shot examples (:func:`nearest_examples`) are the prior (message, reply) pairs whose
-messages are nearest to the message, by cosine similarity of the package's sentence
-encoder (:func:`editf1.judges.encoder.default_encoder`, all-MiniLM-L6-v2), one per
-distinct message and never one of the same message text (with no separate example pool
-the input's other messages are the pool: leave one message out).
+:func:`draft_rows` drafts each distinct (message, EHR summary) once and writes one row
+per input row (its id, reply and other columns kept), so ``edit-f1 score`` and
+``edit-f1 report`` compare the strategies' runs pair by pair. Few-shot examples
+(:func:`nearest_examples`) are the nearest prior messages by the package's sentence
+encoder, one per distinct message, never the message itself.
 """
 
 from __future__ import annotations
@@ -44,7 +39,8 @@ def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = ""
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` pool texts nearest to each query, by cosine similarity.
+    """The ``k`` pool texts nearest to each query, by cosine similarity of the sentence
+    encoder's embeddings.
 
     Args:
         queries: Q message texts.
@@ -183,13 +179,8 @@ def draft_rows(
 
 
 def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
-    """The row's columns that drafting did not read, carried into its output: under
-    their own name, or ``input_<name>`` where the output has that name (an earlier
-    ``prediction``, say).
-
-    Raises:
-        ValueError: if ``input_<name>`` is also a column of the row.
-    """
+    """The row's columns drafting did not read, renamed ``input_<name>`` where the
+    output has ``<name>`` (an error if the row has that too)."""
     carried = {}
     for name, value in row.items():
         if name in used:
@@ -206,8 +197,7 @@ def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
 
 
 def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
-    """Warn, naming up to ten row ids, of drafts without a word: they are kept (a model
-    that answers nothing drafted nothing) and score precision 0 with a warning."""
+    """Warn, naming up to ten row ids, of drafts without a word (kept: precision 0)."""
     empty = [i for i, replies in zip(ids, drafts) if any(not _WORD.search(d) for d in replies)]
     if empty:
         warnings.warn(

@@ -1,20 +1,16 @@
-"""The single-pair demo (the Hugging Face Space): scores and why, for one draft.
+"""The single-pair demo (the Hugging Face Space, ``edit-f1 demo``): scores and why.
 
-:func:`explain_pair` turns one scored pair into what a clinician needs to see: content
-and theme precision/recall/F1, the draft with matched spans and expected deletions
-marked, the reply sentences the draft lacks (expected additions) and every sentence's
-theme. :func:`build_demo` lays that out as a Gradio app; ``metrics/edit_f1/app.py``
-(the Space's entry point) and ``edit-f1 demo`` launch it. Scoring is
-:class:`~editf1.scorer.EditF1Scorer`, nothing else.
-
-Needs the ``demo`` extra (``pip install "edit-f1[demo]"``). The app runs on the machine
-that launches it; Gradio's analytics are switched off.
+:func:`explain_pair` lays out one scored pair: content and theme precision/recall/F1,
+the draft with matched spans and expected deletions marked, the expected additions and
+every sentence's theme; :func:`build_demo` is the Gradio app over it (the ``demo``
+extra; Gradio's analytics off).
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from itertools import groupby
 
 from editf1.builders.readers import demo_rows
 from editf1.inputs import InputError
@@ -77,8 +73,7 @@ def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
         if sentence.match is not None:
             for i in range(sentence.match.start, sentence.match.end):
                 labels[i] = MATCHED
-    # Whitespace keeps a mark only inside one marked run ("Rest today."), never at its
-    # edges, so runs of different marks are separated by plain whitespace.
+    # whitespace keeps a mark only inside one marked run, never at its edges
     around: list[list[str | None]] = [[None, None] for _ in draft]
     for side, order in ((0, range(len(draft))), (1, reversed(range(len(draft))))):
         seen = None
@@ -89,13 +84,8 @@ def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
     for i, char in enumerate(draft):
         if char.isspace() and not (around[i][0] == labels[i] == around[i][1]):
             labels[i] = None
-    segments: list[tuple[str, str | None]] = []
-    for char, label in zip(draft, labels):
-        if segments and segments[-1][1] == label:
-            segments[-1] = (segments[-1][0] + char, label)
-        else:
-            segments.append((char, label))
-    return segments
+    runs = groupby(zip(draft, labels), key=lambda pair: pair[1])
+    return [("".join(char for char, _ in run), label) for label, run in runs]
 
 
 def _overlap(a, b) -> bool:
@@ -162,12 +152,9 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
         kept = any(_overlap(sentence, span) for span in matched)
         deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
-        judgement = {
-            (True, True): "kept, partly deleted",
-            (True, False): "kept",
-            (False, True): EXPECTED_DELETION,
-            (False, False): "kept",
-        }[kept, deleted]
+        judgement = "kept, partly deleted" if kept and deleted else "kept"
+        if deleted and not kept:
+            judgement = EXPECTED_DELETION
         sentences.append(["draft", sentence.text, theme or "", judgement])
     notes = tuple(pair.warnings) + tuple(
         str(w.message) for w in caught if "unusable" in str(w.message)

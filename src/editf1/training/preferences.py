@@ -85,14 +85,7 @@ def pair_row(prompt, chosen: str, rejected: str, group: str, chosen_score, rejec
     if not isinstance(prompt, str):
         chosen = [{"role": "assistant", "content": chosen}]
         rejected = [{"role": "assistant", "content": rejected}]
-    return {
-        "prompt": prompt,
-        "chosen": chosen,
-        "rejected": rejected,
-        "group": group,
-        "chosen_score": chosen_score,
-        "rejected_score": rejected_score,
-    }
+    return dict(zip(_COLUMNS, (prompt, chosen, rejected, group, chosen_score, rejected_score)))
 
 
 def best_worst_pairs(
