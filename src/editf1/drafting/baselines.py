@@ -46,13 +46,11 @@ def nearest_examples(
         queries: Q message texts.
         pool: P example message texts.
         k: examples per query, >= 0.
-        encoder: a :class:`~editf1.judges.encoder.SentenceEncoder` (default: the
-            package's, loaded once).
+        encoder: default: the package's :class:`~editf1.judges.encoder.SentenceEncoder`.
 
     Returns:
-        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier
-        index), one per distinct pool text (its first index); pool texts equal to the
-        query are never returned.
+        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
+        one per distinct pool text, never a text equal to the query.
 
     Raises:
         ValueError: for k < 0.
@@ -96,30 +94,25 @@ def draft_rows(
     """Draft a reply to every row's message.
 
     Args:
-        rows: N dicts with the message, optionally the EHR summary, the clinician reply
-            and an id (default: the row number).
-        generator: has ``generate(conversations, num_return_sequences=K)`` returning one
-            list of K replies per conversation
-            (:class:`editf1.drafting.generators.CausalLMGenerator`).
-        strategy: ``"zero-shot"``, ``"thematic"`` or ``"few-shot"``.
-        examples: the few-shot pool, dicts with the same fields (default: ``rows``).
+        rows: N dicts: message, optional EHR summary, clinician reply, optional id
+            (default: the row number).
+        generator: ``generate(conversations, num_return_sequences=K)``, K replies per
+            conversation (:mod:`editf1.drafting.generators`).
+        strategy: one of :data:`~editf1.drafting.prompts.STRATEGIES`.
+        examples: the few-shot pool (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
         num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
         id_field, message_field, ehr_field, reference_field: columns.
         encoder: see :func:`nearest_examples`.
 
     Returns:
-        N·K dicts: ``id`` (the row's, or ``<id>-d<j>`` for K > 1), ``message_id`` (the
-        row's id), ``message``, ``ehr_summary``, ``reference``, ``prediction`` (the
-        draft), ``strategy``, ``generator`` (its fingerprint), ``prompt_version``
-        (:data:`~editf1.drafting.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
-        used, few-shot), then the row's other columns as they were (one the output
-        already names, such as an earlier ``prediction``, as ``input_<name>``).
-        With K > 1 the rows are what ``edit-f1 preference-pairs`` reads
-        (``--group-field message_id``).
+        N·K dicts: ``id`` (``<id>-d<j>`` for K > 1), ``message_id``, ``message``,
+        ``ehr_summary``, ``reference``, ``prediction``, ``strategy``, ``generator``
+        (its fingerprint), ``prompt_version``, ``shots`` (pool indices), then the row's
+        other columns (``input_<name>`` where the output has ``<name>``).
 
     Warns:
-        UserWarning: naming the rows whose draft holds no word (kept as empty drafts).
+        UserWarning: naming the rows whose draft holds no word (kept).
 
     Raises:
         ValueError: for an unknown strategy, bad counts, repeated ids, or a column

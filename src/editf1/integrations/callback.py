@@ -29,12 +29,7 @@ from transformers import GenerationConfig, TrainerCallback
 
 from editf1.drafting.prompts import SYSTEM_PROMPT, user_text
 from editf1.inputs import InputError, check_id, check_pairs, check_reference
-from editf1.integrations.distributed import (
-    process_state,
-    renumbered,
-    several_processes,
-    share_of,
-)
+from editf1.integrations.distributed import process_state, renumbered, several_processes, share_of
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer

@@ -50,12 +50,7 @@ from editf1.validation.agreement import (
     inter_annotator_report,
     to_jsonable,
 )
-from editf1.validation.labelled import (
-    ContentItem,
-    case_split,
-    items_digest,
-    shipped_theme_items,
-)
+from editf1.validation.labelled import ContentItem, case_split, items_digest, shipped_theme_items
 
 __all__ = [
     "KQA_FITTED_ON",

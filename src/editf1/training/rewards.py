@@ -44,14 +44,11 @@ class RewardDetail:
     Attributes:
         reward: the float returned to trl, in [0, 1] (or ``guard_reward``).
         guard: the guard that set the reward (one of :data:`GUARDS`), or ``None``.
-        content_f1: content edit-F1 with repeats counted as deletions; ``None`` when a
-            guard fired (the draft was not scored).
-        theme_f1: theme edit-F1, ``None`` when a guard fired or without a theme judge.
-        repeated_sentences: draft sentences removed as repeats (each one expected
-            deletion).
-        copied_fraction: share of the draft's word n-grams found in the patient's
-            message, in [0, 1]; ``None`` without a message column or for a draft
-            stopped by an earlier guard.
+        content_f1, theme_f1: the pair's F1s, repeats counted as deletions; ``None``
+            when a guard fired (theme: or without a theme judge).
+        repeated_sentences: draft sentences removed as repeats.
+        copied_fraction: :func:`copied_fraction`; ``None`` without a message column or
+            after an earlier guard.
     """
 
     reward: float
@@ -122,9 +119,7 @@ class EditF1Reward:
     """A trl reward function: the edit-F1 of each completion against its clinician reply.
 
     Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer` to use; default one with the
-            embedded content judge, and the embedded theme judge for ``"theme"`` and
-            ``"mix"`` (none for ``"content"``).
+        scorer: default: the embedded judges (no theme judge for ``"content"``).
         level: ``"content"``, ``"theme"`` or ``"mix"`` (module docstring).
         theme_weight: weight of theme F1 in ``"mix"``, in [0, 1].
         reference_column: column of the clinician reply (or a list of replies: the
