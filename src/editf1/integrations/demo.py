@@ -43,15 +43,11 @@ class PairView:
     """What the demo shows for one pair.
 
     Attributes:
-        scores_markdown: a Markdown table of content and theme precision/recall/F1 and
-            the counts behind them.
-        highlights: the draft as ``(text, label)`` segments covering it in order, the
-            label :data:`MATCHED`, :data:`EXPECTED_DELETION` or ``None`` (whitespace,
-            list markers).
+        scores_markdown: a Markdown table of the scores and the counts behind them.
+        highlights: the draft as ``(text, label)`` segments, the label :data:`MATCHED`,
+            :data:`EXPECTED_DELETION` or ``None``.
         additions: ``(reply sentence, theme or "")`` for each expected addition.
-        sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``, the
-            judgement being "matched", "expected addition", "expected deletion" or
-            "kept" (a draft sentence whose text a reply sentence matched).
+        sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``.
         notes: warnings to show (empty draft, unusable judge outputs).
         pair: the underlying :class:`~editf1.results.PairResult`.
     """
@@ -173,10 +169,9 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
     """The Gradio app: inputs, a Score button and the :class:`PairView` outputs.
 
     Args:
-        scorer: default: the embedded content and theme judges (offline, CPU),
-            ``zero_division=0.0`` (an empty draft scores precision 0, with a note).
-        examples: preloaded pairs (dicts with ``message``, ``prediction``,
-            ``reference`` and ``id``); default: the demo set shipped with the package.
+        scorer: default: the embedded judges, ``zero_division=0.0``.
+        examples: preloaded pairs (``message``, ``prediction``, ``reference``, ``id``);
+            default: the shipped demo set.
 
     Returns:
         A ``gradio.Blocks``; call ``.launch()``. Elements have stable ``elem_id`` s
