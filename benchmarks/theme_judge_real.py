@@ -14,7 +14,7 @@ judges are compared on them, each on sentences whose case it never saw:
   embedding-theme`` fits), fitted on real and team-written sentences together, ``C``
   chosen by nested cross-validation;
 * ``v2, real + team``: v2's features fitted on both, ``C`` and the word weight chosen by
-  nested cross-validation (``editf1.training.classifiers.cross_validate_theme_judge``).
+  nested cross-validation (``research.theme_judge_fit.cross_validate_theme_judge``).
 
 Cross-validation splits by case: 5 outer folds of scikit-learn's StratifiedGroupKFold
 (groups: cases, stratified by theme, shuffled with seed 0); in each, the hyperparameters
@@ -93,8 +93,11 @@ def _estimate(statistic, n, groups) -> dict:
 def theme_figures(items, predicted: list[str]) -> dict:
     """Per-theme and overall figures of one judge's themes of ``items``."""
     from editf1.judges.base import ThemeJudgement
-    from editf1.training.classifiers import clinical_micro_f1
-    from editf1.validation.agreement import theme_agreement_report, to_jsonable
+    from editf1.validation.agreement import (
+        clinical_micro_f1,
+        theme_agreement_report,
+        to_jsonable,
+    )
 
     human = np.array([item.theme for item in items])
     judge = np.array(predicted)
@@ -330,14 +333,14 @@ def main(argv: list[str] | None = None) -> int:
     from editf1.judges.embedding import EmbeddingThemeConfig, EmbeddingThemeJudge
     from editf1.judges.encoder import default_encoder
     from editf1.segment import SentenceSplitter
-    from editf1.training.classifiers import (
+    from editf1.training.classifiers import fit_theme_classifier
+    from editf1.validation.labelled import shipped_theme_items
+    from research.team_labels import load_team_theme_items
+    from research.theme_judge_fit import (
         cross_validate_theme_judge,
-        fit_theme_classifier,
         select_theme_hyperparameters,
         train_theme_judge_with_real_labels,
     )
-    from editf1.validation.labelled import shipped_theme_items
-    from research.team_labels import load_team_theme_items
 
     started = time.perf_counter()
     state = benchlib.machine_state()

@@ -15,6 +15,8 @@ root on ``sys.path`` (``tests/conftest.py``), and so do the benchmark scripts
   against several drafts);
 * :mod:`.content_splits`: every content set, and one split by case across them;
 * :mod:`.model_cards`: the shipped judges' model cards (``python -m research.model_cards``);
+* :mod:`.theme_judge_fit`: the shipped v2 theme judge's hyperparameter choice and
+  nested cross-validation on the team's theme labels (``benchmarks/theme_judge_real.py``);
 * :mod:`.train_cross_encoder`: training the shipped cross-encoder judge on every team
   label set (``python -m research.train_cross_encoder``);
 * :mod:`.docs_tables`: every table of figures in the documentation, written from

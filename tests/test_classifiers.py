@@ -19,17 +19,19 @@ from editf1.themes import THEMES
 from editf1.training.classifiers import (
     VETO_NC,
     calibrate_content_judge,
-    clinical_micro_f1,
     content_requests,
-    cross_validate_theme_judge,
     fit_content_classifier,
     fit_theme_classifier,
     load_theme_sentences,
-    select_theme_hyperparameters,
     train_theme_judge,
+)
+from editf1.validation.agreement import clinical_micro_f1
+from editf1.validation.labelled import ContentItem, ThemeItem
+from research.theme_judge_fit import (
+    cross_validate_theme_judge,
+    select_theme_hyperparameters,
     train_theme_judge_with_real_labels,
 )
-from editf1.validation.labelled import ContentItem, ThemeItem
 
 
 def test_fit_content_classifier_on_separable_toy_set():

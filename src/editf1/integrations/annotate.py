@@ -1,24 +1,16 @@
-"""The labelling app: clinicians' gold labels of sampled pairs, one sentence at a time.
+"""The labelling app (``edit-f1 annotate``): clinicians' gold labels, one sentence at a time.
 
-``edit-f1 annotate annotation.jsonl -o gold.jsonl`` serves a local Gradio app on
-127.0.0.1 (no share link, Gradio's analytics off). For every pair of the annotation
-file (:mod:`editf1.gold.sampling`), in the order drawn, the clinician sees each
-sentence of the reply highlighted in the reply, beside the draft, and answers which
-draft span says the same thing: one of the draft's sentences (the numbered candidates),
-a span they select in the draft, or NO MATCH; then its theme; then, where themes are
-asked for, every draft sentence's theme. Keyboard first: ``1``-``9`` (two digits for
-10 and more) pick a candidate, ``0`` or ``n`` NO MATCH, ``s`` the selected text, ``a``
-to ``i`` a theme, Enter saves and moves on, Backspace goes back one answer.
+A local Gradio app (127.0.0.1, no share link, analytics off) asks, for every pair of
+the annotation file (:mod:`editf1.gold.sampling`) in the order drawn, which draft span
+says what each reply sentence says (a numbered draft sentence, a selected span, or NO
+MATCH), its theme, and where themes are asked every draft sentence's theme. Keys:
+``1``-``9`` (two digits for 10 and more), ``0``/``n`` NO MATCH, ``s`` the selection,
+``a``-``i`` a theme, Enter saves, Backspace goes back. Each answer rewrites the gold
+file (:mod:`editf1.gold.labels`) atomically, so labelling resumes where it stopped; no
+pair can be skipped, so the completed pairs are a uniform sample (``docs/gold-labels.md``).
 
-Every answer is saved at once: the gold file (:mod:`editf1.gold.labels`; pairs still
-being labelled carry ``"complete": false``) is rewritten atomically
-(:func:`editf1.io.atomic_output`) after each one, so closing the tab or a crash loses
-nothing, and reopening the page or restarting the app with the same output resumes at
-the first unanswered sentence. Pairs are labelled in the order drawn and none can be
-skipped, so the pairs completed at any time are a uniform random sample.
-
-:class:`AnnotationSession` holds the answers (tested without a browser);
-:func:`build_annotate_app` lays them out. Needs the ``demo`` extra (gradio).
+:class:`AnnotationSession` holds the answers; :func:`screen` and
+:func:`build_annotate_app` lay them out.
 """
 
 from __future__ import annotations
@@ -66,11 +58,8 @@ class Item:
 
 
 def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
-    """Offsets into ``text`` of a selection a browser reports in a textarea holding it.
-
-    A textarea's value has line breaks as ``\\n`` only and counts UTF-16 code units
-    (a character outside the Basic Multilingual Plane counts 2); Python counts code
-    points. Returns the code-point offsets of the characters selected.
+    """Code-point offsets into ``text`` of a selection a browser reports in a textarea
+    holding it (the textarea counts UTF-16 units and reads ``\\r\\n`` as ``\\n``).
 
     >>> browser_offsets("a\\r\\nb🙂c", 2, 5)  # the browser sees "a\\nb🙂c": "b🙂" is 2-5
     (3, 5)
@@ -137,8 +126,6 @@ class AnnotationSession:
             for j, entry in enumerate(saved.get("prediction_sentences", [])):
                 self.prediction_themes[k][j] = entry.get("theme")
 
-    # ------------------------------------------------------------------ the questions
-
     def items(self) -> list[Item]:
         """Every question, in the order asked."""
         out = []
@@ -170,8 +157,6 @@ class AnnotationSession:
             all(d for d, item in zip(done, items) if item.pair == k) for k in range(len(self.rows))
         )
         return sum(done), len(items), complete
-
-    # ------------------------------------------------------------------ answering
 
     def answer(self, position: int, match=False, theme: str | None = None) -> None:
         """Record the answer to question ``position`` and save at once.
@@ -244,8 +229,6 @@ class AnnotationSession:
                 write(row)
 
 
-# ---------------------------------------------------------------------- the app
-
 #: Keyboard shortcuts, run once when the page loads.
 KEYBOARD_JS = """
 () => {
@@ -305,9 +288,7 @@ HELP = (
     "to resume."
 )
 
-#: The page's own styles: the reply and the highlighted draft flow as a paragraph and
-#: wrap between words (Gradio's highlighted text breaks anywhere, mid-word), a word
-#: longer than the line excepted.
+#: The page's own styles: the reply and the highlighted draft wrap between words.
 ANNOTATE_CSS = """
 #reply .textfield, #draft-view .textfield {
   display: block; word-break: normal; overflow-wrap: break-word;
@@ -317,8 +298,7 @@ ANNOTATE_CSS = """
 #reply .token.highlighted, #draft-view .token.highlighted { margin: 0; }
 """
 
-#: Adds :data:`ANNOTATE_CSS` to the page, whatever ``launch`` was given (Gradio 6 takes
-#: styles in ``launch``, which the caller owns); run once when the page loads.
+#: Adds :data:`ANNOTATE_CSS` to the page when it loads (Gradio 6 takes styles in ``launch``).
 STYLE_JS = f"""
 () => {{
   const style = document.createElement("style");
@@ -353,23 +333,15 @@ def next_command(session: AnnotationSession) -> str:
 
 @dataclass(frozen=True)
 class Screen:
-    """What the app shows at one position, as plain values (:func:`screen`); the app
-    maps them onto its elements.
+    """What the app shows at one position, as plain values (:func:`screen`).
 
     Attributes:
-        progress, question: Markdown; on the last screen the question says that all is
-            labelled and gives :func:`next_command`.
-        reply: the reply as ``(text, "asked" or None)`` segments, the sentence asked
-            about marked ``"asked"``; empty on the last screen (hidden).
-        draft: the draft to select a span in (a reply sentence's question), else
-            ``None`` (hidden).
-        draft_view: a draft sentence's question: the draft as segments, that sentence
-            marked ``"asked"``; else ``None`` (hidden).
-        candidates: a reply sentence's question: ``(label, value)`` choices (NO MATCH,
-            the draft's sentences, the selection); else ``None`` (hidden).
-        candidate: the chosen candidate's value, or ``None``.
-        themes: the theme is asked (the choices and the guide are shown); ``theme``: the
-            answer so far, or ``None``.
+        progress, question: Markdown (the last screen's question: :func:`next_command`).
+        reply, draft_view: ``(text, "asked" or None)`` segments, the sentence asked
+            about marked; ``draft``: the draft to select a span in; ``candidates``:
+            ``(label, value)`` choices, ``candidate`` the chosen value. ``None`` (or an
+            empty ``reply``) hides an element.
+        themes: the theme is asked; ``theme``: the answer so far.
         done: every question is answered.
     """
 
@@ -470,16 +442,10 @@ def build_annotate_app(session: AnnotationSession):
     """The Gradio app over ``session``.
 
     Returns:
-        A ``gradio.Blocks``; launch it on 127.0.0.1 without a share link (``edit-f1
-        annotate`` does). Elements have stable ``elem_id`` s: ``progress``, ``question``,
-        ``reply`` (the reply, the sentence asked about highlighted), ``draft`` (the
-        draft, read-only, to select a span in; shown for a reply sentence),
-        ``draft-view`` (the draft, the sentence whose theme is asked highlighted),
-        ``candidates`` (NO MATCH, the draft's sentences and the selection), ``theme``,
-        ``theme-guide`` (each theme's definition and example, and the decision rules),
-        ``save-button``, ``back-button``, ``message``. Once every question is answered,
-        the question gives the next command (:func:`next_command`) and only it, the
-        progress and the back button stay.
+        A ``gradio.Blocks``, to launch on 127.0.0.1 without a share link. Stable
+        ``elem_id`` s: ``progress``, ``question``, ``reply``, ``draft``, ``draft-view``,
+        ``candidates``, ``theme``, ``theme-guide``, ``save-button``, ``back-button``,
+        ``message``.
 
     Raises:
         ImportError: without gradio (the ``demo`` extra).

@@ -1,23 +1,17 @@
 """edit-F1 in training loops: a ``transformers`` callback and a ``compute_metrics`` helper.
 
-:class:`EditF1Callback` generates drafts for a held-out set of (patient message, EHR
-summary, clinician reply) examples with the model being trained, at every evaluation,
-scores them with :class:`~editf1.scorer.EditF1Scorer` and logs content- and theme-level
-edit-F1 beside ``eval_loss`` through ``Trainer.log`` (so every logger the Trainer
-reports to gets them: the console, TensorBoard, Weights & Biases, MLflow,
-``trainer.state.log_history``). It does not change training: the model's train/eval
-mode, gradients, the tokenizer and every random number generator are left as they
-were (generation runs under ``torch.no_grad`` inside a forked RNG).
+:class:`EditF1Callback` generates drafts for held-out (patient message, EHR summary,
+clinician reply) examples at every evaluation, scores them with
+:class:`~editf1.scorer.EditF1Scorer` and logs them through ``Trainer.log`` (every logger
+the Trainer reports to), leaving the model's mode, the tokenizer and every RNG as they
+were. :func:`make_compute_metrics` does the same for ``Seq2SeqTrainer`` with
+``predict_with_generate=True``.
 
-:func:`make_compute_metrics` is the same measurement for ``Seq2SeqTrainer`` with
-``predict_with_generate=True`` (or any loop that hands ``compute_metrics`` generated
-token ids).
-
-Logged keys (``<prefix>`` is ``eval`` by default): ``<prefix>_edit_f1_content_precision``,
+Logged keys (``<prefix>``: ``eval`` by default): ``<prefix>_edit_f1_content_precision``,
 ``..._content_recall``, ``..._content_f1``, ``..._theme_precision``, ``..._theme_recall``,
-``..._theme_f1`` (fractions in [0, 1], micro-averaged; theme keys only with a theme
-judge), ``..._pairs`` (drafts scored), ``..._empty_drafts`` (drafts with no sentence,
-scored precision 0) and ``..._unusable_judgements``.
+``..._theme_f1`` (fractions in [0, 1], micro-averaged; theme keys with a theme judge
+only), ``..._pairs``, ``..._empty_drafts`` (scored precision 0) and
+``..._unusable_judgements``.
 """
 
 from __future__ import annotations
@@ -33,13 +27,9 @@ import numpy as np
 import torch
 from transformers import GenerationConfig, TrainerCallback
 
+from editf1.drafting.prompts import SYSTEM_PROMPT, user_text
 from editf1.inputs import InputError, check_id, check_pairs, check_reference
-from editf1.integrations.distributed import (
-    process_state,
-    renumbered,
-    several_processes,
-    share_of,
-)
+from editf1.integrations.distributed import process_state, renumbered, several_processes, share_of
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
 from editf1.scorer import EditF1Scorer
@@ -54,16 +44,12 @@ __all__ = [
     "uses_chat_template",
 ]
 
-#: The instruction the default prompt gives the model.
-DEFAULT_SYSTEM_PROMPT = (
-    "You are a clinician replying to a patient's portal message. Use the EHR summary. "
-    "Write the reply you would send: brief, accurate, and kind."
-)
+#: The instruction the default prompt gives the model (the drafting prompts' own).
+DEFAULT_SYSTEM_PROMPT = SYSTEM_PROMPT
 
 
 def uses_chat_template(tokenizer) -> bool:
-    """True if ``tokenizer`` has a chat template (then prompts carry their own special
-    tokens and are tokenized with ``add_special_tokens=False``)."""
+    """True if ``tokenizer`` has a chat template (prompts then carry their special tokens)."""
     return bool(getattr(tokenizer, "chat_template", None))
 
 
@@ -75,28 +61,20 @@ def build_prompt(
     message_field: str = "message",
     ehr_field: str = "ehr_summary",
 ) -> str:
-    """The prompt for one example: the tokenizer's chat template if it has one, else a
-    plain-text template ending in ``"Reply:\\n"``.
-
-    Use the same function to build training texts (prompt + reply) and evaluation
-    prompts, so the callback asks the model the question it is trained on.
+    """The prompt for one example (the reply follows it): the tokenizer's chat template
+    if it has one, else plain text ending in ``"Reply:\\n"``. Build training texts with it
+    too, so the callback asks the question the model is trained on.
 
     Args:
-        example: a dict with the patient message and, optionally, the EHR summary
-            (missing or empty: left out of the prompt).
+        example: a dict with the patient message and optionally the EHR summary.
         tokenizer: a ``transformers`` tokenizer.
         system_prompt: the instruction.
         message_field, ehr_field: the example's keys.
 
-    Returns:
-        The prompt text; the model's reply is expected to follow it.
-
     Raises:
         KeyError: if the example has no ``message_field``.
     """
-    ehr = example.get(ehr_field) or ""
-    message = f"Patient message:\n{example[message_field]}"
-    user = f"EHR summary:\n{ehr}\n\n{message}" if ehr else message
+    user = user_text(example[message_field], example.get(ehr_field))
     if uses_chat_template(tokenizer):
         messages = [
             {"role": "system", "content": system_prompt},
@@ -107,16 +85,8 @@ def build_prompt(
 
 
 def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
-    """The scalars a training loop logs for one scored set of drafts.
-
-    Args:
-        result: the scorer's corpus result (its ``empty_predictions`` are the drafts
-            with no sentence).
-        prefix: key prefix, e.g. ``"eval_"``.
-
-    Returns:
-        ``{prefix + "edit_f1_content_f1": ..., ...}``: see the module docstring.
-    """
+    """``{prefix + "edit_f1_content_f1": ..., ...}``: the logged keys (module docstring)
+    of one scored set of drafts; ``prefix`` e.g. ``"eval_"``."""
     logs = {
         "content_precision": result.precision,
         "content_recall": result.recall,
@@ -137,8 +107,7 @@ def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
 
 
 def _seed(device: torch.device, seed: int) -> None:
-    """Seed the CPU generator and the model's own accelerator only (``torch.manual_seed``
-    would also reseed every other GPU, outside the forked state)."""
+    """Seed the CPU generator and the model's own accelerator only (not every GPU)."""
     torch.random.default_generator.manual_seed(seed)
     if device.type != "cpu":
         module = getattr(torch, device.type)
@@ -148,8 +117,7 @@ def _seed(device: torch.device, seed: int) -> None:
 
 
 def _default_scorer() -> EditF1Scorer:
-    # Empty drafts are common early in training: score them 0 without a warning per
-    # evaluation; they are counted in ..._empty_drafts instead.
+    # empty drafts, common early in training, score 0 and are counted, not warned about
     return EditF1Scorer(zero_division=0.0)
 
 
@@ -164,53 +132,34 @@ class EditF1Callback(TrainerCallback):
     Args:
         trainer: the ``transformers.Trainer`` whose ``log`` reaches every logger.
             ``None`` for use outside a Trainer (call :meth:`evaluate` yourself).
-        examples: held-out examples (list of dicts or a ``datasets.Dataset``) with a
-            patient message, an optional EHR summary and the clinician's reply.
-        num_examples: score the first ``num_examples`` (default: all). Generation time
-            grows linearly with it.
-        scorer: the :class:`~editf1.scorer.EditF1Scorer` (default: the embedded judges,
-            ``zero_division=0.0``; empty drafts are counted in ``..._empty_drafts``).
+        examples: held-out examples (dicts or a ``datasets.Dataset``): patient message,
+            optional EHR summary, clinician reply.
+        num_examples: score the first ``num_examples`` (default: all).
+        scorer: default: the embedded judges, ``zero_division=0.0``.
         tokenizer: default: the Trainer's ``processing_class``.
-        generation_config: a ``GenerationConfig`` or dict of generation settings
-            (default: greedy, ``max_new_tokens=256``). Copied, never modified.
+        generation_config: a ``GenerationConfig`` or dict (default: greedy,
+            ``max_new_tokens=256``); copied, never modified.
         batch_size: prompts generated at once.
-        prompt_builder: ``(example, tokenizer) -> prompt`` (default: :func:`build_prompt`
-            with the field names below).
+        prompt_builder: ``(example, tokenizer) -> prompt`` (default: :func:`build_prompt`).
         add_special_tokens: passed to the tokenizer with each prompt (default: False if
-            the tokenizer has a chat template, which adds its own, else True).
+            the tokenizer has a chat template, else True).
         message_field, ehr_field, reference_field: the examples' keys.
-        seed: seed of the forked torch RNG that sampling draws from (when
-            ``do_sample=True``), so drafts are reproducible; the training RNG is
-            restored afterwards.
+        seed: seed of the forked torch RNG sampling draws from (process k: ``seed + k``).
         metric_key_prefix: logged keys start with ``"<prefix>_edit_f1_"``.
-        drafts_dir: if set, every evaluation writes ``step-<global step>.jsonl`` there:
-            per example ``step``, ``example`` (the example as given, whole),
-            ``prediction`` (the model's draft) and the pair's scores and alignment
-            (:meth:`editf1.results.PairResult.to_dict`). Off by default: these are
-            patient texts.
+        drafts_dir: if set (off by default: patient texts), every evaluation writes
+            ``step-<global step>.jsonl`` there: ``step``, ``example`` (as given),
+            ``prediction`` and :meth:`editf1.results.PairResult.to_dict` per example.
 
     Raises:
         InputError: naming each example and field that is missing or not usable, and
-            each ``id`` that repeats an earlier example's.
+            each repeated ``id``.
         ValueError: for ``num_examples`` or ``batch_size`` below 1.
 
-    Notes:
-        * With several eval datasets the Trainer calls ``on_evaluate`` once per
-          dataset; the callback generates once per global step and adds the same
-          figures to each dataset's metrics (logged once).
-        * The figures are also added to the metrics ``Trainer.evaluate`` returns, so
-          ``metric_for_best_model="edit_f1_content_f1"`` works.
-        * Under several processes (``torchrun``, ``accelerate launch``; DDP, FSDP,
-          DeepSpeed) each process generates and scores a contiguous share of the
-          batches of ``batch_size`` examples; the drafts and each process's summed
-          counts are gathered (``accelerate.utils.gather_object``; the pairs too only
-          with ``drafts_dir``, which the main process writes, so ``last_result.pairs``
-          is ``None`` without it) and every process logs the same figures of all the
-          examples through ``Trainer.log``, whose loggers write on the main process only.
-          With greedy decoding the figures are those of one process (batches are the
-          same); with ``do_sample`` process k samples from ``seed + k``. Every process
-          calls ``generate`` equally often (one with fewer batches repeats its last,
-          output dropped), as sharded models (FSDP, ZeRO-3) need.
+    The figures are computed once per global step (whatever the number of eval
+    datasets) and added to the metrics ``Trainer.evaluate`` returns
+    (``metric_for_best_model="edit_f1_content_f1"`` works). Under several processes see
+    ``docs/serving.md``: each generates and scores its share, every one logs the figures
+    of all (``last_result.pairs`` only with ``drafts_dir``).
     """
 
     def __init__(
@@ -286,7 +235,6 @@ class EditF1Callback(TrainerCallback):
         return [str(row.get("id", i)) for i, row in enumerate(self.examples)]
 
     def _batches(self) -> list[range]:
-        """The example indices of each generation batch, in order."""
         n = len(self.examples)
         return [range(s, min(s + self.batch_size, n)) for s in range(0, n, self.batch_size)]
 
@@ -299,9 +247,7 @@ class EditF1Callback(TrainerCallback):
         return [d for batch in self._generate(model, tokenizer, self._batches()) for d in batch]
 
     def _generate(self, model, tokenizer, batches: list[range], seed_offset: int = 0):
-        """The drafts of each batch of example indices (a list of lists of strings), one
-        ``model.generate`` call per batch, sampling from a forked RNG seeded with
-        ``seed + seed_offset``; see :meth:`generate`."""
+        """The drafts of each batch, one ``generate`` call each, from a forked RNG."""
         generation_config = copy.deepcopy(self.generation_config)
         was_training = model.training
         padding_side, pad_token = tokenizer.padding_side, tokenizer.pad_token
@@ -373,14 +319,10 @@ class EditF1Callback(TrainerCallback):
         return edit_f1_logs(result, self.prefix)
 
     def _evaluate_shared(self, state, model, tokenizer, ids: list[str]):
-        """Under N processes: this process generates and scores its contiguous share of
-        the batches (``split_between_processes``) into an accumulator; every process
-        gathers all drafts and every process's accumulator (``gather_object``: counts,
-        and the pairs only with ``drafts_dir``, which the main process writes) and
-        merges them in process order: (drafts, result) of every example, on every
-        process; the main process alone warns, naming examples by their index. A process
-        with fewer batches than the first repeats its last one, output dropped, so that
-        every process calls ``generate`` equally often."""
+        """(drafts, result) of every example, on every process: each scores its share of
+        the batches into an accumulator, all are gathered and merged in process order.
+        Every process calls ``generate`` equally often (sharded models need it): one
+        with fewer batches repeats its last, output dropped."""
         from accelerate.utils import gather_object
 
         batches = self._batches()
@@ -411,8 +353,7 @@ class EditF1Callback(TrainerCallback):
         name = "final" if step is None else f"step-{step}"
         with JsonlWriter(self.drafts_dir / f"{name}.jsonl") as write:
             for example, draft, pair in zip(self.examples, drafts, result.pairs):
-                # the example as given, whole, apart from what the callback made: its
-                # own "prediction" (a draft of another system) or "step" is kept there
+                # the example as given, whole (its own "prediction" or "step" kept there)
                 write({"step": step, "example": example, "prediction": draft, **pair.to_dict()})
 
     def on_step_begin(self, args, state, control, **kwargs):
@@ -442,11 +383,9 @@ def make_compute_metrics(
 ) -> Callable:
     """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)`` loops.
 
-    The returned function decodes the generated token ids (``-100`` read as padding)
-    into drafts and the label ids into clinician replies, scores them and returns
-    ``{"edit_f1_content_f1": ..., ...}`` (the Trainer adds ``eval_``). It supports
-    ``batch_eval_metrics=True`` (called per batch with ``compute_result``; scores once
-    at the end).
+    The returned function decodes the generated ids (``-100`` read as padding) into
+    drafts and the label ids into replies and returns ``{"edit_f1_content_f1": ...,
+    ...}``; with ``batch_eval_metrics=True`` it scores once, at the end.
 
     Args:
         tokenizer: decodes predictions and labels.

@@ -1,20 +1,16 @@
-"""The single-pair demo (the Hugging Face Space): scores and why, for one draft.
+"""The single-pair demo (the Hugging Face Space, ``edit-f1 demo``): scores and why.
 
-:func:`explain_pair` turns one scored pair into what a clinician needs to see: content
-and theme precision/recall/F1, the draft with matched spans and expected deletions
-marked, the reply sentences the draft lacks (expected additions) and every sentence's
-theme. :func:`build_demo` lays that out as a Gradio app; ``metrics/edit_f1/app.py``
-(the Space's entry point) and ``edit-f1 demo`` launch it. Scoring is
-:class:`~editf1.scorer.EditF1Scorer`, nothing else.
-
-Needs the ``demo`` extra (``pip install "edit-f1[demo]"``). The app runs on the machine
-that launches it; Gradio's analytics are switched off.
+:func:`explain_pair` lays out one scored pair: content and theme precision/recall/F1,
+the draft with matched spans and expected deletions marked, the expected additions and
+every sentence's theme; :func:`build_demo` is the Gradio app over it (the ``demo``
+extra; Gradio's analytics off).
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from itertools import groupby
 
 from editf1.builders.readers import demo_rows
 from editf1.inputs import InputError
@@ -47,15 +43,11 @@ class PairView:
     """What the demo shows for one pair.
 
     Attributes:
-        scores_markdown: a Markdown table of content and theme precision/recall/F1 and
-            the counts behind them.
-        highlights: the draft as ``(text, label)`` segments covering it in order, the
-            label :data:`MATCHED`, :data:`EXPECTED_DELETION` or ``None`` (whitespace,
-            list markers).
+        scores_markdown: a Markdown table of the scores and the counts behind them.
+        highlights: the draft as ``(text, label)`` segments, the label :data:`MATCHED`,
+            :data:`EXPECTED_DELETION` or ``None``.
         additions: ``(reply sentence, theme or "")`` for each expected addition.
-        sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``, the
-            judgement being "matched", "expected addition", "expected deletion" or
-            "kept" (a draft sentence whose text a reply sentence matched).
+        sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``.
         notes: warnings to show (empty draft, unusable judge outputs).
         pair: the underlying :class:`~editf1.results.PairResult`.
     """
@@ -77,8 +69,7 @@ def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
         if sentence.match is not None:
             for i in range(sentence.match.start, sentence.match.end):
                 labels[i] = MATCHED
-    # Whitespace keeps a mark only inside one marked run ("Rest today."), never at its
-    # edges, so runs of different marks are separated by plain whitespace.
+    # whitespace keeps a mark only inside one marked run, never at its edges
     around: list[list[str | None]] = [[None, None] for _ in draft]
     for side, order in ((0, range(len(draft))), (1, reversed(range(len(draft))))):
         seen = None
@@ -89,13 +80,8 @@ def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
     for i, char in enumerate(draft):
         if char.isspace() and not (around[i][0] == labels[i] == around[i][1]):
             labels[i] = None
-    segments: list[tuple[str, str | None]] = []
-    for char, label in zip(draft, labels):
-        if segments and segments[-1][1] == label:
-            segments[-1] = (segments[-1][0] + char, label)
-        else:
-            segments.append((char, label))
-    return segments
+    runs = groupby(zip(draft, labels), key=lambda pair: pair[1])
+    return [("".join(char for char, _ in run), label) for label, run in runs]
 
 
 def _overlap(a, b) -> bool:
@@ -162,12 +148,9 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
         kept = any(_overlap(sentence, span) for span in matched)
         deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
-        judgement = {
-            (True, True): "kept, partly deleted",
-            (True, False): "kept",
-            (False, True): EXPECTED_DELETION,
-            (False, False): "kept",
-        }[kept, deleted]
+        judgement = "kept, partly deleted" if kept and deleted else "kept"
+        if deleted and not kept:
+            judgement = EXPECTED_DELETION
         sentences.append(["draft", sentence.text, theme or "", judgement])
     notes = tuple(pair.warnings) + tuple(
         str(w.message) for w in caught if "unusable" in str(w.message)
@@ -186,10 +169,9 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
     """The Gradio app: inputs, a Score button and the :class:`PairView` outputs.
 
     Args:
-        scorer: default: the embedded content and theme judges (offline, CPU),
-            ``zero_division=0.0`` (an empty draft scores precision 0, with a note).
-        examples: preloaded pairs (dicts with ``message``, ``prediction``,
-            ``reference`` and ``id``); default: the demo set shipped with the package.
+        scorer: default: the embedded judges, ``zero_division=0.0``.
+        examples: preloaded pairs (``message``, ``prediction``, ``reference``, ``id``);
+            default: the shipped demo set.
 
     Returns:
         A ``gradio.Blocks``; call ``.launch()``. Elements have stable ``elem_id`` s

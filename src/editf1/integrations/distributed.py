@@ -1,28 +1,11 @@
 """Scoring across processes: ``accelerate launch`` or ``torchrun``, on CPUs (gloo) or GPUs.
 
-Under N processes each one takes a contiguous share of the rows
-(``accelerate.PartialState.split_between_processes`` on the row indices: the first
-``n % N`` processes get one row more), judges only that share, and the per-pair results
-are merged back in input order, so the merged result is the one a single process gives
-(same decisions and counts; the embedded judges' probabilities may differ by float
-rounding, < 1e-6, because their encoder batches differ).
-
-:func:`score_across_processes` is the path of ``edit-f1 score`` under several processes:
-each process writes its pairs to a shard file in a hidden folder beside the output, the
-main process waits for all, writes the output (rows in input order) and aggregates the
-corpus result; the shards are then removed. Memory stays flat: pairs are streamed
-through files, never gathered in memory. Across machines the output's folder must be on
-a file system every process sees.
-
-The main process aggregates the pairs read back from the shards with the scorer's own
-step (:meth:`~editf1.scorer.EditF1Scorer.aggregate`, i.e. :func:`editf1.aggregate.aggregate`):
-the counts, ``all_references`` and the warnings naming rows by their input numbers
-(:func:`renumbered`). Where only the corpus scores are needed, processes merge their
-:class:`~editf1.aggregate.CorpusAccumulator` instead of sending pairs (the training
-callback, :class:`~editf1.integrations.callback.EditF1Callback`).
-
-accelerate is imported only when several processes run (the ``llm`` extra installs it;
-``transformers.Trainer`` needs it too).
+Each process judges a contiguous share of the rows (:func:`share_of`); the per-pair
+results are merged back in input order, so the result is one process's (same decisions
+and counts). :func:`score_across_processes` (``edit-f1 score``) streams the shares
+through shard files beside the output; the training callback merges
+:class:`~editf1.aggregate.CorpusAccumulator` s instead. accelerate is imported only
+when several processes run. ``docs/serving.md`` has the details.
 """
 
 from __future__ import annotations
@@ -68,14 +51,7 @@ def several_processes() -> bool:
 
 
 def process_state():
-    """accelerate's ``PartialState`` of this launch (the process group is set up on first
-    use: gloo on CPUs, nccl on GPUs, each process on its own GPU).
-
-    On a machine without an accelerator the processes run on CPUs (``cpu=True``: without
-    it accelerate would treat each process as a single one).
-
-    Returns:
-        ``accelerate.PartialState`` (a shared singleton).
+    """accelerate's ``PartialState`` of this launch (gloo on CPUs, nccl on GPUs).
 
     Raises:
         ModuleNotFoundError: without accelerate (``pip install 'edit-f1[llm]'``).
@@ -87,17 +63,9 @@ def process_state():
 
 
 def share_of(state, n_rows: int) -> range:
-    """The contiguous row indices this process judges out of ``n_rows``.
-
-    Args:
-        state: an ``accelerate.PartialState`` (``num_processes`` N, ``process_index`` k).
-        n_rows: the number of rows every process holds.
-
-    Returns:
-        ``range`` of the k-th share; the first ``n_rows % N`` shares have one row more
-        (e.g. 5 rows on 2 processes: ``range(0, 3)`` and ``range(3, 5)``); empty where
-        there are fewer rows than processes.
-    """
+    """The contiguous row indices process k of N judges out of ``n_rows``
+    (``split_between_processes``: the first ``n_rows % N`` shares have one row more; 5
+    rows on 2 processes: ``range(0, 3)``, ``range(3, 5)``)."""
     with state.split_between_processes(list(range(n_rows))) as mine:
         return range(mine[0], mine[-1] + 1) if mine else range(0)
 
@@ -153,30 +121,22 @@ def score_across_processes(
     state=None,
     run_record: dict | None = None,
 ) -> ShardedRun | None:
-    """Judge ``rows`` with every process, each its own contiguous share, and write the
-    per-pair JSONL once, in input order, from the main process.
+    """Judge ``rows`` with every process, each its own share, and write the per-pair
+    JSONL once, in input order, from the main process.
 
-    Every process calls this with the same rows (each checks all of them, unless they
-    are :class:`~editf1.inputs.CheckedRows` already: cheap beside judging, and the same
-    bad row fails the same way everywhere). Each
-    process judges its share (:func:`share_of`) and writes its pairs to a shard file in
-    a hidden folder beside ``output``; the main process waits for every process, then
-    streams the shards in process order into ``output`` (written atomically, one
-    :meth:`~editf1.results.PairResult.to_dict` line per row, as ``edit-f1 score`` writes
-    under one process) and aggregates them (:meth:`~editf1.scorer.EditF1Scorer.aggregate`,
-    warning once with input row numbers). The shard folder
-    is removed, whatever happens on the main process.
+    Every process calls this with the same rows (each checks them all unless they are
+    :class:`~editf1.inputs.CheckedRows`) and writes its pairs to a shard file in a
+    hidden folder beside ``output``; the main process streams the shards into
+    ``output`` (atomically, one :meth:`~editf1.results.PairResult.to_dict` line per row)
+    and aggregates them (:meth:`~editf1.scorer.EditF1Scorer.aggregate`, warning with
+    input row numbers). The shard folder is removed whatever happens.
 
     Args:
         scorer: this process's scorer (same judges and options in every process).
-        rows: ``(id or None, prediction, reference)`` rows; a reference may be a list of
-            replies (scored against each; the best-matching one is the pair).
-        output: the per-pair JSONL file (not standard output). Across machines its
-            folder must be shared by every process.
+        rows: ``(id or None, prediction, reference)`` rows (a reference may be a list).
+        output: the per-pair JSONL file (not ``-``), on a file system every process sees.
         state: the ``accelerate.PartialState`` (default :func:`process_state`).
-        run_record: written as the ``run`` object of every line (``edit-f1 score``
-            gives the scorer's :attr:`~editf1.scorer.EditF1Scorer.provenance`, as under
-            one process); ``None``: lines are ``to_dict`` alone.
+        run_record: written as the ``run`` object of every line (``None``: none).
 
     Returns:
         On the main process a :class:`ShardedRun`; on the others ``None``.

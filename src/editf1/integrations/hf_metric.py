@@ -1,14 +1,11 @@
 """What the ``evaluate`` module ``metrics/edit_f1/edit_f1.py`` delegates to.
 
-The module is what evaluate intends a module to be: ``_info`` and ``_compute`` (and
-``_download_and_prepare``, which keeps one process's pairs in memory). The judges are
-chosen by the config name (``evaluate.load("edit_f1", "exact+none")``) or by
-``compute``'s keywords, which are :class:`editf1.options.ScoringOptions`' fields and
-three of the module's own. It checks each batch it is given by row and field before
-evaluate stores it (evaluate's own errors quote the drafts, and it would store a number
-or a list as text) and ends a failed computation leaving none of its pairs on disk
-(:func:`discard_cache`, the one function that reads evaluate's internals). Descriptions,
-checks and scoring live here so they are tested once and cannot drift.
+The module is ``_info`` + ``_compute`` (and ``_download_and_prepare``, which keeps one
+process's pairs in memory); the judges are chosen by the config name
+(``evaluate.load("edit_f1", "exact+none")``) or by ``compute``'s keywords
+(:class:`editf1.options.ScoringOptions`' fields and :data:`MODULE_OPTIONS`). Each batch
+is checked by row and field before evaluate stores it, and a failed computation leaves
+none of its pairs on disk (:func:`discard_cache`, the one reader of evaluate's internals).
 """
 
 from __future__ import annotations
@@ -173,11 +170,8 @@ def judges_of(config_name: str) -> dict:
 
 
 def keep_in_memory(module) -> None:
-    """In one process, keep the computation's pairs in memory (evaluate's
-    ``keep_in_memory``), so that no draft or reply is written to evaluate's cache
-    folder: what the module's ``_download_and_prepare`` does, after evaluate.load built
-    it. Several processes exchange their pairs through that folder (see
-    :func:`discard_cache`)."""
+    """In one process, keep the pairs in memory (evaluate's ``keep_in_memory``): no draft
+    or reply is written to evaluate's cache folder."""
     if module.num_process == 1:
         module.keep_in_memory = True
 
@@ -194,22 +188,15 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
             :data:`MODULE_OPTIONS` (``gold``: :func:`editf1.gold.apply.score_with_gold`).
 
     Returns:
-        :meth:`editf1.results.CorpusResult.to_dict`: ``precision``, ``recall``, ``f1``
-        (fractions in [0, 1], micro-averaged; Seegmiller et al. §3), the counts
-        ``expected_matches`` / ``expected_additions`` / ``expected_deletions``, the
-        theme-level scores, ``unusable_judgements``, ``reproducibility`` and, with
-        ``return_pairs=True``, ``per_pair`` (scores and alignment of each pair). With
-        several replies per draft, the multi-reference result (best and mean). With
-        ``gold``, ``gold``: :meth:`editf1.gold.report.GoldReport.to_dict`.
+        :meth:`editf1.results.CorpusResult.to_dict` (see :data:`KWARGS_DESCRIPTION`;
+        with ``gold``, :meth:`editf1.gold.report.GoldReport.to_dict` under ``gold``).
 
     Raises:
-        TypeError: naming unknown options, or an option of the wrong type
-            (``include_other`` and ``return_pairs`` take a bool, ``batch_size`` an int).
-        ValueError: for ``batch_size`` below 1, a bad ``zero_division``, or a judge
-            chosen both by the config name and by ``content_judge`` / ``theme_judge``.
+        TypeError: naming unknown options, or an option of the wrong type.
+        ValueError: for a bad option value, or a judge chosen both by the config name
+            and by ``content_judge`` / ``theme_judge``.
 
-    The rows are not checked again: every one passed :func:`check_batch` when it was
-    added, and evaluate gives them back unchanged.
+    The rows are not checked again: each passed :func:`check_batch` when added.
     """
     check_compute_options(kwargs)
     chosen = judges_of(config_name)
@@ -235,9 +222,7 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
 
 def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
     """Refuse unknown ``compute`` options on every process, before evaluate gathers the
-    pairs; on a process other than 0 in distributed mode, warn that the options given
-    there are not used (process 0 scores every process's pairs with its own options;
-    ``ids`` and ``gold`` there name the gathered pairs, process 0's first).
+    pairs; on a process other than 0, warn that its options are not used.
 
     Raises:
         TypeError: naming the unknown options.
@@ -257,14 +242,11 @@ def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
 
 @contextlib.contextmanager
 def computation(module, predictions, references, options: dict):
-    """One ``compute`` of the module (its body: evaluate's ``compute`` of the pairs
-    added): the options are checked on every process and the pairs given are added
-    first; a failed computation ends, leaving none of its pairs in evaluate's cache
-    (:func:`discard_cache`).
+    """One ``compute`` of the module (its body: evaluate's ``compute``): options
+    checked, the pairs given added; a failure leaves no pair in evaluate's cache.
 
     Raises:
-        TypeError: for unknown options (:func:`check_compute_options`), or when the
-            processes' pairs cannot be read together (:func:`gather_error`).
+        TypeError: for unknown options, or processes whose references differ in kind.
         ValueError: when there is no pair to score.
     """
     import pyarrow
@@ -281,42 +263,31 @@ def computation(module, predictions, references, options: dict):
         yield
     except pyarrow.ArrowException as error:  # gathering the processes' files
         discard_cache(module)
-        raise gather_error(error) from None
+        raise TypeError(
+            "the processes' pairs cannot be gathered: their references differ in kind (one "
+            "reply per draft on some processes, a list of replies on others; every process "
+            f"must give the same kind) [{type(error).__name__}: {error}]"
+        ) from None
     except BaseException:
         discard_cache(module)
         raise
 
 
-def gather_error(error: Exception) -> Exception:
-    """The error to raise when process 0 cannot read the processes' Arrow files
-    together (pyarrow's type error): their references differ in kind."""
-    return TypeError(
-        "the processes' pairs cannot be gathered: their references differ in kind (one "
-        "reply per draft on some processes, a list of replies on others; every process "
-        f"must give the same kind) [{type(error).__name__}: {error}]"
-    )
-
-
 def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list]:
-    """Check one batch given to ``add_batch`` / ``compute`` before evaluate stores it:
-    evaluate's own checks name neither the row nor the field, quote the text, score a
-    bare string as one pair per character and fail on an empty first batch.
+    """Check one batch given to ``add_batch`` / ``compute`` before evaluate stores it
+    (evaluate's own checks quote the text and read a bare string as one pair per
+    character); returns it as ``(predictions, references)`` lists.
 
     Args:
-        predictions, references: the batch: lists (or other sized collections, e.g. a
-            ``datasets`` column or a NumPy array) of drafts and of replies (strings,
-            or lists of strings for several replies per draft).
+        predictions, references: sized collections (lists, a ``datasets`` column, a
+            NumPy array) of drafts and of replies (strings, or lists of strings).
         first_row: the number of the batch's first row within the computation.
 
-    Returns:
-        ``(predictions, references)`` as lists.
-
     Raises:
-        TypeError: if either is missing, a single string, a generator or another
-            collection without a length.
+        TypeError: if either is missing, a string, or a collection without a length.
         ValueError: if their lengths differ.
         editf1.inputs.InputError: naming each bad ``predictions[i]``,
-            ``references[i]`` or ``references[i][k]`` (see :func:`editf1.inputs.check_pairs`).
+            ``references[i]`` or ``references[i][k]``.
 
     >>> check_batch(["Rest."], [["Rest.", None]])
     Traceback (most recent call last):
@@ -342,17 +313,8 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
 
 
 def check_added(module, predictions, references) -> tuple[list, list]:
-    """A batch given to the module's ``add_batch`` (or ``add``), before evaluate stores
-    it: checked by :func:`check_batch`, its rows numbered after the pairs the
-    computation holds, and of the kind of those pairs (:func:`reference_kind`).
-
-    Returns:
-        ``(predictions, references)`` as lists.
-
-    Raises:
-        TypeError, ValueError, InputError: see :func:`check_batch` and
-            :func:`reference_kind`.
-    """
+    """:func:`check_batch` of a batch given to ``add_batch`` / ``add``, its rows numbered
+    after the pairs held, its references of their kind (:func:`reference_kind`)."""
     predictions, references = check_batch(predictions, references, len(module))
     earlier = module.edit_f1_references if len(module) else None
     module.edit_f1_references = reference_kind(references, earlier)
@@ -360,18 +322,13 @@ def check_added(module, predictions, references) -> tuple[list, list]:
 
 
 def discard_cache(module) -> None:
-    """End a failed computation of the evaluate module and delete what it stored.
+    """End a failed computation of the evaluate module (an ``evaluate.EvaluationModule``)
+    and delete what it stored.
 
-    In one process the module keeps the pairs in memory (``keep_in_memory``): nothing
-    reaches the disk. In evaluate's distributed mode (``num_process`` > 1) each
-    process writes its pairs to an Arrow file in ``cache_dir`` and evaluate deletes
-    those files only after a successful ``compute``; this deletes them (every
-    process's, on process 0, also when evaluate failed before it listed them) and
-    releases their locks after a failure, so that no draft or reply is left behind. The
-    next ``add``, ``add_batch`` or ``compute`` starts a new computation.
-
-    Args:
-        module: an ``evaluate.EvaluationModule`` (the edit_f1 module).
+    In distributed mode (``num_process`` > 1) each process writes its pairs to an Arrow
+    file that evaluate deletes only after a successful ``compute``: this deletes them
+    (every process's, on process 0) and releases their locks. The next ``add``,
+    ``add_batch`` or ``compute`` starts a new computation.
     """
     if module.writer is not None:
         module.writer.close()
@@ -393,18 +350,9 @@ def discard_cache(module) -> None:
 
 
 def reference_kind(references, expected: str | None = None) -> str | None:
-    """``"multi"`` if every reference is a list of replies, ``"single"`` if none is.
-
-    evaluate picks one input format from the first example and would turn a list that
-    comes later into its string form (``"['a', 'b']"``) and score that as a reply; the
-    module calls this on every batch to refuse mixed input instead.
-
-    Args:
-        references: a batch of references (``None``: nothing to check).
-        expected: the kind of earlier batches of the same computation, if any.
-
-    Returns:
-        The batch's kind (``expected`` for an empty batch).
+    """``"multi"`` if every reference is a list of replies, ``"single"`` if none is
+    (``expected``, the earlier batches' kind, for an empty batch). evaluate would store a
+    later list as its string form, so mixed input is refused.
 
     Raises:
         TypeError: naming the first reference whose kind differs.
@@ -443,19 +391,10 @@ def metric_path() -> Path:
 
 
 def install_metric(modules_cache: str | Path | None = None) -> Path:
-    """Make ``evaluate.load("edit_f1")`` work offline by the bare name.
-
-    evaluate looks for a bare name in ``./edit_f1/edit_f1.py``, then on the Hub as
-    ``evaluate-metric/edit_f1``, then in its module cache under
-    ``<HF_MODULES_CACHE>/evaluate_modules/metrics/evaluate-metric--edit_f1/<hash>/``.
-    This writes the installed module there, as evaluate itself would after a download.
-
-    Args:
-        modules_cache: default: evaluate's ``HF_MODULES_CACHE``.
-
-    Returns:
-        The folder written.
-    """
+    """Make ``evaluate.load("edit_f1")`` work offline by the bare name: the module is
+    written where evaluate caches a downloaded one
+    (``<modules_cache>/evaluate_modules/metrics/evaluate-metric--edit_f1/<hash>/``;
+    default: evaluate's ``HF_MODULES_CACHE``). Returns the folder written."""
     import hashlib
 
     from evaluate import config

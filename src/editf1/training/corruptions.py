@@ -1,59 +1,17 @@
-"""Clinically decisive corruptions: hard NO MATCH examples made from matched pairs
-(issue 20 §1).
+"""Clinically decisive corruptions: hard NO MATCH examples made from matched pairs.
 
-A reference sentence and the draft span that says the same thing (a human-labelled
-match) become a NO MATCH when the span's dose or number, unit, frequency, drug,
-negation, direction (continue / increase / stop / start / hold), time frame or
-condition is changed: the project's annotation guide makes every such change NO MATCH
-("changes a dose, a drug, a frequency, a direction (continue vs increase vs stop), or
-negates the claim; turns an unconditional instruction into a conditional one, or the
-reverse"). A judge that reads the two texts together should see the change; one that
-only sees that they are on the same topic does not. The corrupted pairs train judges
-only: they are never part of an evaluation split.
+A reference sentence and the draft span that says the same thing become a NO MATCH when
+the span's number, unit, frequency, drug, negation, direction (continue / increase /
+stop / start / hold), time frame or condition is changed (the annotation guide makes
+every such change NO MATCH). They train judges that read both texts; they are never part
+of an evaluation split.
 
-Each kind (:data:`CORRUPTION_KINDS`) is a small, documented rewrite of the span:
-
-* ``number``: a number (digits or a number word) that the reference states too is
-  replaced, everywhere in the span, by another (×2, ÷2, +1 or ×10 for digits; another
-  number word for words), one the reference does not state;
-* ``unit``: a unit after a number that the reference states too: mg ↔ mcg, g → mg,
-  ml → l, l → ml, kg → lb, units → mg, °F ↔ °C, % → mg;
-* ``frequency``: a frequency the reference states too: once ↔ twice a day / daily,
-  three times → once, daily → weekly, weekly → monthly, every day → every week,
-  every other day → every day, as needed → every day, at night / at bedtime → in the
-  morning;
-* ``drug``: a drug the reference names too (:data:`editf1.judges.key_terms.DRUG_STEMS`
-  and ``DRUG_NAMES``) becomes another of :data:`REPLACEMENT_DRUGS` that neither text
-  names;
-* ``negation``: a negation is removed ("do not take" → "do take", "never" → "always",
-  "cannot" → "can", "without" → "with"), or, in a span without one, added after its
-  first auxiliary verb ("is" → "is not"), in front of an imperative after "Please",
-  or in front of an imperative verb that the reference starts with too ("Take ..." →
-  "Do not take ..."); one-sentence spans only (a negation elsewhere in a longer span
-  may not touch what the reference says);
-* ``direction``: a direction word the reference uses too (same first five letters)
-  becomes an opposite one: continue ↔ stop, increase ↔ decrease, start → stop,
-  hold → continue, resume → stop, keep taking → stop taking, with inflections;
-* ``time_frame``: a time the reference states too: the unit of a time span after an
-  amount ("for 2 weeks", "in a few days"; not a frequency's "a day") goes up one step
-  (minutes → hours → days → weeks → months → years); today / tonight → next week,
-  tomorrow → next month, immediately / right away / as soon as possible → within a few
-  weeks;
-* ``condition``: a conditional clause ("if ...", "unless ...", "in case ...") that
-  both texts have is removed; an instruction (a span with "please", "should", "call",
-  "take", "continue", ...) without one, whose reference has none, gets one in front
-  ("If your symptoms get worse, ..."); one-sentence spans only.
-
-A kind applies only where the element changed is one the reference states (or, for
-negation and condition, where the span is one sentence), so the corrupted span no
-longer says what the reference says. Matching is by whole words, case-insensitive;
-replacements keep the capital of a capitalised word.
-
-:func:`corrupt_pairs` draws, with a seeded :class:`random.Random`, up to ``per_pair``
-applicable kinds per pair and the value each rewrite uses: the same inputs and seed
-give the same corruptions. Negation and condition apply to almost any sentence, so the
-specific kinds (number, unit, frequency, drug, direction, time frame) are tried first,
-in a random order, and those two after them.
+Each kind of :data:`CORRUPTION_KINDS` rewrites an element the reference states too (the
+tables below); ``negation`` and ``condition`` (added or removed) apply to one-sentence
+spans only. Matching is by whole words, case-insensitive; a replacement keeps the
+capital of the word it replaces. :func:`corrupt_pairs` draws the kinds and values with
+a seeded :class:`random.Random`, the specific kinds first and the two generic ones
+(negation, condition) after them.
 """
 
 from __future__ import annotations
@@ -74,33 +32,16 @@ __all__ = [
     "corrupt_pairs",
 ]
 
-#: The kinds of corruption, in the issue's order.
+#: The kinds of corruption.
 CORRUPTION_KINDS = (
-    "number",
-    "unit",
-    "frequency",
-    "drug",
-    "negation",
-    "direction",
-    "time_frame",
-    "condition",
-)
+    "number", "unit", "frequency", "drug", "negation", "direction", "time_frame", "condition",
+)  # fmt: skip
 
 #: Drugs of different classes that a named drug may be replaced with.
 REPLACEMENT_DRUGS = (
-    "ibuprofen",
-    "acetaminophen",
-    "omeprazole",
-    "prednisone",
-    "metformin",
-    "lisinopril",
-    "ondansetron",
-    "loperamide",
-    "amoxicillin",
-    "warfarin",
-    "gabapentin",
-    "dexamethasone",
-)
+    "ibuprofen", "acetaminophen", "omeprazole", "prednisone", "metformin", "lisinopril",
+    "ondansetron", "loperamide", "amoxicillin", "warfarin", "gabapentin", "dexamethasone",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -188,17 +129,9 @@ def _number(reference: str, span: str, rng: random.Random) -> str | None:
 
 
 _UNIT_SWAPS = {
-    "mg": "mcg",
-    "mcg": "mg",
-    "g": "mg",
-    "ml": "l",
-    "l": "ml",
-    "kg": "lb",
-    "units": "mg",
-    "°F": "°C",
-    "°C": "°F",
-    "%": "mg",
-}
+    "mg": "mcg", "mcg": "mg", "g": "mg", "ml": "l", "l": "ml", "kg": "lb", "units": "mg",
+    "°F": "°C", "°C": "°F", "%": "mg",
+}  # fmt: skip
 _UNIT = re.compile(r"\d(?:[\d.,]*\d)?\s?(?P<unit>mcg|mg|kg|ml|units|g|l|°F|°C|%)(?!\w)", re.I)
 
 
@@ -230,50 +163,25 @@ def _unit(reference: str, span: str, rng: random.Random) -> str | None:
 
 
 _FREQUENCIES = {
-    "once a day": "twice a day",
-    "twice a day": "once a day",
-    "once daily": "twice daily",
-    "twice daily": "once daily",
-    "three times a day": "once a day",
-    "three times daily": "once daily",
-    "every other day": "every day",
-    "every day": "every week",
-    "daily": "weekly",
-    "weekly": "monthly",
-    "as needed": "every day",
-    "at night": "in the morning",
-    "at bedtime": "in the morning",
-}
+    "once a day": "twice a day", "twice a day": "once a day",
+    "once daily": "twice daily", "twice daily": "once daily",
+    "three times a day": "once a day", "three times daily": "once daily",
+    "every other day": "every day", "every day": "every week",
+    "daily": "weekly", "weekly": "monthly", "as needed": "every day",
+    "at night": "in the morning", "at bedtime": "in the morning",
+}  # fmt: skip
 
 _DIRECTIONS = {
-    "continue": "stop",
-    "continues": "stops",
-    "continued": "stopped",
-    "continuing": "stopping",
-    "stop": "continue",
-    "stops": "continues",
-    "stopped": "continued",
-    "stopping": "continuing",
-    "increase": "decrease",
-    "increases": "decreases",
-    "increased": "decreased",
-    "increasing": "decreasing",
-    "decrease": "increase",
-    "decreases": "increases",
-    "decreased": "increased",
-    "decreasing": "increasing",
-    "start": "stop",
-    "starts": "stops",
-    "started": "stopped",
-    "starting": "stopping",
-    "hold": "continue",
-    "holding": "continuing",
-    "held": "continued",
-    "resume": "stop",
-    "resuming": "stopping",
-    "keep taking": "stop taking",
+    "continue": "stop", "continues": "stops", "continued": "stopped", "continuing": "stopping",
+    "stop": "continue", "stops": "continues", "stopped": "continued", "stopping": "continuing",
+    "increase": "decrease", "increases": "decreases", "increased": "decreased",
+    "increasing": "decreasing", "decrease": "increase", "decreases": "increases",
+    "decreased": "increased", "decreasing": "increasing",
+    "start": "stop", "starts": "stops", "started": "stopped", "starting": "stopping",
+    "hold": "continue", "holding": "continuing", "held": "continued",
+    "resume": "stop", "resuming": "stopping", "keep taking": "stop taking",
     "discontinue": "continue",
-}
+}  # fmt: skip
 
 
 def _direction(reference: str, span: str, rng: random.Random) -> str | None:
@@ -288,17 +196,9 @@ def _direction(reference: str, span: str, rng: random.Random) -> str | None:
 
 
 _TIME_UNITS = {
-    "minute": "hour",
-    "minutes": "hours",
-    "hour": "day",
-    "hours": "days",
-    "day": "week",
-    "days": "weeks",
-    "week": "month",
-    "weeks": "months",
-    "month": "year",
-    "months": "years",
-}
+    "minute": "hour", "minutes": "hours", "hour": "day", "hours": "days", "day": "week",
+    "days": "weeks", "week": "month", "weeks": "months", "month": "year", "months": "years",
+}  # fmt: skip
 #: A time unit after an amount: "for 2 weeks", "in a few days", "within 24 hours", not
 #: the unit of a frequency ("twice a day").
 _TIME_SPAN = re.compile(
@@ -307,13 +207,10 @@ _TIME_SPAN = re.compile(
     re.IGNORECASE,
 )
 _TIME_WORDS = {
-    "today": "next week",
-    "tonight": "next week",
-    "tomorrow": "next month",
-    "immediately": "within a few weeks",
-    "right away": "within a few weeks",
+    "today": "next week", "tonight": "next week", "tomorrow": "next month",
+    "immediately": "within a few weeks", "right away": "within a few weeks",
     "as soon as possible": "within a few weeks",
-}
+}  # fmt: skip
 
 
 def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
@@ -330,26 +227,11 @@ def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
 
 
 _NEGATION_REMOVALS = {
-    "do not": "do",
-    "does not": "does",
-    "did not": "did",
-    "don't": "do",
-    "doesn't": "does",
-    "is not": "is",
-    "isn't": "is",
-    "are not": "are",
-    "aren't": "are",
-    "should not": "should",
-    "shouldn't": "should",
-    "will not": "will",
-    "won't": "will",
-    "cannot": "can",
-    "can't": "can",
-    "can not": "can",
-    "not": "",
-    "never": "always",
-    "without": "with",
-}
+    "do not": "do", "does not": "does", "did not": "did", "don't": "do", "doesn't": "does",
+    "is not": "is", "isn't": "is", "are not": "are", "aren't": "are", "should not": "should",
+    "shouldn't": "should", "will not": "will", "won't": "will", "cannot": "can",
+    "can't": "can", "can not": "can", "not": "", "never": "always", "without": "with",
+}  # fmt: skip
 _AUXILIARY = re.compile(
     r"(?<![\w-])(is|are|was|were|can|could|should|will|would|may|might|must|does|do)(?![\w-])",
     re.IGNORECASE,

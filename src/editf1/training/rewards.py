@@ -1,50 +1,19 @@
 """edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits.
 
-:class:`EditF1Reward` is a reward function in the form trl documents for
-``GRPOTrainer(reward_funcs=[...])``: it is called with the batch's ``prompts`` and
-``completions`` and every dataset column as keyword arguments, and returns one float per
-completion. Each completion is scored against the clinician reply in a dataset column by
-one :class:`~editf1.scorer.EditF1Scorer` (all completions of a step in one batched call;
-the embedded judges' sentence encoder and the scorer's theme cache keep the reference
-sentences' encodings and labels between steps, so a reply is encoded once per run).
+:class:`EditF1Reward` takes trl's reward-function arguments (``prompts``,
+``completions``, every dataset column) and returns one float per completion: the
+completion scored against the clinician reply by one batched
+:meth:`~editf1.scorer.EditF1Scorer.iter_pairs` call. ``level``: ``"content"``
+(Algorithm 1's F1), ``"theme"`` (§3.2) or ``"mix"`` (``(1 - theme_weight) * content +
+theme_weight * theme``); undefined ratios count 0.0.
 
-The reward (``level``):
-
-* ``"content"``: content edit-F1 of the pair (Algorithm 1: 2·EM / (2·EM + EA + ED));
-* ``"theme"``: theme-level edit-F1 over the 8 clinical themes (§3.2);
-* ``"mix"``: ``(1 - theme_weight) * content + theme_weight * theme``.
-
-Undefined ratios count as 0.0, except that a reply and draft with none of the scored
-themes agree (theme F1 1.0, :func:`editf1.aggregate.prf`).
-
-Gaming guards
--------------
-A policy trained on a reward finds its blind spots. Each guard below gives a documented
-reward, the same at every step (``guard_reward``, 0.0 by default, the reward of a draft
-that matches nothing), and is named in :attr:`RewardDetail.guard`:
-
-* ``"too_short"``: a draft with fewer than ``min_words`` words (default 2: an empty or
-  one-word draft). A one-word draft that matches a one-word reply sentence ("Yes.")
-  would otherwise earn precision 1.0 for saying nothing.
-* ``"too_long"``: a draft with more than ``max_words`` words (default 1000), given
-  ``guard_reward`` without being scored: no portal reply is that long, and the judges'
-  cost grows with the draft. Below the cap length needs no guard: every draft sentence
-  that matches no reply sentence is one expected deletion, so a draft of the reply's
-  sentences plus k unrelated ones scores 2·n / (2·n + k) (n reply sentences).
-* ``"copied_message"``: a draft whose word trigrams (bigrams for a two-word draft) come
-  mostly from the patient's message (the ``message_column``): more than
-  ``max_copied_fraction`` (default 0.5) of them, counted with repeats, after
-  case-folding and dropping punctuation (:func:`editf1.judges.exact.normalize`).
-  Replies that restate the question can match reply sentences that restate it too;
-  echoing the patient is not an answer.
-* repeated sentences (not a guard that replaces the reward): a draft sentence whose
-  words (:func:`~editf1.judges.exact.normalize`) repeat an earlier draft sentence's is
-  removed before scoring and counted as one expected deletion, so repeats can match a
-  reply sentence once and every further copy costs precision. "Rest today. Rest today."
-  against the reply "Rest today. Drink water." scores EM 1, EA 1, ED 1: F1 0.5.
-
-Determinism: the reward depends on the completions and columns only (no sampling); the
-embedded judges are deterministic on one machine.
+Gaming guards (:data:`GUARDS`, named in :attr:`RewardDetail.guard`) give
+``guard_reward`` (0.0) without scoring: ``too_short`` (fewer than ``min_words`` words),
+``too_long`` (more than ``max_words``), ``copied_message`` (more than
+``max_copied_fraction`` of the draft's word trigrams from the patient's message,
+:func:`copied_fraction`). A sentence repeating an earlier one (same
+:func:`~editf1.judges.exact.normalize` words) is removed before scoring and counted as
+one expected deletion. ``docs/training.md`` has the table.
 """
 
 from __future__ import annotations
@@ -75,14 +44,11 @@ class RewardDetail:
     Attributes:
         reward: the float returned to trl, in [0, 1] (or ``guard_reward``).
         guard: the guard that set the reward (one of :data:`GUARDS`), or ``None``.
-        content_f1: content edit-F1 with repeats counted as deletions; ``None`` when a
-            guard fired (the draft was not scored).
-        theme_f1: theme edit-F1, ``None`` when a guard fired or without a theme judge.
-        repeated_sentences: draft sentences removed as repeats (each one expected
-            deletion).
-        copied_fraction: share of the draft's word n-grams found in the patient's
-            message, in [0, 1]; ``None`` without a message column or for a draft
-            stopped by an earlier guard.
+        content_f1, theme_f1: the pair's F1s, repeats counted as deletions; ``None``
+            when a guard fired (theme: or without a theme judge).
+        repeated_sentences: draft sentences removed as repeats.
+        copied_fraction: :func:`copied_fraction`; ``None`` without a message column or
+            after an earlier guard.
     """
 
     reward: float
@@ -97,14 +63,11 @@ def completion_text(completion) -> str:
     """The draft in one completion as trl passes it.
 
     Args:
-        completion: a string (standard format) or a list of message dicts
-            (conversational format, e.g. ``[{"role": "assistant", "content": "..."}]``);
-            a message's content may be a string or a list of ``{"type": "text",
-            "text": ...}`` parts.
+        completion: a string, or a list of message dicts whose content is a string or a
+            list of ``{"type": "text", "text": ...}`` parts.
 
     Returns:
-        The string, or the assistant messages' text joined by blank lines (``""`` when
-        there is none).
+        The string, or the assistant messages' text joined by blank lines (or ``""``).
 
     Raises:
         TypeError: for anything else.
@@ -136,16 +99,8 @@ def completion_text(completion) -> str:
 def copied_fraction(prediction: str, message: str, n: int = 3) -> float:
     """Share of the draft's word n-grams that occur in the message (with repeats).
 
-    Words are :func:`editf1.judges.exact.normalize`'s (case-folded, no punctuation); a
-    draft of fewer than ``n`` words uses n-grams of its own length.
-
-    Args:
-        prediction: the draft.
-        message: the patient's message.
-        n: n-gram length, >= 1.
-
-    Returns:
-        A fraction in [0, 1]; 0.0 for a draft without words.
+    Words are :func:`editf1.judges.exact.normalize`'s; a draft of fewer than ``n`` words
+    uses n-grams of its own length. Returns a fraction in [0, 1] (0.0 without words).
 
     >>> copied_fraction("I have a cough. Rest today.", "Doctor, I have a cough at night.")
     0.5
@@ -164,16 +119,12 @@ class EditF1Reward:
     """A trl reward function: the edit-F1 of each completion against its clinician reply.
 
     Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer` to use; default one with the
-            embedded content judge, and the embedded theme judge for ``"theme"`` and
-            ``"mix"`` (none for ``"content"``).
-        level: ``"content"`` (default), ``"theme"`` or ``"mix"`` (module docstring).
+        scorer: default: the embedded judges (no theme judge for ``"content"``).
+        level: ``"content"``, ``"theme"`` or ``"mix"`` (module docstring).
         theme_weight: weight of theme F1 in ``"mix"``, in [0, 1].
-        reference_column: dataset column of the clinician reply (a string, or a list of
-            replies: the best-matching reply is the pair, as in
-            :meth:`EditF1Scorer.score`).
-        message_column: dataset column of the patient's message, for the copy guard;
-            ``None`` turns that guard off.
+        reference_column: column of the clinician reply (or a list of replies: the
+            best-matching one is the pair).
+        message_column: column of the patient's message (copy guard; ``None``: off).
         min_words, max_words, max_copied_fraction, guard_reward: the guards (module
             docstring).
         name: the name trl logs the reward under (``rewards/<name>/mean``).
@@ -238,24 +189,19 @@ class EditF1Reward:
         """One reward per completion (trl's reward-function signature).
 
         Args:
-            prompts: the N prompts (not read; trl passes them).
-            completions: N completions, strings or lists of message dicts.
-            **columns: the dataset's columns, each a list of N values (trl repeats a
-                prompt's row for each of its generations), plus trl's own keywords;
-                ``log_metric`` and ``log_extra``, when trl passes them, receive the
-                share of completions each guard stopped (``<name>/<guard>``) and a
-                ``<name>_guard`` column for the completions table.
+            prompts: the N prompts (not read).
+            completions: N completions (:func:`completion_text`).
+            **columns: the dataset's columns, N values each, and trl's keywords:
+                ``log_metric`` gets each guard's share (``<name>/<guard>``),
+                ``log_extra`` a ``<name>_guard`` column.
 
         Returns:
             N floats.
 
         Raises:
             KeyError: naming a missing reference or message column.
-            InputError: naming each message that is not a string
-                (``<message_column>[i]``), each reply (``<reference_column>[<completion
-                index>]``) that is not a string with a word, or a list of them, and each
-                completion whose text is not valid Unicode (``completions[i]``), before
-                anything is scored.
+            InputError: before anything is scored, naming each message that is not a
+                string, each bad reply and each completion that is not valid Unicode.
         """
         details = self.details(completions, **columns)
         if (log_metric := columns.get("log_metric")) is not None:
@@ -318,36 +264,21 @@ class EditF1Reward:
         return details
 
     def _scored(self, pair, detail: RewardDetail) -> RewardDetail:
-        """The reward of one judged completion: the scores of the one-pair corpus (the
-        shared aggregation step, undefined ratios 0.0, no warnings), each repeated
-        sentence one more expected deletion."""
-        repeats = detail.repeated_sentences
-        pair = dataclasses.replace(pair, expected_deletions=pair.expected_deletions + repeats)
-        result = aggregate(
-            [pair],
-            themes_scored=self.scorer.themes_scored,
-            zero_division=0.0,
-            warn=False,
-        )
+        """The one-pair corpus's scores, each repeated sentence one more deletion."""
+        deletions = pair.expected_deletions + detail.repeated_sentences
+        pair = dataclasses.replace(pair, expected_deletions=deletions)
+        themes = self.scorer.themes_scored
+        result = aggregate([pair], themes_scored=themes, zero_division=0.0, warn=False)
         content = result.f1
         theme = None if result.theme is None else result.theme.f1
-        if self.level == "content":
-            reward = content
-        elif self.level == "theme":
-            reward = theme
-        else:
+        if self.level == "mix":
             reward = (1.0 - self.theme_weight) * content + self.theme_weight * theme
-        return RewardDetail(
-            reward,
-            content_f1=content,
-            theme_f1=theme,
-            repeated_sentences=detail.repeated_sentences,
-            copied_fraction=detail.copied_fraction,
-        )
+        else:
+            reward = content if self.level == "content" else theme
+        return dataclasses.replace(detail, reward=reward, content_f1=content, theme_f1=theme)
 
     def _without_repeats(self, draft: str) -> tuple[str, int]:
-        """The draft with every sentence that repeats an earlier one blanked out (offsets
-        kept), and the number blanked."""
+        """The draft with repeated sentences blanked out (offsets kept), and their number."""
         seen, chars, repeats = set(), list(draft), 0
         for sentence in self.scorer.splitter.split(draft):
             key = normalize(sentence.text)

@@ -1,24 +1,18 @@
-"""Span-level training examples from item-level content labels (issue 20 §1).
+"""Span-level training examples from item-level content labels.
 
-A content label says, for one reference sentence against one draft, which verbatim span
-says the same thing, or NO MATCH. Every such label gives span-level examples for free,
-(reference sentence, span) pairs with a label, the unit a judge that reads both texts
-(a cross-encoder) is trained on:
+Each content label (a reference sentence against a draft: the verbatim span that says
+the same thing, or NO MATCH) gives (reference sentence, span) examples with a label, the
+unit a judge that reads both texts (a cross-encoder) is trained on:
 
-* a match's **gold** span (the annotator's verbatim span): positive;
-* the shortest **containing** candidate span (:func:`editf1.judges.spans.candidate_spans`:
-  a draft sentence, or a run of adjacent ones, that holds the whole gold span) where it
-  is not the gold span itself: positive (the guide: a span may state more than the
-  sentence and still match; it is what a judge choosing among candidate spans sees);
-* every other **candidate** span of the draft: negative, except candidates that overlap
-  the gold span without being the containing one (a part of it, or a longer run holding
-  it): those are left out, neither clearly the match nor clearly not;
-* for a NO MATCH item, every candidate span: negative (no span of the draft says it);
-* **corruption**: a gold pair whose span was changed by
-  :func:`editf1.training.corruptions.corrupt_pairs`: negative (training only).
+* ``gold``: a match's annotated span: positive;
+* ``containing``: the shortest candidate span (:func:`editf1.judges.spans.candidate_spans`)
+  holding the gold span, where it is not the gold span: positive;
+* ``candidate``: every other candidate span: negative, except those that overlap the gold
+  span (left out); for a NO MATCH item, every candidate span;
+* ``corruption``: a gold span changed by :func:`editf1.training.corruptions.corrupt_pairs`:
+  negative (training only).
 
-An item labelled a match without a span (K-QA's NLI labels) gives no example: which
-span entails the claim is not known.
+A match without a span (K-QA's labels) gives no example.
 """
 
 from __future__ import annotations
@@ -33,7 +27,7 @@ from editf1.validation.labelled import ContentItem
 
 __all__ = ["EXAMPLE_KINDS", "SpanExample", "corruption_examples", "span_examples"]
 
-#: What an example is (see the module docstring).
+#: What an example is (module docstring).
 EXAMPLE_KINDS = ("gold", "containing", "candidate", "corruption")
 
 
