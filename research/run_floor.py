@@ -1,5 +1,5 @@
 """Choose the embedded default content judge's ``run_floor`` on the fitting cases of the
-team's paraphrase label sets, and write it into the shipped parameter file.
+team's paraphrase label sets.
 
 The run rule (:class:`editf1.judges.embedding.EmbeddingContentJudge`): a run of draft
 sentences is a candidate only if each of its sentences alone reaches ``run_floor``.
@@ -10,10 +10,12 @@ the shipped judge with every span scored, and the floor of the highest mean Cohe
 kappa over the sets is kept (ties: the higher floor). The weights, threshold and veto
 are not refitted.
 
-    python -m research.run_floor --data ../shared/data [--write]
+    python -m research.run_floor --data ../shared/data
 
-Prints the grid; ``--write`` stores the chosen floor and the grid in
-``src/editf1/data/content_judge_veto_nc.json`` (``run_floor``, ``run_floor_fit``).
+Prints the grid and writes it to ``benchmarks/results/run_floor.json``. The shipped
+parameter file is then written by ``edit-f1 train-judge embedding-content --data
+../shared/data/kqa --veto ... --run-floor <chosen>`` (``judges/kqa_real_check.sh``),
+which measures the judge with the rule.
 """
 
 from __future__ import annotations
@@ -79,37 +81,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data", type=Path, required=True, help="the folder of oncqa/, kqa/, expertqa/"
     )
-    parser.add_argument(
-        "--write", action="store_true", help="write the floor into the shipped file"
-    )
     args = parser.parse_args(argv)
 
-    from editf1.judges.embedding import DEFAULT_CONTENT_PARAMS, EmbeddingContentJudge
+    from editf1.judges.embedding import EmbeddingContentJudge
     from research.content_splits import kqa_questions, load_evaluation_sets, split_by_case
     from research.train_cross_encoder import PARAPHRASE_SETS, fitting_items
 
     sets = load_evaluation_sets(args.data)
     items = fitting_items(sets, split_by_case(sets, kqa_questions(args.data)), PARAPHRASE_SETS)
-    grid = floor_grid(EmbeddingContentJudge(), items, [i.source for i in items])
+    grid = floor_grid(EmbeddingContentJudge(run_floor=0.0), items, [i.source for i in items])
     means = {floor: float(np.mean(list(k.values()))) for floor, k in grid.items()}
     chosen = max(means, key=lambda f: (round(means[f], 4), f))
     for floor, kappas in grid.items():
         mark = " <- chosen" if floor == chosen else ""
         print(f"run_floor {floor:.2f}: mean kappa {means[floor]:.4f} {kappas}{mark}")
-    if args.write:
-        import editf1
-
-        path = Path(editf1.__file__).parent / "data" / DEFAULT_CONTENT_PARAMS
-        params = json.loads(path.read_text("utf-8"))
-        params["run_floor"] = chosen
-        params["run_floor_fit"] = {
-            "how": "python -m research.run_floor: highest mean Cohen's kappa over the sets' "
-            "fitting items (ties: the higher floor)",
-            "items": {n: sum(i.source == n for i in items) for n in PARAPHRASE_SETS},
-            "mean_cohen_kappa": {f"{f:.2f}": round(m, 4) for f, m in means.items()},
-        }
-        path.write_text(json.dumps(params, indent=1) + "\n", "utf-8")
-        print(f"wrote run_floor {chosen} into {path}")
+    out = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "run_floor.json"
+    record = {
+        "how": "python -m research.run_floor: highest mean Cohen's kappa over the sets' "
+        "fitting items (ties: the higher floor)",
+        "items": {n: sum(i.source == n for i in items) for n in PARAPHRASE_SETS},
+        "cohen_kappa": {f"{f:.2f}": k for f, k in grid.items()},
+        "mean_cohen_kappa": {f"{f:.2f}": round(m, 4) for f, m in means.items()},
+        "chosen": chosen,
+    }
+    out.write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+    print(f"wrote {out}")
     return 0
 
 

@@ -784,3 +784,44 @@ def test_the_default_judge_scores_a_verbatim_copy_with_a_repeat_1(real_content_j
     result = EditF1Scorer(real_content_judge, None).score([reply], [reply])
     assert [a.match.start for a in result.pairs[0].alignment] == [0, 24, 63, 92]
     assert (result.expected_matches, result.expected_deletions, result.f1) == (4, 0, 1.0)
+
+
+class _OtherLabels:
+    """A fake theme judge: greetings and sign-offs are Other, the rest Logistics."""
+
+    fingerprint = "fake-other"
+
+    def classify(self, sentences):
+        from editf1.judges.base import ThemeJudgement
+
+        other = ("Hi ", "Best,")
+        return [ThemeJudgement("Other" if s.startswith(other) else "Logistics") for s in sentences]
+
+
+def test_leave_out_other_drops_greetings_and_sign_offs_from_the_content_counts():
+    """Reply "Hi Ann. Take ibuprofen. Best, Bo" against draft "Hi Ann. Rest today.
+    Best, Bo" (the exact judge): the paper's counts match the greeting and the sign-off
+    (EM 2, EA 1, ED 1: F1 2/3); left out, only "Take ibuprofen." (EA) and "Rest today."
+    (ED) count: F1 0. The alignment still lists all three reply sentences."""
+    from editf1.judges.base import ThemeJudge
+
+    theme = type("OtherLabels", (_OtherLabels, ThemeJudge), {})()
+    draft, reply = "Hi Ann. Rest today. Best, Bo", "Hi Ann. Take ibuprofen. Best, Bo"
+    paper = EditF1Scorer(ExactMatchContentJudge(), theme, zero_division=0.0)
+    (pair,) = paper.score([draft], [reply]).pairs
+    counts = (pair.expected_matches, pair.expected_additions, pair.expected_deletions)
+    assert counts == (2, 1, 1) and pair.content.f1 == pytest.approx(2 / 3)
+    left = EditF1Scorer(ExactMatchContentJudge(), theme, leave_out_other=True, zero_division=0.0)
+    result = left.score([draft], [reply])
+    (pair,) = result.pairs
+    counts = (pair.expected_matches, pair.expected_additions, pair.expected_deletions)
+    assert counts == (0, 1, 1) and pair.content.f1 == 0.0
+    assert [d.text for d in pair.expected_deletion_sentences] == ["Rest today."]
+    assert len(pair.alignment) == 3
+    assert "leave_out_other:True" in result.reproducibility
+    assert "leave_out_other" not in paper.score([draft], [reply]).reproducibility
+
+
+def test_leave_out_other_needs_a_theme_judge():
+    with pytest.raises(ValueError, match="leave_out_other needs a theme judge"):
+        EditF1Scorer(ExactMatchContentJudge(), None, leave_out_other=True)

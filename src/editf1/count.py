@@ -140,6 +140,45 @@ def count_content(
     )
 
 
+def leave_out(
+    counts: ContentCounts,
+    judgements: Sequence[ContentJudgement],
+    reference_out: Sequence[bool],
+    prediction_sentences: Sequence[Sentence],
+    prediction_out: Sequence[bool],
+) -> ContentCounts:
+    """``counts`` without the reference sentences and the draft sentences marked out
+    (e.g. those the theme judge labels Other): a reference sentence left out is neither
+    a match nor an addition, and what is left of a draft sentence left out is no
+    deletion. Matched spans are removed from the draft as before.
+
+    >>> from editf1.judges.base import ContentJudgement
+    >>> draft = "Hi Ann. Rest today. Best, Bo"
+    >>> splitter = SentenceSplitter()
+    >>> sentences = splitter.split(draft)
+    >>> j = [ContentJudgement("no_match"), ContentJudgement("match", sentences[1])]
+    >>> c = count_content(draft, sentences, j, splitter)
+    >>> c = leave_out(c, j, [True, False], sentences, [True, False, True])
+    >>> c.expected_matches, c.expected_additions, c.expected_deletions
+    (1, 0, 0)
+    """
+    kept = [j for j, out in zip(judgements, reference_out) if not out]
+    outside = [s for s, out in zip(prediction_sentences, prediction_out) if out]
+    deletions = tuple(
+        d
+        for d in counts.deletions
+        if not any(s.start <= d.start and d.end <= s.end for s in outside)
+    )
+    matches = sum(j.status == "match" for j in kept)
+    return ContentCounts(
+        expected_matches=matches,
+        expected_additions=len(kept) - matches,
+        expected_deletions=len(deletions),
+        unusable=sum(j.status == "unusable" for j in kept),
+        deletions=deletions,
+    )
+
+
 def themes_present(
     judgements: Sequence[ThemeJudgement | None], themes_scored: Collection[str]
 ) -> frozenset[str]:

@@ -41,7 +41,8 @@ class ScoringOptions:
 
     Raises:
         TypeError: for an option of the wrong type (:func:`editf1.inputs.check_option`).
-        ValueError: for a bad ``zero_division``, or a size below 1.
+        ValueError: for a bad ``zero_division``, a size below 1, or ``leave_out_other``
+            without a theme judge.
 
     >>> ScoringOptions("exact", None, zero_division=0.0).batch_size
     128
@@ -79,6 +80,14 @@ class ScoringOptions:
             "Tables 5, 14 and 15 score the eight clinical themes)"
         },
     )
+    leave_out_other: bool = field(
+        default=False,
+        metadata={
+            "help": "leave reply and draft sentences the theme judge labels Other "
+            "(greetings, sign-offs, names, thanks) out of the content counts; the paper "
+            "counts every sentence"
+        },
+    )
     zero_division: ZeroDivision = field(
         default="warn",
         metadata={
@@ -100,6 +109,7 @@ class ScoringOptions:
     def __post_init__(self) -> None:
         checked = {
             "include_other": check_option("include_other", self.include_other, bool),
+            "leave_out_other": check_option("leave_out_other", self.leave_out_other, bool),
             "progress": check_option("progress", self.progress, bool),
             "batch_size": check_option("batch_size", self.batch_size, int, minimum=1),
             "theme_cache_size": check_option(
@@ -109,6 +119,8 @@ class ScoringOptions:
         }
         for name in ("content_judge_options", "theme_judge_options"):
             check_option(name, getattr(self, name), dict, optional=True)
+        if self.leave_out_other and self.theme_judge is None:
+            raise ValueError("leave_out_other needs a theme judge (its Other labels)")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 

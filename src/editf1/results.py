@@ -40,6 +40,7 @@ def reproducibility_of(provenance: dict) -> str:
             f"splitter:{options['splitter']}",
             f"include_other:{options['include_other']}",
             f"zero_division:{options['zero_division']}",
+            *(["leave_out_other:True"] if options.get("leave_out_other") else []),
             *(f"{name}:{v}" for name, v in provenance["versions"].items()),
         ]
     )

@@ -19,7 +19,7 @@ from editf1.aggregate import (
     aggregate,
     prf,
 )
-from editf1.count import claim_copies, count_content, count_themes
+from editf1.count import claim_copies, count_content, count_themes, leave_out
 from editf1.inputs import CheckedRows, Row, check_pairs, check_rows
 from editf1.judges import (
     JudgeRequest,
@@ -95,6 +95,7 @@ class EditF1Scorer:
         )
         self.splitter = splitter or SentenceSplitter()
         self.include_other = o.include_other
+        self.leave_out_other = o.leave_out_other
         self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
         self.batch_size = o.batch_size
         self.progress = o.progress
@@ -133,6 +134,8 @@ class EditF1Scorer:
             "include_other": self.include_other,
             "zero_division": self.zero_division,
         }
+        if self.leave_out_other:  # recorded only when set: earlier records stay the same
+            out["options"]["leave_out_other"] = True
         out["versions"] = installed_versions(*_LIBRARIES)
         return out
 
@@ -304,6 +307,20 @@ class EditF1Scorer:
         prediction_labels = [
             themes[s.text] if themes else None for s in request.prediction_sentences
         ]
+        if self.leave_out_other:
+            counts = leave_out(
+                counts,
+                judgements,
+                [label.theme == "Other" for label in reference_labels],
+                request.prediction_sentences,
+                [label.theme == "Other" for label in prediction_labels],
+            )
+            content = prf(
+                counts.expected_matches,
+                counts.expected_deletions,
+                counts.expected_additions,
+                self.zero_division,
+            )
         alignment = tuple(
             SentenceAlignment(
                 reference=sentence,

@@ -122,6 +122,14 @@ def _add_train_judge(commands) -> None:
         f"{', '.join(CONFLICT_KINDS)}; written into the parameters and applied when "
         "measuring (not fitted)",
     )
+    p.add_argument(
+        "--run-floor",
+        type=float,
+        default=0.0,
+        help="embedding-content: probability in [0, 1] each sentence of a run of draft "
+        "sentences must reach alone for the run to be a candidate; written into the "
+        "parameters and applied when measuring (not fitted; default %(default)s)",
+    )
     _add_llm_training_arguments(p)
     p.set_defaults(run=_train_judge)
 
@@ -133,6 +141,8 @@ def _train_judge(args) -> int:
     veto = check_veto(kind.strip() for kind in args.veto.split(",") if kind.strip())
     if veto and args.judge != "embedding-content":
         raise ValueError("--veto applies to embedding-content only")
+    if args.run_floor and args.judge != "embedding-content":
+        raise ValueError("--run-floor applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     _reject_llm_training_options(args)
@@ -168,7 +178,9 @@ def _train_judge(args) -> int:
             if args.data.is_dir()
             else {"fitted_on": name, "case_name": "case", "threshold": None}
         )
-        params = classifiers.calibrate_content_judge(items, seed=args.seed, veto=veto, **own)
+        params = classifiers.calibrate_content_judge(
+            items, seed=args.seed, veto=veto, run_floor=args.run_floor, **own
+        )
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
         report["shipped_default"] = _shipped_default_agreement(items, args.seed)
     write_json(args.output, params, indent=1)

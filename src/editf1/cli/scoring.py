@@ -113,6 +113,8 @@ def add_commands(commands) -> None:
     add_judge_arguments(judging, theme_none=True)
     default, about = option_help("include_other")
     judging.add_argument("--include-other", action="store_true", default=default, help=about)
+    default, about = option_help("leave_out_other")
+    judging.add_argument("--leave-out-other", action="store_true", default=default, help=about)
     default, about = option_help("zero_division")
     judging.add_argument(
         "--zero-division",
@@ -237,6 +239,7 @@ def _score(args) -> int:
             content_judge_options=content_options,
             theme_judge_options=theme_options,
             include_other=args.include_other,
+            leave_out_other=args.leave_out_other,
             zero_division=args.zero_division,
             batch_size=args.batch_size,
             progress=progress,

@@ -16,7 +16,6 @@ v2 theme judge's recipe is ``research/theme_judge_fit.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from math import ceil
 
 import numpy as np
@@ -160,6 +159,7 @@ def calibrate_content_judge(
     encoder: SentenceEncoder | None = None,
     span_embedding: str = "encoded",
     veto: Sequence[str] = (),
+    run_floor: float = 0.0,
     fitted_on: str = KQA_FITTED_ON,
     case_name: str = "question",
     threshold: float | None = 0.5,
@@ -184,6 +184,9 @@ def calibrate_content_judge(
             written into the parameters unless ``"encoded"``.
         veto: conflict kinds that rule a span out (e.g. :data:`VETO_NC`): not fitted,
             written into the parameters and applied when measuring.
+        run_floor: the judge's run rule (a run is a candidate only if each of its
+            sentences alone reaches it), in [0, 1]: not fitted, written into the
+            parameters unless 0 and applied when measuring.
         fitted_on: provenance written into the parameters.
         case_name: what a case is, for the split's keys (``"question"``:
             ``train_questions``; ``"case"``: ``train_cases``).
@@ -202,10 +205,13 @@ def calibrate_content_judge(
         ValueError: fewer than two cases (fewer than ``folds`` fitting cases for
             ``threshold=None``), one label among the fitting items, an item whose number
             of annotator decisions differs from the first's or is one, an unknown veto
-            kind, a threshold outside (0, 1), too few ``n_resamples``.
+            kind, a threshold outside (0, 1), a ``run_floor`` outside [0, 1], too few
+            ``n_resamples``.
     """
     check_n_resamples(n_resamples)
     veto = check_veto(veto)
+    if not 0.0 <= run_floor <= 1.0:
+        raise ValueError(f"run_floor must be in [0, 1], got {run_floor!r}")
     if threshold is not None and not 0.0 < threshold < 1.0:
         raise ValueError(f"threshold must be a probability in (0, 1) or None, got {threshold!r}")
     annotators = len(items[0].annotators) if items else 0
@@ -278,6 +284,7 @@ def calibrate_content_judge(
         "window": window,
         **({} if span_embedding == "encoded" else {"span_embedding": span_embedding}),
         **({"veto": list(veto)} if veto else {}),
+        **({"run_floor": run_floor} if run_floor else {}),
     }
     judge = EmbeddingContentJudge(config=EmbeddingContentConfig.from_json(params), encoder=encoder)
     decisions = np.array(
@@ -307,7 +314,6 @@ def calibrate_content_judge(
         },
         "agreement": to_jsonable(held_out),
         "human_ceiling": ceiling,
-        "date": date.today().isoformat(),
     }
 
 
@@ -340,7 +346,7 @@ def train_theme_judge(
         The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
         ``encoder``, ``C``, ``n_sentences``, ``cross_validation`` (per-label
         precision/recall/F1, macro F1, accuracy, confusion matrix with rows the true
-        theme; ``by``: ``"case"`` or ``"sentence"``) and ``date``.
+        theme; ``by``: ``"case"`` or ``"sentence"``).
 
     Raises:
         ValueError: before anything is encoded: a label not a theme (naming the first
@@ -398,7 +404,6 @@ def train_theme_judge(
             "accuracy": round(report["accuracy"], 4),
             "confusion_matrix": confusion_matrix(y, predicted, labels=range(len(THEMES))).tolist(),
         },
-        "date": date.today().isoformat(),
     }
 
 
