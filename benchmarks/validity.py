@@ -24,7 +24,10 @@ cases, seeded):
    micro F1, or mean ratio), and whether that predicts how much the same case's draft
    was edited in stage 2 (rho per case);
 3. inter-annotator predictability (``editf1.analysis.inter_annotator``): one oncologist's reply
-   scored against the other's, beside the draft on the same cases.
+   scored against the other's, beside the draft on the same cases;
+4. ``leave_out_other``: edit-F1 with the sentences the embedded theme judge labels Other
+   (greetings, sign-offs, names) left out of the content counts, beside the paper's
+   counting of every sentence, on both stages.
 
     python benchmarks/validity.py --data-dir ../shared/data/oncqa
 
@@ -325,6 +328,37 @@ def iap_figures(rows, scored, scorer_by_name, n_resamples: int, seed: int) -> di
     return out
 
 
+def leave_out_other_figures(edited_rows, own_rows, scored_edited, scored_own, **kw) -> dict:
+    """Stage 2 and stage 1 with the sentences labelled Other left out of the content
+    counts, beside the paper's counting (the edit-F1 rows scored above)."""
+    from editf1.scorer import EditF1Scorer
+
+    scorer = EditF1Scorer(theme_judge="embedding", leave_out_other=True, zero_division=0.0)
+    out = {"theme_judge": scorer.theme_judge.fingerprint}
+    for name, rows, paper in (
+        ("edited", edited_rows, scored_edited),
+        ("own_reply", own_rows, scored_own),
+    ):
+        pairs = scorer.score([r["prediction"] for r in rows], [r["reference"] for r in rows]).pairs
+        cases = [r["case_id"] for r in rows]
+        counted = sum(p.expected_matches + p.expected_additions for p in pairs)
+        figures = {
+            "corpus_f1": micro_f1_estimate(pairs, cases, **kw),
+            "paper_corpus_f1": micro_f1_estimate(paper["edit-F1"], cases, **kw),
+            "reference_sentences_left_out": sum(len(p.alignment) for p in pairs) - counted,
+        }
+        if name == "edited":
+            values = [p.content.f1 for p in pairs]
+            figures["per_class"] = {
+                SHORT_CLASS[label]: distribution(
+                    [v for v, r in zip(values, rows) if r["acceptability"] == label]
+                )
+                for label in ACCEPTABILITY
+            }
+        out[name] = figures
+    return out
+
+
 def _plot(edited_rows, scored_edited, path: Path) -> None:
     import matplotlib
 
@@ -441,6 +475,21 @@ def _markdown(payload: dict) -> str:
             f"| {name} | {_fmt(m['oncologist_vs_oncologist'])} | "
             f"{_fmt(m['draft_vs_oncologist_same_cases'])} | {m['gap']:+.3f} |"
         )
+    left = payload["leave_out_other"]
+    lines += [
+        "",
+        "**Greetings and sign-offs left out** (`leave_out_other`: sentences the theme judge "
+        "labels Other are not counted), beside the paper's counting of every sentence:",
+        "",
+        "| setting | every sentence (the paper) | Other left out | reply sentences left out |",
+        "|---|---|---|---|",
+    ]
+    for name, label in (("own_reply", "draft vs own reply"), ("edited", "draft vs its edit")):
+        f = left[name]
+        lines.append(
+            f"| {label} | {_fmt(f['paper_corpus_f1'])} | {_fmt(f['corpus_f1'])} | "
+            f"{f['reference_sentences_left_out']} |"
+        )
     return "\n".join(lines)
 
 
@@ -466,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         "edited": edited_figures(edited_rows, scored_edited, **kw),
         "own_reply": own_reply_figures(own_rows, scored_own, edited_rows, **kw),
         "iap": iap_figures(own_rows, scored_own, by_name, **kw),
+        "leave_out_other": leave_out_other_figures(
+            edited_rows, own_rows, scored_edited, scored_own, **kw
+        ),
     }
     args.output_dir.mkdir(parents=True, exist_ok=True)
     _plot(edited_rows, scored_edited, args.output_dir / "validity.png")
