@@ -131,8 +131,17 @@ class BagModel:
     def __init__(self):
         self.batches: list[list[str]] = []
 
-    def tokenizer(self, texts, verbose=True):
-        return {"input_ids": [self.words(t) for t in texts]}
+    class tokenizer:  # an attribute, as a SentenceTransformer's
+        """Words as word pieces, no special tokens."""
+
+        def __call__(self, texts, verbose=True, add_special_tokens=True):
+            return {"input_ids": [BagModel.words(t) for t in texts]}
+
+        @staticmethod
+        def decode(ids):
+            return " ".join(ids)
+
+    tokenizer = tokenizer()
 
     @staticmethod
     def words(text):

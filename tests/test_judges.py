@@ -593,22 +593,23 @@ def test_encoder_batches_texts_by_length_and_counts_their_tokens(bag_model):
 
     model = bag_model()
     encoder = SentenceEncoder(model, "bag", batch_size=2)
-    # 1, 3, 2, 5 (4 read: the window) and 3 words
+    # 1, 3, 2, 5 (over the window of 4: read in windows of 4 and 1) and 3 words
     texts = ["Rest.", "Rest drink call.", "Rest drink.", "Rest drink call rest drink.", "Call."]
     texts[4] = "Call call call."
-    with pytest.warns(UserWarning, match="1 of 5 text"):
-        vectors = encoder.encode(texts)
-    # longest first, two at a time; equal lengths keep their order
+    vectors = encoder.encode(texts)
+    # longest first, two at a time (the windows count as 4 word pieces); equal lengths
+    # keep their order
     assert model.batches == [
-        ["Rest drink call rest drink.", "Rest drink call."],
-        ["Call call call.", "Rest drink."],
-        ["Rest."],
+        ["rest drink call rest", "drink"],
+        ["Rest drink call.", "Call call call."],
+        ["Rest drink.", "Rest."],
     ]
-    assert encoder.tokens_encoded == 1 + 3 + 2 + 4 + 3 and encoder.encoded == 5
-    # rows in the order asked, unit norm; the truncated text reads its first 4 words,
-    # rest drink call rest: (2.6, 1.8)
+    assert encoder.tokens_encoded == 1 + 3 + 2 + 5 + 3 and encoder.encoded == 5
+    assert encoder.windowed == 1
+    # rows in the order asked, unit norm; the long text is every word's mean:
+    # rest drink call rest drink: (2.6, 2.8)
     np.testing.assert_allclose(vectors[0], [1.0, 0.0])
-    np.testing.assert_allclose(vectors[3], np.array([2.6, 1.8]) / np.hypot(2.6, 1.8), atol=1e-6)
+    np.testing.assert_allclose(vectors[3], np.array([2.6, 2.8]) / np.hypot(2.6, 2.8), atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
 
 

@@ -83,8 +83,16 @@ class WordModel:
 
     max_seq_length = 5
 
-    def tokenizer(self, texts, verbose=True):
-        return {"input_ids": [[0] * (len(t.split()) + 2) for t in texts]}
+    class tokenizer:  # an attribute, as a SentenceTransformer's
+        def __call__(self, texts, verbose=True, add_special_tokens=True):
+            extra = 2 if add_special_tokens else 0
+            return {"input_ids": [[0] * (len(t.split()) + extra) for t in texts]}
+
+        @staticmethod
+        def decode(ids):
+            return " ".join("w" for _ in ids)
+
+    tokenizer = tokenizer()
 
     def encode(self, texts, **kwargs):  # as SentenceEncoder asks: output_value=None
         import torch
@@ -103,42 +111,59 @@ class WordModel:
         return 2
 
 
-def test_encoder_counts_and_reports_truncated_texts_without_quoting_them():
-    encoder = SentenceEncoder(WordModel(), "word-model")
-    # 3, 4 and 6 words: 5, 6 and 8 word pieces for a window of 5
-    with pytest.warns(UserWarning) as caught:
-        encoder.encode(["a b c", "secret d e f", "a b c d e f"])
-    message = str(caught[0].message)
-    assert message.startswith("2 of 3 text(s) encoded are longer than word-model's window of 5")
-    assert "secret" not in message and encoder.truncated == 2
+def test_encoder_reads_texts_longer_than_its_window_in_windows_and_counts_them():
+    """Window 5 word pieces, 2 of them special: "a b c" (5) is read whole; "secret d e f"
+    (6) in windows of 3 and 1 words, "a b c d e f" (8) of 3 and 3: 2 texts windowed, 5
+    texts through the model, no warning."""
+    model = WordModel()
+    calls = []
+    encode = model.encode
+    model.encode = lambda texts, **kw: calls.append(list(texts)) or encode(texts, **kw)
+    encoder = SentenceEncoder(model, "word-model")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        encoder.encode(["a b c d e f", "a b"])  # cached, and one short text: no warning
-    assert encoder.truncated == 2
+        vectors = encoder.encode(["a b c", "secret d e f", "a b c d e f"])
+    assert encoder.windowed == 2 and encoder.encoded == 3
+    assert sorted(len(t.split()) for batch in calls for t in batch) == [1, 3, 3, 3, 3]
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    encoder.encode(["a b c d e f", "a b"])  # cached, and one short text
+    assert encoder.windowed == 2
 
 
 @pytest.mark.slow
-def test_run_on_texts_that_differ_after_the_window_no_longer_score_one():
-    # 210 words alike (no two clauses the same), then 70 different: the encoder's window
-    # (256 word pieces) ends inside the common part
+def test_run_on_texts_that_differ_after_the_window_no_longer_look_identical():
+    """210 words alike (no two clauses the same), then 70 different, read as one sentence
+    each: the encoder's window (256 word pieces) ends inside the common part, so read
+    truncated both would embed identically. In windows the ending counts: the pair's
+    probability is below that of the reply against itself, and nothing is truncated."""
     common = ", ".join(f"on day {day} keep the knee raised on two pillows" for day in range(21))
-    # (no "if": the default vetoes a condition one text has and the other lacks, which
-    # would hide what this test is about)
     draft = common + ", " + " ".join(["call us when the pain gets worse"] * 10) + "."
     reply = common + ", " + " ".join(["bring your insurance card and photo id"] * 10) + "."
-    # one sentence each, as before: the texts are truncated, look alike, and match
     whole = EditF1Scorer(theme_judge=None, splitter=SentenceSplitter(max_words=10**6))
-    # the scorer's own judge (the registry's: another test may have cleared the caches
-    # since the fixture's judge was loaded)
     encoder = whole.content_judge.encoder
-    before = encoder.truncated
-    with pytest.warns(UserWarning, match="longer than .* window of 256 word pieces"):
-        assert whole.score([draft], [reply]).f1 == 1.0
-    assert encoder.truncated == before + 2
-    # the default splitter cuts both into pieces read whole: the last pieces differ
-    split = EditF1Scorer(theme_judge=None)
-    assert split.content_judge.encoder is encoder  # one cached judge for both scorers
-    result = split.score([draft], [reply])
-    assert encoder.truncated == before + 2
-    counts = (result.expected_matches, result.expected_additions, result.expected_deletions)
-    assert counts == (3, 1, 1) and result.f1 == 0.75
+    before = encoder.windowed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (different,) = whole.score([draft], [reply]).pairs
+        (same,) = whole.score([reply], [reply]).pairs
+    assert encoder.windowed == before + 2
+    assert different.alignment[0].score < same.alignment[0].score - 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("judge", ["embedding", "cross-encoder"])
+def test_a_flipped_instruction_at_the_end_of_a_long_sentence_is_no_match(judge):
+    """A 240-word sentence whose last words turn "keep taking the tamoxifen" into "stop
+    taking the tamoxifen", read as one sentence: NO MATCH (the veto reads the whole text;
+    the cross-encoder reads it in windows), so the draft scores F1 0, not 1."""
+    base = ", ".join(f"on day {day} keep the knee raised on two pillows" for day in range(21))
+    reply = base + ", and keep taking the tamoxifen every morning."
+    draft = base + ", and stop taking the tamoxifen every morning."
+    scorer = EditF1Scorer(
+        content_judge=judge, theme_judge=None, splitter=SentenceSplitter(max_words=10**6)
+    )
+    (pair,) = scorer.score([draft], [reply]).pairs
+    assert [a.status for a in pair.alignment] == ["no_match"]
+    assert pair.content.f1 == 0.0
+    (same,) = scorer.score([reply], [reply]).pairs
+    assert same.content.f1 == 1.0

