@@ -3,7 +3,7 @@
 Each recipe trains and calibrates a judge on the fitting cases
 (:func:`editf1.training.cross_encoder.train_cross_encoder_judge` and its steps) and
 judges the held-out cases of every label set
-(:func:`editf1.validation.content_splits.split_by_case`), beside the shipped default
+(:func:`research.content_splits.split_by_case`), beside the shipped default
 embedding judge. Every row changes one variable of the shipped recipe (``shipped``):
 
 * ``lora``: a LoRA of rank 16 on every linear layer, classifier and pooler trained in
