@@ -65,10 +65,9 @@ SPLIT_NAMES = {"kqa": "kqa", "team_content": "team", "oncqa_stage2": "stage2"}
 
 def load_sets(data_dir: Path, limit: int | None) -> tuple[dict, dict]:
     """``(content sets, theme sets)``: name -> items, the first ``limit`` of each."""
+    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
     from research.stage2_labels import oncqa_stage2_content_items
     from research.team_labels import load_team_content_items, load_team_theme_items
-
-    from editf1.validation.labelled import kqa_content_items, shipped_theme_items
 
     content = {
         "kqa": kqa_content_items(data_dir / "kqa"),
