@@ -110,10 +110,11 @@ def refresh_text(text: str, where: str, tables: dict, figures: dict) -> str:
 def registry() -> tuple[dict, dict]:
     """(table name -> function, figure name -> function) of every block."""
     from research.docs_benchmarks import BENCHMARK_FIGURES, BENCHMARK_TABLES
+    from research.docs_content import CONTENT_TABLES
     from research.docs_figures import FIGURES, JUDGE_TABLES
     from research.docs_gold import GOLD_FIGURES, GOLD_TABLES
 
-    tables = JUDGE_TABLES | BENCHMARK_TABLES | GOLD_TABLES
+    tables = JUDGE_TABLES | BENCHMARK_TABLES | GOLD_TABLES | CONTENT_TABLES
     return tables, FIGURES | BENCHMARK_FIGURES | GOLD_FIGURES
 
 

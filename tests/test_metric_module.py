@@ -88,6 +88,14 @@ def test_judges_by_config_name_or_by_compute_keywords():
                              content_judge="exact")  # fmt: skip
 
 
+def test_load_refuses_keywords_evaluate_would_drop():
+    """evaluate.load passes unknown keywords to the module, and evaluate ignores them: a
+    judge named there would silently score with the defaults. They are refused."""
+    with pytest.raises(ValueError, match=r"does not take \['content_judge', 'judge'\]"):
+        evaluate.load(str(METRIC_DIR), content_judge="exact", judge="exact")
+    assert evaluate.load(str(METRIC_DIR), "exact+none", keep_in_memory=True) is not None
+
+
 def test_bad_rows_are_named():
     metric = _exact(str(METRIC_DIR))
     with pytest.raises(InputError, match=r"references\[1\] has no word"):

@@ -14,6 +14,12 @@ from editf1.integrations import hf_metric
 
 @evaluate.utils.file_utils.add_start_docstrings(hf_metric.DESCRIPTION, hf_metric.KWARGS_DESCRIPTION)
 class EditF1(evaluate.Metric):
+    def __init__(self, *args, **kwargs):
+        # evaluate.load passes its unknown keywords here and evaluate drops them: refuse
+        # them instead (content_judge="exact" would otherwise score with the defaults)
+        hf_metric.check_init_options(kwargs)
+        super().__init__(*args, **kwargs)
+
     def _info(self):
         hf_metric.judges_of(self.config_name)  # an unknown judge is refused at load
         return evaluate.MetricInfo(

@@ -34,6 +34,7 @@ __all__ = [
     "check_added",
     "check_batch",
     "check_compute_options",
+    "check_init_options",
     "computation",
     "compute",
     "discard_cache",
@@ -142,6 +143,36 @@ Examples:
     >>> results["per_pair"][0]["alignment"][0]["match"]
     {{'text': 'Rest today.', 'start': 0, 'end': 11}}
 """
+
+
+def check_init_options(options: dict) -> None:
+    """Refuse keywords of ``evaluate.load`` that evaluate's module does not take (it
+    would drop them silently), naming them and where judges are chosen.
+
+    Raises:
+        ValueError: for any keyword that is not one of ``evaluate.EvaluationModule``'s.
+
+    >>> check_init_options({"num_process": 1})
+    >>> check_init_options({"content_judge": "exact"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: evaluate.load(...) does not take ['content_judge']: choose the judges ...
+    """
+    import inspect
+
+    import evaluate
+
+    known = set(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {
+        "self",
+        "kwargs",
+    }
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(
+            f"evaluate.load(...) does not take {unknown}: choose the judges by the config "
+            'name (evaluate.load("edit_f1", "exact+none")) or by compute\'s keywords '
+            '(compute(..., content_judge="exact"))'
+        )
 
 
 def judges_of(config_name: str) -> dict:
