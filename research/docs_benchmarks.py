@@ -1,11 +1,11 @@
 """The tables of ``docs/benchmarks.md``, written from the benchmark scripts' results
 files (:mod:`research.docs_tables` puts them between their markers): speed against
 BERTScore, scaling, the generative and served judges' speed, composed runs, the command
-line's start-up and the cross-encoder's recipes."""
+line's start-up."""
 
 from __future__ import annotations
 
-from research.docs_figures import absent, ci, load, markdown_table
+from research.docs_figures import absent, load, markdown_table
 
 #: The rows of ``speed.json``'s throughput, by key.
 SPEED_ROWS = {
@@ -322,42 +322,6 @@ def cli_help() -> str:
     return markdown_table(["command", "median s", "min-max s"], rows)
 
 
-def cross_encoder_recipes() -> str:
-    """The cross-encoder's recipe one change at a time, beside the embedding judge."""
-    r = load("cross_encoder_recipes")
-    if r is None:
-        return absent(
-            "cross_encoder_recipes",
-            "python benchmarks/cross_encoder_recipes.py --data-dir ../shared/data --work-dir DIR",
-        )
-    named = {"the default embedding judge": r.get("default")}
-    named |= {f"`{k}`: {v['description']}": v for k, v in r["recipes"].items()}
-    rows = []
-    for label, entry in named.items():
-        if not entry:
-            continue
-        held = entry["held_out"]
-        above = sum(row["cohen_kappa"]["low"] > 0 for row in held.values())
-        accept = entry["stage2_acceptability"]
-        rows.append(
-            [
-                label,
-                ci(held.get("team", {}).get("cohen_kappa")),
-                ci(held.get("kqa", {}).get("cohen_kappa")),
-                f"{above} of {len(held)}",
-                ci(accept.get("unacceptable")),
-            ]
-        )
-    header = [
-        "recipe",
-        "kappa, team's OncQA labels",
-        "kappa, K-QA physicians",
-        "sets where kappa's CI is above 0",
-        "stage 2: mean F1 of unacceptable drafts",
-    ]
-    return markdown_table(header, rows)
-
-
 #: Table name -> its function.
 BENCHMARK_TABLES = {
     "speed": speed,
@@ -370,7 +334,6 @@ BENCHMARK_TABLES = {
     "llm-server": llm_server,
     "span-embeddings": span_embeddings,
     "cli-help": cli_help,
-    "cross-encoder-recipes": cross_encoder_recipes,
 }
 #: Figure name -> its function.
 BENCHMARK_FIGURES = {"scaling-fit": scaling_fit}

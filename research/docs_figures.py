@@ -10,7 +10,6 @@ that is absent gives one line saying which script writes it.
 
 from __future__ import annotations
 
-import inspect
 import json
 from functools import cache
 from pathlib import Path
@@ -505,9 +504,11 @@ def kqa_ceiling() -> str:
 
 def default_judges() -> str:
     """The scorer's default judges, from the library (a phrase)."""
-    from editf1.scorer import EditF1Scorer
+    from dataclasses import fields
 
-    options = inspect.signature(EditF1Scorer).parameters
+    from editf1.options import ScoringOptions
+
+    options = {f.name: f for f in fields(ScoringOptions)}
     content, theme = options["content_judge"].default, options["theme_judge"].default
     return f"`{content}` for content and `{theme}` for themes"
 
