@@ -453,3 +453,14 @@ def test_tiny_cross_encoder_trains_saves_reloads_and_fingerprints(tiny_base, tmp
     assert CrossEncoderContentJudge(tmp_path / "b").fingerprint != first.fingerprint
     with pytest.raises(FileExistsError, match="exists and is not empty"):
         train_cross_encoder_judge(items, tmp_path / "a", settings, base=str(tiny_base))
+
+
+def test_train_judge_cross_encoder_needs_a_labels_file(tmp_path, capsys):
+    from editf1.cli.main import main
+
+    assert main(["train-judge", "cross-encoder", "--data", str(tmp_path), "-o", "x"]) == 2
+    assert "needs --data: a JSONL/CSV of content labels" in capsys.readouterr().err
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"case": "c", "prediction": "Rest.", "reference": "", "match": true}\n')
+    assert main(["train-judge", "cross-encoder", "--data", str(labels), "-o", "x"]) == 2
+    assert "labels.jsonl, line 1 field reference has no word" in capsys.readouterr().err

@@ -33,8 +33,8 @@ step):
 
 The shipped model (``editf1/data/cross_encoder/``: the weights in float16 safetensors,
 the tokenizer, ``judge.json``) is all-MiniLM-L6-v2 fine-tuned in full on the team's
-content labels by ``edit-f1 train-judge cross-encoder``
-(:mod:`editf1.training.cross_encoder`); ``judge.json`` is a
+content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1 train-judge
+cross-encoder`` runs on a user's own labels); ``judge.json`` is a
 :class:`CrossEncoderConfig` plus the training record. The fingerprint names the
 weights' digest and every setting.
 """

@@ -1,6 +1,6 @@
 """Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`).
 
-``edit-f1 train-judge cross-encoder --data ../shared/data -o folder`` runs
+``edit-f1 train-judge cross-encoder --data my_labels.jsonl -o folder`` runs
 :func:`train_cross_encoder_judge`:
 
 1. **Data.** Labelled items (a reference sentence, a draft, the annotator's verbatim
