@@ -52,10 +52,10 @@ from typing import ClassVar
 import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
-from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.embedding.content_features import word_recall
-from editf1.judges.key_terms import CONFLICT_KINDS, check_veto, compare, extract
+from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
 from editf1.judges.spans import candidate_spans, span_ranges
+from editf1.judges.veto import veto_kinds, vetoed
 from editf1.segment import Sentence
 
 __all__ = [
@@ -435,32 +435,10 @@ class CrossEncoderContentJudge(ContentJudge):
         logit = sum(w * features[f] for f, w in zip(self.config.features, self._weights_vector))
         return 1.0 / (1.0 + np.exp(-(logit + self.config.bias)))
 
-    def _vetoed(self, refs: list[str], spans: list[Sentence]) -> np.ndarray:
-        """(R, C) booleans: True where the span contradicts the sentence on a veto kind."""
-        veto = set(self.config.veto)
-        out = np.zeros((len(refs), len(spans)), dtype=bool)
-        if not veto or not spans:
-            return out
-        clause_veto = veto & set(CLAUSE_CONFLICT_KINDS)
-        span_terms = [extract(s.text) for s in spans]
-        span_clauses = [clauses(s.text) for s in spans] if clause_veto else []
-        for i, ref in enumerate(refs):
-            terms, ref_clauses = extract(ref), clauses(ref) if clause_veto else None
-            for j in range(len(spans)):
-                found = set(compare(terms, span_terms[j]).conflicts) & veto
-                if not found and clause_veto:
-                    found = clause_conflicts(ref_clauses, span_clauses[j]) & clause_veto
-                out[i, j] = bool(found)
-        return out
-
     def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The kinds of the judge's veto on which ``span`` contradicts ``reference``
-        (whole texts), in :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order; empty
-        where the veto does not rule the span out."""
-        found = set(compare(extract(reference), extract(span)).conflicts)
-        if set(self.config.veto) & set(CLAUSE_CONFLICT_KINDS):
-            found |= clause_conflicts(clauses(reference), clauses(span))
-        return tuple(k for k in CONFLICT_KINDS if k in found and k in self.config.veto)
+        """The veto's kinds on which ``span`` contradicts ``reference``
+        (:func:`editf1.judges.veto.veto_kinds`)."""
+        return veto_kinds(reference, span, self.config.veto)
 
     def span_probabilities(
         self, requests: Sequence[JudgeRequest]
@@ -491,7 +469,9 @@ class CrossEncoderContentJudge(ContentJudge):
                         members >= self.config.run_floor, probability[:, j], 0.0
                     )
             refs = [r.text for r in request.reference_sentences]
-            out.append((spans, probability, self._vetoed(refs, spans)))
+            out.append(
+                (spans, probability, vetoed(refs, [s.text for s in spans], self.config.veto))
+            )
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
@@ -501,11 +481,11 @@ class CrossEncoderContentJudge(ContentJudge):
         veto would have matched names it (``vetoed``)."""
         results = []
         threshold = self.config.threshold
-        for request, (spans, probability, vetoed) in zip(
+        for request, (spans, probability, ruled_out) in zip(
             requests, self.span_probabilities(requests)
         ):
             judgements = []
-            for sentence, row, ruled in zip(request.reference_sentences, probability, vetoed):
+            for sentence, row, ruled in zip(request.reference_sentences, probability, ruled_out):
                 if not len(row):
                     judgements.append(ContentJudgement("no_match", None, 0.0))
                     continue

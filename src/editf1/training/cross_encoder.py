@@ -60,6 +60,7 @@ from editf1.judges.cross_encoder import (
     CrossEncoderScorer,
 )
 from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.veto import vetoed
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples
 from editf1.validation.labelled import ContentItem
@@ -337,14 +338,14 @@ def item_logits(judge: CrossEncoderContentJudge, items: Sequence[ContentItem]) -
 def _decisions(probability_rows, ranges_rows, vetoed_rows, run_floor: float) -> np.ndarray:
     """Each item's best probability after the run rule and the veto."""
     best = np.zeros(len(probability_rows))
-    for k, (p, ranges, vetoed) in enumerate(zip(probability_rows, ranges_rows, vetoed_rows)):
+    for k, (p, ranges, ruled) in enumerate(zip(probability_rows, ranges_rows, vetoed_rows)):
         if not len(p):
             continue
         p = p.copy()
         for j, (first, last) in enumerate(ranges):
             if last > first and p[first : last + 1].min() < run_floor:
                 p[j] = 0.0
-        best[k] = np.where(vetoed, 0.0, p).max()
+        best[k] = np.where(ruled, 0.0, p).max()
     return best
 
 
@@ -406,7 +407,7 @@ def calibrate(
     for item, (spans, logits, recall, cosine, _) in zip(items, scored):
         features = {"logit": logits, "word_recall": recall, "cosine": cosine}
         probability_rows.append(fitted.probability({f: features[f] for f in stack}))
-        vetoed_rows.append(fitted._vetoed([item.reference], spans)[0])
+        vetoed_rows.append(vetoed([item.reference], [s.text for s in spans], fitted.config.veto)[0])
     ranges_rows = [row[4] for row in scored]
     names_of = sorted(set_sizes)  # the kappa of a set with one label says nothing
     chosen = [n for n in names_of if len({m for m, s in zip(y, sets) if s == n}) == 2]

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
-from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.embedding.config import (
     DEFAULT_CONTENT_PARAMS,
     DEFAULT_SPAN_MARGIN,
@@ -20,8 +19,9 @@ from editf1.judges.embedding.config import (
 )
 from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.encoder import SentenceEncoder, default_encoder
-from editf1.judges.key_terms import CONFLICT_KINDS, RULES_VERSION, compare, extract
+from editf1.judges.key_terms import RULES_VERSION
 from editf1.judges.spans import candidate_spans, span_ranges
+from editf1.judges.veto import veto_kinds, vetoed
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
@@ -160,38 +160,13 @@ class EmbeddingContentJudge(ContentJudge):
 
     def _text_features(self, refs, spans) -> tuple[dict, np.ndarray]:
         """Every feature but the cosine, for every span, and the veto."""
-        features = {"word_recall": word_recall(refs, [s.text for s in spans])}
-        vetoed = np.zeros((len(refs), len(spans)), dtype=bool)
-        if self.veto:
-            comparisons = [
-                [compare(extract(ref), extract(span.text)) for span in spans] for ref in refs
-            ]
-            veto = set(self.veto)
-            clause_veto = veto & set(CLAUSE_CONFLICT_KINDS)  # their words are read only then
-            vetoed = np.array(
-                [
-                    [
-                        bool(c.conflicts & veto)
-                        or bool(
-                            clause_veto
-                            and clause_conflicts(clauses(ref), clauses(span.text)) & clause_veto
-                        )
-                        for c, span in zip(row, spans)
-                    ]
-                    for ref, row in zip(refs, comparisons)
-                ],
-                dtype=bool,
-            ).reshape(len(refs), len(spans))
-        return features, vetoed
+        texts = [s.text for s in spans]
+        return {"word_recall": word_recall(refs, texts)}, vetoed(refs, texts, self.veto)
 
     def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The veto's kinds on which ``span`` contradicts ``reference``, in
-        :data:`~editf1.judges.key_terms.CONFLICT_KINDS` order.
-        """
-        found = set(compare(extract(reference), extract(span)).conflicts)
-        if set(self.veto) & set(CLAUSE_CONFLICT_KINDS):
-            found |= clause_conflicts(clauses(reference), clauses(span))
-        return tuple(k for k in CONFLICT_KINDS if k in found and k in self.veto)
+        """The veto's kinds on which ``span`` contradicts ``reference``
+        (:func:`editf1.judges.veto.veto_kinds`)."""
+        return veto_kinds(reference, span, self.veto)
 
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
