@@ -62,22 +62,8 @@ def train_lora(items, output: Path, settings) -> dict:
     """The shipped steps with a LoRA (peft) instead of every weight, merged after."""
     from peft import LoraConfig, get_peft_model
 
-    from editf1.judges.cross_encoder import (
-        CrossEncoderConfig,
-        CrossEncoderContentJudge,
-        CrossEncoderScorer,
-    )
     from editf1.training import cross_encoder as training
 
-    train_index, calibration_index = training.calibration_split(items, settings)
-    pairs = training.training_pairs(
-        [items[k] for k in train_index],
-        window=settings.window,
-        negatives_per_item=settings.negatives_per_item,
-        hard_negatives=settings.hard_negatives,
-        corruptions_per_pair=settings.corruptions_per_pair,
-        seed=settings.seed,
-    )
     model = training.base_cross_encoder(settings.max_length)
     lora = LoraConfig(
         r=16,
@@ -87,14 +73,9 @@ def train_lora(items, output: Path, settings) -> dict:
         modules_to_save=["classifier", "pooler"],
     )
     model[0].model = get_peft_model(model[0].model, lora)
-    log = training.fit_cross_encoder(model, pairs, settings)
+    log = training.fit_cross_encoder(model, training.pairs_of(items, settings), settings)
     model[0].model = model[0].model.merge_and_unload()
-    draft = CrossEncoderConfig(window=settings.window, max_length=settings.max_length)
-    judge = CrossEncoderContentJudge(
-        config=draft, pair_scorer=CrossEncoderScorer(model, settings.max_length)
-    )
-    calibration = [items[k] for k in calibration_index]
-    config, figures = training.calibrate(judge, calibration, [i.source for i in calibration])
+    config, figures = training.calibrate_model(model, items, settings)
     record = {"training": log, "calibration": figures, "lora": lora.to_dict()}
     output.mkdir(parents=True, exist_ok=True)
     training.save_model(model, config, json.loads(json.dumps(record, default=str)), output)
@@ -165,32 +146,12 @@ def recalibrate(folder: Path, items, settings) -> None:
     """Calibrate the model of ``folder`` again (``settings.stack``, the same calibration
     side: the same split of the same items) and rewrite its ``judge.json``, keeping the
     training record."""
-    from editf1.judges.cross_encoder import (
-        CrossEncoderConfig,
-        CrossEncoderContentJudge,
-        CrossEncoderScorer,
-        load_cross_encoder,
-    )
+    from editf1.judges.cross_encoder import CrossEncoderConfig, load_cross_encoder
     from editf1.training import cross_encoder as training
 
     saved = json.loads((folder / "judge.json").read_text("utf-8"))
-    config = CrossEncoderConfig.from_json(saved)
-    features = ("logit", "cosine") if "cosine" in settings.stack else ("logit",)
-    draft = CrossEncoderConfig(
-        window=config.window,
-        max_length=config.max_length,
-        features=features,
-        weights=(1.0,) + (0.0,) * (len(features) - 1),
-    )
-    model = load_cross_encoder(folder, config.max_length)
-    judge = CrossEncoderContentJudge(
-        config=draft, pair_scorer=CrossEncoderScorer(model, config.max_length)
-    )
-    _, calibration_index = training.calibration_split(items, settings)
-    calibration = [items[k] for k in calibration_index]
-    fitted, figures = training.calibrate(
-        judge, calibration, [i.source for i in calibration], settings.stack
-    )
+    model = load_cross_encoder(folder, CrossEncoderConfig.from_json(saved).max_length)
+    fitted, figures = training.calibrate_model(model, items, settings)
     record = saved["record"] | {"calibration": figures}
     record["settings"] = record.get("settings", {}) | {"stack": list(settings.stack)}
     (folder / "judge.json").write_text(

@@ -69,9 +69,11 @@ __all__ = [
     "CrossEncoderTraining",
     "base_cross_encoder",
     "calibrate",
+    "calibrate_model",
     "calibration_split",
     "fit_cross_encoder",
     "item_logits",
+    "pairs_of",
     "save_model",
     "train_cross_encoder_judge",
     "training_pairs",
@@ -476,6 +478,43 @@ def save_model(model, config: CrossEncoderConfig, record: dict, output: Path) ->
     (output / CONFIG_FILE).write_text(json.dumps(settings, indent=1) + "\n", "utf-8")
 
 
+def pairs_of(items: Sequence[ContentItem], settings: CrossEncoderTraining) -> list[SpanExample]:
+    """The training pairs of the training side of ``items`` (steps 1 and 2)."""
+    train_index, _ = calibration_split(items, settings)
+    return training_pairs(
+        [items[k] for k in train_index],
+        window=settings.window,
+        negatives_per_item=settings.negatives_per_item,
+        hard_negatives=settings.hard_negatives,
+        corruptions_per_pair=settings.corruptions_per_pair,
+        seed=settings.seed,
+    )
+
+
+def calibrate_model(
+    model, items: Sequence[ContentItem], settings: CrossEncoderTraining
+) -> tuple[CrossEncoderConfig, dict]:
+    """Step 4 for a fine-tuned ``model`` (a sentence-transformers ``CrossEncoder``) on
+    the calibration side of ``items``: :func:`calibrate` with ``settings.stack``.
+
+    Returns:
+        ``(config, figures)`` of :func:`calibrate`.
+    """
+    features = ["logit", "cosine"] if "cosine" in settings.stack else ["logit"]
+    draft = CrossEncoderConfig(
+        window=settings.window,
+        max_length=settings.max_length,
+        features=features,
+        weights=[1.0] + [0.0] * (len(features) - 1),
+    )
+    judge = CrossEncoderContentJudge(
+        config=draft, pair_scorer=CrossEncoderScorer(model, settings.max_length)
+    )
+    _, calibration_index = calibration_split(items, settings)
+    calibration = [items[k] for k in calibration_index]
+    return calibrate(judge, calibration, [item.source for item in calibration], settings.stack)
+
+
 def train_cross_encoder_judge(
     items: Sequence[ContentItem],
     output: str | Path,
@@ -508,30 +547,11 @@ def train_cross_encoder_judge(
     if output.exists() and any(output.iterdir()):
         raise FileExistsError(f"{output} exists and is not empty")
     train_index, calibration_index = calibration_split(items, settings)
-    pairs = training_pairs(
-        [items[k] for k in train_index],
-        window=settings.window,
-        negatives_per_item=settings.negatives_per_item,
-        hard_negatives=settings.hard_negatives,
-        corruptions_per_pair=settings.corruptions_per_pair,
-        seed=settings.seed,
-    )
+    pairs = pairs_of(items, settings)
     model = base_cross_encoder(settings.max_length, base)
     log = fit_cross_encoder(model, pairs, settings)
-    features = ["logit", "cosine"] if "cosine" in settings.stack else ["logit"]
-    draft = CrossEncoderConfig(
-        window=settings.window,
-        max_length=settings.max_length,
-        features=features,
-        weights=[1.0] + [0.0] * (len(features) - 1),
-    )
-    judge = CrossEncoderContentJudge(
-        config=draft, pair_scorer=CrossEncoderScorer(model, settings.max_length)
-    )
+    config, figures = calibrate_model(model, items, settings)
     calibration_items = [items[k] for k in calibration_index]
-    config, figures = calibrate(
-        judge, calibration_items, [item.source for item in calibration_items], settings.stack
-    )
     record = {
         "settings": asdict(settings),
         "split": f"by case: {1 - settings.calibration_share:.0%} training / "
