@@ -218,47 +218,47 @@ BROKEN = [
         "empty_message.csv",
         HEADER,
         [ROWS[0], [ROWS[2][0], "  ", *ROWS[2][2:]]],
-        "empty_message.csv, row 2: field 'message' is empty",
+        "empty_message.csv, line 3: field 'message' is empty",
     ),
     (
         "duplicate_reply.csv",
         HEADER,
         [ROWS[0], [*ROWS[0][:2], "A different reply.", *ROWS[0][3:]]],
-        "duplicate_reply.csv, row 2: duplicate reply to message_id '1' by annotator_id 'dr-a' "
-        "(first at duplicate_reply.csv, row 1)",
+        "duplicate_reply.csv, line 3: duplicate reply to message_id '1' by annotator_id 'dr-a' "
+        "(first at duplicate_reply.csv, line 2)",
     ),
     (
         "duplicate_row.csv",
         HEADER,
         [ROWS[0], ROWS[0]],
-        "duplicate_row.csv, row 2: duplicate row: message_id '1', annotator_id 'dr-a' and "
-        "reply as duplicate_row.csv, row 1, adding no new draft",
+        "duplicate_row.csv, line 3: duplicate row: message_id '1', annotator_id 'dr-a' and "
+        "reply as duplicate_row.csv, line 2, adding no new draft",
     ),
     (
         "conflicting_case.csv",
         HEADER,
         [ROWS[0], [ROWS[1][0], "Another message.", *ROWS[1][2:]]],
-        "conflicting_case.csv, row 2: field 'message' differs from conflicting_case.csv, row 1 "
+        "conflicting_case.csv, line 3: field 'message' differs from conflicting_case.csv, line 2 "
         "(same message_id '1')",
     ),
     (
         "system_without_draft.csv",
         HEADER,
         [[*ROWS[0][:4], "", *ROWS[0][5:]]],
-        "system_without_draft.csv, row 1: field 'draft' is empty but draft_system is 'gpt-x'",
+        "system_without_draft.csv, line 2: field 'draft' is empty but draft_system is 'gpt-x'",
     ),
     (
         "bad_split.csv",
         HEADER,
         [[*ROWS[0][:8], "test set", ROWS[0][9]]],
-        "bad_split.csv, row 1: field 'split' must be a name like 'test' (letters, digits, _), "
+        "bad_split.csv, line 2: field 'split' must be a name like 'test' (letters, digits, _), "
         "got str of 8 characters",
     ),
     (
         "half_split.csv",
         HEADER,
         [ROWS[0], [*ROWS[2][:8], "", ROWS[2][9]]],
-        "half_split.csv, row 2: field 'split' is empty (other rows give one)",
+        "half_split.csv, line 3: field 'split' is empty (other rows give one)",
     ),
 ]
 
@@ -281,16 +281,16 @@ def test_broken_jsonl_export_lists_every_problem(tmp_path):
     with pytest.raises(ExportError) as error:
         build("ippm", "cases", **export_kwargs(tmp_path, "export.jsonl"))
     assert error.value.errors == [
-        "export.jsonl, row 4: field 'message' (column 'PATIENT_TEXT') is missing",
+        "export.jsonl, line 4: field 'message' (column 'PATIENT_TEXT') is missing",
     ]
     rows[3]["PATIENT_TEXT"] = "Rash?"
     write_jsonl(tmp_path / "export.jsonl", rows)
     with pytest.raises(ExportError) as error:
         build("ippm", "cases", **export_kwargs(tmp_path, "export.jsonl"))
     assert error.value.errors == [
-        "export.jsonl, row 1: field 'response' must be text, got int",
-        "export.jsonl, row 2: field 'message_id' must be text or an integer id, got float",
-        "export.jsonl, row 3: field 'age' must be text, got list of 1 item",
+        "export.jsonl, line 1: field 'response' must be text, got int",
+        "export.jsonl, line 2: field 'message_id' must be text or an integer id, got float",
+        "export.jsonl, line 3: field 'age' must be text, got list of 1 item",
     ]
     assert str(error.value).startswith("3 bad input(s):")
 
@@ -566,20 +566,20 @@ def test_content_match_annotations_group_annotators_with_offsets(tmp_path):
                 "ann-9",
                 "test",
             ],
-            "matches.csv, row 6: field 'matched_span' is not a verbatim span of the draft",
+            "matches.csv, line 7: field 'matched_span' is not a verbatim span of the draft",
         ),
         (
             ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "NO MATCH", "ann-1", "test"],
-            "matches.csv, row 6: field 'annotator_id': 'ann-1' already annotated item 's1' at "
-            "matches.csv, row 1",
+            "matches.csv, line 7: field 'annotator_id': 'ann-1' already annotated item 's1' at "
+            "matches.csv, line 2",
         ),
         (
             ["s1", "Please stop the lisinopril.", MATCH_DRAFT, "", "ann-9", "test"],
-            "matches.csv, row 6: field 'matched_span' is empty",
+            "matches.csv, line 7: field 'matched_span' is empty",
         ),
         (
             ["s1", "Stop the ACE inhibitor.", MATCH_DRAFT, "NO MATCH", "ann-9", "test"],
-            "matches.csv, row 6: field 'reference_sentence' differs from matches.csv, row 1 "
+            "matches.csv, line 7: field 'reference_sentence' differs from matches.csv, line 2 "
             "(same item 's1')",
         ),
     ],
@@ -616,7 +616,7 @@ def test_theme_annotations_majority_and_unknown_theme(tmp_path):
     assert items["majority_theme"] == ["Medical planning instruction", None]
     assert items[0]["annotations"][2] == {"annotator_id": "c", "theme": "Logistics"}
     write_jsonl(tmp_path / "themes.jsonl", [*rows, {**rows[0], "who": "d", "theme": "Billing"}])
-    with pytest.raises(ExportError, match=r"row 6: field 'theme' is not a theme \(str of 7 ") as e:
+    with pytest.raises(ExportError, match=r"line 6: field 'theme' is not a theme \(str of 7 ") as e:
         build("theme_annotations", "default", **kwargs)
     assert "Billing" not in str(e.value)  # a shifted column could put patient text there
 
@@ -908,7 +908,7 @@ def test_rows_of_one_reply_that_disagree_on_a_kept_column_are_an_error(tmp_path)
     with pytest.raises(ExportError) as error:
         build("ippm", "cases", **kwargs)
     assert error.value.errors == [
-        "export.csv, row 2: kept column(s) 'MRN' differ from export.csv, row 1 (same reply "
+        "export.csv, line 3: kept column(s) 'MRN' differ from export.csv, line 2 (same reply "
         "to message_id '1' by annotator_id 'dr-a'); a reply carries one value of each"
     ]
     write_csv(tmp_path / "export.csv", HEADER, [ROWS[0], [*second_draft[:9], "MRN-001"]])

@@ -76,7 +76,7 @@ def test_a_csv_names_its_rows_after_the_header_and_a_file_needs_rows(tmp_path):
     labels.write_text(
         "case,prediction,reference,match\nc1,Rest today.,Rest.,true\n,Rest today.,Rest.,no\n"
     )
-    with pytest.raises(InputError, match=r"mine\.csv, row 2 after the header field case"):
+    with pytest.raises(InputError, match=r"mine\.csv, line 3 field case"):
         read_content_items(labels)
     empty = tmp_path / "empty.csv"
     empty.write_text("case,prediction,reference,match\n")
@@ -255,9 +255,8 @@ def test_theme_repeats_and_a_theme_against_its_annotators_are_kept_and_named(tmp
     # without a case column each row is its own case, so a repeat is the same sentence
     assert [str(w.message) for w in caught] == [
         "1 row(s) repeat the sentence of an earlier row (kept, each counts as an item): "
-        "themes.csv, row 2 after the header repeats themes.csv, row 1 after the header",
-        "1 row(s) have a theme that is not their annotators' majority (kept): themes.csv, "
-        "row 2 after the header",
+        "themes.csv, line 3 repeats themes.csv, line 2",
+        "1 row(s) have a theme that is not their annotators' majority (kept): themes.csv, line 3",
     ]
     assert [it.case for it in items] == ["row-0", "row-1", "row-2"]
     assert items[2].annotators == ("Other", "Logistics")  # a tie is no majority
@@ -308,10 +307,10 @@ def test_label_columns_name_every_bad_cell_and_read_one_label_one_way(tmp_path):
         read_label_columns(scores, "expert", "model", case="case", numeric=True)
     number = "expected a finite number, got"
     assert raised.value.errors == [
-        f"scores.csv, row 2 after the header field expert: {number} str of 4 characters",
-        f"scores.csv, row 3 after the header field expert: {number} str of 0 characters",
-        f"scores.csv, row 4 after the header field expert: {number} str of 3 characters",
-        f"scores.csv, row 4 after the header field model: {number} str of 3 characters",
+        f"scores.csv, line 3 field expert: {number} str of 4 characters",
+        f"scores.csv, line 4 field expert: {number} str of 0 characters",
+        f"scores.csv, line 5 field expert: {number} str of 3 characters",
+        f"scores.csv, line 5 field model: {number} str of 3 characters",
     ]
     kept = tmp_path / "kept.csv"
     kept.write_text("case,expert,model\nc1,3,3.0\nc2,2.5,1\n")
@@ -349,6 +348,6 @@ def test_agreement_labels_reports_a_bad_cell_not_a_traceback(tmp_path, capsys):
     args = ["agreement", "labels", str(scores), "--human-field", "expert", "--judge-field"]
     assert main([*args, "model", "--weights", "quadratic"]) == 2
     err = capsys.readouterr().err
-    assert "scores.csv, row 2 after the header field expert: expected a finite number" in err
+    assert "scores.csv, line 3 field expert: expected a finite number" in err
     assert "high" not in err
     assert main([*args, "expert"]) == 2

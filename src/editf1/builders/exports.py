@@ -61,16 +61,22 @@ class UnusedColumnsWarning(UserWarning):
 
 
 class ExportRow(dict):
-    """One row of an export with standard field names; ``where`` names file and row."""
+    """One row of an export with standard field names; ``where`` names the file and the
+    line as an editor counts it (a CSV header is line 1), or the row of a parquet file."""
 
-    def __init__(self, values: Mapping, file: str, row: int):
+    def __init__(self, values: Mapping, file: str, row: int, line: int | None = None):
         super().__init__(values)
         self.file = file
         self.row = row
+        self.line = line
 
     @property
     def where(self) -> str:
-        return f"{self.file}, row {self.row}"
+        return (
+            f"{self.file}, row {self.row}"
+            if self.line is None
+            else f"{self.file}, line {self.line}"
+        )
 
 
 def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict], list[str]]:
@@ -160,8 +166,9 @@ def map_columns(
                 UnusedColumnsWarning,
                 stacklevel=2,
             )
+        lines = getattr(table, "lines", None)  # CSV and JSONL rows know their lines
         for number, raw in enumerate(table, start=1):
-            row = ExportRow({}, path.name, number)
+            row = ExportRow({}, path.name, number, lines[number - 1] if lines else None)
             for field, column in present.items():
                 if column in raw:
                     row[field] = raw[column]

@@ -130,7 +130,7 @@ def _list(value, where: str) -> list:
 
 def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, dict]]:
     """``(where, row)`` of every row of a labels file, ``where`` naming the file and the
-    JSONL line or CSV row (from 1, after the header).
+    line as an editor counts it (a CSV header is line 1).
 
     Raises:
         ValueError: for an empty file, and the errors of :func:`editf1.io.read_rows`.
@@ -139,10 +139,8 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
 
     name = Path(path).name
     if input_format_of(path) == "csv":
-        rows = [
-            (f"{name}, row {i} after the header", r)
-            for i, r in enumerate(read_csv(path, fields), 1)
-        ]
+        table = read_csv(path, fields)
+        rows = [(f"{name}, line {line}", r) for line, r in zip(table.lines, table)]
     else:
         rows = [(f"{name}, line {n}", r) for n, r in read_jsonl(path, fields)]
     if not rows:
