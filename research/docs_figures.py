@@ -32,8 +32,9 @@ CONTENT_JUDGES = {
 CONTENT_NOTES = {
     "default": "sees that two texts share a topic, not whether the span states the "
     "sentence; its veto knows only the kinds of change it lists",
-    "cross_encoder": "trained on the team's labels (LLM annotator agents following the "
-    "guide), not on clinicians'",
+    "cross_encoder": "not better than the embedding judge over every held-out set, and "
+    "short of the targets it was trained for (docs/judges.md); trained on the team's "
+    "labels (LLM annotator agents following the guide), not on clinicians'",
     "llm": "the shipped adapter is a small model trained on few items: a template to "
     "train your own, not a judge to score with",
 }
