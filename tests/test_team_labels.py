@@ -466,13 +466,13 @@ def test_stage2_known_limitation_a_reworded_negation_is_no_match():
 
 def test_stage2_items_from_a_tiny_file(tmp_path):
     """Two oncologists edit the draft of case 7: the sentence both kept is one item."""
-    header = ["id", "raw_response", "doc_change", "edit_distance", "q3"]
+    header = ["id", "raw_response", "doc_change", "edit_distance", "q3", "q5"]
     edit_1 = DRAFT.replace("Take 20 mg daily.", "Take 40 mg daily.")
     edit_2 = DRAFT.replace("Avoid spicy food. ", "")
     _write_csv(
         tmp_path / "oncqa" / "stage2.csv",
         header,
-        [["7", DRAFT, edit_1, "1", "ok"], ["7", DRAFT, edit_2, "18", "ok"]],
+        [["7", DRAFT, edit_1, "1", "ok", "No harm"], ["7", DRAFT, edit_2, "18", "ok", ""]],
     )
     items = oncqa_stage2_content_items(tmp_path)
     draft_sentences = 7
