@@ -231,8 +231,9 @@ SHIPPED_DATA = {
         "text-classification",
     ),
     "edit-f1-smollm2-kqa-content": (["Itaymanes/K-QA"], "Itaymanes/K-QA", "text-generation"),
+    # trained without the near copies (ExpertQA's revisions among them)
     "edit-f1-cross-encoder-content": (
-        ["Itaymanes/K-QA", "chaitanyamalaviya/ExpertQA"],
+        ["Itaymanes/K-QA"],
         "team_content_labels",
         "text-classification",
     ),

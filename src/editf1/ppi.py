@@ -31,9 +31,11 @@ lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over all pairs (both consistent; th
 guards against a small sample that misses the rare pairs holding most errors).
 ``small_sample=False`` is PPI++'s normal interval as ``ppi_py`` computes it. On the
 team's fully labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that
-normal interval covered OncQA's all-gold F1 in 93.6% of draws with 20 labelled pairs and
+normal interval covered OncQA's all-gold F1 in 93.4% of draws with 20 labelled pairs and
 ExpertQA's recall (most pairs perfect, a few carrying the errors) in 73.8%; the default
-covered every set, figure and n in 95.0% of draws or more.
+covered every set, figure and n in 93.0% of draws or more (the lowest: K-QA statements
+against the physicians' answers, nearly all matches, with 20 labelled pairs, where the
+gold-only interval covers 94.1%).
 
 ``lam = 0`` is the classical delta-method interval of one labelling alone. The interval
 covers ``theta`` of the population sampled; for the corpus's own all-gold value it is
