@@ -14,6 +14,8 @@ SPEED_ROWS = {
     "editf1_every_span": "edit-F1, every run encoded (`span_margin=null`)",
     "editf1_onnx": "edit-F1, encoder on ONNX Runtime (backend since removed)",
     "bertscore": "BERTScore (`bert-score`, the same encoder)",
+    "editf1_cross_encoder": "edit-F1, cross-encoder content judge "
+    "(`speed.py --content-judge cross-encoder`: its own run, against that run's BERTScore)",
 }
 
 
@@ -23,8 +25,13 @@ def speed() -> str:
     if s is None:
         return absent("speed", "python benchmarks/speed.py")
     t, memory = s["throughput"], s.get("memory", {})
-    rows = []
-    for key, row in t.items():
+    cross_encoder = load("speed_cross-encoder")
+    rows, runs = [], list(t.items())
+    if cross_encoder is not None:
+        row = dict(cross_encoder["throughput"]["editf1_cross_encoder"])
+        # its tokens and encoder share are the bi-encoder's, not the cross-encoder's
+        runs.append(("editf1_cross_encoder", row | {"tokens": None, "encoder_share": None}))
+    for key, row in runs:
         if not isinstance(row, dict) or "pairs_per_s" not in row:
             continue
         per_100 = 100 / s["pairs"]
@@ -36,8 +43,8 @@ def speed() -> str:
                 f"{row['median_s'] * per_100:.2f} ({row['min_s'] * per_100:.2f}-"
                 f"{row['max_s'] * per_100:.2f})",
                 f"{row['ratio']:.2f}x" if "ratio" in row else "1x",
-                f"{row['tokens']:,}",
-                f"{100 * row['encoder_share']:.1f}%" if "encoder_share" in row else "–",
+                f"{row['tokens']:,}" if row["tokens"] is not None else "–",
+                f"{100 * row['encoder_share']:.1f}%" if row.get("encoder_share") else "–",
                 f"{row['same_alignment_as_default']}/{s['pairs']}"
                 if "same_alignment_as_default" in row
                 else "–",
