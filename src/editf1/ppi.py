@@ -2,45 +2,28 @@
 
 A corpus edit-F1 is a ratio of means over pairs (precision ΣEM / Σ(EM+ED), recall
 ΣEM / Σ(EM+EA), F1 2ΣEM / (2ΣEM+ΣEA+ΣED), and the same with theme counts). A judge
-gives every pair's counts, clinicians' gold labels a few pairs'. Prediction-powered
-inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science* 382, 2023) corrects
-the judge's bias with the gold labels; PPI++ (Angelopoulos, Duchi & Zrnic, arXiv
-2311.01453, 2023) weighs the judge by how much it helps.
+gives every pair's counts, clinicians' gold labels a few pairs'. The estimators are
+prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science*
+382, 2023) with PPI++'s power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453,
+2023): with n labelled pairs (gold ``Y``, judge ``F``) and m unlabelled ones (judge
+``F~``), ``theta^ = h(lam mean F~ + mean (Y - lam F))`` for ``h`` a ratio of means or a
+difference of two systems' ratios, its delta-method variance ``Var(psi - lam phi) / n +
+lam^2 Var(phi) / m`` (``psi``, ``phi``: ``Y``, ``F`` times the gradient of ``h``), and
+``lam*`` of PPI++ Example 6.1 clipped to [0, 1], its gradient taken at ``lam = 1`` as
+``ppi_py``'s ``_calc_lam_glm`` does. ``lam = 0`` is the classical interval of one
+labelling alone. The interval is clipped to the estimand's range.
 
-Derivation
-----------
-n labelled pairs with gold count vectors ``Y_i`` and the judge's ``F_i``, m unlabelled
-pairs with ``F~_j`` only (the labelled ones a uniform sample). The estimand is
-``theta = h(mu)``, ``mu = E[Y]``: a ratio ``mu_a / mu_b`` (k = 2) or a difference of two
-systems' ratios ``mu_1 / mu_2 - mu_3 / mu_4`` (k = 4). For a weight ``lam``
-
-    mu^(lam) = lam * mean_j F~_j + mean_i (Y_i - lam F_i),    theta^ = h(mu^(lam)),
-
-which for the ratio is the PPI++ Z-estimator of ``E[a - theta b] = 0`` (PPI++ §3). With
-``grad = nabla h(mu^)``, ``psi_i = grad . Y_i`` and ``phi_i = grad . F_i`` (delta method),
-
-    Var(theta^) ~ Var(psi - lam phi) / n + lam^2 Var(phi) / m,
-    lam* = Cov(psi, phi) / ((1 + n/m) Var(phi))   (PPI++ Example 6.1),
-
-clipped to [0, 1], with the gradient for ``lam*`` taken at ``lam = 1`` as ``ppi_py``'s
-``_calc_lam_glm`` does. The interval is ``theta^ ± q se``, clipped to the estimand's
-range. By default (``small_sample=True``) ``q`` is Student-t with n - 1 degrees of
+By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
 freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` is the
-larger of the labelled pairs' own and ``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 -
-lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over all pairs (both consistent; the second
-guards against a small sample that misses the rare pairs holding most errors).
-``small_sample=False`` is PPI++'s normal interval as ``ppi_py`` computes it. On the
-team's fully labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that
-normal interval covered OncQA's all-gold F1 in 93.4% of draws with 20 labelled pairs and
-ExpertQA's recall (most pairs perfect, a few carrying the errors) in 73.8%; the default
-covered every set, figure and n in 93.0% of draws or more (the lowest: K-QA statements
-against the physicians' answers, nearly all matches, with 20 labelled pairs, where the
-gold-only interval covers 94.1%).
-
-``lam = 0`` is the classical delta-method interval of one labelling alone. The interval
-covers ``theta`` of the population sampled; for the corpus's own all-gold value it is
-conservative by ``Var(psi) / N``. ``tests/test_ppi.py`` checks these lines of NumPy
-against ``ppi_py.ppi_mean_ci`` where it is installed (the ``crosscheck`` extra).
+larger of the labelled pairs' own and the one with the judge's part from all pairs
+(:func:`_pooled_spread`), which guards against a small sample that misses the rare
+pairs holding most errors. ``small_sample=False`` is PPI++'s normal interval as
+``ppi_py`` computes it. On the team's fully labelled pairs
+(``benchmarks/ppi_simulation.py``, 1,000 draws per n) that normal interval covered
+OncQA's all-gold F1 in 93.4% of draws with 20 labelled pairs and ExpertQA's recall (most
+pairs perfect, a few carrying the errors) in 73.8%; the default covered every set,
+figure and n in 93.0% of draws or more. ``tests/test_ppi.py`` checks the code against
+``ppi_py.ppi_mean_ci``.
 """
 
 from __future__ import annotations
@@ -103,25 +86,6 @@ def _inputs(gold, judge, judge_unlabelled, k: int) -> tuple[np.ndarray, ...]:
     return tuple(_as_matrix(values, name, k) for name, values in named)
 
 
-def _interval(theta, se, n, m, lam, confidence, bounds, small_sample) -> PPIEstimate:
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    level = 1 - (1 - confidence) / 2
-    z = float(t.ppf(level, n - 1) if small_sample else norm.ppf(level))
-    low, high = bounds
-    clip = lambda x: float(min(max(x, low), high))  # noqa: E731
-    return PPIEstimate(
-        clip(theta),
-        clip(theta - z * se),
-        clip(theta + z * se),
-        n,
-        confidence,
-        standard_error=float(se),
-        lam=float(lam),
-        n_unlabelled=m,
-    )
-
-
 def _smooth(
     gold: np.ndarray,
     judge: np.ndarray,
@@ -133,7 +97,9 @@ def _smooth(
     bounds: tuple[float, float],
     small_sample: bool,
 ) -> PPIEstimate:
-    """PPI++ for ``theta = h(E[Y])`` (the module's derivation)."""
+    """PPI++ for ``theta = h(E[Y])`` (the module docstring)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     n, m = len(gold), len(judge_unlabelled)
     if n < MIN_LABELLED:
         raise ValueError(
@@ -165,12 +131,17 @@ def _smooth(
     variance = spread / n
     if lam and m > ddof:
         variance += lam**2 * float(np.var(judge_unlabelled @ g, ddof=ddof)) / m
-    used = m if lam else 0
-    return _interval(theta, np.sqrt(variance), n, used, lam, confidence, bounds, small_sample)
+    level = 1 - (1 - confidence) / 2
+    q = float(t.ppf(level, n - 1) if small_sample else norm.ppf(level))
+    se = float(np.sqrt(variance))
+    value, low, high = (float(x) for x in np.clip([theta, theta - q * se, theta + q * se], *bounds))
+    n_unlabelled = m if lam else 0
+    return PPIEstimate(value, low, high, n, confidence, se, float(lam), n_unlabelled)
 
 
 def _pooled_spread(psi, phi, phi_unlabelled, lam: float) -> float:
-    """``Var(psi - lam phi)`` with the judge's part from all pairs (module derivation)."""
+    """``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 - lam) Cov(psi - phi, phi)``, with
+    ``Var(phi)`` over all pairs."""
     error = psi - phi
     spread = float(np.var(error, ddof=1))
     spread += (1 - lam) ** 2 * float(np.var(np.concatenate([phi, phi_unlabelled]), ddof=1))

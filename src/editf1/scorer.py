@@ -8,7 +8,7 @@ import bisect
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import accumulate, islice
 
 from tqdm.auto import tqdm
 
@@ -42,11 +42,6 @@ __all__ = [
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")
-
-
-def _judge_name(judge) -> str | None:
-    """The registry name a judge was chosen by, or its class name for an instance."""
-    return judge if judge is None or isinstance(judge, str) else type(judge).__name__
 
 
 def _json_ready(value):
@@ -94,11 +89,7 @@ class EditF1Scorer:
             else load_theme_judge(o.theme_judge, o.theme_judge_options)
         )
         self.splitter = splitter or SentenceSplitter()
-        self.include_other = o.include_other
-        self.leave_out_other = o.leave_out_other
-        self.themes_scored = THEMES if self.include_other else CLINICAL_THEMES
-        self.batch_size = o.batch_size
-        self.progress = o.progress
+        self.themes_scored = THEMES if o.include_other else CLINICAL_THEMES
         self.theme_cache = ThemeCache(o.theme_cache_size)
 
     @property
@@ -113,28 +104,20 @@ class EditF1Scorer:
         None, "options": {"splitter", "include_other", "zero_division"}, "versions": {library:
         version}}``. ``batch_size`` and ``progress`` change no figure and are left out.
         """
-        o = self.options
-        chosen = {
-            "content": (self.content_judge, o.content_judge, o.content_judge_options),
-            "theme": (self.theme_judge, o.theme_judge, o.theme_judge_options),
-        }
-        out: dict = {}
-        for kind, (judge, name, options) in chosen.items():
-            out[f"{kind}_judge"] = (
-                None
-                if judge is None
-                else {
-                    "name": _judge_name(name),
-                    "fingerprint": judge.fingerprint,
-                    "options": _json_ready(options or {}),
-                }
-            )
+        o, out = self.options, {}
+        for kind in ("content", "theme"):
+            judge, name = getattr(self, f"{kind}_judge"), getattr(o, f"{kind}_judge")
+            out[f"{kind}_judge"] = judge and {
+                "name": name if isinstance(name, str) else type(name).__name__,
+                "fingerprint": judge.fingerprint,
+                "options": _json_ready(getattr(o, f"{kind}_judge_options") or {}),
+            }
         out["options"] = {
             "splitter": self.splitter.fingerprint,
-            "include_other": self.include_other,
+            "include_other": o.include_other,
             "zero_division": self.zero_division,
         }
-        if self.leave_out_other:  # recorded only when set: earlier records stay the same
+        if o.leave_out_other:  # recorded only when set: earlier records stay the same
             out["options"]["leave_out_other"] = True
         out["versions"] = installed_versions(*_LIBRARIES)
         return out
@@ -244,8 +227,8 @@ class EditF1Scorer:
         checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)
         seen_ids: dict[str, int] = {}
-        with tqdm(total=total, disable=not self.progress, unit="pair") as bar:
-            while batch := list(islice(numbered, self.batch_size)):
+        with tqdm(total=total, disable=not self.options.progress, unit="pair") as bar:
+            while batch := list(islice(numbered, self.options.batch_size)):
                 if not checked:
                     check_rows((row for _, row in batch), first_row=batch[0][0], seen=seen_ids)
                 start = bar.n
@@ -266,15 +249,11 @@ class EditF1Scorer:
                         tuple(self.splitter.split(reply)), prediction, prediction_sentences
                     )
                 )
-        if bar is None:
+        progress = None if bar is None else _BatchProgress(bar, owners, requests)
+        with reporting(progress and progress.content):
             judgements = judge_content(self.content_judge, requests)
+        with reporting(progress and progress.themes):
             themes = self._themes(requests)
-        else:
-            progress = _BatchProgress(bar, owners, requests)
-            with reporting(progress.content):
-                judgements = judge_content(self.content_judge, requests)
-            with reporting(progress.themes):
-                themes = self._themes(requests)
         grouped: list[list[PairResult]] = [[] for _ in batch]
         for b, request, pair_judgements in zip(owners, requests, judgements):
             row, (row_id, _, _) = batch[b]
@@ -294,33 +273,16 @@ class EditF1Scorer:
 
     def _pair_result(self, row, row_id, request, judgements, themes) -> PairResult:
         judgements = claim_copies(request.prediction, judgements)
-        counts = count_content(
-            request.prediction, request.prediction_sentences, judgements, self.splitter
-        )
-        content = prf(
-            counts.expected_matches,
-            counts.expected_deletions,
-            counts.expected_additions,
-            self.zero_division,
-        )
-        reference_labels = [themes[s.text] if themes else None for s in request.reference_sentences]
-        prediction_labels = [
-            themes[s.text] if themes else None for s in request.prediction_sentences
-        ]
-        if self.leave_out_other:
-            counts = leave_out(
-                counts,
-                judgements,
-                [label.theme == "Other" for label in reference_labels],
-                request.prediction_sentences,
-                [label.theme == "Other" for label in prediction_labels],
-            )
-            content = prf(
-                counts.expected_matches,
-                counts.expected_deletions,
-                counts.expected_additions,
-                self.zero_division,
-            )
+        predicted = request.prediction_sentences
+        counts = count_content(request.prediction, predicted, judgements, self.splitter)
+        reference_labels = [themes.get(s.text) for s in request.reference_sentences]
+        prediction_labels = [themes.get(s.text) for s in predicted]
+        if self.options.leave_out_other:
+            reference_out = [label.theme == "Other" for label in reference_labels]
+            prediction_out = [label.theme == "Other" for label in prediction_labels]
+            counts = leave_out(counts, judgements, reference_out, predicted, prediction_out)
+        em, ea, ed = counts.expected_matches, counts.expected_additions, counts.expected_deletions
+        content = prf(em, ed, ea, self.zero_division)
         alignment = tuple(
             SentenceAlignment(
                 reference=sentence,
@@ -356,9 +318,9 @@ class EditF1Scorer:
         return PairResult(
             row=row,
             id=row_id,
-            expected_matches=counts.expected_matches,
-            expected_additions=counts.expected_additions,
-            expected_deletions=counts.expected_deletions,
+            expected_matches=em,
+            expected_additions=ea,
+            expected_deletions=ed,
             content=content,
             alignment=alignment,
             expected_deletion_sentences=counts.deletions,
@@ -377,14 +339,10 @@ class _BatchProgress:
 
     def __init__(self, bar, owners: list[int], requests: list[JudgeRequest]) -> None:
         self.bar, self.start = bar, bar.n
-        self.total = sum(len(r.reference_sentences) for r in requests)
+        done = accumulate(len(r.reference_sentences) for r in requests)
         # the cumulative sentence count at which each row of the batch is complete
-        ends: dict[int, int] = {}
-        done = 0
-        for owner, request in zip(owners, requests):
-            done += len(request.reference_sentences)
-            ends[owner] = done
-        self.ends = [ends[row] for row in sorted(ends)]
+        self.ends = list(dict(zip(owners, done)).values())
+        self.total = self.ends[-1]
         self.judged = self.labelled = 0
 
     def content(self, n: int) -> None:
