@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import warnings
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -172,80 +172,75 @@ class _Counts:
 
     def __init__(self, themes_scored: tuple[str, ...]) -> None:
         self.themes_scored = themes_scored
-        self.n_pairs = self.empty_predictions = 0
-        self.em = self.ea = self.ed = 0
-        self.unusable = self.unusable_theme = 0
-        self.has_themes = False
-        self.theme_tp = self.theme_fp = self.theme_fn = 0
+        self.sums: Counter = Counter()
         # per theme: replies and drafts containing it, both, its reply sentences, matched
-        self.reference_count, self.prediction_count = Counter(), Counter()
-        self.both_count = Counter()
-        self.reference_sentences, self.matched_sentences = Counter(), Counter()
+        self.per_theme: defaultdict[str, Counter] = defaultdict(Counter)
 
     def add(self, pair: PairResult) -> None:
-        self.n_pairs += 1
-        self.empty_predictions += not pair.prediction_sentences
-        self.em += pair.expected_matches
-        self.ea += pair.expected_additions
-        self.ed += pair.expected_deletions
-        self.unusable += pair.unusable_judgements
-        self.unusable_theme += pair.unusable_theme_judgements
         counts = pair.theme_counts
+        self.sums.update(
+            n_pairs=1,
+            empty=int(not pair.prediction_sentences),
+            em=pair.expected_matches,
+            ea=pair.expected_additions,
+            ed=pair.expected_deletions,
+            unusable=pair.unusable_judgements,
+            unusable_theme=pair.unusable_theme_judgements,
+            themed=int(counts is not None),
+        )
         if counts is None:
             return
-        self.has_themes = True
-        self.theme_tp += counts.true_positives
-        self.theme_fp += counts.false_positives
-        self.theme_fn += counts.false_negatives
-        self.reference_count.update(counts.reference_themes)
-        self.prediction_count.update(counts.prediction_themes)
-        self.both_count.update(counts.reference_themes & counts.prediction_themes)
-        self.reference_sentences.update(counts.reference_sentences)
-        self.matched_sentences.update(counts.matched_sentences)
+        self.sums.update(dict(zip(("tp", "fp", "fn"), counts.as_tuple())))
+        reference, prediction = counts.reference_themes, counts.prediction_themes
+        self.per_theme["reference"].update(reference)
+        self.per_theme["prediction"].update(prediction)
+        self.per_theme["both"].update(reference & prediction)
+        self.per_theme["sentences"].update(counts.reference_sentences)
+        self.per_theme["matched"].update(counts.matched_sentences)
 
     def merge(self, other: _Counts) -> None:
-        for name, value in vars(other).items():
-            if name == "has_themes":
-                self.has_themes |= value
-            elif name != "themes_scored":
-                setattr(self, name, getattr(self, name) + value)
+        self.sums.update(other.sums)
+        for name, counter in other.per_theme.items():
+            self.per_theme[name].update(counter)
 
     def result(self, provenance: dict, zero_division: ZeroDivision, pairs) -> CorpusResult:
-        if not self.n_pairs:
+        s = self.sums
+        if not s["n_pairs"]:
             raise ValueError("no pairs to score: predictions and references are empty")
         theme, per_theme = None, {}
-        if self.has_themes:
-            theme = prf(self.theme_tp, self.theme_fp, self.theme_fn, zero_division)
+        if s["themed"]:
+            theme = prf(s["tp"], s["fp"], s["fn"], zero_division)
             per_theme = {t: self._theme_score(t, zero_division) for t in self.themes_scored}
         return CorpusResult(
-            n_pairs=self.n_pairs,
-            content=prf(self.em, self.ed, self.ea, zero_division),
-            expected_matches=self.em,
-            expected_additions=self.ea,
-            expected_deletions=self.ed,
+            n_pairs=s["n_pairs"],
+            content=prf(s["em"], s["ed"], s["ea"], zero_division),
+            expected_matches=s["em"],
+            expected_additions=s["ea"],
+            expected_deletions=s["ed"],
             theme=theme,
             per_theme=per_theme,
-            unusable_judgements=self.unusable,
-            unusable_theme_judgements=self.unusable_theme,
-            themes_scored=self.themes_scored if self.has_themes else (),
+            unusable_judgements=s["unusable"],
+            unusable_theme_judgements=s["unusable_theme"],
+            themes_scored=self.themes_scored if s["themed"] else (),
             provenance=provenance,
             pairs=pairs,
-            empty_predictions=self.empty_predictions,
+            empty_predictions=s["empty"],
         )
 
     def _theme_score(self, theme: str, zero_division: ZeroDivision) -> ThemeScore:
-        both, in_reference = self.both_count[theme], self.reference_count[theme]
-        in_prediction = self.prediction_count[theme]
+        in_reference, in_prediction, both, total, matched = (
+            self.per_theme[name][theme]
+            for name in ("reference", "prediction", "both", "sentences", "matched")
+        )
         scores = prf(both, in_prediction - both, in_reference - both, zero_division)
-        total, matched = self.reference_sentences[theme], self.matched_sentences[theme]
         return ThemeScore(
             precision=scores.precision,
             recall=scores.recall,
             f1=scores.f1,
             reference_count=in_reference,
             prediction_count=in_prediction,
-            reference_proportion=in_reference / self.n_pairs,
-            prediction_proportion=in_prediction / self.n_pairs,
+            reference_proportion=in_reference / self.sums["n_pairs"],
+            prediction_proportion=in_prediction / self.sums["n_pairs"],
             reference_sentences=total,
             content_recall=prf(matched, 0, total - matched).recall,
         )
@@ -280,7 +275,7 @@ class CorpusAccumulator:
 
     @property
     def n_pairs(self) -> int:
-        return self.counts.n_pairs
+        return self.counts.sums["n_pairs"]
 
     def add(self, pair: PairResult) -> None:
         """Add one pair (its ``row`` is what the warnings name)."""

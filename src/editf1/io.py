@@ -205,24 +205,19 @@ def read_csv(
     dialect = "excel-tab" if Path(path).suffix.lower() == ".tsv" else "excel"
     reader = csv.reader(io.StringIO(_read_text(path), newline=""), dialect=dialect, strict=True)
     records: list[tuple[int, list[str]]] = []
-    limit = csv.field_size_limit(CSV_FIELD_LIMIT)
+    limit, read = csv.field_size_limit(CSV_FIELD_LIMIT), 0  # read: the lines read so far
     try:
-        while True:
-            start = reader.line_num + 1
-            try:
-                record = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as error:
-                problem = (
-                    "a quoted cell that starts in this row is never closed (it runs to the "
-                    "end of the file)"
-                    if "unexpected end of data" in str(error)
-                    else f"badly quoted cell ({error}, at line {reader.line_num})"
-                )
-                raise ValueError(f"{name}, line {start}: {problem}") from None
+        for record in reader:
             if record:
-                records.append((start, record))
+                records.append((read + 1, record))
+            read = reader.line_num
+    except csv.Error as error:
+        problem = (
+            "a quoted cell that starts in this row is never closed (it runs to the end of the file)"
+            if "unexpected end of data" in str(error)
+            else f"badly quoted cell ({error}, at line {reader.line_num})"
+        )
+        raise ValueError(f"{name}, line {read + 1}: {problem}") from None
     finally:
         csv.field_size_limit(limit)
     header = records.pop(0)[1] if records else []
@@ -385,12 +380,11 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
     if _is_stdio(path):
         yield sys.stdout.buffer if binary else sys.stdout
         return
+    mode, encoding = ("wb", None) if binary else ("w", "utf-8")
     if is_stream(path):
         try:
-            with open(
-                path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})
-            ) as h:
-                yield h
+            with open(path, mode, encoding=encoding) as handle:
+                yield handle
         except OSError as error:
             raise _named(error, path) from None
         return
@@ -411,8 +405,7 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
     try:
         if target.exists():
             os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
-        mode = "wb" if binary else "w"
-        with os.fdopen(descriptor, mode, **({} if binary else {"encoding": "utf-8"})) as handle:
+        with os.fdopen(descriptor, mode, encoding=encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -3,6 +3,8 @@ with the one-line definition and example sentence of each that annotators label 
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from typing import NamedTuple
 
 __all__ = [
@@ -36,65 +38,16 @@ class ThemeDefinition(NamedTuple):
     example: str
 
 
-#: Each of :data:`THEMES`: its definition and example from the team's annotation guide.
+_GUIDE = json.loads(resources.files("editf1.data").joinpath("theme_guide.json").read_text("utf-8"))
+
+#: Each of :data:`THEMES`: its definition and example from the team's annotation guide
+#: (``data/theme_guide.json``).
 THEME_DEFINITIONS: dict[str, ThemeDefinition] = {
-    "Empathetic communication": ThemeDefinition(
-        "acknowledging feelings, encouragement, reassurance of support",
-        "You've been doing a great job with your tapering.",
-    ),
-    "Symptom-related follow-up questions": ThemeDefinition(
-        "asking the patient about symptoms (location, timing, severity, change)",
-        "Has your pain only been in your lower back?",
-    ),
-    "Medication-related follow-up questions": ThemeDefinition(
-        "asking about intake, doses, side effects of medications",
-        "Have you been taking your amoxicillin regularly?",
-    ),
-    "Medical assessment explanation": ThemeDefinition(
-        "what the clinician thinks is going on, test results, likelihoods",
-        "Your iron levels look normal.",
-    ),
-    "Medical planning instruction": ThemeDefinition(
-        "what to do medically: tests, treatments, dose changes, urgent evaluation",
-        "Let's get you in for a bloodwork test.",
-    ),
-    "Logistics": ThemeDefinition(
-        "scheduling, clinic policy, billing, operations",
-        "We can only offer telehealth in the state.",
-    ),
-    "Care coordination": ThemeDefinition(
-        "hand-offs, referrals, promises of future contact by the care team",
-        "We'll reach out after we receive the results.",
-    ),
-    "Contingency planning": ThemeDefinition(
-        "if-then safety netting, backup plans",
-        "If you're feeling dizzy, please call triage.",
-    ),
-    OTHER: ThemeDefinition(
-        "greetings, sign-offs, thanks, filler, anything that fits no theme above",
-        "Thank you for your message.",
-    ),
+    theme: ThemeDefinition(**entry) for theme, entry in _GUIDE["definitions"].items()
 }
 
 #: The annotation guide's decision rules for sentences that are easy to label two ways.
-THEME_RULES: tuple[str, ...] = (
-    "A plain request to come in, be seen or schedule a visit, for an exam, an evaluation "
-    "or a discussion, is Logistics.",
-    "A visit sentence that names a specific test or treatment (labs, imaging, an MRI, "
-    "prescribing) is Medical planning instruction.",
-    "Going to the emergency department or being seen immediately, with no condition "
-    "attached, is Medical planning instruction (urgent triage, not scheduling).",
-    "Referrals and hand-offs are Care coordination; a call whose only purpose is the "
-    "appointment is Logistics.",
-    "If-then safety netting is Contingency planning, including its then-sentence when it "
-    "stands alone.",
-    '"I am concerned about X" with no action in the sentence is Medical assessment explanation.',
-    "A sentence with several clauses takes the theme of most of its content; when two "
-    "clauses tie, the one that asks the patient to do something wins.",
-    "A question about a symptom caused by a medication is a symptom question unless it "
-    "asks about the medication's intake or dose.",
-    "Greetings and sign-offs are Other.",
-)
+THEME_RULES: tuple[str, ...] = tuple(_GUIDE["rules"])
 
 
 def check_theme(label: str) -> str:
