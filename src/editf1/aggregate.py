@@ -13,8 +13,8 @@ otherwise a zero denominator gives ``zero_division`` (``"warn"``: 0.0 and one
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
+import heapq
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -34,13 +34,9 @@ __all__ = [
 
 
 class RowsWarning(UserWarning):
-    """A warning naming some rows of a corpus by number (``[0, 3, ...]``); a shell that knows
-    them by other names (file and line) rewrites it with :meth:`naming`.
-
-    Args:
-        template: the message, with ``{rows}`` and further ``{fields}`` from ``words``.
-        rows: the first rows named (at most :data:`SHOWN_ROWS`).
-        count: how many rows in all.
+    """A warning naming the first ``rows`` of ``count`` by number (``[0, 3, ...]``) in its
+    ``template`` (``{rows}``, other fields from ``words``); a shell that knows them by file
+    and line rewrites it with :meth:`naming`.
     """
 
     def __init__(self, template: str, rows: Sequence = (), count: int = 0, **words: str) -> None:
@@ -76,13 +72,9 @@ class NonLatinTextWarning(RowsWarning):
 
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
-    """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean; never warns.
-
-    Content edit-F1 (Algorithm 1): tp = EM, fp = ED, fn = EA. ``zero_division``: see the
-    module Notes.
-
-    Returns:
-        A :class:`PRF` of fractions in [0, 1], never NaN.
+    """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean, a :class:`PRF` in
+    [0, 1] (content edit-F1, Algorithm 1: tp = EM, fp = ED, fn = EA); never warns.
+    ``zero_division``: see the module Notes.
 
     >>> prf(2, 1, 1).f1
     0.6666666666666666
@@ -157,14 +149,9 @@ class _Rows:
     def __init__(self) -> None:
         self.count, self.first = 0, []
 
-    def add(self, row) -> None:
-        self.count += 1
-        bisect.insort(self.first, row)
-        del self.first[SHOWN_ROWS:]
-
-    def merge(self, other: _Rows) -> None:
-        self.count += other.count
-        self.first = sorted(self.first + other.first)[:SHOWN_ROWS]
+    def merge(self, rows: Iterable, count: int) -> None:
+        self.count += count
+        self.first = heapq.nsmallest(SHOWN_ROWS, [*self.first, *rows])
 
 
 class _Counts:
@@ -283,14 +270,15 @@ class CorpusAccumulator:
         for reply in pair.per_reference or (pair,):
             self.every_reply.add(reply)
         self.several_replies |= bool(pair.per_reference)
-        if pair.content.undefined:  # an empty draft: its theme scores are named with it
-            self.rows["empty"].add(pair.row)
-        elif pair.theme is not None and pair.theme.undefined:
-            self.rows["themeless"].add(pair.row)
-        if pair.unusable_judgements or pair.unusable_theme_judgements:
-            self.rows["unusable"].add(pair.row)
-        if _non_latin(pair):
-            self.rows["non_latin"].add(pair.row)
+        kinds = {
+            "empty": pair.content.undefined,  # an empty draft: its theme scores named with it
+            "themeless": not pair.content.undefined and pair.theme and pair.theme.undefined,
+            "unusable": pair.unusable_judgements or pair.unusable_theme_judgements,
+            "non_latin": _non_latin(pair),
+        }
+        for kind, concerned in kinds.items():
+            if concerned:
+                self.rows[kind].merge([pair.row], 1)
         if self.pairs is not None:
             self.pairs.append(pair)
 
@@ -310,7 +298,7 @@ class CorpusAccumulator:
         self.every_reply.merge(other.every_reply)
         self.several_replies |= other.several_replies
         for kind, rows in other.rows.items():
-            self.rows[kind].merge(rows)
+            self.rows[kind].merge(rows.first, rows.count)
         if self.pairs is not None and other.pairs is not None:
             self.pairs += other.pairs
         else:
@@ -340,37 +328,34 @@ class CorpusAccumulator:
         return result
 
     def _warn(self, result: CorpusResult, judges: str | None) -> None:
-        empty, unusable, non_latin = (self.rows[k] for k in ("empty", "unusable", "non_latin"))
-        zero_division = self.zero_division
+        rows, zero_division = self.rows, self.zero_division
         for kind, what in _UNDEFINED.items():
-            warn_undefined(what, self.rows[kind].first, zero_division, self.rows[kind].count)
-        if result.content.undefined and not empty.count:  # else those rows were named
-            what = "corpus " + " and ".join(result.content.undefined)
-            warn_undefined(what, ["all"], zero_division)
-        if unusable.count:
-            template = (
+            warn_undefined(what, rows[kind].first, zero_division, rows[kind].count)
+        if result.content.undefined and not rows["empty"].count:  # else those rows were named
+            warn_undefined(
+                "corpus " + " and ".join(result.content.undefined), ["all"], zero_division
+            )
+        in_use = f" ({judges})" if judges else ""
+        messages = {
+            "unusable": (
+                UnusableJudgementWarning,
                 f"the judges produced {result.unusable_judgements} unusable content and "
                 f"{result.unusable_theme_judgements} unusable theme judgement(s) in "
-                f"{unusable.count} row(s) (first: {{rows}}); they count as "
-                "NO MATCH / no theme and are reported as unusable_judgements"
-            )
-            warnings.warn(
-                UnusableJudgementWarning(template, unusable.first, unusable.count),
-                stacklevel=3,
-            )
-        if non_latin.count:
-            in_use = f" ({judges})" if judges else ""
-            template = (
-                f"{non_latin.count} row(s) (first: {{rows}}) have a draft or reply with more "
-                f"than {NON_LATIN_LIMIT:.0%} of its letters outside Latin script; the judges "
-                f"in use{in_use.replace('{', '{{').replace('}', '}}')} were developed and "
-                "checked on English replies: their content matches and themes for these rows "
-                "may be unreliable"
-            )
-            warnings.warn(
-                NonLatinTextWarning(template, non_latin.first, non_latin.count),
-                stacklevel=3,
-            )
+                f"{rows['unusable'].count} row(s) (first: {{rows}}); they count as "
+                "NO MATCH / no theme and are reported as unusable_judgements",
+            ),
+            "non_latin": (
+                NonLatinTextWarning,
+                f"{rows['non_latin'].count} row(s) (first: {{rows}}) have a draft or reply with "
+                f"more than {NON_LATIN_LIMIT:.0%} of its letters outside Latin script; the "
+                f"judges in use{in_use.replace('{', '{{').replace('}', '}}')} were developed "
+                "and checked on English replies: their content matches and themes for these "
+                "rows may be unreliable",
+            ),
+        }
+        for kind, (warning, template) in messages.items():
+            if rows[kind].count:
+                warnings.warn(warning(template, rows[kind].first, rows[kind].count), stacklevel=3)
 
 
 def aggregate(

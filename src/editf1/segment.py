@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import math
 import re
 import unicodedata
@@ -62,12 +63,17 @@ _CLAUSE_END = tuple(",;:，、；：")
 #: about its row, and the embedded content judge matches it on shared words only.
 NON_LATIN_LIMIT = 0.2
 
-#: Lower-cased words after which an abbreviation-final period may end a sentence.
-DEFAULT_SENTENCE_STARTERS = frozenset(
-    {"please", "then", "if", "call", "we", "you", "your", "let", "also", "our", "thank", "thanks"}
-    # imperatives that open a clinician's instruction ("...on Main St. Check your BP.")
-    | {"check", "take", "stop", "start", "keep", "continue", "avoid", "try", "schedule"}
-)
+_WORDS = {
+    name: frozenset(words)
+    for name, words in json.loads(
+        resources.files("editf1.data").joinpath("splitter_words.json").read_text("utf-8")
+    ).items()
+}
+
+#: Lower-cased words after which an abbreviation-final period may end a sentence
+#: (``data/splitter_words.json``, as the lists below): common sentence openers and the
+#: imperatives that open a clinician's instruction ("...on Main St. Check your BP.").
+DEFAULT_SENTENCE_STARTERS = _WORDS["sentence_starters"]
 
 #: Longest sentence, in words, handed on whole (rule 7): all-MiniLM-L6-v2's 254 word
 #: pieces of text hold 80 words of the clinical sets read so far.
@@ -75,27 +81,10 @@ DEFAULT_MAX_WORDS = 80
 
 #: Lower-case web and file-name suffixes (rule 5); those that are also common words
 #: (.in, .it, .me, .us, .care, .health) are left out.
-WEB_AND_FILE_SUFFIXES = frozenset(
-    {"com", "org", "net", "gov", "edu", "mil", "info", "biz", "io", "uk", "ca", "au", "nz", "eu"}
-    | {"pdf", "doc", "docx", "rtf", "txt", "csv", "xls", "xlsx", "ppt", "pptx", "htm", "html"}
-    | {"xml", "json", "zip", "jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "heic", "svg"}
-    | {"dcm", "mp3", "mp4", "mov", "wav", "js"}
-)
+WEB_AND_FILE_SUFFIXES = _WORDS["web_and_file_suffixes"]
 
 # HTML elements (rule 1): block-level ones end a line, the others are dropped
-_BLOCK_TAGS = frozenset(
-    {"address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd"}
-    | {"details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer"}
-    | {"form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr", "html", "li"}
-    | {"main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot"}
-    | {"th", "thead", "tr", "ul"}
-)
-_INLINE_TAGS = frozenset(
-    {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em"}
-    | {"font", "i", "img", "ins", "kbd", "label", "link", "mark", "meta", "o:p", "q", "s"}
-    | {"samp", "script", "small", "span", "strike", "strong", "style", "sub", "sup", "time"}
-    | {"title", "tt", "u", "var", "wbr"}
-)
+_BLOCK_TAGS, _INLINE_TAGS = _WORDS["block_tags"], _WORDS["inline_tags"]
 _ATTRIBUTES = r"""(?:\s(?:[^<>"']|"[^"]*"|'[^']*')*)?"""
 _MARKUP = re.compile(
     r"<!--.*?-->"  # comment
