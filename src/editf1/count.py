@@ -95,16 +95,10 @@ def count_content(
     judgements: Sequence[ContentJudgement],
     splitter: SentenceSplitter,
 ) -> ContentCounts:
-    """Count EM, EA and ED for one pair (Algorithm 1).
+    """Count EM, EA and ED for one pair (Algorithm 1), given ``splitter.split(prediction)``
+    and one judgement per reference sentence. What is left once spans are blanked is split
+    inside each draft sentence, so words on both sides of a span stay one sentence.
 
-    What is left once spans are blanked is split inside each draft sentence, so words on
-    both sides of a span stay one sentence and offsets stay valid.
-
-    Args:
-        prediction_sentences: ``splitter.split(prediction)``.
-        judgements: one per reference sentence.
-
-    >>> from editf1.judges.base import ContentJudgement
     >>> draft = "Rest today. Drink water. Call us."
     >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
     ...      ContentJudgement("no_match")]
@@ -129,15 +123,13 @@ def count_content(
         for sentence in prediction_sentences
         for piece in splitter.split(left[sentence.start : sentence.end])
     )
+    return _counted(judgements, deletions)
+
+
+def _counted(judgements: Sequence[ContentJudgement], deletions: tuple[Sentence, ...]):
     matches = sum(j.status == "match" for j in judgements)
     unusable = sum(j.status == "unusable" for j in judgements)
-    return ContentCounts(
-        expected_matches=matches,
-        expected_additions=len(judgements) - matches,
-        expected_deletions=len(deletions),
-        unusable=unusable,
-        deletions=deletions,
-    )
+    return ContentCounts(matches, len(judgements) - matches, len(deletions), unusable, deletions)
 
 
 def leave_out(
@@ -152,7 +144,6 @@ def leave_out(
     a match nor an addition, and what is left of a draft sentence left out is no
     deletion. Matched spans are removed from the draft as before.
 
-    >>> from editf1.judges.base import ContentJudgement
     >>> draft = "Hi Ann. Rest today. Best, Bo"
     >>> splitter = SentenceSplitter()
     >>> sentences = splitter.split(draft)
@@ -169,14 +160,7 @@ def leave_out(
         for d in counts.deletions
         if not any(s.start <= d.start and d.end <= s.end for s in outside)
     )
-    matches = sum(j.status == "match" for j in kept)
-    return ContentCounts(
-        expected_matches=matches,
-        expected_additions=len(kept) - matches,
-        expected_deletions=len(deletions),
-        unusable=sum(j.status == "unusable" for j in kept),
-        deletions=deletions,
-    )
+    return _counted(kept, deletions)
 
 
 def themes_present(
@@ -184,7 +168,6 @@ def themes_present(
 ) -> frozenset[str]:
     """The scored themes among one text's sentence labels (unusable labels count as none).
 
-    >>> from editf1.judges.base import ThemeJudgement
     >>> sorted(themes_present([ThemeJudgement("Logistics"), ThemeJudgement("Other"),
     ...                        ThemeJudgement(None)], {"Logistics", "Care coordination"}))
     ['Logistics']

@@ -1,11 +1,10 @@
-"""Input checks that name the row and the field, before any model runs: the one door.
+"""Input checks naming the row and the field, before any model runs: the one door.
 
-A public path checks its rows once, at its boundary (:func:`check_pairs` for lists of
-drafts and replies, :func:`check_rows` for ``(id, prediction, reference)`` rows; both run
-:func:`row_errors` once per row), and hands them inward as :class:`CheckedRows`, which the
-scorer does not check again. Messages name a row by ``field[i]`` (from 0) or by the file
-and line (:class:`editf1.naming.FileLine`) and describe a value by its type and size
-(:func:`describe`), never by its text.
+A public path checks its rows once, at its boundary (:func:`check_pairs`,
+:func:`check_rows`; both run :func:`row_errors` once per row), and hands them inward as
+:class:`CheckedRows`, which the scorer does not check again. Messages name a row by
+``field[i]`` (from 0) or :class:`editf1.naming.FileLine`, and a value by its type and
+size (:func:`describe`), never its text.
 """
 
 from __future__ import annotations
@@ -70,13 +69,8 @@ _KINDS = {bool: "a bool (True or False)", int: "an int", dict: "a dict"}
 
 
 def check_fraction(name: str, value, *, optional: bool = False) -> float | None:
-    """A number in [0, 1] (not a bool) as a float; ``None`` too when ``optional``.
-
-    Raises:
-        ValueError: naming the option and what was given.
-
-    >>> check_fraction("max_failed_share", 0.1)
-    0.1
+    """A number in [0, 1] (not a bool) as a float; ``None`` too when ``optional``; else
+    ValueError naming the option and what was given.
     """
     if value is None and optional:
         return None
@@ -92,13 +86,9 @@ BOOL_SPELLINGS = {"true": True, "yes": True, "1": True, "false": False, "no": Fa
 
 
 def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
-    """A judge's boolean option, read strictly (Python, ``evaluate.load`` or ``KEY=VALUE``).
-
-    Accepted: ``True`` / ``False``, the integers 1 and 0, the strings of
-    :data:`BOOL_SPELLINGS` in any case; ``None`` too when ``optional``.
-
-    Raises:
-        ValueError: naming the option and the spellings it takes.
+    """A judge's boolean option, read strictly: ``True`` / ``False``, 1 and 0, the strings of
+    :data:`BOOL_SPELLINGS` in any case; ``None`` too when ``optional``. Else ValueError
+    naming the option and the spellings it takes.
 
     >>> read_bool("allow_remote", "False"), read_bool("allow_remote", " YES ")
     (False, True)
@@ -121,18 +111,11 @@ def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
 
 
 def check_option(name: str, value, kind: type, *, minimum: int | None = None, optional=False):
-    """Check a keyword option's type: ``kind`` is ``bool`` (True or False only), ``int`` (an
-    integral non-bool, at least ``minimum``) or ``dict``; ``optional`` allows ``None``.
+    """``value`` (an integral as an ``int``) if it is a ``kind``: ``bool`` (True or False
+    only), ``int`` (an integral non-bool, at least ``minimum``) or ``dict``; ``optional``
+    allows ``None``. TypeError naming the option, the type it takes and the type given;
+    ValueError for an int below ``minimum``.
 
-    Returns:
-        ``value`` (an integral as a Python ``int``).
-
-    Raises:
-        TypeError: naming the option, the type it takes and the type given.
-        ValueError: for an int below ``minimum``.
-
-    >>> check_option("batch_size", 8, int, minimum=1)
-    8
     >>> check_option("include_other", "False", bool)
     Traceback (most recent call last):
     ...
@@ -264,13 +247,9 @@ def row_errors(
     id_field: str = "ids",
 ) -> list[str]:
     """Every problem of one row (:func:`check_id`, :func:`check_prediction`,
-    :func:`check_reference`): the one row check.
-
-    Args:
-        row: the row's number in messages, or its :class:`FileLine`.
-        seen: ids met so far -> their rows (updated).
-        reference_field: the reply's name; or one name per column where a row's replies
-            come from several columns (``reference`` is then the list of their values).
+    :func:`check_reference`): the one row check. ``row`` is its number or
+    :class:`FileLine`; ``seen`` as :func:`check_id`; ``reference_field`` may name one
+    column per reply (``reference`` is then the list of their values).
 
     >>> row_errors(2, None, "Rest.", "", {})
     ['references[2] has no word (empty, whitespace or punctuation only: str of 0 \
@@ -290,10 +269,9 @@ characters); edit-F1 needs a clinician reply to compare against']
 
 
 class CheckedRows(Sequence):
-    """``(id or None, prediction, reference)`` rows that passed the input checks: what shells
-    hand the scorer, which does not check them again. Made by :func:`check_rows` and
-    :func:`check_pairs` (or from rows checked by another route); slicing gives
-    ``CheckedRows``.
+    """``(id or None, prediction, reference)`` rows that passed the input checks (made by
+    :func:`check_rows`, :func:`check_pairs` or another checked route); the scorer does not
+    check them again.
     """
 
     __slots__ = ("_rows",)
@@ -323,16 +301,9 @@ def check_rows(
     id_field: str = "ids",
     locations: Sequence[FileLine] | None = None,
 ) -> CheckedRows:
-    """Check ``(id or None, prediction, reference)`` rows and raise once, listing every
-    problem.
-
-    Args:
-        first_row: the number of the first row in messages.
-        seen: ids met in earlier rows -> their rows, updated.
-        locations: one :class:`FileLine` per row, named instead of ``field[i]``.
-
-    Raises:
-        InputError: listing each bad row and field.
+    """Check ``(id or None, prediction, reference)`` rows, numbered from ``first_row`` (or
+    named by ``locations``, one :class:`FileLine` each); InputError listing every problem.
+    ``seen``, the field names: as :func:`row_errors`.
 
     >>> len(check_rows([("m1", "Rest.", "Rest today."), (None, "", ["Rest.", "Call."])]))
     2
@@ -366,11 +337,8 @@ def check_pairs(
     *,
     first_row: int = 0,
 ) -> CheckedRows:
-    """Check N drafts, N replies (or lists of replies) and optional N ids; raise once.
-
-    Returns:
-        :class:`CheckedRows` of ``(id or None, prediction, reference)``, numbered from
-        ``first_row``.
+    """N drafts, N replies (or lists of replies) and optional N ids, checked, as
+    :class:`CheckedRows` numbered from ``first_row``.
 
     Raises:
         TypeError: if an argument is a string or not a sequence.

@@ -105,17 +105,14 @@ def _read_text(path: str | os.PathLike) -> str:
 def read_jsonl(
     path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
 ) -> list[tuple[int, dict]]:
-    """Every object of a JSON Lines file (blank lines skipped), as ``(line, object)`` pairs.
-
-    Args:
-        fields: names every object must have.
-        named_by: field -> the option naming it in messages (``{"draft": "--prediction-field"}``).
+    """Every object of a JSON Lines file (blank lines skipped), as ``(line, object)`` pairs;
+    each must have ``fields`` (``named_by``: field -> the option naming it in messages).
 
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
         InputError: listing every line that is not a JSON object or repeats a key, and the
-            missing fields with the lines lacking them (:func:`~editf1.naming.missing_fields`).
+            missing fields (:func:`~editf1.naming.missing_fields`).
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -187,12 +184,9 @@ class TableRows(list):
 def read_csv(
     path: str | os.PathLike, fields: Sequence[str] = (), named_by: Mapping[str, str] | None = None
 ) -> TableRows:
-    """Every row of a CSV file (TSV for ``.tsv``) with a header row; blank lines skipped.
-
-    Cells may hold commas, quotes, line breaks and up to :data:`CSV_FIELD_LIMIT` characters.
-
-    Returns:
-        :class:`TableRows` of ``{column: cell}`` string dicts, in file order.
+    """Every row of a CSV file (TSV for ``.tsv``) with a header row, as :class:`TableRows`
+    of ``{column: cell}`` dicts (blank lines skipped; cells up to :data:`CSV_FIELD_LIMIT`
+    characters); ``fields``, ``named_by``: as :func:`read_jsonl`.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -252,16 +246,8 @@ def read_rows(
     input_format: str = "auto",
     named_by: Mapping[str, str] | None = None,
 ) -> TableRows:
-    """Every row of a JSONL or CSV file (:func:`read_jsonl` or :func:`read_csv`).
-
-    Args:
-        input_format: ``"auto"`` (by suffix: :func:`input_format_of`), ``"jsonl"`` or ``"csv"``.
-
-    Returns:
-        :class:`TableRows`, in file order.
-
-    Raises:
-        FileNotFoundError, ValueError, InputError: as :func:`read_jsonl` / :func:`read_csv`.
+    """Every row of a JSONL or CSV file (``input_format``: :func:`input_format_of`) as
+    :class:`TableRows`; arguments and errors as :func:`read_jsonl` / :func:`read_csv`.
     """
     if input_format_of(path, input_format) == "csv":
         return read_csv(path, fields, named_by)
@@ -296,12 +282,9 @@ def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
 
 def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool = False) -> None:
     """Check that ``path`` can be written as a file (or, with ``folder``, a folder);
-    ``"-"`` and streams (:func:`is_stream`) pass for a file.
-
-    Raises:
-        ValueError: naming ``label`` and the path, if it is a folder (a file is wanted), a
-            file (a folder is wanted) or a block device, if a folder above it is a file, or
-            if no file can be made in the nearest existing folder.
+    ``"-"`` and streams (:func:`is_stream`) pass for a file. ValueError naming ``label``
+    and the path for a folder, file or block device where it cannot be, a folder above it
+    that is a file, or a nearest existing folder where no file can be made.
     """
     if (_is_stdio(path) or is_stream(path)) and not folder:
         return
@@ -326,10 +309,8 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
 
 def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[str]:
     """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries beside
-    ``target`` that a killed earlier write left; they may hold copies of the data.
-
-    Returns:
-        Their file names, sorted.
+    ``target`` that a killed earlier write left (they may hold copies of the data); return
+    their names, sorted.
     """
     pattern = f".{glob.escape(target.name)}.*"
     try:
@@ -362,16 +343,10 @@ def _temporary_beside(target: Path, make) -> Path:
 
 @contextmanager
 def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
-    """Open ``path`` (``"-"``: standard output) for writing so that it appears only once
-    complete.
-
-    Writes go to a hidden ``.<name>.<random>.tmp`` in the same folder, fsynced and renamed
-    onto ``path`` when the block ends without an exception; on an exception it is removed
-    and ``path`` left as it was. A replaced file keeps its permission bits; a symbolic link
-    is written through; a stream (:func:`is_stream`) is written into.
-
-    Yields:
-        The open handle (UTF-8 text, or binary with ``binary``).
+    """Open ``path`` (``"-"``: standard output) for writing, UTF-8 text or ``binary``, so
+    that it appears only once complete (the module docstring); on an exception ``path`` is
+    left as it was. A replaced file keeps its permission bits; a symbolic link is written
+    through; a stream (:func:`is_stream`) is written into.
 
     Raises:
         ValueError: see :func:`check_output_path`.
@@ -429,19 +404,13 @@ def _named(error: OSError, path: str | os.PathLike) -> OSError:
 def staged_folder(
     path: str | os.PathLike, *, protect: Iterable[str | os.PathLike] = ()
 ) -> Iterator[Path]:
-    """Build a folder's new files in a hidden sibling folder, then move each entry into
+    """Yield an empty hidden sibling folder to write into, then move each entry into
     ``path`` (a file by ``os.replace``, a sub-folder as a whole); entries not written are
-    kept. On an exception nothing in ``path`` changes.
-
-    Args:
-        protect: inputs that must survive: an entry that is or holds one is not replaced.
-
-    Yields:
-        The empty temporary folder to write into.
+    kept, and on an exception nothing in ``path`` changes.
 
     Raises:
         ValueError: see :func:`check_output_path`; or, before anything is replaced, naming
-            an entry that would replace an input in ``protect``.
+            an entry that is or holds an input in ``protect``.
         OSError: from writing or moving the files.
     """
     check_output_path(path, folder=True)

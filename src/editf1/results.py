@@ -19,10 +19,8 @@ NOT_RECORDED = "not recorded (no run record)"
 
 def reproducibility_of(provenance: dict) -> str:
     """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print;
-    :data:`NOT_RECORDED` for an empty record.
-
-    Raises:
-        KeyError: naming a missing part; TypeError for parts that are not objects.
+    :data:`NOT_RECORDED` for an empty record. KeyError naming a missing part; TypeError for
+    parts that are not objects.
 
     >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
     ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
@@ -57,11 +55,12 @@ class PRF:
     f1: float
     undefined: tuple[str, ...] = ()
 
+    def as_tuple(self) -> tuple[float, float, float]:
+        return self.precision, self.recall, self.f1
+
     def to_dict(self, prefix: str = "") -> dict[str, float]:
         return {
-            f"{prefix}precision": self.precision,
-            f"{prefix}recall": self.recall,
-            f"{prefix}f1": self.f1,
+            f"{prefix}{name}": v for name, v in zip(("precision", "recall", "f1"), self.as_tuple())
         }
 
 
@@ -228,12 +227,7 @@ def _counts(result) -> dict[str, int]:
 
 
 def _mean_prf(prfs: list[PRF]) -> PRF:
-    n = len(prfs)
-    return PRF(
-        sum(p.precision for p in prfs) / n,
-        sum(p.recall for p in prfs) / n,
-        sum(p.f1 for p in prfs) / n,
-    )
+    return PRF(*(sum(values) / len(prfs) for values in zip(*(p.as_tuple() for p in prfs))))
 
 
 @dataclass(frozen=True)
