@@ -49,14 +49,10 @@ def missing_fields(
     keys: Iterable[str],
     named_by: Mapping[str, str],
 ) -> str:
-    """One message for every field missing from lines of a JSON Lines file: fields lacking
-    on the same lines named together, then the keys those lines have, never a value.
-
-    Args:
-        lacking: field -> the lines (from 1) without it.
-        n_lines: the file's lines that are not blank.
-        keys: the keys of the lines lacking a field.
-        named_by: field -> the option that names it.
+    """One message for every field missing from lines of a JSON Lines file (``lacking``:
+    field -> the lines without it, of ``n_lines`` not blank): fields lacking on the same
+    lines named together (``named_by``: field -> its option), then the ``keys`` those
+    lines have, never a value.
 
     >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
     "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"

@@ -107,22 +107,16 @@ class ScoringOptions:
     )
 
     def __post_init__(self) -> None:
-        checked = {
-            "include_other": check_option("include_other", self.include_other, bool),
-            "leave_out_other": check_option("leave_out_other", self.leave_out_other, bool),
-            "progress": check_option("progress", self.progress, bool),
-            "batch_size": check_option("batch_size", self.batch_size, int, minimum=1),
-            "theme_cache_size": check_option(
-                "theme_cache_size", self.theme_cache_size, int, minimum=1
-            ),
-            "zero_division": check_zero_division(self.zero_division),
-        }
-        for name in ("content_judge_options", "theme_judge_options"):
-            check_option(name, getattr(self, name), dict, optional=True)
+        for spec in fields(self):  # the type each annotation names, checked
+            kind = {"bool": bool, "int": int, "dict | None": dict}.get(spec.type)
+            if kind is not None:
+                value = getattr(self, spec.name)
+                minimum = 1 if kind is int else None
+                value = check_option(spec.name, value, kind, minimum=minimum, optional=kind is dict)
+                object.__setattr__(self, spec.name, value)
+        object.__setattr__(self, "zero_division", check_zero_division(self.zero_division))
         if self.leave_out_other and self.theme_judge is None:
             raise ValueError("leave_out_other needs a theme judge (its Other labels)")
-        for name, value in checked.items():
-            object.__setattr__(self, name, value)
 
 
 def option_help(name: str) -> tuple[object, str]:

@@ -148,23 +148,19 @@ class _Source:
         if "<" not in original and "&" not in original:
             return
         parts, starts, ends, position = [], [], [], 0
-        for m in _MARKUP.finditer(original):
-            replacement = _replacement(m)
-            if replacement is None:
-                continue
-            parts.append(original[position : m.start()])
-            starts.extend(range(position, m.start()))
-            ends.extend(range(position + 1, m.start() + 1))
-            parts.append(replacement)
-            starts.extend([m.start()] * len(replacement))
-            ends.extend([m.end()] * len(replacement))
-            position = m.end()
-        if not parts:
-            return
-        parts.append(original[position:])
-        starts.extend(range(position, len(original)))
-        ends.extend(range(position + 1, len(original) + 1))
-        self.plain, self.starts, self.ends = "".join(parts), starts, ends
+        replaced = ((m, _replacement(m)) for m in _MARKUP.finditer(original))
+        for m, replacement in [*((m, r) for m, r in replaced if r is not None), (None, None)]:
+            end = len(original) if m is None else m.start()
+            parts.append(original[position:end])  # text kept as written, then the replacement
+            starts.extend(range(position, end))
+            ends.extend(range(position + 1, end + 1))
+            if m is not None:
+                parts.append(replacement)
+                starts.extend([m.start()] * len(replacement))
+                ends.extend([m.end()] * len(replacement))
+                position = m.end()
+        if len(parts) > 1:
+            self.plain, self.starts, self.ends = "".join(parts), starts, ends
 
     def sentence(self, start: int, end: int) -> Sentence:
         """The sentence of plain characters ``[start, end)``, offsets into the original."""
@@ -250,15 +246,9 @@ class SentenceSplitter:
     @cached_property
     def fingerprint(self) -> str:
         """Short, stable id of this configuration, for reproducibility strings."""
-        payload = "|".join(
-            [
-                "\n".join(sorted(self.abbreviations)),
-                "\n".join(sorted(self.sentence_starters)),
-                # the rules of this version: markup, inline lists, other scripts,
-                # joined sentences, long sentences
-                f"markup,inline-lists,scripts,joined,max_words={self.max_words}",
-            ]
-        )
+        rules = f"markup,inline-lists,scripts,joined,max_words={self.max_words}"  # this version's
+        words = ("\n".join(sorted(words)) for words in (self.abbreviations, self.sentence_starters))
+        payload = "|".join([*words, rules])
         return "punkt-clinical:" + hashlib.sha256(payload.encode()).hexdigest()[:10]
 
     def split(self, text: str) -> list[Sentence]:

@@ -51,12 +51,6 @@ class Estimate:
         return dict(self.__dict__)
 
 
-def _alpha(confidence: float) -> float:
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    return (1 - confidence) / 2
-
-
 def check_n_resamples(n_resamples, confidence: float | None = None) -> int:
     """Return ``n_resamples`` if it is an integer of at least :data:`MIN_RESAMPLES` and, at
     ``confidence``, at least ``2 / (1 - confidence)`` (a resample beyond each bound).
@@ -99,16 +93,14 @@ def bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Estimate:
-    """Percentile bootstrap CI of ``statistic`` over items, resampling whole cases (§13).
+    """Percentile bootstrap CI of ``statistic`` over N items, resampling whole cases (§13).
 
     Args:
         statistic: maps an int array of item indices (with repeats) to a float; NaN where
             undefined on a resample (such resamples are left out).
-        n_items: number of items N.
         groups: the case of each item (length N); default: each item its own case.
         n_resamples: resamples B (:func:`check_n_resamples`).
-        confidence: CI level in (0, 1).
-        seed: seed of the NumPy generator.
+        confidence: CI level in (0, 1); seed: of the NumPy generator.
 
     Returns:
         :class:`Estimate` with ``value = statistic(all items)``.
@@ -120,17 +112,25 @@ def bootstrap(
     >>> bootstrap(lambda idx: 0.5, 4, n_resamples=100)
     Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
     """
-    alpha = _alpha(confidence)
+    values, quantiles = _resampled(statistic, n_items, groups, n_resamples, confidence, seed)
+    if np.isnan(values).all():
+        raise ValueError("the statistic is undefined on every bootstrap resample")
+    low, high = np.nanquantile(values, quantiles)
+    return Estimate(
+        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
+    )
+
+
+def _resampled(statistic, n_items, groups, n_resamples, confidence, seed):
+    """:func:`bootstrap_resamples`, and the quantiles of the interval at ``confidence``."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     check_n_resamples(n_resamples, confidence)
     values = bootstrap_resamples(
         statistic, n_items, groups=groups, n_resamples=n_resamples, seed=seed
     )
-    if np.isnan(values).all():
-        raise ValueError("the statistic is undefined on every bootstrap resample")
-    low, high = np.nanquantile(values, [alpha, 1 - alpha])
-    return Estimate(
-        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
-    )
+    alpha = (1 - confidence) / 2
+    return values, [alpha, 1 - alpha]
 
 
 def bootstrap_resamples(
@@ -208,21 +208,17 @@ def paired_bootstrap(
     >>> same.difference.value, same.p_value
     (0.0, 1.0)
     """
-    alpha = _alpha(confidence)
-    check_n_resamples(n_resamples, confidence)
 
     def difference(idx: np.ndarray) -> float:
         return system(idx) - baseline(idx)
 
-    values = bootstrap_resamples(
-        difference, n_items, groups=groups, n_resamples=n_resamples, seed=seed
-    )
+    values, quantiles = _resampled(difference, n_items, groups, n_resamples, confidence, seed)
     undefined = int(np.isnan(values).sum())
     if undefined:
         raise ValueError(
             f"the difference is undefined on {undefined} of {n_resamples} bootstrap resamples"
         )
-    low, high = np.quantile(values, [alpha, 1 - alpha])
+    low, high = np.quantile(values, quantiles)
     below = (1 + np.count_nonzero(values <= 0)) / (n_resamples + 1)
     above = (1 + np.count_nonzero(values >= 0)) / (n_resamples + 1)
     observed = float(difference(np.arange(n_items)))
