@@ -52,14 +52,10 @@ class UndefinedEstimateError(ValueError):
 
 @dataclass(frozen=True)
 class PPIEstimate(Estimate):
-    """A (prediction-powered) estimate with its confidence interval.
-
-    Attributes:
-        value, low, high: clipped to the estimand's range ([0, 1] for a ratio).
-        n: labelled pairs used (for a judge-only estimate: all pairs).
-        standard_error: the delta-method standard error, before clipping.
-        lam: the power-tuning weight used, in [0, 1] (0: gold labels only).
-        n_unlabelled: judge-only pairs that entered the estimate.
+    """A (prediction-powered) estimate with its confidence interval: ``value``, ``low``,
+    ``high`` clipped to the estimand's range, from ``n`` labelled pairs (a judge-only
+    estimate: all) and ``n_unlabelled`` judge-only ones, with the delta-method
+    ``standard_error`` (before clipping) and the power-tuning weight ``lam`` in [0, 1].
 
     >>> str(PPIEstimate(0.5, 0.4, 0.6, 20, standard_error=0.05, lam=0.3, n_unlabelled=80))
     '0.500 [0.400, 0.600]'
@@ -168,18 +164,15 @@ def ppi_mean(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of a mean (Angelopoulos, Duchi & Zrnic 2023, Example 6.1).
+    """PPI++ estimate and CI of a mean (Angelopoulos, Duchi & Zrnic 2023, Example 6.1), a
+    :class:`PPIEstimate` not clipped.
 
     Args:
-        gold: the n labelled items' gold values (shape (n,)).
-        judge: the judge's values of the same n items.
+        gold, judge: the n labelled items' gold values and the judge's (shape (n,)).
         judge_unlabelled: the judge's values of the m unlabelled items.
         lam: the power-tuning weight in [0, 1]; ``None`` tunes it.
         confidence: the CI's level in (0, 1).
         small_sample: Student-t interval (default); ``False``: ``ppi_py``'s normal one.
-
-    Returns:
-        :class:`PPIEstimate` (not clipped).
 
     Raises:
         ValueError: fewer than 2 labelled items, mismatched lengths, a non-finite value,
@@ -196,13 +189,9 @@ def ppi_mean(
 
 
 def ratio_columns(counts, metric: str) -> np.ndarray:
-    """The (numerator, denominator) of a precision, recall or F1 for each pair's (tp, fp, fn).
-
-    Returns:
-        An (N, 2) float array; the corpus figure is ``sum(col 0) / sum(col 1)``.
-
-    Raises:
-        ValueError: for another metric or counts not of shape (N, 3).
+    """The (numerator, denominator) of a precision, recall or F1 for each pair's (tp, fp, fn),
+    an (N, 2) float array (the corpus figure is ``sum(col 0) / sum(col 1)``); ValueError for
+    another metric or counts not of shape (N, 3).
 
     >>> ratio_columns([[2, 1, 3]], "f1").tolist()
     [[4.0, 8.0]]

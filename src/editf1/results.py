@@ -66,18 +66,13 @@ class PRF:
 
 @dataclass(frozen=True)
 class SentenceAlignment:
-    """One reference sentence and what the content judge matched it to.
-
-    Attributes:
-        reference: the sentence, offsets into the reference.
-        status: ``"match"``, ``"no_match"`` or ``"unusable"`` (counted as an addition).
-        match: the matched draft span, offsets into the draft, or ``None``.
-        score: the judge's similarity or confidence, where it has one (for a ``no_match``
-            of the embedded judge, the best probability among the spans it scored).
-        theme: the sentence's theme, or ``None`` without a theme judge.
-        judge_output: a generative judge's raw output, where there is one.
-        vetoed: for a ``no_match``, the span a veto ruled out
-            (:class:`~editf1.judges.base.VetoedSpan`), where there is one.
+    """One ``reference`` sentence (offsets into the reply) and its content judgement:
+    ``status`` ``"match"``, ``"no_match"`` or ``"unusable"`` (counted as an addition), the
+    ``match`` (the draft span, offsets into the draft) or ``None``, the judge's ``score``
+    where it has one (for the embedded judge's ``no_match``, the best probability among the
+    spans it scored), the sentence's ``theme`` (``None`` without a theme judge), a
+    generative judge's raw ``judge_output``, and for a ``no_match`` the span a veto
+    ruled out (``vetoed``, :class:`~editf1.judges.base.VetoedSpan`), where there are ones.
     """
 
     reference: Sentence
@@ -103,14 +98,10 @@ class SentenceAlignment:
 @dataclass(frozen=True)
 class ThemeCounts:
     """The theme counts of one pair over the scored themes (§3.2; Tables 5, 14 and 15), made
-    by :func:`editf1.count.count_themes`.
-
-    Attributes:
-        true_positives: themes in both texts.
-        false_positives: themes in the draft only, plus its sentences without a usable label.
-        false_negatives: themes in the reply only, plus its sentences without a usable label.
-        reference_sentences: theme -> reply sentences labelled with it.
-        matched_sentences: theme -> those of them the content judge matched.
+    by :func:`editf1.count.count_themes`: ``true_positives`` (themes in both texts),
+    ``false_positives`` / ``false_negatives`` (themes in the draft / reply only, plus its
+    sentences without a usable label), and per theme the ``reference_sentences`` labelled
+    with it and the ``matched_sentences`` among them.
     """
 
     reference_themes: frozenset[str]
@@ -232,14 +223,11 @@ def _mean_prf(prfs: list[PRF]) -> PRF:
 
 @dataclass(frozen=True)
 class ThemeScore:
-    """Corpus figures for one theme.
-
-    Attributes:
-        precision, recall, f1: "draft has theme" predicting "reply has theme" (Table 15).
-        reference_count, prediction_count: replies / drafts containing the theme.
-        reference_proportion, prediction_proportion: those over the pairs (Table 5).
-        reference_sentences: reference sentences with this theme.
-        content_recall: the share of them matched (Table 14); 1.0 when there are none.
+    """Corpus figures for one theme: ``precision``, ``recall``, ``f1`` of "draft has theme"
+    predicting "reply has theme" (Table 15); the replies and drafts containing it
+    (``reference_count``, ``prediction_count``) and their share of the pairs
+    (``*_proportion``, Table 5); its ``reference_sentences`` and the share of them matched
+    (``content_recall``, Table 14; 1.0 when there are none).
     """
 
     precision: float
@@ -258,19 +246,14 @@ class ThemeScore:
 
 @dataclass(frozen=True)
 class CorpusResult:
-    """Micro-averaged corpus scores, per-theme figures and, optionally, every pair.
-
-    Attributes:
-        content: micro precision/recall/F1 from the summed EM, EA, ED.
-        theme: micro theme scores over (pair, theme) decisions, or ``None``.
-        per_theme: :class:`ThemeScore` per scored theme.
-        provenance: the run record (:attr:`editf1.scorer.EditF1Scorer.provenance`); ``{}``
-            when unknown.
-        pairs: every :class:`PairResult`, unless they were streamed elsewhere.
-        all_references: with several replies per draft, the scores over every (draft,
-            reply) pair; else ``None``.
-        empty_predictions: drafts with no sentence.
-        gold: the :class:`editf1.gold.report.GoldReport` where scored with gold labels.
+    """Micro-averaged corpus scores: ``content`` (from the summed EM, EA, ED) and ``theme``
+    (over (pair, theme) decisions, or ``None``) precision/recall/F1, a :class:`ThemeScore`
+    ``per_theme``, the run record (``provenance``,
+    :attr:`editf1.scorer.EditF1Scorer.provenance`; ``{}`` when unknown), every
+    :class:`PairResult` unless streamed elsewhere (``pairs``), the scores over every
+    (draft, reply) pair where drafts had several replies (``all_references``), the drafts
+    with no sentence (``empty_predictions``) and, scored with gold labels, the
+    :class:`editf1.gold.report.GoldReport` (``gold``).
     """
 
     n_pairs: int

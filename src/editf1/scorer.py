@@ -58,25 +58,13 @@ def _json_ready(value):
 
 
 class EditF1Scorer:
-    """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3).
-
-    Args:
-        *args, **options: the options of :class:`~editf1.options.ScoringOptions`.
-        splitter: default :class:`~editf1.segment.SentenceSplitter`.
+    """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3), with the
+    options of :class:`~editf1.options.ScoringOptions` and a
+    :class:`~editf1.segment.SentenceSplitter` (example: :meth:`score`).
 
     Raises:
         TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
             unknown judge name (:func:`editf1.judges.load_content_judge`).
-
-    >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-    >>> result = scorer.score(
-    ...     predictions=["Rest today. Drink water. Call us."],
-    ...     references=["Rest today. Take ibuprofen."],
-    ... )
-    >>> result.expected_matches, result.expected_additions, result.expected_deletions
-    (1, 1, 2)
-    >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
-    (0.3333, 0.5, 0.4)
     """
 
     def __init__(self, *args, splitter: SentenceSplitter | None = None, **options) -> None:
@@ -169,15 +157,10 @@ class EditF1Scorer:
         keep_pairs: bool = False,
         sink: Callable[[PairResult], None] | None = None,
     ) -> CorpusResult:
-        """Score ``(id, prediction, reference)`` rows as they come: :meth:`iter_pairs`, then
-        :meth:`aggregate`.
-
-        Args:
-            total: number of rows, for the progress bar.
-            sink: called with each :class:`PairResult` in row order.
-
-        Raises:
-            InputError: for the first batch with bad rows (rows before it are scored).
+        """Score ``(id, prediction, reference)`` rows as they come (:meth:`iter_pairs`, then
+        :meth:`aggregate`); ``total`` rows for the progress bar, ``sink`` called with each
+        :class:`PairResult` in row order. InputError for the first batch with bad rows
+        (rows before it are scored).
         """
         pairs = self.iter_pairs(rows, total=total)
         return self.aggregate(pairs, keep_pairs=keep_pairs, sink=sink)
@@ -216,13 +199,9 @@ class EditF1Scorer:
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
         """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time.
-
-        Rows are checked (:func:`editf1.inputs.check_rows`) unless they are
-        :class:`~editf1.inputs.CheckedRows`. The progress bar counts pairs and advances as the
-        judges report sentences judged (:mod:`editf1.judges.progress`).
-
-        Raises:
-            InputError: naming each bad row and field of a batch.
+        Rows are checked a batch at a time (:func:`editf1.inputs.check_rows`: InputError)
+        unless :class:`~editf1.inputs.CheckedRows`. The progress bar counts pairs, advanced
+        as the judges report sentences judged (:mod:`editf1.judges.progress`).
         """
         checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)

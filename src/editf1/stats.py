@@ -53,10 +53,8 @@ class Estimate:
 
 def check_n_resamples(n_resamples, confidence: float | None = None) -> int:
     """Return ``n_resamples`` if it is an integer of at least :data:`MIN_RESAMPLES` and, at
-    ``confidence``, at least ``2 / (1 - confidence)`` (a resample beyond each bound).
-
-    Raises:
-        ValueError: naming ``n_resamples``, the value given and the minimum.
+    ``confidence``, at least ``2 / (1 - confidence)`` (a resample beyond each bound); else
+    ValueError naming the value given and the minimum.
 
     >>> check_n_resamples(2000)
     2000
@@ -197,12 +195,9 @@ def paired_bootstrap(
     ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))``, each proportion ``(1 + #) / (B + 1)`` (§16):
     p < 1 - confidence exactly when the CI excludes 0, up to the resolution of B.
 
-    Args:
-        baseline, system: statistics as for :func:`bootstrap`, defined on every resample.
-        n_items, groups, n_resamples, confidence, seed: as :func:`bootstrap`.
-
-    Raises:
-        ValueError: as :func:`bootstrap`, or if the difference is NaN on a resample.
+    ``baseline``, ``system``: statistics as for :func:`bootstrap`, defined on every
+    resample; the other arguments and errors as :func:`bootstrap` (ValueError also if the
+    difference is NaN on a resample).
 
     >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=100)
     >>> same.difference.value, same.p_value
