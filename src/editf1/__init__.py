@@ -74,8 +74,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
     """Score drafts against clinician replies in one call: content and theme edit-F1.
 
     Args:
-        predictions: N drafts (strings; may be empty).
-        references: N clinician replies, or lists of replies to the same message.
+        predictions, references: as :meth:`EditF1Scorer.score`.
         **options: ``ids`` and ``keep_pairs`` (:meth:`EditF1Scorer.score`); ``gold``:
             clinicians' labels of a uniform sample of the pairs (:mod:`editf1.gold.labels`),
             adding ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); the rest
@@ -83,8 +82,7 @@ def score(*, predictions, references, **options) -> CorpusResult:
             options (:func:`editf1.clear_caches` forgets them).
 
     Returns:
-        A :class:`CorpusResult`: micro-averaged precision, recall and F1 in [0, 1], theme
-        scores, counts and every pair's alignment.
+        A :class:`CorpusResult` (micro-averaged scores in [0, 1], every pair's alignment).
 
     Raises:
         TypeError: for an unknown option, an option of the wrong type, or inputs that are

@@ -181,16 +181,11 @@ def count_themes(
     matched: Sequence[bool],
     themes_scored: Collection[str],
 ) -> ThemeCounts:
-    """Theme counts of one pair (§3.2): true positives (themes in both), false positives
-    (draft only), false negatives (reply only), and each theme's reply sentences with
-    those matched (Table 14).
-
-    A ``None`` label (unusable) counts as a theme the other text lacks, so it never makes
-    a pair score better; it belongs to no theme in per-theme figures.
-
-    Args:
-        matched: for each reply sentence, whether the content judge matched it.
-        themes_scored: the 8 clinical themes, or all 9 with Other.
+    """Theme counts of one pair over ``themes_scored`` (§3.2): true positives (themes in
+    both), false positives (draft only), false negatives (reply only), and each theme's
+    reply sentences with those ``matched`` by the content judge (Table 14). A ``None``
+    label (unusable) counts as a theme the other text lacks, so it never makes a pair
+    score better; it belongs to no theme in per-theme figures.
 
     >>> c = count_themes(
     ...     ["Logistics", "Care coordination", "Other"],

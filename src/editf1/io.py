@@ -328,16 +328,15 @@ def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[
     return names
 
 
-def _temporary_beside(target: Path, make) -> Path:
-    """A new hidden name beside ``target``, created by ``make(path)``."""
+def _temporary_beside(target: Path, make) -> tuple[Path, object]:
+    """A new hidden name beside ``target``, and what ``make(path)`` returned creating it."""
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
-            make(candidate)
+            return candidate, make(candidate)
         except FileExistsError:
             continue
-        return candidate
     raise FileExistsError(f"no free temporary name beside {target}")
 
 
@@ -366,21 +365,17 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
     check_output_path(path)
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    descriptor = None
-
-    def make(candidate: Path) -> None:
-        nonlocal descriptor
-        descriptor = os.open(candidate, flags, 0o666)
-
-    try:
-        temporary = _temporary_beside(target, make)
+    try:  # mode "x": a new file; the with-block below closes it
+        temporary, handle = _temporary_beside(
+            target,
+            lambda name: open(name, mode.replace("w", "x"), encoding=encoding),  # noqa: SIM115
+        )
     except OSError as error:  # named by the user's path, not the hidden temporary one
         raise OSError(error.errno, error.strerror, os.fspath(path)) from None
     try:
         if target.exists():
             os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
-        with os.fdopen(descriptor, mode, encoding=encoding) as handle:
+        with handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -416,7 +411,7 @@ def staged_folder(
     check_output_path(path, folder=True)
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
-    stage = _temporary_beside(target, os.mkdir)
+    stage, _ = _temporary_beside(target, os.mkdir)
     try:
         yield stage
         entries = sorted(stage.iterdir())
@@ -429,7 +424,7 @@ def staged_folder(
         for entry in entries:
             destination = target / entry.name
             if entry.is_dir() and destination.is_dir():
-                old = _temporary_beside(destination, destination.rename)
+                old, _ = _temporary_beside(destination, destination.rename)
                 try:
                     os.replace(entry, destination)
                 except OSError:

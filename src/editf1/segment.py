@@ -198,16 +198,10 @@ def plain_text(text: str) -> str:
 
 
 class SentenceSplitter:
-    """Split a clinical reply into sentences with character offsets (the module's rules).
-
-    Args:
-        abbreviations: lower-case abbreviations without their final period; default the
-            shipped clinical list.
-        sentence_starters: words that may start a sentence after an abbreviation.
-        max_words: longest sentence in words, an int >= 1.
-
-    Raises:
-        ValueError: if ``max_words < 1``.
+    """Split a clinical reply into sentences with character offsets (the module's rules),
+    given lower-case ``abbreviations`` without their final period (default: the shipped
+    list), the ``sentence_starters`` that may follow one, and ``max_words``, an int >= 1
+    (ValueError otherwise).
 
     Example:
         >>> splitter = SentenceSplitter()
