@@ -268,24 +268,15 @@ characters); edit-F1 needs a clinician reply to compare against']
     ]
 
 
-class CheckedRows(Sequence):
+class CheckedRows(tuple):
     """``(id or None, prediction, reference)`` rows that passed the input checks (made by
     :func:`check_rows`, :func:`check_pairs` or another checked route); the scorer does not
     check them again.
     """
 
-    __slots__ = ("_rows",)
-
-    def __init__(self, rows: Iterable[Row]) -> None:
-        self._rows = list(rows)
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return CheckedRows(self._rows[index])
-        return self._rows[index]
+    def __getitem__(self, index):  # a slice is CheckedRows too
+        item = super().__getitem__(index)
+        return CheckedRows(item) if isinstance(index, slice) else item
 
     def __repr__(self) -> str:  # never the rows' text
         return f"CheckedRows(<{len(self)} rows>)"

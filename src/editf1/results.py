@@ -167,9 +167,8 @@ class PairResult:
     @property
     def theme_mean(self) -> PRF | None:
         """:attr:`mean` for theme scores; ``None`` with one reply or no themes."""
-        if not self.per_reference or self.theme is None:
-            return None
-        return _mean_prf([p.theme for p in self.per_reference])
+        themed = self.per_reference and self.theme is not None
+        return _mean_prf([p.theme for p in self.per_reference]) if themed else None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: scores, counts, alignment, deletions, themes, and with several
@@ -209,12 +208,11 @@ class PairResult:
         return out
 
 
+_COUNTS = ("expected_matches", "expected_additions", "expected_deletions")
+
+
 def _counts(result) -> dict[str, int]:
-    return {
-        "expected_matches": result.expected_matches,
-        "expected_additions": result.expected_additions,
-        "expected_deletions": result.expected_deletions,
-    }
+    return {name: getattr(result, name) for name in _COUNTS}
 
 
 def _mean_prf(prfs: list[PRF]) -> PRF:
