@@ -49,6 +49,7 @@ _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)]|[a-zA-Z][.)](?=\s)|[-*•·▪‣�
 _NUMBER_MARKER = re.compile(r"\d{1,3}[.)](?:\s+|$)")
 _INLINE_NUMBER = re.compile(r"(?<!\S)(\d{1,3})[.)](?=\s+\S)")
 _WORD = re.compile(r"[^\W_]")
+_NON_BLANK = re.compile(r"\S(?:.*\S)?", re.DOTALL)
 _SCRIPT_END = re.compile(r"[。｡！？؟۔।॥]+[\"'”’」』）)\]]*")
 _JOINED = re.compile(r"(?<![\s.!?])[.!?]+(?=[^\W\d_])")
 _WORD_BEFORE = re.compile(r"\w(?:[\w.]*\w)?$")
@@ -280,12 +281,8 @@ class SentenceSplitter:
         cuts += [(m.end(), m.end()) for m in _JOINED.finditer(line) if self._joined(line, m)]
         blocks, position = [], 0
         for start, end in [*sorted(cuts), (len(line), len(line))]:
-            if start >= position:
-                part = line[position:start]
-                stripped = part.strip()
-                if stripped:
-                    first = position + len(part) - len(part.lstrip())
-                    blocks.append((first, first + len(stripped)))
+            if start >= position and (text := _NON_BLANK.search(line, position, start)):
+                blocks.append(text.span())
             position = max(position, end)
         return blocks
 
@@ -311,9 +308,9 @@ class SentenceSplitter:
     def _joined(self, line: str, mark: re.Match) -> bool:
         """Whether the ".", "!" or "?" run ``mark`` ends a sentence (rule 5)."""
         before, after = line[: mark.start()], line[mark.end() :]
-        if not before or not after[0].isupper():
-            return False
-        if not (before[-1].isalpha() or before[-1] in ")]\"'”’"):
+        if not (
+            before and after[0].isupper() and (before[-1].isalpha() or before[-1] in ")]\"'”’")
+        ):
             return False
         token_start = len(before) - len(before.split()[-1]) if before.split() else 0
         token = line[token_start:].split(maxsplit=1)[0].strip(_TOKEN_EDGE)
