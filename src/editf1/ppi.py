@@ -77,23 +77,17 @@ def _as_matrix(values, name: str, k: int) -> np.ndarray:
     return array
 
 
-def _inputs(gold, judge, judge_unlabelled, k: int) -> tuple[np.ndarray, ...]:
-    named = (("gold", gold), ("judge", judge), ("judge_unlabelled", judge_unlabelled))
-    return tuple(_as_matrix(values, name, k) for name, values in named)
+#: An estimand ``theta = h(E[Y])``: the columns of ``Y``, ``h``, its gradient, its range.
+Estimand = tuple[int, Callable, Callable, tuple[float, float]]
 
 
 def _smooth(
-    gold: np.ndarray,
-    judge: np.ndarray,
-    judge_unlabelled: np.ndarray,
-    h: Callable[[np.ndarray], float],
-    gradient: Callable[[np.ndarray], np.ndarray],
-    lam: float | None,
-    confidence: float,
-    bounds: tuple[float, float],
-    small_sample: bool,
+    estimand: Estimand, gold, judge, judge_unlabelled, lam, confidence, small_sample
 ) -> PPIEstimate:
     """PPI++ for ``theta = h(E[Y])`` (the module docstring)."""
+    k, h, gradient, bounds = estimand
+    named = {"gold": gold, "judge": judge, "judge_unlabelled": judge_unlabelled}
+    gold, judge, judge_unlabelled = (_as_matrix(v, name, k) for name, v in named.items())
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     n, m = len(gold), len(judge_unlabelled)
@@ -151,8 +145,10 @@ def _ratio(mu: np.ndarray, what: str = "the ratio") -> float:
 
 
 def _ratio_gradient(mu: np.ndarray) -> np.ndarray:
-    theta = _ratio(mu)
-    return np.array([1.0, -theta]) / mu[1]
+    return np.array([1.0, -_ratio(mu)]) / mu[1]
+
+
+_RATIO: Estimand = (2, _ratio, _ratio_gradient, (0.0, 1.0))
 
 
 def ppi_mean(
@@ -183,9 +179,8 @@ def ppi_mean(
     >>> round(ppi_mean([1, 0, 1], [1, 1, 1], [0, 1], lam=1).value, 4)
     0.1667
     """
-    y, f, u = _inputs(gold, judge, judge_unlabelled, 1)
-    mean, gradient = (lambda mu: float(mu[0])), (lambda mu: np.ones(1))
-    return _smooth(y, f, u, mean, gradient, lam, confidence, (-np.inf, np.inf), small_sample)
+    mean = (1, lambda mu: float(mu[0]), lambda mu: np.ones(1), (-np.inf, np.inf))
+    return _smooth(mean, gold, judge, judge_unlabelled, lam, confidence, small_sample)
 
 
 def ratio_columns(counts, metric: str) -> np.ndarray:
@@ -231,8 +226,7 @@ def ppi_ratio(
     >>> ppi_ratio([[1, 2], [0, 2]], [[1, 2], [1, 2]], [[0, 2], [1, 2]], lam=1).value
     0.0
     """
-    y, f, u = _inputs(gold, judge, judge_unlabelled, 2)
-    return _smooth(y, f, u, _ratio, _ratio_gradient, lam, confidence, (0.0, 1.0), small_sample)
+    return _smooth(_RATIO, gold, judge, judge_unlabelled, lam, confidence, small_sample)
 
 
 def classical_ratio(values, *, confidence: float = 0.95, small_sample: bool = True) -> PPIEstimate:
@@ -244,7 +238,7 @@ def classical_ratio(values, *, confidence: float = 0.95, small_sample: bool = Tr
     (0.5, 0.0)
     """
     y = _as_matrix(values, "values", 2)
-    return _smooth(y, y, y[:0], _ratio, _ratio_gradient, 0.0, confidence, (0.0, 1.0), small_sample)
+    return _smooth(_RATIO, y, y, y[:0], 0.0, confidence, small_sample)
 
 
 def _difference(mu: np.ndarray) -> float:
@@ -279,7 +273,5 @@ def ppi_ratio_difference(
     ...                      [[1, 2, 0, 2]], lam=0).value
     0.25
     """
-    y, f, u = _inputs(gold, judge, judge_unlabelled, 4)
-    return _smooth(
-        y, f, u, _difference, _difference_gradient, lam, confidence, (-1.0, 1.0), small_sample
-    )
+    difference = (4, _difference, _difference_gradient, (-1.0, 1.0))
+    return _smooth(difference, gold, judge, judge_unlabelled, lam, confidence, small_sample)
