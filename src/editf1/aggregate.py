@@ -243,12 +243,8 @@ _UNDEFINED = {
 
 class CorpusAccumulator:
     """Sums streamed :class:`~editf1.results.PairResult` objects into a corpus result; memory
-    does not grow with the pairs unless ``keep_pairs``.
-
-    Args:
-        themes_scored: themes counted (8 clinical, or 9 with Other).
-        zero_division: see the module Notes.
-        keep_pairs: keep every pair for :attr:`CorpusResult.pairs`.
+    does not grow with the pairs unless ``keep_pairs`` (kept for :attr:`CorpusResult.pairs`).
+    ``themes_scored``: 8 clinical, or 9 with Other; ``zero_division``: the module Notes.
     """
 
     def __init__(self, themes_scored, zero_division: ZeroDivision = "warn", keep_pairs=True):
@@ -308,15 +304,9 @@ class CorpusAccumulator:
         self, provenance: dict | None = None, *, judges: str | None = None, warn: bool = True
     ) -> CorpusResult:
         """The :class:`~editf1.results.CorpusResult` so far (``all_references`` where a draft had
-        several replies).
-
-        Args:
-            provenance: the run record, carried into the result.
-            judges: names the judges in the warning about text outside Latin script.
-            warn: issue the warnings, each once (``False`` on non-main processes).
-
-        Raises:
-            ValueError: if no pair was added.
+        several replies), carrying the run record ``provenance``; ``warn`` issues the warnings,
+        each once (``False`` on non-main processes), naming the ``judges`` in the one about
+        text outside Latin script. ValueError if no pair was added.
         """
         provenance = provenance or {}
         result = self.counts.result(provenance, self.zero_division, self.pairs)
@@ -371,18 +361,10 @@ def aggregate(
 ) -> CorpusResult:
     """Judged pairs → the corpus result and its warnings: step 4 of the pipeline.
 
-    Args:
-        pairs: judged pairs in input order (warnings name their ``row``).
-        themes_scored: the themes of the theme scores.
-        provenance, judges, warn: as :meth:`CorpusAccumulator.result`.
-        keep_pairs: keep every pair in the result.
-        sink: called with each pair, in order.
-
-    Returns:
-        :class:`~editf1.results.CorpusResult`, scores in [0, 1].
-
-    Raises:
-        ValueError: for no pairs, or a bad ``zero_division``.
+    ``pairs``: judged pairs in input order (warnings name their ``row``), each handed to
+    ``sink`` in turn; the other arguments as :class:`CorpusAccumulator` and its
+    :meth:`~CorpusAccumulator.result` (a :class:`~editf1.results.CorpusResult`, scores in
+    [0, 1]). ValueError for no pairs, or a bad ``zero_division``.
 
     Example (by hand: EM 1+1, ED 2+0, EA 1+0):
         >>> from editf1.scorer import EditF1Scorer

@@ -65,10 +65,7 @@ def _name(path: str | os.PathLike) -> str:
 
 def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
     """``"jsonl"`` or ``"csv"``: ``input_format``, or with ``"auto"`` the one the suffix names
-    (JSON Lines for ``-``).
-
-    Raises:
-        ValueError: for an unknown ``input_format`` or a suffix that names no format.
+    (JSON Lines for ``-``); ValueError for another format or a suffix that names none.
     """
     if input_format != "auto":
         if input_format not in FORMATS:

@@ -20,10 +20,7 @@ ZeroDivision = Literal["warn"] | float
 
 
 def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
-    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0.
-
-    Raises:
-        ValueError: for any other value.
+    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0; else ValueError.
 
     >>> check_zero_division(1), check_zero_division("warn")
     (1, 'warn')
@@ -37,12 +34,9 @@ def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
 
 @dataclass(frozen=True)
 class ScoringOptions:
-    """How pairs are scored (Seegmiller et al., arXiv 2601.11344, §3).
-
-    Raises:
-        TypeError: for an option of the wrong type (:func:`editf1.inputs.check_option`).
-        ValueError: for a bad ``zero_division``, a size below 1, or ``leave_out_other``
-            without a theme judge.
+    """How pairs are scored (Seegmiller et al., arXiv 2601.11344, §3). TypeError for an
+    option of the wrong type (:func:`editf1.inputs.check_option`); ValueError for a bad
+    ``zero_division``, a size below 1, or ``leave_out_other`` without a theme judge.
 
     >>> ScoringOptions("exact", None, zero_division=0.0).batch_size
     128

@@ -212,14 +212,9 @@ def ppi_ratio(
 ) -> PPIEstimate:
     """PPI++ estimate and CI of ``E[a] / E[b]``, clipped to [0, 1].
 
-    Args:
-        gold, judge: (n, 2) (a, b) of the labelled pairs (e.g. :func:`ratio_columns`).
-        judge_unlabelled: (m, 2) the judge's (a, b) of the unlabelled pairs.
-        lam, confidence, small_sample: as :func:`ppi_mean` (``lam=0``: gold labels alone).
-
-    Raises:
-        UndefinedEstimateError: if the estimated mean denominator is <= 0.
-        ValueError: as :func:`ppi_mean`.
+    ``gold``, ``judge``: (n, 2) (a, b) of the labelled pairs (e.g. :func:`ratio_columns`),
+    ``judge_unlabelled``: (m, 2); the options and ValueError as :func:`ppi_mean` (``lam=0``:
+    gold labels alone); UndefinedEstimateError if the estimated mean denominator is <= 0.
 
     By hand (lam = 1): mean a = 0.5 + (0.5 - 1) = 0, so 0 / 2 = 0.
 
@@ -261,13 +256,9 @@ def ppi_ratio_difference(
     """PPI++ estimate and CI of ``E[a1]/E[b1] - E[a2]/E[b2]`` (a system's ratio minus a
     baseline's on the same pairs), clipped to [-1, 1].
 
-    Args:
-        gold, judge: (n, 4) per labelled pair: the system's (a, b), then the baseline's.
-        judge_unlabelled: (m, 4).
-        lam, confidence, small_sample: as :func:`ppi_ratio` (one ``lam`` for both).
-
-    Raises:
-        UndefinedEstimateError, ValueError: as :func:`ppi_ratio`.
+    ``gold``, ``judge``: (n, 4) per labelled pair, the system's (a, b) then the baseline's;
+    ``judge_unlabelled``: (m, 4); the options (one ``lam`` for both) and errors as
+    :func:`ppi_ratio`.
 
     >>> ppi_ratio_difference([[1, 2, 0, 2], [1, 2, 1, 2]], [[1, 2, 0, 2]] * 2,
     ...                      [[1, 2, 0, 2]], lam=0).value

@@ -91,7 +91,8 @@ def bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Estimate:
-    """Percentile bootstrap CI of ``statistic`` over N items, resampling whole cases (§13).
+    """Percentile bootstrap CI of ``statistic`` over N items, resampling whole cases (§13):
+    an :class:`Estimate` with ``value = statistic(all items)``.
 
     Args:
         statistic: maps an int array of item indices (with repeats) to a float; NaN where
@@ -99,9 +100,6 @@ def bootstrap(
         groups: the case of each item (length N); default: each item its own case.
         n_resamples: resamples B (:func:`check_n_resamples`).
         confidence: CI level in (0, 1); seed: of the NumPy generator.
-
-    Returns:
-        :class:`Estimate` with ``value = statistic(all items)``.
 
     Raises:
         ValueError: for no items, ``groups`` of the wrong length, too few resamples,
