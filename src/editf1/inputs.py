@@ -41,10 +41,6 @@ class InputError(ValueError):
         )
 
 
-def _count(n: int, unit: str) -> str:
-    return f"{n} {unit}" + ("" if n == 1 else "s")
-
-
 def describe(value) -> str:
     """A value's type and size, never its content.
 
@@ -53,16 +49,12 @@ def describe(value) -> str:
     >>> describe(7), describe(None), describe({"a": 1}), describe(x for x in "ab")
     ('int', 'None', 'dict of 1 item', 'generator')
     """
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    if isinstance(value, str):
-        return f"{name} of {_count(len(value), 'character')}"
-    if isinstance(value, (bytes, bytearray)):
-        return f"{name} of {_count(len(value), 'byte')}"
-    if isinstance(value, Sized):
-        return f"{name} of {_count(len(value), 'item')}"
-    return name
+    name = "None" if value is None else type(value).__name__
+    if not isinstance(value, Sized):
+        return name
+    units = ((str, "character"), ((bytes, bytearray), "byte"), (object, "item"))
+    unit = next(unit for kind, unit in units if isinstance(value, kind))
+    return f"{name} of {len(value)} {unit}{'' if len(value) == 1 else 's'}"
 
 
 _KINDS = {bool: "a bool (True or False)", int: "an int", dict: "a dict"}
@@ -159,11 +151,7 @@ def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
     >>> check_prediction(3, None), check_prediction(4, 2.5)
     (['predictions[3] must be a string, got None'], ['predictions[4] must be a string, got float'])
     """
-    if not isinstance(prediction, str):
-        return [f"{field_at(field, row)} must be a string, got {describe(prediction)}"]
-    if problem := unicode_problem(prediction):
-        return [f"{field_at(field, row)} {problem}"]
-    return []
+    return _check_reply(row, prediction, field, words=False)
 
 
 def check_reference(row, reference, field: str = "references") -> list[str]:
@@ -181,13 +169,13 @@ character); edit-F1 needs a clinician reply to compare against']
     return _check_reply(row, reference, field)
 
 
-def _check_reply(row, reference, field: str, item: int | None = None) -> list[str]:
+def _check_reply(row, reference, field: str, item: int | None = None, words=True) -> list[str]:
     at = field_at(field, row, item)
     if not isinstance(reference, str):
         return [f"{at} must be a string, got {describe(reference)}"]
     if problem := unicode_problem(reference):
         return [f"{at} {problem}"]
-    if not has_word(reference):
+    if words and not has_word(reference):
         return [
             f"{at} has no word (empty, whitespace or punctuation only: "
             f"{describe(reference)}); edit-F1 needs a clinician reply to compare against"
