@@ -35,9 +35,7 @@ def reproducibility_of(provenance: dict) -> str:
         [
             f"content:{provenance['content_judge']['fingerprint']}",
             f"theme:{'none' if theme is None else theme['fingerprint']}",
-            f"splitter:{options['splitter']}",
-            f"include_other:{options['include_other']}",
-            f"zero_division:{options['zero_division']}",
+            *(f"{name}:{options[name]}" for name in ("splitter", "include_other", "zero_division")),
             *(["leave_out_other:True"] if options.get("leave_out_other") else []),
             *(f"{name}:{v}" for name, v in provenance["versions"].items()),
         ]
