@@ -15,10 +15,10 @@ labelling alone. The interval is clipped to the estimand's range.
 
 By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
 freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` is the
-larger of the labelled pairs' own and the one with the judge's part from all pairs
-(:func:`_pooled_spread`), which guards against a small sample that misses the rare
-pairs holding most errors. ``small_sample=False`` is PPI++'s normal interval as
-``ppi_py`` computes it. On the team's fully labelled pairs
+larger of the labelled pairs' own and ``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 -
+lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over all pairs, which guards against a
+small sample that misses the rare pairs holding most errors. ``small_sample=False`` is
+PPI++'s normal interval as ``ppi_py`` computes it. On the team's fully labelled pairs
 (``benchmarks/ppi_simulation.py``, 1,000 draws per n) that normal interval covered
 OncQA's all-gold F1 in 93.4% of draws with 20 labelled pairs and ExpertQA's recall (most
 pairs perfect, a few carrying the errors) in 73.8%; the default covered every set,
@@ -116,8 +116,10 @@ def _smooth(
     ddof = int(small_sample)
     psi, phi, phi_unlabelled = gold @ g, judge @ g, judge_unlabelled @ g
     spread = float(np.var(psi - lam * phi, ddof=ddof))
-    if small_sample and m and lam:
-        spread = max(spread, _pooled_spread(psi, phi, phi_unlabelled, lam))
+    if small_sample and m and lam:  # the pooled variance of the module docstring
+        error, every_phi = psi - phi, np.concatenate([phi, phi_unlabelled])
+        pooled = float(np.var(error, ddof=1)) + (1 - lam) ** 2 * float(np.var(every_phi, ddof=1))
+        spread = max(spread, pooled + 2 * (1 - lam) * float(np.cov(error, phi)[0, 1]))
     variance = spread / n
     if lam and m > ddof:
         variance += lam**2 * float(np.var(judge_unlabelled @ g, ddof=ddof)) / m
@@ -127,15 +129,6 @@ def _smooth(
     value, low, high = (float(x) for x in np.clip([theta, theta - q * se, theta + q * se], *bounds))
     n_unlabelled = m if lam else 0
     return PPIEstimate(value, low, high, n, confidence, se, float(lam), n_unlabelled)
-
-
-def _pooled_spread(psi, phi, phi_unlabelled, lam: float) -> float:
-    """``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 - lam) Cov(psi - phi, phi)``, with
-    ``Var(phi)`` over all pairs."""
-    error = psi - phi
-    spread = float(np.var(error, ddof=1))
-    spread += (1 - lam) ** 2 * float(np.var(np.concatenate([phi, phi_unlabelled]), ddof=1))
-    return spread + 2 * (1 - lam) * float(np.cov(error, phi)[0, 1])
 
 
 def _ratio(mu: np.ndarray, what: str = "the ratio") -> float:

@@ -23,7 +23,6 @@ from editf1.count import claim_copies, count_content, count_themes, leave_out
 from editf1.inputs import CheckedRows, Row, check_pairs, check_rows
 from editf1.judges import (
     JudgeRequest,
-    ThemeJudgement,
     load_content_judge,
     load_theme_judge,
 )
@@ -231,8 +230,13 @@ class EditF1Scorer:
         progress = None if bar is None else _BatchProgress(bar, owners, requests)
         with reporting(progress and progress.content):
             judgements = judge_content(self.content_judge, requests)
+        texts = (
+            s.text for r in requests for s in (*r.reference_sentences, *r.prediction_sentences)
+        )
         with reporting(progress and progress.themes):
-            themes = self._themes(requests)
+            themes = (
+                {} if self.theme_judge is None else self.theme_cache.labels(self.theme_judge, texts)
+            )
         grouped: list[list[PairResult]] = [[] for _ in batch]
         for b, request, pair_judgements in zip(owners, requests, judgements):
             row, (row_id, _, _) = batch[b]
@@ -241,14 +245,6 @@ class EditF1Scorer:
             _best_of(group) if isinstance(reference, (list, tuple)) else group[0]
             for (_, (_, _, reference)), group in zip(batch, grouped)
         ]
-
-    def _themes(self, requests: list[JudgeRequest]) -> dict[str, ThemeJudgement]:
-        if self.theme_judge is None:
-            return {}
-        texts = (
-            s.text for r in requests for s in (*r.reference_sentences, *r.prediction_sentences)
-        )
-        return self.theme_cache.labels(self.theme_judge, texts)
 
     def _pair_result(self, row, row_id, request, judgements, themes) -> PairResult:
         judgements = claim_copies(request.prediction, judgements)
