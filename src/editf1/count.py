@@ -9,7 +9,6 @@ scored themes in the draft predicts the set in the reply (:func:`count_themes`).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -45,12 +44,12 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
     >>> [(j.span.start, j.span.end) for j in claim_copies(draft, [call, call, call])]
     [(0, 8), (21, 29), (0, 8)]
     """
-    claimed = _Claimed()
+    claimed = bytearray(len(prediction))  # 1 where a matched span claimed the character
     searched: dict[str, int] = {}  # where the search for a copy of these words resumes
     out = []
     for judgement in judgements:
         span = judgement.span
-        if span is not None and claimed.overlaps(span.start, span.end):
+        if span is not None and claimed.find(1, span.start, span.end) >= 0:
             written = prediction[span.start : span.end]
             start = prediction.find(written, searched.get(written, 0)) if written else -1
             while start >= 0:
@@ -58,35 +57,17 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
                 bounded = not (start and prediction[start - 1].isalnum()) and not (
                     end < len(prediction) and prediction[end].isalnum()
                 )
-                if bounded and not claimed.overlaps(start, end):
+                if bounded and claimed.find(1, start, end) < 0:
                     judgement = replace(judgement, span=Sentence(span.text, start, end))
                     break
                 start = prediction.find(written, start + 1)
             # copies passed over stay unusable (claims only grow): never look at them again
             searched[written] = len(prediction) if start < 0 else start + 1
         if judgement.span is not None:
-            claimed.add(judgement.span.start, judgement.span.end)
+            start, end = judgement.span.start, judgement.span.end
+            claimed[start:end] = b"\x01" * len(claimed[start:end])
         out.append(judgement)
     return out
-
-
-class _Claimed:
-    """The draft's claimed characters as sorted disjoint intervals (bisection keeps it linear)."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def overlaps(self, start: int, end: int) -> bool:
-        i = bisect_left(self.starts, end) - 1  # the last interval starting before ``end``
-        return i >= 0 and self.ends[i] > start
-
-    def add(self, start: int, end: int) -> None:
-        """Claim characters ``start:end``, merged with the intervals they touch."""
-        i, j = bisect_left(self.ends, start), bisect_right(self.starts, end)
-        if i < j:
-            start, end = min(start, self.starts[i]), max(end, self.ends[j - 1])
-        self.starts[i:j], self.ends[i:j] = [start], [end]
 
 
 def count_content(
