@@ -9,6 +9,7 @@ scored themes in the draft predicts the set in the reply (:func:`count_themes`).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
@@ -90,13 +91,9 @@ def count_content(
     >>> [d.text for d in c.deletions]
     ['Drink water.', 'Call us.']
     """
-    chars = list(prediction)
-    for judgement in judgements:
-        if judgement.span is not None:
-            for i in range(judgement.span.start, judgement.span.end):
-                if not chars[i].isspace():
-                    chars[i] = " "
-    left = "".join(chars)
+    left = prediction  # the draft with every matched span blanked
+    for s in (j.span for j in judgements if j.span is not None):
+        left = left[: s.start] + re.sub(r"\S", " ", left[s.start : s.end]) + left[s.end :]
     deletions = tuple(
         Sentence(
             " ".join(piece.text.split()), sentence.start + piece.start, sentence.start + piece.end
