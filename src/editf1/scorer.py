@@ -70,10 +70,9 @@ class EditF1Scorer:
         self.options = o = ScoringOptions(*args, **options)
         self.zero_division = o.zero_division
         self.content_judge = load_content_judge(o.content_judge, o.content_judge_options)
+        theme = o.theme_judge
         self.theme_judge = (
-            None
-            if o.theme_judge is None
-            else load_theme_judge(o.theme_judge, o.theme_judge_options)
+            theme if theme is None else load_theme_judge(theme, o.theme_judge_options)
         )
         self.splitter = splitter or SentenceSplitter()
         self.themes_scored = THEMES if o.include_other else CLINICAL_THEMES
@@ -219,14 +218,11 @@ class EditF1Scorer:
         # one request per (row, reply): a row with K replies gives K requests
         owners, requests = [], []
         for b, (_, (_, prediction, reference)) in enumerate(batch):
-            prediction_sentences = tuple(self.splitter.split(prediction))
+            predicted = tuple(self.splitter.split(prediction))
             for reply in reference if isinstance(reference, (list, tuple)) else (reference,):
                 owners.append(b)
-                requests.append(
-                    JudgeRequest(
-                        tuple(self.splitter.split(reply)), prediction, prediction_sentences
-                    )
-                )
+                replied = tuple(self.splitter.split(reply))
+                requests.append(JudgeRequest(replied, prediction, predicted))
         progress = None if bar is None else _BatchProgress(bar, owners, requests)
         with reporting(progress and progress.content):
             judgements = judge_content(self.content_judge, requests)
