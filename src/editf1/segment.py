@@ -116,10 +116,8 @@ def non_latin_share(text: str) -> float:
     (0.444, 0.0)
     """
     letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return 0.0
     other = sum("LATIN" not in unicodedata.name(c, "") for c in letters)
-    return other / len(letters)
+    return other / len(letters) if letters else 0.0
 
 
 @dataclass(frozen=True)
