@@ -948,7 +948,7 @@ def test_syppm_names_the_collection_the_paper_releases_it_in(capsys):
     assert SYPPM_COLLECTION == (
         "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
     )
-    assert SYPPM_COLLECTION in builder_class("syppm").SOURCE_NOTE
+    assert SYPPM_COLLECTION in builder_class("syppm").card_prose()["source"]
     assert SYPPM_COLLECTION in (DATASETS / "syppm" / "README.md").read_text(encoding="utf-8")
     assert main(["export-dataset", "--help"]) == 0
     help_text = "".join(capsys.readouterr().out.split())

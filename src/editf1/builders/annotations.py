@@ -21,7 +21,7 @@ from typing import ClassVar
 from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
-from editf1.citation import PAPER_CITATION, PAPER_URL
+from editf1.citation import PAPER_URL
 from editf1.inputs import describe
 from editf1.themes import THEMES
 
@@ -130,26 +130,9 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
-    DESCRIPTION = (
-        "For a sentence of a clinician's reply and an LLM draft, each annotator's "
-        "verbatim span of the draft that says the same thing, or NO MATCH: the content "
-        "judge's task in edit-F1 (Seegmiller et al., §3.1)."
-    )
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
-    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Sentences and drafts may hold patient information: keep the repository private "
-        "unless the text is de-identified or synthetic.",
-        "Offsets are those of the span's first occurrence in the draft.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "context": "the patient message or question, when exported",
-        "system": "the system that wrote the draft, when exported",
-        "prediction": "the draft",
-    }
     BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="content_matches")]
     KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
@@ -195,21 +178,10 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"
-    DESCRIPTION = (
-        "Sentences of clinicians' replies and LLM drafts, each labelled by one or more "
-        "annotators with one of the nine response themes of edit-F1 (Seegmiller et al., "
-        "§3.2, Table 3): " + "; ".join(THEMES) + "."
-    )
+    CARD_VARIABLES: ClassVar[dict] = {"themes": THEMES}
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
-    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Sentences may hold patient information: keep the repository private unless the "
-        "text is de-identified or synthetic.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {"context": "the reply or message the sentence comes from"}
     BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="themes")]
     KIND_FEATURES: ClassVar[dict] = {"themes": THEME_ANNOTATION_FEATURES}

@@ -52,7 +52,7 @@ from editf1.builders.schema import (
     new_response,
     pair_features,
 )
-from editf1.citation import PAPER_CITATION, PAPER_URL
+from editf1.citation import PAPER_URL
 
 __all__ = [
     "SYPPM_COLLECTION",
@@ -105,7 +105,6 @@ class ExportBuilder(EditF1Builder):
     ``split`` column or :func:`~editf1.builders.exports.assign_splits` over item ids."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
-    SOURCE_NOTE = "A local export, read from the exporting institution's own files."
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
     DEFAULT_SPLITS: ClassVar[Mapping[str, float]] = {"train": 0.8, "validation": 0.1, "test": 0.1}
     CONTAINS_PATIENT_DATA = True
@@ -211,25 +210,9 @@ class HospitalExportBuilder(ExportBuilder):
 
     DATASET_NAME = "hospital_export"
     PRETTY_NAME = "Patient portal messages with clinician replies (hospital export)"
-    DESCRIPTION = (
-        "Patient portal messages with a summary of each patient's chart, the replies "
-        "clinicians sent, and LLM drafts of those replies, from a hospital's own export. "
-        "Private patient data."
-    )
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "institutional-data-use-agreement"
-    LICENSE_NOTE = (
-        "Private patient data: use only as the exporting institution's data use "
-        "agreement and IRB approval allow. Never make this repository public."
-    )
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Contains protected health information unless the export was de-identified; "
-        "keep the repository private and the cache on approved storage.",
-        "Splits are by message: all replies to one message are in one split.",
-        "Columns the column mapping did not name were not carried.",
-    )
     BUILDER_CONFIGS: ClassVar[list] = [
         ExportConfig(name="cases", kind="cases", description="one row per message"),
         ExportConfig(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
@@ -382,23 +365,8 @@ class SyPPMBuilder(HospitalExportBuilder):
 
     DATASET_NAME = "syppm"
     PRETTY_NAME = "SyPPM: semi-synthetic patient portal messages with clinician replies"
-    DESCRIPTION = (
-        "One hundred semi-synthetic patient portal messages with chart summaries and "
-        "theme-guided clinician replies, the public evaluation set of Seegmiller et al."
-    )
-    SOURCE_NOTE = (
-        "The paper releases SyPPM in the Hugging Face collection "
-        f"[{SYPPM_COLLECTION}](https://huggingface.co/collections/{SYPPM_COLLECTION}) "
-        "(footnote 1 of arXiv 2601.11344). Give its dataset repository as `hub_repo` at "
-        "`revision` (a commit sha), or a local copy of its data files."
-    )
+    CARD_VARIABLES: ClassVar[dict] = {"syppm_collection": SYPPM_COLLECTION}
     LICENSE = "unknown"
-    LICENSE_NOTE = "The licence is the release's own: read its dataset card."
-    CAVEATS = (
-        "Semi-synthetic messages: scores on SyPPM need not transfer to real inboxes.",
-        "The column names of the release are mapped by the caller (`column_map`); check "
-        "the counts against the release's card (100 messages).",
-    )
     BUILDER_CONFIG_CLASS = SyPPMConfig
     BUILDER_CONFIGS: ClassVar[list] = [
         SyPPMConfig(name="cases", kind="cases", description="one row per message"),

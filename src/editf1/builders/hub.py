@@ -22,7 +22,7 @@ from pathlib import Path
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from editf1.builders.base import EditF1Builder
+from editf1.builders.base import EditF1Builder, field_docs, render_template, template_sections
 
 __all__ = [
     "FILE_FORMATS",
@@ -51,65 +51,6 @@ class HubFolder:
 
     path: Path
     counts: dict[str, dict[str, int]]
-
-
-_NESTED_LIST = "list of {%s}"
-
-#: Descriptions of the shared schema's top-level fields.
-SHARED_FIELD_DOCS = {
-    "id": "unique id of the row",
-    "case_id": "id of the case (patient message) the row belongs to",
-    "message": "the patient's portal message (for question sets: the question)",
-    "ehr_summary": "summary of the patient's chart as text; null when the set has none",
-    "ehr": "structured chart summary {age, sex, problems[], medications[], "
-    "encounters[{date, summary}], other[{name, value}]}; nulls and empty lists when the "
-    "set records none",
-    "responses": "clinician responses, "
-    + _NESTED_LIST % "annotator_id, text, draft_index, attributes[{name, value}]"
-    + "; `draft_index` is the draft a response edits (null: written without a draft)",
-    "drafts": "LLM drafts, " + _NESTED_LIST % "system, text",
-    "themes": "sentence theme annotations, "
-    + _NESTED_LIST % "target (response or draft), index, sentence, theme, annotator_id"
-    + "; empty when the set has none",
-    "matches": "content-match annotations, "
-    + _NESTED_LIST % "response_index, draft_index, reference_sentence, matched_span, annotator_id"
-    + " (`matched_span` null: NO MATCH); empty when the set has none",
-    "attributes": "other values from the source, " + _NESTED_LIST % "name, value",
-    "prediction": "the LLM draft (edit-F1's prediction)",
-    "reference": "the clinician's reply (edit-F1's reference)",
-    "system": "the system that wrote the draft",
-    "annotator_id": "the clinician who wrote the reply; null when the source does not record it",
-    "context": "the patient message or question the item belongs to",
-    "reference_sentence": "a sentence of a clinician's reply",
-    "sentence": "a sentence of a reply or draft",
-    "majority_match": "true when most annotators found a match, null on a tie",
-    "majority_theme": "the theme most annotators chose, null on a tie",
-}
-_KIND_FIELD_DOCS = {
-    "content_matches": {
-        "annotations": "one per annotator, "
-        + _NESTED_LIST % "annotator_id, match, matched_span, span_start, span_end, label"
-        + ": `matched_span` is the verbatim draft span (null for NO MATCH or when the "
-        "source gives no span), `span_start`/`span_end` its character offsets in the "
-        "draft, `label` the source's own label",
-    },
-    "themes": {"annotations": "one per annotator, " + _NESTED_LIST % "annotator_id, theme"},
-}
-_KIND_ROWS = {
-    "cases": "one patient message (case) with its chart, responses and drafts",
-    "pairs_reply": "one (draft, clinician reply written without the draft) pair",
-    "pairs_edited": "one (draft, the clinician's edit of that draft) pair",
-    "content_matches": "one (reference sentence, draft) item with every annotator's answer",
-    "themes": "one sentence with every annotator's theme",
-    "content_grading": "one graded response with its content flags",
-}
-
-
-def _field_doc(builder_cls: type[EditF1Builder], kind: str, field: str) -> str:
-    for docs in (builder_cls.FIELD_DOCS, _KIND_FIELD_DOCS.get(kind, {}), SHARED_FIELD_DOCS):
-        if field in docs:
-            return docs[field]
-    raise KeyError(f"{builder_cls.__name__}: field {field!r} of kind {kind!r} is undocumented")
 
 
 #: The Hub's ``size_categories``: (upper bound on rows, category), smallest first.
@@ -203,7 +144,8 @@ def render_card(
 
     Raises:
         ValueError: for an unknown file format.
-        KeyError: if a field has no description, or a licence has no known link.
+        KeyError: if a licence has no known link.
+        jinja2.UndefinedError: if a field has no description.
     """
     cls = builder_cls
     if file_format not in FILE_FORMATS:
@@ -234,69 +176,37 @@ def render_card(
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
-    body = [f"# {cls.PRETTY_NAME}", ""]
-    if card_only is not None:
-        body += [*build_note(name, cls, card_only, yaml_configs[0]["data_files"][0]["path"]), ""]
-    upstream = cls.UPSTREAM.items()
-    sources = [f"- `{n}`: {f.resolve()} (pinned revision `{f.revision}`)" for n, f in upstream]
+    shared = template_sections("fields.md")
+    own = cls.card_prose()["fields"]
+    docs = {
+        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | own
+        for _, k, _, _ in configs
+    }
     default, _, _, default_splits = configs[0]
-    split = "test" if "test" in default_splits else next(iter(default_splits))
-    data_dir = "" if name == "demo" else " --data-dir DIR"
-    body += [
-        cls.DESCRIPTION,
-        "",
-        "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how much a "
-        "clinician would have to edit an LLM-drafted reply to a patient message, by the "
-        f"`editf1` library's `{cls.__name__}`.",
-        "",
-        "## Source",
-        "",
-        f"- Homepage: {cls.HOMEPAGE}",
-        *sources,
-        *([f"- {cls.SOURCE_NOTE}"] if cls.SOURCE_NOTE else []),
-        "",
-        "## Licence",
-        "",
-        f"`{cls.LICENSE}`: {cls.LICENSE_NOTE}",
-        "",
-        "## Loading",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        f'rows = load_dataset("path/to/this/folder", "{default}", split="{split}")',
-        "```",
-        "",
-        "Or from the source files, without this folder:",
-        "",
-        "```python",
-        "from editf1.builders import load_split",
-        "",
-        f'rows = load_split("{name}", "{default}", "{split}", data_dir="...")',
-        "```",
-        "",
-        "Write this folder (data files and card) with "
-        f"`edit-f1 export-dataset {name}{data_dir} --output FOLDER`.",
-    ]
+    first_file = yaml_configs[0]["data_files"][0]["path"]
+    note = None if card_only is None else build_note(name, cls, card_only, first_file)
     pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
-    if pair_configs:
-        score = f"--dataset FOLDER --config {pair_configs[0]} --split {split}"
-        body += ["", f"Score a split with edit-F1: `edit-f1 score {score}`."]
-    header = f"| config | one row is | splits{' (rows)' if counted else ''} |"
-    body += ["", "## Configurations", "", header, "|---|---|---|"]
-    for config, kind, _, splits in configs:
-        listed = ", ".join(f"`{s}` ({n})" if counted else f"`{s}`" for s, n in splits.items())
-        body.append(f"| `{config}` | {_KIND_ROWS[kind]} | {listed} |")
-    if not counted:
-        body += ["", "Row counts are written into this card when the data is exported."]
-    body += ["", "## Fields", ""]
-    for config, kind, _, _ in configs:
-        body += [f"### `{config}`", ""]
-        body += [f"- `{f}`: {_field_doc(cls, kind, f)}" for f in cls.KIND_FEATURES[kind]]
-        body.append("")
-    body += ["## Caveats", "", *(f"- {caveat}" for caveat in cls.CAVEATS), ""]
-    body += ["## Citation", "", "```bibtex", cls.CITATION.strip(), "```", ""]
-    return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
+    body = render_template(
+        "card.md",
+        pretty_name=cls.PRETTY_NAME,
+        build_note=note and "\n".join(note),
+        prose=cls.card_prose(),
+        class_name=cls.__name__,
+        homepage=cls.HOMEPAGE,
+        upstream=cls.UPSTREAM.items(),
+        license=cls.LICENSE,
+        default=default,
+        split="test" if "test" in default_splits else next(iter(default_splits)),
+        name=name,
+        data_dir="" if name == "demo" else " --data-dir DIR",
+        pair_config=pair_configs[0] if pair_configs else None,
+        counted=counted,
+        configs=configs,
+        rows=field_docs(shared["Rows"]),
+        docs=docs,
+        features=cls.KIND_FEATURES,
+    )
+    return f"---\n{card_data.to_yaml()}\n---\n" + body
 
 
 def build_note(
