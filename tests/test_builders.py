@@ -23,7 +23,7 @@ from huggingface_hub import DatasetCard
 from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
 from editf1.builders.exports import UnusedColumnsWarning, assign_splits
 from editf1.builders.hub import card_configs, render_card, size_category, write_hub_folder
-from editf1.builders.push import push_builder, push_to_hub
+from editf1.builders.push import push_to_hub
 from editf1.builders.readers import demo_rows
 from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
 from editf1.cli.main import main
@@ -407,11 +407,6 @@ def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_h
     assert [c[0] for c in fake_hub.calls] == ["create_repo"]  # nothing uploaded
     with pytest.raises(ValueError, match="third party's data set"):
         push_to_hub("oncqa", folder, "org/oncqa")
-    fake_hub.calls, fake_hub.public = [], False
-    builder = load_builder("ippm", "pairs", **kwargs)
-    builder.download_and_prepare()
-    assert push_builder(builder, "org/ippm-pairs") == "https://hub/commit/1"
-    assert fake_hub.calls[0][2]["private"] is True
 
 
 def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
