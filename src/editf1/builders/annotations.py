@@ -78,7 +78,8 @@ class _AnnotationBuilder(ExportBuilder):
         raise NotImplementedError
 
     def _items(self, rows, errors):
-        items: dict[str, tuple[ExportRow, dict, list[dict]]] = {}
+        items: dict[str, list[dict]] = {}
+        firsts: dict[str, tuple[ExportRow, dict]] = {}
         keys: dict[tuple, str] = {}
         annotators: dict[tuple[str, str], ExportRow] = {}
         for row in rows:
@@ -89,24 +90,15 @@ class _AnnotationBuilder(ExportBuilder):
             }
             annotator = id_value(row, "annotator_id", errors)
             item_id = id_value(row, "item_id", errors, required=False)
-            split = split_value(row, errors)
+            values["split"] = split_value(row, errors)
             answer = self._annotation(row, values, errors)
             if len(errors) > n_errors:
                 continue
             if item_id is None:
                 key = tuple(values[field] for field in self.ITEM_FIELDS)
                 item_id = keys.setdefault(key, str(len(keys)))
-            if item_id in items:
-                first, first_values, _ = items[item_id]
-                for field in (*self.ITEM_FIELDS, "split"):
-                    value = split if field == "split" else values[field]
-                    if value != first_values[field]:
-                        errors.append(
-                            f"{row.where}: field {field!r} differs from {first.where} "
-                            f"(same item {item_id!r})"
-                        )
-            else:
-                items[item_id] = (row, {**values, "split": split}, [])
+            if self._first_row(firsts, item_id, row, values, errors, "item"):
+                items[item_id] = []
             if (item_id, annotator) in annotators:
                 errors.append(
                     f"{row.where}: field 'annotator_id': {annotator!r} already annotated item "
@@ -114,13 +106,12 @@ class _AnnotationBuilder(ExportBuilder):
                 )
                 continue
             annotators[item_id, annotator] = row
-            items[item_id][2].append({"annotator_id": annotator, **answer})
+            items[item_id].append({"annotator_id": annotator, **answer})
         examples = [
-            (item_id, self._example(item_id, values, annotations))
-            for item_id, (_, values, annotations) in items.items()
+            (item_id, self._example(item_id, firsts[item_id][1], annotations))
+            for item_id, annotations in items.items()
         ]
-        given = {item_id: (row.where, v["split"]) for item_id, (row, v, _) in items.items()}
-        return examples, given
+        return examples, firsts
 
 
 class ContentMatchBuilder(_AnnotationBuilder):

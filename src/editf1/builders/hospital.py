@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".ndjson", *PARQUET_SUFFIXES)
-_CASE_FIELDS = ("message", "ehr_summary", "age", "sex", "problems", "medications", "encounters")
+_EHR_FIELDS = ("age", "sex", "problems", "medications", "encounters")
 
 
 @dataclass
@@ -136,12 +136,25 @@ class ExportBuilder(EditF1Builder):
             f"{self.DATASET_NAME} reads a local export and never downloads: pass data_dir="
         )
 
-    def _items(
-        self, rows: list[ExportRow], errors: list[str]
-    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+    def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
         """Check and group rows, appending problems to ``errors``: ``[(item id, example)]``
-        and item id -> (where its first row is, the split it gives or None)."""
+        and :meth:`_first_row`'s record of each item's first row."""
         raise NotImplementedError
+
+    @staticmethod
+    def _first_row(firsts: dict, key: str, row: ExportRow, values: dict, errors, what) -> bool:
+        """Whether ``row`` is the first row of item ``key`` (then recorded in ``firsts`` with
+        its ``values``); else each value that differs from the first row's is an error."""
+        if key not in firsts:
+            firsts[key] = (row, values)
+            return True
+        first, first_values = firsts[key]
+        errors += [
+            f"{row.where}: field {field!r} differs from {first.where} (same {what} {key!r})"
+            for field, value in values.items()
+            if value != first_values[field]
+        ]
+        return False
 
     def _split_examples(self, items, assignment, names) -> dict[str, list[dict]]:
         examples: dict[str, list[dict]] = {name: [] for name in names}
@@ -165,20 +178,19 @@ class ExportBuilder(EditF1Builder):
         )
         if errors:  # a missing column would repeat once per row below
             raise ExportError(errors)
-        items, given = self._items(rows, errors)
+        items, firsts = self._items(rows, errors)
         if errors:
             raise ExportError(errors)
-        if any(split is not None for _, split in given.values()):
-            missing = [where for where, split in given.values() if split is None]
+        splits = {item_id: values["split"] for item_id, (_, values) in firsts.items()}
+        if any(splits.values()):
+            missing = [firsts[item_id][0].where for item_id, s in splits.items() if s is None]
             if missing:
                 raise ExportError(
                     [f"{where}: field 'split' is empty (other rows give one)" for where in missing]
                 )
-            assignment = {item_id: split for item_id, (_, split) in given.items()}
-            names = list(dict.fromkeys(assignment.values()))
+            assignment, names = splits, list(dict.fromkeys(splits.values()))
         else:
-            assignment = assign_splits([item_id for item_id, _ in items], fractions, config.seed)
-            names = list(fractions)
+            assignment, names = assign_splits(splits, fractions, config.seed), list(fractions)
         return self._split_examples(items, assignment, names)
 
 
@@ -245,13 +257,10 @@ class HospitalExportBuilder(ExportBuilder):
             examples[assignment[case_id]].extend(case_pairs(case, "reply", with_attributes=True))
         return examples
 
-    def _items(
-        self, rows: list[ExportRow], errors: list[str]
-    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+    def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
         separator = self.config.list_separator
         cases: dict[str, dict] = {}
-        first_rows: dict[str, tuple[ExportRow, dict]] = {}
-        splits: dict[str, tuple[str, str | None]] = {}
+        firsts: dict[str, tuple[ExportRow, dict]] = {}
         seen: dict[tuple[str, str | None], tuple[ExportRow, dict]] = {}
         for row in rows:
             n_errors = len(errors)
@@ -271,25 +280,14 @@ class HospitalExportBuilder(ExportBuilder):
             system = text_value(row, "draft_system", errors, required=False)
             if system is not None and draft is None:
                 errors.append(f"{row.where}: field 'draft' is empty but draft_system is {system!r}")
-            split = split_value(row, errors)
+            values["split"] = split_value(row, errors)
             attributes = attributes_value(row, errors)
-            if len(errors) > n_errors or message_id is None:
+            if len(errors) > n_errors:
                 continue
-            if message_id not in cases:
-                ehr = {key: values[key] for key in _CASE_FIELDS[2:]} | {"other": []}
+            if self._first_row(firsts, message_id, row, values, errors, "message_id"):
+                ehr = {key: values[key] for key in _EHR_FIELDS} | {"other": []}
                 summary = values["ehr_summary"] or ehr_text(ehr)
                 cases[message_id] = new_case(message_id, values["message"], summary, ehr=ehr)
-                first_rows[message_id] = (row, {**values, "split": split})
-                splits[message_id] = (row.where, split)
-            else:
-                first, first_values = first_rows[message_id]
-                for field in (*_CASE_FIELDS, "split"):
-                    value = split if field == "split" else values[field]
-                    if value != first_values[field]:
-                        errors.append(
-                            f"{row.where}: field {field!r} differs from {first.where} "
-                            f"(same message_id {message_id!r})"
-                        )
             case = cases[message_id]
             new_draft = None if draft is None else {"system": system, "text": draft}
             if new_draft in case["drafts"]:
@@ -324,7 +322,7 @@ class HospitalExportBuilder(ExportBuilder):
             entry = new_response(response, annotator, None, attributes)
             case["responses"].append(entry)
             seen[key] = (row, entry)
-        return list(cases.items()), splits
+        return list(cases.items()), firsts
 
 
 class IPPMBuilder(HospitalExportBuilder):
