@@ -36,7 +36,6 @@ __all__ = [
     "render_card",
     "size_category",
     "source_datasets",
-    "write_builders",
     "write_card",
     "write_hub_folder",
 ]
@@ -105,13 +104,10 @@ def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
     return ["extended"]
 
 
-def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
+def card_configs(builder_cls: type[EditF1Builder]) -> list:
     """The ``configs`` of :func:`render_card` as known without data: every config, its
     default splits, and the ``PUBLISHED_ROWS`` counts where a builder has them."""
     splits = list(getattr(builder_cls, "DEFAULT_SPLITS", None) or ["test"])
-    fractions = (builder_kwargs or {}).get("split_fractions")
-    if fractions:
-        splits = list(fractions)
     published = builder_cls.PUBLISHED_ROWS if splits == ["test"] else {}
     return [
         (c.name, c.kind, c.description or "", {s: published.get(c.name) for s in splits})
@@ -309,43 +305,6 @@ def write_card(
     return path
 
 
-def write_builders(
-    builders: list[EditF1Builder],
-    output: str | Path,
-    *,
-    file_format: str = "parquet",
-    registry_name: str | None = None,
-) -> HubFolder:
-    """Write prepared builders (one per config of one set, the default first) as a
-    Hub-ready folder (its ``data/`` replaced) and return it with its row counts."""
-    if file_format not in FILE_FORMATS:
-        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
-    output = Path(output)
-    shutil.rmtree(output / "data", ignore_errors=True)
-    configs = []
-    for builder in builders:
-        splits = builder.as_dataset()
-        folder = output / "data" / builder.config.name
-        folder.mkdir(parents=True, exist_ok=True)
-        counts = {}
-        for split, rows in splits.items():
-            path = folder / f"{split}.{file_format}"
-            if file_format == "parquet":
-                rows.to_parquet(str(path))
-            else:  # readable JSON Lines: UTF-8 text, no escaped slashes
-                with open(path, "w", encoding="utf-8") as handle:
-                    for row in rows:
-                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-            counts[split] = rows.num_rows
-        config = builder.config
-        configs.append((config.name, config.kind, config.description, counts))
-    card = render_card(
-        type(builders[0]), configs, file_format=file_format, registry_name=registry_name
-    )
-    (output / "README.md").write_text(card, encoding="utf-8")
-    return HubFolder(output, {config: counts for config, _, _, counts in configs})
-
-
 def write_hub_folder(
     name: str,
     output: str | Path,
@@ -385,11 +344,29 @@ def write_hub_folder(
     unknown = [c for c in chosen if c not in names]
     if unknown:
         raise ValueError(f"{name}: unknown config(s) {unknown}; configs are {names}")
+    if file_format not in FILE_FORMATS:
+        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
     with tempfile.TemporaryDirectory(prefix="editf1-export-") as tmp:
-        builders = []
-        for config in chosen:
-            builder = cls(config_name=config, cache_dir=str(cache_dir or tmp), **builder_kwargs)
+        builders = [
+            cls(config_name=c, cache_dir=str(cache_dir or tmp), **builder_kwargs) for c in chosen
+        ]
+        for builder in builders:
             builder.download_and_prepare()
-            builders.append(builder)
-        output.mkdir(parents=True, exist_ok=True)
-        return write_builders(builders, output, file_format=file_format, registry_name=name)
+        shutil.rmtree(output / "data", ignore_errors=True)
+        written = []
+        for builder in builders:
+            counts = {}
+            for split, rows in builder.as_dataset().items():
+                path = output / "data" / builder.config.name / f"{split}.{file_format}"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if file_format == "parquet":
+                    rows.to_parquet(str(path))
+                else:  # readable JSON Lines: UTF-8 text, no escaped slashes
+                    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+                    path.write_text("".join(lines), encoding="utf-8")
+                counts[split] = rows.num_rows
+            config = builder.config
+            written.append((config.name, config.kind, config.description, counts))
+    card = render_card(cls, written, file_format=file_format, registry_name=name)
+    (output / "README.md").write_text(card, encoding="utf-8")
+    return HubFolder(output, {config: counts for config, _, _, counts in written})
