@@ -62,7 +62,6 @@ __all__ = [
     "IPPMBuilder",
     "SoCPPMBuilder",
     "SyPPMBuilder",
-    "export_files_in",
 ]
 
 DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".ndjson", *PARQUET_SUFFIXES)
@@ -94,11 +93,6 @@ class ExportConfig(EditF1Config):
     seed: int = 0
 
 
-def export_files_in(folder: Path) -> list[Path]:
-    """Data files directly in ``folder`` (by suffix), sorted by name."""
-    return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in DATA_SUFFIXES)
-
-
 class ExportBuilder(EditF1Builder):
     """Builders of local tabular exports (never downloaded): subclasses set
     :attr:`EXPORT_FIELDS` and implement :meth:`_items`. Splits come from the export's
@@ -113,7 +107,7 @@ class ExportBuilder(EditF1Builder):
 
     def _export_paths(self, source: Path) -> list[Path]:
         if self.config.export_files is None:
-            files = export_files_in(source)
+            files = sorted(p for p in source.iterdir() if p.suffix.lower() in DATA_SUFFIXES)
             if not files:
                 raise FileNotFoundError(
                     f"{self.DATASET_NAME}: no {'/'.join(DATA_SUFFIXES)} file in {source}"

@@ -134,21 +134,10 @@ class OncQABuilder(EditF1Builder):
             )
         examples = []
         for row in rows:
-            case = parsed[row["case_id"]]
-            example = {
-                "id": row["id"],
-                "case_id": row["case_id"],
-                "message": case["message"],
-                "ehr_summary": case["ehr_summary"],
-                "prediction": row["prediction"],
-                "reference": row["reference"],
-                "system": self.SYSTEM,
-                "annotator_id": None,
-            }
-            if setting == "edited":
-                example["edit_distance"] = row["edit_distance"]
-                example["acceptability"] = row["acceptability"] or None
-                example["harm"] = row["harm"] or None
+            case = {k: parsed[row["case_id"]][k] for k in ("message", "ehr_summary")}
+            example = row | case | {"system": self.SYSTEM, "annotator_id": None}
+            if setting == "edited":  # empty ratings are not recorded
+                example |= {k: row[k] or None for k in ("acceptability", "harm")}
             examples.append(example)
         return {TEST: examples}
 
@@ -187,16 +176,9 @@ class OncQABuilder(EditF1Builder):
         return list(cases.values())
 
     def _content_grading(self, source: Path) -> list[dict]:
+        fields = list(self.KIND_FEATURES["content_grading"])[1:]  # all but the id
         return [
-            {
-                "id": f"{row['file']}-{row['row']}",
-                "case_id": row["case_id"],
-                "file": row["file"],
-                "source": row["source"],
-                "source_index": row["source_index"],
-                "response": row["response"],
-                "flags": row["flags"],
-            }
+            {"id": f"{row['file']}-{row['row']}", **{k: row[k] for k in fields}}
             for row in oncqa_content_grading_rows(source)
         ]
 
