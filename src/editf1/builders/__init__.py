@@ -39,7 +39,7 @@ _REGISTRY = {
 _EXPORTS = {"EditF1Builder": "base", "EditF1Config": "base", "ExportError": "exports"}
 _EXPORTS |= {cls: module for module, cls in _REGISTRY.values()}
 
-__all__ = ["BUILDERS", "BUILDER_NAMES", "SYPPM_COLLECTION", *_EXPORTS]
+__all__ = ["BUILDER_NAMES", "SYPPM_COLLECTION", *_EXPORTS]
 __all__ += ["builder_class", "load_builder", "load_split"]
 
 #: The builder names.
@@ -52,8 +52,6 @@ SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-respon
 def __getattr__(name: str):
     if name in _EXPORTS:
         return getattr(import_module(f"editf1.builders.{_EXPORTS[name]}"), name)
-    if name == "BUILDERS":  # builder name -> class
-        return {key: builder_class(key) for key in _REGISTRY}
     raise AttributeError(f"module 'editf1.builders' has no attribute {name!r}")
 
 

@@ -301,27 +301,29 @@ class ExpertQAMedicineBuilder(EditF1Builder):
 
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         cases: dict[str, dict] = {}
-        extra: dict[tuple[str, int], dict] = {}
+        rows_of: dict[str, list[dict]] = defaultdict(list)  # question -> rows, as responses
         for row in self._rows(source):
-            case = cases.get(row["question"])
-            if case is None:
+            if row["question"] not in cases:
                 attributes = named_values([("question_type", row["question_type"])])
                 case = new_case(str(len(cases)), row["question"], attributes=attributes)
                 cases[row["question"]] = case
+            case = cases[row["question"]]
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in case["drafts"]:
                 case["drafts"].append(draft)
             kept = named_values((k, row[k]) for k in ("usefulness", "specific_field"))
             index = case["drafts"].index(draft)
-            response = new_response(row["revision"], row["annotator_id"], index, kept)
-            case["responses"].append(response)
-            extra[(case["id"], len(case["responses"]))] = row
+            case["responses"].append(
+                new_response(row["revision"], row["annotator_id"], index, kept)
+            )
+            rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
-        pairs = []
-        for case in cases.values():
-            for pair in case_pairs(case, "edited"):
-                row = extra[(case["id"], int(pair["id"].split("-")[1]))]
-                columns = ("usefulness", "question_type", "specific_field")
-                pairs.append(pair | {k: row[k] for k in columns})
-        return {TEST: pairs}
+        columns = ("usefulness", "question_type", "specific_field")
+        return {  # every response edits a draft: one pair per response, in order
+            TEST: [
+                pair | {k: row[k] for k in columns}
+                for question, case in cases.items()
+                for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)
+            ]
+        }
