@@ -222,23 +222,16 @@ def build_note(
     ```
     ...
     """
-    data_dir = "" if name == "demo" else " --data-dir DIR"
-    command = f"edit-f1 export-dataset {name}{data_dir} --output {folder}"
-    files = ", ".join(f"`{f}`" for f in builder_cls.UPSTREAM or builder_cls.SOURCE_FILES)
-    where = f"`DIR` is the folder of the source files ({files + '; ' if files else ''}see *Source*)"
-    if builder_cls.UPSTREAM:
-        where += "; or give `--download` instead of `--data-dir DIR` to fetch the pinned files"
-    return [
-        "**This folder holds this card only, not the data files.** Until they are built "
-        f'here, `datasets.load_dataset("{folder}")` fails with `FileNotFoundError: Unable '
-        f"to find '.../{folder}/{first_file}'`. Build them beside this card with:",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        where + ".",
-    ]
+    text = render_template(
+        "build_note.md",
+        name=name,
+        folder=folder,
+        first_file=first_file,
+        data_dir="" if name == "demo" else " --data-dir DIR",
+        files=list(builder_cls.UPSTREAM or builder_cls.SOURCE_FILES),
+        upstream=bool(builder_cls.UPSTREAM),
+    )
+    return text.splitlines()
 
 
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
