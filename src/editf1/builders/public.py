@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,7 +19,6 @@ from datasets import Value
 from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
 from editf1.builders.exports import ExportError
 from editf1.builders.readers import (
-    demo_rows,
     expertqa_medicine_rows,
     kqa_nli_rows,
     kqa_question_rows,
@@ -76,21 +76,14 @@ class DemoBuilder(EditF1Builder):
     PUSHABLE = True
 
     def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None:
-            from importlib import resources
+        return [Path(self.config.data_dir or self._download(None)) / "demo.jsonl"]
 
-            return [Path(str(resources.files("editf1.data").joinpath("demo.jsonl")))]
-        return super()._source_paths()
+    def _download(self, dl_manager) -> Path:
+        return Path(str(resources.files("editf1.data")))  # shipped: nothing to download
 
-    def _download(self, dl_manager) -> None:
-        return None  # shipped with the package: nothing to download
-
-    def _examples_by_split(self, source: Path | None) -> dict[str, list[dict]]:
-        if source is None:
-            rows = demo_rows()
-        else:
-            fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
-            rows = read_rows(source / "demo.jsonl", fields, "jsonl")
+    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
+        fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
+        rows = read_rows(source / "demo.jsonl", fields, "jsonl")
         cases = [
             new_case(
                 row["id"],
