@@ -181,14 +181,3 @@ class OncQABuilder(EditF1Builder):
             {"id": f"{row['file']}-{row['row']}", **{k: row[k] for k in fields}}
             for row in oncqa_content_grading_rows(source)
         ]
-
-    def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None:
-            return []
-        needed = {
-            "pairs_reply": ("Master2.csv", "stage1.csv"),
-            "pairs_edited": ("Master2.csv", "stage2.csv"),
-            "cases": ("Master2.csv", "stage1.csv", "stage2.csv"),
-            "content_grading": ("content_grading_s44.csv", "content_grading_d56.csv"),
-        }[self.config.kind]
-        return [Path(self.config.data_dir) / name for name in needed]
