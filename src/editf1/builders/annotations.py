@@ -66,16 +66,11 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows, shared by the two annotation builders."""
+    """Grouping of (item, annotator) rows, shared by the two annotation builders: each
+    gives ``_annotation(row, values, errors)``, the annotator's answer on ``row`` (None,
+    errors appended, when bad), and ``_example(item_id, values, annotations)``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
-
-    def _annotation(self, row: ExportRow, values: dict, errors: list[str]) -> dict | None:
-        """The annotator's answer on ``row``, or None (with errors appended)."""
-        raise NotImplementedError
-
-    def _example(self, item_id: str, values: dict, annotations: list[dict]) -> dict:
-        raise NotImplementedError
 
     def _items(self, rows, errors):
         items: dict[str, list[dict]] = {}
