@@ -170,10 +170,8 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         """What is downloaded when ``data_dir`` is None (URLs at their revisions)."""
         return repr(sorted((n, f.resolve(self.config.revision)) for n, f in self.UPSTREAM.items()))
 
-    def _download(self, dl_manager) -> Path | None:
+    def _download(self, dl_manager) -> Path:
         """Fetch :attr:`UPSTREAM` into a folder laid out like ``data_dir``."""
-        if not self.UPSTREAM:
-            raise ValueError(f"{self.DATASET_NAME}: no upstream download; pass data_dir=")
         urls = {name: f.resolve(self.config.revision) for name, f in self.UPSTREAM.items()}
         paths = dl_manager.download(urls)
         tag = hashlib.sha256(repr(sorted(urls.items())).encode()).hexdigest()[:16]
