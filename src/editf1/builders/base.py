@@ -98,7 +98,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
             card's prose (:meth:`card_prose`).
         PRETTY_NAME, HOMEPAGE: for the card.
         LICENSE: a Hub licence id; LICENSE_NAME: a slug for ``"other"``.
-        SOURCE_FILES: file names read from ``data_dir``.
+        SOURCE_FILES: file names read from ``data_dir`` (default: those of ``UPSTREAM``).
         UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
         PUBLISHED_ROWS: config -> rows of its ``test`` split from the pinned upstream files.
         KIND_FEATURES: kind -> :class:`datasets.Features`.
@@ -164,7 +164,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         """The local files this config reads (for the fingerprint)."""
         if self.config.data_dir is None:
             return []
-        return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES]
+        return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES or self.UPSTREAM]
 
     def _upstream_identity(self) -> str:
         """What is downloaded when ``data_dir`` is None (URLs at their revisions)."""

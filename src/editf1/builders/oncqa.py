@@ -56,13 +56,6 @@ class OncQABuilder(EditF1Builder):
     HOMEPAGE = "https://github.com/AIM-Harvard/OncQA"
     LICENSE = "other"
     LICENSE_NAME = "no-upstream-licence-research-use"
-    SOURCE_FILES = (
-        "Master2.csv",
-        "stage1.csv",
-        "stage2.csv",
-        "content_grading_s44.csv",
-        "content_grading_d56.csv",
-    )
     PUBLISHED_ROWS: ClassVar[dict] = {
         "own_reply": 100,
         "edited": 100,

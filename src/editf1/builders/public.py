@@ -126,7 +126,6 @@ class KQABuilder(EditF1Builder):
     PRETTY_NAME = "K-QA: patient questions with physician answers and LLM answers"
     HOMEPAGE = "https://github.com/Itaymanes/K-QA"
     LICENSE = "mit"
-    SOURCE_FILES = ("questions_w_answers.jsonl", "NLI_medical_annotator.csv")
     PUBLISHED_ROWS: ClassVar[dict] = {"pairs": 26, "questions": 201}
     UPSTREAM: ClassVar[dict] = {
         "questions_w_answers.jsonl": UpstreamFile(
@@ -188,7 +187,6 @@ class KQANLIBuilder(EditF1Builder):
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
     HOMEPAGE = KQABuilder.HOMEPAGE
     LICENSE = "mit"
-    SOURCE_FILES = ("NLI_medical_annotator.csv",)
     PUBLISHED_ROWS: ClassVar[dict] = {"default": 208}
     UPSTREAM: ClassVar[dict] = {
         "NLI_medical_annotator.csv": KQABuilder.UPSTREAM["NLI_medical_annotator.csv"]
@@ -241,7 +239,6 @@ class ExpertQAMedicineBuilder(EditF1Builder):
     PRETTY_NAME = "ExpertQA medicine: LLM answers and expert revisions"
     HOMEPAGE = "https://github.com/chaitanyamalaviya/ExpertQA"
     LICENSE = "mit"
-    SOURCE_FILES = ("medicine_val.jsonl",)
     PUBLISHED_ROWS: ClassVar[dict] = {"edited": 57, "cases": 57}
     UPSTREAM: ClassVar[dict] = {
         "medicine_val.jsonl": UpstreamFile(
