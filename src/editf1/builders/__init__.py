@@ -13,7 +13,6 @@ loading scripts), in the shared schemas of :mod:`editf1.builders.schema`:
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -82,9 +81,6 @@ def load_builder(name: str, config_name: str | None = None, **kwargs) -> EditF1B
     names = [c.name for c in cls.BUILDER_CONFIGS]
     if config_name is not None and config_name not in names:
         raise ValueError(f"{name}: unknown config {config_name!r}; configs are {names}")
-    for key in ("data_dir", "cache_dir"):
-        if isinstance(kwargs.get(key), Path):
-            kwargs[key] = str(kwargs[key])
     return cls(config_name=config_name, **kwargs)
 
 
