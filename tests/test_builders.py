@@ -683,6 +683,42 @@ def test_committed_folders_are_cards_of_the_builders(tmp_path):
             assert infos[config.name].features == cls.KIND_FEATURES[config.kind]
 
 
+def test_card_prose_comes_from_the_templates_and_an_undocumented_field_fails():
+    """A set's prose is its Markdown template's sections (IPPM reads the hospital export's);
+    a field no template describes stops the card instead of leaving a blank line."""
+    import jinja2
+
+    from editf1.citation import PAPER_CITATION
+
+    prose = builder_class("ippm").card_prose()
+    assert prose["licence"].startswith("Private patient data: use only as the exporting")
+    assert prose["caveats"][1] == (
+        "Splits are by message: all replies to one message are in one split."
+    )
+    assert prose["source"] == "A local export, read from the exporting institution's own files."
+    kqa = builder_class("kqa")
+    citation = kqa.card_prose()["citation"]
+    assert citation.startswith("@inproceedings{manes2024kqa,\n  title     = {K-QA: A Real-")
+    assert citation.endswith("}\n" + PAPER_CITATION)
+    assert (
+        builder_class("oncqa")
+        .card_prose()["fields"]["flags"]
+        .startswith(
+            "physician content flags, true when marked: AnyEdu, ExtentEdu, Manage, Inform, "
+        )
+    )
+    assert builder_class("demo").card_prose()["source"].startswith("`editf1/data/demo.jsonl`")
+
+    class Undocumented(kqa):
+        KIND_FEATURES: ClassVar[dict] = {
+            "pairs_reply": datasets.Features({**PAIR_FEATURES, "mood": datasets.Value("string")}),
+            "cases": CASE_FEATURES,
+        }
+
+    with pytest.raises(jinja2.UndefinedError, match="mood"):
+        render_card(Undocumented, card_configs(Undocumented))
+
+
 @pytest.mark.parametrize(
     ("name", "size", "source", "link"),
     [
