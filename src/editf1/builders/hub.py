@@ -126,7 +126,8 @@ def render_card(
     """The dataset card (README.md) of a Hub-ready folder.
 
     Args:
-        builder_cls: the builder whose class attributes describe the set.
+        builder_cls: the builder whose attributes and prose (:meth:`~EditF1Builder.card_prose`)
+            describe the set.
         configs: ``(config name, kind, description, {split: rows or None})`` per config;
             the first is the default.
         file_format: ``"parquet"`` or ``"jsonl"`` (``data/<config>/<split>.<format>``).
