@@ -326,24 +326,19 @@ def write_hub_folder(
         FileExistsError: see :func:`check_export_folder`.
         ValueError: for an unknown name or config, or a config named twice.
     """
-    from editf1.builders import builder_class
+    from editf1.builders import builder_class, load_builder
 
     cls = builder_class(name)
     output = Path(output)
     check_export_folder(output, overwrite)
-    names = [c.name for c in cls.BUILDER_CONFIGS]
-    chosen = configs or names
+    chosen = configs or [c.name for c in cls.BUILDER_CONFIGS]
     if len(set(chosen)) < len(chosen):
         raise ValueError(f"{name}: a config is named twice in {chosen}")
-    unknown = [c for c in chosen if c not in names]
-    if unknown:
-        raise ValueError(f"{name}: unknown config(s) {unknown}; configs are {names}")
     if file_format not in FILE_FORMATS:
         raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
     with tempfile.TemporaryDirectory(prefix="editf1-export-") as tmp:
-        builders = [
-            cls(config_name=c, cache_dir=str(cache_dir or tmp), **builder_kwargs) for c in chosen
-        ]
+        cache = str(cache_dir or tmp)
+        builders = [load_builder(name, c, cache_dir=cache, **builder_kwargs) for c in chosen]
         for builder in builders:
             builder.download_and_prepare()
         shutil.rmtree(output / "data", ignore_errors=True)
