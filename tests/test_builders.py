@@ -23,7 +23,7 @@ from huggingface_hub import DatasetCard
 from editf1.builders import BUILDER_NAMES, ExportError, builder_class, load_builder, load_split
 from editf1.builders.exports import UnusedColumnsWarning, assign_splits
 from editf1.builders.hub import card_configs, render_card, size_category, write_hub_folder
-from editf1.builders.push import push_builder, push_to_hub
+from editf1.builders.push import push_to_hub
 from editf1.builders.readers import demo_rows
 from editf1.builders.schema import CASE_FEATURES, PAIR_FEATURES, case_pairs
 from editf1.cli.main import main
@@ -407,11 +407,6 @@ def test_push_to_hub_is_private_and_refuses_public_patient_data(tmp_path, fake_h
     assert [c[0] for c in fake_hub.calls] == ["create_repo"]  # nothing uploaded
     with pytest.raises(ValueError, match="third party's data set"):
         push_to_hub("oncqa", folder, "org/oncqa")
-    fake_hub.calls, fake_hub.public = [], False
-    builder = load_builder("ippm", "pairs", **kwargs)
-    builder.download_and_prepare()
-    assert push_builder(builder, "org/ippm-pairs") == "https://hub/commit/1"
-    assert fake_hub.calls[0][2]["private"] is True
 
 
 def test_export_dataset_cli_pushes_only_when_asked(tmp_path, fake_hub, capsys):
@@ -688,6 +683,42 @@ def test_committed_folders_are_cards_of_the_builders(tmp_path):
             assert infos[config.name].features == cls.KIND_FEATURES[config.kind]
 
 
+def test_card_prose_comes_from_the_templates_and_an_undocumented_field_fails():
+    """A set's prose is its Markdown template's sections (IPPM reads the hospital export's);
+    a field no template describes stops the card instead of leaving a blank line."""
+    import jinja2
+
+    from editf1.citation import PAPER_CITATION
+
+    prose = builder_class("ippm").card_prose()
+    assert prose["licence"].startswith("Private patient data: use only as the exporting")
+    assert prose["caveats"][1] == (
+        "Splits are by message: all replies to one message are in one split."
+    )
+    assert prose["source"] == "A local export, read from the exporting institution's own files."
+    kqa = builder_class("kqa")
+    citation = kqa.card_prose()["citation"]
+    assert citation.startswith("@inproceedings{manes2024kqa,\n  title     = {K-QA: A Real-")
+    assert citation.endswith("}\n" + PAPER_CITATION)
+    assert (
+        builder_class("oncqa")
+        .card_prose()["fields"]["flags"]
+        .startswith(
+            "physician content flags, true when marked: AnyEdu, ExtentEdu, Manage, Inform, "
+        )
+    )
+    assert builder_class("demo").card_prose()["source"].startswith("`editf1/data/demo.jsonl`")
+
+    class Undocumented(kqa):
+        KIND_FEATURES: ClassVar[dict] = {
+            "pairs_reply": datasets.Features({**PAIR_FEATURES, "mood": datasets.Value("string")}),
+            "cases": CASE_FEATURES,
+        }
+
+    with pytest.raises(jinja2.UndefinedError, match="mood"):
+        render_card(Undocumented, card_configs(Undocumented))
+
+
 @pytest.mark.parametrize(
     ("name", "size", "source", "link"),
     [
@@ -948,7 +979,7 @@ def test_syppm_names_the_collection_the_paper_releases_it_in(capsys):
     assert SYPPM_COLLECTION == (
         "PortalPal-AI/evaluating-alignment-for-patient-message-response-drafting"
     )
-    assert SYPPM_COLLECTION in builder_class("syppm").SOURCE_NOTE
+    assert SYPPM_COLLECTION in builder_class("syppm").card_prose()["source"]
     assert SYPPM_COLLECTION in (DATASETS / "syppm" / "README.md").read_text(encoding="utf-8")
     assert main(["export-dataset", "--help"]) == 0
     help_text = "".join(capsys.readouterr().out.split())

@@ -13,7 +13,6 @@ loading scripts), in the shared schemas of :mod:`editf1.builders.schema`:
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ _REGISTRY = {
 _EXPORTS = {"EditF1Builder": "base", "EditF1Config": "base", "ExportError": "exports"}
 _EXPORTS |= {cls: module for module, cls in _REGISTRY.values()}
 
-__all__ = ["BUILDERS", "BUILDER_NAMES", "SYPPM_COLLECTION", *_EXPORTS]
+__all__ = ["BUILDER_NAMES", "SYPPM_COLLECTION", *_EXPORTS]
 __all__ += ["builder_class", "load_builder", "load_split"]
 
 #: The builder names.
@@ -52,8 +51,6 @@ SYPPM_COLLECTION = "PortalPal-AI/evaluating-alignment-for-patient-message-respon
 def __getattr__(name: str):
     if name in _EXPORTS:
         return getattr(import_module(f"editf1.builders.{_EXPORTS[name]}"), name)
-    if name == "BUILDERS":  # builder name -> class
-        return {key: builder_class(key) for key in _REGISTRY}
     raise AttributeError(f"module 'editf1.builders' has no attribute {name!r}")
 
 
@@ -84,9 +81,6 @@ def load_builder(name: str, config_name: str | None = None, **kwargs) -> EditF1B
     names = [c.name for c in cls.BUILDER_CONFIGS]
     if config_name is not None and config_name not in names:
         raise ValueError(f"{name}: unknown config {config_name!r}; configs are {names}")
-    for key in ("data_dir", "cache_dir"):
-        if isinstance(kwargs.get(key), Path):
-            kwargs[key] = str(kwargs[key])
     return cls(config_name=config_name, **kwargs)
 
 

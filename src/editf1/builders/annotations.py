@@ -21,7 +21,7 @@ from typing import ClassVar
 from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
-from editf1.citation import PAPER_CITATION, PAPER_URL
+from editf1.citation import PAPER_URL
 from editf1.inputs import describe
 from editf1.themes import THEMES
 
@@ -66,19 +66,15 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows, shared by the two annotation builders."""
+    """Grouping of (item, annotator) rows, shared by the two annotation builders: each
+    gives ``_annotation(row, values, errors)``, the annotator's answer on ``row`` (None,
+    errors appended, when bad), and ``_example(item_id, values, annotations)``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
 
-    def _annotation(self, row: ExportRow, values: dict, errors: list[str]) -> dict | None:
-        """The annotator's answer on ``row``, or None (with errors appended)."""
-        raise NotImplementedError
-
-    def _example(self, item_id: str, values: dict, annotations: list[dict]) -> dict:
-        raise NotImplementedError
-
     def _items(self, rows, errors):
-        items: dict[str, tuple[ExportRow, dict, list[dict]]] = {}
+        items: dict[str, list[dict]] = {}
+        firsts: dict[str, tuple[ExportRow, dict]] = {}
         keys: dict[tuple, str] = {}
         annotators: dict[tuple[str, str], ExportRow] = {}
         for row in rows:
@@ -89,24 +85,15 @@ class _AnnotationBuilder(ExportBuilder):
             }
             annotator = id_value(row, "annotator_id", errors)
             item_id = id_value(row, "item_id", errors, required=False)
-            split = split_value(row, errors)
+            values["split"] = split_value(row, errors)
             answer = self._annotation(row, values, errors)
             if len(errors) > n_errors:
                 continue
             if item_id is None:
                 key = tuple(values[field] for field in self.ITEM_FIELDS)
                 item_id = keys.setdefault(key, str(len(keys)))
-            if item_id in items:
-                first, first_values, _ = items[item_id]
-                for field in (*self.ITEM_FIELDS, "split"):
-                    value = split if field == "split" else values[field]
-                    if value != first_values[field]:
-                        errors.append(
-                            f"{row.where}: field {field!r} differs from {first.where} "
-                            f"(same item {item_id!r})"
-                        )
-            else:
-                items[item_id] = (row, {**values, "split": split}, [])
+            if self._first_row(firsts, item_id, row, values, errors, "item"):
+                items[item_id] = []
             if (item_id, annotator) in annotators:
                 errors.append(
                     f"{row.where}: field 'annotator_id': {annotator!r} already annotated item "
@@ -114,13 +101,12 @@ class _AnnotationBuilder(ExportBuilder):
                 )
                 continue
             annotators[item_id, annotator] = row
-            items[item_id][2].append({"annotator_id": annotator, **answer})
+            items[item_id].append({"annotator_id": annotator, **answer})
         examples = [
-            (item_id, self._example(item_id, values, annotations))
-            for item_id, (_, values, annotations) in items.items()
+            (item_id, self._example(item_id, firsts[item_id][1], annotations))
+            for item_id, annotations in items.items()
         ]
-        given = {item_id: (row.where, v["split"]) for item_id, (row, v, _) in items.items()}
-        return examples, given
+        return examples, firsts
 
 
 class ContentMatchBuilder(_AnnotationBuilder):
@@ -130,26 +116,9 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
-    DESCRIPTION = (
-        "For a sentence of a clinician's reply and an LLM draft, each annotator's "
-        "verbatim span of the draft that says the same thing, or NO MATCH: the content "
-        "judge's task in edit-F1 (Seegmiller et al., §3.1)."
-    )
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
-    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Sentences and drafts may hold patient information: keep the repository private "
-        "unless the text is de-identified or synthetic.",
-        "Offsets are those of the span's first occurrence in the draft.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "context": "the patient message or question, when exported",
-        "system": "the system that wrote the draft, when exported",
-        "prediction": "the draft",
-    }
     BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="content_matches")]
     KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
@@ -195,21 +164,10 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"
-    DESCRIPTION = (
-        "Sentences of clinicians' replies and LLM drafts, each labelled by one or more "
-        "annotators with one of the nine response themes of edit-F1 (Seegmiller et al., "
-        "§3.2, Table 3): " + "; ".join(THEMES) + "."
-    )
+    CARD_VARIABLES: ClassVar[dict] = {"themes": THEMES}
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "annotator-institution-terms"
-    LICENSE_NOTE = "The annotating institution's terms; may hold patient text."
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Sentences may hold patient information: keep the repository private unless the "
-        "text is de-identified or synthetic.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {"context": "the reply or message the sentence comes from"}
     BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="themes")]
     KIND_FEATURES: ClassVar[dict] = {"themes": THEME_ANNOTATION_FEATURES}

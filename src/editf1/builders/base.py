@@ -13,14 +13,59 @@ edited export is never served from a stale cache. Nothing is uploaded unless
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
 import datasets
 
-__all__ = ["EditF1Builder", "EditF1Config", "UpstreamFile"]
+from editf1.citation import PAPER_CITATION
+
+__all__ = ["EditF1Builder", "EditF1Config", "UpstreamFile", "render_template", "template_sections"]
+
+
+def render_template(template: str, **variables) -> str:
+    """``editf1/builders/templates/<template>`` rendered with jinja2 and ``variables`` (a
+    line holding only a ``{% ... %}`` tag or a comment leaves nothing).
+
+    Raises:
+        jinja2.TemplateNotFound: for a name not in ``templates/``.
+        jinja2.UndefinedError: for a value the template reads that is not given.
+    """
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("editf1.builders", "templates"),
+        undefined=jinja2.StrictUndefined,  # a missing value is an error, not ""
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return environment.get_template(template).render(**variables)
+
+
+def template_sections(name: str, **variables) -> dict[str, str]:
+    """``{heading: text}`` of the ``## `` sections of a Markdown template
+    (:func:`render_template`), each stripped.
+
+    >>> template_sections("fields.md")["Fields of themes"]
+    '- `annotations`: one per annotator, list of {annotator_id, theme}'
+    """
+    parts = re.split(r"^## (.+)\n", render_template(name, **variables), flags=re.MULTILINE)
+    return {heading: text.strip() for heading, text in zip(parts[1::2], parts[2::2])}
+
+
+def bullets(text: str) -> list[str]:
+    """The items of a Markdown ``- `` list, continuation lines joined with a space."""
+    return [item.strip().replace("\n  ", " ") for item in re.split(r"^- ", text, flags=re.M)[1:]]
+
+
+def field_docs(text: str) -> dict[str, str]:
+    """``{field: description}`` of a Markdown list of ``- `field`: description`` items."""
+    return dict(item.removeprefix("`").split("`: ", 1) for item in bullets(text))
 
 
 @dataclass
@@ -49,15 +94,15 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
     Subclasses set the class attributes and implement :meth:`_examples_by_split`.
 
     Attributes:
-        DATASET_NAME: the cache folder's name.
-        PRETTY_NAME, DESCRIPTION, HOMEPAGE, CITATION, SOURCE_NOTE, CAVEATS: for the card.
-        LICENSE: a Hub licence id; LICENSE_NAME: a slug for ``"other"``; LICENSE_NOTE:
-            what it means, in words.
-        SOURCE_FILES: file names read from ``data_dir``.
+        DATASET_NAME: the cache folder's name; ``templates/<DATASET_NAME>.md`` holds the
+            card's prose (:meth:`card_prose`).
+        PRETTY_NAME, HOMEPAGE: for the card.
+        LICENSE: a Hub licence id; LICENSE_NAME: a slug for ``"other"``.
+        SOURCE_FILES: file names read from ``data_dir`` (default: those of ``UPSTREAM``).
         UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
         PUBLISHED_ROWS: config -> rows of its ``test`` split from the pinned upstream files.
-        FIELD_DOCS: card descriptions of fields the shared ones do not cover.
         KIND_FEATURES: kind -> :class:`datasets.Features`.
+        CARD_VARIABLES: the values the card's prose template reads.
         CONTAINS_PATIENT_DATA: private data (private repositories only).
         PUSHABLE: whether :func:`editf1.builders.push.push_to_hub` accepts this set.
     """
@@ -67,19 +112,14 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
 
     DATASET_NAME: ClassVar[str] = ""
     PRETTY_NAME: ClassVar[str] = ""
-    DESCRIPTION: ClassVar[str] = ""
     HOMEPAGE: ClassVar[str] = ""
-    SOURCE_NOTE: ClassVar[str] = ""
-    CITATION: ClassVar[str] = ""
     LICENSE: ClassVar[str] = "unknown"
     LICENSE_NAME: ClassVar[str] = ""
-    LICENSE_NOTE: ClassVar[str] = ""
     SOURCE_FILES: ClassVar[tuple[str, ...]] = ()
     UPSTREAM: ClassVar[dict[str, UpstreamFile]] = {}
     PUBLISHED_ROWS: ClassVar[dict[str, int]] = {}
-    CAVEATS: ClassVar[tuple[str, ...]] = ()
-    FIELD_DOCS: ClassVar[dict[str, str]] = {}
     KIND_FEATURES: ClassVar[dict[str, datasets.Features]] = {}
+    CARD_VARIABLES: ClassVar[dict] = {}
     CONTAINS_PATIENT_DATA: ClassVar[bool] = False
     PUSHABLE: ClassVar[bool] = False
 
@@ -92,6 +132,30 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         self._output_dir = self._cache_dir
         self._examples: dict[str, list[dict]] | None = None
 
+    @classmethod
+    def card_prose(cls) -> dict:
+        """The card's prose, from ``templates/<DATASET_NAME>.md`` (the nearest parent's
+        when the set has none; empty when no class has one).
+
+        Returns:
+            ``description``, ``source`` (a note, or None), ``licence`` (the licence in
+            words), ``caveats`` (list), ``fields`` (field -> description, beyond the
+            shared ones) and ``citation`` (BibTeX, the paper's entry last).
+        """
+        folder = resources.files("editf1.builders") / "templates"
+        names = (getattr(k, "DATASET_NAME", "") for k in cls.__mro__)
+        name = next((n for n in names if n and (folder / f"{n}.md").is_file()), None)
+        sections = template_sections(f"{name}.md", **cls.CARD_VARIABLES) if name else {}
+        own_citation = sections["Citation"] + "\n" if "Citation" in sections else ""
+        return {
+            "description": sections.get("Description", "").replace("\n", " "),
+            "source": sections.get("Source", "").replace("\n", " ") or None,
+            "licence": sections.get("Licence", "").replace("\n", " "),
+            "caveats": bullets(sections.get("Caveats", "")),
+            "fields": field_docs(sections.get("Fields", "")),
+            "citation": own_citation + PAPER_CITATION,
+        }
+
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         """``{split: [example, ...]}`` for the config, read from ``source``."""
         raise NotImplementedError
@@ -100,16 +164,14 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         """The local files this config reads (for the fingerprint)."""
         if self.config.data_dir is None:
             return []
-        return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES]
+        return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES or self.UPSTREAM]
 
     def _upstream_identity(self) -> str:
         """What is downloaded when ``data_dir`` is None (URLs at their revisions)."""
         return repr(sorted((n, f.resolve(self.config.revision)) for n, f in self.UPSTREAM.items()))
 
-    def _download(self, dl_manager) -> Path | None:
+    def _download(self, dl_manager) -> Path:
         """Fetch :attr:`UPSTREAM` into a folder laid out like ``data_dir``."""
-        if not self.UPSTREAM:
-            raise ValueError(f"{self.DATASET_NAME}: no upstream download; pass data_dir=")
         urls = {name: f.resolve(self.config.revision) for name, f in self.UPSTREAM.items()}
         paths = dl_manager.download(urls)
         tag = hashlib.sha256(repr(sorted(urls.items())).encode()).hexdigest()[:16]
@@ -125,12 +187,13 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
                 f"{self.DATASET_NAME}: config {self.config.name!r} has unknown kind "
                 f"{self.config.kind!r}; kinds are {sorted(self.KIND_FEATURES)}"
             )
+        prose = self.card_prose()
         return datasets.DatasetInfo(
-            description=self.DESCRIPTION,
+            description=prose["description"],
             features=self.KIND_FEATURES[self.config.kind],
             homepage=self.HOMEPAGE,
             license=self.LICENSE,
-            citation=self.CITATION,
+            citation=prose["citation"],
         )
 
     def _fingerprint(self) -> str:

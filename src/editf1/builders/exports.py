@@ -72,11 +72,7 @@ class ExportRow(dict):
 
     @property
     def where(self) -> str:
-        return (
-            f"{self.file}, row {self.row}"
-            if self.line is None
-            else f"{self.file}, line {self.line}"
-        )
+        return f"{self.file}, " + (f"row {self.row}" if self.line is None else f"line {self.line}")
 
 
 def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict], list[str]]:

@@ -52,7 +52,7 @@ from editf1.builders.schema import (
     new_response,
     pair_features,
 )
-from editf1.citation import PAPER_CITATION, PAPER_URL
+from editf1.citation import PAPER_URL
 
 __all__ = [
     "SYPPM_COLLECTION",
@@ -62,11 +62,10 @@ __all__ = [
     "IPPMBuilder",
     "SoCPPMBuilder",
     "SyPPMBuilder",
-    "export_files_in",
 ]
 
 DATA_SUFFIXES = (".csv", ".tsv", ".jsonl", ".json", ".ndjson", *PARQUET_SUFFIXES)
-_CASE_FIELDS = ("message", "ehr_summary", "age", "sex", "problems", "medications", "encounters")
+_EHR_FIELDS = ("age", "sex", "problems", "medications", "encounters")
 
 
 @dataclass
@@ -94,18 +93,12 @@ class ExportConfig(EditF1Config):
     seed: int = 0
 
 
-def export_files_in(folder: Path) -> list[Path]:
-    """Data files directly in ``folder`` (by suffix), sorted by name."""
-    return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in DATA_SUFFIXES)
-
-
 class ExportBuilder(EditF1Builder):
     """Builders of local tabular exports (never downloaded): subclasses set
     :attr:`EXPORT_FIELDS` and implement :meth:`_items`. Splits come from the export's
     ``split`` column or :func:`~editf1.builders.exports.assign_splits` over item ids."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
-    SOURCE_NOTE = "A local export, read from the exporting institution's own files."
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
     DEFAULT_SPLITS: ClassVar[Mapping[str, float]] = {"train": 0.8, "validation": 0.1, "test": 0.1}
     CONTAINS_PATIENT_DATA = True
@@ -114,7 +107,7 @@ class ExportBuilder(EditF1Builder):
 
     def _export_paths(self, source: Path) -> list[Path]:
         if self.config.export_files is None:
-            files = export_files_in(source)
+            files = sorted(p for p in source.iterdir() if p.suffix.lower() in DATA_SUFFIXES)
             if not files:
                 raise FileNotFoundError(
                     f"{self.DATASET_NAME}: no {'/'.join(DATA_SUFFIXES)} file in {source}"
@@ -137,12 +130,25 @@ class ExportBuilder(EditF1Builder):
             f"{self.DATASET_NAME} reads a local export and never downloads: pass data_dir="
         )
 
-    def _items(
-        self, rows: list[ExportRow], errors: list[str]
-    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+    def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
         """Check and group rows, appending problems to ``errors``: ``[(item id, example)]``
-        and item id -> (where its first row is, the split it gives or None)."""
+        and :meth:`_first_row`'s record of each item's first row."""
         raise NotImplementedError
+
+    @staticmethod
+    def _first_row(firsts: dict, key: str, row: ExportRow, values: dict, errors, what) -> bool:
+        """Whether ``row`` is the first row of item ``key`` (then recorded in ``firsts`` with
+        its ``values``); else each value that differs from the first row's is an error."""
+        if key not in firsts:
+            firsts[key] = (row, values)
+            return True
+        first, first_values = firsts[key]
+        errors += [
+            f"{row.where}: field {field!r} differs from {first.where} (same {what} {key!r})"
+            for field, value in values.items()
+            if value != first_values[field]
+        ]
+        return False
 
     def _split_examples(self, items, assignment, names) -> dict[str, list[dict]]:
         examples: dict[str, list[dict]] = {name: [] for name in names}
@@ -166,20 +172,19 @@ class ExportBuilder(EditF1Builder):
         )
         if errors:  # a missing column would repeat once per row below
             raise ExportError(errors)
-        items, given = self._items(rows, errors)
+        items, firsts = self._items(rows, errors)
         if errors:
             raise ExportError(errors)
-        if any(split is not None for _, split in given.values()):
-            missing = [where for where, split in given.values() if split is None]
+        splits = {item_id: values["split"] for item_id, (_, values) in firsts.items()}
+        if any(splits.values()):
+            missing = [firsts[item_id][0].where for item_id, s in splits.items() if s is None]
             if missing:
                 raise ExportError(
                     [f"{where}: field 'split' is empty (other rows give one)" for where in missing]
                 )
-            assignment = {item_id: split for item_id, (_, split) in given.items()}
-            names = list(dict.fromkeys(assignment.values()))
+            assignment, names = splits, list(dict.fromkeys(splits.values()))
         else:
-            assignment = assign_splits([item_id for item_id, _ in items], fractions, config.seed)
-            names = list(fractions)
+            assignment, names = assign_splits(splits, fractions, config.seed), list(fractions)
         return self._split_examples(items, assignment, names)
 
 
@@ -211,25 +216,9 @@ class HospitalExportBuilder(ExportBuilder):
 
     DATASET_NAME = "hospital_export"
     PRETTY_NAME = "Patient portal messages with clinician replies (hospital export)"
-    DESCRIPTION = (
-        "Patient portal messages with a summary of each patient's chart, the replies "
-        "clinicians sent, and LLM drafts of those replies, from a hospital's own export. "
-        "Private patient data."
-    )
     HOMEPAGE = PAPER_URL
     LICENSE = "other"
     LICENSE_NAME = "institutional-data-use-agreement"
-    LICENSE_NOTE = (
-        "Private patient data: use only as the exporting institution's data use "
-        "agreement and IRB approval allow. Never make this repository public."
-    )
-    CITATION = PAPER_CITATION
-    CAVEATS = (
-        "Contains protected health information unless the export was de-identified; "
-        "keep the repository private and the cache on approved storage.",
-        "Splits are by message: all replies to one message are in one split.",
-        "Columns the column mapping did not name were not carried.",
-    )
     BUILDER_CONFIGS: ClassVar[list] = [
         ExportConfig(name="cases", kind="cases", description="one row per message"),
         ExportConfig(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
@@ -262,13 +251,10 @@ class HospitalExportBuilder(ExportBuilder):
             examples[assignment[case_id]].extend(case_pairs(case, "reply", with_attributes=True))
         return examples
 
-    def _items(
-        self, rows: list[ExportRow], errors: list[str]
-    ) -> tuple[list[tuple[str, dict]], dict[str, tuple[str, str | None]]]:
+    def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
         separator = self.config.list_separator
         cases: dict[str, dict] = {}
-        first_rows: dict[str, tuple[ExportRow, dict]] = {}
-        splits: dict[str, tuple[str, str | None]] = {}
+        firsts: dict[str, tuple[ExportRow, dict]] = {}
         seen: dict[tuple[str, str | None], tuple[ExportRow, dict]] = {}
         for row in rows:
             n_errors = len(errors)
@@ -288,25 +274,14 @@ class HospitalExportBuilder(ExportBuilder):
             system = text_value(row, "draft_system", errors, required=False)
             if system is not None and draft is None:
                 errors.append(f"{row.where}: field 'draft' is empty but draft_system is {system!r}")
-            split = split_value(row, errors)
+            values["split"] = split_value(row, errors)
             attributes = attributes_value(row, errors)
-            if len(errors) > n_errors or message_id is None:
+            if len(errors) > n_errors:
                 continue
-            if message_id not in cases:
-                ehr = {key: values[key] for key in _CASE_FIELDS[2:]} | {"other": []}
+            if self._first_row(firsts, message_id, row, values, errors, "message_id"):
+                ehr = {key: values[key] for key in _EHR_FIELDS} | {"other": []}
                 summary = values["ehr_summary"] or ehr_text(ehr)
                 cases[message_id] = new_case(message_id, values["message"], summary, ehr=ehr)
-                first_rows[message_id] = (row, {**values, "split": split})
-                splits[message_id] = (row.where, split)
-            else:
-                first, first_values = first_rows[message_id]
-                for field in (*_CASE_FIELDS, "split"):
-                    value = split if field == "split" else values[field]
-                    if value != first_values[field]:
-                        errors.append(
-                            f"{row.where}: field {field!r} differs from {first.where} "
-                            f"(same message_id {message_id!r})"
-                        )
             case = cases[message_id]
             new_draft = None if draft is None else {"system": system, "text": draft}
             if new_draft in case["drafts"]:
@@ -341,7 +316,7 @@ class HospitalExportBuilder(ExportBuilder):
             entry = new_response(response, annotator, None, attributes)
             case["responses"].append(entry)
             seen[key] = (row, entry)
-        return list(cases.items()), splits
+        return list(cases.items()), firsts
 
 
 class IPPMBuilder(HospitalExportBuilder):
@@ -382,23 +357,8 @@ class SyPPMBuilder(HospitalExportBuilder):
 
     DATASET_NAME = "syppm"
     PRETTY_NAME = "SyPPM: semi-synthetic patient portal messages with clinician replies"
-    DESCRIPTION = (
-        "One hundred semi-synthetic patient portal messages with chart summaries and "
-        "theme-guided clinician replies, the public evaluation set of Seegmiller et al."
-    )
-    SOURCE_NOTE = (
-        "The paper releases SyPPM in the Hugging Face collection "
-        f"[{SYPPM_COLLECTION}](https://huggingface.co/collections/{SYPPM_COLLECTION}) "
-        "(footnote 1 of arXiv 2601.11344). Give its dataset repository as `hub_repo` at "
-        "`revision` (a commit sha), or a local copy of its data files."
-    )
+    CARD_VARIABLES: ClassVar[dict] = {"syppm_collection": SYPPM_COLLECTION}
     LICENSE = "unknown"
-    LICENSE_NOTE = "The licence is the release's own: read its dataset card."
-    CAVEATS = (
-        "Semi-synthetic messages: scores on SyPPM need not transfer to real inboxes.",
-        "The column names of the release are mapped by the caller (`column_map`); check "
-        "the counts against the release's card (100 messages).",
-    )
     BUILDER_CONFIG_CLASS = SyPPMConfig
     BUILDER_CONFIGS: ClassVar[list] = [
         SyPPMConfig(name="cases", kind="cases", description="one row per message"),

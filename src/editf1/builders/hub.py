@@ -22,7 +22,7 @@ from pathlib import Path
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from editf1.builders.base import EditF1Builder
+from editf1.builders.base import EditF1Builder, field_docs, render_template, template_sections
 
 __all__ = [
     "FILE_FORMATS",
@@ -36,7 +36,6 @@ __all__ = [
     "render_card",
     "size_category",
     "source_datasets",
-    "write_builders",
     "write_card",
     "write_hub_folder",
 ]
@@ -51,65 +50,6 @@ class HubFolder:
 
     path: Path
     counts: dict[str, dict[str, int]]
-
-
-_NESTED_LIST = "list of {%s}"
-
-#: Descriptions of the shared schema's top-level fields.
-SHARED_FIELD_DOCS = {
-    "id": "unique id of the row",
-    "case_id": "id of the case (patient message) the row belongs to",
-    "message": "the patient's portal message (for question sets: the question)",
-    "ehr_summary": "summary of the patient's chart as text; null when the set has none",
-    "ehr": "structured chart summary {age, sex, problems[], medications[], "
-    "encounters[{date, summary}], other[{name, value}]}; nulls and empty lists when the "
-    "set records none",
-    "responses": "clinician responses, "
-    + _NESTED_LIST % "annotator_id, text, draft_index, attributes[{name, value}]"
-    + "; `draft_index` is the draft a response edits (null: written without a draft)",
-    "drafts": "LLM drafts, " + _NESTED_LIST % "system, text",
-    "themes": "sentence theme annotations, "
-    + _NESTED_LIST % "target (response or draft), index, sentence, theme, annotator_id"
-    + "; empty when the set has none",
-    "matches": "content-match annotations, "
-    + _NESTED_LIST % "response_index, draft_index, reference_sentence, matched_span, annotator_id"
-    + " (`matched_span` null: NO MATCH); empty when the set has none",
-    "attributes": "other values from the source, " + _NESTED_LIST % "name, value",
-    "prediction": "the LLM draft (edit-F1's prediction)",
-    "reference": "the clinician's reply (edit-F1's reference)",
-    "system": "the system that wrote the draft",
-    "annotator_id": "the clinician who wrote the reply; null when the source does not record it",
-    "context": "the patient message or question the item belongs to",
-    "reference_sentence": "a sentence of a clinician's reply",
-    "sentence": "a sentence of a reply or draft",
-    "majority_match": "true when most annotators found a match, null on a tie",
-    "majority_theme": "the theme most annotators chose, null on a tie",
-}
-_KIND_FIELD_DOCS = {
-    "content_matches": {
-        "annotations": "one per annotator, "
-        + _NESTED_LIST % "annotator_id, match, matched_span, span_start, span_end, label"
-        + ": `matched_span` is the verbatim draft span (null for NO MATCH or when the "
-        "source gives no span), `span_start`/`span_end` its character offsets in the "
-        "draft, `label` the source's own label",
-    },
-    "themes": {"annotations": "one per annotator, " + _NESTED_LIST % "annotator_id, theme"},
-}
-_KIND_ROWS = {
-    "cases": "one patient message (case) with its chart, responses and drafts",
-    "pairs_reply": "one (draft, clinician reply written without the draft) pair",
-    "pairs_edited": "one (draft, the clinician's edit of that draft) pair",
-    "content_matches": "one (reference sentence, draft) item with every annotator's answer",
-    "themes": "one sentence with every annotator's theme",
-    "content_grading": "one graded response with its content flags",
-}
-
-
-def _field_doc(builder_cls: type[EditF1Builder], kind: str, field: str) -> str:
-    for docs in (builder_cls.FIELD_DOCS, _KIND_FIELD_DOCS.get(kind, {}), SHARED_FIELD_DOCS):
-        if field in docs:
-            return docs[field]
-    raise KeyError(f"{builder_cls.__name__}: field {field!r} of kind {kind!r} is undocumented")
 
 
 #: The Hub's ``size_categories``: (upper bound on rows, category), smallest first.
@@ -164,13 +104,10 @@ def source_datasets(builder_cls: type[EditF1Builder]) -> list[str]:
     return ["extended"]
 
 
-def card_configs(builder_cls: type[EditF1Builder], builder_kwargs: dict | None = None) -> list:
+def card_configs(builder_cls: type[EditF1Builder]) -> list:
     """The ``configs`` of :func:`render_card` as known without data: every config, its
     default splits, and the ``PUBLISHED_ROWS`` counts where a builder has them."""
     splits = list(getattr(builder_cls, "DEFAULT_SPLITS", None) or ["test"])
-    fractions = (builder_kwargs or {}).get("split_fractions")
-    if fractions:
-        splits = list(fractions)
     published = builder_cls.PUBLISHED_ROWS if splits == ["test"] else {}
     return [
         (c.name, c.kind, c.description or "", {s: published.get(c.name) for s in splits})
@@ -189,7 +126,8 @@ def render_card(
     """The dataset card (README.md) of a Hub-ready folder.
 
     Args:
-        builder_cls: the builder whose class attributes describe the set.
+        builder_cls: the builder whose attributes and prose (:meth:`~EditF1Builder.card_prose`)
+            describe the set.
         configs: ``(config name, kind, description, {split: rows or None})`` per config;
             the first is the default.
         file_format: ``"parquet"`` or ``"jsonl"`` (``data/<config>/<split>.<format>``).
@@ -203,7 +141,8 @@ def render_card(
 
     Raises:
         ValueError: for an unknown file format.
-        KeyError: if a field has no description, or a licence has no known link.
+        KeyError: if a licence has no known link.
+        jinja2.UndefinedError: if a field has no description.
     """
     cls = builder_cls
     if file_format not in FILE_FORMATS:
@@ -234,69 +173,37 @@ def render_card(
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
-    body = [f"# {cls.PRETTY_NAME}", ""]
-    if card_only is not None:
-        body += [*build_note(name, cls, card_only, yaml_configs[0]["data_files"][0]["path"]), ""]
-    upstream = cls.UPSTREAM.items()
-    sources = [f"- `{n}`: {f.resolve()} (pinned revision `{f.revision}`)" for n, f in upstream]
+    shared = template_sections("fields.md")
+    own = cls.card_prose()["fields"]
+    docs = {
+        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | own
+        for _, k, _, _ in configs
+    }
     default, _, _, default_splits = configs[0]
-    split = "test" if "test" in default_splits else next(iter(default_splits))
-    data_dir = "" if name == "demo" else " --data-dir DIR"
-    body += [
-        cls.DESCRIPTION,
-        "",
-        "Prepared for edit-F1 (Seegmiller et al., arXiv 2601.11344), which scores how much a "
-        "clinician would have to edit an LLM-drafted reply to a patient message, by the "
-        f"`editf1` library's `{cls.__name__}`.",
-        "",
-        "## Source",
-        "",
-        f"- Homepage: {cls.HOMEPAGE}",
-        *sources,
-        *([f"- {cls.SOURCE_NOTE}"] if cls.SOURCE_NOTE else []),
-        "",
-        "## Licence",
-        "",
-        f"`{cls.LICENSE}`: {cls.LICENSE_NOTE}",
-        "",
-        "## Loading",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        f'rows = load_dataset("path/to/this/folder", "{default}", split="{split}")',
-        "```",
-        "",
-        "Or from the source files, without this folder:",
-        "",
-        "```python",
-        "from editf1.builders import load_split",
-        "",
-        f'rows = load_split("{name}", "{default}", "{split}", data_dir="...")',
-        "```",
-        "",
-        "Write this folder (data files and card) with "
-        f"`edit-f1 export-dataset {name}{data_dir} --output FOLDER`.",
-    ]
+    first_file = yaml_configs[0]["data_files"][0]["path"]
+    note = None if card_only is None else build_note(name, cls, card_only, first_file)
     pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
-    if pair_configs:
-        score = f"--dataset FOLDER --config {pair_configs[0]} --split {split}"
-        body += ["", f"Score a split with edit-F1: `edit-f1 score {score}`."]
-    header = f"| config | one row is | splits{' (rows)' if counted else ''} |"
-    body += ["", "## Configurations", "", header, "|---|---|---|"]
-    for config, kind, _, splits in configs:
-        listed = ", ".join(f"`{s}` ({n})" if counted else f"`{s}`" for s, n in splits.items())
-        body.append(f"| `{config}` | {_KIND_ROWS[kind]} | {listed} |")
-    if not counted:
-        body += ["", "Row counts are written into this card when the data is exported."]
-    body += ["", "## Fields", ""]
-    for config, kind, _, _ in configs:
-        body += [f"### `{config}`", ""]
-        body += [f"- `{f}`: {_field_doc(cls, kind, f)}" for f in cls.KIND_FEATURES[kind]]
-        body.append("")
-    body += ["## Caveats", "", *(f"- {caveat}" for caveat in cls.CAVEATS), ""]
-    body += ["## Citation", "", "```bibtex", cls.CITATION.strip(), "```", ""]
-    return f"---\n{card_data.to_yaml()}\n---\n" + "\n".join(body)
+    body = render_template(
+        "card.md",
+        pretty_name=cls.PRETTY_NAME,
+        build_note=note and "\n".join(note),
+        prose=cls.card_prose(),
+        class_name=cls.__name__,
+        homepage=cls.HOMEPAGE,
+        upstream=cls.UPSTREAM.items(),
+        license=cls.LICENSE,
+        default=default,
+        split="test" if "test" in default_splits else next(iter(default_splits)),
+        name=name,
+        data_dir="" if name == "demo" else " --data-dir DIR",
+        pair_config=pair_configs[0] if pair_configs else None,
+        counted=counted,
+        configs=configs,
+        rows=field_docs(shared["Rows"]),
+        docs=docs,
+        features=cls.KIND_FEATURES,
+    )
+    return f"---\n{card_data.to_yaml()}\n---\n" + body
 
 
 def build_note(
@@ -316,23 +223,16 @@ def build_note(
     ```
     ...
     """
-    data_dir = "" if name == "demo" else " --data-dir DIR"
-    command = f"edit-f1 export-dataset {name}{data_dir} --output {folder}"
-    files = ", ".join(f"`{f}`" for f in builder_cls.UPSTREAM or builder_cls.SOURCE_FILES)
-    where = f"`DIR` is the folder of the source files ({files + '; ' if files else ''}see *Source*)"
-    if builder_cls.UPSTREAM:
-        where += "; or give `--download` instead of `--data-dir DIR` to fetch the pinned files"
-    return [
-        "**This folder holds this card only, not the data files.** Until they are built "
-        f'here, `datasets.load_dataset("{folder}")` fails with `FileNotFoundError: Unable '
-        f"to find '.../{folder}/{first_file}'`. Build them beside this card with:",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        where + ".",
-    ]
+    text = render_template(
+        "build_note.md",
+        name=name,
+        folder=folder,
+        first_file=first_file,
+        data_dir="" if name == "demo" else " --data-dir DIR",
+        files=list(builder_cls.UPSTREAM or builder_cls.SOURCE_FILES),
+        upstream=bool(builder_cls.UPSTREAM),
+    )
+    return text.splitlines()
 
 
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
@@ -399,43 +299,6 @@ def write_card(
     return path
 
 
-def write_builders(
-    builders: list[EditF1Builder],
-    output: str | Path,
-    *,
-    file_format: str = "parquet",
-    registry_name: str | None = None,
-) -> HubFolder:
-    """Write prepared builders (one per config of one set, the default first) as a
-    Hub-ready folder (its ``data/`` replaced) and return it with its row counts."""
-    if file_format not in FILE_FORMATS:
-        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
-    output = Path(output)
-    shutil.rmtree(output / "data", ignore_errors=True)
-    configs = []
-    for builder in builders:
-        splits = builder.as_dataset()
-        folder = output / "data" / builder.config.name
-        folder.mkdir(parents=True, exist_ok=True)
-        counts = {}
-        for split, rows in splits.items():
-            path = folder / f"{split}.{file_format}"
-            if file_format == "parquet":
-                rows.to_parquet(str(path))
-            else:  # readable JSON Lines: UTF-8 text, no escaped slashes
-                with open(path, "w", encoding="utf-8") as handle:
-                    for row in rows:
-                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-            counts[split] = rows.num_rows
-        config = builder.config
-        configs.append((config.name, config.kind, config.description, counts))
-    card = render_card(
-        type(builders[0]), configs, file_format=file_format, registry_name=registry_name
-    )
-    (output / "README.md").write_text(card, encoding="utf-8")
-    return HubFolder(output, {config: counts for config, _, _, counts in configs})
-
-
 def write_hub_folder(
     name: str,
     output: str | Path,
@@ -463,23 +326,36 @@ def write_hub_folder(
         FileExistsError: see :func:`check_export_folder`.
         ValueError: for an unknown name or config, or a config named twice.
     """
-    from editf1.builders import builder_class
+    from editf1.builders import builder_class, load_builder
 
     cls = builder_class(name)
     output = Path(output)
     check_export_folder(output, overwrite)
-    names = [c.name for c in cls.BUILDER_CONFIGS]
-    chosen = configs or names
+    chosen = configs or [c.name for c in cls.BUILDER_CONFIGS]
     if len(set(chosen)) < len(chosen):
         raise ValueError(f"{name}: a config is named twice in {chosen}")
-    unknown = [c for c in chosen if c not in names]
-    if unknown:
-        raise ValueError(f"{name}: unknown config(s) {unknown}; configs are {names}")
+    if file_format not in FILE_FORMATS:
+        raise ValueError(f"file_format must be one of {FILE_FORMATS}, got {file_format!r}")
     with tempfile.TemporaryDirectory(prefix="editf1-export-") as tmp:
-        builders = []
-        for config in chosen:
-            builder = cls(config_name=config, cache_dir=str(cache_dir or tmp), **builder_kwargs)
+        cache = str(cache_dir or tmp)
+        builders = [load_builder(name, c, cache_dir=cache, **builder_kwargs) for c in chosen]
+        for builder in builders:
             builder.download_and_prepare()
-            builders.append(builder)
-        output.mkdir(parents=True, exist_ok=True)
-        return write_builders(builders, output, file_format=file_format, registry_name=name)
+        shutil.rmtree(output / "data", ignore_errors=True)
+        written = []
+        for builder in builders:
+            counts = {}
+            for split, rows in builder.as_dataset().items():
+                path = output / "data" / builder.config.name / f"{split}.{file_format}"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if file_format == "parquet":
+                    rows.to_parquet(str(path))
+                else:  # readable JSON Lines: UTF-8 text, no escaped slashes
+                    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+                    path.write_text("".join(lines), encoding="utf-8")
+                counts[split] = rows.num_rows
+            config = builder.config
+            written.append((config.name, config.kind, config.description, counts))
+    card = render_card(cls, written, file_format=file_format, registry_name=name)
+    (output / "README.md").write_text(card, encoding="utf-8")
+    return HubFolder(output, {config: counts for config, _, _, counts in written})

@@ -21,7 +21,6 @@ from editf1.builders.schema import (
     new_response,
     pair_features,
 )
-from editf1.citation import PAPER_CITATION
 from editf1.io import read_csv
 
 __all__ = ["OncQABuilder"]
@@ -53,37 +52,10 @@ class OncQABuilder(EditF1Builder):
 
     DATASET_NAME = "oncqa"
     PRETTY_NAME = "OncQA: GPT-4 drafts and oncologists' replies to patient messages"
-    DESCRIPTION = (
-        "Oncology patient portal messages with an EHR context, GPT-4 drafted replies, "
-        "replies written by oncologists without a draft (stage 1), the oncologists' "
-        "edits of the drafts with acceptability and harm ratings (stage 2), and "
-        "physicians' content flags per response."
-    )
+    CARD_VARIABLES: ClassVar[dict] = {"content_flags": ONCQA_CONTENT_FLAGS}
     HOMEPAGE = "https://github.com/AIM-Harvard/OncQA"
     LICENSE = "other"
     LICENSE_NAME = "no-upstream-licence-research-use"
-    LICENSE_NOTE = (
-        "The upstream repository has no licence file: use for research evaluation only, "
-        "cite the paper, and do not redistribute the data (this card ships without it)."
-    )
-    CITATION = (
-        """@article{chen2024effect,
-  title   = {The effect of using a large language model to respond to patient messages},
-  author  = {Chen, Shan and others},
-  journal = {The Lancet Digital Health},
-  year    = {2024},
-  note    = {arXiv:2310.17703}
-}
-"""
-        + PAPER_CITATION
-    )
-    SOURCE_FILES = (
-        "Master2.csv",
-        "stage1.csv",
-        "stage2.csv",
-        "content_grading_s44.csv",
-        "content_grading_d56.csv",
-    )
     PUBLISHED_ROWS: ClassVar[dict] = {
         "own_reply": 100,
         "edited": 100,
@@ -98,42 +70,6 @@ class OncQABuilder(EditF1Builder):
         "stage2.csv": UpstreamFile(_ONCQA + "parsed_data/stage2.csv", ONCQA_REVISION),
         "content_grading_s44.csv": UpstreamFile(_ONCQA + "content_grading/s44.csv", ONCQA_REVISION),
         "content_grading_d56.csv": UpstreamFile(_ONCQA + "content_grading/d56.csv", ONCQA_REVISION),
-    }
-    CAVEATS = (
-        "No oncologist ids upstream: `annotator_id` is null; the n-th reply of a case "
-        "(`<case>-<n>`) is the n-th oncologist of that case, not the same person across "
-        "cases, and stage-1 and stage-2 oncologists of a case are not linked.",
-        "In 3 cases the draft in stage2.csv differs from Master2.csv by a few characters; "
-        "`cases` keeps both as drafts and each edit points to the one it edited "
-        "(`draft_index`); `own_reply` uses Master2.csv, `edited` uses stage2.csv.",
-        "Most drafts begin with GPT-4's note on the prompt (e.g. \"The provided "
-        "information is sufficient to address the patient's concerns.\") and some use "
-        'placeholders such as "[Patient Name]"; drafts are kept verbatim, so these lines '
-        "count as expected deletions against a reply.",
-        "Upstream text is kept as is, including encoding damage (e.g. `‚Äô` for an "
-        "apostrophe) and typos in the EHR context (e.g. `Gender: Feale`).",
-        "Stage-1 `label1`/`label2` and stage-2 `q4`, `q6`, `q7` are carried with their "
-        "upstream names and are not interpreted here; empty cells are null.",
-        "`content_grading` flags come from two files that split the cases (single- and "
-        "two-oncologist cases), not from two graders.",
-        "Oncology only. The cases are simulated scenarios written for the study (see "
-        "the upstream paper), so no oncologist is the patient's own clinician.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "edit_distance": "upstream character-level edit count between draft and edit (int)",
-        "acceptability": "stage-2 `q3`: Acceptable with no modifications / Acceptable "
-        "with modifications / Unacceptable (Major modifications or rewrite required)",
-        "harm": "stage-2 `q5`: No harm / Mild harm / Moderate harm / Severe harm (null when empty)",
-        "file": "`s44` or `d56`: the upstream file (content_grading_<file>.csv)",
-        "source": "`gpt_raw` (GPT-4 draft), `doc_edit` (an oncologist's edit of it) or "
-        "`raw_md` (an oncologist's own reply)",
-        "source_index": "N of `gpt_raw_N` / `doc_edit_N` / `raw_md_N`: the n-th "
-        "oncologist of the case",
-        "response": "the graded response text",
-        "flags": "physician content flags, true when marked: "
-        + ", ".join(ONCQA_CONTENT_FLAGS)
-        + " (`Clarify`: asks the patient for information; see the upstream "
-        "Content_Grading_Guidelines.docx)",
     }
     BUILDER_CONFIGS: ClassVar[list] = [
         EditF1Config(name="own_reply", kind="pairs_reply", description="draft vs own reply"),
@@ -191,21 +127,10 @@ class OncQABuilder(EditF1Builder):
             )
         examples = []
         for row in rows:
-            case = parsed[row["case_id"]]
-            example = {
-                "id": row["id"],
-                "case_id": row["case_id"],
-                "message": case["message"],
-                "ehr_summary": case["ehr_summary"],
-                "prediction": row["prediction"],
-                "reference": row["reference"],
-                "system": self.SYSTEM,
-                "annotator_id": None,
-            }
-            if setting == "edited":
-                example["edit_distance"] = row["edit_distance"]
-                example["acceptability"] = row["acceptability"] or None
-                example["harm"] = row["harm"] or None
+            case = {k: parsed[row["case_id"]][k] for k in ("message", "ehr_summary")}
+            example = row | case | {"system": self.SYSTEM, "annotator_id": None}
+            if setting == "edited":  # empty ratings are not recorded
+                example |= {k: row[k] or None for k in ("acceptability", "harm")}
             examples.append(example)
         return {TEST: examples}
 
@@ -244,26 +169,8 @@ class OncQABuilder(EditF1Builder):
         return list(cases.values())
 
     def _content_grading(self, source: Path) -> list[dict]:
+        fields = list(self.KIND_FEATURES["content_grading"])[1:]  # all but the id
         return [
-            {
-                "id": f"{row['file']}-{row['row']}",
-                "case_id": row["case_id"],
-                "file": row["file"],
-                "source": row["source"],
-                "source_index": row["source_index"],
-                "response": row["response"],
-                "flags": row["flags"],
-            }
+            {"id": f"{row['file']}-{row['row']}", **{k: row[k] for k in fields}}
             for row in oncqa_content_grading_rows(source)
         ]
-
-    def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None:
-            return []
-        needed = {
-            "pairs_reply": ("Master2.csv", "stage1.csv"),
-            "pairs_edited": ("Master2.csv", "stage2.csv"),
-            "cases": ("Master2.csv", "stage1.csv", "stage2.csv"),
-            "content_grading": ("content_grading_s44.csv", "content_grading_d56.csv"),
-        }[self.config.kind]
-        return [Path(self.config.data_dir) / name for name in needed]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,7 +19,6 @@ from datasets import Value
 from editf1.builders.base import EditF1Builder, EditF1Config, UpstreamFile
 from editf1.builders.exports import ExportError
 from editf1.builders.readers import (
-    demo_rows,
     expertqa_medicine_rows,
     kqa_nli_rows,
     kqa_question_rows,
@@ -32,7 +32,7 @@ from editf1.builders.schema import (
     new_response,
     pair_features,
 )
-from editf1.citation import PAPER_CITATION, PAPER_URL
+from editf1.citation import PAPER_URL
 from editf1.io import read_rows
 
 __all__ = [
@@ -64,26 +64,9 @@ class DemoBuilder(EditF1Builder):
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
-    DESCRIPTION = (
-        "Twelve invented primary-care patient portal messages, each with a short text "
-        "summary of the patient's chart, the reply a clinician would send, and an LLM "
-        "draft of that reply. Written by the edit-F1 team for demonstrations and tests; "
-        "no patient data."
-    )
     HOMEPAGE = PAPER_URL
-    SOURCE_NOTE = (
-        "`editf1/data/demo.jsonl`, shipped with the edit-F1 package and written by its team."
-    )
     LICENSE = "apache-2.0"
-    LICENSE_NOTE = "Apache-2.0, as the edit-F1 library."
-    CITATION = PAPER_CITATION
     SOURCE_FILES = ("demo.jsonl",)
-    CAVEATS = (
-        "Invented text: the messages, charts, replies and drafts are realistic but "
-        "fictional, and too few (12 pairs) for any conclusion about a drafting model.",
-        "Chart summaries are text only: the structured `ehr` fields are empty.",
-        "No annotator ids: `annotator_id` is null.",
-    )
     BUILDER_CONFIGS: ClassVar[list] = [
         EditF1Config(name="pairs", kind="pairs_reply", description="draft vs clinician reply"),
         EditF1Config(name="cases", kind="cases", description="one row per message"),
@@ -93,21 +76,14 @@ class DemoBuilder(EditF1Builder):
     PUSHABLE = True
 
     def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None:
-            from importlib import resources
+        return [Path(self.config.data_dir or self._download(None)) / "demo.jsonl"]
 
-            return [Path(str(resources.files("editf1.data").joinpath("demo.jsonl")))]
-        return super()._source_paths()
+    def _download(self, dl_manager) -> Path:
+        return Path(str(resources.files("editf1.data")))  # shipped: nothing to download
 
-    def _download(self, dl_manager) -> None:
-        return None  # shipped with the package: nothing to download
-
-    def _examples_by_split(self, source: Path | None) -> dict[str, list[dict]]:
-        if source is None:
-            rows = demo_rows()
-        else:
-            fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
-            rows = read_rows(source / "demo.jsonl", fields, "jsonl")
+    def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
+        fields = ["id", "message", "ehr_summary", "reference", "prediction", "system"]
+        rows = read_rows(source / "demo.jsonl", fields, "jsonl")
         cases = [
             new_case(
                 row["id"],
@@ -133,14 +109,6 @@ _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
 #: Commits of github.com/Itaymanes/K-QA holding each file.
 KQA_NLI_REVISION = "c2435af4c984cc9e4120f6af6ef75fc85dbc39c0"
 KQA_QUESTIONS_REVISION = "3434b5111e58675680fdd0ccb6170a3b442b6e7b"
-KQA_CITATION = """@inproceedings{manes2024kqa,
-  title     = {K-QA: A Real-World Medical Q\\&A Benchmark},
-  author    = {Manes, Itay and others},
-  booktitle = {Proceedings of the 23rd Workshop on Biomedical Natural Language Processing},
-  year      = {2024},
-  note      = {arXiv:2401.14493}
-}
-"""
 
 
 class KQABuilder(EditF1Builder):
@@ -156,16 +124,8 @@ class KQABuilder(EditF1Builder):
 
     DATASET_NAME = "kqa"
     PRETTY_NAME = "K-QA: patient questions with physician answers and LLM answers"
-    DESCRIPTION = (
-        "Real patient questions from an online medical platform with answers written by "
-        "physicians, physician-curated must-have and nice-to-have statements, and, for "
-        "the questions physicians labelled for NLI, an LLM's answer."
-    )
     HOMEPAGE = "https://github.com/Itaymanes/K-QA"
     LICENSE = "mit"
-    LICENSE_NOTE = "MIT (upstream licence)."
-    CITATION = KQA_CITATION + PAPER_CITATION
-    SOURCE_FILES = ("questions_w_answers.jsonl", "NLI_medical_annotator.csv")
     PUBLISHED_ROWS: ClassVar[dict] = {"pairs": 26, "questions": 201}
     UPSTREAM: ClassVar[dict] = {
         "questions_w_answers.jsonl": UpstreamFile(
@@ -175,15 +135,6 @@ class KQABuilder(EditF1Builder):
             _KQA + "NLI_medical_annotator.csv", KQA_NLI_REVISION
         ),
     }
-    CAVEATS = (
-        "Questions, not portal messages: no chart summary (`ehr_summary` is null) and "
-        "answers are written for a general audience, not to the patient's own clinician.",
-        "Question ids are 0-based row numbers of questions_w_answers.jsonl; the upstream "
-        "file has no ids.",
-        "LLM answers are attached to questions by exact question text; an NLI question "
-        "with no physician answer in the file gives no pair and is named in a warning.",
-        "No physician ids: `annotator_id` is null.",
-    )
     BUILDER_CONFIGS: ClassVar[list] = [
         EditF1Config(name="pairs", kind="pairs_reply", description="LLM vs physician answer"),
         EditF1Config(name="questions", kind="cases", description="one row per question"),
@@ -234,35 +185,11 @@ class KQANLIBuilder(EditF1Builder):
 
     DATASET_NAME = "kqa_nli"
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
-    DESCRIPTION = (
-        "For an LLM's answer to a real patient question and one physician-curated "
-        "statement (claim), three physicians' labels of whether the answer entails, is "
-        "neutral to, or contradicts the claim, and their majority: human-labelled data "
-        "for calibrating and validating content judges."
-    )
     HOMEPAGE = KQABuilder.HOMEPAGE
     LICENSE = "mit"
-    LICENSE_NOTE = "MIT (upstream licence)."
-    CITATION = KQA_CITATION + PAPER_CITATION
-    SOURCE_FILES = ("NLI_medical_annotator.csv",)
     PUBLISHED_ROWS: ClassVar[dict] = {"default": 208}
     UPSTREAM: ClassVar[dict] = {
         "NLI_medical_annotator.csv": KQABuilder.UPSTREAM["NLI_medical_annotator.csv"]
-    }
-    CAVEATS = (
-        "Labels, not spans: `matched_span`, `span_start` and `span_end` are null; `match` "
-        "is true for Entailment (Neutral and Contradiction are NO MATCH).",
-        "Annotator ids are the upstream column names `label_0`, `label_1`, `label_2`; "
-        "that each column is one physician throughout is the upstream's description, "
-        "not checked here.",
-        "Claims are curated statements, not sentences of a clinician's reply.",
-        "Split by question when fitting a judge: the 27 questions repeat across rows.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "context": "the patient's question",
-        "system": "the LLM that wrote the answer (`llm_x`: gpt35, gpt4, bard, askk)",
-        "prediction": 'the LLM\'s answer (the "draft")',
-        "reference_sentence": "the physician-curated claim",
     }
     BUILDER_CONFIGS: ClassVar[list] = [EditF1Config(name="default", kind="content_matches")]
     KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
@@ -310,26 +237,8 @@ class ExpertQAMedicineBuilder(EditF1Builder):
 
     DATASET_NAME = "expertqa_medicine"
     PRETTY_NAME = "ExpertQA medicine: LLM answers and expert revisions"
-    DESCRIPTION = (
-        "Questions written by healthcare and medicine experts, an LLM system's answer to "
-        "each, and the same expert's revision of that answer into one they would stand "
-        "behind: (draft, edited draft) pairs."
-    )
     HOMEPAGE = "https://github.com/chaitanyamalaviya/ExpertQA"
     LICENSE = "mit"
-    LICENSE_NOTE = "MIT (upstream licence)."
-    CITATION = (
-        """@inproceedings{malaviya2024expertqa,
-  title     = {ExpertQA: Expert-Curated Questions and Attributed Answers},
-  author    = {Malaviya, Chaitanya and others},
-  booktitle = {Proceedings of NAACL 2024},
-  year      = {2024},
-  note      = {arXiv:2309.07852}
-}
-"""
-        + PAPER_CITATION
-    )
-    SOURCE_FILES = ("medicine_val.jsonl",)
     PUBLISHED_ROWS: ClassVar[dict] = {"edited": 57, "cases": 57}
     UPSTREAM: ClassVar[dict] = {
         "medicine_val.jsonl": UpstreamFile(
@@ -337,23 +246,6 @@ class ExpertQAMedicineBuilder(EditF1Builder):
             "data/lfqa/domain_val.jsonl",
             EXPERTQA_REVISION,
         )
-    }
-    CAVEATS = (
-        "Exact duplicate records are left out with a warning: in the team's copy 43 of "
-        "100 lines repeat an earlier line verbatim, leaving 57 (question, system, "
-        "expert) examples.",
-        "Citation markers such as `[1]` are kept in both answer and revision, and the "
-        "revision puts each claim on its own line; both count in sentence splitting.",
-        "Questions are experts' questions, not patient portal messages: there is no "
-        "chart summary (`ehr_summary` is null).",
-        "Claim-level judgements (support, evidence, reliability, revised claims) are not "
-        "carried; see the upstream files.",
-    )
-    FIELD_DOCS: ClassVar[dict] = {
-        "usefulness": "the expert's rating of the answer: Useful / Partially useful / "
-        "Not useful at all",
-        "question_type": "upstream `metadata.question_type`",
-        "specific_field": "upstream `metadata.specific_field` (e.g. Pharmacist)",
     }
     BUILDER_CONFIGS: ClassVar[list] = [
         EditF1Config(name="edited", kind="pairs_edited", description="answer vs revision"),
@@ -399,27 +291,29 @@ class ExpertQAMedicineBuilder(EditF1Builder):
 
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         cases: dict[str, dict] = {}
-        extra: dict[tuple[str, int], dict] = {}
+        rows_of: dict[str, list[dict]] = defaultdict(list)  # question -> rows, as responses
         for row in self._rows(source):
-            case = cases.get(row["question"])
-            if case is None:
+            if row["question"] not in cases:
                 attributes = named_values([("question_type", row["question_type"])])
                 case = new_case(str(len(cases)), row["question"], attributes=attributes)
                 cases[row["question"]] = case
+            case = cases[row["question"]]
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in case["drafts"]:
                 case["drafts"].append(draft)
             kept = named_values((k, row[k]) for k in ("usefulness", "specific_field"))
             index = case["drafts"].index(draft)
-            response = new_response(row["revision"], row["annotator_id"], index, kept)
-            case["responses"].append(response)
-            extra[(case["id"], len(case["responses"]))] = row
+            case["responses"].append(
+                new_response(row["revision"], row["annotator_id"], index, kept)
+            )
+            rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
-        pairs = []
-        for case in cases.values():
-            for pair in case_pairs(case, "edited"):
-                row = extra[(case["id"], int(pair["id"].split("-")[1]))]
-                columns = ("usefulness", "question_type", "specific_field")
-                pairs.append(pair | {k: row[k] for k in columns})
-        return {TEST: pairs}
+        columns = ("usefulness", "question_type", "specific_field")
+        return {  # every response edits a draft: one pair per response, in order
+            TEST: [
+                pair | {k: row[k] for k in columns}
+                for question, case in cases.items()
+                for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)
+            ]
+        }

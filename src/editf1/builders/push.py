@@ -3,15 +3,13 @@ private repositories for patient data, never a third party's set."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from huggingface_hub import DatasetCard
 
 from editf1.builders.base import EditF1Builder
-from editf1.builders.hub import write_builders
 
-__all__ = ["UPLOADED_PATTERNS", "check_pushable", "push_builder", "push_to_hub"]
+__all__ = ["UPLOADED_PATTERNS", "check_pushable", "push_to_hub"]
 
 
 #: What :func:`push_to_hub` uploads from a folder (any other file there stays).
@@ -82,12 +80,3 @@ def push_to_hub(
         allow_patterns=list(UPLOADED_PATTERNS),
     )
     return str(getattr(commit, "commit_url", commit))
-
-
-def push_builder(
-    builder: EditF1Builder, repo_id: str, *, private: bool = True, token: str | None = None
-) -> str:
-    """Upload one prepared builder config as a Hub-ready folder (:func:`push_to_hub`)."""
-    with tempfile.TemporaryDirectory(prefix="editf1-push-") as folder:
-        write_builders([builder], folder)
-        return push_to_hub(type(builder), folder, repo_id, private=private, token=token)

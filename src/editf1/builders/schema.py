@@ -25,7 +25,6 @@ __all__ = [
     "THEME_ANNOTATION_FEATURES",
     "case_pairs",
     "ehr_text",
-    "empty_ehr",
     "named_values",
     "new_case",
     "new_response",
@@ -157,21 +156,10 @@ def named_values(pairs) -> list[dict]:
     return [{"name": n, "value": v if v is None or str(v).strip() else None} for n, v in pairs]
 
 
-def empty_ehr() -> dict:
-    """A structured chart summary with nothing recorded."""
-    return {
-        "age": None,
-        "sex": None,
-        "problems": [],
-        "medications": [],
-        "encounters": [],
-        "other": [],
-    }
-
-
 def new_case(case_id: str, message: str, ehr_summary: str | None = None, **fields) -> dict:
     """A :data:`CASE_FEATURES` row; what ``fields`` does not give is not recorded."""
-    empty = {"ehr": empty_ehr(), "responses": [], "drafts": [], "themes": [], "matches": []}
+    ehr = {key: [] if isinstance(value, List) else None for key, value in EHR_FEATURES.items()}
+    empty = {"ehr": ehr, "responses": [], "drafts": [], "themes": [], "matches": []}
     row = {"id": case_id, "message": message, "ehr_summary": ehr_summary, **empty}
     return row | {"attributes": []} | fields
 
@@ -190,7 +178,7 @@ def ehr_text(ehr: dict) -> str | None:
     """A structured chart summary as text, one line per recorded value in the paper's
     order (§2); ``None`` when nothing is recorded.
 
-    >>> print(ehr_text({**empty_ehr(), "age": "58", "problems": ["HTN", "T2DM"],
+    >>> print(ehr_text({"age": "58", "problems": ["HTN", "T2DM"], "medications": [],
     ...                 "encounters": [{"date": "2024-03-01", "summary": "HTN f/u"}]}))
     Age: 58
     Active problems: HTN; T2DM

@@ -4,6 +4,7 @@ portal messages, GPT-4 drafts, oncologists' own replies (stage 1) and edits (sta
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 from editf1.io import describe, read_csv
@@ -41,41 +42,30 @@ def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
     if setting not in ONCQA_SETTINGS:
         raise ValueError(f"setting must be one of {ONCQA_SETTINGS}, got {setting!r}")
     data_dir = Path(data_dir)
-    seen: dict[str, int] = {}
-
-    def row_id(case: str) -> str:
-        seen[case] = seen.get(case, 0) + 1
-        return f"{case}-{seen[case]}"
-
     if setting == "edited":
-        return [
-            {
-                "id": row_id(r["id"]),
-                "case_id": r["id"],
+        fields = ["id", "raw_response", "doc_change", "edit_distance", "q3", "q5"]
+        source = read_csv(data_dir / "stage2.csv", fields)
+    else:
+        master = read_csv(data_dir / "Master2.csv", ["pin", "Output"])
+        drafts = {r["pin"]: r["Output"] for r in master}
+        source = read_csv(data_dir / "stage1.csv", ["id", "response"])
+    rows, seen = [], Counter()
+    for i, r in enumerate(source):
+        seen[r["id"]] += 1
+        row = {"id": f"{r['id']}-{seen[r['id']]}", "case_id": r["id"]}
+        if setting == "edited":
+            row |= {
                 "prediction": r["raw_response"],
                 "reference": r["doc_change"],
                 "edit_distance": int(float(r["edit_distance"])),
                 "acceptability": r["q3"],
                 "harm": r["q5"],
             }
-            for r in read_csv(
-                data_dir / "stage2.csv",
-                ["id", "raw_response", "doc_change", "edit_distance", "q3", "q5"],
-            )
-        ]
-    drafts = {r["pin"]: r["Output"] for r in read_csv(data_dir / "Master2.csv", ["pin", "Output"])}
-    rows = []
-    for i, r in enumerate(read_csv(data_dir / "stage1.csv", ["id", "response"])):
-        if r["id"] not in drafts:
+        elif r["id"] not in drafts:
             raise ValueError(f"stage1.csv row {i}: case id {r['id']!r} is not in Master2.csv")
-        rows.append(
-            {
-                "id": row_id(r["id"]),
-                "case_id": r["id"],
-                "prediction": drafts[r["id"]],
-                "reference": r["response"],
-            }
-        )
+        else:
+            row |= {"prediction": drafts[r["id"]], "reference": r["response"]}
+        rows.append(row)
     return rows
 
 
