@@ -529,16 +529,13 @@ def compare_runs(
             "(score more messages)"
         )
     boot = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
-    out = []
+    names, out = (baseline.name, system.name), []
     for metric in metrics:
-        base, other = _micro(baseline.pairs, metric), _micro(aligned, metric)
-        difference, p_value = paired_bootstrap(base, other, len(aligned), **boot)
-        out.append(
-            PairedDifference(
-                metric, baseline.name, system.name, _value(baseline.pairs, metric),
-                _value(aligned, metric), difference, p_value, n_cases, n_resamples, seed,
-            )
-        )  # fmt: skip
+        values = (_value(baseline.pairs, metric), _value(aligned, metric))
+        paired = paired_bootstrap(
+            _micro(baseline.pairs, metric), _micro(aligned, metric), len(aligned), **boot
+        )
+        out.append(PairedDifference(metric, *names, *values, *paired, n_cases, n_resamples, seed))
     return out
 
 

@@ -110,20 +110,15 @@ def compare_with_gold(
         gold = [
             np.array([[run.gold[k][n] for n in names] for k in keys]) for run in (baseline, system)
         ]
-        field_name = metric.removeprefix("theme_")
+        args = (*judge, *gold, labelled, metric.removeprefix("theme_"))
         try:
             tuned, gold_only = (
-                prediction_powered_difference(*judge, *gold, labelled, field_name, lam=lam,
-                                              confidence=confidence)
+                prediction_powered_difference(*args, lam=lam, confidence=confidence)
                 for lam in (None, 0.0)
-            )  # fmt: skip
+            )
         except UndefinedEstimateError:
             continue
         judge_only = _value(aligned, metric) - _value(baseline.pairs, metric)
-        out.append(
-            PredictionPoweredDifference(
-                metric, baseline.name, system.name, tuned, gold_only, judge_only, len(keys),
-                len(aligned),
-            )
-        )  # fmt: skip
+        found = (tuned, gold_only, judge_only, len(keys), len(aligned))
+        out.append(PredictionPoweredDifference(metric, baseline.name, system.name, *found))
     return out, None

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
-from editf1.inputs import InputError, describe, unicode_problem
+from editf1.inputs import BOOL_SPELLINGS, InputError, describe, unicode_problem
 from editf1.segment import has_word
 from editf1.themes import THEMES, check_theme
 
@@ -107,11 +107,8 @@ def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
 def _bool(value, where: str) -> bool:
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
+    if (text := str(value).strip().lower()) in BOOL_SPELLINGS:
+        return BOOL_SPELLINGS[text]
     raise ValueError(f"{where}: expected true or false, got {describe(value)}")
 
 
@@ -135,17 +132,12 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
     Raises:
         ValueError: for an empty file, and the errors of :func:`editf1.io.read_rows`.
     """
-    from editf1.io import input_format_of, read_csv, read_jsonl
+    from editf1.io import read_rows
 
-    name = Path(path).name
-    if input_format_of(path) == "csv":
-        table = read_csv(path, fields)
-        rows = [(f"{name}, line {line}", r) for line, r in zip(table.lines, table)]
-    else:
-        rows = [(f"{name}, line {n}", r) for n, r in read_jsonl(path, fields)]
-    if not rows:
+    table, name = read_rows(path, fields), Path(path).name
+    if not table:
         raise ValueError(f"{name} has no rows of labels")
-    return rows
+    return [(f"{name}, line {line}", row) for line, row in zip(table.lines, table)]
 
 
 def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
