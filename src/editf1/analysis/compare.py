@@ -24,6 +24,7 @@ from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
+from editf1.validation.agreement import to_jsonable
 
 __all__ = [
     "METRICS",
@@ -409,7 +410,7 @@ class PairedDifference:
     seed: int
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__) | {"difference": self.difference.to_dict()}
+        return to_jsonable(dict(self.__dict__))
 
 
 def _replies(run: ScoredRun) -> tuple[tuple[int | None, ...] | None, ...]:

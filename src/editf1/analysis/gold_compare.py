@@ -19,6 +19,7 @@ from editf1.analysis.compare import (
     _value,
     reference_mismatch,
 )
+from editf1.validation.agreement import to_jsonable
 
 __all__ = ["PredictionPoweredDifference", "compare_with_gold"]
 
@@ -47,9 +48,7 @@ class PredictionPoweredDifference:
     n_pairs: int
 
     def to_dict(self) -> dict:
-        out = dict(self.__dict__)
-        out["difference"], out["gold_only"] = self.difference.to_dict(), self.gold_only.to_dict()
-        return out
+        return to_jsonable(dict(self.__dict__))
 
 
 _GOLD_COUNTS = {

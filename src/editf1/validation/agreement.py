@@ -522,10 +522,11 @@ def label_agreement_report(
 
 
 def to_jsonable(value):
-    """A report with every :class:`~editf1.stats.Estimate` as a dict and NumPy
-    numbers as Python numbers, ready for ``json.dumps``."""
-    if isinstance(value, Estimate):
-        return value.to_dict()
+    """A report with every object that has ``to_dict`` (an :class:`~editf1.stats.Estimate`,
+    a dataclass of estimates) as its dict and NumPy numbers as Python numbers, ready for
+    ``json.dumps``."""
+    if hasattr(value, "to_dict"):
+        return to_jsonable(value.to_dict())
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -11,6 +11,10 @@ File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
   per annotator).
 * theme: ``text``, ``theme`` (one of :data:`editf1.themes.THEMES`), optional ``case``
   (default: each sentence is its own case), optional ``annotators`` (one theme each).
+
+The readers raise :class:`~editf1.inputs.InputError` listing every bad row by file, line
+and field (never the text), and warn, naming the rows, of a repeated item or a label that
+is not its annotators' majority (kept as given).
 """
 
 from __future__ import annotations
@@ -169,15 +173,11 @@ def _case(value, where: str, errors: list[str]) -> str:
 
 def read_content_items(path: str | Path) -> list[ContentItem]:
     """Read content labels (format in the module docstring): one :class:`ContentItem` per
-    row, in file order. A repeated (case, prediction, reference) and a ``match`` that is
-    not the annotators' majority are kept and warned about, naming the rows.
+    row, in file order.
 
     Raises:
-        InputError: listing every row with a missing or bad value (naming the file, the
-            line or row, and the field, never the text): an empty case, a prediction or
-            reference that is not text, a reference or span with no word, a match-true
-            item whose prediction has no word, a span not verbatim in the prediction or
-            on a NO MATCH item, a bad ``match`` or ``annotators``.
+        InputError: for an empty case, a text field that is not text or has no word, a
+            span not verbatim in the prediction or on a NO MATCH item, a bad ``match``.
         ValueError: for a file without rows, and the reader's errors.
     """
     items, errors = [], []
@@ -276,8 +276,7 @@ def read_label_columns(
         None}``; labels are text (integers as their text) unless ``numeric``.
 
     Raises:
-        InputError: listing every row with an empty, non-text or (``numeric``)
-            non-numeric label, or an empty case, naming file, row and column.
+        InputError: for an empty or (``numeric``) non-numeric label, or an empty case.
         ValueError: for a column given twice, a file without rows, and the reader's errors.
     """
     columns = [human, judge, *annotators, *([case] if case else [])]
@@ -338,15 +337,11 @@ def _theme(value, where: str, errors: list[str]) -> str:
 
 def read_theme_items(path: str | Path) -> list[ThemeItem]:
     """Read theme labels (format in the module docstring): one :class:`ThemeItem` per
-    row, in file order; without ``case`` each sentence is its own case. A repeated
-    sentence and a theme that is not its annotators' majority are kept and warned about.
+    row, in file order.
 
     Raises:
-        InputError: listing every row with a missing or bad value (naming the file, the
-            line or row, and the field, never the text): a text with no word, a theme
-            not in :data:`~editf1.themes.THEMES` (a near miss named), a missing case
-            where other rows have one, or annotators on some rows only, in different
-            numbers, or one only.
+        InputError: for a text with no word, an unknown theme (a near miss named), a case
+            missing where other rows have one, annotators not two or more on every row.
         ValueError: for a file without rows, and the reader's errors.
     """
     rows = labelled_rows(path, ["text", "theme"])
