@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -276,8 +277,7 @@ def load_run(
         _check_summary(summary, result, path, lines_recorded=records[0] is not None)
     with_ids = all(p.id is not None for p in pairs)
     keys = tuple(p.id if with_ids else str(p.row) for p in pairs)
-    duplicates = sorted({k for k in keys if keys.count(k) > 1})
-    if duplicates:
+    if duplicates := sorted(k for k, n in Counter(keys).items() if n > 1):
         raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
     default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
     gold = {keys[k]: g for k, g in gold.items()}
@@ -442,17 +442,14 @@ def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
     other = dict(zip(system.keys, zip(system.pairs, _replies(system))))
     for key, pair, replies in zip(baseline.keys, baseline.pairs, _replies(baseline)):
         other_pair, other_replies = other[key]
-        if (replies is None) != (other_replies is None) or len(replies or ()) != len(
-            other_replies or ()
-        ):
-            counts = [len(r) if r else 1 for r in (replies, other_replies)]
+        counts = [len(r) if r else 1 for r in (replies, other_replies)]
+        if (replies is None) != (other_replies is None) or counts[0] != counts[1]:
             return (
                 f"pair {key!r} was scored against {counts[0]} replies in {baseline.name!r} "
                 f"and {counts[1]} in {system.name!r}"
             )
         if replies and pair.best_reference != other_pair.best_reference:
-            known = [(a, b) for a, b in zip(replies, other_replies) if None not in (a, b)]
-            if any(a != b for a, b in known):
+            if any(a != b for a, b in zip(replies, other_replies) if None not in (a, b)):
                 return (
                     f"pair {key!r} was scored against replies of different lengths in the two runs"
                 )

@@ -438,13 +438,13 @@ def theme_label_report(
     j = np.array([columns.index(UNUSABLE if t is None else t) for t in judge])
     groups = np.arange(len(h)) if groups is None else np.asarray(groups)
     kw = _stats(groups, n_resamples, seed)
-    per_theme = {}
-    for k, theme in enumerate(THEMES):
-        used = bool((h == k).any() or (j == k).any())
-        per_theme[theme] = {
-            "f1": bootstrap(_f1(h, j, k), len(h), **kw) if used else None,
+    per_theme = {
+        theme: {
+            "f1": bootstrap(_f1(h, j, k), len(h), **kw) if k in h or k in j else None,
             "support": int((h == k).sum()),
         }
+        for k, theme in enumerate(THEMES)
+    }
     present = sorted(set(h.tolist()))
 
     def macro(idx):
