@@ -238,9 +238,8 @@ def load_run(
 
     Raises:
         FileNotFoundError: if a file is missing.
-        ValueError: naming the line of a row that is not a scored pair or whose run
-            record differs from the first line's, for duplicate ids, an empty file, or a
-            summary whose figures or run record differ from the pairs'.
+        ValueError: naming the line that is not a scored pair of this run, or the summary
+            or ids that do not fit the pairs.
     """
     path = Path(path)
     pairs, records, replies, gold = _read_pairs(path)
@@ -311,8 +310,7 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
     (``re.fullmatch``), e.g. ``(.+)-\\d+`` for OncQA ids ``"<case>-<n>"``.
 
     Raises:
-        ValueError: for a pattern without a group; at call time, naming a key it does
-            not match.
+        ValueError: for a pattern without a group; at call time, for a key it does not match.
 
     >>> case_pattern(r"(.+)-\\d+")("31-2")
     '31'
@@ -492,8 +490,7 @@ def compare_runs(
         One :class:`PairedDifference` per metric, in order.
 
     Raises:
-        ValueError: for runs that are not comparable (:func:`reference_mismatch`), an
-            unknown metric, or a theme metric a run has no scores for.
+        ValueError: for runs not comparable (:func:`reference_mismatch`), a bad metric.
         TooFewCasesError: (a ValueError) for fewer than 2 cases.
 
     Example:

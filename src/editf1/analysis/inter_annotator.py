@@ -78,10 +78,8 @@ def inter_annotator_predictability(
         :class:`InterAnnotatorResult`; fractions in [0, 1].
 
     Raises:
-        ValueError: if no message has two replies, or for too few ``n_resamples``
-            (checked before any scoring).
-        InputError: naming ``replies[<message>][k]`` for a reply that is not text with
-            a word.
+        ValueError: if no message has two replies, or too few ``n_resamples``.
+        InputError: naming ``replies[<message>][k]`` for a reply that is not text with a word.
 
     Example:
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)

@@ -328,9 +328,8 @@ def write_report(
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
-            ``output_dir`` that is a file, a file in ``protect`` it would replace, or
-            too few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+        ValueError: for no runs, repeated names, a bad option, an ``output_dir`` that is a
+            file, or a file in ``protect`` it would replace.
         ImportError: without matplotlib (the ``report`` extra).
     """
     check_n_resamples(n_resamples, confidence)

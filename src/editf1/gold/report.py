@@ -245,8 +245,7 @@ def check_report_options(
 
     Raises:
         TypeError: for an option :func:`gold_report` does not take.
-        ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs or too
-            few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+        ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` pairs or ``n_resamples``.
     """
     if len(gold.pairs) < MIN_LABELLED:
         raise ValueError(
@@ -282,10 +281,8 @@ def gold_report(
         first note says that n is small.
 
     Raises:
-        ValueError: if the result holds no pairs or other pairs than the labels were
-            checked against (a missing or repeated id), a labelled pair's reply
-            sentences differ from the scored ones (another splitter), or as
-            :func:`check_report_options`.
+        ValueError: if the result holds other pairs or sentences than the labels were
+            checked against, or as :func:`check_report_options`.
     """
     n_resamples = check_report_options(gold, confidence=confidence, n_resamples=n_resamples)
     rows = _bind(result, gold)
