@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -24,6 +25,7 @@ from editf1.results import PRF, CorpusResult, PairResult, SentenceAlignment
 from editf1.segment import Sentence
 from editf1.stats import Estimate, bootstrap, paired_bootstrap
 from editf1.themes import CLINICAL_THEMES, OTHER, THEMES
+from editf1.validation.agreement import to_jsonable
 
 __all__ = [
     "METRICS",
@@ -236,9 +238,8 @@ def load_run(
 
     Raises:
         FileNotFoundError: if a file is missing.
-        ValueError: naming the line of a row that is not a scored pair or whose run
-            record differs from the first line's, for duplicate ids, an empty file, or a
-            summary whose figures or run record differ from the pairs'.
+        ValueError: naming the line that is not a scored pair of this run, or the summary
+            or ids that do not fit the pairs.
     """
     path = Path(path)
     pairs, records, replies, gold = _read_pairs(path)
@@ -275,8 +276,7 @@ def load_run(
         _check_summary(summary, result, path, lines_recorded=records[0] is not None)
     with_ids = all(p.id is not None for p in pairs)
     keys = tuple(p.id if with_ids else str(p.row) for p in pairs)
-    duplicates = sorted({k for k in keys if keys.count(k) > 1})
-    if duplicates:
+    if duplicates := sorted(k for k, n in Counter(keys).items() if n > 1):
         raise ValueError(f"{path}: duplicate ids {duplicates[:10]}; pairs cannot be matched")
     default_name = path.name.removesuffix(".jsonl").removesuffix(".edit_f1")
     gold = {keys[k]: g for k, g in gold.items()}
@@ -310,8 +310,7 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
     (``re.fullmatch``), e.g. ``(.+)-\\d+`` for OncQA ids ``"<case>-<n>"``.
 
     Raises:
-        ValueError: for a pattern without a group; at call time, naming a key it does
-            not match.
+        ValueError: for a pattern without a group; at call time, for a key it does not match.
 
     >>> case_pattern(r"(.+)-\\d+")("31-2")
     '31'
@@ -409,7 +408,7 @@ class PairedDifference:
     seed: int
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__) | {"difference": self.difference.to_dict()}
+        return to_jsonable(dict(self.__dict__))
 
 
 def _replies(run: ScoredRun) -> tuple[tuple[int | None, ...] | None, ...]:
@@ -441,17 +440,14 @@ def reference_mismatch(baseline: ScoredRun, system: ScoredRun) -> str | None:
     other = dict(zip(system.keys, zip(system.pairs, _replies(system))))
     for key, pair, replies in zip(baseline.keys, baseline.pairs, _replies(baseline)):
         other_pair, other_replies = other[key]
-        if (replies is None) != (other_replies is None) or len(replies or ()) != len(
-            other_replies or ()
-        ):
-            counts = [len(r) if r else 1 for r in (replies, other_replies)]
+        counts = [len(r) if r else 1 for r in (replies, other_replies)]
+        if (replies is None) != (other_replies is None) or counts[0] != counts[1]:
             return (
                 f"pair {key!r} was scored against {counts[0]} replies in {baseline.name!r} "
                 f"and {counts[1]} in {system.name!r}"
             )
         if replies and pair.best_reference != other_pair.best_reference:
-            known = [(a, b) for a, b in zip(replies, other_replies) if None not in (a, b)]
-            if any(a != b for a, b in known):
+            if any(a != b for a, b in zip(replies, other_replies) if None not in (a, b)):
                 return (
                     f"pair {key!r} was scored against replies of different lengths in the two runs"
                 )
@@ -494,8 +490,7 @@ def compare_runs(
         One :class:`PairedDifference` per metric, in order.
 
     Raises:
-        ValueError: for runs that are not comparable (:func:`reference_mismatch`), an
-            unknown metric, or a theme metric a run has no scores for.
+        ValueError: for runs not comparable (:func:`reference_mismatch`), a bad metric.
         TooFewCasesError: (a ValueError) for fewer than 2 cases.
 
     Example:
@@ -529,16 +524,13 @@ def compare_runs(
             "(score more messages)"
         )
     boot = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
-    out = []
+    names, out = (baseline.name, system.name), []
     for metric in metrics:
-        base, other = _micro(baseline.pairs, metric), _micro(aligned, metric)
-        difference, p_value = paired_bootstrap(base, other, len(aligned), **boot)
-        out.append(
-            PairedDifference(
-                metric, baseline.name, system.name, _value(baseline.pairs, metric),
-                _value(aligned, metric), difference, p_value, n_cases, n_resamples, seed,
-            )
-        )  # fmt: skip
+        values = (_value(baseline.pairs, metric), _value(aligned, metric))
+        paired = paired_bootstrap(
+            _micro(baseline.pairs, metric), _micro(aligned, metric), len(aligned), **boot
+        )
+        out.append(PairedDifference(metric, *names, *values, *paired, n_cases, n_resamples, seed))
     return out
 
 

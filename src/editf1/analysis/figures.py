@@ -28,6 +28,8 @@ __all__ = [
 COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
 CLINICIAN_COLOR = "#333333"
 _ABSENT_COLOR = "0.55"
+_ABSENT_BOX = {"facecolor": "none", "edgecolor": _ABSENT_COLOR, "hatch": "////"}
+_ABSENT_TEXT = {"va": "center", "fontsize": 7, "color": _ABSENT_COLOR, "style": "italic"}
 
 
 @dataclass(frozen=True)
@@ -161,23 +163,20 @@ def draw_bars(bars: Bars):
         for offset, value in zip(offsets, values):
             if value is None:
                 absent = True
-                ax.barh(offset, 0.04 * bars.xmax, height=height * 0.9, facecolor="none",
-                        edgecolor=_ABSENT_COLOR, hatch="////", linewidth=0.6)  # fmt: skip
-                ax.text(0.05 * bars.xmax, offset, bars.absent_mark, va="center", fontsize=7,
-                        color=_ABSENT_COLOR, style="italic")  # fmt: skip
+                ax.barh(offset, 0.04 * bars.xmax, height=height * 0.9, linewidth=0.6, **_ABSENT_BOX)
+                ax.text(0.05 * bars.xmax, offset, bars.absent_mark, **_ABSENT_TEXT)
                 continue
             if value == 0:
                 zero = True
-                ax.plot([0], [offset], marker="|", markersize=max(4.0, 40 * height),
-                        markeredgewidth=4, color=color, clip_on=False)  # fmt: skip
-            ax.text(value + 0.01 * bars.xmax, offset, bars.value_format.format(value),
-                    va="center", fontsize=7)  # fmt: skip
+                mark = {"markersize": max(4.0, 40 * height), "markeredgewidth": 4}
+                ax.plot([0], [offset], marker="|", color=color, clip_on=False, **mark)
+            label = bars.value_format.format(value)
+            ax.text(value + 0.01 * bars.xmax, offset, label, va="center", fontsize=7)
     if absent:
-        handles.append(Patch(facecolor="none", edgecolor=_ABSENT_COLOR, hatch="////",
-                             label=bars.absent_label))  # fmt: skip
+        handles.append(Patch(label=bars.absent_label, **_ABSENT_BOX))
     if zero:
-        handles.append(Line2D([], [], marker="|", markersize=9, markeredgewidth=2.5,
-                              linestyle="none", color="black", label="a value of 0"))  # fmt: skip
+        mark = {"marker": "|", "markersize": 9, "markeredgewidth": 2.5, "linestyle": "none"}
+        handles.append(Line2D([], [], color="black", label="a value of 0", **mark))
     ax.set_yticks(y, bars.labels)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.1 * bars.xmax)

@@ -19,6 +19,7 @@ from editf1.analysis.compare import (
     _value,
     reference_mismatch,
 )
+from editf1.validation.agreement import to_jsonable
 
 __all__ = ["PredictionPoweredDifference", "compare_with_gold"]
 
@@ -47,9 +48,7 @@ class PredictionPoweredDifference:
     n_pairs: int
 
     def to_dict(self) -> dict:
-        out = dict(self.__dict__)
-        out["difference"], out["gold_only"] = self.difference.to_dict(), self.gold_only.to_dict()
-        return out
+        return to_jsonable(dict(self.__dict__))
 
 
 _GOLD_COUNTS = {
@@ -110,20 +109,15 @@ def compare_with_gold(
         gold = [
             np.array([[run.gold[k][n] for n in names] for k in keys]) for run in (baseline, system)
         ]
-        field_name = metric.removeprefix("theme_")
+        args = (*judge, *gold, labelled, metric.removeprefix("theme_"))
         try:
             tuned, gold_only = (
-                prediction_powered_difference(*judge, *gold, labelled, field_name, lam=lam,
-                                              confidence=confidence)
+                prediction_powered_difference(*args, lam=lam, confidence=confidence)
                 for lam in (None, 0.0)
-            )  # fmt: skip
+            )
         except UndefinedEstimateError:
             continue
         judge_only = _value(aligned, metric) - _value(baseline.pairs, metric)
-        out.append(
-            PredictionPoweredDifference(
-                metric, baseline.name, system.name, tuned, gold_only, judge_only, len(keys),
-                len(aligned),
-            )
-        )  # fmt: skip
+        found = (tuned, gold_only, judge_only, len(keys), len(aligned))
+        out.append(PredictionPoweredDifference(metric, baseline.name, system.name, *found))
     return out, None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 from editf1.aggregate import micro_prf, pair_counts
 from editf1.inputs import CheckedRows, InputError, check_reference, describe
@@ -15,6 +16,8 @@ from editf1.scorer import EditF1Scorer
 from editf1.stats import Estimate, bootstrap, check_n_resamples
 
 __all__ = ["InterAnnotatorResult", "inter_annotator_predictability"]
+
+_FIGURES = ("f1", "precision", "recall", "theme_f1")
 
 
 @dataclass(frozen=True)
@@ -41,18 +44,14 @@ class InterAnnotatorResult:
 
     def summary(self) -> dict:
         """JSON-ready figures (no pairs)."""
-        out = {
+        figures = [self.f1, self.precision, self.recall, self.theme_f1]
+        return {
             "n_messages": self.n_messages,
             "n_ordered_pairs": self.n_ordered_pairs,
             "n_single_reply_messages": len(self.single_reply_messages),
-            "f1": self.f1.to_dict(),
-            "precision": self.precision.to_dict(),
-            "recall": self.recall.to_dict(),
+            **{k: e.to_dict() for k, e in zip(_FIGURES, figures) if e is not None},
+            "corpus": self.corpus.summary(),
         }
-        if self.theme_f1 is not None:
-            out["theme_f1"] = self.theme_f1.to_dict()
-        out["corpus"] = self.corpus.summary()
-        return out
 
 
 def inter_annotator_predictability(
@@ -79,10 +78,8 @@ def inter_annotator_predictability(
         :class:`InterAnnotatorResult`; fractions in [0, 1].
 
     Raises:
-        ValueError: if no message has two replies, or for too few ``n_resamples``
-            (checked before any scoring).
-        InputError: naming ``replies[<message>][k]`` for a reply that is not text with
-            a word.
+        ValueError: if no message has two replies, or too few ``n_resamples``.
+        InputError: naming ``replies[<message>][k]`` for a reply that is not text with a word.
 
     Example:
         >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
@@ -117,10 +114,7 @@ def inter_annotator_predictability(
     ordered = [
         (str(message), a, b, texts[a], texts[b])
         for message, texts in replies.items()
-        if len(texts) >= 2
-        for a in range(len(texts))
-        for b in range(len(texts))
-        if a != b
+        for a, b in permutations(range(len(texts)), 2)
     ]
     if not ordered:
         raise ValueError("inter-annotator predictability needs a message with two replies")

@@ -83,8 +83,7 @@ def differing_pairs(
         number of pairs whose F1 differs.
 
     Raises:
-        ValueError: for a bad ``top``, or runs that cannot be compared pair by pair
-            (:func:`~editf1.analysis.compare.reference_mismatch`).
+        ValueError: for a bad ``top``, or runs not comparable pair by pair.
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise ValueError(f"top must be an int >= 0, got {top!r}")

@@ -10,6 +10,7 @@ import importlib.metadata
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
@@ -46,8 +47,13 @@ class ReportFiles:
     figures: tuple[Path, ...]
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3f}"
+#: The report's prose, table headers and figure captions.
+TEXT = json.loads(resources.files("editf1.data").joinpath("report_text.json").read_text("utf-8"))
+
+
+def _fmt(x) -> str:
+    """A number to three decimals; an estimate (``str`` gives its CI) as it writes itself."""
+    return f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
 def _p(p: float) -> str:
@@ -56,14 +62,10 @@ def _p(p: float) -> str:
 
 def _judges_of(run) -> dict[str, str]:
     """The fingerprints of a run's ``content`` and ``theme`` judges, from its run record."""
-    record = run.provenance
-    if not record:
+    if not run.provenance:
         return {}
-    theme = record["theme_judge"]
-    return {
-        "content": record["content_judge"]["fingerprint"],
-        "theme": "none" if theme is None else theme["fingerprint"],
-    }
+    judges = {k: run.provenance[f"{k}_judge"] for k in ("content", "theme")}
+    return {k: "none" if j is None else j["fingerprint"] for k, j in judges.items()}
 
 
 def _judge_cell(judge: dict | None) -> str:
@@ -101,12 +103,10 @@ def _judge_notes(runs, differences) -> list[str]:
     notes = []
     for baseline, system in dict.fromkeys((d.baseline, d.system) for d in differences):
         ours, theirs = _judges_of(by_name[baseline]), _judges_of(by_name[system])
-        differ = sorted(k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k])
-        if differ:
+        if differ := sorted(k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k]):
+            judges = " and ".join(differ)
             notes.append(
-                f"{baseline} and {system} were scored by different {' and '.join(differ)} "
-                "judges (see their reproducibility strings): their difference is the "
-                "systems' and the judges' together."
+                TEXT["judges_differ"].format(baseline=baseline, system=system, judges=judges)
             )
     return notes
 
@@ -118,29 +118,15 @@ def _gold_blocks(runs, confidence: float) -> list[tuple]:
     for baseline, system in combinations(runs, 2):
         found, reason = compare_with_gold(baseline, system, confidence=confidence)
         if reason:
-            notes.append(("p", f"No prediction-powered comparison of {baseline.name} and "
-                               f"{system.name}: {reason}."))  # fmt: skip
-        rows += [
-            [d.baseline, d.system, d.metric, _fmt(d.judge_only), str(d.gold_only),
-             str(d.difference), f"{d.difference.lam:.2f}", f"{d.n_labelled} of {d.n_pairs}"]
-            for d in found
-        ]  # fmt: skip
+            names = {"baseline": baseline.name, "system": system.name, "reason": reason}
+            notes.append(("p", TEXT["no_gold_comparison"].format(**names)))
+        for d in found:
+            cells = [d.judge_only, d.gold_only, d.difference, f"{d.difference.lam:.2f}"]
+            labelled = f"{d.n_labelled} of {d.n_pairs}"
+            rows.append([d.baseline, d.system, d.metric, *map(_fmt, cells), labelled])
     blocks = [("h2", "Prediction-powered comparisons (gold labels)")]
     if rows:
-        header = ["baseline", "system", "metric", "judge only", "gold only [95% CI]",
-                  "prediction-powered [95% CI]", "lam", "labelled pairs"]  # fmt: skip
-        blocks += [
-            ("table", header, rows),
-            (
-                "p",
-                "system − baseline. Judge only: the judge's difference over all pairs, "
-                "uncorrected. Gold only: the labelled pairs' gold counts alone. "
-                "Prediction-powered (PPI++, Angelopoulos, Duchi & Zrnic 2023): the judge's "
-                "counts on every pair corrected by the gold labels, power-tuned by lam; "
-                "valid whatever the judge's errors, given a uniform random sample of "
-                "labelled pairs. Delta-method CIs.",
-            ),
-        ]
+        blocks += [("table", TEXT["gold_header"], rows), ("p", TEXT["gold_legend"])]
     return blocks + notes
 
 
@@ -150,40 +136,18 @@ def _alignment_cells(view: PairAlignment) -> list:
     score = f"{view.f1:.3f} (EM {em}, EA {ea}, ED {ed})"
     if view.reply is not None:
         score += f", against reply {view.reply + 1}"
-    return [
-        score,
-        list(view.matches),
-        [f"{text} ({note})" if note else text for text, note in view.additions],
-        list(view.deletions),
-    ]
+    additions = [f"{text} ({note})" if note else text for text, note in view.additions]
+    return [score, list(view.matches), additions, list(view.deletions)]
 
 
 def _pair_blocks(contrasts) -> list[tuple]:
     """The section of the pairs that differ most (HTML only: it quotes the texts)."""
     if not contrasts:
         return []
-    blocks = [
-        ("h2", "Pairs that differ most"),
-        (
-            "p",
-            "For each two systems scored against the same references, the pairs whose "
-            "content edit-F1 differs most, largest difference first, with each system's "
-            "alignment. Matched: a reply sentence and the draft span the content judge "
-            "matched it to. Expected additions: reply sentences the draft lacks. Expected "
-            "deletions: draft sentences left over. This part quotes the texts of the "
-            "pairs, and is in report.html only.",
-        ),
-    ]
-    labels = [
-        "edit-F1 of the pair",
-        "matched: reply sentence → draft span",
-        "expected additions (reply sentences the draft lacks)",
-        "expected deletions (draft sentences left over)",
-    ]
+    blocks = [("h2", "Pairs that differ most"), ("p", TEXT["pairs_intro"])]
     for baseline, system, found, differing, n_pairs in contrasts:
-        summary = (
-            f"{system} against {baseline}: {differing} of {n_pairs} pairs differ in content "
-            f"edit-F1; the {len(found)} that differ most."
+        summary = TEXT["pairs_summary"].format(
+            baseline=baseline, system=system, differing=differing, n_pairs=n_pairs, shown=len(found)
         )
         pairs = [
             {
@@ -193,7 +157,9 @@ def _pair_blocks(contrasts) -> list[tuple]:
                 "rows": [
                     {"label": label, "cells": cells}
                     for label, *cells in zip(
-                        labels, _alignment_cells(c.baseline), _alignment_cells(c.system)
+                        TEXT["pair_labels"],
+                        _alignment_cells(c.baseline),
+                        _alignment_cells(c.system),
                     )
                 ],
             }
@@ -203,120 +169,81 @@ def _pair_blocks(contrasts) -> list[tuple]:
     return blocks
 
 
+def _per_theme_table(runs) -> tuple:
+    """The per-theme table: the replies' shares, then each run's F1, share and recall."""
+    clinicians = clinician_series(runs)
+    header = ["theme", *(f"{name} % replies" for name, _ in clinicians)]
+    for run in runs:
+        header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
+    rows = []
+    for theme in scored_themes(runs):
+        row = [theme]
+        for _, run in clinicians:
+            s = run.result.per_theme.get(theme)
+            row.append("–" if s is None else f"{100 * s.reference_proportion:.1f}")
+        for run in runs:
+            s = run.result.per_theme.get(theme)
+            row += (
+                ["–"] * 3
+                if s is None
+                else [
+                    "–" if defined_f1(s) is None else _fmt(s.f1),
+                    f"{100 * s.prediction_proportion:.1f}",
+                    "–" if s.reference_sentences == 0 else _fmt(s.content_recall),
+                ]
+            )
+        rows.append(row)
+    return ("table", header, rows)
+
+
 def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tuple]:
     """The report as a list of blocks, rendered to Markdown and HTML alike."""
-    blocks: list[tuple] = [("h1", options["title"])]
-    blocks.append(
-        (
-            "p",
-            f"{len(runs)} scored run(s). Corpus figures are micro-averaged (counts summed "
-            "over pairs, then divided; Seegmiller et al. 2026, §3). Brackets hold "
-            f"{options['confidence']:.0%} percentile bootstrap CIs over "
-            f"{options['case_note']}, {options['n_resamples']} resamples, seed "
-            f"{options['seed']}.",
-        )
-    )
+    intro = TEXT["intro"].format(runs=len(runs), **options)
+    blocks: list[tuple] = [("h1", options["title"]), ("p", intro)]
     themes = all(run.has_themes for run in runs)
     if not themes:
-        blocks.append(("p", "Theme figures are omitted: a run was scored without a theme judge."))
+        blocks.append(("p", TEXT["no_themes"]))
     header = ["system", "pairs", "precision", "recall", "edit-F1", "EM", "EA", "ED"]
+    metrics = ["precision", "recall", "f1"]
     if themes:
         header += ["theme precision", "theme recall", "theme edit-F1"]
+        metrics += ["theme_precision", "theme_recall", "theme_f1"]
     header.append("unusable judge outputs")
     rows = []
     for run in runs:
         r, e = run.result, estimates[run.name]
-        row = [run.name, str(r.n_pairs), str(e["precision"]), str(e["recall"]), str(e["f1"])]
-        row += [str(r.expected_matches), str(r.expected_additions), str(r.expected_deletions)]
-        if themes:
-            row += [str(e["theme_precision"]), str(e["theme_recall"]), str(e["theme_f1"])]
-        row.append(str(r.unusable_judgements + r.unusable_theme_judgements))
-        rows.append(row)
-    blocks += [("h2", "Systems"), ("table", header, rows)]
-    blocks.append(
-        (
-            "p",
-            "EM: expected matches (reply sentences the draft already says), EA: expected "
-            "additions (reply sentences missing from the draft), ED: expected deletions "
-            "(draft sentences the clinician would remove). precision = EM/(EM+ED), "
-            "recall = EM/(EM+EA).",
-        )
-    )
+        counts = [r.expected_matches, r.expected_additions, r.expected_deletions]
+        row = [
+            run.name,
+            r.n_pairs,
+            *(e[m] for m in metrics[:3]),
+            *counts,
+            *(e[m] for m in metrics[3:]),
+        ]
+        row.append(r.unusable_judgements + r.unusable_theme_judgements)
+        rows.append(list(map(str, row)))
+    blocks += [("h2", "Systems"), ("table", header, rows), ("p", TEXT["systems_legend"])]
     if len(runs) > 1:
         blocks.append(("h2", "Paired comparisons (same references)"))
         if differences:
-            blocks.append(
-                (
-                    "table",
-                    ["baseline", "system", "metric", "baseline value", "system value",
-                     "difference (system − baseline) [95% CI]", "p-value", "pairs", "cases"],
-                    [
-                        [d.baseline, d.system, d.metric, _fmt(d.baseline_value),
-                         _fmt(d.system_value), str(d.difference), _p(d.p_value),
-                         str(d.difference.n), str(d.n_cases)]
-                        for d in differences
-                    ],
-                )
-            )  # fmt: skip
-            blocks.append(
-                (
-                    "p",
-                    "Each bootstrap resample draws the same cases for both systems. The "
-                    "p-value is two-sided, 2·min(P(d* ≤ 0), P(d* ≥ 0)) over the B "
-                    "resampled differences d*; it is below 0.05 exactly when the 95% CI "
-                    "excludes 0. Such a difference is unlikely to come from which messages "
-                    "happened to be sampled; it says nothing about judge error.",
-                )
-            )
+            rows = []
+            for d in differences:
+                values = [d.baseline_value, d.system_value, d.difference, _p(d.p_value)]
+                values += [d.difference.n, d.n_cases]
+                rows.append([d.baseline, d.system, d.metric, *map(_fmt, values)])
+            blocks += [("table", TEXT["paired_header"], rows), ("p", TEXT["paired_legend"])]
         blocks += [("p", note) for note in _judge_notes(runs, differences)]
-        blocks += [("p", f"Not compared, {a} and {b}: {reason}.") for a, b, reason in skipped]
-        blocks += _gold_blocks(runs, options["confidence"])
-    blocks += [("figure", name, caption) for name, caption in figures]
-    if themes:
-        per_theme_header = ["theme"]
-        clinicians = clinician_series(runs)
-        per_theme_header += [f"{name} % replies" for name, _ in clinicians]
-        for run in runs:
-            per_theme_header += [f"{run.name} F1", f"{run.name} % drafts", f"{run.name} recall"]
-        per_theme_rows = []
-        for theme in scored_themes(runs):
-            row = [theme]
-            for _, run in clinicians:
-                s = run.result.per_theme.get(theme)
-                row.append("–" if s is None else f"{100 * s.reference_proportion:.1f}")
-            for run in runs:
-                s = run.result.per_theme.get(theme)
-                row += (
-                    ["–"] * 3
-                    if s is None
-                    else [
-                        "–" if defined_f1(s) is None else _fmt(s.f1),
-                        f"{100 * s.prediction_proportion:.1f}",
-                        "–" if s.reference_sentences == 0 else _fmt(s.content_recall),
-                    ]
-                )
-            per_theme_rows.append(row)
         blocks += [
-            ("h2", "Per theme"),
-            (
-                "p",
-                "F1: theme edit-F1 (Table 15). % replies / % drafts: share of responses "
-                "containing the theme (Table 5). recall: content recall of the reply "
-                "sentences of this theme, matched / all (Table 14). –: no reply or draft "
-                "has the theme (F1), no reply sentence has it (recall).",
-            ),
-            ("table", per_theme_header, per_theme_rows),
+            ("p", TEXT["not_compared"].format(baseline=a, system=b, reason=reason))
+            for a, b, reason in skipped
         ]
+        blocks += _gold_blocks(runs, options["confidence"])
+    blocks += [("figure", name, TEXT["figures"][name]) for name in figures]
+    if themes:
+        blocks += [("h2", "Per theme"), ("p", TEXT["per_theme_legend"]), _per_theme_table(runs)]
     blocks += _pair_blocks(options["contrasts"])
-    blocks.append(("h2", "Reproducibility"))
-    blocks.append(
-        (
-            "table",
-            ["system", "per-row file", "content judge", "theme judge", "scoring options",
-             "versions"],
-            [[run.name, str(run.path or ""), *_provenance_cells(run)] for run in runs],
-        )
-    )  # fmt: skip
+    provenance = [[run.name, str(run.path or ""), *_provenance_cells(run)] for run in runs]
+    blocks += [("h2", "Reproducibility"), ("table", TEXT["provenance_header"], provenance)]
     blocks.append(("p", f"Report written by edit-f1 {options['version']}."))
     return blocks
 
@@ -401,9 +328,8 @@ def write_report(
         :class:`ReportFiles`.
 
     Raises:
-        ValueError: for no runs or repeated names, ``top_pairs`` below 0, an
-            ``output_dir`` that is a file, a file in ``protect`` it would replace, or
-            too few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+        ValueError: for no runs, repeated names, a bad option, an ``output_dir`` that is a
+            file, or a file in ``protect`` it would replace.
         ImportError: without matplotlib (the ``report`` extra).
     """
     check_n_resamples(n_resamples, confidence)
@@ -420,22 +346,8 @@ def write_report(
     differences: list[PairedDifference]
     differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
     themes = all(run.has_themes for run in runs)
-    figures = []
-    if themes:
-        figures += [
-            (
-                "per_theme_f1.png",
-                "Theme F1 of each system, per theme (the paper's Table 15); a hatched box "
-                "marks a theme no reply or draft has (undefined, – in the table), a mark "
-                "at 0 an F1 of 0",
-            ),
-            (
-                "theme_proportions.png",
-                "Share of responses containing each theme: clinicians' replies beside "
-                "each system's drafts (the paper's Table 5)",
-            ),
-        ]
-    figures.append(("per_pair_f1.png", "Histograms of per-pair edit-F1 (number of pairs)"))
+    figures = ["per_theme_f1.png", "theme_proportions.png"] if themes else []
+    figures.append("per_pair_f1.png")
     options = {
         "title": title,
         "confidence": confidence,
@@ -458,5 +370,5 @@ def write_report(
         (stage / "report.md").write_text(_markdown(blocks), encoding="utf-8")
         (stage / "report.html").write_text(_html(blocks, stage), encoding="utf-8")
     return ReportFiles(
-        folder / "report.html", folder / "report.md", tuple(folder / n for n, _ in figures)
+        folder / "report.html", folder / "report.md", tuple(folder / name for name in figures)
     )

@@ -56,8 +56,7 @@ def score_with_gold(
         The :class:`~editf1.results.CorpusResult` with ``gold`` set.
 
     Raises:
-        InputError, TypeError, ValueError: as :func:`pair_texts`,
-            :func:`~editf1.gold.labels.load_gold` and :func:`~editf1.gold.report.gold_report`.
+        InputError, TypeError, ValueError: as ``load_gold`` and ``gold_report``.
     """
     pairs = pair_texts(rows)
     labels = load_gold(gold, pairs, scorer.splitter)
@@ -94,8 +93,7 @@ def with_gold(
         A copy of ``result`` with ``gold`` set.
 
     Raises:
-        TypeError, ValueError, InputError: for bad pairs
-            (:func:`editf1.inputs.check_pairs`), and as :func:`score_with_gold`.
+        TypeError, ValueError, InputError: for bad pairs, and as :func:`score_with_gold`.
 
     Example:
         >>> import editf1

@@ -396,11 +396,8 @@ def bind_gold(
         :class:`GoldLabels`.
 
     Raises:
-        InputError: listing every problem, each naming the line, id and field (never a
-            text): an unknown or repeated id or field, a sentence that is not the
-            splitter's or is missing or repeated, a bad span, a text changed since
-            labelling, an unknown theme, themes on some sentences or rows only, or a
-            sampling record that differs between rows or does not describe these pairs.
+        InputError: listing every problem by line, id and field (never a text): ids,
+            fields, sentences, spans, texts, themes or sampling records that do not fit.
         ValueError: if there is no complete row.
     """
     splitter = splitter or SentenceSplitter()

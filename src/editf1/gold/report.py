@@ -79,10 +79,7 @@ class MetricEstimates:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        out = {
-            name: None if (e := getattr(self, name)) is None else e.to_dict() for name in ESTIMATES
-        }
-        return {"metric": self.metric, **out, "notes": list(self.notes)}
+        return to_jsonable(dict(self.__dict__))
 
 
 @dataclass(frozen=True)
@@ -121,11 +118,7 @@ class GoldReport:
 
     def to_dict(self) -> dict:
         """JSON-ready (every estimate a dict)."""
-        out = dict(self.__dict__)
-        for level in ("content", "theme"):
-            if out[level] is not None:
-                out[level] = {k: v.to_dict() for k, v in out[level].items()}
-        return to_jsonable(out)
+        return to_jsonable(dict(self.__dict__))
 
     def format(self) -> str:
         """The report as text, for the command line."""
@@ -138,18 +131,15 @@ def _estimates(
     """The three estimates of ``metric`` from (N, 3) judge and (n, 3) gold counts."""
     name = metric.removeprefix("theme_")
     unlabelled = np.setdiff1d(np.arange(len(judge)), labelled)
-    columns = ratio_columns(judge, name)
-    values, notes = {}, []
+    columns, gold_columns = ratio_columns(judge, name), ratio_columns(gold, name)
     runs = {
         "judge_only": lambda: classical_ratio(columns, confidence=confidence),
-        "gold_only": lambda: classical_ratio(ratio_columns(gold, name), confidence=confidence),
+        "gold_only": lambda: classical_ratio(gold_columns, confidence=confidence),
         "prediction_powered": lambda: ppi_ratio(
-            ratio_columns(gold, name),
-            columns[labelled],
-            columns[unlabelled],
-            confidence=confidence,
+            gold_columns, columns[labelled], columns[unlabelled], confidence=confidence
         ),
     }
+    values, notes = {}, []
     for estimate, run in runs.items():
         try:
             values[estimate] = run()
@@ -205,15 +195,14 @@ def _judge_decisions(result: CorpusResult, gold: GoldLabels, rows: list[int]):
 def _content_agreement(result, gold, rows, n_resamples, seed) -> dict:
     keys, human, judge = _judge_decisions(result, gold, rows)
     kw = {"groups": keys, "n_resamples": n_resamples, "seed": seed}
+    rates = {
+        "gold_match_rate": lambda i: float(human[i].mean()),
+        "judge_match_rate": lambda i: float(judge[i].mean()),
+        "match_rate_bias": lambda i: float(judge[i].mean() - human[i].mean()),
+    }
     report = binary_agreement_report(human, judge, **kw)
-    n = len(human)
-    report["gold_match_rate"] = bootstrap(lambda i: float(human[i].mean()), n, **kw)
-    report["judge_match_rate"] = bootstrap(lambda i: float(judge[i].mean()), n, **kw)
-    report["match_rate_bias"] = bootstrap(
-        lambda i: float(judge[i].mean() - human[i].mean()), n, **kw
-    )
-    report["pairs"] = len(gold.pairs)
-    return report
+    report |= {name: bootstrap(rate, len(human), **kw) for name, rate in rates.items()}
+    return report | {"pairs": len(gold.pairs)}
 
 
 def _sentence_themes(g: GoldPair) -> list[str]:
@@ -235,24 +224,15 @@ def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) ->
     shared = [(g, theirs[g.key]) for g in gold.pairs if g.key in theirs]
     if not shared:
         return None
-    keys = [a.key for a, _ in shared for _ in a.matches]
-    first = [m is not None for a, _ in shared for m in a.matches]
-    other = [m is not None for _, b in shared for m in b.matches]
-    kw = {"n_resamples": n_resamples, "seed": seed}
-    out = {
-        "pairs": len(shared),
-        "sentences": len(keys),
-        "content": inter_annotator_report([first, other], groups=keys, **kw),
-    }
+    levels = {"content": lambda g: [m is not None for m in g.matches]}
     if all(a.reference_themes is not None and b.reference_themes is not None for a, b in shared):
-        theme_keys = [a.key for a, _ in shared for _ in _sentence_themes(a)]
-        out["theme"] = inter_annotator_report(
-            [
-                [t for a, _ in shared for t in _sentence_themes(a)],
-                [t for _, b in shared for t in _sentence_themes(b)],
-            ],
-            groups=theme_keys,
-            **kw,
+        levels["theme"] = _sentence_themes
+    out = {"pairs": len(shared), "sentences": sum(len(a.matches) for a, _ in shared)}
+    for level, labels in levels.items():
+        keys = [a.key for a, _ in shared for _ in labels(a)]
+        annotators = [[x for pair in shared for x in labels(pair[k])] for k in (0, 1)]
+        out[level] = inter_annotator_report(
+            annotators, groups=keys, n_resamples=n_resamples, seed=seed
         )
     return out
 
@@ -265,8 +245,7 @@ def check_report_options(
 
     Raises:
         TypeError: for an option :func:`gold_report` does not take.
-        ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` labelled pairs or too
-            few ``n_resamples`` (:func:`editf1.stats.check_n_resamples`).
+        ValueError: for fewer than :data:`editf1.ppi.MIN_LABELLED` pairs or ``n_resamples``.
     """
     if len(gold.pairs) < MIN_LABELLED:
         raise ValueError(
@@ -302,10 +281,8 @@ def gold_report(
         first note says that n is small.
 
     Raises:
-        ValueError: if the result holds no pairs or other pairs than the labels were
-            checked against (a missing or repeated id), a labelled pair's reply
-            sentences differ from the scored ones (another splitter), or as
-            :func:`check_report_options`.
+        ValueError: if the result holds other pairs or sentences than the labels were
+            checked against, or as :func:`check_report_options`.
     """
     n_resamples = check_report_options(gold, confidence=confidence, n_resamples=n_resamples)
     rows = _bind(result, gold)

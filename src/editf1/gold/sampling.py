@@ -63,8 +63,7 @@ def sample_for_labels(
         n annotation rows, in the order drawn.
 
     Raises:
-        ValueError: for n outside [1, N], repeated keys, or a pair whose reply has no
-            sentence.
+        ValueError: for n outside [1, N], repeated keys, or a reply with no sentence.
 
     >>> rows = sample_for_labels([PairText(k, "Rest.", "Rest.") for k in "abc"], 2, seed=0)
     >>> [r["id"] for r in rows], rows[1]["sampling"]["rank"]

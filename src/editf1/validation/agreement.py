@@ -87,6 +87,16 @@ def _stats(groups, n_resamples: int, seed: int) -> dict:
     return {"groups": groups, "n_resamples": n_resamples, "seed": seed}
 
 
+def _agreement_and_kappa(pairs, n: int, weights: str | None, kw: dict) -> dict:
+    """``agreement`` and ``cohen_kappa`` (:func:`bootstrap` Estimates), each the mean over
+    ``pairs`` of (N,) label arrays ``(x, y)``."""
+    measures = {"agreement": agreement, "cohen_kappa": lambda x, y: cohen_kappa(x, y, weights)}
+    return {
+        name: bootstrap(lambda i, f=f: float(np.mean([f(x[i], y[i]) for x, y in pairs])), n, **kw)
+        for name, f in measures.items()
+    }
+
+
 def _mean_where(values: np.ndarray, where: np.ndarray):
     """The statistic: the mean of ``values`` over the resampled items where ``where``."""
 
@@ -132,8 +142,7 @@ def binary_agreement_report(
     kw = _stats(groups, n_resamples, seed)
     alike = h == j
     return {
-        "agreement": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
-        "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i]), len(h), **kw),
+        **_agreement_and_kappa([(h, j)], len(h), None, kw),
         "match_agreement": bootstrap(_mean_where(alike, h), len(h), **kw) if h.any() else None,
         "non_match_agreement": (
             bootstrap(_mean_where(alike, ~h), len(h), **kw) if not h.all() else None
@@ -168,14 +177,11 @@ def inter_annotator_report(
     pairs = list(combinations(range(len(matrix)), 2))
     if not pairs:
         raise ValueError("inter-annotator agreement needs at least two annotators")
-    kw, n = _stats(groups, n_resamples, seed), matrix.shape[1]
-
-    def mean_over_pairs(fn):
-        return lambda i: float(np.mean([fn(matrix[a][i], matrix[b][i]) for a, b in pairs]))
-
+    kw = _stats(groups, n_resamples, seed)
     return {
-        "agreement": bootstrap(mean_over_pairs(agreement), n, **kw),
-        "cohen_kappa": bootstrap(mean_over_pairs(lambda x, y: cohen_kappa(x, y, weights)), n, **kw),
+        **_agreement_and_kappa(
+            [(matrix[a], matrix[b]) for a, b in pairs], matrix.shape[1], weights, kw
+        ),
         "pairs": {
             f"{a}-{b}": {
                 "agreement": agreement(matrix[a], matrix[b]),
@@ -261,19 +267,12 @@ def _against_annotators(annotators, judge, groups, weights, n_resamples, seed) -
     matrix = np.asarray(annotators).T  # (A, N)
     kw = _stats(groups, n_resamples, seed)
     judge = np.asarray(judge)
-
-    def mean_over_annotators(fn):
-        return lambda i: float(np.mean([fn(row[i], judge[i]) for row in matrix]))
-
     ceiling = inter_annotator_report(matrix, weights=weights, **kw)
     return {
         "annotators": len(matrix),
-        "judge_vs_annotators": {
-            "agreement": bootstrap(mean_over_annotators(agreement), len(judge), **kw),
-            "cohen_kappa": bootstrap(
-                mean_over_annotators(lambda x, y: cohen_kappa(x, y, weights)), len(judge), **kw
-            ),
-        },
+        "judge_vs_annotators": _agreement_and_kappa(
+            [(row, judge) for row in matrix], len(judge), weights, kw
+        ),
         "human_ceiling": {k: ceiling[k] for k in ("agreement", "cohen_kappa")},
     }
 
@@ -439,13 +438,13 @@ def theme_label_report(
     j = np.array([columns.index(UNUSABLE if t is None else t) for t in judge])
     groups = np.arange(len(h)) if groups is None else np.asarray(groups)
     kw = _stats(groups, n_resamples, seed)
-    per_theme = {}
-    for k, theme in enumerate(THEMES):
-        used = bool((h == k).any() or (j == k).any())
-        per_theme[theme] = {
-            "f1": bootstrap(_f1(h, j, k), len(h), **kw) if used else None,
+    per_theme = {
+        theme: {
+            "f1": bootstrap(_f1(h, j, k), len(h), **kw) if k in h or k in j else None,
             "support": int((h == k).sum()),
         }
+        for k, theme in enumerate(THEMES)
+    }
     present = sorted(set(h.tolist()))
 
     def macro(idx):
@@ -510,8 +509,7 @@ def label_agreement_report(
     kw = _stats(groups, n_resamples, seed)
     labels = sorted(set(h.tolist()) | set(j.tolist()))
     report = {
-        "agreement": bootstrap(lambda i: agreement(h[i], j[i]), len(h), **kw),
-        "cohen_kappa": bootstrap(lambda i: cohen_kappa(h[i], j[i], weights), len(h), **kw),
+        **_agreement_and_kappa([(h, j)], len(h), weights, kw),
         "confusion_matrix": confusion_matrix(h, j, labels=labels).tolist(),
         "labels": labels,
         "weights": weights,
@@ -524,10 +522,11 @@ def label_agreement_report(
 
 
 def to_jsonable(value):
-    """A report with every :class:`~editf1.stats.Estimate` as a dict and NumPy
-    numbers as Python numbers, ready for ``json.dumps``."""
-    if isinstance(value, Estimate):
-        return value.to_dict()
+    """A report with every object that has ``to_dict`` (an :class:`~editf1.stats.Estimate`,
+    a dataclass of estimates) as its dict and NumPy numbers as Python numbers, ready for
+    ``json.dumps``."""
+    if hasattr(value, "to_dict"):
+        return to_jsonable(value.to_dict())
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -11,6 +11,10 @@ File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
   per annotator).
 * theme: ``text``, ``theme`` (one of :data:`editf1.themes.THEMES`), optional ``case``
   (default: each sentence is its own case), optional ``annotators`` (one theme each).
+
+The readers raise :class:`~editf1.inputs.InputError` listing every bad row by file, line
+and field (never the text), and warn, naming the rows, of a repeated item or a label that
+is not its annotators' majority (kept as given).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
-from editf1.inputs import InputError, describe, unicode_problem
+from editf1.inputs import BOOL_SPELLINGS, InputError, describe, unicode_problem
 from editf1.segment import has_word
 from editf1.themes import THEMES, check_theme
 
@@ -107,11 +111,8 @@ def kqa_content_items(data_dir: str | Path) -> list[ContentItem]:
 def _bool(value, where: str) -> bool:
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
+    if (text := str(value).strip().lower()) in BOOL_SPELLINGS:
+        return BOOL_SPELLINGS[text]
     raise ValueError(f"{where}: expected true or false, got {describe(value)}")
 
 
@@ -135,17 +136,12 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
     Raises:
         ValueError: for an empty file, and the errors of :func:`editf1.io.read_rows`.
     """
-    from editf1.io import input_format_of, read_csv, read_jsonl
+    from editf1.io import read_rows
 
-    name = Path(path).name
-    if input_format_of(path) == "csv":
-        table = read_csv(path, fields)
-        rows = [(f"{name}, line {line}", r) for line, r in zip(table.lines, table)]
-    else:
-        rows = [(f"{name}, line {n}", r) for n, r in read_jsonl(path, fields)]
-    if not rows:
+    table, name = read_rows(path, fields), Path(path).name
+    if not table:
         raise ValueError(f"{name} has no rows of labels")
-    return rows
+    return [(f"{name}, line {line}", row) for line, row in zip(table.lines, table)]
 
 
 def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
@@ -177,15 +173,11 @@ def _case(value, where: str, errors: list[str]) -> str:
 
 def read_content_items(path: str | Path) -> list[ContentItem]:
     """Read content labels (format in the module docstring): one :class:`ContentItem` per
-    row, in file order. A repeated (case, prediction, reference) and a ``match`` that is
-    not the annotators' majority are kept and warned about, naming the rows.
+    row, in file order.
 
     Raises:
-        InputError: listing every row with a missing or bad value (naming the file, the
-            line or row, and the field, never the text): an empty case, a prediction or
-            reference that is not text, a reference or span with no word, a match-true
-            item whose prediction has no word, a span not verbatim in the prediction or
-            on a NO MATCH item, a bad ``match`` or ``annotators``.
+        InputError: for an empty case, a text field that is not text or has no word, a
+            span not verbatim in the prediction or on a NO MATCH item, a bad ``match``.
         ValueError: for a file without rows, and the reader's errors.
     """
     items, errors = [], []
@@ -284,8 +276,7 @@ def read_label_columns(
         None}``; labels are text (integers as their text) unless ``numeric``.
 
     Raises:
-        InputError: listing every row with an empty, non-text or (``numeric``)
-            non-numeric label, or an empty case, naming file, row and column.
+        InputError: for an empty or (``numeric``) non-numeric label, or an empty case.
         ValueError: for a column given twice, a file without rows, and the reader's errors.
     """
     columns = [human, judge, *annotators, *([case] if case else [])]
@@ -346,15 +337,11 @@ def _theme(value, where: str, errors: list[str]) -> str:
 
 def read_theme_items(path: str | Path) -> list[ThemeItem]:
     """Read theme labels (format in the module docstring): one :class:`ThemeItem` per
-    row, in file order; without ``case`` each sentence is its own case. A repeated
-    sentence and a theme that is not its annotators' majority are kept and warned about.
+    row, in file order.
 
     Raises:
-        InputError: listing every row with a missing or bad value (naming the file, the
-            line or row, and the field, never the text): a text with no word, a theme
-            not in :data:`~editf1.themes.THEMES` (a near miss named), a missing case
-            where other rows have one, or annotators on some rows only, in different
-            numbers, or one only.
+        InputError: for a text with no word, an unknown theme (a near miss named), a case
+            missing where other rows have one, annotators not two or more on every row.
         ValueError: for a file without rows, and the reader's errors.
     """
     rows = labelled_rows(path, ["text", "theme"])
