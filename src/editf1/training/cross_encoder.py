@@ -51,7 +51,6 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.judges.base import JudgeRequest
 from editf1.judges.cross_encoder import (
     CONFIG_FILE,
     STACK_FEATURES,
@@ -61,7 +60,7 @@ from editf1.judges.cross_encoder import (
 )
 from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.veto import vetoed
-from editf1.segment import Sentence, SentenceSplitter
+from editf1.training.classifiers import content_requests
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples
 from editf1.validation.labelled import ContentItem
 
@@ -132,12 +131,6 @@ class CrossEncoderTraining:
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
         CrossEncoderConfig(features=self.stack, weights=(1.0,) * len(self.stack))
-
-
-def _request(item: ContentItem, splitter: SentenceSplitter) -> JudgeRequest:
-    """One item as a request with one reference sentence."""
-    sentence = Sentence(item.reference, 0, len(item.reference))
-    return JudgeRequest((sentence,), item.prediction, tuple(splitter.split(item.prediction)))
 
 
 def training_pairs(
@@ -268,13 +261,6 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             "label": [float(e.label) for e in pairs],
         }
     )
-    losses: list[float] = []
-
-    class KeepLosses(transformers.TrainerCallback):
-        def on_log(self, args, state, control, logs=None, **kwargs):
-            if logs and "loss" in logs:
-                losses.append(round(float(logs["loss"]), 4))
-
     with tempfile.TemporaryDirectory() as work_dir:
         args = CrossEncoderTrainingArguments(
             output_dir=work_dir,
@@ -298,9 +284,9 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             args=args,
             train_dataset=data,
             loss=BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight)),
-            callbacks=[KeepLosses()],
         )
         trainer.train()
+    losses = [round(float(log["loss"]), 4) for log in trainer.state.log_history if "loss" in log]
     model.eval()
     return {
         "pairs": len(pairs),
@@ -317,8 +303,7 @@ def item_logits(judge: CrossEncoderContentJudge, items: Sequence[ContentItem]) -
     None, ranges)]`` where ``ranges`` are the spans' (first, last) sentence indices."""
     from editf1.judges.spans import candidate_spans, span_ranges
 
-    splitter = SentenceSplitter()
-    requests = [_request(item, splitter) for item in items]
+    requests = content_requests(items)
     window = judge.config.window
     plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
     pairs = [
@@ -383,13 +368,12 @@ def calibrate(
     if len(y) < 2 or y.all() or not y.any():
         raise ValueError("calibration needs at least two items with both labels")
     scored = item_logits(judge, items)
-    names = {"logit": 1, "word_recall": 2, "cosine": 3}
-    for name in stack:
-        if name == "cosine" and scored and scored[0][3] is None:
-            raise ValueError("stacking cosine needs a judge config that names it")
+    if "cosine" in stack and scored and scored[0][3] is None:
+        raise ValueError("stacking cosine needs a judge config that names it")
+    column = {"logit": 1, "word_recall": 2, "cosine": 3}
     best = [int(np.argmax(row[1])) if len(row[1]) else -1 for row in scored]
     x = np.array(
-        [[row[names[f]][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(scored, best)]
+        [[row[column[f]][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(scored, best)]
     )
     set_sizes = Counter(sets)
     weight = np.array([1.0 / set_sizes[s] for s in sets])
@@ -405,39 +389,40 @@ def calibrate(
     fitted = CrossEncoderContentJudge(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
     )
-    probability_rows, vetoed_rows = [], []
-    for item, (spans, logits, recall, cosine, _) in zip(items, scored):
-        features = {"logit": logits, "word_recall": recall, "cosine": cosine}
-        probability_rows.append(fitted.probability({f: features[f] for f in stack}))
-        vetoed_rows.append(vetoed([item.reference], [s.text for s in spans], fitted.config.veto)[0])
-    ranges_rows = [row[4] for row in scored]
-    names_of = sorted(set_sizes)  # the kappa of a set with one label says nothing
-    chosen = [n for n in names_of if len({m for m, s in zip(y, sets) if s == n}) == 2]
-    masks = [np.array([s == n for s in sets]) for n in chosen] or [np.ones(len(y), bool)]
-    best_choice = None
-    for floor in RUN_FLOORS:
-        p = _decisions(probability_rows, ranges_rows, vetoed_rows, floor)
-        for threshold in THRESHOLDS:
-            decisions = p >= threshold
-            kappas = [cohen_kappa(y[mask], decisions[mask]) for mask in masks]
-            score = float(np.mean(kappas))
-            key = (round(score, 4), floor, -float(threshold))  # ties: the higher floor
-            if best_choice is None or key > best_choice[0]:
-                best_choice = (key, score, floor, float(threshold), p)
-    _, score, floor, threshold, p = best_choice
+    probability_rows = [fitted.probability({f: row[column[f]] for f in stack}) for row in scored]
+    vetoed_rows = [
+        vetoed([item.reference], [s.text for s in row[0]], config.veto)[0]
+        for item, row in zip(items, scored)
+    ]
+    masks = {name: np.array([s == name for s in sets]) for name in sorted(set_sizes)}
+    # the kappa of a set with one label says nothing
+    both = [m for m in masks.values() if len(set(y[m])) == 2] or [np.ones(len(y), bool)]
+    decided = {
+        floor: _decisions(probability_rows, [row[4] for row in scored], vetoed_rows, floor)
+        for floor in RUN_FLOORS
+    }
+    score, floor, threshold = max(
+        (
+            (float(np.mean([cohen_kappa(y[m], p[m] >= t) for m in both])), floor, float(t))
+            for floor, p in decided.items()
+            for t in THRESHOLDS
+        ),
+        key=lambda c: (round(c[0], 4), c[1], -c[2]),  # ties: the higher floor
+    )
     config = CrossEncoderConfig.from_json(
         config.to_json() | {"run_floor": floor, "threshold": threshold}
     )
+    p = decided[floor]
     decisions = p >= threshold
-    per_set = {}
-    for name in names_of:
-        mask = np.array([s == name for s in sets])
-        per_set[name] = {
+    per_set = {
+        name: {
             "items": int(mask.sum()),
             "match_rate": round(float(y[mask].mean()), 4),
             "judge_match_rate": round(float(decisions[mask].mean()), 4),
             "cohen_kappa": round(float(cohen_kappa(y[mask], decisions[mask])), 4),
         }
+        for name, mask in masks.items()
+    }
     figures = {
         "mean_cohen_kappa": round(score, 4),
         "sets": per_set,
