@@ -66,15 +66,9 @@ __all__ = [
 def content_requests(items: Sequence[ContentItem]) -> list[JudgeRequest]:
     """One request per item, in order: its reference sentence against its draft (split
     by :class:`SentenceSplitter`)."""
-    splitter = SentenceSplitter()
-    return [
-        JudgeRequest(
-            (Sentence(item.reference, 0, len(item.reference)),),
-            item.prediction,
-            tuple(splitter.split(item.prediction)),
-        )
-        for item in items
-    ]
+    split = SentenceSplitter().split
+    one = [(Sentence(item.reference, 0, len(item.reference)),) for item in items]
+    return [JudgeRequest(s, i.prediction, tuple(split(i.prediction))) for s, i in zip(one, items)]
 
 
 def fit_content_classifier(
@@ -356,8 +350,7 @@ def train_theme_judge(
     unknown = [i for i, t in enumerate(themes) if t not in THEMES]
     if unknown:
         raise ValueError(f"theme labels: {len(unknown)} not a theme (first: item {unknown[0]})")
-    counts = {t: list(themes).count(t) for t in THEMES}
-    short = {t: n for t, n in counts.items() if n < folds}
+    short = {t: n for t in THEMES if (n := list(themes).count(t)) < folds}
     if short:
         raise ValueError(
             f"theme labels: every theme needs at least {folds} sentences for the {folds}-fold "
@@ -369,12 +362,10 @@ def train_theme_judge(
     features = encoder.encode(list(texts))
     y = np.array([THEMES.index(t) for t in themes])
     model = LogisticRegression(C=C, max_iter=2000, random_state=seed)
-    if groups is None:
-        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-        predicted = cross_val_predict(model, features, y, cv=cv)
-    else:
-        cv = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
-        predicted = cross_val_predict(model, features, y, cv=cv, groups=np.asarray(groups))
+    split = StratifiedKFold if groups is None else StratifiedGroupKFold
+    cv = split(n_splits=folds, shuffle=True, random_state=seed)
+    groups = None if groups is None else np.asarray(groups)
+    predicted = cross_val_predict(model, features, y, cv=cv, groups=groups)
     report = classification_report(
         y,
         predicted,
