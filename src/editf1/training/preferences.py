@@ -187,14 +187,10 @@ def scored_draft_pairs(
         KeyError: naming the first row without a needed column.
         ValueError: see :func:`best_worst_pairs`; InputError: a bad reply.
     """
-    needed = [group_field, prediction_field, reward.reference_column]
-    needed.append(prompt_field if prompt_field else message_field)
-    if reward.message_column is not None:
-        needed.append(reward.message_column)
-    require_columns(rows, needed)
-    columns = {reward.reference_column: [row[reward.reference_column] for row in rows]}
-    if reward.message_column is not None:
-        columns[reward.message_column] = [row[reward.message_column] for row in rows]
+    scored = [c for c in (reward.reference_column, reward.message_column) if c is not None]
+    require_columns(rows, [group_field, prediction_field, scored[0], prompt_field or message_field])
+    require_columns(rows, scored)
+    columns = {c: [row[c] for row in rows] for c in scored}
     drafts = [row[prediction_field] for row in rows]
     scores = [d.reward for d in reward.details(drafts, **columns)]
     prompts = [

@@ -218,20 +218,14 @@ class EditF1Reward:
         Arguments as for :meth:`__call__` (without ``prompts``).
         """
         references = self._column(self.reference_column, columns, len(completions))
-        messages = (
-            None
-            if self.message_column is None
-            else self._column(self.message_column, columns, len(completions))
-        )
-        if messages is not None and (
-            bad := [i for i, m in enumerate(messages) if not isinstance(m, str)]
-        ):
-            raise InputError(
-                [
-                    f"{self.message_column}[{i}] must be a string, got {describe(messages[i])}"
-                    for i in bad
-                ]
-            )
+        messages = None
+        if self.message_column is not None:
+            messages = self._column(self.message_column, columns, len(completions))
+            if bad := [i for i, m in enumerate(messages) if not isinstance(m, str)]:
+                name = self.message_column
+                raise InputError(
+                    [f"{name}[{i}] must be a string, got {describe(messages[i])}" for i in bad]
+                )
         drafts = [completion_text(c) for c in completions]
         check_rows(
             ((None, d, r) for d, r in zip(drafts, references)),
@@ -241,18 +235,14 @@ class EditF1Reward:
         details: list[RewardDetail | None] = [None] * len(drafts)
         rows = []
         for i, draft in enumerate(drafts):
-            words = len(normalize(draft))
-            if words < self.min_words:
-                details[i] = RewardDetail(self.guard_reward, "too_short")
-                continue
-            if words > self.max_words:
-                details[i] = RewardDetail(self.guard_reward, "too_long")
-                continue
-            copied = None if messages is None else copied_fraction(draft, messages[i])
-            if copied is not None and copied > self.max_copied_fraction:
-                details[i] = RewardDetail(
-                    self.guard_reward, "copied_message", copied_fraction=copied
-                )
+            words, copied = len(normalize(draft)), None
+            guard = "too_short" if words < self.min_words else None
+            guard = guard or ("too_long" if words > self.max_words else None)
+            if guard is None and messages is not None:
+                copied = copied_fraction(draft, messages[i])
+                guard = "copied_message" if copied > self.max_copied_fraction else None
+            if guard is not None:
+                details[i] = RewardDetail(self.guard_reward, guard, copied_fraction=copied)
                 continue
             kept, repeats = self._without_repeats(draft)
             details[i] = RewardDetail(0.0, repeated_sentences=repeats, copied_fraction=copied)
