@@ -82,24 +82,21 @@ class CausalLMGenerator:
         device: str = "cpu",
         local_files_only: bool = True,
     ) -> None:
-        from editf1.judges.generative.loading import (
-            MODEL_FILES,
-            load_causal_lm,
-            load_tokenizer,
-            resolve,
-        )
+        from editf1.judges.generative import loading
 
         if max_new_tokens < 1 or batch_size < 1:
             raise ValueError(
                 f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}"
             )
         _check_sampling(temperature, top_p)
-        resolved = resolve(model, allow_patterns=MODEL_FILES, local_files_only=local_files_only)
-        self.tokenizer = load_tokenizer(resolved)
+        resolved = loading.resolve(
+            model, allow_patterns=loading.MODEL_FILES, local_files_only=local_files_only
+        )
+        self.tokenizer = loading.load_tokenizer(resolved)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = load_causal_lm(resolved, device=device)
+        self.model = loading.load_causal_lm(resolved, device=device)
         self.name = resolved.pinned
         self.max_new_tokens = int(max_new_tokens)
         self.batch_size = int(batch_size)
