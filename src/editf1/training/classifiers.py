@@ -165,42 +165,29 @@ def calibrate_content_judge(
     balanced class weights; the judge then runs as when scoring on the held-out cases.
 
     Args:
-        items: content items (e.g. :func:`~editf1.validation.labelled.kqa_content_items`
-            or :func:`~editf1.validation.labelled.read_content_items`); every item has
-            the same number of annotator decisions: none, or two or more (the human
-            ceiling is measured on them).
-        window: the judge's span window.
-        test_size: share of cases held out.
-        seed: seed of the split, the classifier and the bootstrap.
+        items: content items (:mod:`editf1.validation.labelled`), each with the same
+            number of annotator decisions: none, or two or more (the human ceiling).
+        window, span_embedding, veto, run_floor: the judge's options (written into the
+            parameters unless at their default; ``veto`` and ``run_floor`` are not
+            fitted, only applied when measuring).
+        test_size: share of cases held out; seed: of the split, classifier and bootstrap.
         n_resamples: bootstrap resamples for the CIs.
-        encoder: default: all-MiniLM-L6-v2.
-        span_embedding: how runs of draft sentences are embedded (the judge's option);
-            written into the parameters unless ``"encoded"``.
-        veto: conflict kinds that rule a span out (e.g. :data:`VETO_NC`): not fitted,
-            written into the parameters and applied when measuring.
-        run_floor: the judge's run rule (a run is a candidate only if each of its
-            sentences alone reaches it), in [0, 1]: not fitted, written into the
-            parameters unless 0 and applied when measuring.
+        encoder: default all-MiniLM-L6-v2.
         fitted_on: provenance written into the parameters.
-        case_name: what a case is, for the split's keys (``"question"``:
-            ``train_questions``; ``"case"``: ``train_cases``).
-        threshold: the decision threshold in (0, 1), or None to choose it on the fitting
-            cases (the best out-of-fold Cohen's kappa over ``folds`` folds; see
-            ``docs/training.md``). Written into the parameters unless 0.5.
-        folds: folds of the out-of-fold threshold choice.
+        case_name: what a case is, for the split's keys (``train_<case_name>s``).
+        threshold: the decision threshold in (0, 1), or None to choose the best
+            out-of-fold Cohen's kappa over ``folds`` folds of the fitting cases
+            (``docs/training.md``); written unless 0.5.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``veto`` (if
         any), ``encoder``, ``agreement`` (held-out, 95% CIs over cases),
-        ``human_ceiling`` (None without annotator decisions), ``split`` (counts per side,
-        held-out match rate) and ``fitted_on``.
+        ``human_ceiling`` (None without annotator decisions), ``split`` and ``fitted_on``.
 
     Raises:
-        ValueError: fewer than two cases (fewer than ``folds`` fitting cases for
-            ``threshold=None``), one label among the fitting items, an item whose number
-            of annotator decisions differs from the first's or is one, an unknown veto
-            kind, a threshold outside (0, 1), a ``run_floor`` outside [0, 1], too few
-            ``n_resamples``.
+        ValueError: too few cases or ``n_resamples``, one label among the fitting items,
+            uneven or single annotator decisions, an unknown veto kind, a threshold or
+            ``run_floor`` out of range.
     """
     check_n_resamples(n_resamples)
     veto = check_veto(veto)
@@ -286,12 +273,10 @@ def calibrate_content_judge(
     )
     stats = {"groups": groups[test], "n_resamples": n_resamples, "seed": seed}
     held_out = binary_agreement_report(labels[test], decisions, **stats)
+    ceiling = None
     if annotators:
-        humans = np.array([items[i].annotators for i in test]).T
-        ceiling = inter_annotator_report(humans, **stats)
+        ceiling = inter_annotator_report(np.array([items[i].annotators for i in test]).T, **stats)
         ceiling = to_jsonable({k: ceiling[k] for k in ("agreement", "cohen_kappa")})
-    else:
-        ceiling = None
     return params | {
         "encoder": encoder.name,
         "fitted_on": fitted_on,
