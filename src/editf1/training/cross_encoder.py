@@ -49,6 +49,7 @@ from editf1.judges.cross_encoder import (
     CrossEncoderScorer,
 )
 from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import vetoed
 from editf1.training.classifiers import content_requests
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples
@@ -61,7 +62,6 @@ __all__ = [
     "calibrate_model",
     "calibration_split",
     "fit_cross_encoder",
-    "item_logits",
     "pairs_of",
     "save_model",
     "train_cross_encoder_judge",
@@ -287,31 +287,6 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
     }
 
 
-def item_logits(judge: CrossEncoderContentJudge, items: Sequence[ContentItem]) -> list[tuple]:
-    """Each item's candidate spans and the model's logit of each (one reference
-    sentence per item): ``[(spans, (C,) logits, (C,) word recall, (C,) cosine or
-    None, ranges)]`` where ``ranges`` are the spans' (first, last) sentence indices."""
-    from editf1.judges.spans import candidate_spans, span_ranges
-
-    requests = content_requests(items)
-    window = judge.config.window
-    plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
-    pairs = [
-        (r.reference_sentences[0].text, s.text) for r, spans in zip(requests, plans) for s in spans
-    ]
-    logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
-    out, at = [], 0
-    for request, spans in zip(requests, plans):
-        grid = logits[at : at + len(spans)].reshape(1, len(spans))
-        at += len(spans)
-        features = judge._features(request, spans, grid)
-        cosine = features["cosine"][0] if "cosine" in features else None
-        recall = word_recall([request.reference_sentences[0].text], [s.text for s in spans])[0]
-        ranges = span_ranges(len(request.prediction_sentences), window)
-        out.append((spans, grid[0], recall, cosine, ranges))
-    return out
-
-
 def _decisions(probability_rows, ranges_rows, vetoed_rows, run_floor: float) -> np.ndarray:
     """Each item's best probability after the run rule and the veto."""
     best = np.zeros(len(probability_rows))
@@ -357,14 +332,20 @@ def calibrate(
     y = np.array([item.match for item in items], bool)
     if len(y) < 2 or y.all() or not y.any():
         raise ValueError("calibration needs at least two items with both labels")
-    scored = item_logits(judge, items)
-    if "cosine" in stack and scored and scored[0][3] is None:
+    if "cosine" in stack and "cosine" not in judge.config.features:
         raise ValueError("stacking cosine needs a judge config that names it")
-    column = {"logit": 1, "word_recall": 2, "cosine": 3}
-    best = [int(np.argmax(row[1])) if len(row[1]) else -1 for row in scored]
-    x = np.array(
-        [[row[column[f]][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(scored, best)]
-    )
+    requests, window = content_requests(items), judge.config.window
+    plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
+    pairs = [(item.reference, s.text) for item, spans in zip(items, plans) for s in spans]
+    logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
+    cuts = np.cumsum([len(spans) for spans in plans])[:-1]
+    rows = []  # per item, each feature of each candidate span
+    for item, request, spans, logit in zip(items, requests, plans, np.split(logits, cuts)):
+        row = {f: v[0] for f, v in judge._features(request, spans, logit[None]).items()}
+        row["word_recall"] = word_recall([item.reference], [s.text for s in spans])[0]
+        rows.append(row)
+    best = [int(np.argmax(row["logit"])) if len(row["logit"]) else -1 for row in rows]
+    x = np.array([[row[f][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(rows, best)])
     set_sizes = Counter(sets)
     weight = np.array([1.0 / set_sizes[s] for s in sets])
     model = LogisticRegression(C=1e4).fit(x, y, sample_weight=weight)
@@ -379,17 +360,17 @@ def calibrate(
     fitted = CrossEncoderContentJudge(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
     )
-    probability_rows = [fitted.probability({f: row[column[f]] for f in stack}) for row in scored]
+    probability_rows = [fitted.probability({f: row[f] for f in stack}) for row in rows]
     vetoed_rows = [
-        vetoed([item.reference], [s.text for s in row[0]], config.veto)[0]
-        for item, row in zip(items, scored)
+        vetoed([item.reference], [s.text for s in spans], config.veto)[0]
+        for item, spans in zip(items, plans)
     ]
+    ranges = [span_ranges(len(r.prediction_sentences), window) for r in requests]
     masks = {name: np.array([s == name for s in sets]) for name in sorted(set_sizes)}
     # the kappa of a set with one label says nothing
     both = [m for m in masks.values() if len(set(y[m])) == 2] or [np.ones(len(y), bool)]
     decided = {
-        floor: _decisions(probability_rows, [row[4] for row in scored], vetoed_rows, floor)
-        for floor in RUN_FLOORS
+        floor: _decisions(probability_rows, ranges, vetoed_rows, floor) for floor in RUN_FLOORS
     }
     score, floor, threshold = max(
         (
