@@ -42,14 +42,8 @@ def render_plain(messages: Sequence[dict]) -> str:
     Reply:
     <BLANKLINE>
     """
-    parts = []
-    for message in messages:
-        if message["role"] == "system":
-            parts.append(message["content"])
-        elif message["role"] == "user":
-            parts.append(f"User: {message['content']}")
-        else:
-            parts.append(f"Reply:\n{message['content']}")
+    layout = {"system": "{}", "user": "User: {}"}  # any other role: a reply
+    parts = [layout.get(m["role"], "Reply:\n{}").format(m["content"]) for m in messages]
     return "\n\n".join([*parts, "Reply:\n"])
 
 

@@ -507,13 +507,12 @@ def train_cross_encoder_judge(
     model = base_cross_encoder(settings.max_length, base)
     log = fit_cross_encoder(model, pairs, settings)
     config, figures = calibrate_model(model, items, settings)
-    calibration_items = [items[k] for k in calibration_index]
     record = {
         "settings": asdict(settings),
         "split": f"by case: {1 - settings.calibration_share:.0%} training / "
         f"{settings.calibration_share:.0%} calibration (seed {settings.seed})",
         "training_items": dict(Counter(items[k].source for k in train_index)),
-        "calibration_items": dict(Counter(item.source for item in calibration_items)),
+        "calibration_items": dict(Counter(items[k].source for k in calibration_index)),
         "training_pairs": dict(Counter(e.kind for e in pairs)),
         "training": log,
         "calibration": figures,
