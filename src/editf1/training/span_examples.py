@@ -55,13 +55,6 @@ class SpanExample:
     corruption: str = ""
 
 
-def _gold_offsets(item: ContentItem, where: str) -> tuple[int, int]:
-    start = item.span_start if item.span_start is not None else item.prediction.find(item.span)
-    if start < 0 or item.prediction[start : start + len(item.span)] != item.span:
-        raise ValueError(f"{where}: field span is not verbatim in field prediction")
-    return start, start + len(item.span)
-
-
 def span_examples(
     items: Sequence[ContentItem], *, window: int = 2, splitter: SentenceSplitter | None = None
 ) -> list[SpanExample]:
@@ -92,7 +85,10 @@ def span_examples(
         if not item.match:
             out += [example(s.text, False, "candidate") for s in spans]
             continue
-        start, end = _gold_offsets(item, f"item {k}")
+        start = item.prediction.find(item.span) if item.span_start is None else item.span_start
+        end = start + len(item.span)
+        if start < 0 or item.prediction[start:end] != item.span:
+            raise ValueError(f"item {k}: field span is not verbatim in field prediction")
         out.append(example(item.span, True, "gold"))
         holding = [s for s in spans if s.start <= start and s.end >= end]
         containing = min(holding, key=lambda s: s.end - s.start, default=None)
