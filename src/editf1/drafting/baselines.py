@@ -115,8 +115,7 @@ def draft_rows(
         UserWarning: naming the rows whose draft holds no word (kept).
 
     Raises:
-        ValueError: for an unknown strategy, bad counts, repeated ids, or a column
-            ``input_<name>`` beside a column ``<name>`` the output names.
+        ValueError: a bad strategy, count or id, or an ``input_<name>`` column clash.
         KeyError: naming the first rows without a message or reply.
     """
     if strategy not in STRATEGIES:

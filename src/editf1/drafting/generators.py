@@ -60,8 +60,7 @@ class CausalLMGenerator:
         local_files_only: never contact the Hub.
 
     Raises:
-        ValueError: for bad numbers; ModelNotAvailableError: a model not found
-            (:func:`editf1.judges.generative.loading.resolve`).
+        ValueError: for bad numbers; ModelNotAvailableError: a model not found.
     """
 
     def __init__(
@@ -127,8 +126,7 @@ class CausalLMGenerator:
         cannot forge a turn.
 
         Raises:
-            ValueError: naming the conversation and message, for a special token's text
-                in a message the chat template does not copy verbatim.
+            ValueError: naming the message holding a special token's text not kept verbatim.
         """
         from editf1.judges.generative.prompts import encode_text, special_ids
 
@@ -217,8 +215,7 @@ class ServerGenerator:
             (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
 
     Raises:
-        ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a
-            model the server does not list; ConnectionError: no server answers.
+        ValueError: a remote host, bad numbers, a model not served; ConnectionError.
     """
 
     def __init__(
@@ -273,8 +270,7 @@ class ServerGenerator:
 
         Raises:
             ValueError: for K < 1, or K > 1 with temperature 0.
-            ConnectionError: naming the first conversation (by position) that got no
-                answer after the retries, or another number of replies than K, and why.
+            ConnectionError: naming the first conversation without K answers, and why.
         """
         k = num_return_sequences
         _check_drafts(k, self.temperature)

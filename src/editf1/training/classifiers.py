@@ -185,9 +185,7 @@ def calibrate_content_judge(
         ``human_ceiling`` (None without annotator decisions), ``split`` and ``fitted_on``.
 
     Raises:
-        ValueError: too few cases or ``n_resamples``, one label among the fitting items,
-            uneven or single annotator decisions, an unknown veto kind, a threshold or
-            ``run_floor`` out of range.
+        ValueError: too few cases, labels, resamples or annotators; a bad option.
     """
     check_n_resamples(n_resamples)
     veto = check_veto(veto)
@@ -328,9 +326,7 @@ def train_theme_judge(
         theme; ``by``: ``"case"`` or ``"sentence"``).
 
     Raises:
-        ValueError: before anything is encoded: a label not a theme (naming the first
-            item), a theme with fewer than ``folds`` sentences, fewer than ``folds``
-            cases.
+        ValueError: before encoding: a label not a theme, too few sentences or cases.
     """
     unknown = [i for i, t in enumerate(themes) if t not in THEMES]
     if unknown:
@@ -417,8 +413,7 @@ def fit_theme_classifier(
         sentence features + vocabulary), ``intercept`` (9), ``features``.
 
     Raises:
-        ValueError: if a label is not a theme, a theme has no sentence, or the lengths
-            differ.
+        ValueError: a label not a theme, a theme without sentences, lengths that differ.
     """
     unknown = sorted(set(themes) - set(THEMES))
     missing = sorted(set(THEMES) - set(themes))

@@ -111,8 +111,7 @@ def best_worst_pairs(
         of each message's first draft, and :class:`PairCounts`.
 
     Raises:
-        ValueError: for lengths that differ, ``min_margin <= 0``, or a message whose
-            drafts carry different prompts (naming the message and the rows).
+        ValueError: lengths that differ, ``min_margin <= 0``, one message's two prompts.
 
     >>> rows, counts = best_worst_pairs(
     ...     ["a", "a", "a", "b", "b", "c"], ["p", "p", "p", "q", "q", "r"],
