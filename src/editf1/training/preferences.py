@@ -281,13 +281,11 @@ def tadpole_tuples(
     prompts = [zero_shot_messages(row[message_field], row.get(ehr_field)) for row in rows]
     bases = [replies[0] for replies in generator.generate(prompts)]
     jobs = [(i, t) for i, themes in enumerate(present) for t in CLINICAL_THEMES if t in themes]
-    rewrites = []
-    for i, theme in jobs:
-        message, ehr = rows[i][message_field], rows[i].get(ehr_field)
-        rewrites += [
-            enhance_messages(message, ehr, bases[i], theme),
-            corrupt_messages(message, ehr, bases[i], theme),
-        ]
+    rewrites = [
+        rewrite(rows[i][message_field], rows[i].get(ehr_field), bases[i], theme)
+        for i, theme in jobs
+        for rewrite in (enhance_messages, corrupt_messages)
+    ]
     answers = [replies[0] for replies in generator.generate(rewrites)] if rewrites else []
     return [
         TadpoleTuple(groups[i], prompts[i], theme, bases[i], answers[2 * k], answers[2 * k + 1])
