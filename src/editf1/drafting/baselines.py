@@ -115,8 +115,7 @@ def draft_rows(
         UserWarning: naming the rows whose draft holds no word (kept).
 
     Raises:
-        ValueError: for an unknown strategy, bad counts, repeated ids, or a column
-            ``input_<name>`` beside a column ``<name>`` the output names.
+        ValueError: a bad strategy, count or id, or an ``input_<name>`` column clash.
         KeyError: naming the first rows without a message or reply.
     """
     if strategy not in STRATEGIES:
@@ -136,18 +135,14 @@ def draft_rows(
         chosen = nearest_examples(
             [m for m, _ in messages], [row[message_field] for row in pool], shots, encoder
         )
-    prompts = [
-        _prompt(
-            strategy,
-            message,
-            ehr,
-            [pool[i] for i in near],
-            message_field,
-            ehr_field,
-            reference_field,
-        )
-        for (message, ehr), near in zip(messages, chosen)
-    ]
+        shot = [(e[message_field], e.get(ehr_field), e[reference_field]) for e in pool]
+        prompts = [
+            few_shot_messages(m, ehr, [shot[i] for i in near])
+            for (m, ehr), near in zip(messages, chosen)
+        ]
+    else:
+        build = zero_shot_messages if strategy == "zero-shot" else thematic_messages
+        prompts = [build(message, ehr) for message, ehr in messages]
     drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
     _warn_empty(ids, [drafts[key] for key in keys])
     shots_of = dict(zip(messages, chosen))
@@ -199,12 +194,3 @@ def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
             "which score precision 0",
             stacklevel=3,
         )
-
-
-def _prompt(strategy, message, ehr, examples, message_field, ehr_field, reference_field):
-    if strategy == "zero-shot":
-        return zero_shot_messages(message, ehr)
-    if strategy == "thematic":
-        return thematic_messages(message, ehr)
-    triples = [(e[message_field], e.get(ehr_field), e[reference_field]) for e in examples]
-    return few_shot_messages(message, ehr, triples)

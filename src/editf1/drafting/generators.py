@@ -42,14 +42,8 @@ def render_plain(messages: Sequence[dict]) -> str:
     Reply:
     <BLANKLINE>
     """
-    parts = []
-    for message in messages:
-        if message["role"] == "system":
-            parts.append(message["content"])
-        elif message["role"] == "user":
-            parts.append(f"User: {message['content']}")
-        else:
-            parts.append(f"Reply:\n{message['content']}")
+    layout = {"system": "{}", "user": "User: {}"}  # any other role: a reply
+    parts = [layout.get(m["role"], "Reply:\n{}").format(m["content"]) for m in messages]
     return "\n\n".join([*parts, "Reply:\n"])
 
 
@@ -66,8 +60,7 @@ class CausalLMGenerator:
         local_files_only: never contact the Hub.
 
     Raises:
-        ValueError: for bad numbers; ModelNotAvailableError: a model not found
-            (:func:`editf1.judges.generative.loading.resolve`).
+        ValueError: for bad numbers; ModelNotAvailableError: a model not found.
     """
 
     def __init__(
@@ -82,24 +75,21 @@ class CausalLMGenerator:
         device: str = "cpu",
         local_files_only: bool = True,
     ) -> None:
-        from editf1.judges.generative.loading import (
-            MODEL_FILES,
-            load_causal_lm,
-            load_tokenizer,
-            resolve,
-        )
+        from editf1.judges.generative import loading
 
         if max_new_tokens < 1 or batch_size < 1:
             raise ValueError(
                 f"max_new_tokens and batch_size must be >= 1, got {max_new_tokens}, {batch_size}"
             )
         _check_sampling(temperature, top_p)
-        resolved = resolve(model, allow_patterns=MODEL_FILES, local_files_only=local_files_only)
-        self.tokenizer = load_tokenizer(resolved)
+        resolved = loading.resolve(
+            model, allow_patterns=loading.MODEL_FILES, local_files_only=local_files_only
+        )
+        self.tokenizer = loading.load_tokenizer(resolved)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = load_causal_lm(resolved, device=device)
+        self.model = loading.load_causal_lm(resolved, device=device)
         self.name = resolved.pinned
         self.max_new_tokens = int(max_new_tokens)
         self.batch_size = int(batch_size)
@@ -136,8 +126,7 @@ class CausalLMGenerator:
         cannot forge a turn.
 
         Raises:
-            ValueError: naming the conversation and message, for a special token's text
-                in a message the chat template does not copy verbatim.
+            ValueError: naming the message holding a special token's text not kept verbatim.
         """
         from editf1.judges.generative.prompts import encode_text, special_ids
 
@@ -226,8 +215,7 @@ class ServerGenerator:
             (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
 
     Raises:
-        ValueError: for a non-loopback host without ``allow_remote``, bad numbers, or a
-            model the server does not list; ConnectionError: no server answers.
+        ValueError: a remote host, bad numbers, a model not served; ConnectionError.
     """
 
     def __init__(
@@ -282,8 +270,7 @@ class ServerGenerator:
 
         Raises:
             ValueError: for K < 1, or K > 1 with temperature 0.
-            ConnectionError: naming the first conversation (by position) that got no
-                answer after the retries, or another number of replies than K, and why.
+            ConnectionError: naming the first conversation without K answers, and why.
         """
         k = num_return_sequences
         _check_drafts(k, self.temperature)

@@ -38,7 +38,11 @@ SYSTEM_PROMPT = (
     "Write the reply you would send: brief, accurate, and kind."
 )
 
-_THEMES_TEXT = "\n".join(f"- {t}: {THEME_DESCRIPTIONS[t]}" for t in CLINICAL_THEMES)
+_THEMATIC_PROMPT = (
+    f"{SYSTEM_PROMPT} Clinicians' replies are made of sentences of these themes; cover those "
+    "this message needs, and no others:\n"
+    + "\n".join(f"- {t}: {THEME_DESCRIPTIONS[t]}" for t in CLINICAL_THEMES)
+)
 
 
 def user_text(message: str, ehr_summary: str | None = None) -> str:
@@ -55,10 +59,12 @@ def user_text(message: str, ehr_summary: str | None = None) -> str:
     return f"EHR summary:\n{ehr_summary}\n\n{body}" if ehr_summary else body
 
 
-def zero_shot_messages(message: str, ehr_summary: str | None = None) -> list[dict]:
-    """[system, user]: the instruction, then :func:`user_text`."""
+def zero_shot_messages(
+    message: str, ehr_summary: str | None = None, system: str = SYSTEM_PROMPT
+) -> list[dict]:
+    """[system, user]: the instruction (``system``), then :func:`user_text`."""
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": user_text(message, ehr_summary)},
     ]
 
@@ -66,14 +72,7 @@ def zero_shot_messages(message: str, ehr_summary: str | None = None) -> list[dic
 def thematic_messages(message: str, ehr_summary: str | None = None) -> list[dict]:
     """[system, user]: the instruction with the eight clinical themes described
     (thematic prompting, §4.1.2), then :func:`user_text`."""
-    system = (
-        f"{SYSTEM_PROMPT} Clinicians' replies are made of sentences of these themes; "
-        f"cover those this message needs, and no others:\n{_THEMES_TEXT}"
-    )
-    return [
-        {"role": "system", "content": system},
-        {"role": "user", "content": user_text(message, ehr_summary)},
-    ]
+    return zero_shot_messages(message, ehr_summary, _THEMATIC_PROMPT)
 
 
 def few_shot_messages(
@@ -100,11 +99,9 @@ def few_shot_messages(
 def _rewrite(message, ehr_summary, draft, theme, instruction: str) -> list[dict]:
     check_theme(theme)
     instruction = instruction.format(theme=theme, about=THEME_DESCRIPTIONS[theme])
-    user = f"{user_text(message, ehr_summary)}\n\nDraft reply:\n{draft}"
-    return [
-        {"role": "system", "content": f"{SYSTEM_PROMPT} {instruction}"},
-        {"role": "user", "content": user},
-    ]
+    turns = zero_shot_messages(message, ehr_summary, f"{SYSTEM_PROMPT} {instruction}")
+    turns[1]["content"] += f"\n\nDraft reply:\n{draft}"
+    return turns
 
 
 def enhance_messages(message: str, ehr_summary: str | None, draft: str, theme: str) -> list[dict]:

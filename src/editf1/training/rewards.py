@@ -1,8 +1,6 @@
 """edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits.
 
-:class:`EditF1Reward` takes trl's reward-function arguments (``prompts``,
-``completions``, every dataset column) and returns one float per completion: the
-completion scored against the clinician reply by one batched
+:class:`EditF1Reward` scores each completion against its clinician reply in one batched
 :meth:`~editf1.scorer.EditF1Scorer.iter_pairs` call. ``level``: ``"content"``
 (Algorithm 1's F1), ``"theme"`` (§3.2) or ``"mix"`` (``(1 - theme_weight) * content +
 theme_weight * theme``); undefined ratios count 0.0.
@@ -11,9 +9,8 @@ Gaming guards (:data:`GUARDS`, named in :attr:`RewardDetail.guard`) give
 ``guard_reward`` (0.0) without scoring: ``too_short`` (fewer than ``min_words`` words),
 ``too_long`` (more than ``max_words``), ``copied_message`` (more than
 ``max_copied_fraction`` of the draft's word trigrams from the patient's message,
-:func:`copied_fraction`). A sentence repeating an earlier one (same
-:func:`~editf1.judges.exact.normalize` words) is removed before scoring and counted as
-one expected deletion. ``docs/training.md`` has the table.
+:func:`copied_fraction`). A sentence repeating an earlier one (same normalized words)
+is removed before scoring and counted as one expected deletion.
 """
 
 from __future__ import annotations
@@ -44,11 +41,10 @@ class RewardDetail:
     Attributes:
         reward: the float returned to trl, in [0, 1] (or ``guard_reward``).
         guard: the guard that set the reward (one of :data:`GUARDS`), or ``None``.
-        content_f1, theme_f1: the pair's F1s, repeats counted as deletions; ``None``
-            when a guard fired (theme: or without a theme judge).
+        content_f1, theme_f1: the pair's F1s (repeats as deletions); ``None`` when a
+            guard fired or, for the theme, without a theme judge.
         repeated_sentences: draft sentences removed as repeats.
-        copied_fraction: :func:`copied_fraction`; ``None`` without a message column or
-            after an earlier guard.
+        copied_fraction: :func:`copied_fraction`, when it was measured.
     """
 
     reward: float
@@ -67,7 +63,7 @@ def completion_text(completion) -> str:
             list of ``{"type": "text", "text": ...}`` parts.
 
     Returns:
-        The string, or the assistant messages' text joined by blank lines (or ``""``).
+        The string, or the assistant messages' text joined by blank lines.
 
     Raises:
         TypeError: for anything else.
@@ -122,16 +118,14 @@ class EditF1Reward:
         scorer: default: the embedded judges (no theme judge for ``"content"``).
         level: ``"content"``, ``"theme"`` or ``"mix"`` (module docstring).
         theme_weight: weight of theme F1 in ``"mix"``, in [0, 1].
-        reference_column: column of the clinician reply (or a list of replies: the
-            best-matching one is the pair).
+        reference_column: column of the clinician reply (or of a list of replies).
         message_column: column of the patient's message (copy guard; ``None``: off).
         min_words, max_words, max_copied_fraction, guard_reward: the guards (module
             docstring).
         name: the name trl logs the reward under (``rewards/<name>/mean``).
 
     Raises:
-        ValueError: for an unknown level, a weight or fraction outside [0, 1], bad word
-            limits, or a theme level on a scorer without a theme judge.
+        ValueError: for a bad option, or a theme level without a theme judge.
 
     Example (the exact judge; the third draft copies the patient):
         >>> reward = EditF1Reward(EditF1Scorer("exact", None))
@@ -200,8 +194,7 @@ class EditF1Reward:
 
         Raises:
             KeyError: naming a missing reference or message column.
-            InputError: before anything is scored, naming each message that is not a
-                string, each bad reply and each completion that is not valid Unicode.
+            InputError: before scoring, naming each bad message, reply or completion.
         """
         details = self.details(completions, **columns)
         if (log_metric := columns.get("log_metric")) is not None:
@@ -218,20 +211,14 @@ class EditF1Reward:
         Arguments as for :meth:`__call__` (without ``prompts``).
         """
         references = self._column(self.reference_column, columns, len(completions))
-        messages = (
-            None
-            if self.message_column is None
-            else self._column(self.message_column, columns, len(completions))
-        )
-        if messages is not None and (
-            bad := [i for i, m in enumerate(messages) if not isinstance(m, str)]
-        ):
-            raise InputError(
-                [
-                    f"{self.message_column}[{i}] must be a string, got {describe(messages[i])}"
-                    for i in bad
-                ]
-            )
+        messages = None
+        if self.message_column is not None:
+            messages = self._column(self.message_column, columns, len(completions))
+            if bad := [i for i, m in enumerate(messages) if not isinstance(m, str)]:
+                name = self.message_column
+                raise InputError(
+                    [f"{name}[{i}] must be a string, got {describe(messages[i])}" for i in bad]
+                )
         drafts = [completion_text(c) for c in completions]
         check_rows(
             ((None, d, r) for d, r in zip(drafts, references)),
@@ -241,18 +228,14 @@ class EditF1Reward:
         details: list[RewardDetail | None] = [None] * len(drafts)
         rows = []
         for i, draft in enumerate(drafts):
-            words = len(normalize(draft))
-            if words < self.min_words:
-                details[i] = RewardDetail(self.guard_reward, "too_short")
-                continue
-            if words > self.max_words:
-                details[i] = RewardDetail(self.guard_reward, "too_long")
-                continue
-            copied = None if messages is None else copied_fraction(draft, messages[i])
-            if copied is not None and copied > self.max_copied_fraction:
-                details[i] = RewardDetail(
-                    self.guard_reward, "copied_message", copied_fraction=copied
-                )
+            words, copied = len(normalize(draft)), None
+            guard = "too_short" if words < self.min_words else None
+            guard = guard or ("too_long" if words > self.max_words else None)
+            if guard is None and messages is not None:
+                copied = copied_fraction(draft, messages[i])
+                guard = "copied_message" if copied > self.max_copied_fraction else None
+            if guard is not None:
+                details[i] = RewardDetail(self.guard_reward, guard, copied_fraction=copied)
                 continue
             kept, repeats = self._without_repeats(draft)
             details[i] = RewardDetail(0.0, repeated_sentences=repeats, copied_fraction=copied)

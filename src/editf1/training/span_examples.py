@@ -18,7 +18,7 @@ A match without a span (K-QA's labels) gives no example.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from editf1.judges.spans import candidate_spans
 from editf1.segment import SentenceSplitter
@@ -55,13 +55,6 @@ class SpanExample:
     corruption: str = ""
 
 
-def _gold_offsets(item: ContentItem, where: str) -> tuple[int, int]:
-    start = item.span_start if item.span_start is not None else item.prediction.find(item.span)
-    if start < 0 or item.prediction[start : start + len(item.span)] != item.span:
-        raise ValueError(f"{where}: field span is not verbatim in field prediction")
-    return start, start + len(item.span)
-
-
 def span_examples(
     items: Sequence[ContentItem], *, window: int = 2, splitter: SentenceSplitter | None = None
 ) -> list[SpanExample]:
@@ -92,7 +85,10 @@ def span_examples(
         if not item.match:
             out += [example(s.text, False, "candidate") for s in spans]
             continue
-        start, end = _gold_offsets(item, f"item {k}")
+        start = item.prediction.find(item.span) if item.span_start is None else item.span_start
+        end = start + len(item.span)
+        if start < 0 or item.prediction[start:end] != item.span:
+            raise ValueError(f"item {k}: field span is not verbatim in field prediction")
         out.append(example(item.span, True, "gold"))
         holding = [s for s in spans if s.start <= start and s.end >= end]
         containing = min(holding, key=lambda s: s.end - s.start, default=None)
@@ -121,21 +117,9 @@ def corruption_examples(
         The corrupted examples, in the gold examples' order.
     """
     gold = [e for e in examples if e.kind == "gold"]
-    made = corrupt_pairs(
-        [(e.case, e.reference, e.span) for e in gold], seed=seed, per_pair=per_pair, kinds=kinds
-    )
-    source = {}
-    for e in gold:
-        source.setdefault((e.case, e.reference, e.span), e.item)
+    pairs = [(k, e.reference, e.span) for k, e in enumerate(gold)]  # k stands for the case
+    made = corrupt_pairs(pairs, seed=seed, per_pair=per_pair, kinds=kinds)
     return [
-        SpanExample(
-            c.case,
-            c.reference,
-            c.corrupted,
-            False,
-            "corruption",
-            source[(c.case, c.reference, c.span)],
-            c.kind,
-        )
+        replace(gold[c.case], span=c.corrupted, label=False, kind="corruption", corruption=c.kind)
         for c in made
     ]
