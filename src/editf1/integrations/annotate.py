@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from editf1.gold.sampling import gold_row, read_annotation
+from editf1.integrations import static_text
 from editf1.themes import THEME_DEFINITIONS, THEME_RULES, THEMES
 
 __all__ = [
@@ -230,74 +231,9 @@ class AnnotationSession:
 
 
 #: Keyboard shortcuts, run once when the page loads.
-KEYBOARD_JS = """
-() => {
-  let digits = "", timer = null;
-  const radios = (id) => [...document.querySelectorAll(`#${id} input[type=radio]`)];
-  const pick = () => {
-    const options = radios("candidates");
-    const k = parseInt(digits, 10);
-    digits = "";
-    if (k >= 0 && k < options.length) options[k].click();
-  };
-  document.addEventListener("keydown", (e) => {
-    const t = e.target;
-    const typing = (t.tagName === "TEXTAREA" && !t.readOnly) ||
-      (t.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(t.type));
-    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-    const key = e.key.toLowerCase();
-    if (e.key === "Enter" && t.tagName !== "BUTTON") {
-      e.preventDefault();
-      document.querySelector("#save-button").click();
-    } else if (e.key === "Backspace") {
-      e.preventDefault();
-      document.querySelector("#back-button").click();
-    } else if (/^[0-9]$/.test(e.key)) {
-      e.preventDefault();
-      digits += e.key;
-      clearTimeout(timer);
-      const most = String(radios("candidates").length - 1).length;
-      if (digits.length >= most) pick(); else timer = setTimeout(pick, 700);
-    } else if (key === "n") {
-      const none = radios("candidates")[0];
-      if (none) none.click();
-    } else if (key === "s") {
-      const selection = radios("candidates").find((r) => r.value.startsWith("selection"));
-      if (selection) selection.click();
-    } else if ("abcdefghi".includes(key) && key.length === 1) {
-      const options = radios("theme");
-      const k = "abcdefghi".indexOf(key);
-      if (k < options.length) options[k].click();
-    }
-  });
-  // the draft is there to select a span in, never to type in; it is hidden for the
-  // theme of a draft sentence, and may come back as a new textarea
-  const readOnly = () => {
-    const draft = document.querySelector("#draft textarea");
-    if (draft) draft.readOnly = true;
-  };
-  readOnly();
-  document.addEventListener("focusin", readOnly);
-}
-"""
-
-HELP = (
-    "Keys: **1**-**9** (two digits for 10 and more) a draft sentence, **0** or **n** NO "
-    "MATCH, **s** the text you selected in the draft, **a**-**i** the theme, **Enter** "
-    "save and next, **Backspace** back. Every answer is saved at once; reopen the page "
-    "to resume."
-)
-
+KEYBOARD_JS = static_text("annotate_keys.js")
 #: The page's own styles: the reply and the highlighted draft wrap between words.
-ANNOTATE_CSS = """
-#reply .textfield, #draft-view .textfield {
-  display: block; word-break: normal; overflow-wrap: break-word;
-}
-#reply .token-container, #draft-view .token-container { display: inline; }
-#reply .line-break, #draft-view .line-break { display: block; }
-#reply .token.highlighted, #draft-view .token.highlighted { margin: 0; }
-"""
-
+ANNOTATE_CSS = static_text("annotate.css")
 #: Adds :data:`ANNOTATE_CSS` to the page when it loads (Gradio 6 takes styles in ``launch``).
 STYLE_JS = f"""
 () => {{
@@ -518,7 +454,7 @@ def build_annotate_app(session: AnnotationSession):
     themes = [(f"{key} · {theme}", theme) for key, theme in zip(THEME_KEYS, THEMES)]
     highlight = {"color_map": {"asked": "#ffd54f"}, "show_legend": False}
     with gr.Blocks(title="edit-F1 gold labels", analytics_enabled=False) as app:
-        gr.Markdown("# edit-F1: gold labels\n" + HELP)
+        gr.Markdown(static_text("annotate_intro.md"))
         progress = gr.Markdown(elem_id="progress")
         question = gr.Markdown(elem_id="question")
         with gr.Row():
@@ -545,16 +481,28 @@ def build_annotate_app(session: AnnotationSession):
                 theme = gr.Radio(choices=themes, label="Theme", elem_id="theme")
                 with gr.Row():
                     back = gr.Button("Back (Backspace)", elem_id="back-button")
-                    save = gr.Button("Save and next (Enter)", variant="primary",
-                                     elem_id="save-button")  # fmt: skip
+                    save = gr.Button(
+                        "Save and next (Enter)", variant="primary", elem_id="save-button"
+                    )
                 message = gr.Markdown(elem_id="message")
                 with gr.Column(elem_id="theme-guide") as guide:
                     gr.Markdown("### The themes\n" + theme_guide())
-                    with gr.Accordion("Decision rules for sentences that fit two themes",
-                                      open=False):  # fmt: skip
+                    with gr.Accordion(
+                        "Decision rules for sentences that fit two themes", open=False
+                    ):
                         gr.Markdown("\n".join(f"- {rule}" for rule in THEME_RULES))
-        outputs = [progress, question, reply, draft, draft_view, candidates, theme, guide, save,
-                   message]  # fmt: skip
+        outputs = [
+            progress,
+            question,
+            reply,
+            draft,
+            draft_view,
+            candidates,
+            theme,
+            guide,
+            save,
+            message,
+        ]
         app.load(on_load, outputs=outputs)
         app.load(None, js=KEYBOARD_JS)
         app.load(None, js=STYLE_JS)

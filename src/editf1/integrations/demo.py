@@ -14,6 +14,7 @@ from itertools import groupby
 
 from editf1.builders.readers import demo_rows
 from editf1.inputs import InputError
+from editf1.integrations import static_text
 from editf1.results import PairResult
 from editf1.scorer import EditF1Scorer
 
@@ -24,18 +25,6 @@ MATCHED = "matched"
 #: Label of draft text left once matched spans are removed (deleted by the clinician).
 EXPECTED_DELETION = "expected deletion"
 COLOR_MAP = {MATCHED: "#4caf50", EXPECTED_DELETION: "#ef5350"}
-
-INTRO = """\
-# edit-F1: how much would a clinician edit this draft?
-
-Paste an LLM-drafted reply to a patient portal message and the reply a clinician wrote.
-Each sentence of the clinician's reply is looked for in the draft: found, it is an
-**expected match** (green in the draft); missing, an **expected addition** (listed
-below). Draft text left over is an **expected deletion** (red). precision = EM/(EM+ED),
-recall = EM/(EM+EA). Theme-level scores compare which of eight clinical themes each text
-covers (Seegmiller et al., arXiv 2601.11344). Do not paste identifiable patient data
-into a public Space.
-"""
 
 
 @dataclass(frozen=True)
@@ -141,10 +130,14 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     pair = result.pairs[0]
     matched = [s.match for s in pair.alignment if s.match]
     sentences = [
-        ["reply", s.reference.text, s.theme or "",
-         MATCHED if s.status == "match" else "expected addition"]
+        [
+            "reply",
+            s.reference.text,
+            s.theme or "",
+            MATCHED if s.status == "match" else "expected addition",
+        ]
         for s in pair.alignment
-    ]  # fmt: skip
+    ]
     for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
         kept = any(_overlap(sentence, span) for span in matched)
         deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
@@ -194,14 +187,16 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
             view = explain_pair(scorer, draft or "", reply or "")
         except InputError as error:
             raise gr.Error(
-                "The clinician reply needs at least one word." if "no word" in str(error)
+                "The clinician reply needs at least one word."
+                if "no word" in str(error)
                 else str(error)
-            ) from None  # fmt: skip
+            ) from None
         additions = (
-            "\n".join(f"- {text}" + (f" — *{theme}*" if theme else "")
-                      for text, theme in view.additions)
+            "\n".join(
+                f"- {text}" + (f" — *{theme}*" if theme else "") for text, theme in view.additions
+            )
             or "None: every sentence of the reply is in the draft."
-        )  # fmt: skip
+        )
         notes = "\n".join(f"- {n}" for n in view.notes)
         return (
             view.scores_markdown,
@@ -212,7 +207,7 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
         )
 
     with gr.Blocks(title="edit-F1", analytics_enabled=False) as demo:
-        gr.Markdown(INTRO)
+        gr.Markdown(static_text("demo_intro.md"))
         with gr.Row():
             with gr.Column():
                 message = gr.Textbox(
