@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import os
 import shutil
+import string
 import warnings
 from collections.abc import Collection, Iterable, Mapping
 from importlib import resources
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from editf1.citation import PAPER_CITATION
 from editf1.inputs import CheckedRows, check_option, check_pairs, describe
+from editf1.integrations import static_text
 from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
 from editf1.options import ScoringOptions
 from editf1.scorer import EditF1Scorer
@@ -48,18 +51,8 @@ __all__ = [
 
 CITATION = PAPER_CITATION
 
-DESCRIPTION = """\
-edit-F1 estimates how much a clinician would edit an LLM-drafted reply to a patient
-portal message. The clinician's reply (reference) is split into sentences; a content
-judge finds, for each, the verbatim span of the draft (prediction) that says the same
-thing or NO MATCH. Matched sentences are expected matches (EM), unmatched ones expected
-additions (EA); the draft sentences left once matched spans are removed are expected
-deletions (ED). precision = EM/(EM+ED), recall = EM/(EM+EA), F1 their harmonic mean,
-micro-averaged over the corpus (Seegmiller et al. 2026, Algorithm 1). A theme judge
-labels each sentence with one of eight clinical response themes or Other, and the
-draft's themes are scored against the reply's (theme-level edit-F1, §3.2). Every
-result carries its alignment.
-"""
+#: The module card's description and inputs (evaluate's MetricInfo), from static/.
+DESCRIPTION = static_text("metric_description.md")
 
 #: ``compute``'s options besides :class:`~editf1.options.ScoringOptions`' fields:
 #: name -> (default, type, help).
@@ -103,46 +96,11 @@ def _compute_args() -> str:
     )
 
 
-KWARGS_DESCRIPTION = f"""
-Computes content- and theme-level edit-F1.
-
-Judges (evaluate.load's config name, or compute's content_judge and theme_judge):
-    "default" (evaluate.load("edit_f1")): the embedded judges, offline.
-    "CONTENT" or "CONTENT+THEME", e.g. "exact+none": CONTENT one of
-        {", ".join(CONTENT_JUDGES)}; THEME one of {", ".join(THEME_JUDGES)}, or none
-        for no theme scores.
-Args (compute / add_batch):
-    predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
-    references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
-        Or `list` of `list` of `str` for several clinicians per message: the top-level
-        scores then use each draft's best-matching reply, "all_references" holds the
-        scores over every (draft, reply) pair, and each per_pair entry adds
-        "best_reference", "n_references" and the means over replies ("mean_f1", ...).
-Args (compute):
-{_compute_args()}
-Returns:
-    precision, recall, f1 (`float` in [0, 1]): micro-averaged content edit-F1.
-    expected_matches, expected_additions, expected_deletions, n_pairs (`int`).
-    theme_precision, theme_recall, theme_f1 (`float` in [0, 1]) and per_theme
-        (`dict`: per-theme F1, proportions of replies and drafts containing it,
-        content recall), unless theme_judge is None.
-    unusable_judgements (`int`): judge outputs that could not be used (counted as NO
-        MATCH).
-    reproducibility (`str`): judges, splitter and library versions; run (`dict`): the
-        same, as a record (editf1.scorer.EditF1Scorer.provenance).
-    per_pair (`list` of `dict`): scores, alignment, expected deletions and themes.
-Examples:
-    >>> import evaluate
-    >>> edit_f1 = evaluate.load("metrics/edit_f1", "exact+none")
-    >>> results = edit_f1.compute(
-    ...     predictions=["Rest today. Drink water. Call us."],
-    ...     references=["Rest today. Take ibuprofen."],
-    ... )
-    >>> print(round(results["precision"], 4), results["recall"], results["f1"])
-    0.3333 0.5 0.4
-    >>> results["per_pair"][0]["alignment"][0]["match"]
-    {{'text': 'Rest today.', 'start': 0, 'end': 11}}
-"""
+KWARGS_DESCRIPTION = string.Template(static_text("metric_inputs.txt")).substitute(
+    content_judges=", ".join(CONTENT_JUDGES),
+    theme_judges=", ".join(THEME_JUDGES),
+    compute_args=_compute_args(),
+)
 
 
 def check_init_options(options: dict) -> None:
@@ -158,15 +116,10 @@ def check_init_options(options: dict) -> None:
     ...
     ValueError: evaluate.load(...) does not take ['content_judge']: choose the judges ...
     """
-    import inspect
-
     import evaluate
 
-    known = set(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {
-        "self",
-        "kwargs",
-    }
-    unknown = sorted(set(options) - known)
+    known = inspect.signature(evaluate.EvaluationModule.__init__).parameters
+    unknown = sorted(set(options) - set(known) - {"self", "kwargs"})
     if unknown:
         raise ValueError(
             f"evaluate.load(...) does not take {unknown}: choose the judges by the config "
