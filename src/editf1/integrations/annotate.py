@@ -15,6 +15,8 @@ pair can be skipped, so the completed pairs are a uniform sample (``docs/gold-la
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
 import shlex
@@ -65,18 +67,13 @@ def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
     >>> browser_offsets("a\\r\\nb🙂c", 2, 5)  # the browser sees "a\\nb🙂c": "b🙂" is 2-5
     (3, 5)
     """
-    units, k = [], 0  # units[i]: where character i of text starts in the browser's value
-    for i, char in enumerate(text):
-        units.append(k)
-        if char == "\r" and text[i + 1 : i + 2] == "\n":
-            continue  # "\r\n" is one "\n" there
-        k += 2 if ord(char) > 0xFFFF else 1
-    units.append(k)
-
-    def code_point(unit: int) -> int:
-        return next(i for i, u in enumerate(units) if u >= unit)
-
-    return code_point(start), code_point(end)
+    # "\r\n" is one "\n" there; a character beyond U+FFFF is two UTF-16 units
+    widths = [
+        0 if char == "\r" and text[i + 1 : i + 2] == "\n" else 2 if ord(char) > 0xFFFF else 1
+        for i, char in enumerate(text)
+    ]
+    units = [0, *itertools.accumulate(widths)]  # units[i]: where character i starts there
+    return bisect.bisect_left(units, start), bisect.bisect_left(units, end)
 
 
 class AnnotationSession:
@@ -443,8 +440,7 @@ def build_annotate_app(session: AnnotationSession):
 
     def on_back():
         position = view["position"]
-        view["position"] = (len(items) if position is None else position) - 1
-        view["position"] = max(view["position"], 0)
+        view["position"] = max((len(items) if position is None else position) - 1, 0)
         return render()
 
     def on_load():

@@ -8,6 +8,7 @@ extra; Gradio's analytics off).
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from itertools import groupby
@@ -51,24 +52,18 @@ class PairView:
 
 def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
     labels: list[str | None] = [None] * len(draft)
-    for deletion in pair.expected_deletion_sentences:
-        for i in range(deletion.start, deletion.end):
-            labels[i] = EXPECTED_DELETION
-    for sentence in pair.alignment:
-        if sentence.match is not None:
-            for i in range(sentence.match.start, sentence.match.end):
-                labels[i] = MATCHED
+    marked = [(deletion, EXPECTED_DELETION) for deletion in pair.expected_deletion_sentences]
+    marked += [(s.match, MATCHED) for s in pair.alignment if s.match is not None]
+    for span, label in marked:
+        labels[span.start : span.end] = [label] * (span.end - span.start)
     # whitespace keeps a mark only inside one marked run, never at its edges
-    around: list[list[str | None]] = [[None, None] for _ in draft]
-    for side, order in ((0, range(len(draft))), (1, reversed(range(len(draft))))):
-        seen = None
-        for i in order:
-            around[i][side] = seen
-            if not draft[i].isspace():
-                seen = labels[i]
-    for i, char in enumerate(draft):
-        if char.isspace() and not (around[i][0] == labels[i] == around[i][1]):
-            labels[i] = None
+    for space in re.finditer(r"\s+", draft):
+        start, end = space.span()
+        before = labels[start - 1] if start else None
+        after = labels[end] if end < len(draft) else None
+        for i in range(start, end):
+            if not before == labels[i] == after:
+                labels[i] = None
     runs = groupby(zip(draft, labels), key=lambda pair: pair[1])
     return [("".join(char for char, _ in run), label) for label, run in runs]
 
