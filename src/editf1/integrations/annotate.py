@@ -200,20 +200,16 @@ class AnnotationSession:
     def gold_rows(self) -> list[dict]:
         """A gold row for every pair with an answer, in the order drawn."""
         out = []
-        for k, row in enumerate(self.rows):
-            started = any(m is not False for m in self.matches[k]) or any(
-                t is not None for t in (*self.reference_themes[k], *self.prediction_themes[k])
-            )
-            if not started:
-                continue
-            themes = row["themes"]
+        answers = zip(self.rows, self.matches, self.reference_themes, self.prediction_themes)
+        for row, matches, reference_themes, prediction_themes in answers:
+            themes = (*reference_themes, *prediction_themes)
+            if all(m is False for m in matches) and all(t is None for t in themes):
+                continue  # not started
+            if not row["themes"]:
+                reference_themes = prediction_themes = ()
             out.append(
                 gold_row(
-                    row,
-                    self.matches[k],
-                    self.reference_themes[k] if themes else (),
-                    self.prediction_themes[k] if themes else (),
-                    annotator=self.annotator,
+                    row, matches, reference_themes, prediction_themes, annotator=self.annotator
                 )
             )
         return out

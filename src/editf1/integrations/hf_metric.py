@@ -180,9 +180,8 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
         ValueError: for a bad option value, or a judge chosen both by the config name
             and by ``content_judge`` / ``theme_judge``.
 
-    The rows are not checked again: each passed :func:`check_batch` when added.
+    The rows and option names are not checked again: :func:`computation` checked them.
     """
-    check_compute_options(kwargs)
     chosen = judges_of(config_name)
     if twice := sorted(set(chosen) & set(kwargs)):
         raise ValueError(
@@ -281,11 +280,10 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
     """
     batch = []
     for name, value in (("predictions", predictions), ("references", references)):
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Collection):
+        text = isinstance(value, (str, bytes, Mapping))
+        if text or not isinstance(value, Collection):
             hint = (
-                "; pass a list (e.g. list(...))"
-                if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
-                else ""
+                "" if text or not isinstance(value, Iterable) else "; pass a list (e.g. list(...))"
             )
             raise TypeError(
                 f"{name} must be a list of strings (one per pair), got {describe(value)}{hint}"
