@@ -28,7 +28,7 @@ import torch
 from transformers import GenerationConfig, TrainerCallback
 
 from editf1.drafting.prompts import SYSTEM_PROMPT, user_text
-from editf1.inputs import InputError, check_id, check_pairs, check_reference
+from editf1.inputs import InputError, check_id, check_option, check_pairs, check_reference
 from editf1.integrations.distributed import process_state, renumbered, several_processes, share_of
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
@@ -153,7 +153,7 @@ class EditF1Callback(TrainerCallback):
     Raises:
         InputError: naming each example and field that is missing or not usable, and
             each repeated ``id``.
-        ValueError: for ``num_examples`` or ``batch_size`` below 1.
+        ValueError: for ``num_examples`` or ``batch_size`` below 1 (TypeError: not an int).
 
     The figures are computed once per global step (whatever the number of eval
     datasets) and added to the metrics ``Trainer.evaluate`` returns
@@ -181,10 +181,8 @@ class EditF1Callback(TrainerCallback):
         metric_key_prefix: str = "eval",
         drafts_dir: str | Path | None = None,
     ) -> None:
-        if num_examples is not None and num_examples < 1:
-            raise ValueError(f"num_examples must be >= 1, got {num_examples}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        check_option("num_examples", num_examples, int, minimum=1, optional=True)
+        check_option("batch_size", batch_size, int, minimum=1)
         rows = list(examples)[:num_examples]
         errors, seen_ids = [], {}
         for i, row in enumerate(rows):
@@ -299,9 +297,7 @@ class EditF1Callback(TrainerCallback):
         Raises:
             ValueError: without a tokenizer.
         """
-        tokenizer = tokenizer or self.tokenizer
-        if tokenizer is None and self.trainer is not None:
-            tokenizer = self.trainer.processing_class
+        tokenizer = tokenizer or self.tokenizer or getattr(self.trainer, "processing_class", None)
         if tokenizer is None:
             raise ValueError("EditF1Callback needs a tokenizer (tokenizer= or the Trainer's)")
         ids = self.ids
@@ -359,8 +355,7 @@ class EditF1Callback(TrainerCallback):
     def on_step_begin(self, args, state, control, **kwargs):
         self._cached = None
 
-    def on_train_end(self, args, state, control, **kwargs):
-        self._cached = None
+    on_train_end = on_step_begin
 
     def on_evaluate(self, args, state, control, model=None, metrics=None, **kwargs):
         if self._cached is not None and self._cached[0] == state.global_step:

@@ -10,6 +10,7 @@ when several processes run. ``docs/serving.md`` has the details.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import pickle
@@ -102,14 +103,10 @@ def _shard_path(folder: str, process: int) -> Path:
 def _read_shard(path: Path, counts: list[int]) -> Iterator[PairResult]:
     """The pairs pickled in one shard, in order; appends their number to ``counts``."""
     n = 0
-    with open(path, "rb") as handle:
+    with open(path, "rb") as handle, contextlib.suppress(EOFError):
         while True:
-            try:
-                pair = pickle.load(handle)  # written by this run's own processes
-            except EOFError:
-                break
+            yield pickle.load(handle)  # written by this run's own processes
             n += 1
-            yield pair
     counts.append(n)
 
 
