@@ -135,13 +135,11 @@ class AnnotationSession:
 
     def answered(self, item: Item) -> bool:
         """Whether ``item`` has its answer (a match and, where asked, a theme)."""
-        themes = self.rows[item.pair]["themes"]
+        k, j = item.pair, item.sentence
         if item.kind == "prediction":
-            return self.prediction_themes[item.pair][item.sentence] is not None
-        has_match = self.matches[item.pair][item.sentence] is not False
-        return has_match and (
-            not themes or self.reference_themes[item.pair][item.sentence] is not None
-        )
+            return self.prediction_themes[k][j] is not None
+        themed = not self.rows[k]["themes"] or self.reference_themes[k][j] is not None
+        return self.matches[k][j] is not False and themed
 
     def first_unanswered(self) -> int | None:
         """The position (into :meth:`items`) to resume at, or ``None`` when all is done."""
@@ -409,9 +407,7 @@ def build_annotate_app(session: AnnotationSession):
             return render()
         row = session.rows[items[position].pair]
         start, end = browser_offsets(row["prediction"], *evt.index)
-        if start >= end:
-            return render()
-        return render(selection=(start, end))
+        return render(selection=(start, end) if start < end else None)
 
     # the module's postponed annotations are strings; gradio reads this one to pass the event
     on_select.__annotations__["evt"] = gr.SelectData

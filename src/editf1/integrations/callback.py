@@ -88,16 +88,11 @@ def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
     """``{prefix + "edit_f1_content_f1": ..., ...}``: the logged keys (module docstring)
     of one scored set of drafts; ``prefix`` e.g. ``"eval_"``."""
     logs = {
-        "content_precision": result.precision,
-        "content_recall": result.recall,
-        "content_f1": result.f1,
+        f"{level}_{measure}": getattr(prf, measure)
+        for level, prf in (("content", result), ("theme", result.theme))
+        if prf is not None
+        for measure in ("precision", "recall", "f1")
     }
-    if result.theme is not None:
-        logs |= {
-            "theme_precision": result.theme.precision,
-            "theme_recall": result.theme.recall,
-            "theme_f1": result.theme.f1,
-        }
     logs |= {
         "pairs": result.n_pairs,
         "empty_drafts": result.empty_predictions,

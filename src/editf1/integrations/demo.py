@@ -136,9 +136,8 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
         kept = any(_overlap(sentence, span) for span in matched)
         deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
-        judgement = "kept, partly deleted" if kept and deleted else "kept"
-        if deleted and not kept:
-            judgement = EXPECTED_DELETION
+        judgement = "kept, partly deleted" if deleted else "kept"
+        judgement = EXPECTED_DELETION if deleted and not kept else judgement
         sentences.append(["draft", sentence.text, theme or "", judgement])
     notes = tuple(pair.warnings) + tuple(
         str(w.message) for w in caught if "unusable" in str(w.message)

@@ -36,7 +36,6 @@ __all__ = [
     "MODULE_OPTIONS",
     "check_added",
     "check_batch",
-    "check_compute_options",
     "check_init_options",
     "computation",
     "compute",
@@ -119,8 +118,7 @@ def check_init_options(options: dict) -> None:
     import evaluate
 
     known = inspect.signature(evaluate.EvaluationModule.__init__).parameters
-    unknown = sorted(set(options) - set(known) - {"self", "kwargs"})
-    if unknown:
+    if unknown := sorted(set(options) - set(known) - {"self", "kwargs"}):
         raise ValueError(
             f"evaluate.load(...) does not take {unknown}: choose the judges by the config "
             'name (evaluate.load("edit_f1", "exact+none")) or by compute\'s keywords '
@@ -203,30 +201,12 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
 
 
-def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
-    """Refuse unknown ``compute`` options on every process, before evaluate gathers the
-    pairs; on a process other than 0, warn that its options are not used.
-
-    Raises:
-        TypeError: naming the unknown options.
-    """
-    unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
-        )
-    if kwargs and process_id > 0:
-        warnings.warn(
-            f"compute options {sorted(kwargs)} on process {process_id} are not used: "
-            "process 0 scores the pairs of every process with the options given to it",
-            stacklevel=5,  # the caller of the module's compute
-        )
-
-
 @contextlib.contextmanager
 def computation(module, predictions, references, options: dict):
     """One ``compute`` of the module (its body: evaluate's ``compute``): options
-    checked, the pairs given added; a failure leaves no pair in evaluate's cache.
+    checked on every process, before evaluate gathers the pairs (on a process other than
+    0, a warning that its options are not used), the pairs given added; a failure leaves
+    no pair in evaluate's cache.
 
     Raises:
         TypeError: for unknown options, or processes whose references differ in kind.
@@ -235,7 +215,17 @@ def computation(module, predictions, references, options: dict):
     import pyarrow
 
     try:
-        check_compute_options(options, module.process_id)
+        if unknown := sorted(set(options) - set(COMPUTE_OPTIONS)):
+            raise TypeError(
+                f"unknown compute option(s) {unknown} for edit_f1; "
+                f"it takes {sorted(COMPUTE_OPTIONS)}"
+            )
+        if options and module.process_id > 0:
+            warnings.warn(
+                f"compute options {sorted(options)} on process {module.process_id} are not "
+                "used: process 0 scores the pairs of every process with the options given to it",
+                stacklevel=4,  # the caller of the module's compute
+            )
         if predictions is not None or references is not None:
             module.add_batch(predictions=predictions, references=references)
         if not len(module):
