@@ -73,27 +73,20 @@ def _overlap(a, b) -> bool:
 
 
 def _scores_markdown(pair: PairResult) -> str:
-    c = pair.content
-    lines = [
-        "| level | precision | recall | F1 |",
-        "|---|---|---|---|",
-        f"| content | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} |",
-    ]
-    if pair.theme is not None:
-        t = pair.theme
-        lines.append(f"| theme | {t.precision:.3f} | {t.recall:.3f} | {t.f1:.3f} |")
-    lines += [
-        "",
+    lines = ["| level | precision | recall | F1 |", "|---|---|---|---|"]
+    for level, s in (("content", pair.content), ("theme", pair.theme)):
+        if s is not None:
+            lines.append(f"| {level} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} |")
+    counts = (
         f"Content: expected matches {pair.expected_matches}, expected additions "
-        f"{pair.expected_additions}, expected deletions {pair.expected_deletions}.",
-    ]
-    if (counts := pair.theme_counts) is not None:
-        lines[-1] += (
-            f" Themes: {counts.true_positives} shared, "
-            f"{counts.true_positives + counts.false_positives} in the draft, "
-            f"{counts.true_positives + counts.false_negatives} in the reply."
+        f"{pair.expected_additions}, expected deletions {pair.expected_deletions}."
+    )
+    if (t := pair.theme_counts) is not None:
+        counts += (
+            f" Themes: {t.true_positives} shared, {t.true_positives + t.false_positives} in "
+            f"the draft, {t.true_positives + t.false_negatives} in the reply."
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", counts])
 
 
 def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
