@@ -84,13 +84,9 @@ def _compute_args() -> str:
         (f.name, f.type, f.default, f.metadata["help"]) for f in dataclasses.fields(ScoringOptions)
     ]
     specs += [(name, kind, default, text) for name, (default, kind, text) in MODULE_OPTIONS.items()]
+    wrapper = textwrap.TextWrapper(88, initial_indent="    ", subsequent_indent="        ")
     return "\n".join(
-        textwrap.fill(
-            f"{name} (`{kind}`, default {default!r}): {text}.",
-            88,
-            initial_indent="    ",
-            subsequent_indent="        ",
-        )
+        wrapper.fill(f"{name} (`{kind}`, default {default!r}): {text}.")
         for name, kind, default, text in specs
     )
 
@@ -332,16 +328,15 @@ def reference_kind(references, expected: str | None = None) -> str | None:
     >>> reference_kind(["a.", "b."]), reference_kind([["a.", "b."]], "multi")
     ('single', 'multi')
     """
-    kind = expected
-    for i, reference in enumerate(references or ()):
-        this = "multi" if isinstance(reference, (list, tuple)) else "single"
-        if kind is not None and this != kind:
+    kinds = ["multi" if isinstance(r, (list, tuple)) else "single" for r in references or ()]
+    kind = expected or next(iter(kinds), None)
+    for i, this in enumerate(kinds):
+        if this != kind:
             want = "a list of replies" if kind == "multi" else "one reply (a string)"
             raise TypeError(
-                f"references[{i}] is {type(reference).__name__}, but earlier references "
+                f"references[{i}] is {type(references[i]).__name__}, but earlier references "
                 f"are {want}: give every draft one reply, or every draft a list of replies"
             )
-        kind = this
     return kind
 
 
