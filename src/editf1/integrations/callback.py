@@ -324,9 +324,8 @@ class EditF1Callback(TrainerCallback):
         generated = self._generate(model, tokenizer, calls, seed_offset=state.process_index)
         drafts = [d for batch in generated[: len(mine)] for d in batch]
         first = calls[0].start if mine else 0
-        rows = range(first, first + len(drafts))
-        references = [self.references[i] for i in rows]
-        share = check_pairs(drafts, references, [ids[i] for i in rows], first_row=first)
+        rows = slice(first, first + len(drafts))
+        share = check_pairs(drafts, self.references[rows], ids[rows], first_row=first)
         keep_pairs = self.drafts_dir is not None
         mine = self.scorer.accumulator(keep_pairs=keep_pairs)
         for pair in self.scorer.iter_pairs(share):
