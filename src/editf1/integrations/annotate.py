@@ -149,10 +149,8 @@ class AnnotationSession:
         """``(answers given, questions, pairs complete)``."""
         items = self.items()
         done = [self.answered(item) for item in items]
-        complete = sum(
-            all(d for d, item in zip(done, items) if item.pair == k) for k in range(len(self.rows))
-        )
-        return sum(done), len(items), complete
+        unfinished = {item.pair for item, d in zip(items, done) if not d}
+        return sum(done), len(items), len(self.rows) - len(unfinished)
 
     def answer(self, position: int, match=False, theme: str | None = None) -> None:
         """Record the answer to question ``position`` and save at once.
