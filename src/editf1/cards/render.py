@@ -104,26 +104,21 @@ def _eval_results(spec: CardSpec):
     if report is None:
         return None
     rows = _CONTENT_ROWS if spec.task == "content" else _THEME_ROWS
-    results = []
-    for key, label in rows:
-        estimate = report.get(key)
-        if not estimate:
-            continue
-        results.append(
-            EvalResult(
-                task_type="text-classification",
-                task_name=f"{spec.task} judgement (edit-F1)",
-                dataset_type=spec.evaluated_on_id,
-                dataset_name=spec.evaluated_on,
-                dataset_split=report.get("split", "test"),
-                metric_type=_METRIC_TYPES.get(key, key),
-                metric_name=(
-                    f"{label.split(' (')[0]} (95% CI {estimate['low']:.3f}-{estimate['high']:.3f})"
-                ),
-                metric_value=round(estimate["value"], 4),
-                verified=False,
-            )
+    results = [
+        EvalResult(
+            task_type="text-classification",
+            task_name=f"{spec.task} judgement (edit-F1)",
+            dataset_type=spec.evaluated_on_id,
+            dataset_name=spec.evaluated_on,
+            dataset_split=report.get("split", "test"),
+            metric_type=_METRIC_TYPES.get(key, key),
+            metric_name=f"{label.split(' (')[0]} (95% CI {e['low']:.3f}-{e['high']:.3f})",
+            metric_value=round(e["value"], 4),
+            verified=False,
         )
+        for key, label in rows
+        if (e := report.get(key))
+    ]
     return results or None
 
 

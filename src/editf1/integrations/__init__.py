@@ -4,4 +4,13 @@
 * :mod:`.callback`: the ``transformers`` Trainer callback and a ``compute_metrics`` helper;
 * :mod:`.demo`: the single-pair Gradio demo (the Hugging Face Space);
 * :mod:`.distributed`: scoring across processes (``torchrun``, ``accelerate launch``).
+
+The apps' page assets and prose live in ``static/`` (:func:`static_text`).
 """
+
+from importlib import resources
+
+
+def static_text(name: str) -> str:
+    """The text of ``editf1/integrations/static/<name>``."""
+    return resources.files("editf1.integrations").joinpath("static", name).read_text("utf-8")

@@ -15,6 +15,8 @@ pair can be skipped, so the completed pairs are a uniform sample (``docs/gold-la
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
 import shlex
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from editf1.gold.sampling import gold_row, read_annotation
+from editf1.integrations import static_text
 from editf1.themes import THEME_DEFINITIONS, THEME_RULES, THEMES
 
 __all__ = [
@@ -64,18 +67,13 @@ def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
     >>> browser_offsets("a\\r\\nb🙂c", 2, 5)  # the browser sees "a\\nb🙂c": "b🙂" is 2-5
     (3, 5)
     """
-    units, k = [], 0  # units[i]: where character i of text starts in the browser's value
-    for i, char in enumerate(text):
-        units.append(k)
-        if char == "\r" and text[i + 1 : i + 2] == "\n":
-            continue  # "\r\n" is one "\n" there
-        k += 2 if ord(char) > 0xFFFF else 1
-    units.append(k)
-
-    def code_point(unit: int) -> int:
-        return next(i for i, u in enumerate(units) if u >= unit)
-
-    return code_point(start), code_point(end)
+    # "\r\n" is one "\n" there; a character beyond U+FFFF is two UTF-16 units
+    widths = [
+        0 if char == "\r" and text[i + 1 : i + 2] == "\n" else 2 if ord(char) > 0xFFFF else 1
+        for i, char in enumerate(text)
+    ]
+    units = [0, *itertools.accumulate(widths)]  # units[i]: where character i starts there
+    return bisect.bisect_left(units, start), bisect.bisect_left(units, end)
 
 
 class AnnotationSession:
@@ -137,13 +135,11 @@ class AnnotationSession:
 
     def answered(self, item: Item) -> bool:
         """Whether ``item`` has its answer (a match and, where asked, a theme)."""
-        themes = self.rows[item.pair]["themes"]
+        k, j = item.pair, item.sentence
         if item.kind == "prediction":
-            return self.prediction_themes[item.pair][item.sentence] is not None
-        has_match = self.matches[item.pair][item.sentence] is not False
-        return has_match and (
-            not themes or self.reference_themes[item.pair][item.sentence] is not None
-        )
+            return self.prediction_themes[k][j] is not None
+        themed = not self.rows[k]["themes"] or self.reference_themes[k][j] is not None
+        return self.matches[k][j] is not False and themed
 
     def first_unanswered(self) -> int | None:
         """The position (into :meth:`items`) to resume at, or ``None`` when all is done."""
@@ -153,10 +149,8 @@ class AnnotationSession:
         """``(answers given, questions, pairs complete)``."""
         items = self.items()
         done = [self.answered(item) for item in items]
-        complete = sum(
-            all(d for d, item in zip(done, items) if item.pair == k) for k in range(len(self.rows))
-        )
-        return sum(done), len(items), complete
+        unfinished = {item.pair for item, d in zip(items, done) if not d}
+        return sum(done), len(items), len(self.rows) - len(unfinished)
 
     def answer(self, position: int, match=False, theme: str | None = None) -> None:
         """Record the answer to question ``position`` and save at once.
@@ -202,20 +196,16 @@ class AnnotationSession:
     def gold_rows(self) -> list[dict]:
         """A gold row for every pair with an answer, in the order drawn."""
         out = []
-        for k, row in enumerate(self.rows):
-            started = any(m is not False for m in self.matches[k]) or any(
-                t is not None for t in (*self.reference_themes[k], *self.prediction_themes[k])
-            )
-            if not started:
-                continue
-            themes = row["themes"]
+        answers = zip(self.rows, self.matches, self.reference_themes, self.prediction_themes)
+        for row, matches, reference_themes, prediction_themes in answers:
+            themes = (*reference_themes, *prediction_themes)
+            if all(m is False for m in matches) and all(t is None for t in themes):
+                continue  # not started
+            if not row["themes"]:
+                reference_themes = prediction_themes = ()
             out.append(
                 gold_row(
-                    row,
-                    self.matches[k],
-                    self.reference_themes[k] if themes else (),
-                    self.prediction_themes[k] if themes else (),
-                    annotator=self.annotator,
+                    row, matches, reference_themes, prediction_themes, annotator=self.annotator
                 )
             )
         return out
@@ -230,74 +220,9 @@ class AnnotationSession:
 
 
 #: Keyboard shortcuts, run once when the page loads.
-KEYBOARD_JS = """
-() => {
-  let digits = "", timer = null;
-  const radios = (id) => [...document.querySelectorAll(`#${id} input[type=radio]`)];
-  const pick = () => {
-    const options = radios("candidates");
-    const k = parseInt(digits, 10);
-    digits = "";
-    if (k >= 0 && k < options.length) options[k].click();
-  };
-  document.addEventListener("keydown", (e) => {
-    const t = e.target;
-    const typing = (t.tagName === "TEXTAREA" && !t.readOnly) ||
-      (t.tagName === "INPUT" && !["radio", "checkbox", "button"].includes(t.type));
-    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-    const key = e.key.toLowerCase();
-    if (e.key === "Enter" && t.tagName !== "BUTTON") {
-      e.preventDefault();
-      document.querySelector("#save-button").click();
-    } else if (e.key === "Backspace") {
-      e.preventDefault();
-      document.querySelector("#back-button").click();
-    } else if (/^[0-9]$/.test(e.key)) {
-      e.preventDefault();
-      digits += e.key;
-      clearTimeout(timer);
-      const most = String(radios("candidates").length - 1).length;
-      if (digits.length >= most) pick(); else timer = setTimeout(pick, 700);
-    } else if (key === "n") {
-      const none = radios("candidates")[0];
-      if (none) none.click();
-    } else if (key === "s") {
-      const selection = radios("candidates").find((r) => r.value.startsWith("selection"));
-      if (selection) selection.click();
-    } else if ("abcdefghi".includes(key) && key.length === 1) {
-      const options = radios("theme");
-      const k = "abcdefghi".indexOf(key);
-      if (k < options.length) options[k].click();
-    }
-  });
-  // the draft is there to select a span in, never to type in; it is hidden for the
-  // theme of a draft sentence, and may come back as a new textarea
-  const readOnly = () => {
-    const draft = document.querySelector("#draft textarea");
-    if (draft) draft.readOnly = true;
-  };
-  readOnly();
-  document.addEventListener("focusin", readOnly);
-}
-"""
-
-HELP = (
-    "Keys: **1**-**9** (two digits for 10 and more) a draft sentence, **0** or **n** NO "
-    "MATCH, **s** the text you selected in the draft, **a**-**i** the theme, **Enter** "
-    "save and next, **Backspace** back. Every answer is saved at once; reopen the page "
-    "to resume."
-)
-
+KEYBOARD_JS = static_text("annotate_keys.js")
 #: The page's own styles: the reply and the highlighted draft wrap between words.
-ANNOTATE_CSS = """
-#reply .textfield, #draft-view .textfield {
-  display: block; word-break: normal; overflow-wrap: break-word;
-}
-#reply .token-container, #draft-view .token-container { display: inline; }
-#reply .line-break, #draft-view .line-break { display: block; }
-#reply .token.highlighted, #draft-view .token.highlighted { margin: 0; }
-"""
-
+ANNOTATE_CSS = static_text("annotate.css")
 #: Adds :data:`ANNOTATE_CSS` to the page when it loads (Gradio 6 takes styles in ``launch``).
 STYLE_JS = f"""
 () => {{
@@ -480,9 +405,7 @@ def build_annotate_app(session: AnnotationSession):
             return render()
         row = session.rows[items[position].pair]
         start, end = browser_offsets(row["prediction"], *evt.index)
-        if start >= end:
-            return render()
-        return render(selection=(start, end))
+        return render(selection=(start, end) if start < end else None)
 
     # the module's postponed annotations are strings; gradio reads this one to pass the event
     on_select.__annotations__["evt"] = gr.SelectData
@@ -507,8 +430,7 @@ def build_annotate_app(session: AnnotationSession):
 
     def on_back():
         position = view["position"]
-        view["position"] = (len(items) if position is None else position) - 1
-        view["position"] = max(view["position"], 0)
+        view["position"] = max((len(items) if position is None else position) - 1, 0)
         return render()
 
     def on_load():
@@ -518,7 +440,7 @@ def build_annotate_app(session: AnnotationSession):
     themes = [(f"{key} · {theme}", theme) for key, theme in zip(THEME_KEYS, THEMES)]
     highlight = {"color_map": {"asked": "#ffd54f"}, "show_legend": False}
     with gr.Blocks(title="edit-F1 gold labels", analytics_enabled=False) as app:
-        gr.Markdown("# edit-F1: gold labels\n" + HELP)
+        gr.Markdown(static_text("annotate_intro.md"))
         progress = gr.Markdown(elem_id="progress")
         question = gr.Markdown(elem_id="question")
         with gr.Row():
@@ -545,16 +467,28 @@ def build_annotate_app(session: AnnotationSession):
                 theme = gr.Radio(choices=themes, label="Theme", elem_id="theme")
                 with gr.Row():
                     back = gr.Button("Back (Backspace)", elem_id="back-button")
-                    save = gr.Button("Save and next (Enter)", variant="primary",
-                                     elem_id="save-button")  # fmt: skip
+                    save = gr.Button(
+                        "Save and next (Enter)", variant="primary", elem_id="save-button"
+                    )
                 message = gr.Markdown(elem_id="message")
                 with gr.Column(elem_id="theme-guide") as guide:
                     gr.Markdown("### The themes\n" + theme_guide())
-                    with gr.Accordion("Decision rules for sentences that fit two themes",
-                                      open=False):  # fmt: skip
+                    with gr.Accordion(
+                        "Decision rules for sentences that fit two themes", open=False
+                    ):
                         gr.Markdown("\n".join(f"- {rule}" for rule in THEME_RULES))
-        outputs = [progress, question, reply, draft, draft_view, candidates, theme, guide, save,
-                   message]  # fmt: skip
+        outputs = [
+            progress,
+            question,
+            reply,
+            draft,
+            draft_view,
+            candidates,
+            theme,
+            guide,
+            save,
+            message,
+        ]
         app.load(on_load, outputs=outputs)
         app.load(None, js=KEYBOARD_JS)
         app.load(None, js=STYLE_JS)

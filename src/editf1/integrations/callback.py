@@ -28,7 +28,7 @@ import torch
 from transformers import GenerationConfig, TrainerCallback
 
 from editf1.drafting.prompts import SYSTEM_PROMPT, user_text
-from editf1.inputs import InputError, check_id, check_pairs, check_reference
+from editf1.inputs import InputError, check_id, check_option, check_pairs, check_reference
 from editf1.integrations.distributed import process_state, renumbered, several_processes, share_of
 from editf1.io import JsonlWriter
 from editf1.results import CorpusResult
@@ -88,16 +88,11 @@ def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
     """``{prefix + "edit_f1_content_f1": ..., ...}``: the logged keys (module docstring)
     of one scored set of drafts; ``prefix`` e.g. ``"eval_"``."""
     logs = {
-        "content_precision": result.precision,
-        "content_recall": result.recall,
-        "content_f1": result.f1,
+        f"{level}_{measure}": getattr(prf, measure)
+        for level, prf in (("content", result), ("theme", result.theme))
+        if prf is not None
+        for measure in ("precision", "recall", "f1")
     }
-    if result.theme is not None:
-        logs |= {
-            "theme_precision": result.theme.precision,
-            "theme_recall": result.theme.recall,
-            "theme_f1": result.theme.f1,
-        }
     logs |= {
         "pairs": result.n_pairs,
         "empty_drafts": result.empty_predictions,
@@ -153,7 +148,7 @@ class EditF1Callback(TrainerCallback):
     Raises:
         InputError: naming each example and field that is missing or not usable, and
             each repeated ``id``.
-        ValueError: for ``num_examples`` or ``batch_size`` below 1.
+        ValueError: for ``num_examples`` or ``batch_size`` below 1 (TypeError: not an int).
 
     The figures are computed once per global step (whatever the number of eval
     datasets) and added to the metrics ``Trainer.evaluate`` returns
@@ -181,10 +176,8 @@ class EditF1Callback(TrainerCallback):
         metric_key_prefix: str = "eval",
         drafts_dir: str | Path | None = None,
     ) -> None:
-        if num_examples is not None and num_examples < 1:
-            raise ValueError(f"num_examples must be >= 1, got {num_examples}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        check_option("num_examples", num_examples, int, minimum=1, optional=True)
+        check_option("batch_size", batch_size, int, minimum=1)
         rows = list(examples)[:num_examples]
         errors, seen_ids = [], {}
         for i, row in enumerate(rows):
@@ -299,9 +292,7 @@ class EditF1Callback(TrainerCallback):
         Raises:
             ValueError: without a tokenizer.
         """
-        tokenizer = tokenizer or self.tokenizer
-        if tokenizer is None and self.trainer is not None:
-            tokenizer = self.trainer.processing_class
+        tokenizer = tokenizer or self.tokenizer or getattr(self.trainer, "processing_class", None)
         if tokenizer is None:
             raise ValueError("EditF1Callback needs a tokenizer (tokenizer= or the Trainer's)")
         ids = self.ids
@@ -333,9 +324,8 @@ class EditF1Callback(TrainerCallback):
         generated = self._generate(model, tokenizer, calls, seed_offset=state.process_index)
         drafts = [d for batch in generated[: len(mine)] for d in batch]
         first = calls[0].start if mine else 0
-        rows = range(first, first + len(drafts))
-        references = [self.references[i] for i in rows]
-        share = check_pairs(drafts, references, [ids[i] for i in rows], first_row=first)
+        rows = slice(first, first + len(drafts))
+        share = check_pairs(drafts, self.references[rows], ids[rows], first_row=first)
         keep_pairs = self.drafts_dir is not None
         mine = self.scorer.accumulator(keep_pairs=keep_pairs)
         for pair in self.scorer.iter_pairs(share):
@@ -359,8 +349,7 @@ class EditF1Callback(TrainerCallback):
     def on_step_begin(self, args, state, control, **kwargs):
         self._cached = None
 
-    def on_train_end(self, args, state, control, **kwargs):
-        self._cached = None
+    on_train_end = on_step_begin
 
     def on_evaluate(self, args, state, control, model=None, metrics=None, **kwargs):
         if self._cached is not None and self._cached[0] == state.global_step:

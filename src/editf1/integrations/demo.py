@@ -8,12 +8,14 @@ extra; Gradio's analytics off).
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from itertools import groupby
 
 from editf1.builders.readers import demo_rows
 from editf1.inputs import InputError
+from editf1.integrations import static_text
 from editf1.results import PairResult
 from editf1.scorer import EditF1Scorer
 
@@ -24,18 +26,6 @@ MATCHED = "matched"
 #: Label of draft text left once matched spans are removed (deleted by the clinician).
 EXPECTED_DELETION = "expected deletion"
 COLOR_MAP = {MATCHED: "#4caf50", EXPECTED_DELETION: "#ef5350"}
-
-INTRO = """\
-# edit-F1: how much would a clinician edit this draft?
-
-Paste an LLM-drafted reply to a patient portal message and the reply a clinician wrote.
-Each sentence of the clinician's reply is looked for in the draft: found, it is an
-**expected match** (green in the draft); missing, an **expected addition** (listed
-below). Draft text left over is an **expected deletion** (red). precision = EM/(EM+ED),
-recall = EM/(EM+EA). Theme-level scores compare which of eight clinical themes each text
-covers (Seegmiller et al., arXiv 2601.11344). Do not paste identifiable patient data
-into a public Space.
-"""
 
 
 @dataclass(frozen=True)
@@ -62,24 +52,18 @@ class PairView:
 
 def _highlights(draft: str, pair: PairResult) -> list[tuple[str, str | None]]:
     labels: list[str | None] = [None] * len(draft)
-    for deletion in pair.expected_deletion_sentences:
-        for i in range(deletion.start, deletion.end):
-            labels[i] = EXPECTED_DELETION
-    for sentence in pair.alignment:
-        if sentence.match is not None:
-            for i in range(sentence.match.start, sentence.match.end):
-                labels[i] = MATCHED
+    marked = [(deletion, EXPECTED_DELETION) for deletion in pair.expected_deletion_sentences]
+    marked += [(s.match, MATCHED) for s in pair.alignment if s.match is not None]
+    for span, label in marked:
+        labels[span.start : span.end] = [label] * (span.end - span.start)
     # whitespace keeps a mark only inside one marked run, never at its edges
-    around: list[list[str | None]] = [[None, None] for _ in draft]
-    for side, order in ((0, range(len(draft))), (1, reversed(range(len(draft))))):
-        seen = None
-        for i in order:
-            around[i][side] = seen
-            if not draft[i].isspace():
-                seen = labels[i]
-    for i, char in enumerate(draft):
-        if char.isspace() and not (around[i][0] == labels[i] == around[i][1]):
-            labels[i] = None
+    for space in re.finditer(r"\s+", draft):
+        start, end = space.span()
+        before = labels[start - 1] if start else None
+        after = labels[end] if end < len(draft) else None
+        for i in range(start, end):
+            if not before == labels[i] == after:
+                labels[i] = None
     runs = groupby(zip(draft, labels), key=lambda pair: pair[1])
     return [("".join(char for char, _ in run), label) for label, run in runs]
 
@@ -89,27 +73,20 @@ def _overlap(a, b) -> bool:
 
 
 def _scores_markdown(pair: PairResult) -> str:
-    c = pair.content
-    lines = [
-        "| level | precision | recall | F1 |",
-        "|---|---|---|---|",
-        f"| content | {c.precision:.3f} | {c.recall:.3f} | {c.f1:.3f} |",
-    ]
-    if pair.theme is not None:
-        t = pair.theme
-        lines.append(f"| theme | {t.precision:.3f} | {t.recall:.3f} | {t.f1:.3f} |")
-    lines += [
-        "",
+    lines = ["| level | precision | recall | F1 |", "|---|---|---|---|"]
+    for level, s in (("content", pair.content), ("theme", pair.theme)):
+        if s is not None:
+            lines.append(f"| {level} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} |")
+    counts = (
         f"Content: expected matches {pair.expected_matches}, expected additions "
-        f"{pair.expected_additions}, expected deletions {pair.expected_deletions}.",
-    ]
-    if (counts := pair.theme_counts) is not None:
-        lines[-1] += (
-            f" Themes: {counts.true_positives} shared, "
-            f"{counts.true_positives + counts.false_positives} in the draft, "
-            f"{counts.true_positives + counts.false_negatives} in the reply."
+        f"{pair.expected_additions}, expected deletions {pair.expected_deletions}."
+    )
+    if (t := pair.theme_counts) is not None:
+        counts += (
+            f" Themes: {t.true_positives} shared, {t.true_positives + t.false_positives} in "
+            f"the draft, {t.true_positives + t.false_negatives} in the reply."
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", counts])
 
 
 def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
@@ -141,16 +118,19 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
     pair = result.pairs[0]
     matched = [s.match for s in pair.alignment if s.match]
     sentences = [
-        ["reply", s.reference.text, s.theme or "",
-         MATCHED if s.status == "match" else "expected addition"]
+        [
+            "reply",
+            s.reference.text,
+            s.theme or "",
+            MATCHED if s.status == "match" else "expected addition",
+        ]
         for s in pair.alignment
-    ]  # fmt: skip
+    ]
     for sentence, theme in zip(pair.prediction_sentences, pair.prediction_sentence_themes):
         kept = any(_overlap(sentence, span) for span in matched)
         deleted = any(_overlap(sentence, d) for d in pair.expected_deletion_sentences)
-        judgement = "kept, partly deleted" if kept and deleted else "kept"
-        if deleted and not kept:
-            judgement = EXPECTED_DELETION
+        judgement = "kept, partly deleted" if deleted else "kept"
+        judgement = EXPECTED_DELETION if deleted and not kept else judgement
         sentences.append(["draft", sentence.text, theme or "", judgement])
     notes = tuple(pair.warnings) + tuple(
         str(w.message) for w in caught if "unusable" in str(w.message)
@@ -194,14 +174,16 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
             view = explain_pair(scorer, draft or "", reply or "")
         except InputError as error:
             raise gr.Error(
-                "The clinician reply needs at least one word." if "no word" in str(error)
+                "The clinician reply needs at least one word."
+                if "no word" in str(error)
                 else str(error)
-            ) from None  # fmt: skip
+            ) from None
         additions = (
-            "\n".join(f"- {text}" + (f" — *{theme}*" if theme else "")
-                      for text, theme in view.additions)
+            "\n".join(
+                f"- {text}" + (f" — *{theme}*" if theme else "") for text, theme in view.additions
+            )
             or "None: every sentence of the reply is in the draft."
-        )  # fmt: skip
+        )
         notes = "\n".join(f"- {n}" for n in view.notes)
         return (
             view.scores_markdown,
@@ -212,7 +194,7 @@ def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None =
         )
 
     with gr.Blocks(title="edit-F1", analytics_enabled=False) as demo:
-        gr.Markdown(INTRO)
+        gr.Markdown(static_text("demo_intro.md"))
         with gr.Row():
             with gr.Column():
                 message = gr.Textbox(

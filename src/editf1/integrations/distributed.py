@@ -10,6 +10,7 @@ when several processes run. ``docs/serving.md`` has the details.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import pickle
@@ -95,21 +96,13 @@ class ShardedRun:
     pairs_per_process: tuple[int, ...]
 
 
-def _shard_path(folder: str, process: int) -> Path:
-    return Path(folder) / f"process-{process}.pickle"
-
-
 def _read_shard(path: Path, counts: list[int]) -> Iterator[PairResult]:
     """The pairs pickled in one shard, in order; appends their number to ``counts``."""
     n = 0
-    with open(path, "rb") as handle:
+    with open(path, "rb") as handle, contextlib.suppress(EOFError):
         while True:
-            try:
-                pair = pickle.load(handle)  # written by this run's own processes
-            except EOFError:
-                break
+            yield pickle.load(handle)  # written by this run's own processes
             n += 1
-            yield pair
     counts.append(n)
 
 
@@ -165,15 +158,16 @@ def score_across_processes(
     try:
         if state.num_processes > 1:
             broadcast_object_list(folder)
+        shards = Path(folder[0])
         share = share_of(state, len(rows))
         judged = scorer.iter_pairs(rows[share.start : share.stop], total=len(share))
-        with atomic_output(_shard_path(folder[0], state.process_index), binary=True) as handle:
+        with atomic_output(shards / f"process-{state.process_index}.pickle", binary=True) as handle:
             for pair in judged:
                 pickle.dump(renumbered(pair, share.start), handle, pickle.HIGHEST_PROTOCOL)
         state.wait_for_everyone()
         if not state.is_main_process:
             return None
-        paths = [_shard_path(folder[0], k) for k in range(state.num_processes)]
+        paths = [shards / f"process-{k}.pickle" for k in range(state.num_processes)]
         if missing := [k for k, path in enumerate(paths) if not path.is_file()]:
             raise ValueError(
                 f"the results of process(es) {missing} are missing from {folder[0]}: the "

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import os
 import shutil
+import string
 import warnings
 from collections.abc import Collection, Iterable, Mapping
 from importlib import resources
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from editf1.citation import PAPER_CITATION
 from editf1.inputs import CheckedRows, check_option, check_pairs, describe
+from editf1.integrations import static_text
 from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
 from editf1.options import ScoringOptions
 from editf1.scorer import EditF1Scorer
@@ -33,7 +36,6 @@ __all__ = [
     "MODULE_OPTIONS",
     "check_added",
     "check_batch",
-    "check_compute_options",
     "check_init_options",
     "computation",
     "compute",
@@ -48,18 +50,8 @@ __all__ = [
 
 CITATION = PAPER_CITATION
 
-DESCRIPTION = """\
-edit-F1 estimates how much a clinician would edit an LLM-drafted reply to a patient
-portal message. The clinician's reply (reference) is split into sentences; a content
-judge finds, for each, the verbatim span of the draft (prediction) that says the same
-thing or NO MATCH. Matched sentences are expected matches (EM), unmatched ones expected
-additions (EA); the draft sentences left once matched spans are removed are expected
-deletions (ED). precision = EM/(EM+ED), recall = EM/(EM+EA), F1 their harmonic mean,
-micro-averaged over the corpus (Seegmiller et al. 2026, Algorithm 1). A theme judge
-labels each sentence with one of eight clinical response themes or Other, and the
-draft's themes are scored against the reply's (theme-level edit-F1, §3.2). Every
-result carries its alignment.
-"""
+#: The module card's description and inputs (evaluate's MetricInfo), from static/.
+DESCRIPTION = static_text("metric_description.md")
 
 #: ``compute``'s options besides :class:`~editf1.options.ScoringOptions`' fields:
 #: name -> (default, type, help).
@@ -92,57 +84,18 @@ def _compute_args() -> str:
         (f.name, f.type, f.default, f.metadata["help"]) for f in dataclasses.fields(ScoringOptions)
     ]
     specs += [(name, kind, default, text) for name, (default, kind, text) in MODULE_OPTIONS.items()]
+    wrapper = textwrap.TextWrapper(88, initial_indent="    ", subsequent_indent="        ")
     return "\n".join(
-        textwrap.fill(
-            f"{name} (`{kind}`, default {default!r}): {text}.",
-            88,
-            initial_indent="    ",
-            subsequent_indent="        ",
-        )
+        wrapper.fill(f"{name} (`{kind}`, default {default!r}): {text}.")
         for name, kind, default, text in specs
     )
 
 
-KWARGS_DESCRIPTION = f"""
-Computes content- and theme-level edit-F1.
-
-Judges (evaluate.load's config name, or compute's content_judge and theme_judge):
-    "default" (evaluate.load("edit_f1")): the embedded judges, offline.
-    "CONTENT" or "CONTENT+THEME", e.g. "exact+none": CONTENT one of
-        {", ".join(CONTENT_JUDGES)}; THEME one of {", ".join(THEME_JUDGES)}, or none
-        for no theme scores.
-Args (compute / add_batch):
-    predictions (`list` of `str`): the LLM drafts. An empty draft scores precision 0.
-    references (`list` of `str`): the clinicians' replies, one per draft, non-empty.
-        Or `list` of `list` of `str` for several clinicians per message: the top-level
-        scores then use each draft's best-matching reply, "all_references" holds the
-        scores over every (draft, reply) pair, and each per_pair entry adds
-        "best_reference", "n_references" and the means over replies ("mean_f1", ...).
-Args (compute):
-{_compute_args()}
-Returns:
-    precision, recall, f1 (`float` in [0, 1]): micro-averaged content edit-F1.
-    expected_matches, expected_additions, expected_deletions, n_pairs (`int`).
-    theme_precision, theme_recall, theme_f1 (`float` in [0, 1]) and per_theme
-        (`dict`: per-theme F1, proportions of replies and drafts containing it,
-        content recall), unless theme_judge is None.
-    unusable_judgements (`int`): judge outputs that could not be used (counted as NO
-        MATCH).
-    reproducibility (`str`): judges, splitter and library versions; run (`dict`): the
-        same, as a record (editf1.scorer.EditF1Scorer.provenance).
-    per_pair (`list` of `dict`): scores, alignment, expected deletions and themes.
-Examples:
-    >>> import evaluate
-    >>> edit_f1 = evaluate.load("metrics/edit_f1", "exact+none")
-    >>> results = edit_f1.compute(
-    ...     predictions=["Rest today. Drink water. Call us."],
-    ...     references=["Rest today. Take ibuprofen."],
-    ... )
-    >>> print(round(results["precision"], 4), results["recall"], results["f1"])
-    0.3333 0.5 0.4
-    >>> results["per_pair"][0]["alignment"][0]["match"]
-    {{'text': 'Rest today.', 'start': 0, 'end': 11}}
-"""
+KWARGS_DESCRIPTION = string.Template(static_text("metric_inputs.txt")).substitute(
+    content_judges=", ".join(CONTENT_JUDGES),
+    theme_judges=", ".join(THEME_JUDGES),
+    compute_args=_compute_args(),
+)
 
 
 def check_init_options(options: dict) -> None:
@@ -158,16 +111,10 @@ def check_init_options(options: dict) -> None:
     ...
     ValueError: evaluate.load(...) does not take ['content_judge']: choose the judges ...
     """
-    import inspect
-
     import evaluate
 
-    known = set(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {
-        "self",
-        "kwargs",
-    }
-    unknown = sorted(set(options) - known)
-    if unknown:
+    known = inspect.signature(evaluate.EvaluationModule.__init__).parameters
+    if unknown := sorted(set(options) - set(known) - {"self", "kwargs"}):
         raise ValueError(
             f"evaluate.load(...) does not take {unknown}: choose the judges by the config "
             'name (evaluate.load("edit_f1", "exact+none")) or by compute\'s keywords '
@@ -227,9 +174,8 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
         ValueError: for a bad option value, or a judge chosen both by the config name
             and by ``content_judge`` / ``theme_judge``.
 
-    The rows are not checked again: each passed :func:`check_batch` when added.
+    The rows and option names are not checked again: :func:`computation` checked them.
     """
-    check_compute_options(kwargs)
     chosen = judges_of(config_name)
     if twice := sorted(set(chosen) & set(kwargs)):
         raise ValueError(
@@ -251,30 +197,12 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
     return scorer.score_stream(rows, total=len(rows), keep_pairs=keep_pairs).to_dict()
 
 
-def check_compute_options(kwargs: dict, process_id: int = 0) -> None:
-    """Refuse unknown ``compute`` options on every process, before evaluate gathers the
-    pairs; on a process other than 0, warn that its options are not used.
-
-    Raises:
-        TypeError: naming the unknown options.
-    """
-    unknown = sorted(set(kwargs) - set(COMPUTE_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"unknown compute option(s) {unknown} for edit_f1; it takes {sorted(COMPUTE_OPTIONS)}"
-        )
-    if kwargs and process_id > 0:
-        warnings.warn(
-            f"compute options {sorted(kwargs)} on process {process_id} are not used: "
-            "process 0 scores the pairs of every process with the options given to it",
-            stacklevel=5,  # the caller of the module's compute
-        )
-
-
 @contextlib.contextmanager
 def computation(module, predictions, references, options: dict):
     """One ``compute`` of the module (its body: evaluate's ``compute``): options
-    checked, the pairs given added; a failure leaves no pair in evaluate's cache.
+    checked on every process, before evaluate gathers the pairs (on a process other than
+    0, a warning that its options are not used), the pairs given added; a failure leaves
+    no pair in evaluate's cache.
 
     Raises:
         TypeError: for unknown options, or processes whose references differ in kind.
@@ -283,7 +211,17 @@ def computation(module, predictions, references, options: dict):
     import pyarrow
 
     try:
-        check_compute_options(options, module.process_id)
+        if unknown := sorted(set(options) - set(COMPUTE_OPTIONS)):
+            raise TypeError(
+                f"unknown compute option(s) {unknown} for edit_f1; "
+                f"it takes {sorted(COMPUTE_OPTIONS)}"
+            )
+        if options and module.process_id > 0:
+            warnings.warn(
+                f"compute options {sorted(options)} on process {module.process_id} are not "
+                "used: process 0 scores the pairs of every process with the options given to it",
+                stacklevel=4,  # the caller of the module's compute
+            )
         if predictions is not None or references is not None:
             module.add_batch(predictions=predictions, references=references)
         if not len(module):
@@ -328,11 +266,10 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
     """
     batch = []
     for name, value in (("predictions", predictions), ("references", references)):
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Collection):
+        text = isinstance(value, (str, bytes, Mapping))
+        if text or not isinstance(value, Collection):
             hint = (
-                "; pass a list (e.g. list(...))"
-                if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
-                else ""
+                "" if text or not isinstance(value, Iterable) else "; pass a list (e.g. list(...))"
             )
             raise TypeError(
                 f"{name} must be a list of strings (one per pair), got {describe(value)}{hint}"
@@ -391,16 +328,15 @@ def reference_kind(references, expected: str | None = None) -> str | None:
     >>> reference_kind(["a.", "b."]), reference_kind([["a.", "b."]], "multi")
     ('single', 'multi')
     """
-    kind = expected
-    for i, reference in enumerate(references or ()):
-        this = "multi" if isinstance(reference, (list, tuple)) else "single"
-        if kind is not None and this != kind:
+    kinds = ["multi" if isinstance(r, (list, tuple)) else "single" for r in references or ()]
+    kind = expected or next(iter(kinds), None)
+    for i, this in enumerate(kinds):
+        if this != kind:
             want = "a list of replies" if kind == "multi" else "one reply (a string)"
             raise TypeError(
-                f"references[{i}] is {type(reference).__name__}, but earlier references "
+                f"references[{i}] is {type(references[i]).__name__}, but earlier references "
                 f"are {want}: give every draft one reply, or every draft a list of replies"
             )
-        kind = this
     return kind
 
 
