@@ -56,6 +56,8 @@ HAND_WRITTEN_MARKDOWN = (
     "datasets/*/README.md",
     "cards/templates/*.md",
     "src/editf1/cards/templates/*.md",
+    "src/editf1/builders/templates/*.md",
+    "src/editf1/integrations/static/*.md",
 )
 #: Markdown files code writes whole, with the code that writes them (never edited by hand).
 GENERATED_MARKDOWN = {
