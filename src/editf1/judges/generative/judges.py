@@ -14,6 +14,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -79,7 +80,6 @@ __all__ = [
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
-_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,14 @@ def load_judge_model(
     if adapter is not None:
         resolved_adapter = resolve(adapter, allow_patterns=ADAPTER_FILES, **where)
         record = read_judge_config(resolved_adapter.folder)
-        _check_record(record, task, resolved_adapter)
+        name, trained = resolved_adapter.ref, (record.get("task"), record.get("prompt"))
+        if trained[0] != task:
+            raise ValueError(f"adapter {name} is a {trained[0]!r} judge, not a {task!r} judge")
+        if trained[1] != _PROMPTS[task]:
+            raise ValueError(
+                f"adapter {name} was trained with prompt {trained[1]!r}; this edit-f1 prompts "
+                f"with {_PROMPTS[task]!r}"
+            )
         trained_on = record["base"]["spec"]
         if base is None:
             base = trained_on
@@ -190,10 +197,9 @@ def load_judge_model(
     tokenizer = load_tokenizer(resolved_base)
     if chat_template is None:
         chat_template = bool(getattr(tokenizer, "chat_template", None))
-    torch_dtype = _DTYPES[dtype] if dtype is not None else None
     model = load_causal_lm(
         resolved_base,
-        dtype=torch_dtype,
+        dtype=dtype and getattr(torch, dtype),
         device=device,
         device_map=device_map,
         quantization=quantization,
@@ -218,18 +224,6 @@ def load_judge_model(
         files=files,
         quantization=quantization,
     )
-
-
-def _check_record(record: dict, task: Task, adapter: ResolvedModel) -> None:
-    if record.get("task") != task:
-        raise ValueError(
-            f"adapter {adapter.ref} is a {record.get('task')!r} judge, not a {task!r} judge"
-        )
-    if record.get("prompt") != _PROMPTS[task]:
-        raise ValueError(
-            f"adapter {adapter.ref} was trained with prompt {record.get('prompt')!r}; this "
-            f"edit-f1 prompts with {_PROMPTS[task]!r}"
-        )
 
 
 class _GenerativeJudge:
@@ -288,66 +282,65 @@ class _GenerativeJudge:
             f"max_new_tokens={limit},batching={self.batching})"
         )
 
-    def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
-        """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
-        options' log-probabilities, or a note where the prompt does not fit the context.
+    def _run(self, prompts, longest, row, shared, one_by_one) -> list[list]:
+        """Per prompt ``(prefix, suffixes, ...)``, per suffix what ``shared`` (or ``one_by_one``,
+        by ``batching``) gives for ``row(k, suffix, room)``, or a note where the prompt and
+        ``longest(prompt)`` answer tokens (at least 1) do not fit the model's context.
         """
         j = self.loaded
-        items, where = [], []
-        out: list[list[np.ndarray | str]] = []
-        for k, (prefix, suffixes, options) in enumerate(prompts):
-            longest = max(map(len, options))
+        out, rows, where = [], [], []
+        for k, prompt in enumerate(prompts):
+            prefix, suffixes, answer = prompt[0], prompt[1], longest(prompt)
             out.append([])
             for i, suffix in enumerate(suffixes):
-                out[k].append(self._too_long(prefix, suffix, longest))
-                if j.context is None or len(prefix) + len(suffix) + longest <= j.context:
-                    items.append(Item(k, tuple(suffix), tuple(options)))
-                    where.append((k, i))
-        prefixes = [prompt[0] for prompt in prompts]
-        if self.batching == "shared_prefix":
-            scores = score_options(
-                j.model, prefixes, items, pad_id=j.pad_id, batch_size=self.batch_size
-            )
-        else:
-            scores = score_options_one_at_a_time(j.model, prefixes, items)
-        for (k, i), logprobs in zip(where, scores):
-            out[k][i] = logprobs
-        return out
-
-    def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | None]]:
-        """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
-        :class:`Answer` per suffix, ``None`` where the prompt does not fit the context.
-        """
-        j = self.loaded
-        context = j.context
-        prefixes = [prompt[0] for prompt in prompts]
-        rows, where = [], []
-        for k, (prefix, suffixes, constraint, limit, probe) in enumerate(prompts):
-            for i, suffix in enumerate(suffixes):
-                room = None if context is None else context - len(prefix) - len(suffix)
-                if room is not None and room < 1:
+                used = len(prefix) + len(suffix)
+                if j.context is not None and used + max(answer, 1) > j.context:
+                    longest_answer = f" and its {answer}-token longest answer" if answer else ""
+                    out[k].append(
+                        f"[not judged: a prompt of {used} tokens{longest_answer} does not fit "
+                        f"the model's {j.context}-token context]"
+                    )
                     continue
-                rows.append(Row(k, tuple(suffix), constraint, min(limit, room or limit), probe))
+                out[k].append(None)
+                rows.append(row(k, tuple(suffix), j.context and j.context - used))
                 where.append((k, i))
-        kwargs = {"eos_id": j.eos_id, "pad_id": j.pad_id}
+        prefixes = [prompt[0] for prompt in prompts]
         if self.batching == "shared_prefix":
-            answers = decode_shared_prefix(
-                j.model, prefixes, rows, batch_size=self.batch_size, **kwargs
-            )
+            results = shared(j.model, prefixes, rows, pad_id=j.pad_id, batch_size=self.batch_size)
         else:
-            answers = decode_per_sentence(j.model, prefixes, rows, **kwargs)
-        out: list[list[Answer | None]] = [[None] * len(prompt[1]) for prompt in prompts]
-        for (k, i), answer in zip(where, answers):
-            out[k][i] = answer
+            results = one_by_one(j.model, prefixes, rows)
+        for (k, i), result in zip(where, results):
+            out[k][i] = result
         return out
 
-    def _too_long(self, prefix, suffix, answer: int = 0) -> str:
-        what = f"{len(prefix) + len(suffix)} tokens" + (
-            f" and its {answer}-token longest answer" if answer else ""
+    def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
+        """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
+        options' log-probabilities, or why it was not judged.
+        """
+        return self._run(
+            prompts,
+            lambda prompt: max(map(len, prompt[2])),
+            lambda k, suffix, room: Item(k, suffix, tuple(prompts[k][2])),
+            score_options,
+            score_options_one_at_a_time,
         )
-        return (
-            f"[not judged: a prompt of {what} does not fit the model's "
-            f"{self.loaded.context}-token context]"
+
+    def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | str]]:
+        """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
+        :class:`Answer` per suffix, or why it was not judged.
+        """
+        eos_id, pad_id = self.loaded.eos_id, self.loaded.pad_id
+
+        def row(k, suffix, room):
+            _, _, constraint, limit, probe = prompts[k]
+            return Row(k, suffix, constraint, min(limit, room or limit), probe)
+
+        return self._run(
+            prompts,
+            lambda prompt: 0,
+            row,
+            partial(decode_shared_prefix, eos_id=eos_id),
+            partial(decode_per_sentence, eos_id=eos_id, pad_id=pad_id),
         )
 
     def _check_decision(self) -> None:
@@ -383,7 +376,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         j = self.loaded
         no_match_ids = j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids
         constrained = self.decoding == "constrained"
-        prompts, constraints = [], []
+        prompts = []
         for request in requests:
             draft = DraftTokens.of(j.tokenizer, request.prediction)
             prefix, after = content_prompt(j.prompt, request.prediction)
@@ -392,30 +385,19 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             bound = max(len(draft.ids), len(no_match_ids)) + 1
             probe = no_match_ids[0] if constrained else None
             prompts.append((prefix, suffixes, constraint, self.max_new_tokens or bound, probe))
-            constraints.append(constraint)
-        results = []
-        answered = self._decode(prompts)
-        for request, prompt, constraint, answers in zip(requests, prompts, constraints, answered):
-            prefix, suffixes = prompt[0], prompt[1]
-            judgements = []
-            for suffix, answer in zip(suffixes, answers):
-                if answer is None:
-                    judgements.append(
-                        ContentJudgement("unusable", raw=self._too_long(prefix, suffix))
-                    )
-                    continue
-                raw = j.tokenizer.decode(answer.tokens)
-                if constraint is None:
-                    judgements.append(
-                        parse_content_answer(raw, request.prediction, finished=answer.finished)
-                    )
-                else:
-                    score = 1.0 - answer.probe
-                    judgements.append(
-                        constraint.judgement(answer.tokens, answer.finished, raw, score)
-                    )
-            results.append(judgements)
-        return results
+
+        def judgement(request, constraint, answer: Answer | str) -> ContentJudgement:
+            if isinstance(answer, str):
+                return ContentJudgement("unusable", raw=answer)
+            raw = j.tokenizer.decode(answer.tokens)
+            if constraint is None:
+                return parse_content_answer(raw, request.prediction, finished=answer.finished)
+            return constraint.judgement(answer.tokens, answer.finished, raw, 1.0 - answer.probe)
+
+        return [
+            [judgement(request, prompt[2], answer) for answer in answers]
+            for request, prompt, answers in zip(requests, prompts, self._decode(prompts))
+        ]
 
     def probabilities(self, requests: Sequence[JudgeRequest]) -> list[list[dict | None]]:
         """Decision mode: per request, per reference sentence, a dict from each option's text
@@ -520,23 +502,20 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         prefix, after = theme_prompt(j.prompt)
         suffixes = [j.prompt.suffix(s, after) for s in sentences]
         labels = OneOf(THEMES, j.tokenizer, j.eos_id)
-        constrained = self.decoding == "constrained"
-        constraint = labels if constrained else None
+        constraint = labels if self.decoding == "constrained" else None
+
+        def judgement(answer: Answer | str) -> ThemeJudgement:
+            if isinstance(answer, str):
+                return ThemeJudgement(None, raw=answer)
+            raw = j.tokenizer.decode(answer.tokens)
+            if constraint is None:
+                return parse_theme_answer(raw, finished=answer.finished)
+            return labels.judgement(answer.tokens, answer.finished, raw, math.exp(answer.logprob))
+
         [answers] = self._decode(
             [(prefix, suffixes, constraint, self.max_new_tokens or labels.max_length, None)]
         )
-        out = []
-        for suffix, answer in zip(suffixes, answers):
-            if answer is None:
-                out.append(ThemeJudgement(None, raw=self._too_long(prefix, suffix)))
-                continue
-            raw = j.tokenizer.decode(answer.tokens)
-            if constrained:
-                score = math.exp(answer.logprob)
-                out.append(labels.judgement(answer.tokens, answer.finished, raw, score))
-            else:
-                out.append(parse_theme_answer(raw, finished=answer.finished))
-        return out
+        return [judgement(answer) for answer in answers]
 
     def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
         """Decision mode: per sentence, a dict from each theme to its probability (summing to 1),
