@@ -70,42 +70,24 @@ def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, in
     return spans, judge.fingerprint
 
 
-def _content_targets(items, tokenizer, eos_id, spans) -> list[list[int]]:
+def _content_targets(items, tokenizer, eos_id, spans) -> list[tuple[int, ...]]:
     from editf1.judges.generative.constraints import DraftTokens
     from editf1.judges.generative.prompts import NO_MATCH
 
-    no_match = tokenizer(NO_MATCH, add_special_tokens=False).input_ids
+    no_match = (*tokenizer(NO_MATCH, add_special_tokens=False).input_ids, eos_id)
     targets = []
     for i, item in enumerate(items):
         if not item.match:
-            targets.append([*no_match, eos_id])
+            targets.append(no_match)
             continue
-        if item.span is not None:
-            start = item.prediction.index(item.span)
-            where = (start, start + len(item.span))
-        else:
-            where = spans[i]
         draft = DraftTokens.of(tokenizer, item.prediction)
-        first, last = draft.token_range(*where)
-        targets.append([*draft.ids[first : last + 1], eos_id])
+        if item.span is None:
+            first, last = draft.token_range(*spans[i])
+        else:
+            start = item.prediction.index(item.span)
+            first, last = draft.token_range(start, start + len(item.span))
+        targets.append((*draft.ids[first : last + 1], eos_id))
     return targets
-
-
-def _collate(pad_id: int):
-    import torch
-
-    def collate(batch):
-        width = max(len(b["input_ids"]) for b in batch)
-        pad = [width - len(b["input_ids"]) for b in batch]
-        return {
-            "input_ids": torch.tensor([b["input_ids"] + [pad_id] * p for b, p in zip(batch, pad)]),
-            "labels": torch.tensor([b["labels"] + [-100] * p for b, p in zip(batch, pad)]),
-            "attention_mask": torch.tensor(
-                [[1] * len(b["input_ids"]) + [0] * p for b, p in zip(batch, pad)]
-            ),
-        }
-
-    return collate
 
 
 @dataclass(frozen=True)
@@ -207,7 +189,7 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
     """LoRA trained with ``transformers.Trainer`` on the class-balanced resampling."""
     import torch
     from peft import LoraConfig, get_peft_model
-    from transformers import Trainer, TrainingArguments, set_seed
+    from transformers import DataCollatorForSeq2Seq, Trainer, TrainingArguments, set_seed
 
     from editf1.judges.generative.loading import load_causal_lm
 
@@ -231,7 +213,9 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
     )
     model = get_peft_model(model, lora)
     fp16 = device.startswith("cuda")
-    pad_id = data.tokenizer.pad_token_id
+    tokenizer = data.tokenizer  # loaded for this run: padding set for training
+    tokenizer.padding_side = "right"
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
     with tempfile.TemporaryDirectory(prefix="editf1-trainer-") as scratch:
         arguments = TrainingArguments(
             output_dir=str(scratch),
@@ -257,7 +241,7 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
             model=model,
             args=arguments,
             train_dataset=[data.examples[i] for i in order],
-            data_collator=_collate(pad_id if pad_id is not None else data.tokenizer.eos_token_id),
+            data_collator=DataCollatorForSeq2Seq(tokenizer, label_pad_token_id=-100),
         )
         started = time.perf_counter()
         result = trainer.train()
@@ -427,16 +411,12 @@ def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name
     )
 
     load_judge_model.cache_clear()  # the folder may have held an earlier adapter
-    if task == "content":
-        judge = LLMContentJudge(adapter=str(folder), device=device)
-        report = content_agreement_report(
-            test, judge_content_items(judge, test), n_resamples=n_resamples, seed=seed
-        )
-    else:
-        judge = LLMThemeJudge(adapter=str(folder), device=device)
-        report = theme_agreement_report(
-            test, judge_theme_items(judge, test), n_resamples=n_resamples, seed=seed
-        )
+    judge_class, judge_items, agreement_report = {
+        "content": (LLMContentJudge, judge_content_items, content_agreement_report),
+        "theme": (LLMThemeJudge, judge_theme_items, theme_agreement_report),
+    }[task]
+    judge = judge_class(adapter=str(folder), device=device)
+    report = agreement_report(test, judge_items(judge, test), n_resamples=n_resamples, seed=seed)
     about = {
         "judge": judge.fingerprint,
         "data": f"{data_name}, held-out cases",
