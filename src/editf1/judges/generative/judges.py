@@ -29,12 +29,8 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
-from editf1.judges.generative.config import (
-    DECISION_WINDOW,
-    MODES,
-    LLMContentConfig,
-    LLMJudgeConfig,
-)
+from editf1.judges.generative import loading
+from editf1.judges.generative.config import LLMContentConfig, LLMJudgeConfig
 from editf1.judges.generative.constraints import (
     DraftTokens,
     OneOf,
@@ -47,17 +43,6 @@ from editf1.judges.generative.decoding import (
     Row,
     decode_per_sentence,
     decode_shared_prefix,
-)
-from editf1.judges.generative.loading import (
-    ADAPTER_FILES,
-    MODEL_FILES,
-    ResolvedModel,
-    as_recorded,
-    files_digest,
-    load_causal_lm,
-    load_tokenizer,
-    read_judge_config,
-    resolve,
 )
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
@@ -73,10 +58,7 @@ from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
 
-__all__ = [
-    "DECISION_WINDOW", "MODES", "JudgeModel", "LLMContentJudge", "LLMThemeJudge",
-    "load_judge_model",
-]  # fmt: skip
+__all__ = ["JudgeModel", "LLMContentJudge", "LLMThemeJudge", "load_judge_model"]
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
@@ -96,8 +78,8 @@ class JudgeModel:
     """
 
     task: Task
-    base: ResolvedModel
-    adapter: ResolvedModel | None
+    base: loading.ResolvedModel
+    adapter: loading.ResolvedModel | None
     record: dict | None
     model: object
     tokenizer: object
@@ -167,8 +149,8 @@ def load_judge_model(
     where = {"cache_dir": cache_dir, "local_files_only": local_files_only}
     resolved_adapter = record = None
     if adapter is not None:
-        resolved_adapter = resolve(adapter, allow_patterns=ADAPTER_FILES, **where)
-        record = read_judge_config(resolved_adapter.folder)
+        resolved_adapter = loading.resolve(adapter, allow_patterns=loading.ADAPTER_FILES, **where)
+        record = loading.read_judge_config(resolved_adapter.folder)
         name, trained = resolved_adapter.ref, (record.get("task"), record.get("prompt"))
         if trained[0] != task:
             raise ValueError(f"adapter {name} is a {trained[0]!r} judge, not a {task!r} judge")
@@ -180,7 +162,7 @@ def load_judge_model(
         trained_on = record["base"]["spec"]
         if base is None:
             base = trained_on
-        elif as_recorded(base) != trained_on:
+        elif loading.as_recorded(base) != trained_on:
             warnings.warn(
                 f"adapter {adapter} was trained on base {trained_on}, but base {base} was "
                 "given; its agreement figures do not apply to this combination",
@@ -193,11 +175,11 @@ def load_judge_model(
                 f"adapter {adapter} was trained with prompt format {record['prompt_format']}"
             )
         chat_template = recorded_chat
-    resolved_base = resolve(base, allow_patterns=MODEL_FILES, **where)
-    tokenizer = load_tokenizer(resolved_base)
+    resolved_base = loading.resolve(base, allow_patterns=loading.MODEL_FILES, **where)
+    tokenizer = loading.load_tokenizer(resolved_base)
     if chat_template is None:
         chat_template = bool(getattr(tokenizer, "chat_template", None))
-    model = load_causal_lm(
+    model = loading.load_causal_lm(
         resolved_base,
         dtype=dtype and getattr(torch, dtype),
         device=device,
@@ -205,13 +187,13 @@ def load_judge_model(
         quantization=quantization,
     )
     compute_dtype = model.dtype
-    files = files_digest(resolved_base)
+    files = loading.files_digest(resolved_base)
     if resolved_adapter is not None:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, resolved_adapter.folder, is_trainable=False)
         model = (model if quantization else model.merge_and_unload()).eval()
-        files += "+" + files_digest(resolved_adapter)
+        files += "+" + loading.files_digest(resolved_adapter)
     return JudgeModel(
         task=task,
         base=resolved_base,

@@ -273,8 +273,9 @@ def load_causal_lm(
     gpu = str(device_map or device).startswith("cuda") or (
         device_map not in (None, "cpu") and torch.cuda.is_available()
     )
-    if dtype is None:
-        dtype = torch.float32 if not gpu else _gpu_dtype()
+    if dtype is None and gpu:
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    dtype = dtype or torch.float32
     if model.gguf_file:
         if device_map is not None or quantization is not None:
             raise ValueError(
@@ -300,12 +301,6 @@ def load_causal_lm(
         model.folder, dtype=dtype, use_safetensors=True, trust_remote_code=False, **placement
     )
     return (lm if device_map is not None else lm.to(device)).eval()
-
-
-def _gpu_dtype():
-    import torch
-
-    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
 
 
 def _bitsandbytes(quantization: str, dtype):
@@ -334,13 +329,8 @@ def files_digest(model: ResolvedModel) -> str:
     judge's ``editf1_merged.json`` does not count.
     """
     folder = Path(model.folder)
-    if model.gguf_file:
-        files = [folder / model.gguf_file]
-    else:
-        found = {p for pattern in DECISION_FILES for p in folder.glob(pattern) if p.is_file()}
-        files = sorted(found)
-    if not files:
-        return "sha256:none"
+    patterns = [model.gguf_file] if model.gguf_file else DECISION_FILES
+    files = sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()})
     listing = [[path.name, _decision_sha256(path)] for path in files if path.name not in _NOTES]
     if not listing:
         return "sha256:none"
