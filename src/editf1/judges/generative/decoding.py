@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import torch
 from transformers import GenerationConfig
 
-from editf1.caches import on_clear
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
 from editf1.judges.progress import judged
 
@@ -136,18 +135,10 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
         yield batch, cache, mask[index]
 
 
-#: A model class's cache argument: ``cache`` (recent transformers) or ``past_key_values``.
-_CACHE_ARGUMENT: dict[type, str] = {}
-on_clear(_CACHE_ARGUMENT.clear)
-
-
 def _cache_argument(model) -> str:
-    name = _CACHE_ARGUMENT.get(type(model))
-    if name is None:
-        parameters = inspect.signature(model.forward).parameters
-        name = "cache" if "cache" in parameters else "past_key_values"
-        _CACHE_ARGUMENT[type(model)] = name
-    return name
+    """A model's cache argument: ``cache`` (recent transformers) or ``past_key_values``."""
+    parameters = inspect.signature(model.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
