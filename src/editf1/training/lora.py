@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -175,14 +174,12 @@ def _build_training_set(
 
 @dataclass(frozen=True)
 class _Fit:
-    """One run's ``PeftModel``, resampling order, steps, seconds, losses and precision."""
+    """One run's ``PeftModel``, resampling order, ``Trainer.train()`` output and losses."""
 
     model: object
     order: np.ndarray
-    steps: int
-    seconds: float
+    result: object
     losses: list[float]
-    fp16: bool
 
 
 def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool) -> _Fit:
@@ -212,7 +209,6 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
         task_type="CAUSAL_LM",
     )
     model = get_peft_model(model, lora)
-    fp16 = device.startswith("cuda")
     tokenizer = data.tokenizer  # loaded for this run: padding set for training
     tokenizer.padding_side = "right"
     tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
@@ -227,7 +223,7 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
             warmup_steps=settings.warmup_ratio,
             max_grad_norm=settings.max_grad_norm,
             optim="adamw_torch",
-            fp16=fp16,
+            fp16=device.startswith("cuda"),
             use_cpu=not device.startswith("cuda"),
             seed=settings.seed,
             data_seed=settings.seed,
@@ -243,11 +239,9 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
             train_dataset=[data.examples[i] for i in order],
             data_collator=DataCollatorForSeq2Seq(tokenizer, label_pad_token_id=-100),
         )
-        started = time.perf_counter()
         result = trainer.train()
-        seconds = time.perf_counter() - started
     losses = [round(e["loss"], 4) for e in trainer.state.log_history if "loss" in e]
-    return _Fit(model, order, int(result.global_step), seconds, losses, fp16)
+    return _Fit(model, order, result, losses)
 
 
 def _record(
@@ -301,10 +295,10 @@ def _record(
             else list(settings.target_modules),
             "optimizer": "AdamW (torch)",
             "schedule": "linear, warm-up then decay to 0",
-            "precision": "fp16 mixed" if fit.fp16 else "fp32",
+            "precision": "fp16 mixed" if device.startswith("cuda") else "fp32",
             "device": device,
-            "steps": fit.steps,
-            "seconds": round(fit.seconds, 1),
+            "steps": int(fit.result.global_step),
+            "seconds": round(fit.result.metrics["train_runtime"], 1),
             "loss_first": fit.losses[0] if fit.losses else None,
             "loss_last": fit.losses[-1] if fit.losses else None,
             "losses": fit.losses,
