@@ -275,18 +275,14 @@ def _record(
             "kind": resolved.ref.kind,
             "upstream": upstream or (resolved.ref.name if resolved.ref.kind == "hub" else None),
             "gguf_file": resolved.gguf_file,
-            "gguf_sha256": file_sha256(resolved.folder / resolved.gguf_file)
-            if resolved.gguf_file
-            else None,
+            "gguf_sha256": resolved.gguf_file and file_sha256(resolved.folder / resolved.gguf_file),
         },
         "lora": {
             "rank": settings.rank,
             "alpha": settings.alpha,
             "dropout": settings.dropout,
             "target_modules": sorted(model.peft_config["default"].target_modules),
-            "trainable_parameters": int(
-                sum(p.numel() for p in model.parameters() if p.requires_grad)
-            ),
+            "trainable_parameters": int(model.get_nb_trainable_parameters()[0]),
         },
         "training": asdict(settings)
         | {

@@ -97,11 +97,6 @@ class SpanOrNoMatch:
         starts = set(self.ids[self._starts].tolist())
         self._first = sorted(starts | {self.no_match[0]})
 
-    @property
-    def max_length(self) -> int:
-        """The longest answer in tokens, EOS included."""
-        return max(len(self.ids), len(self.no_match)) + 1
-
     def run_ends(self, generated: Sequence[int]) -> np.ndarray:
         """Indices of the draft tokens where a run equal to ``generated``, starting at a word
         start, ends.
@@ -172,11 +167,6 @@ class OneOf:
                         f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}"
                     )
         self.eos_id = eos_id
-
-    @property
-    def max_length(self) -> int:
-        """The longest answer in tokens, EOS included."""
-        return max(map(len, self.sequences)) + 1
 
     def allowed(self, generated: Sequence[int]) -> list[int]:
         k, generated = len(generated), tuple(generated)

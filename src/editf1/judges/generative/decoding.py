@@ -59,13 +59,10 @@ class _Collector:
         self.finished = [False] * len(rows)
         self.logprob = [0.0] * len(rows)
         self.probe: list[float | None] = [None] * len(rows)
-        self.probes = [row.probe for row in rows]
-        self.limits = [row.max_new_tokens for row in rows]
-        self.steps = 0
-        self.eos_id = eos_id
+        self.rows, self.steps, self.eos_id = rows, 0, eos_id
 
     def stopped(self, row: int) -> bool:
-        return self.finished[row] or self.steps >= self.limits[row]
+        return self.finished[row] or self.steps >= self.rows[row].max_new_tokens
 
     def step(self, scores: torch.Tensor, chosen: torch.Tensor, live: Sequence[int]) -> None:
         """Record one step: ``scores`` and ``chosen`` hold one row per ``live`` row."""
@@ -73,8 +70,8 @@ class _Collector:
         for i, (row, token) in enumerate(zip(live, chosen.tolist())):
             if self.stopped(row):
                 continue
-            if self.steps == 0 and self.probes[row] is not None:
-                self.probe[row] = float(logprobs[i, self.probes[row]].exp())
+            if self.steps == 0 and self.rows[row].probe is not None:
+                self.probe[row] = float(logprobs[i, self.rows[row].probe].exp())
             self.logprob[row] += float(logprobs[i, token])
             if token == self.eos_id:
                 self.finished[row] = True

@@ -247,22 +247,16 @@ class _GenerativeJudge:
 
     @property
     def fingerprint(self) -> str:
-        if self.mode == "decision":
-            options = f"window={self.window}," if self.task == "content" else ""
-            threshold = (
-                f",no_match_threshold={self.no_match_threshold}"
-                if self.no_match_threshold is not None
-                else ""
-            )
+        head = f"llm-{self.task}({self.loaded.describe()},"
+        if self.mode == "generate":
+            limit = self.max_new_tokens or "answer-bound"
             return (
-                f"llm-{self.task}({self.loaded.describe()},mode=decision,{options}"
-                f"batching={self.batching}{threshold})"
+                f"{head}decoding={self.decoding},max_new_tokens={limit},batching={self.batching})"
             )
-        limit = self.max_new_tokens or "answer-bound"
-        return (
-            f"llm-{self.task}({self.loaded.describe()},decoding={self.decoding},"
-            f"max_new_tokens={limit},batching={self.batching})"
-        )
+        window = f"window={self.window}," if self.task == "content" else ""
+        threshold = self.no_match_threshold
+        threshold = "" if threshold is None else f",no_match_threshold={threshold}"
+        return f"{head}mode=decision,{window}batching={self.batching}{threshold})"
 
     def _run(self, prompts, longest, row, shared, one_by_one) -> list[list]:
         """Per prompt ``(prefix, suffixes, ...)``, per suffix what ``shared`` (or ``one_by_one``,
@@ -485,6 +479,7 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         suffixes = [j.prompt.suffix(s, after) for s in sentences]
         labels = OneOf(THEMES, j.tokenizer, j.eos_id)
         constraint = labels if self.decoding == "constrained" else None
+        limit = self.max_new_tokens or max(map(len, labels.sequences)) + 1  # EOS included
 
         def judgement(answer: Answer | str) -> ThemeJudgement:
             if isinstance(answer, str):
@@ -494,9 +489,7 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
                 return parse_theme_answer(raw, finished=answer.finished)
             return labels.judgement(answer.tokens, answer.finished, raw, math.exp(answer.logprob))
 
-        [answers] = self._decode(
-            [(prefix, suffixes, constraint, self.max_new_tokens or labels.max_length, None)]
-        )
+        [answers] = self._decode([(prefix, suffixes, constraint, limit, None)])
         return [judgement(answer) for answer in answers]
 
     def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
