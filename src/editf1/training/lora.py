@@ -102,7 +102,6 @@ class _TrainingSet:
     examples: list[dict]
     classes: list[str]
     target_spans: dict | None
-    prompt: str
 
 
 def _build_training_set(
@@ -114,13 +113,7 @@ def _build_training_set(
 ) -> _TrainingSet:
     """Check the items, split them by case, tokenise each train item as prompt + answer."""
     from editf1.judges.generative.loading import MODEL_FILES, load_tokenizer, resolve
-    from editf1.judges.generative.prompts import (
-        CONTENT_PROMPT,
-        THEME_PROMPT,
-        PromptFormat,
-        content_prompt,
-        theme_prompt,
-    )
+    from editf1.judges.generative.prompts import PromptFormat, content_prompt, theme_prompt
 
     kind = {"content": ContentItem, "theme": ThemeItem}.get(task)
     if kind is None:
@@ -152,7 +145,6 @@ def _build_training_set(
             "silver": len(spans),
             "silver_source": silver_source if spans else None,
         }
-        prompt = CONTENT_PROMPT
     else:
         prefix, after = theme_prompt(fmt)
         targets = [
@@ -162,14 +154,11 @@ def _build_training_set(
         suffixes = [fmt.suffix(item.text, after) for item in train]
         classes = [item.theme for item in train]
         target_spans = None
-        prompt = THEME_PROMPT
     examples = [
         {"input_ids": [*p, *s, *t], "labels": [-100] * (len(p) + len(s)) + list(t)}
         for p, s, t in zip(prefixes, suffixes, targets)
     ]
-    return _TrainingSet(
-        train, test, resolved, tokenizer, fmt, examples, classes, target_spans, prompt
-    )
+    return _TrainingSet(train, test, resolved, tokenizer, fmt, examples, classes, target_spans)
 
 
 @dataclass(frozen=True)
@@ -255,6 +244,7 @@ def _record(
 ) -> dict:
     """The training record (``editf1_judge.json``)."""
     from editf1.judges.generative.loading import SMOLLM2_UPSTREAM, file_sha256
+    from editf1.judges.generative.prompts import CONTENT_PROMPT, THEME_PROMPT
     from editf1.themes import THEMES
 
     resolved, model = data.resolved, fit.model
@@ -263,7 +253,7 @@ def _record(
     return {
         "format": 1,
         "task": task,
-        "prompt": data.prompt,
+        "prompt": CONTENT_PROMPT if task == "content" else THEME_PROMPT,
         "prompt_format": data.fmt.name,
         "answers": (
             "constrained: a run of the draft's tokens from a word start to a word end, or NO MATCH"

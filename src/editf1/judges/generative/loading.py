@@ -26,7 +26,7 @@ from typing import Literal
 from editf1.caches import cached
 
 __all__ = [
-    "ADAPTER_FILES", "DECISION_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
+    "ADAPTER_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
     "SMOLLM2_GGUF", "SMOLLM2_PACKAGE", "ModelNotAvailableError", "ModelRef", "ResolvedModel",
     "as_recorded", "file_sha256", "files_digest", "load_causal_lm", "load_tokenizer",
     "read_judge_config", "resolve",
@@ -41,12 +41,10 @@ SMOLLM2_UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
 #: The file in an adapter folder that says how the judge was trained and prompted.
 JUDGE_CONFIG = "editf1_judge.json"
 
-#: Files fetched for a base model (weights in safetensors only) and for an adapter.
+#: Files fetched for a base model (weights in safetensors only), which are also the files of
+#: any folder that change a judge's decisions (a card or figure does not); an adapter's.
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
-
-#: The files of a folder that change a judge's decisions (a card or figure does not).
-DECISION_FILES = ("*.safetensors", "*.json", "*.txt", "*.jinja", "tokenizer*", "*.model")
 
 #: Weight quantisations :func:`load_causal_lm` offers (bitsandbytes, on a CUDA GPU).
 QUANTIZATIONS = ("4bit", "8bit")
@@ -167,13 +165,7 @@ def resolve(
         return ResolvedModel(ref, Path(ref.name), None)
     if ref.kind == "package":
         return _resolve_smollm2(ref)
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import (
-        GatedRepoError,
-        LocalEntryNotFoundError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
+    from huggingface_hub import errors, snapshot_download
 
     how = (
         f"Download it once where the Hub is reachable: `hf download {ref.name} --revision "
@@ -189,12 +181,12 @@ def resolve(
             local_files_only=local_files_only,
             allow_patterns=allow_patterns,
         )
-    except (RepositoryNotFoundError, RevisionNotFoundError, GatedRepoError) as error:
+    except (errors.RepositoryNotFoundError, errors.RevisionNotFoundError) as error:  # gated too
         raise ModelNotAvailableError(
             f"{ref} cannot be fetched from the Hub: {type(error).__name__}. Check the repo "
             "id and revision (and `hf auth login` for a gated or private repo)."
         ) from error
-    except LocalEntryNotFoundError as error:  # also IncompleteSnapshotError
+    except errors.LocalEntryNotFoundError as error:  # also IncompleteSnapshotError
         raise ModelNotAvailableError(
             f"{ref} is not in the local Hugging Face cache"
             f"{f' ({cache_dir})' if cache_dir else ''} and the Hub cannot be reached "
@@ -322,14 +314,14 @@ def _bitsandbytes(quantization: str, dtype):
 
 
 def files_digest(model: ResolvedModel) -> str:
-    """A digest of every file of ``model`` that changes decisions (:data:`DECISION_FILES`,
+    """A digest of every file of ``model`` that changes decisions (:data:`MODEL_FILES`,
     or its GGUF file): ``"sha256:"`` and 16 hex digits over the files' names and SHA-256s,
     ``"sha256:none"`` without such files. A judge's record counts without its held-out
     report, so the fingerprint ``train-judge`` records is the one later runs have; a merged
     judge's ``editf1_merged.json`` does not count.
     """
     folder = Path(model.folder)
-    patterns = [model.gguf_file] if model.gguf_file else DECISION_FILES
+    patterns = [model.gguf_file] if model.gguf_file else MODEL_FILES
     files = sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()})
     listing = [[path.name, _decision_sha256(path)] for path in files if path.name not in _NOTES]
     if not listing:
