@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 import torch
+from scipy.special import softmax
 
 from editf1.caches import cached
 from editf1.judges import options_key
@@ -291,15 +292,16 @@ class _GenerativeJudge:
 
     def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
         """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
-        options' log-probabilities, or why it was not judged.
+        options' probabilities (summing to 1), or why it was not judged.
         """
-        return self._run(
+        scored = self._run(
             prompts,
             lambda prompt: max(map(len, prompt[2])),
             lambda k, suffix, room: Item(k, suffix, tuple(prompts[k][2])),
             score_options,
             score_options_one_at_a_time,
         )
+        return [[x if isinstance(x, str) else softmax(x) for x in out] for out in scored]
 
     def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | str]]:
         """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
@@ -410,15 +412,10 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
                 request.prediction, request.prediction_sentences, self.window
             ):
                 tokens = _span_answer(draft, span, j.eos_id)
-                if (
-                    reads_no_match(span.text)
-                    or span.text in texts
-                    or tokens in options
-                    or j.eos_id in tokens[:-1]
-                ):
-                    continue
-                texts.add(span.text)
-                options[tokens] = span
+                seen = span.text in texts or tokens in options or j.eos_id in tokens[:-1]
+                if not (seen or reads_no_match(span.text)):
+                    texts.add(span.text)
+                    options[tokens] = span
             plans.append(list(options.values()))
             if not options:
                 continue
@@ -426,30 +423,21 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             suffixes = [j.prompt.suffix(s.text, after) for s in request.reference_sentences]
             prompts.append((prefix, suffixes, [*options, no_match]))
         scored = iter(self._score(prompts))
-        out = []
-        for request, spans in zip(requests, plans):
-            if not spans:
-                out.append((spans, [np.ones(1)] * len(request.reference_sentences)))
-                continue
-            answers = next(scored)
-            out.append((spans, [_softmax(x) if isinstance(x, np.ndarray) else x for x in answers]))
-        return out
+        return [
+            (spans, next(scored))
+            if spans
+            else (spans, [np.ones(1)] * len(request.reference_sentences))
+            for request, spans in zip(requests, plans)
+        ]
 
     def _decide(self, spans: Sequence[Sentence], probability: np.ndarray | str):
         """The judgement of one sentence from its options' probabilities (or why not judged)."""
         if isinstance(probability, str):
             return ContentJudgement("unusable", raw=probability)
-        no_match = float(probability[-1])
-        score = 1.0 - no_match
-        if self.no_match_threshold is None:
-            best = int(np.argmax(probability))
-            if best == len(spans):
-                return ContentJudgement("no_match", score=score)
-        elif no_match >= self.no_match_threshold:
-            return ContentJudgement("no_match", score=score)
-        else:
-            best = int(np.argmax(probability[:-1]))
-        return ContentJudgement("match", spans[best], score)
+        no_match, threshold = float(probability[-1]), self.no_match_threshold
+        if no_match >= threshold if threshold is not None else np.argmax(probability) == len(spans):
+            return ContentJudgement("no_match", score=1.0 - no_match)
+        return ContentJudgement("match", spans[int(np.argmax(probability[:-1]))], 1.0 - no_match)
 
 
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
@@ -516,16 +504,10 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
             (*sequence, j.eos_id) for sequence in OneOf(THEMES, j.tokenizer, j.eos_id).sequences
         ]
         [scored] = self._score([(prefix, suffixes, labels)])
-        return [_softmax(x) if isinstance(x, np.ndarray) else x for x in scored]
+        return scored
 
 
 def _span_answer(draft: DraftTokens, span: Sentence, eos_id: int) -> tuple[int, ...]:
     """A span as the judge writes it: the draft's own tokens covering it, then EOS."""
     first, last = draft.token_range(span.start, span.end)
     return (*draft.ids[first : last + 1], eos_id)
-
-
-def _softmax(logprobs: np.ndarray) -> np.ndarray:
-    """Probabilities from log-probabilities (float64, summing to 1)."""
-    weights = np.exp(logprobs - logprobs.max())
-    return weights / weights.sum()

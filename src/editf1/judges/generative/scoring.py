@@ -107,9 +107,8 @@ def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]
     batches: list[list[_Piece]] = [[]]
     room = batch_size
     for k, (item, (rows, _)) in enumerate(zip(items, plans)):
-        indices = list(range(len(rows)))
         for start in range(0, max(1, len(rows)), batch_size):
-            chunk = tuple(indices[start : start + batch_size])
+            chunk = tuple(range(start, min(start + batch_size, len(rows))))
             if max(1, len(chunk)) > room:
                 batches.append([])
                 room = batch_size
