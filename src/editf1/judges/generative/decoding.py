@@ -123,7 +123,9 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
         if kept is not None and kept[0] == used:
             cache, mask = kept[1], kept[2]
         else:
-            cache, mask = _prefix_cache(model, [prefixes[i] for i in used], pad_id)
+            ids, mask, positions = _left_padded([prefixes[i] for i in used], pad_id, model.device)
+            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+            cache = getattr(out, _cache_argument(model))
         following = batches[k + 1] if k + 1 < len(batches) else ()
         kept = (used, copy.deepcopy(cache), mask) if _prefixes_of(following) == used else None
         index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
@@ -154,13 +156,6 @@ def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
 def _prefixes_of(batch: Sequence[Row]) -> tuple[int, ...]:
     """The distinct prefixes of a batch's rows, in order of first use."""
     return tuple(dict.fromkeys(row.prefix for row in batch))
-
-
-def _prefix_cache(model, prefixes: Sequence[Sequence[int]], pad_id: int):
-    """The key/value cache of ``prefixes`` run together, and their mask."""
-    ids, mask, positions = _left_padded(prefixes, pad_id, model.device)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
-    return getattr(out, _cache_argument(model)), mask
 
 
 def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_id):

@@ -411,7 +411,8 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             for span in candidate_spans(
                 request.prediction, request.prediction_sentences, self.window
             ):
-                tokens = _span_answer(draft, span, j.eos_id)
+                first, last = draft.token_range(span.start, span.end)
+                tokens = (*draft.ids[first : last + 1], j.eos_id)  # as the judge writes it
                 seen = span.text in texts or tokens in options or j.eos_id in tokens[:-1]
                 if not (seen or reads_no_match(span.text)):
                     texts.add(span.text)
@@ -505,9 +506,3 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         ]
         [scored] = self._score([(prefix, suffixes, labels)])
         return scored
-
-
-def _span_answer(draft: DraftTokens, span: Sentence, eos_id: int) -> tuple[int, ...]:
-    """A span as the judge writes it: the draft's own tokens covering it, then EOS."""
-    first, last = draft.token_range(span.start, span.end)
-    return (*draft.ids[first : last + 1], eos_id)
