@@ -277,7 +277,14 @@ def load_causal_lm(
         quantised = AutoModelForCausalLM.from_pretrained(
             model.folder, gguf_file=model.gguf_file, dtype=torch.float32
         )
-        return _dequantised(quantised).to(dtype).to(device).eval()
+        # the same weights in a plain model of the same architecture (no GGUF marker)
+        config = quantised.config.to_dict()
+        config.pop("quantization_config", None)
+        plain_config = type(quantised.config).from_dict(config)
+        plain = AutoModelForCausalLM.from_config(plain_config, dtype=torch.float32)
+        plain.load_state_dict(quantised.state_dict())
+        plain.generation_config = quantised.generation_config
+        return plain.to(dtype).to(device).eval()
     if not any(model.folder.glob("*.safetensors")):
         raise ModelNotAvailableError(
             f"{model.ref}: no *.safetensors weights in {model.folder}; edit-f1 loads "
@@ -285,7 +292,23 @@ def load_causal_lm(
         )
     placement = {}
     if quantization is not None:
-        placement["quantization_config"] = _bitsandbytes(quantization, dtype)
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise ImportError(
+                f"quantization={quantization!r} needs the bitsandbytes package and a CUDA GPU: "
+                "pip install bitsandbytes (or load the full weights: quantization=None)"
+            )
+        from transformers import BitsAndBytesConfig
+
+        placement["quantization_config"] = (
+            BitsAndBytesConfig(
+                load_in_4bit=True,
+                bnb_4bit_quant_type="nf4",
+                bnb_4bit_compute_dtype=dtype,
+                bnb_4bit_use_double_quant=True,
+            )
+            if quantization == "4bit"
+            else BitsAndBytesConfig(load_in_8bit=True)
+        )
         device_map = device_map or {"": device}  # quantised weights load where they run
     if device_map is not None:
         placement["device_map"] = device_map
@@ -293,24 +316,6 @@ def load_causal_lm(
         model.folder, dtype=dtype, use_safetensors=True, trust_remote_code=False, **placement
     )
     return (lm if device_map is not None else lm.to(device)).eval()
-
-
-def _bitsandbytes(quantization: str, dtype):
-    if importlib.util.find_spec("bitsandbytes") is None:
-        raise ImportError(
-            f"quantization={quantization!r} needs the bitsandbytes package and a CUDA GPU: "
-            "pip install bitsandbytes (or load the full weights: quantization=None)"
-        )
-    from transformers import BitsAndBytesConfig
-
-    if quantization == "4bit":
-        return BitsAndBytesConfig(
-            load_in_4bit=True,
-            bnb_4bit_quant_type="nf4",
-            bnb_4bit_compute_dtype=dtype,
-            bnb_4bit_use_double_quant=True,
-        )
-    return BitsAndBytesConfig(load_in_8bit=True)
 
 
 def files_digest(model: ResolvedModel) -> str:
@@ -365,20 +370,6 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
         for chunk in iter(lambda: f.read(1 << 24), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _dequantised(quantised):
-    """The same weights in a plain model of the same architecture (no GGUF marker)."""
-    from transformers import AutoModelForCausalLM
-
-    config = quantised.config
-    config_dict = config.to_dict()
-    config_dict.pop("quantization_config", None)
-    plain_config = type(config).from_dict(config_dict)
-    plain = AutoModelForCausalLM.from_config(plain_config, dtype=quantised.dtype)
-    plain.load_state_dict(quantised.state_dict())
-    plain.generation_config = quantised.generation_config
-    return plain
 
 
 def read_judge_config(folder: Path) -> dict:
