@@ -260,10 +260,7 @@ class _GenerativeJudge:
         return f"{head}mode=decision,{window}batching={self.batching}{threshold})"
 
     def _run(self, prompts, longest, row, shared, one_by_one) -> list[list]:
-        """Per prompt ``(prefix, suffixes, ...)``, per suffix what ``shared`` (or ``one_by_one``,
-        by ``batching``) gives for ``row(k, suffix, room)``, or a note where the prompt and
-        ``longest(prompt)`` answer tokens (at least 1) do not fit the model's context.
-        """
+        """Per prompt, per suffix: the result of its ``row``, or why the prompt did not fit."""
         j = self.loaded
         out, rows, where = [], [], []
         for k, prompt in enumerate(prompts):
@@ -291,9 +288,7 @@ class _GenerativeJudge:
         return out
 
     def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
-        """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
-        options' probabilities (summing to 1), or why it was not judged.
-        """
+        """Per ``(prefix, suffixes, options)``, per suffix the options' probabilities."""
         scored = self._run(
             prompts,
             lambda prompt: max(map(len, prompt[2])),
@@ -304,9 +299,7 @@ class _GenerativeJudge:
         return [[x if isinstance(x, str) else softmax(x) for x in out] for out in scored]
 
     def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | str]]:
-        """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
-        :class:`Answer` per suffix, or why it was not judged.
-        """
+        """Per ``(prefix, suffixes, constraint, max_new_tokens, probe)``, per suffix an answer."""
         eos_id, pad_id = self.loaded.eos_id, self.loaded.pad_id
 
         def row(k, suffix, room):
@@ -397,10 +390,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         ]
 
     def _option_probabilities(self, requests: Sequence[JudgeRequest]) -> list[tuple]:
-        """``(spans, probabilities)`` per request. The options are the candidate spans with
-        distinct texts and tokens, less those that read NO MATCH or hold EOS; probabilities
-        are the spans', then NO MATCH's (a string where not judged).
-        """
+        """Per request: the distinct candidate spans; their, then NO MATCH's, probabilities."""
         j = self.loaded
         no_match = (*j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids, j.eos_id)
         plans, prompts = [], []
