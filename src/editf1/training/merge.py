@@ -52,22 +52,20 @@ def merge_judge(
     import torch
 
     from editf1.io import staged_folder
+    from editf1.judges.generative import loading
     from editf1.judges.generative.judges import load_judge_model
-    from editf1.judges.generative.loading import (
-        ADAPTER_FILES,
-        files_digest,
-        read_judge_config,
-        resolve,
-    )
+    from editf1.judges.generative.loading import files_digest
 
     if dtype not in _DTYPES:
         raise ValueError(f"dtype must be one of {list(_DTYPES)}, got {dtype!r}")
     output = Path(output)
     if output.is_dir() and any(output.iterdir()):
         raise ValueError(f"{output} is not empty; give a new or empty folder")
-    found = resolve(str(adapter), allow_patterns=ADAPTER_FILES, local_files_only=local_files_only)
+    found = loading.resolve(
+        str(adapter), allow_patterns=loading.ADAPTER_FILES, local_files_only=local_files_only
+    )
     judge = load_judge_model(
-        read_judge_config(found.folder)["task"],
+        loading.read_judge_config(found.folder)["task"],
         base,
         str(adapter),
         device="cpu",
@@ -92,13 +90,11 @@ def merge_judge(
         judge.tokenizer.save_pretrained(stage)
         merged = {
             "format": 1,
-            "task": record["task"],
-            "prompt": record["prompt"],
-            "prompt_format": record["prompt_format"],
+            **{key: record[key] for key in ("task", "prompt", "prompt_format")},
             "adapter": {"spec": str(judge.adapter.ref), "weights": files_digest(judge.adapter)},
             "base": record["base"] | {"weights": files_digest(judge.base)},
             "dtype": dtype,
-            "weights": files_digest(resolve(str(stage), allow_patterns=[])),
+            "weights": files_digest(loading.resolve(str(stage), allow_patterns=[])),
         }
         (stage / MERGED_RECORD).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
     return merged
