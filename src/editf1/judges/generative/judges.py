@@ -1,11 +1,7 @@
 """Generative content and theme judges: any causal LM plus an optional LoRA adapter
-(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``).
-
-``mode="generate"`` decodes greedily under constraints (:mod:`.constraints`), so answers
-are verbatim draft spans, NO MATCH or labels by construction; ``mode="decision"``
-scores every allowed answer from forward passes sharing the prompt (:mod:`.scoring`).
-Answers that cannot be used (cut off, a prompt too long for the context, a non-verbatim
-free answer) are unusable.
+(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``). ``mode="generate"``
+decodes under :mod:`.constraints`, ``mode="decision"`` scores every allowed answer
+(:mod:`.scoring`); a prompt too long for the context is unusable, with a note why.
 """
 
 from __future__ import annotations
