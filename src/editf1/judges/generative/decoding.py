@@ -160,44 +160,36 @@ def _prefixes_of(batch: Sequence[Row]) -> tuple[int, ...]:
 
 def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_id):
     device = model.device
-    ids, suffix_mask, positions = _left_padded([row.suffix for row in rows], pad_id, device)
-    prefix_lengths = prefix_mask.sum(dim=1, keepdim=True)
-    positions = positions + prefix_lengths
+    inputs, suffix_mask, positions = _left_padded([row.suffix for row in rows], pad_id, device)
+    positions = positions + prefix_mask.sum(dim=1, keepdim=True)
     mask = torch.cat([prefix_mask, suffix_mask], dim=1)
-    next_position = positions[:, -1] + 1
     argument = _cache_argument(model)
-    logits = model(
-        input_ids=ids, attention_mask=mask, position_ids=positions, **{argument: cache}
-    ).logits[:, -1]
     collector = _Collector(rows, eos_id)
     live = list(range(len(rows)))  # rows still decoding, in the cache's order
     processor = ConstraintLogitsProcessor([row.constraint for row in rows], 0, eos_id)
     answered = torch.zeros((len(rows), 0), dtype=torch.long, device=device)
     while True:
-        scores = processor(answered, logits.float())
+        out = model(
+            input_ids=inputs, attention_mask=mask, position_ids=positions, **{argument: cache}
+        )
+        scores = processor(answered, out.logits[:, -1].float())
         chosen = scores.argmax(dim=-1)
         collector.step(scores, chosen, live)
         keep = [i for i, row in enumerate(live) if not collector.stopped(row)]
         if not keep:
-            break
+            return collector.answers()
         if len(live) - len(keep) >= max(1, len(live) // 4):
             # drop finished rows (and their cache) once a quarter are done
             index = torch.tensor(keep, device=device)
             cache.batch_select_indices(index)
             live = [live[i] for i in keep]
-            chosen, answered, mask = chosen[index], answered[index], mask[index]
-            next_position = next_position[index]
+            chosen, answered, mask, positions = (
+                t[index] for t in (chosen, answered, mask, positions)
+            )
             processor = ConstraintLogitsProcessor([rows[r].constraint for r in live], 0, eos_id)
         answered = torch.cat([answered, chosen[:, None]], dim=1)
         mask = torch.cat([mask, mask.new_ones((len(live), 1))], dim=1)
-        logits = model(
-            input_ids=chosen[:, None],
-            attention_mask=mask,
-            position_ids=next_position[:, None],
-            **{argument: cache},
-        ).logits[:, -1]
-        next_position = next_position + 1
-    return collector.answers()
+        inputs, positions = chosen[:, None], positions[:, -1:] + 1
 
 
 @torch.inference_mode()
