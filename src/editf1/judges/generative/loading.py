@@ -365,11 +365,10 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     real = Path(path)
     if real.parent.name == "blobs" and _SHA256.match(real.name):
         return real.name
-    digest = hashlib.sha256()
+    from huggingface_hub.utils.sha import sha_fileobj
+
     with real.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 24), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return sha_fileobj(f).hex()
 
 
 def read_judge_config(folder: Path) -> dict:
