@@ -43,7 +43,7 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     import editf1.judges as registry
     from editf1.judges import key_terms, load_content_judge
     from editf1.judges.encoder import default_encoder
-    from editf1.judges.generative import decoding, judges, loading
+    from editf1.judges.generative import judges, loading
     from editf1.judges.generative.tiny import build_tiny_causal_lm
     from editf1.scorer import EditF1Scorer
     from research import team_labels
@@ -61,14 +61,9 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
     # the default encoder and the embeddings of an encoder the caller holds
     encoder = default_encoder()
     encoder.encode(["Rest today."])
-    # key terms, a model class's cache argument, the team labels' upstream files
+    # key terms, the team labels' upstream files
     key_terms.compare(key_terms.extract("Take 5 mg."), key_terms.extract("Take 10 mg."))
 
-    class Model:
-        def forward(self, input_ids, past_key_values=None):
-            pass
-
-    decoding._cache_argument(Model())
     (tmp_path / "source").mkdir()
     (tmp_path / "source" / "file.jsonl").write_text(json.dumps({"text": "Rest."}) + "\n")
     assert team_labels._records(str(tmp_path), "source", "file.jsonl") == {"0": {"text": "Rest."}}
@@ -85,7 +80,6 @@ def test_clear_caches_empties_every_cache(tmp_path, theme_judge_cls):
         "registry": lambda: len(registry._cache),
         "theme labels": lambda: len(held.theme_cache._labels),
         "embeddings": lambda: len(encoder._cache),
-        "cache argument": lambda: len(decoding._CACHE_ARGUMENT),
         **{f.__name__: (lambda f=f: f.cache_info().currsize) for f in function_caches},
     }
     assert [name for name, size in sizes.items() if not size()] == []  # all filled

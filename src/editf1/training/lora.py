@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -70,42 +69,24 @@ def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, in
     return spans, judge.fingerprint
 
 
-def _content_targets(items, tokenizer, eos_id, spans) -> list[list[int]]:
+def _content_targets(items, tokenizer, eos_id, spans) -> list[tuple[int, ...]]:
     from editf1.judges.generative.constraints import DraftTokens
     from editf1.judges.generative.prompts import NO_MATCH
 
-    no_match = tokenizer(NO_MATCH, add_special_tokens=False).input_ids
+    no_match = (*tokenizer(NO_MATCH, add_special_tokens=False).input_ids, eos_id)
     targets = []
     for i, item in enumerate(items):
         if not item.match:
-            targets.append([*no_match, eos_id])
+            targets.append(no_match)
             continue
-        if item.span is not None:
-            start = item.prediction.index(item.span)
-            where = (start, start + len(item.span))
-        else:
-            where = spans[i]
         draft = DraftTokens.of(tokenizer, item.prediction)
-        first, last = draft.token_range(*where)
-        targets.append([*draft.ids[first : last + 1], eos_id])
+        if item.span is None:
+            first, last = draft.token_range(*spans[i])
+        else:
+            start = item.prediction.index(item.span)
+            first, last = draft.token_range(start, start + len(item.span))
+        targets.append((*draft.ids[first : last + 1], eos_id))
     return targets
-
-
-def _collate(pad_id: int):
-    import torch
-
-    def collate(batch):
-        width = max(len(b["input_ids"]) for b in batch)
-        pad = [width - len(b["input_ids"]) for b in batch]
-        return {
-            "input_ids": torch.tensor([b["input_ids"] + [pad_id] * p for b, p in zip(batch, pad)]),
-            "labels": torch.tensor([b["labels"] + [-100] * p for b, p in zip(batch, pad)]),
-            "attention_mask": torch.tensor(
-                [[1] * len(b["input_ids"]) + [0] * p for b, p in zip(batch, pad)]
-            ),
-        }
-
-    return collate
 
 
 @dataclass(frozen=True)
@@ -121,7 +102,6 @@ class _TrainingSet:
     examples: list[dict]
     classes: list[str]
     target_spans: dict | None
-    prompt: str
 
 
 def _build_training_set(
@@ -133,13 +113,7 @@ def _build_training_set(
 ) -> _TrainingSet:
     """Check the items, split them by case, tokenise each train item as prompt + answer."""
     from editf1.judges.generative.loading import MODEL_FILES, load_tokenizer, resolve
-    from editf1.judges.generative.prompts import (
-        CONTENT_PROMPT,
-        THEME_PROMPT,
-        PromptFormat,
-        content_prompt,
-        theme_prompt,
-    )
+    from editf1.judges.generative.prompts import PromptFormat, content_prompt, theme_prompt
 
     kind = {"content": ContentItem, "theme": ThemeItem}.get(task)
     if kind is None:
@@ -171,7 +145,6 @@ def _build_training_set(
             "silver": len(spans),
             "silver_source": silver_source if spans else None,
         }
-        prompt = CONTENT_PROMPT
     else:
         prefix, after = theme_prompt(fmt)
         targets = [
@@ -181,33 +154,28 @@ def _build_training_set(
         suffixes = [fmt.suffix(item.text, after) for item in train]
         classes = [item.theme for item in train]
         target_spans = None
-        prompt = THEME_PROMPT
     examples = [
         {"input_ids": [*p, *s, *t], "labels": [-100] * (len(p) + len(s)) + list(t)}
         for p, s, t in zip(prefixes, suffixes, targets)
     ]
-    return _TrainingSet(
-        train, test, resolved, tokenizer, fmt, examples, classes, target_spans, prompt
-    )
+    return _TrainingSet(train, test, resolved, tokenizer, fmt, examples, classes, target_spans)
 
 
 @dataclass(frozen=True)
 class _Fit:
-    """One run's ``PeftModel``, resampling order, steps, seconds, losses and precision."""
+    """One run's ``PeftModel``, resampling order, ``Trainer.train()`` output and losses."""
 
     model: object
     order: np.ndarray
-    steps: int
-    seconds: float
+    result: object
     losses: list[float]
-    fp16: bool
 
 
 def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool) -> _Fit:
     """LoRA trained with ``transformers.Trainer`` on the class-balanced resampling."""
     import torch
     from peft import LoraConfig, get_peft_model
-    from transformers import Trainer, TrainingArguments, set_seed
+    from transformers import DataCollatorForSeq2Seq, Trainer, TrainingArguments, set_seed
 
     from editf1.judges.generative.loading import load_causal_lm
 
@@ -230,8 +198,9 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
         task_type="CAUSAL_LM",
     )
     model = get_peft_model(model, lora)
-    fp16 = device.startswith("cuda")
-    pad_id = data.tokenizer.pad_token_id
+    tokenizer = data.tokenizer  # loaded for this run: padding set for training
+    tokenizer.padding_side = "right"
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
     with tempfile.TemporaryDirectory(prefix="editf1-trainer-") as scratch:
         arguments = TrainingArguments(
             output_dir=str(scratch),
@@ -243,7 +212,7 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
             warmup_steps=settings.warmup_ratio,
             max_grad_norm=settings.max_grad_norm,
             optim="adamw_torch",
-            fp16=fp16,
+            fp16=device.startswith("cuda"),
             use_cpu=not device.startswith("cuda"),
             seed=settings.seed,
             data_seed=settings.seed,
@@ -257,13 +226,11 @@ def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool
             model=model,
             args=arguments,
             train_dataset=[data.examples[i] for i in order],
-            data_collator=_collate(pad_id if pad_id is not None else data.tokenizer.eos_token_id),
+            data_collator=DataCollatorForSeq2Seq(tokenizer, label_pad_token_id=-100),
         )
-        started = time.perf_counter()
         result = trainer.train()
-        seconds = time.perf_counter() - started
     losses = [round(e["loss"], 4) for e in trainer.state.log_history if "loss" in e]
-    return _Fit(model, order, int(result.global_step), seconds, losses, fp16)
+    return _Fit(model, order, result, losses)
 
 
 def _record(
@@ -277,6 +244,7 @@ def _record(
 ) -> dict:
     """The training record (``editf1_judge.json``)."""
     from editf1.judges.generative.loading import SMOLLM2_UPSTREAM, file_sha256
+    from editf1.judges.generative.prompts import CONTENT_PROMPT, THEME_PROMPT
     from editf1.themes import THEMES
 
     resolved, model = data.resolved, fit.model
@@ -285,7 +253,7 @@ def _record(
     return {
         "format": 1,
         "task": task,
-        "prompt": data.prompt,
+        "prompt": CONTENT_PROMPT if task == "content" else THEME_PROMPT,
         "prompt_format": data.fmt.name,
         "answers": (
             "constrained: a run of the draft's tokens from a word start to a word end, or NO MATCH"
@@ -297,18 +265,14 @@ def _record(
             "kind": resolved.ref.kind,
             "upstream": upstream or (resolved.ref.name if resolved.ref.kind == "hub" else None),
             "gguf_file": resolved.gguf_file,
-            "gguf_sha256": file_sha256(resolved.folder / resolved.gguf_file)
-            if resolved.gguf_file
-            else None,
+            "gguf_sha256": resolved.gguf_file and file_sha256(resolved.folder / resolved.gguf_file),
         },
         "lora": {
             "rank": settings.rank,
             "alpha": settings.alpha,
             "dropout": settings.dropout,
             "target_modules": sorted(model.peft_config["default"].target_modules),
-            "trainable_parameters": int(
-                sum(p.numel() for p in model.parameters() if p.requires_grad)
-            ),
+            "trainable_parameters": int(model.get_nb_trainable_parameters()[0]),
         },
         "training": asdict(settings)
         | {
@@ -317,10 +281,10 @@ def _record(
             else list(settings.target_modules),
             "optimizer": "AdamW (torch)",
             "schedule": "linear, warm-up then decay to 0",
-            "precision": "fp16 mixed" if fit.fp16 else "fp32",
+            "precision": "fp16 mixed" if device.startswith("cuda") else "fp32",
             "device": device,
-            "steps": fit.steps,
-            "seconds": round(fit.seconds, 1),
+            "steps": int(fit.result.global_step),
+            "seconds": round(fit.result.metrics["train_runtime"], 1),
             "loss_first": fit.losses[0] if fit.losses else None,
             "loss_last": fit.losses[-1] if fit.losses else None,
             "losses": fit.losses,
@@ -427,16 +391,12 @@ def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name
     )
 
     load_judge_model.cache_clear()  # the folder may have held an earlier adapter
-    if task == "content":
-        judge = LLMContentJudge(adapter=str(folder), device=device)
-        report = content_agreement_report(
-            test, judge_content_items(judge, test), n_resamples=n_resamples, seed=seed
-        )
-    else:
-        judge = LLMThemeJudge(adapter=str(folder), device=device)
-        report = theme_agreement_report(
-            test, judge_theme_items(judge, test), n_resamples=n_resamples, seed=seed
-        )
+    judge_class, judge_items, agreement_report = {
+        "content": (LLMContentJudge, judge_content_items, content_agreement_report),
+        "theme": (LLMThemeJudge, judge_theme_items, theme_agreement_report),
+    }[task]
+    judge = judge_class(adapter=str(folder), device=device)
+    report = agreement_report(test, judge_items(judge, test), n_resamples=n_resamples, seed=seed)
     about = {
         "judge": judge.fingerprint,
         "data": f"{data_name}, held-out cases",

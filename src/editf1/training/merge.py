@@ -52,6 +52,7 @@ def merge_judge(
     import torch
 
     from editf1.io import staged_folder
+    from editf1.judges.generative import loading
     from editf1.judges.generative.judges import load_judge_model
     from editf1.judges.generative.loading import files_digest
 
@@ -60,8 +61,11 @@ def merge_judge(
     output = Path(output)
     if output.is_dir() and any(output.iterdir()):
         raise ValueError(f"{output} is not empty; give a new or empty folder")
+    found = loading.resolve(
+        str(adapter), allow_patterns=loading.ADAPTER_FILES, local_files_only=local_files_only
+    )
     judge = load_judge_model(
-        _task_of(adapter, local_files_only),
+        loading.read_judge_config(found.folder)["task"],
         base,
         str(adapter),
         device="cpu",
@@ -86,27 +90,11 @@ def merge_judge(
         judge.tokenizer.save_pretrained(stage)
         merged = {
             "format": 1,
-            "task": record["task"],
-            "prompt": record["prompt"],
-            "prompt_format": record["prompt_format"],
+            **{key: record[key] for key in ("task", "prompt", "prompt_format")},
             "adapter": {"spec": str(judge.adapter.ref), "weights": files_digest(judge.adapter)},
             "base": record["base"] | {"weights": files_digest(judge.base)},
             "dtype": dtype,
-            "weights": files_digest(_local(stage)),
+            "weights": files_digest(loading.resolve(str(stage), allow_patterns=[])),
         }
         (stage / MERGED_RECORD).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
     return merged
-
-
-def _task_of(adapter: str | Path, local_files_only: bool) -> str:
-    """The task the adapter's record names."""
-    from editf1.judges.generative.loading import ADAPTER_FILES, read_judge_config, resolve
-
-    found = resolve(str(adapter), allow_patterns=ADAPTER_FILES, local_files_only=local_files_only)
-    return read_judge_config(found.folder)["task"]
-
-
-def _local(folder: Path):
-    from editf1.judges.generative.loading import ModelRef, ResolvedModel
-
-    return ResolvedModel(ModelRef(str(folder), None, "local"), folder, None)

@@ -1,19 +1,10 @@
-"""Generative judges: a causal LM plus an optional LoRA adapter (the ``llm`` extra).
-
-:mod:`.loading` (models, safetensors only, never remote code), :mod:`.prompts`,
-:mod:`.constraints` (what an answer may be), :mod:`.decoding` (shared-prefix constrained
-decoding), :mod:`.scoring` (decision mode), :mod:`.config`, :mod:`.judges`
-(``"llm"`` in the registry), :mod:`.tiny` (a random tiny model for tests).
+"""Generative judges: a causal LM plus an optional LoRA adapter (the ``llm`` extra), with
+their loading, prompts, constrained decoding and decision scoring; ``"llm"`` in the
+registry. Reading the settings imports no torch: the exports load when first used.
 """
 
 from importlib import import_module
 
-__all__ = [
-    "LLMContentConfig", "LLMContentJudge", "LLMJudgeConfig", "LLMThemeJudge",
-    "ModelNotAvailableError", "ModelRef", "load_judge_model",
-]  # fmt: skip
-
-#: Exports by module, imported when first used (reading the settings imports no torch).
 _EXPORTS = {
     "LLMContentConfig": "editf1.judges.generative.config",
     "LLMJudgeConfig": "editf1.judges.generative.config",
@@ -23,6 +14,7 @@ _EXPORTS = {
     "ModelNotAvailableError": "editf1.judges.generative.loading",
     "ModelRef": "editf1.judges.generative.loading",
 }
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str):

@@ -97,11 +97,6 @@ class SpanOrNoMatch:
         starts = set(self.ids[self._starts].tolist())
         self._first = sorted(starts | {self.no_match[0]})
 
-    @property
-    def max_length(self) -> int:
-        """The longest answer in tokens, EOS included."""
-        return max(len(self.ids), len(self.no_match)) + 1
-
     def run_ends(self, generated: Sequence[int]) -> np.ndarray:
         """Indices of the draft tokens where a run equal to ``generated``, starting at a word
         start, ends.
@@ -173,11 +168,6 @@ class OneOf:
                     )
         self.eos_id = eos_id
 
-    @property
-    def max_length(self) -> int:
-        """The longest answer in tokens, EOS included."""
-        return max(map(len, self.sequences)) + 1
-
     def allowed(self, generated: Sequence[int]) -> list[int]:
         k, generated = len(generated), tuple(generated)
         allowed = {s[k] for s in self.sequences if len(s) > k and s[:k] == generated}
@@ -215,14 +205,6 @@ class ConstraintLogitsProcessor(LogitsProcessor):
         return scores + mask
 
 
-def _whitespace_pattern(text: str) -> re.Pattern | None:
-    """The words of ``text`` as a whole-word pattern with any whitespace between them."""
-    words = text.split()
-    if not words:
-        return None
-    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])")
-
-
 def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> ContentJudgement:
     """Read a free content answer: NO MATCH, a draft span, or unusable.
 
@@ -244,10 +226,10 @@ def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> Con
         return ContentJudgement("unusable", raw=text)
     if answer == NO_MATCH:
         return ContentJudgement("no_match", raw=text)
-    pattern = _whitespace_pattern(answer)
-    enough = len(_WORD.findall(answer)) >= MIN_SPAN_WORD_CHARACTERS
-    usable = pattern is not None and enough and not reads_no_match(answer)
-    found = pattern.search(draft) if usable else None
+    if len(_WORD.findall(answer)) < MIN_SPAN_WORD_CHARACTERS or reads_no_match(answer):
+        return ContentJudgement("unusable", raw=text)
+    words = r"\s+".join(map(re.escape, answer.split()))  # whole words, any whitespace between
+    found = re.search(rf"(?<![^\W_]){words}(?![^\W_])", draft)
     if found is None:
         return ContentJudgement("unusable", raw=text)
     return ContentJudgement("match", Sentence(found.group(), *found.span()), raw=text)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import torch
 from transformers import GenerationConfig
 
-from editf1.caches import on_clear
 from editf1.judges.generative.constraints import ConstraintLogitsProcessor
 from editf1.judges.progress import judged
 
@@ -60,13 +59,10 @@ class _Collector:
         self.finished = [False] * len(rows)
         self.logprob = [0.0] * len(rows)
         self.probe: list[float | None] = [None] * len(rows)
-        self.probes = [row.probe for row in rows]
-        self.limits = [row.max_new_tokens for row in rows]
-        self.steps = 0
-        self.eos_id = eos_id
+        self.rows, self.steps, self.eos_id = rows, 0, eos_id
 
     def stopped(self, row: int) -> bool:
-        return self.finished[row] or self.steps >= self.limits[row]
+        return self.finished[row] or self.steps >= self.rows[row].max_new_tokens
 
     def step(self, scores: torch.Tensor, chosen: torch.Tensor, live: Sequence[int]) -> None:
         """Record one step: ``scores`` and ``chosen`` hold one row per ``live`` row."""
@@ -74,8 +70,8 @@ class _Collector:
         for i, (row, token) in enumerate(zip(live, chosen.tolist())):
             if self.stopped(row):
                 continue
-            if self.steps == 0 and self.probes[row] is not None:
-                self.probe[row] = float(logprobs[i, self.probes[row]].exp())
+            if self.steps == 0 and self.rows[row].probe is not None:
+                self.probe[row] = float(logprobs[i, self.rows[row].probe].exp())
             self.logprob[row] += float(logprobs[i, token])
             if token == self.eos_id:
                 self.finished[row] = True
@@ -127,7 +123,9 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
         if kept is not None and kept[0] == used:
             cache, mask = kept[1], kept[2]
         else:
-            cache, mask = _prefix_cache(model, [prefixes[i] for i in used], pad_id)
+            ids, mask, positions = _left_padded([prefixes[i] for i in used], pad_id, model.device)
+            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+            cache = getattr(out, _cache_argument(model))
         following = batches[k + 1] if k + 1 < len(batches) else ()
         kept = (used, copy.deepcopy(cache), mask) if _prefixes_of(following) == used else None
         index = torch.tensor([used.index(row.prefix) for row in batch], device=model.device)
@@ -136,18 +134,10 @@ def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Se
         yield batch, cache, mask[index]
 
 
-#: A model class's cache argument: ``cache`` (recent transformers) or ``past_key_values``.
-_CACHE_ARGUMENT: dict[type, str] = {}
-on_clear(_CACHE_ARGUMENT.clear)
-
-
 def _cache_argument(model) -> str:
-    name = _CACHE_ARGUMENT.get(type(model))
-    if name is None:
-        parameters = inspect.signature(model.forward).parameters
-        name = "cache" if "cache" in parameters else "past_key_values"
-        _CACHE_ARGUMENT[type(model)] = name
-    return name
+    """A model's cache argument: ``cache`` (recent transformers) or ``past_key_values``."""
+    parameters = inspect.signature(model.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 def _left_padded(sequences: Sequence[Sequence[int]], pad_id: int, device):
@@ -168,53 +158,38 @@ def _prefixes_of(batch: Sequence[Row]) -> tuple[int, ...]:
     return tuple(dict.fromkeys(row.prefix for row in batch))
 
 
-def _prefix_cache(model, prefixes: Sequence[Sequence[int]], pad_id: int):
-    """The key/value cache of ``prefixes`` run together, and their mask."""
-    ids, mask, positions = _left_padded(prefixes, pad_id, model.device)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
-    return getattr(out, _cache_argument(model)), mask
-
-
 def _decode_rows(model, cache, prefix_mask, rows: Sequence[Row], *, eos_id, pad_id):
     device = model.device
-    ids, suffix_mask, positions = _left_padded([row.suffix for row in rows], pad_id, device)
-    prefix_lengths = prefix_mask.sum(dim=1, keepdim=True)
-    positions = positions + prefix_lengths
+    inputs, suffix_mask, positions = _left_padded([row.suffix for row in rows], pad_id, device)
+    positions = positions + prefix_mask.sum(dim=1, keepdim=True)
     mask = torch.cat([prefix_mask, suffix_mask], dim=1)
-    next_position = positions[:, -1] + 1
     argument = _cache_argument(model)
-    logits = model(
-        input_ids=ids, attention_mask=mask, position_ids=positions, **{argument: cache}
-    ).logits[:, -1]
     collector = _Collector(rows, eos_id)
     live = list(range(len(rows)))  # rows still decoding, in the cache's order
     processor = ConstraintLogitsProcessor([row.constraint for row in rows], 0, eos_id)
     answered = torch.zeros((len(rows), 0), dtype=torch.long, device=device)
     while True:
-        scores = processor(answered, logits.float())
+        out = model(
+            input_ids=inputs, attention_mask=mask, position_ids=positions, **{argument: cache}
+        )
+        scores = processor(answered, out.logits[:, -1].float())
         chosen = scores.argmax(dim=-1)
         collector.step(scores, chosen, live)
         keep = [i for i, row in enumerate(live) if not collector.stopped(row)]
         if not keep:
-            break
+            return collector.answers()
         if len(live) - len(keep) >= max(1, len(live) // 4):
             # drop finished rows (and their cache) once a quarter are done
             index = torch.tensor(keep, device=device)
             cache.batch_select_indices(index)
             live = [live[i] for i in keep]
-            chosen, answered, mask = chosen[index], answered[index], mask[index]
-            next_position = next_position[index]
+            chosen, answered, mask, positions = (
+                t[index] for t in (chosen, answered, mask, positions)
+            )
             processor = ConstraintLogitsProcessor([rows[r].constraint for r in live], 0, eos_id)
         answered = torch.cat([answered, chosen[:, None]], dim=1)
         mask = torch.cat([mask, mask.new_ones((len(live), 1))], dim=1)
-        logits = model(
-            input_ids=chosen[:, None],
-            attention_mask=mask,
-            position_ids=next_position[:, None],
-            **{argument: cache},
-        ).logits[:, -1]
-        next_position = next_position + 1
-    return collector.answers()
+        inputs, positions = chosen[:, None], positions[:, -1:] + 1
 
 
 @torch.inference_mode()

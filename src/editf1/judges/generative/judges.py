@@ -1,11 +1,7 @@
 """Generative content and theme judges: any causal LM plus an optional LoRA adapter
-(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``).
-
-``mode="generate"`` decodes greedily under constraints (:mod:`.constraints`), so answers
-are verbatim draft spans, NO MATCH or labels by construction; ``mode="decision"``
-scores every allowed answer from forward passes sharing the prompt (:mod:`.scoring`).
-Answers that cannot be used (cut off, a prompt too long for the context, a non-verbatim
-free answer) are unusable.
+(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``). ``mode="generate"``
+decodes under :mod:`.constraints`, ``mode="decision"`` scores every allowed answer
+(:mod:`.scoring`); a prompt too long for the context is unusable, with a note why.
 """
 
 from __future__ import annotations
@@ -14,10 +10,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from typing import Literal
 
 import numpy as np
 import torch
+from scipy.special import softmax
 
 from editf1.caches import cached
 from editf1.judges import options_key
@@ -28,12 +26,8 @@ from editf1.judges.base import (
     ThemeJudge,
     ThemeJudgement,
 )
-from editf1.judges.generative.config import (
-    DECISION_WINDOW,
-    MODES,
-    LLMContentConfig,
-    LLMJudgeConfig,
-)
+from editf1.judges.generative import loading
+from editf1.judges.generative.config import LLMContentConfig, LLMJudgeConfig
 from editf1.judges.generative.constraints import (
     DraftTokens,
     OneOf,
@@ -46,17 +40,6 @@ from editf1.judges.generative.decoding import (
     Row,
     decode_per_sentence,
     decode_shared_prefix,
-)
-from editf1.judges.generative.loading import (
-    ADAPTER_FILES,
-    MODEL_FILES,
-    ResolvedModel,
-    as_recorded,
-    files_digest,
-    load_causal_lm,
-    load_tokenizer,
-    read_judge_config,
-    resolve,
 )
 from editf1.judges.generative.prompts import (
     CONTENT_PROMPT,
@@ -72,14 +55,10 @@ from editf1.judges.spans import candidate_spans
 from editf1.segment import Sentence
 from editf1.themes import THEMES
 
-__all__ = [
-    "DECISION_WINDOW", "MODES", "JudgeModel", "LLMContentJudge", "LLMThemeJudge",
-    "load_judge_model",
-]  # fmt: skip
+__all__ = ["JudgeModel", "LLMContentJudge", "LLMThemeJudge", "load_judge_model"]
 
 Task = Literal["content", "theme"]
 _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
-_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
 @dataclass(frozen=True)
@@ -96,8 +75,8 @@ class JudgeModel:
     """
 
     task: Task
-    base: ResolvedModel
-    adapter: ResolvedModel | None
+    base: loading.ResolvedModel
+    adapter: loading.ResolvedModel | None
     record: dict | None
     model: object
     tokenizer: object
@@ -167,13 +146,20 @@ def load_judge_model(
     where = {"cache_dir": cache_dir, "local_files_only": local_files_only}
     resolved_adapter = record = None
     if adapter is not None:
-        resolved_adapter = resolve(adapter, allow_patterns=ADAPTER_FILES, **where)
-        record = read_judge_config(resolved_adapter.folder)
-        _check_record(record, task, resolved_adapter)
+        resolved_adapter = loading.resolve(adapter, allow_patterns=loading.ADAPTER_FILES, **where)
+        record = loading.read_judge_config(resolved_adapter.folder)
+        name, trained = resolved_adapter.ref, (record.get("task"), record.get("prompt"))
+        if trained[0] != task:
+            raise ValueError(f"adapter {name} is a {trained[0]!r} judge, not a {task!r} judge")
+        if trained[1] != _PROMPTS[task]:
+            raise ValueError(
+                f"adapter {name} was trained with prompt {trained[1]!r}; this edit-f1 prompts "
+                f"with {_PROMPTS[task]!r}"
+            )
         trained_on = record["base"]["spec"]
         if base is None:
             base = trained_on
-        elif as_recorded(base) != trained_on:
+        elif loading.as_recorded(base) != trained_on:
             warnings.warn(
                 f"adapter {adapter} was trained on base {trained_on}, but base {base} was "
                 "given; its agreement figures do not apply to this combination",
@@ -186,26 +172,25 @@ def load_judge_model(
                 f"adapter {adapter} was trained with prompt format {record['prompt_format']}"
             )
         chat_template = recorded_chat
-    resolved_base = resolve(base, allow_patterns=MODEL_FILES, **where)
-    tokenizer = load_tokenizer(resolved_base)
+    resolved_base = loading.resolve(base, allow_patterns=loading.MODEL_FILES, **where)
+    tokenizer = loading.load_tokenizer(resolved_base)
     if chat_template is None:
         chat_template = bool(getattr(tokenizer, "chat_template", None))
-    torch_dtype = _DTYPES[dtype] if dtype is not None else None
-    model = load_causal_lm(
+    model = loading.load_causal_lm(
         resolved_base,
-        dtype=torch_dtype,
+        dtype=dtype and getattr(torch, dtype),
         device=device,
         device_map=device_map,
         quantization=quantization,
     )
     compute_dtype = model.dtype
-    files = files_digest(resolved_base)
+    files = loading.files_digest(resolved_base)
     if resolved_adapter is not None:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, resolved_adapter.folder, is_trainable=False)
         model = (model if quantization else model.merge_and_unload()).eval()
-        files += "+" + files_digest(resolved_adapter)
+        files += "+" + loading.files_digest(resolved_adapter)
     return JudgeModel(
         task=task,
         base=resolved_base,
@@ -218,18 +203,6 @@ def load_judge_model(
         files=files,
         quantization=quantization,
     )
-
-
-def _check_record(record: dict, task: Task, adapter: ResolvedModel) -> None:
-    if record.get("task") != task:
-        raise ValueError(
-            f"adapter {adapter.ref} is a {record.get('task')!r} judge, not a {task!r} judge"
-        )
-    if record.get("prompt") != _PROMPTS[task]:
-        raise ValueError(
-            f"adapter {adapter.ref} was trained with prompt {record.get('prompt')!r}; this "
-            f"edit-f1 prompts with {_PROMPTS[task]!r}"
-        )
 
 
 class _GenerativeJudge:
@@ -271,83 +244,70 @@ class _GenerativeJudge:
 
     @property
     def fingerprint(self) -> str:
-        if self.mode == "decision":
-            options = f"window={self.window}," if self.task == "content" else ""
-            threshold = (
-                f",no_match_threshold={self.no_match_threshold}"
-                if self.no_match_threshold is not None
-                else ""
-            )
+        head = f"llm-{self.task}({self.loaded.describe()},"
+        if self.mode == "generate":
+            limit = self.max_new_tokens or "answer-bound"
             return (
-                f"llm-{self.task}({self.loaded.describe()},mode=decision,{options}"
-                f"batching={self.batching}{threshold})"
+                f"{head}decoding={self.decoding},max_new_tokens={limit},batching={self.batching})"
             )
-        limit = self.max_new_tokens or "answer-bound"
-        return (
-            f"llm-{self.task}({self.loaded.describe()},decoding={self.decoding},"
-            f"max_new_tokens={limit},batching={self.batching})"
-        )
+        window = f"window={self.window}," if self.task == "content" else ""
+        threshold = self.no_match_threshold
+        threshold = "" if threshold is None else f",no_match_threshold={threshold}"
+        return f"{head}mode=decision,{window}batching={self.batching}{threshold})"
 
-    def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
-        """Decision mode: per prompt ``(prefix, suffixes, options)``, per suffix an array of the
-        options' log-probabilities, or a note where the prompt does not fit the context.
-        """
+    def _run(self, prompts, longest, row, shared, one_by_one) -> list[list]:
+        """Per prompt, per suffix: the result of its ``row``, or why the prompt did not fit."""
         j = self.loaded
-        items, where = [], []
-        out: list[list[np.ndarray | str]] = []
-        for k, (prefix, suffixes, options) in enumerate(prompts):
-            longest = max(map(len, options))
+        out, rows, where = [], [], []
+        for k, prompt in enumerate(prompts):
+            prefix, suffixes, answer = prompt[0], prompt[1], longest(prompt)
             out.append([])
             for i, suffix in enumerate(suffixes):
-                out[k].append(self._too_long(prefix, suffix, longest))
-                if j.context is None or len(prefix) + len(suffix) + longest <= j.context:
-                    items.append(Item(k, tuple(suffix), tuple(options)))
-                    where.append((k, i))
-        prefixes = [prompt[0] for prompt in prompts]
-        if self.batching == "shared_prefix":
-            scores = score_options(
-                j.model, prefixes, items, pad_id=j.pad_id, batch_size=self.batch_size
-            )
-        else:
-            scores = score_options_one_at_a_time(j.model, prefixes, items)
-        for (k, i), logprobs in zip(where, scores):
-            out[k][i] = logprobs
-        return out
-
-    def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | None]]:
-        """Per prompt ``(prefix, suffixes, constraint, max_new_tokens, probe)``, an
-        :class:`Answer` per suffix, ``None`` where the prompt does not fit the context.
-        """
-        j = self.loaded
-        context = j.context
-        prefixes = [prompt[0] for prompt in prompts]
-        rows, where = [], []
-        for k, (prefix, suffixes, constraint, limit, probe) in enumerate(prompts):
-            for i, suffix in enumerate(suffixes):
-                room = None if context is None else context - len(prefix) - len(suffix)
-                if room is not None and room < 1:
+                used = len(prefix) + len(suffix)
+                if j.context is not None and used + max(answer, 1) > j.context:
+                    longest_answer = f" and its {answer}-token longest answer" if answer else ""
+                    out[k].append(
+                        f"[not judged: a prompt of {used} tokens{longest_answer} does not fit "
+                        f"the model's {j.context}-token context]"
+                    )
                     continue
-                rows.append(Row(k, tuple(suffix), constraint, min(limit, room or limit), probe))
+                out[k].append(None)
+                rows.append(row(k, tuple(suffix), j.context and j.context - used))
                 where.append((k, i))
-        kwargs = {"eos_id": j.eos_id, "pad_id": j.pad_id}
+        prefixes = [prompt[0] for prompt in prompts]
         if self.batching == "shared_prefix":
-            answers = decode_shared_prefix(
-                j.model, prefixes, rows, batch_size=self.batch_size, **kwargs
-            )
+            results = shared(j.model, prefixes, rows, pad_id=j.pad_id, batch_size=self.batch_size)
         else:
-            answers = decode_per_sentence(j.model, prefixes, rows, **kwargs)
-        out: list[list[Answer | None]] = [[None] * len(prompt[1]) for prompt in prompts]
-        for (k, i), answer in zip(where, answers):
-            out[k][i] = answer
+            results = one_by_one(j.model, prefixes, rows)
+        for (k, i), result in zip(where, results):
+            out[k][i] = result
         return out
 
-    def _too_long(self, prefix, suffix, answer: int = 0) -> str:
-        what = f"{len(prefix) + len(suffix)} tokens" + (
-            f" and its {answer}-token longest answer" if answer else ""
+    def _score(self, prompts: Sequence[tuple]) -> list[list[np.ndarray | str]]:
+        """Per ``(prefix, suffixes, options)``, per suffix the options' probabilities."""
+        scored = self._run(
+            prompts,
+            lambda prompt: max(map(len, prompt[2])),
+            lambda k, suffix, room: Item(k, suffix, tuple(prompts[k][2])),
+            score_options,
+            score_options_one_at_a_time,
         )
-        return (
-            f"[not judged: a prompt of {what} does not fit the model's "
-            f"{self.loaded.context}-token context]"
+        return [[x if isinstance(x, str) else softmax(x) for x in out] for out in scored]
+
+    def _decode(self, prompts: Sequence[tuple]) -> list[list[Answer | str]]:
+        """Per ``(prefix, suffixes, constraint, max_new_tokens, probe)``, per suffix an answer."""
+        eos_id, pad_id = self.loaded.eos_id, self.loaded.pad_id
+
+        def row(k, suffix, room):
+            _, _, constraint, limit, probe = prompts[k]
+            return Row(k, suffix, constraint, min(limit, room or limit), probe)
+
+        return self._run(
+            prompts,
+            lambda prompt: 0,
+            row,
+            partial(decode_shared_prefix, eos_id=eos_id),
+            partial(decode_per_sentence, eos_id=eos_id, pad_id=pad_id),
         )
 
     def _check_decision(self) -> None:
@@ -383,7 +343,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         j = self.loaded
         no_match_ids = j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids
         constrained = self.decoding == "constrained"
-        prompts, constraints = [], []
+        prompts = []
         for request in requests:
             draft = DraftTokens.of(j.tokenizer, request.prediction)
             prefix, after = content_prompt(j.prompt, request.prediction)
@@ -392,30 +352,19 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             bound = max(len(draft.ids), len(no_match_ids)) + 1
             probe = no_match_ids[0] if constrained else None
             prompts.append((prefix, suffixes, constraint, self.max_new_tokens or bound, probe))
-            constraints.append(constraint)
-        results = []
-        answered = self._decode(prompts)
-        for request, prompt, constraint, answers in zip(requests, prompts, constraints, answered):
-            prefix, suffixes = prompt[0], prompt[1]
-            judgements = []
-            for suffix, answer in zip(suffixes, answers):
-                if answer is None:
-                    judgements.append(
-                        ContentJudgement("unusable", raw=self._too_long(prefix, suffix))
-                    )
-                    continue
-                raw = j.tokenizer.decode(answer.tokens)
-                if constraint is None:
-                    judgements.append(
-                        parse_content_answer(raw, request.prediction, finished=answer.finished)
-                    )
-                else:
-                    score = 1.0 - answer.probe
-                    judgements.append(
-                        constraint.judgement(answer.tokens, answer.finished, raw, score)
-                    )
-            results.append(judgements)
-        return results
+
+        def judgement(request, constraint, answer: Answer | str) -> ContentJudgement:
+            if isinstance(answer, str):
+                return ContentJudgement("unusable", raw=answer)
+            raw = j.tokenizer.decode(answer.tokens)
+            if constraint is None:
+                return parse_content_answer(raw, request.prediction, finished=answer.finished)
+            return constraint.judgement(answer.tokens, answer.finished, raw, 1.0 - answer.probe)
+
+        return [
+            [judgement(request, prompt[2], answer) for answer in answers]
+            for request, prompt, answers in zip(requests, prompts, self._decode(prompts))
+        ]
 
     def probabilities(self, requests: Sequence[JudgeRequest]) -> list[list[dict | None]]:
         """Decision mode: per request, per reference sentence, a dict from each option's text
@@ -437,10 +386,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         ]
 
     def _option_probabilities(self, requests: Sequence[JudgeRequest]) -> list[tuple]:
-        """``(spans, probabilities)`` per request. The options are the candidate spans with
-        distinct texts and tokens, less those that read NO MATCH or hold EOS; probabilities
-        are the spans', then NO MATCH's (a string where not judged).
-        """
+        """Per request: the distinct candidate spans; their, then NO MATCH's, probabilities."""
         j = self.loaded
         no_match = (*j.tokenizer(NO_MATCH, add_special_tokens=False).input_ids, j.eos_id)
         plans, prompts = [], []
@@ -451,16 +397,12 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             for span in candidate_spans(
                 request.prediction, request.prediction_sentences, self.window
             ):
-                tokens = _span_answer(draft, span, j.eos_id)
-                if (
-                    reads_no_match(span.text)
-                    or span.text in texts
-                    or tokens in options
-                    or j.eos_id in tokens[:-1]
-                ):
-                    continue
-                texts.add(span.text)
-                options[tokens] = span
+                first, last = draft.token_range(span.start, span.end)
+                tokens = (*draft.ids[first : last + 1], j.eos_id)  # as the judge writes it
+                seen = span.text in texts or tokens in options or j.eos_id in tokens[:-1]
+                if not (seen or reads_no_match(span.text)):
+                    texts.add(span.text)
+                    options[tokens] = span
             plans.append(list(options.values()))
             if not options:
                 continue
@@ -468,30 +410,21 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
             suffixes = [j.prompt.suffix(s.text, after) for s in request.reference_sentences]
             prompts.append((prefix, suffixes, [*options, no_match]))
         scored = iter(self._score(prompts))
-        out = []
-        for request, spans in zip(requests, plans):
-            if not spans:
-                out.append((spans, [np.ones(1)] * len(request.reference_sentences)))
-                continue
-            answers = next(scored)
-            out.append((spans, [_softmax(x) if isinstance(x, np.ndarray) else x for x in answers]))
-        return out
+        return [
+            (spans, next(scored))
+            if spans
+            else (spans, [np.ones(1)] * len(request.reference_sentences))
+            for request, spans in zip(requests, plans)
+        ]
 
     def _decide(self, spans: Sequence[Sentence], probability: np.ndarray | str):
         """The judgement of one sentence from its options' probabilities (or why not judged)."""
         if isinstance(probability, str):
             return ContentJudgement("unusable", raw=probability)
-        no_match = float(probability[-1])
-        score = 1.0 - no_match
-        if self.no_match_threshold is None:
-            best = int(np.argmax(probability))
-            if best == len(spans):
-                return ContentJudgement("no_match", score=score)
-        elif no_match >= self.no_match_threshold:
-            return ContentJudgement("no_match", score=score)
-        else:
-            best = int(np.argmax(probability[:-1]))
-        return ContentJudgement("match", spans[best], score)
+        no_match, threshold = float(probability[-1]), self.no_match_threshold
+        if no_match >= threshold if threshold is not None else np.argmax(probability) == len(spans):
+            return ContentJudgement("no_match", score=1.0 - no_match)
+        return ContentJudgement("match", spans[int(np.argmax(probability[:-1]))], 1.0 - no_match)
 
 
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
@@ -520,23 +453,19 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         prefix, after = theme_prompt(j.prompt)
         suffixes = [j.prompt.suffix(s, after) for s in sentences]
         labels = OneOf(THEMES, j.tokenizer, j.eos_id)
-        constrained = self.decoding == "constrained"
-        constraint = labels if constrained else None
-        [answers] = self._decode(
-            [(prefix, suffixes, constraint, self.max_new_tokens or labels.max_length, None)]
-        )
-        out = []
-        for suffix, answer in zip(suffixes, answers):
-            if answer is None:
-                out.append(ThemeJudgement(None, raw=self._too_long(prefix, suffix)))
-                continue
+        constraint = labels if self.decoding == "constrained" else None
+        limit = self.max_new_tokens or max(map(len, labels.sequences)) + 1  # EOS included
+
+        def judgement(answer: Answer | str) -> ThemeJudgement:
+            if isinstance(answer, str):
+                return ThemeJudgement(None, raw=answer)
             raw = j.tokenizer.decode(answer.tokens)
-            if constrained:
-                score = math.exp(answer.logprob)
-                out.append(labels.judgement(answer.tokens, answer.finished, raw, score))
-            else:
-                out.append(parse_theme_answer(raw, finished=answer.finished))
-        return out
+            if constraint is None:
+                return parse_theme_answer(raw, finished=answer.finished)
+            return labels.judgement(answer.tokens, answer.finished, raw, math.exp(answer.logprob))
+
+        [answers] = self._decode([(prefix, suffixes, constraint, limit, None)])
+        return [judgement(answer) for answer in answers]
 
     def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
         """Decision mode: per sentence, a dict from each theme to its probability (summing to 1),
@@ -562,16 +491,4 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
             (*sequence, j.eos_id) for sequence in OneOf(THEMES, j.tokenizer, j.eos_id).sequences
         ]
         [scored] = self._score([(prefix, suffixes, labels)])
-        return [_softmax(x) if isinstance(x, np.ndarray) else x for x in scored]
-
-
-def _span_answer(draft: DraftTokens, span: Sentence, eos_id: int) -> tuple[int, ...]:
-    """A span as the judge writes it: the draft's own tokens covering it, then EOS."""
-    first, last = draft.token_range(span.start, span.end)
-    return (*draft.ids[first : last + 1], eos_id)
-
-
-def _softmax(logprobs: np.ndarray) -> np.ndarray:
-    """Probabilities from log-probabilities (float64, summing to 1)."""
-    weights = np.exp(logprobs - logprobs.max())
-    return weights / weights.sum()
+        return scored

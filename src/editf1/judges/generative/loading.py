@@ -26,7 +26,7 @@ from typing import Literal
 from editf1.caches import cached
 
 __all__ = [
-    "ADAPTER_FILES", "DECISION_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
+    "ADAPTER_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
     "SMOLLM2_GGUF", "SMOLLM2_PACKAGE", "ModelNotAvailableError", "ModelRef", "ResolvedModel",
     "as_recorded", "file_sha256", "files_digest", "load_causal_lm", "load_tokenizer",
     "read_judge_config", "resolve",
@@ -41,12 +41,10 @@ SMOLLM2_UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
 #: The file in an adapter folder that says how the judge was trained and prompted.
 JUDGE_CONFIG = "editf1_judge.json"
 
-#: Files fetched for a base model (weights in safetensors only) and for an adapter.
+#: Files fetched for a base model (weights in safetensors only), which are also the files of
+#: any folder that change a judge's decisions (a card or figure does not); an adapter's.
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
-
-#: The files of a folder that change a judge's decisions (a card or figure does not).
-DECISION_FILES = ("*.safetensors", "*.json", "*.txt", "*.jinja", "tokenizer*", "*.model")
 
 #: Weight quantisations :func:`load_causal_lm` offers (bitsandbytes, on a CUDA GPU).
 QUANTIZATIONS = ("4bit", "8bit")
@@ -167,13 +165,7 @@ def resolve(
         return ResolvedModel(ref, Path(ref.name), None)
     if ref.kind == "package":
         return _resolve_smollm2(ref)
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import (
-        GatedRepoError,
-        LocalEntryNotFoundError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
+    from huggingface_hub import errors, snapshot_download
 
     how = (
         f"Download it once where the Hub is reachable: `hf download {ref.name} --revision "
@@ -189,12 +181,12 @@ def resolve(
             local_files_only=local_files_only,
             allow_patterns=allow_patterns,
         )
-    except (RepositoryNotFoundError, RevisionNotFoundError, GatedRepoError) as error:
+    except (errors.RepositoryNotFoundError, errors.RevisionNotFoundError) as error:  # gated too
         raise ModelNotAvailableError(
             f"{ref} cannot be fetched from the Hub: {type(error).__name__}. Check the repo "
             "id and revision (and `hf auth login` for a gated or private repo)."
         ) from error
-    except LocalEntryNotFoundError as error:  # also IncompleteSnapshotError
+    except errors.LocalEntryNotFoundError as error:  # also IncompleteSnapshotError
         raise ModelNotAvailableError(
             f"{ref} is not in the local Hugging Face cache"
             f"{f' ({cache_dir})' if cache_dir else ''} and the Hub cannot be reached "
@@ -273,8 +265,9 @@ def load_causal_lm(
     gpu = str(device_map or device).startswith("cuda") or (
         device_map not in (None, "cpu") and torch.cuda.is_available()
     )
-    if dtype is None:
-        dtype = torch.float32 if not gpu else _gpu_dtype()
+    if dtype is None and gpu:
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    dtype = dtype or torch.float32
     if model.gguf_file:
         if device_map is not None or quantization is not None:
             raise ValueError(
@@ -284,7 +277,14 @@ def load_causal_lm(
         quantised = AutoModelForCausalLM.from_pretrained(
             model.folder, gguf_file=model.gguf_file, dtype=torch.float32
         )
-        return _dequantised(quantised).to(dtype).to(device).eval()
+        # the same weights in a plain model of the same architecture (no GGUF marker)
+        config = quantised.config.to_dict()
+        config.pop("quantization_config", None)
+        plain_config = type(quantised.config).from_dict(config)
+        plain = AutoModelForCausalLM.from_config(plain_config, dtype=torch.float32)
+        plain.load_state_dict(quantised.state_dict())
+        plain.generation_config = quantised.generation_config
+        return plain.to(dtype).to(device).eval()
     if not any(model.folder.glob("*.safetensors")):
         raise ModelNotAvailableError(
             f"{model.ref}: no *.safetensors weights in {model.folder}; edit-f1 loads "
@@ -292,7 +292,23 @@ def load_causal_lm(
         )
     placement = {}
     if quantization is not None:
-        placement["quantization_config"] = _bitsandbytes(quantization, dtype)
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise ImportError(
+                f"quantization={quantization!r} needs the bitsandbytes package and a CUDA GPU: "
+                "pip install bitsandbytes (or load the full weights: quantization=None)"
+            )
+        from transformers import BitsAndBytesConfig
+
+        placement["quantization_config"] = (
+            BitsAndBytesConfig(
+                load_in_4bit=True,
+                bnb_4bit_quant_type="nf4",
+                bnb_4bit_compute_dtype=dtype,
+                bnb_4bit_use_double_quant=True,
+            )
+            if quantization == "4bit"
+            else BitsAndBytesConfig(load_in_8bit=True)
+        )
         device_map = device_map or {"": device}  # quantised weights load where they run
     if device_map is not None:
         placement["device_map"] = device_map
@@ -302,45 +318,16 @@ def load_causal_lm(
     return (lm if device_map is not None else lm.to(device)).eval()
 
 
-def _gpu_dtype():
-    import torch
-
-    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-
-
-def _bitsandbytes(quantization: str, dtype):
-    if importlib.util.find_spec("bitsandbytes") is None:
-        raise ImportError(
-            f"quantization={quantization!r} needs the bitsandbytes package and a CUDA GPU: "
-            "pip install bitsandbytes (or load the full weights: quantization=None)"
-        )
-    from transformers import BitsAndBytesConfig
-
-    if quantization == "4bit":
-        return BitsAndBytesConfig(
-            load_in_4bit=True,
-            bnb_4bit_quant_type="nf4",
-            bnb_4bit_compute_dtype=dtype,
-            bnb_4bit_use_double_quant=True,
-        )
-    return BitsAndBytesConfig(load_in_8bit=True)
-
-
 def files_digest(model: ResolvedModel) -> str:
-    """A digest of every file of ``model`` that changes decisions (:data:`DECISION_FILES`,
+    """A digest of every file of ``model`` that changes decisions (:data:`MODEL_FILES`,
     or its GGUF file): ``"sha256:"`` and 16 hex digits over the files' names and SHA-256s,
     ``"sha256:none"`` without such files. A judge's record counts without its held-out
     report, so the fingerprint ``train-judge`` records is the one later runs have; a merged
     judge's ``editf1_merged.json`` does not count.
     """
     folder = Path(model.folder)
-    if model.gguf_file:
-        files = [folder / model.gguf_file]
-    else:
-        found = {p for pattern in DECISION_FILES for p in folder.glob(pattern) if p.is_file()}
-        files = sorted(found)
-    if not files:
-        return "sha256:none"
+    patterns = [model.gguf_file] if model.gguf_file else MODEL_FILES
+    files = sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()})
     listing = [[path.name, _decision_sha256(path)] for path in files if path.name not in _NOTES]
     if not listing:
         return "sha256:none"
@@ -378,25 +365,10 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     real = Path(path)
     if real.parent.name == "blobs" and _SHA256.match(real.name):
         return real.name
-    digest = hashlib.sha256()
+    from huggingface_hub.utils.sha import sha_fileobj
+
     with real.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 24), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _dequantised(quantised):
-    """The same weights in a plain model of the same architecture (no GGUF marker)."""
-    from transformers import AutoModelForCausalLM
-
-    config = quantised.config
-    config_dict = config.to_dict()
-    config_dict.pop("quantization_config", None)
-    plain_config = type(config).from_dict(config_dict)
-    plain = AutoModelForCausalLM.from_config(plain_config, dtype=quantised.dtype)
-    plain.load_state_dict(quantised.state_dict())
-    plain.generation_config = quantised.generation_config
-    return plain
+        return sha_fileobj(f).hex()
 
 
 def read_judge_config(folder: Path) -> dict:

@@ -10,9 +10,11 @@ refused with another version. A server judge sends the same text as chat message
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from editf1.themes import THEMES
 
@@ -42,30 +44,14 @@ def reads_no_match(text: str) -> bool:
 CONTENT_PROMPT = "content-v1"
 THEME_PROMPT = "theme-v1"
 
-_CONTENT_INSTRUCTIONS = (
-    "You compare a clinician's reply to a patient message with a draft reply written by "
-    "an AI assistant. You are given the draft and one sentence of the clinician's reply. "
-    "If the draft already says what the sentence says, so that the clinician would not "
-    "need to write it, copy the part of the draft that says it, word for word. "
-    f"Otherwise answer exactly: {NO_MATCH}."
+#: The instructions' text (``editf1/data/judge_prompts.json``): a change needs a new version.
+_TEXTS = json.loads(
+    resources.files("editf1.data").joinpath("judge_prompts.json").read_text("utf-8")
 )
-
-_THEME_DESCRIPTIONS = {
-    "Empathetic communication": "acknowledging the patient's feelings, reassurance, thanks",
-    "Symptom-related follow-up questions": "asking about symptoms, onset, severity, changes",
-    "Medication-related follow-up questions": "asking about medicines, doses, side effects",
-    "Medical assessment explanation": "explaining what is likely going on and why",
-    "Medical planning instruction": "what the patient should do: treatment, tests, self-care",
-    "Logistics": "scheduling, billing, forms, refill processing, office operations",
-    "Care coordination": "involving or referring to other clinicians, teams or services",
-    "Contingency planning": "what to do if things change or get worse, when to seek care",
-    "Other": "greetings, sign-offs and anything else",
-}
-
-_THEME_INSTRUCTIONS = (
-    "Label one sentence of a clinician's reply to a patient message with its theme. "
-    "Answer with the theme's name only, one of:\n"
-    + "\n".join(f"- {theme}: {_THEME_DESCRIPTIONS[theme]}" for theme in THEMES)
+_CONTENT_INSTRUCTIONS = _TEXTS["content_instructions"]
+_THEME_DESCRIPTIONS = _TEXTS["theme_descriptions"]
+_THEME_INSTRUCTIONS = "\n".join(
+    [_TEXTS["theme_instructions"], *(f"- {t}: {_THEME_DESCRIPTIONS[t]}" for t in THEMES)]
 )
 
 _ITEM = "\u2063EDITF1-ITEM\u2063"  # the item's place; the last one is split on

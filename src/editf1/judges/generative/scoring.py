@@ -53,11 +53,7 @@ class _Read:
 
 
 def _children(options: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
-    """Every answer-so-far of the options' trie and the tokens that may follow it.
-
-    Raises:
-        ValueError: for an empty option, two equal options, or one a prefix of another.
-    """
+    """Every answer-so-far of the options' trie and the tokens that may follow it."""
     if not all(options) or len(set(options)) != len(options):
         raise ValueError("options must be non-empty and distinct")
     children: dict[tuple[int, ...], set[int]] = {}
@@ -107,9 +103,8 @@ def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]
     batches: list[list[_Piece]] = [[]]
     room = batch_size
     for k, (item, (rows, _)) in enumerate(zip(items, plans)):
-        indices = list(range(len(rows)))
         for start in range(0, max(1, len(rows)), batch_size):
-            chunk = tuple(indices[start : start + batch_size])
+            chunk = tuple(range(start, min(start + batch_size, len(rows))))
             if max(1, len(chunk)) > room:
                 batches.append([])
                 room = batch_size
@@ -176,9 +171,7 @@ def score_options(
 
 
 def _forward_batch(model, cache, prefix_mask, pieces: Sequence[_Piece], plans, pad_id: int):
-    """Steps 2 and 3 for one batch: the last suffix logits ``[pieces, V]`` and each piece's
-    row logits ``[rows, W, V]`` (``None`` without rows).
-    """
+    """Steps 2 and 3: last suffix logits ``[pieces, V]``, each piece's ``[rows, W, V]``."""
     device = model.device
     argument = _cache_argument(model)
     ids, suffix_mask, positions = _left_padded([p.suffix for p in pieces], pad_id, device)

@@ -5,6 +5,7 @@ saved as a Hub snapshot would be. Its answers are meaningless.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 __all__ = ["CHATML_TEMPLATE", "build_tiny_causal_lm"]
@@ -16,16 +17,8 @@ CHATML_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 
-_CORPUS = (
-    "Hi Maria, thank you for your message. Please take 2.5 mg of lisinopril twice daily "
-    "with food. If the swelling gets worse or you have chest pain, call 911. We will "
-    "schedule a follow-up visit next week. Your lab results look normal. Rest, drink "
-    "water and call us if the fever lasts more than three days. NO MATCH Draft reply "
-    "Clinician's sentence Sentence Answer Label one sentence theme Empathetic "
-    "communication Symptom-related follow-up questions Medication-related Medical "
-    "assessment explanation planning instruction Logistics Care coordination "
-    "Contingency planning Other"
-)
+#: The text the tokenizer is trained on (``editf1/data/tiny_corpus.txt``).
+_CORPUS = resources.files("editf1.data").joinpath("tiny_corpus.txt").read_text("utf-8").strip()
 
 
 def build_tiny_causal_lm(
