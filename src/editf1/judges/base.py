@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ContentJudge", "ContentJudgement", "JudgeConfig", "JudgeRequest", "ThemeJudge",
-    "ThemeJudgement", "VetoedSpan",
+    "ThemeJudgement", "VetoedSpan", "check_finite", "check_integer", "check_number",
 ]  # fmt: skip
 
 Status = Literal["match", "no_match", "unusable"]
@@ -151,6 +152,36 @@ class JudgeConfig:
                 f"unknown option(s) {unknown} of {type(self).__name__}; known: {names}"
             )
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def check_number(name: str, value, low: float, high: float, *, allow_none: bool = False):
+    """A setting's ``value`` as a float in [low, high] (or ``None`` where allowed).
+
+    Raises:
+        ValueError: naming the setting, for a bool, a non-number, NaN or a value outside.
+    """
+    if value is None and allow_none:
+        return None
+    hint = " (None in Python, null on the command line)" if allow_none else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
+    if not low <= value <= high:  # also False for NaN
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
+    return float(value)
+
+
+def check_finite(name: str, value) -> float:
+    """A setting's ``value`` as a finite float; ValueError naming the setting otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_integer(name: str, value, minimum: int) -> int:
+    """A setting's ``value`` as an int of at least ``minimum``; ValueError naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def _jsonable(value):

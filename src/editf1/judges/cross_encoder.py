@@ -44,18 +44,26 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
+from editf1.judges.base import (
+    ContentJudge,
+    ContentJudgement,
+    JudgeConfig,
+    JudgeRequest,
+    check_finite,
+    check_integer,
+    check_number,
+)
 from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
 from editf1.judges.spans import candidate_spans, span_ranges
-from editf1.judges.veto import veto_kinds, vetoed
+from editf1.judges.veto import decide, vetoed
 from editf1.segment import Sentence
 
 __all__ = [
@@ -81,8 +89,6 @@ STACK_FEATURES = ("logit", "cosine", "word_recall")
 #: The kinds the default veto names: the embedded default's.
 DEFAULT_VETO = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
-_TIE = 1e-6
-
 
 def shipped_model() -> Path:
     """The folder of the shipped cross-encoder (``editf1/data/cross_encoder``)."""
@@ -90,9 +96,10 @@ def shipped_model() -> Path:
 
 
 @dataclass(frozen=True)
-class CrossEncoderConfig:
+class CrossEncoderConfig(JudgeConfig):
     """Settings of the cross-encoder content judge: the ``judge.json`` of a model folder
-    (:meth:`to_json` / :meth:`from_json`) and the judge's options.
+    (:meth:`~editf1.judges.base.JudgeConfig.to_json` / ``from_json``, which ignores the
+    training record) and the judge's options.
 
     Raises:
         ValueError: from ``__post_init__``, naming the field: ``window`` or
@@ -141,20 +148,13 @@ class CrossEncoderConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", tuple(self.features))
-        object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        object.__setattr__(self, "weights", tuple(check_finite("weights", w) for w in self.weights))
         object.__setattr__(self, "veto", check_veto(self.veto))
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
-            raise ValueError(f"window must be an integer >= 1, got {self.window!r}")
-        if isinstance(self.max_length, bool) or not isinstance(self.max_length, int):
-            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
-        if self.max_length < 16:
-            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
-        for name in ("threshold", "run_floor"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-            if not 0.0 <= value <= 1.0:  # False for NaN too
-                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        check_integer("window", self.window, 1)
+        check_integer("max_length", self.max_length, 16)
+        check_number("threshold", self.threshold, 0.0, 1.0)
+        check_number("run_floor", self.run_floor, 0.0, 1.0)
+        check_finite("bias", self.bias)
         unknown = sorted(set(self.features) - set(STACK_FEATURES))
         if unknown or "logit" not in self.features or len(set(self.features)) != len(self.features):
             raise ValueError(
@@ -166,25 +166,6 @@ class CrossEncoderConfig:
                 f"weights must give one number per feature ({len(self.features)}), "
                 f"got {len(self.weights)}"
             )
-        if not all(np.isfinite([*self.weights, self.bias])):
-            raise ValueError("weights and bias must be finite numbers")
-
-    def to_json(self) -> dict:
-        """The settings as a JSON object (lists for tuples)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-
-    @classmethod
-    def from_json(cls, data: dict) -> CrossEncoderConfig:
-        """Settings from a JSON object; keys that are not fields (the training record)
-        are ignored.
-
-        Raises:
-            ValueError: from ``__post_init__``.
-        """
-        names = {f.name for f in fields(cls)}
-        return cls(
-            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names}
-        )
 
 
 #: N (sentence, span) pairs -> N logits.
@@ -435,11 +416,6 @@ class CrossEncoderContentJudge(ContentJudge):
         logit = sum(w * features[f] for f, w in zip(self.config.features, self._weights_vector))
         return 1.0 / (1.0 + np.exp(-(logit + self.config.bias)))
 
-    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The veto's kinds on which ``span`` contradicts ``reference``
-        (:func:`editf1.judges.veto.veto_kinds`)."""
-        return veto_kinds(reference, span, self.config.veto)
-
     def span_probabilities(
         self, requests: Sequence[JudgeRequest]
     ) -> list[tuple[list[Sentence], np.ndarray, np.ndarray]]:
@@ -479,27 +455,13 @@ class CrossEncoderContentJudge(ContentJudge):
         rules out, a match if its probability reaches ``threshold``; ``score`` is that
         probability (0.0 for an empty draft). A NO MATCH whose best span without the
         veto would have matched names it (``vetoed``)."""
-        results = []
-        threshold = self.config.threshold
-        for request, (spans, probability, ruled_out) in zip(
-            requests, self.span_probabilities(requests)
-        ):
-            judgements = []
-            for sentence, row, ruled in zip(request.reference_sentences, probability, ruled_out):
-                if not len(row):
-                    judgements.append(ContentJudgement("no_match", None, 0.0))
-                    continue
-                free = np.where(ruled, 0.0, row)
-                best = int(np.flatnonzero(free >= free.max() - _TIE)[0])
-                p = float(np.clip(free[best], 0.0, 1.0))
-                if p >= threshold:
-                    judgements.append(ContentJudgement("match", spans[best], p))
-                    continue
-                vetoed_span = None
-                top = int(np.flatnonzero(row >= row.max() - _TIE)[0])
-                if ruled[top] and row[top] >= threshold:
-                    kinds = self.veto_kinds(sentence.text, spans[top].text)
-                    vetoed_span = VetoedSpan(spans[top], kinds, float(min(row[top], 1.0)))
-                judgements.append(ContentJudgement("no_match", None, p, vetoed=vetoed_span))
-            results.append(judgements)
-        return results
+        c = self.config
+        return [
+            [
+                decide(sentence.text, spans, np.where(ruled, 0.0, row), row, c.threshold, c.veto)
+                for sentence, row, ruled in zip(request.reference_sentences, probability, vetoes)
+            ]
+            for request, (spans, probability, vetoes) in zip(
+                requests, self.span_probabilities(requests)
+            )
+        ]

@@ -11,10 +11,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from editf1.judges.base import ContentJudgement, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.key_terms import CONFLICT_KINDS, compare, extract
+from editf1.segment import Sentence
 
-__all__ = ["veto_kinds", "vetoed"]
+__all__ = ["decide", "veto_kinds", "vetoed"]
+
+#: float32 rounding of a probability: a tie within it goes to the earliest span.
+_TIE = 1e-6
 
 
 def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...]:
@@ -52,3 +57,39 @@ def vetoed(references: Sequence[str], spans: Sequence[str], veto: Sequence[str])
                 found = clause_conflicts(reference_clauses, span_clauses[j]) & clause_veto
             out[i, j] = bool(found)
     return out
+
+
+def _best(row: np.ndarray) -> int:
+    return int(np.flatnonzero(row >= row.max() - _TIE)[0])
+
+
+def decide(
+    reference: str,
+    spans: Sequence[Sentence],
+    probability: np.ndarray,
+    unvetoed: np.ndarray,
+    threshold: float,
+    veto: Sequence[str],
+) -> ContentJudgement:
+    """One reference sentence's judgement from its (C,) span ``probability`` (0 where
+    vetoed) and ``unvetoed`` (the same without the veto): the most probable span (ties
+    within 1e-6: the earliest) matches if it reaches ``threshold``; a NO MATCH names the
+    span the veto ruled out that would have matched (:class:`VetoedSpan`). ``score`` is
+    the best probability (0.0 without spans).
+
+    >>> span = Sentence("Take 40 mg.", 0, 11)
+    >>> decide("Take 20 mg.", [span], np.zeros(1), np.ones(1), 0.5, ("quantity",)).vetoed.kinds
+    ('quantity',)
+    """
+    if not len(probability):
+        return ContentJudgement("no_match", None, 0.0)
+    best = _best(probability)
+    p = float(np.clip(probability[best], 0.0, 1.0))
+    if p >= threshold:
+        return ContentJudgement("match", spans[best], p)
+    top = _best(unvetoed)
+    ruled_out = None
+    if unvetoed[top] >= threshold and probability[top] < unvetoed[top]:
+        kinds = veto_kinds(reference, spans[top].text, veto)
+        ruled_out = VetoedSpan(spans[top], kinds, float(min(unvetoed[top], 1.0)))
+    return ContentJudgement("no_match", None, p, vetoed=ruled_out)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
 from editf1.judges.embedding.config import (
     DEFAULT_CONTENT_PARAMS,
     DEFAULT_SPAN_MARGIN,
@@ -21,7 +21,7 @@ from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import RULES_VERSION
 from editf1.judges.spans import candidate_spans, span_ranges
-from editf1.judges.veto import veto_kinds, vetoed
+from editf1.judges.veto import decide, vetoed
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
@@ -29,9 +29,8 @@ __all__ = [
     "SpanScores",
 ]  # fmt: skip
 
-#: float32 rounding of a cosine and of a probability
+#: float32 rounding of a cosine
 _COSINE_ROUNDING = 1e-6
-_PROBABILITY_ROUNDING = 1e-6
 
 
 @dataclass(frozen=True)
@@ -56,11 +55,6 @@ class SpanScores:
     features: dict[str, np.ndarray]
     vetoed: np.ndarray
     run_ruled_out: np.ndarray
-
-
-def _best(row: np.ndarray) -> int:
-    """The index of the best probability; within float32 rounding the earliest span wins."""
-    return int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
 
 
 def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
@@ -163,11 +157,6 @@ class EmbeddingContentJudge(ContentJudge):
         texts = [s.text for s in spans]
         return {"word_recall": word_recall(refs, texts)}, vetoed(refs, texts, self.veto)
 
-    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The veto's kinds on which ``span`` contradicts ``reference``
-        (:func:`editf1.judges.veto.veto_kinds`)."""
-        return veto_kinds(reference, span, self.veto)
-
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
     ) -> list[SpanScores]:
@@ -256,20 +245,8 @@ class EmbeddingContentJudge(ContentJudge):
                     row, free = (np.where(recall == 0, 0.0, r) for r in (row, free))
                 elif foreign.any():
                     row, free = (np.where((recall == 0) & foreign, 0.0, r) for r in (row, free))
-                if not len(row):
-                    judgements.append(ContentJudgement("no_match", None, 0.0))
-                    continue
-                best = _best(row)
-                probability = float(row[best])
-                if probability >= self.threshold:
-                    judgements.append(ContentJudgement("match", scores.spans[best], probability))
-                    continue
-                ruled_out = _best(free)  # the match there would be without the veto
-                vetoed = None
-                if free[ruled_out] >= self.threshold:
-                    span = scores.spans[ruled_out]
-                    kinds = self.veto_kinds(sentence.text, span.text)
-                    vetoed = VetoedSpan(span, kinds, float(free[ruled_out]))
-                judgements.append(ContentJudgement("no_match", None, probability, vetoed=vetoed))
+                judgements.append(
+                    decide(sentence.text, scores.spans, row, free, self.threshold, self.veto)
+                )
             results.append(judgements)
         return results
