@@ -224,12 +224,11 @@ class _ServerJudge:
         self.counts: Counter[str] = Counter()
         self.model = self.connection.served_model(c.model, c.adapter)
         self.adapter = c.adapter
+        self.constraint = self._constraint_note = c.constraint
         if c.constraint == "auto":
+            self.constraint = "json_schema"  # what the probe asks for
             self.constraint = self._probe()
             self._constraint_note = f"{self.constraint}(detected)"
-        else:
-            self.constraint = c.constraint
-            self._constraint_note = c.constraint
 
     @property
     def fingerprint(self) -> str:
@@ -263,13 +262,7 @@ class _ServerJudge:
         """``"json_schema"`` if one request without clinical text shows the server enforces a
         JSON schema, else ``"none"``.
         """
-        body = {
-            "model": self.adapter or self.model,
-            "messages": [{"role": "user", "content": "Reply with one word."}],
-            "temperature": 0.0,
-            "max_tokens": 32,
-            "response_format": _json_schema([_PROBE]),
-        }
+        body = self._body([{"role": "user", "content": "Reply with one word."}], [_PROBE])
         [reply] = self._ask_all([body])
         if reply.failure is not None and re.fullmatch(r"HTTP 4\d\d", reply.failure):
             return "none"  # the server refuses the field
