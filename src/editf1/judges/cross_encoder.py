@@ -1,42 +1,27 @@
-"""The cross-encoder content judge: every candidate span of the draft read together with
-the reference sentence by a fine-tuned all-MiniLM-L6-v2 cross-encoder.
+"""The cross-encoder content judge: a fine-tuned all-MiniLM-L6-v2 cross-encoder reads each
+reference sentence with every candidate span of the draft in one forward pass (Nogueira
+and Cho 2019, "Passage re-ranking with BERT"), so it sees whether a span states the same
+instruction, number or condition, not only the same topic as a bi-encoder. For each
+reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's step):
 
-A bi-encoder (the embedded judge's sentence embeddings) sees that two texts are on the
-same topic; it cannot see whether a span states the same instruction, number or
-condition. A cross-encoder reads both texts in one forward pass (Nogueira and Cho 2019,
-"Passage re-ranking with BERT"; sentence-transformers' ``CrossEncoder``) and can. For
-each reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's
-step):
+1. **Candidates**: :func:`editf1.judges.spans.candidate_spans` (runs of up to ``window``).
+2. **Logits** of each (sentence, candidate) pair. A pair longer than ``max_length`` word
+   pieces is read in overlapping windows; its logit is the lowest, over the sentence's
+   windows, of the best against the candidate's windows, so a changed ending counts
+   (:func:`window_pairs`).
+3. **Probability**: ``sigmoid(w . features + bias)``, Platt scaling of the logit stacked
+   with the bi-encoder's cosine and word recall where ``features`` names them.
+4. **Rules**: a run is a candidate only if each of its sentences alone reaches
+   ``run_floor`` ("Rest today. Drink water." never wins against "Rest today and take
+   ibuprofen."); a candidate the veto rules out (the kinds in ``veto``,
+   :mod:`editf1.judges.veto`) is never the match.
+5. **Decision**: :func:`editf1.judges.veto.decide` (threshold, ties, the vetoed span).
 
-1. **Candidates.** Every draft sentence and every run of up to ``window`` adjacent ones
-   (:func:`editf1.judges.spans.candidate_spans`, the spans every span-answering judge
-   considers).
-2. **Logits.** The cross-encoder's logit of each (sentence, candidate) pair. A pair
-   longer than the model's window (``max_length`` word pieces) is read in windows: the
-   sentence and the candidate are cut into overlapping windows of words that fit
-   together, and the pair's logit is the lowest, over the sentence's windows, of that
-   window's best logit against the candidate's windows, so every part of both texts is
-   read and a changed ending counts (:func:`window_pairs`).
-3. **Probability.** ``sigmoid(w . features + bias)``, a logistic regression fitted on
-   held-in labels (Platt scaling of the logit, stacked with the bi-encoder's cosine and
-   word recall where the fitted ``features`` name them).
-4. **Rules.** A run of sentences is a candidate only if each of its sentences alone
-   reaches ``run_floor``: a run that adds a sentence saying nothing of the reference
-   sentence never wins ("Rest today. Drink water." against "Rest today and take
-   ibuprofen."). A candidate that contradicts a key term of the sentence (a dose, unit,
-   frequency, drug, direction) or flips one of its negations or conditions, for the
-   kinds in ``veto`` (:mod:`editf1.judges.key_terms`, :mod:`editf1.judges.clauses`, on
-   the whole texts), is never the match.
-5. **Decision.** The most probable candidate left is the match if its probability
-   reaches ``threshold``; otherwise NO MATCH (naming the vetoed span that would have
-   matched, if any). Ties (within 1e-6) go to the earliest, shortest span.
-
-The shipped model (``editf1/data/cross_encoder/``: the weights in float16 safetensors,
-the tokenizer, ``judge.json``) is all-MiniLM-L6-v2 fine-tuned in full on the team's
-content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1 train-judge
-cross-encoder`` runs on a user's own labels); ``judge.json`` is a
-:class:`CrossEncoderConfig` plus the training record. The fingerprint names the
-weights' digest and every setting.
+The shipped model (``editf1/data/cross_encoder/``: float16 safetensors, the tokenizer,
+``judge.json``, a :class:`CrossEncoderConfig` plus the training record) is fine-tuned in
+full on the team's content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1
+train-judge cross-encoder`` runs on a user's own). The fingerprint names the weights'
+digest and every setting.
 """
 
 from __future__ import annotations
@@ -102,11 +87,8 @@ class CrossEncoderConfig(JudgeConfig):
     training record) and the judge's options.
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field: ``window`` or
-            ``max_length`` below 1 (``max_length`` below 16), a ``threshold`` or
-            ``run_floor`` outside [0, 1], ``features`` not a non-empty subset of
-            :data:`STACK_FEATURES` without ``"logit"``, a ``weights`` length other than
-            ``features``', a non-finite weight, an unknown veto kind.
+        ValueError: from ``__post_init__``, naming the field out of range (``max_length``
+            below 16, ``features`` without ``"logit"``, a weight per feature, ...).
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -297,10 +279,9 @@ class CrossEncoderScorer:
 
 
 def _digest(folder: Path, config: CrossEncoderConfig) -> str:
-    weights = folder / WEIGHTS_FILE
-    if not weights.is_file():
-        raise FileNotFoundError(f"no {WEIGHTS_FILE} in the cross-encoder folder {folder}")
-    payload = weights.read_bytes() + json.dumps(config.to_json(), sort_keys=True).encode()
+    payload = (folder / WEIGHTS_FILE).read_bytes() + json.dumps(
+        config.to_json(), sort_keys=True
+    ).encode()
     return hashlib.sha256(payload).hexdigest()[:12]
 
 
@@ -360,14 +341,14 @@ class CrossEncoderContentJudge(ContentJudge):
                 config = CrossEncoderConfig.from_json(json.loads(settings.read_text("utf-8")))
         if config is None:
             raise ValueError("a CrossEncoderContentJudge with a pair_scorer needs config")
-        unknown = sorted(set(overrides) - {f.name for f in fields(CrossEncoderConfig)})
+        known = sorted(f.name for f in fields(CrossEncoderConfig))
+        unknown = sorted(set(overrides) - set(known))
         if unknown:
-            known = sorted(f.name for f in fields(CrossEncoderConfig))
             raise ValueError(f"unknown cross-encoder option(s) {unknown}; known: {known}")
         self.config = CrossEncoderConfig.from_json(config.to_json() | overrides)
         if pair_scorer is None:
-            self._weights = _digest(folder, self.config)
             model = load_cross_encoder(folder, self.config.max_length, device)
+            self._weights = _digest(folder, self.config)
             self.pair_scorer: PairScorer = CrossEncoderScorer(
                 model, self.config.max_length, batch_size
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -55,10 +56,6 @@ class SpanScores:
     features: dict[str, np.ndarray]
     vetoed: np.ndarray
     run_ruled_out: np.ndarray
-
-
-def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
-    return [text for group in groups for text in group]
 
 
 def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -128,10 +125,7 @@ class EmbeddingContentJudge(ContentJudge):
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
         """bias + the weighted feature ``terms``, added in feature order."""
-        total = terms[self.features[0]]
-        for name in self.features[1:]:
-            total = total + terms[name]
-        return total + self.bias
+        return sum((terms[name] for name in self.features[1:]), terms[self.features[0]]) + self.bias
 
     def _probability(self, features: dict[str, np.ndarray], vetoed: np.ndarray) -> np.ndarray:
         terms = {name: w * features[name] for name, w in zip(self.features, self.weights)}
@@ -152,11 +146,6 @@ class EmbeddingContentJudge(ContentJudge):
         beats = upper > single_probability.max(axis=1, keepdims=True)
         return ((upper >= self.threshold) & beats).any(axis=0)
 
-    def _text_features(self, refs, spans) -> tuple[dict, np.ndarray]:
-        """Every feature but the cosine, for every span, and the veto."""
-        texts = [s.text for s in spans]
-        return {"word_recall": word_recall(refs, texts)}, vetoed(refs, texts, self.veto)
-
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
     ) -> list[SpanScores]:
@@ -166,7 +155,8 @@ class EmbeddingContentJudge(ContentJudge):
         references = [[s.text for s in r.reference_sentences] for r in requests]
         sentences = [[s.text for s in r.prediction_sentences] for r in requests]
         vectors = _split(
-            self.encoder.encode(_flatten(references + sentences)), references + sentences
+            self.encoder.encode(list(chain.from_iterable(references + sentences))),
+            references + sentences,
         )
         prepared, run_texts, run_sentences = [], [], []
         for k, request in enumerate(requests):
@@ -174,19 +164,21 @@ class EmbeddingContentJudge(ContentJudge):
             n = len(request.prediction_sentences)
             spans = candidate_spans(request.prediction, request.prediction_sentences, self.window)
             ranges = np.array(span_ranges(n, self.window)[n:], dtype=int).reshape(-1, 2)
-            features, vetoed = self._text_features(refs, spans)
+            texts = [s.text for s in spans]
+            features = {"word_recall": word_recall(refs, texts)}
+            banned = vetoed(refs, texts, self.veto)
             cosine = ref_vectors @ vectors[len(requests) + k].T
             singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
-            ruled = np.zeros_like(vetoed)
+            ruled = np.zeros_like(banned)
             if self.run_floor and len(ranges):  # each sentence of a run alone: the floor
-                free = self._probability(singles, np.zeros_like(vetoed[:, :n]))
+                free = self._probability(singles, np.zeros_like(banned[:, :n]))
                 below = np.stack([free[:, i : j + 1].min(axis=1) for i, j in ranges], axis=1)
                 ruled[:, n:] = below < self.run_floor
             keep = np.ones(len(ranges), dtype=bool)
             if len(ranges) and self.span_margin is not None and not every_span:
-                probability = self._probability(singles, vetoed[:, :n])
+                probability = self._probability(singles, banned[:, :n])
                 run_features = {name: f[:, n:] for name, f in features.items()}
-                out_of_reach = vetoed[:, n:] | ruled[:, n:]
+                out_of_reach = banned[:, n:] | ruled[:, n:]
                 keep = self._could_match(cosine, probability, run_features, out_of_reach, ranges)
             kept = np.flatnonzero(keep)
             runs = [spans[n + i] for i in kept]
@@ -195,16 +187,16 @@ class EmbeddingContentJudge(ContentJudge):
             columns = np.concatenate([np.arange(n), n + kept]).astype(int)
             features = {name: f[:, columns] for name, f in features.items()}
             prepared.append(
-                (spans[:n] + runs, cosine, features, vetoed[:, columns], ruled[:, columns],
+                (spans[:n] + runs, cosine, features, banned[:, columns], ruled[:, columns],
                  ref_vectors)
             )  # fmt: skip
         if self.span_embedding == "composed":
-            flat = self.encoder.compose(_flatten(run_sentences))
+            flat = self.encoder.compose(list(chain.from_iterable(run_sentences)))
         else:
-            flat = self.encoder.encode(_flatten(run_texts))
+            flat = self.encoder.encode(list(chain.from_iterable(run_texts)))
         run_vectors = _split(flat, run_texts)
         out = []
-        for (spans, cosine, features, vetoed, ruled, ref_vectors), runs in zip(
+        for (spans, cosine, features, banned, ruled, ref_vectors), runs in zip(
             prepared, run_vectors
         ):
             features["cosine"] = np.concatenate([cosine, ref_vectors @ runs.T], axis=1)
@@ -213,9 +205,9 @@ class EmbeddingContentJudge(ContentJudge):
                     spans,
                     features["cosine"],
                     features["word_recall"],
-                    self._probability(features, vetoed | ruled),
+                    self._probability(features, banned | ruled),
                     features,
-                    vetoed,
+                    banned,
                     ruled,
                 )
             )
