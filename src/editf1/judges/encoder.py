@@ -94,11 +94,8 @@ class SentenceEncoder:
             if i not in windows:
                 out.append(next(rest))
                 continue
-            n = len(windows[i])
-            total = sum(mass * vector.astype(np.float64) for vector, mass in parts[k : k + n])
-            k += n
-            mass = float(np.linalg.norm(total))
-            out.append(((total / max(mass, 1e-12)).astype(np.float32), mass))
+            out.append(_combine(parts[k : k + len(windows[i])]))
+            k += len(windows[i])
         self.encoded += len(texts)
         self.tokens_encoded += sum(lengths)
         return out
@@ -173,12 +170,16 @@ class SentenceEncoder:
             pooled = self._pooled([text for run in runs for text in run])
         k = 0
         for r, run in enumerate(runs):
-            total = sum(
-                mass * vector.astype(np.float64) for vector, mass in pooled[k : k + len(run)]
-            )
-            out[r] = total / max(float(np.linalg.norm(total)), 1e-12)
+            out[r] = _combine(pooled[k : k + len(run)])[0]
             k += len(run)
         return out
+
+
+def _combine(parts: Sequence[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float]:
+    """``(normalize(sum_i m_i * e_i), its mass)`` of unit embeddings and pooled masses."""
+    total = sum(mass * vector.astype(np.float64) for vector, mass in parts)
+    mass = float(np.linalg.norm(total))
+    return (total / max(mass, 1e-12)).astype(np.float32), mass
 
 
 @cached()
