@@ -39,24 +39,9 @@ def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...
 
 def vetoed(references: Sequence[str], spans: Sequence[str], veto: Sequence[str]) -> np.ndarray:
     """(R, C) booleans: True where span ``c`` contradicts reference sentence ``r`` on a
-    kind of ``veto`` (all False for an empty ``veto``). Each text's terms and clauses are
-    read once (both are cached per text)."""
-    kinds = set(veto)
-    out = np.zeros((len(references), len(spans)), dtype=bool)
-    if not kinds or not len(spans):
-        return out
-    clause_veto = kinds & set(CLAUSE_CONFLICT_KINDS)  # clauses are read only then
-    span_terms = [extract(s) for s in spans]
-    span_clauses = [clauses(s) for s in spans] if clause_veto else []
-    for i, reference in enumerate(references):
-        terms = extract(reference)
-        reference_clauses = clauses(reference) if clause_veto else None
-        for j in range(len(spans)):
-            found = set(compare(terms, span_terms[j]).conflicts) & kinds
-            if not found and clause_veto:
-                found = clause_conflicts(reference_clauses, span_clauses[j]) & clause_veto
-            out[i, j] = bool(found)
-    return out
+    kind of ``veto`` (:func:`veto_kinds`; all False for an empty ``veto``)."""
+    rows = [[bool(veto and veto_kinds(r, s, veto)) for s in spans] for r in references]
+    return np.array(rows, dtype=bool).reshape(len(references), len(spans))
 
 
 def _best(row: np.ndarray) -> int:
