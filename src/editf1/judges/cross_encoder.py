@@ -45,7 +45,7 @@ from editf1.judges.base import (
     check_integer,
     check_number,
 )
-from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.embedding.content import word_recall
 from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import decide, vetoed

@@ -211,14 +211,8 @@ class _ServerJudge:
         elif args or options:
             raise ValueError("give config or options, not both")
         self.config = c = config
-        self.connection = Connection(
-            c.base_url,
-            api_key_env=c.api_key_env,
-            max_concurrency=c.max_concurrency,
-            timeout_s=c.timeout_s,
-            retries=c.retries,
-            allow_remote=c.allow_remote,
-        )
+        names = ("api_key_env", "max_concurrency", "timeout_s", "retries", "allow_remote")
+        self.connection = Connection(c.base_url, **{n: getattr(c, n) for n in names})
         self.max_failed_share = c.max_failed_share
         self.base_url = self.connection.shown
         self.counts: Counter[str] = Counter()

@@ -59,7 +59,7 @@ from editf1.judges.cross_encoder import (
     CrossEncoderContentJudge,
     CrossEncoderScorer,
 )
-from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.embedding.content import word_recall
 from editf1.judges.veto import vetoed
 from editf1.segment import Sentence, SentenceSplitter
 from editf1.training.span_examples import SpanExample, corruption_examples, span_examples

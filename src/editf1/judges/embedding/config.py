@@ -12,14 +12,13 @@ from importlib import resources
 from typing import ClassVar
 
 from editf1.judges.base import JudgeConfig, check_finite, check_integer, check_number
-from editf1.judges.embedding.theme_features import THEME_SENTENCE_FEATURES
 from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
 from editf1.themes import check_theme
 
 __all__ = [
     "CONTENT_FEATURES", "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "DEFAULT_THEME_PARAMS",
-    "SPAN_EMBEDDINGS", "EmbeddingContentConfig", "EmbeddingThemeConfig", "digest", "load_params",
-    "read_config",
+    "SPAN_EMBEDDINGS", "THEME_SENTENCE_FEATURES", "EmbeddingContentConfig", "EmbeddingThemeConfig",
+    "digest", "load_params", "read_config",
 ]  # fmt: skip
 
 #: The default content judge's parameter file (fitted on K-QA, veto on every kind).
@@ -32,6 +31,8 @@ CONTENT_FEATURES = ("cosine", "word_recall")
 DEFAULT_SPAN_MARGIN = 0.3
 #: How a run of draft sentences is embedded: as its own text, or composed.
 SPAN_EMBEDDINGS = ("encoded", "composed")
+#: Sentence features the theme judge can add to the embedding.
+THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
 
 @dataclass(frozen=True)

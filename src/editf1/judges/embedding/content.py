@@ -1,5 +1,6 @@
 """The embedded content judge: a small classifier over embedding similarity and word
-overlap, with a veto on spans that contradict the reference's clinical key terms."""
+overlap (:func:`word_recall`), with a veto on spans that contradict the reference's
+clinical key terms."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
+import regex
 
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
 from editf1.judges.embedding.config import (
@@ -18,7 +20,6 @@ from editf1.judges.embedding.config import (
     digest,
     read_config,
 )
-from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import RULES_VERSION
 from editf1.judges.spans import candidate_spans, span_ranges
@@ -27,11 +28,33 @@ from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
     "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
-    "SpanScores",
+    "SpanScores", "word_recall",
 ]  # fmt: skip
 
 #: float32 rounding of a cosine
 _COSINE_ROUNDING = 1e-6
+
+
+_WORDS = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
+
+
+def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+    """Share of each reference's distinct case-folded words (a letter or digit, then letters,
+    digits and combining marks) found in each candidate: (R, C) floats in [0, 1].
+
+    >>> word_recall(["Take two tablets"], ["take 2 tablets", "rest"]).round(3).tolist()
+    [[0.667, 0.0]]
+    """
+    if not references or not candidates:
+        return np.zeros((len(references), len(candidates)))
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(binary=True, tokenizer=_WORDS.findall, token_pattern=None)
+    vectorizer.fit([*references, *candidates])
+    refs = vectorizer.transform(references)
+    overlap = (refs @ vectorizer.transform(candidates).T).toarray()
+    sizes = np.maximum(refs.sum(axis=1).A.ravel(), 1)
+    return overlap / sizes[:, None]
 
 
 @dataclass(frozen=True)
