@@ -294,7 +294,6 @@ class Connection:
                 if failed.retry_after is not None and failed.retry_after >= 0:
                     wait = failed.retry_after
                 await asyncio.sleep(min(wait, self.timeout_s))
-        raise AssertionError("unreachable")
 
     def chat(
         self,
