@@ -17,7 +17,7 @@ content judge compares these terms:
 >>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
 >>> sorted(ref.directions), sorted(span.directions), sorted(ref.drugs)
 (['increase'], ['continue'], ['omeprazole'])
->>> sorted(compare(ref, span).conflicts)
+>>> sorted(compare(ref, span))
 ['direction']
 """
 
@@ -33,7 +33,7 @@ from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
     "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
-    "TERM_CONFLICT_KINDS", "Comparison", "KeyTerms", "check_veto", "compare", "extract",
+    "TERM_CONFLICT_KINDS", "KeyTerms", "check_veto", "compare", "extract",
 ]  # fmt: skip
 
 #: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
@@ -181,27 +181,20 @@ def extract(text: str) -> KeyTerms:
     )
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """``conflicts``: the kinds (:data:`TERM_CONFLICT_KINDS`) a span contradicts."""
-
-    conflicts: frozenset[str]
-
-
 def _overlaps(quantity, others) -> bool:
     dimension, low, high = quantity
     return any(d == dimension and lo <= high and low <= hi for d, lo, hi in others)
 
 
 @cached(maxsize=100_000)
-def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
+def compare(reference: KeyTerms, span: KeyTerms) -> frozenset[str]:
     """Which kinds of the reference's key terms the span contradicts: the span omits a term
     of that kind and has another instead (a quantity of the same dimension that does not
     overlap; another frequency, drug or test; an opposed direction).
 
-    >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")).conflicts)
+    >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")))
     ['quantity']
-    >>> compare(extract("Rest."), extract("Sleep.")).conflicts
+    >>> compare(extract("Rest."), extract("Sleep."))
     frozenset()
     """
     conflicts = set()
@@ -220,4 +213,4 @@ def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
         for e in span.directions - reference.directions
     ):
         conflicts.add("direction")
-    return Comparison(frozenset(conflicts))
+    return frozenset(conflicts)

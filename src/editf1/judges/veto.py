@@ -31,7 +31,7 @@ def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...
     >>> veto_kinds("Take 20 mg daily.", "Take 40 mg daily.", ("drug",))
     ()
     """
-    found = set(compare(extract(reference), extract(span)).conflicts)
+    found = set(compare(extract(reference), extract(span)))
     if set(veto) & set(CLAUSE_CONFLICT_KINDS):
         found |= clause_conflicts(clauses(reference), clauses(span))
     return tuple(k for k in CONFLICT_KINDS if k in found and k in veto)
