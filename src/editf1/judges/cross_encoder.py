@@ -407,11 +407,11 @@ class CrossEncoderContentJudge(ContentJudge):
             plans.append(spans)
             pairs += [(r.text, s.text) for r in request.reference_sentences for s in spans]
         logits = np.asarray(self.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
-        out, at = [], 0
-        for request, spans in zip(requests, plans):
-            shape = (len(request.reference_sentences), len(spans))
-            grid = logits[at : at + shape[0] * shape[1]].reshape(shape)
-            at += shape[0] * shape[1]
+        sizes = [len(r.reference_sentences) * len(spans) for r, spans in zip(requests, plans)]
+        out = []
+        for request, spans, grid in zip(requests, plans, np.split(logits, np.cumsum(sizes)[:-1])):
+            refs, texts = [r.text for r in request.reference_sentences], [s.text for s in spans]
+            grid = grid.reshape(len(refs), len(texts))
             probability = self.probability(self._features(request, spans, grid))
             ranges = span_ranges(len(request.prediction_sentences), windows)
             for j, (first, last) in enumerate(ranges):
@@ -420,17 +420,11 @@ class CrossEncoderContentJudge(ContentJudge):
                     probability[:, j] = np.where(
                         members >= self.config.run_floor, probability[:, j], 0.0
                     )
-            refs = [r.text for r in request.reference_sentences]
-            out.append(
-                (spans, probability, vetoed(refs, [s.text for s in spans], self.config.veto))
-            )
+            out.append((spans, probability, vetoed(refs, texts, self.config.veto)))
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """The most probable candidate span of each reference sentence that no rule
-        rules out, a match if its probability reaches ``threshold``; ``score`` is that
-        probability (0.0 for an empty draft). A NO MATCH whose best span without the
-        veto would have matched names it (``vetoed``)."""
+        """Step 5 (:func:`editf1.judges.veto.decide`) for each reference sentence."""
         c = self.config
         return [
             [
