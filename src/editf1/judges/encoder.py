@@ -73,14 +73,9 @@ class SentenceEncoder:
         return pieces, windows
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of distinct ``texts``, in length-sorted batches; the
-        mass is the L2 norm of the sum of the text's token embeddings over its mask.
-
-        A text longer than the model's window is read in consecutive windows, each whole:
-        mean pooling is linear, so its embedding is ``normalize(sum_w m_w * e_w)`` over the
-        windows' unit embeddings and pooled masses (as :meth:`compose`): every word piece
-        counts, each read with the context of its own window.
-        """
+        """``(unit embedding, pooled mass)`` of distinct ``texts`` (the mass: the L2 norm of the
+        sum of its token embeddings over its mask); a long text's windows are composed as in
+        :meth:`compose`, so every word piece counts, read in the context of its window."""
         lengths, windows = self._windows(texts)
         inputs = [t for i, t in enumerate(texts) if i not in windows]
         sizes = [n for i, n in enumerate(lengths) if i not in windows]
