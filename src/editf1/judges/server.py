@@ -220,7 +220,6 @@ class _ServerJudge:
         self.adapter = c.adapter
         self.constraint = self._constraint_note = c.constraint
         if c.constraint == "auto":
-            self.constraint = "json_schema"  # what the probe asks for
             self.constraint = self._probe()
             self._constraint_note = f"{self.constraint}(detected)"
 
@@ -257,6 +256,7 @@ class _ServerJudge:
         JSON schema, else ``"none"``.
         """
         body = self._body([{"role": "user", "content": "Reply with one word."}], [_PROBE])
+        body["response_format"] = _json_schema([_PROBE])
         [reply] = self._ask_all([body])
         if reply.failure is not None and re.fullmatch(r"HTTP 4\d\d", reply.failure):
             return "none"  # the server refuses the field
