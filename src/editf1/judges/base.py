@@ -71,8 +71,7 @@ class ContentJudgement:
         vetoed: for a ``"no_match"``, the :class:`VetoedSpan`, where there is one.
 
     Raises:
-        ValueError: for an unknown status, a score outside [0, 1] or NaN, a span without
-            a match (or the reverse), or a vetoed span on a match.
+        ValueError: for a bad status, score (outside [0, 1], NaN), span or vetoed span.
     """
 
     status: Status

@@ -354,8 +354,7 @@ class Connection:
         """The model to name in requests, checked against :meth:`models`.
 
         Raises:
-            ValueError: a ``model`` or ``adapter`` the server does not list, or several models
-                and no ``model``.
+            ValueError: a ``model`` or ``adapter`` not listed, or several models and no ``model``.
             ConnectionError: see :meth:`models`.
         """
         listed = self.models()

@@ -141,8 +141,7 @@ class ServerJudgeConfig(JudgeConfig):
     """Settings of a server judge, content or theme (the fields' help says what each does).
 
     Raises:
-        ValueError: a bad ``constraint``, ``max_failed_share`` or ``allow_remote``; the
-            connection's settings are checked by :class:`~editf1.judges.connection.Connection`.
+        ValueError: a bad ``constraint``, ``max_failed_share`` or ``allow_remote``.
     """
 
     base_url: str = field(
@@ -349,9 +348,8 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
     ``score`` is ``None``.
 
     Raises:
-        ValueError: bad options, a non-loopback host without ``allow_remote``, a
-            ``model`` or ``adapter`` the server does not serve, or several served models
-            and no ``model``.
+        ValueError: bad options, a remote host without ``allow_remote``, a ``model`` or
+            ``adapter`` not served, or several served models and no ``model``.
         ConnectionError: no server answers at ``base_url``.
         ServerJudgeError: when more than ``max_failed_share`` of a call's requests failed.
     """

@@ -196,8 +196,7 @@ def read_config(config_class, params_file: str | None, config, default_file: str
     ``overrides`` replaced.
 
     Raises:
-        ValueError: for both ``config`` and ``params_file``, a missing setting, an unknown
-            override, or the settings' checks.
+        ValueError: both ``config`` and ``params_file``, a missing or bad setting, unknown options.
         FileNotFoundError: if the file is neither shipped nor a file.
     """
     if config is not None and params_file is not None:

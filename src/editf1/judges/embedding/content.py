@@ -109,8 +109,7 @@ class EmbeddingContentJudge(ContentJudge):
             ``span_margin``, ``span_embedding="composed"``, ...).
 
     Raises:
-        ValueError: if both ``config`` and ``params_file`` are given, for an unknown
-            override, and from :class:`EmbeddingContentConfig`'s checks.
+        ValueError: both ``config`` and ``params_file``, an unknown override, a bad setting.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
