@@ -21,9 +21,16 @@ if TYPE_CHECKING:
     from editf1.segment import Sentence
 
 __all__ = [
-    "ContentJudge", "ContentJudgement", "JudgeConfig", "JudgeRequest", "ThemeJudge",
-    "ThemeJudgement", "VetoedSpan", "check_finite", "check_integer", "check_number",
+    "RUN_FLOOR_HELP", "THRESHOLD_HELP", "ContentJudge", "ContentJudgement", "JudgeConfig",
+    "JudgeRequest", "ThemeJudge", "ThemeJudgement", "VetoedSpan", "check_finite", "check_integer",
+    "check_number",
 ]  # fmt: skip
+
+#: Help texts of settings every span-answering judge's config has.
+THRESHOLD_HELP = "match probability in [0, 1] at or above which the best span matches"
+RUN_FLOOR_HELP = (
+    "probability in [0, 1] each sentence of a run must reach alone for the run to be a candidate"
+)
 
 Status = Literal["match", "no_match", "unusable"]
 STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")

@@ -37,6 +37,8 @@ from typing import ClassVar
 import numpy as np
 
 from editf1.judges.base import (
+    RUN_FLOOR_HELP,
+    THRESHOLD_HELP,
     ContentJudge,
     ContentJudgement,
     JudgeConfig,
@@ -46,7 +48,7 @@ from editf1.judges.base import (
     check_number,
 )
 from editf1.judges.embedding.content import word_recall
-from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
+from editf1.judges.key_terms import VETO_HELP, check_veto
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import decide, vetoed
 from editf1.segment import Sentence
@@ -105,17 +107,8 @@ class CrossEncoderConfig(JudgeConfig):
         default=128,
         metadata={"help": "word pieces the cross-encoder reads per pair; longer pairs in windows"},
     )
-    threshold: float = field(
-        default=0.5,
-        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
-    )
-    run_floor: float = field(
-        default=0.0,
-        metadata={
-            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
-            "run to be a candidate"
-        },
-    )
+    threshold: float = field(default=0.5, metadata={"help": THRESHOLD_HELP})
+    run_floor: float = field(default=0.0, metadata={"help": RUN_FLOOR_HELP})
     features: tuple[str, ...] = field(
         default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
     )
@@ -123,10 +116,7 @@ class CrossEncoderConfig(JudgeConfig):
         default=(1.0,), metadata={"help": "logistic-regression weights, one per feature"}
     )
     bias: float = field(default=0.0, metadata={"help": "logistic-regression intercept"})
-    veto: tuple[str, ...] = field(
-        default=DEFAULT_VETO,
-        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
-    )
+    veto: tuple[str, ...] = field(default=DEFAULT_VETO, metadata={"help": VETO_HELP})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", tuple(self.features))

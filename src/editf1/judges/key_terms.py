@@ -33,7 +33,7 @@ from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
     "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
-    "TERM_CONFLICT_KINDS", "KeyTerms", "check_veto", "compare", "extract",
+    "TERM_CONFLICT_KINDS", "VETO_HELP", "KeyTerms", "check_veto", "compare", "extract",
 ]  # fmt: skip
 
 #: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
@@ -45,6 +45,8 @@ RULES_VERSION = 2
 TERM_CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
 #: Every kind a judge's veto can name (with the clause conflicts).
 CONFLICT_KINDS = (*TERM_CONFLICT_KINDS, *CLAUSE_CONFLICT_KINDS)
+#: The help text of a judge's ``veto`` setting.
+VETO_HELP = f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"
 
 
 def check_veto(kinds) -> tuple[str, ...]:

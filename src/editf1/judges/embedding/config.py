@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import ClassVar
 
-from editf1.judges.base import JudgeConfig, check_finite, check_integer, check_number
-from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
+from editf1.judges.base import (
+    RUN_FLOOR_HELP,
+    THRESHOLD_HELP,
+    JudgeConfig,
+    check_finite,
+    check_integer,
+    check_number,
+)
+from editf1.judges.key_terms import VETO_HELP, check_veto
 from editf1.themes import check_theme
 
 __all__ = [
@@ -61,21 +68,9 @@ class EmbeddingContentConfig(JudgeConfig):
         default=CONTENT_FEATURES,
         metadata={"help": f"what the logit adds, in order, from {list(CONTENT_FEATURES)}"},
     )
-    threshold: float = field(
-        default=0.5,
-        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
-    )
-    veto: tuple[str, ...] = field(
-        default=(),
-        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
-    )
-    run_floor: float = field(
-        default=0.0,
-        metadata={
-            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
-            "run to be a candidate"
-        },
-    )
+    threshold: float = field(default=0.5, metadata={"help": THRESHOLD_HELP})
+    veto: tuple[str, ...] = field(default=(), metadata={"help": VETO_HELP})
+    run_floor: float = field(default=0.0, metadata={"help": RUN_FLOOR_HELP})
     span_embedding: str = field(
         default="encoded",
         metadata={
