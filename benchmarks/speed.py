@@ -165,7 +165,7 @@ def _profile_rest(model, predictions, references) -> dict:
         ),
         "sentence splitting (SentenceSplitter.split)": ("editf1/segment.py", "split"),
         "word overlap feature (word_recall)": (
-            "judges/embedding/content_features.py",
+            "judges/embedding/content.py",
             "word_recall",
         ),
         "candidate spans (candidate_spans)": ("judges/spans.py", "candidate_spans"),

@@ -122,15 +122,15 @@ def test_key_term_comparison_sees_the_corruption(kind, conflict):
     """An independent check: the key-term module reads the corrupted span as
     contradicting the reference on the kind changed, and not the original span."""
     changed = corrupt(REF, SPAN, kind, random.Random(1))
-    assert conflict not in compare(extract(REF), extract(SPAN)).conflicts
-    assert conflict in compare(extract(REF), extract(changed)).conflicts
+    assert conflict not in compare(extract(REF), extract(SPAN))
+    assert conflict in compare(extract(REF), extract(changed))
 
 
 def test_direction_corruption_is_a_key_term_conflict():
     ref = "Please continue your omeprazole as prescribed."
     changed = corrupt(ref, "Continue taking omeprazole.", "direction")
     assert changed == "Stop taking omeprazole."
-    assert "direction" in compare(extract(ref), extract(changed)).conflicts
+    assert "direction" in compare(extract(ref), extract(changed))
 
 
 def test_corrupt_pairs_is_seeded_and_keeps_kinds_apart():

@@ -33,7 +33,7 @@ from editf1.judges.base import (
 __all__ = [
     "CONTENT_JUDGES", "THEME_JUDGES", "ContentJudge", "ContentJudgement", "JudgeConfig",
     "JudgeOptionError", "JudgeRequest", "ThemeJudge", "ThemeJudgement", "config_class",
-    "judge_classes", "load_content_judge", "load_theme_judge", "options_key",
+    "load_content_judge", "load_theme_judge", "options_key",
 ]  # fmt: skip
 
 #: Content judges by name: ``(judge class, config class)``, each ``"module:Class"``,
@@ -68,6 +68,7 @@ THEME_JUDGES: dict[str, tuple[str, str]] = {
     "server": ("editf1.judges.server:ServerThemeJudge", "editf1.judges.server:ServerJudgeConfig"),
 }
 
+_REGISTRIES = {"content": CONTENT_JUDGES, "theme": THEME_JUDGES}
 _CACHE_SIZE = 8
 _cache: OrderedDict[str, ContentJudge | ThemeJudge] = OrderedDict()
 on_clear(_cache.clear)
@@ -75,20 +76,14 @@ on_clear(_cache.clear)
 
 def _local_files(value) -> list:
     """(path, size, mtime_ns) of every file under each local path named in ``value``."""
-    found = []
-    if isinstance(value, dict):
-        for v in value.values():
-            found += _local_files(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            found += _local_files(v)
-    elif isinstance(value, (str, os.PathLike)) and str(value) and os.path.exists(value):
-        root = Path(value)
-        for path in sorted([root] if root.is_file() else root.rglob("*")):
-            if path.is_file():
-                stat = path.stat()
-                found.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return found
+    if isinstance(value, (dict, list, tuple)):
+        values = value.values() if isinstance(value, dict) else value
+        return [found for v in values for found in _local_files(v)]
+    if not (isinstance(value, (str, os.PathLike)) and str(value) and os.path.exists(value)):
+        return []
+    root = Path(value)
+    files = [p for p in sorted([root] if root.is_file() else root.rglob("*")) if p.is_file()]
+    return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
 
 
 def options_key(value) -> str | None:
@@ -125,13 +120,7 @@ def config_class(kind: str, name: str) -> type:
     """The config class of a registered judge (``kind`` ``"content"`` or ``"theme"``),
     imported without a model library; KeyError for an unknown name.
     """
-    return _imported((CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name][1])
-
-
-def judge_classes(kind: str, name: str) -> tuple[type, type]:
-    """``(judge class, config class)`` of a registered judge; KeyError for an unknown name."""
-    judge, config = (CONTENT_JUDGES if kind == "content" else THEME_JUDGES)[name]
-    return _imported(judge), _imported(config)
+    return _imported(_REGISTRIES[kind][name][1])
 
 
 def _construct(kind: str, name: str, options: dict):
@@ -157,8 +146,7 @@ def _construct(kind: str, name: str, options: dict):
             f"{{{', '.join(repr(k) + ': ...' for k in missing)}}} (command line: "
             f"--{kind}-judge-option {given})"
         )
-    judge, _ = judge_classes(kind, name)
-    return judge(**options)
+    return _imported(_REGISTRIES[kind][name][0])(**options)
 
 
 def _resolve(kind: str, judge, options: dict | None, base: type):
@@ -166,7 +154,7 @@ def _resolve(kind: str, judge, options: dict | None, base: type):
         if options:
             raise ValueError(f"{kind}_judge_options apply to a judge name, not a judge object")
         return judge
-    registry = CONTENT_JUDGES if kind == "content" else THEME_JUDGES
+    registry = _REGISTRIES[kind]
     if not isinstance(judge, str) or judge not in registry:
         raise ValueError(
             f"{kind}_judge must be one of {sorted(registry)} or a {base.__name__} object, "

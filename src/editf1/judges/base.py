@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,9 +21,16 @@ if TYPE_CHECKING:
     from editf1.segment import Sentence
 
 __all__ = [
-    "ContentJudge", "ContentJudgement", "JudgeConfig", "JudgeRequest", "ThemeJudge",
-    "ThemeJudgement", "VetoedSpan",
+    "RUN_FLOOR_HELP", "THRESHOLD_HELP", "ContentJudge", "ContentJudgement", "JudgeConfig",
+    "JudgeRequest", "ThemeJudge", "ThemeJudgement", "VetoedSpan", "check_finite", "check_integer",
+    "check_number",
 ]  # fmt: skip
+
+#: Help texts of settings every span-answering judge's config has.
+THRESHOLD_HELP = "match probability in [0, 1] at or above which the best span matches"
+RUN_FLOOR_HELP = (
+    "probability in [0, 1] each sentence of a run must reach alone for the run to be a candidate"
+)
 
 Status = Literal["match", "no_match", "unusable"]
 STATUSES: tuple[str, ...] = ("match", "no_match", "unusable")
@@ -70,8 +78,7 @@ class ContentJudgement:
         vetoed: for a ``"no_match"``, the :class:`VetoedSpan`, where there is one.
 
     Raises:
-        ValueError: for an unknown status, a score outside [0, 1] or NaN, a span without
-            a match (or the reverse), or a vetoed span on a match.
+        ValueError: for a bad status, score (outside [0, 1], NaN), span or vetoed span.
     """
 
     status: Status
@@ -151,6 +158,36 @@ class JudgeConfig:
                 f"unknown option(s) {unknown} of {type(self).__name__}; known: {names}"
             )
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
+def check_number(name: str, value, low: float, high: float, *, allow_none: bool = False):
+    """A setting's ``value`` as a float in [low, high] (or ``None`` where allowed).
+
+    Raises:
+        ValueError: naming the setting, for a bool, a non-number, NaN or a value outside.
+    """
+    if value is None and allow_none:
+        return None
+    hint = " (None in Python, null on the command line)" if allow_none else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
+    if not low <= value <= high:  # also False for NaN
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
+    return float(value)
+
+
+def check_finite(name: str, value) -> float:
+    """A setting's ``value`` as a finite float; ValueError naming the setting otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_integer(name: str, value, minimum: int) -> int:
+    """A setting's ``value`` as an int of at least ``minimum``; ValueError naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def _jsonable(value):

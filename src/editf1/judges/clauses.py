@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from importlib import resources
 from itertools import islice
 
 from editf1.caches import cached
@@ -49,22 +50,10 @@ _CLAUSE_END = re.compile(
 )
 #: Verbs that, negated, ask for what follows ("do not hesitate to call").
 _NEGATIVE_VERBS = ("hesita", "forge", "forgo", "fail", "delay", "wait", "miss", "skip")
-#: Function words, never a negation's object.
+#: Function words, never a negation's object (``editf1/data/function_words.txt``).
 _FUNCTION_WORDS = frozenset(
-    [
-        "a", "an", "the", "this", "that", "these", "those", "it", "its", "you", "your",
-        "we", "our", "us", "i", "me", "my", "he", "him", "his", "she", "her", "they",
-        "them", "their", "there", "here", "to", "of", "in", "on", "at", "for", "with",
-        "from", "by", "about", "as", "be", "is", "are", "was", "were", "been", "being",
-        "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will",
-        "would", "shall", "should", "can", "could", "may", "might", "must", "need", "needs",
-        "needed", "any", "some", "all", "more", "much", "very", "really", "just", "also",
-        "yet", "still", "even", "only", "or", "and", "if", "than", "then", "one", "don",
-        "doesn", "didn", "won", "isn", "aren", "wasn", "weren", "shouldn", "couldn",
-        "wouldn", "haven", "hasn", "hadn", "but", "however", "because", "although",
-        "though", "unless", "otherwise",
-    ]
-)  # fmt: skip
+    resources.files("editf1.data").joinpath("function_words.txt").read_text("utf-8").split()
+)
 #: A negation's scope: at most this many words after its cue, within its clause.
 _SCOPE_WORDS = 5
 

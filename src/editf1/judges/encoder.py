@@ -73,14 +73,9 @@ class SentenceEncoder:
         return pieces, windows
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of distinct ``texts``, in length-sorted batches; the
-        mass is the L2 norm of the sum of the text's token embeddings over its mask.
-
-        A text longer than the model's window is read in consecutive windows, each whole:
-        mean pooling is linear, so its embedding is ``normalize(sum_w m_w * e_w)`` over the
-        windows' unit embeddings and pooled masses (as :meth:`compose`): every word piece
-        counts, each read with the context of its own window.
-        """
+        """``(unit embedding, pooled mass)`` of distinct ``texts`` (the mass: the L2 norm of the
+        sum of its token embeddings over its mask); a long text's windows are composed as in
+        :meth:`compose`, so every word piece counts, read in the context of its window."""
         lengths, windows = self._windows(texts)
         inputs = [t for i, t in enumerate(texts) if i not in windows]
         sizes = [n for i, n in enumerate(lengths) if i not in windows]
@@ -94,11 +89,8 @@ class SentenceEncoder:
             if i not in windows:
                 out.append(next(rest))
                 continue
-            n = len(windows[i])
-            total = sum(mass * vector.astype(np.float64) for vector, mass in parts[k : k + n])
-            k += n
-            mass = float(np.linalg.norm(total))
-            out.append(((total / max(mass, 1e-12)).astype(np.float32), mass))
+            out.append(_combine(parts[k : k + len(windows[i])]))
+            k += len(windows[i])
         self.encoded += len(texts)
         self.tokens_encoded += sum(lengths)
         return out
@@ -173,12 +165,16 @@ class SentenceEncoder:
             pooled = self._pooled([text for run in runs for text in run])
         k = 0
         for r, run in enumerate(runs):
-            total = sum(
-                mass * vector.astype(np.float64) for vector, mass in pooled[k : k + len(run)]
-            )
-            out[r] = total / max(float(np.linalg.norm(total)), 1e-12)
+            out[r] = _combine(pooled[k : k + len(run)])[0]
             k += len(run)
         return out
+
+
+def _combine(parts: Sequence[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float]:
+    """``(normalize(sum_i m_i * e_i), its mass)`` of unit embeddings and pooled masses."""
+    total = sum(mass * vector.astype(np.float64) for vector, mass in parts)
+    mass = float(np.linalg.norm(total))
+    return (total / max(mass, 1e-12)).astype(np.float32), mass
 
 
 @cached()

@@ -17,21 +17,23 @@ content judge compares these terms:
 >>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
 >>> sorted(ref.directions), sorted(span.directions), sorted(ref.drugs)
 (['increase'], ['continue'], ['omeprazole'])
->>> sorted(compare(ref, span).conflicts)
+>>> sorted(compare(ref, span))
 ['direction']
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from editf1.caches import cached
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
     "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
-    "TERM_CONFLICT_KINDS", "Comparison", "KeyTerms", "check_veto", "compare", "extract",
+    "TERM_CONFLICT_KINDS", "VETO_HELP", "KeyTerms", "check_veto", "compare", "extract",
 ]  # fmt: skip
 
 #: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
@@ -43,6 +45,8 @@ RULES_VERSION = 2
 TERM_CONFLICT_KINDS = ("quantity", "frequency", "direction", "drug", "test")
 #: Every kind a judge's veto can name (with the clause conflicts).
 CONFLICT_KINDS = (*TERM_CONFLICT_KINDS, *CLAUSE_CONFLICT_KINDS)
+#: The help text of a judge's ``veto`` setting.
+VETO_HELP = f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"
 
 
 def check_veto(kinds) -> tuple[str, ...]:
@@ -54,104 +58,23 @@ def check_veto(kinds) -> tuple[str, ...]:
     return kinds
 
 
+#: The rules' tables (``editf1/data/key_terms.json``): directions, drugs, tests, numbers, units.
+_TABLES = json.loads(resources.files("editf1.data").joinpath("key_terms.json").read_text("utf-8"))
 #: Directions of a treatment, and the verbs (regular expressions) that express them.
-DIRECTIONS: dict[str, str] = {
-    "continue": r"continu\w*|(?:keep|kept|stay|remain)\w*\s+(?:on|taking|using)",
-    "increase": r"increas\w*|rais(?:e|es|ed|ing)|up-?titrat\w*|doubl(?:e|es|ed|ing)",
-    "decrease": r"decreas\w*|reduc(?:e|es|ed|ing)|tap(?:er|ers|ered|ering)|cut(?:ting)?\s+"
-    r"(?:back|down)|lower(?:ing)?\s+(?:the|your|his|her|its)\s+dos\w*",
-    "stop": r"stop(?:s|ped|ping)?|discontinu\w*|quit(?:s|ting)?|ceas(?:e|es|ed|ing)",
-    "start": r"start(?:s|ed|ing)?|begin(?:s|ning)?|began|initiat\w*",
-    "hold": r"hold(?:s|ing)?|held|paus(?:e|es|ed|ing)|withh(?:o|e)ld\w*|skip(?:s|ped|ping)?",
-}
-
+DIRECTIONS: dict[str, str] = _TABLES["directions"]
 #: Pairs of directions that contradict each other (either order): "continue as
 #: prescribed" means no change, so it contradicts every change.
-_OPPOSED = {
-    frozenset(pair)
-    for pair in [
-        ("continue", "increase"),
-        ("continue", "decrease"),
-        ("continue", "stop"),
-        ("continue", "hold"),
-        ("increase", "decrease"),
-        ("increase", "stop"),
-        ("increase", "hold"),
-        ("start", "stop"),
-        ("start", "hold"),
-    ]
-}
-
+_OPPOSED = {frozenset(pair) for pair in _TABLES["opposed_directions"]}
 #: WHO INN stems that mark a word of six letters or more as a drug.
-DRUG_STEMS = (
-    "mab", "nib", "ciclib", "parib", "lisib", "platin", "taxel", "rubicin", "mycin",
-    "cillin", "cycline", "floxacin", "azole", "tidine", "pril", "sartan", "olol",
-    "dipine", "statin", "gliptin", "gliflozin", "formin", "semide", "thiazide", "oxetine",
-    "pram", "triptan", "azepam", "zolam", "codone", "morphone", "profen", "coxib", "sone",
-    "olone", "parin", "xaban", "gatran", "vir", "setron", "pitant", "trexate", "citabine",
-    "uracil", "phamide", "fosfamide", "tecan", "poetin", "grastim", "relin", "lutamide",
-    "oxifen", "pentin", "azine", "adol", "tropium", "terol", "lukast", "mustine", "limus",
-    "domide", "tide",
-)  # fmt: skip
-
+DRUG_STEMS = tuple(_TABLES["drug_stems"])
 #: Common drug names that carry no INN stem (brand and over-the-counter names).
-DRUG_NAMES = frozenset(
-    [
-        "acetaminophen", "tylenol", "paracetamol", "aspirin", "advil", "motrin", "aleve",
-        "naproxen", "insulin", "morphine", "warfarin", "coumadin", "eliquis", "xarelto",
-        "imodium", "miralax", "senna", "colace", "docusate", "zofran", "compazine",
-        "benadryl", "claritin", "zyrtec", "prilosec", "nexium", "pepcid", "tums", "keytruda",
-        "opdivo", "herceptin", "avastin", "xgeva", "zometa", "neulasta", "neupogen",
-        "marinol", "decadron", "ativan", "ambien", "melatonin", "lyrica", "fentanyl", "norco",
-        "percocet", "dilaudid", "lidocaine", "emla", "creon", "lomotil", "biotene",
-    ]
-)  # fmt: skip
-
+DRUG_NAMES = frozenset(_TABLES["drug_names"])
 #: Investigations (regular expressions), each mapped to one canonical name.
-_TESTS = {
-    r"ct|cat scans?|computed tomography": "ct",
-    r"mri|magnetic resonance": "mri",
-    r"pet(?:[- ]ct)?": "pet",
-    r"x-?rays?|radiographs?": "x-ray",
-    r"ultrasounds?|sonograms?|dopplers?": "ultrasound",
-    r"biops(?:y|ies)": "biopsy",
-    r"blood (?:tests?|work|counts?)|bloodwork|labs?|lab tests?|cbc|cmp": "blood test",
-    r"mammograms?|mammography": "mammogram",
-    r"colonoscop(?:y|ies)": "colonoscopy",
-    r"endoscop(?:y|ies)": "endoscopy",
-    r"ekg|ecg|electrocardiograms?": "ecg",
-    r"echocardiograms?|echo": "echocardiogram",
-    r"urinalysis|urine (?:tests?|cultures?)": "urine test",
-    r"psa|cea|ca[- ]?125|ca[- ]?19-9|tumou?r markers?": "tumour marker",
-    r"bone scans?": "bone scan",
-}
-
+_TESTS: dict[str, str] = _TABLES["tests"]
 #: number words -> (low, high): vague ones are ranges
-_NUMBER_WORDS = {
-    "one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "five": (5, 5),
-    "six": (6, 6), "seven": (7, 7), "eight": (8, 8), "nine": (9, 9), "ten": (10, 10),
-    "eleven": (11, 11), "twelve": (12, 12), "fourteen": (14, 14), "twenty": (20, 20),
-    "thirty": (30, 30), "once": (1, 1), "twice": (2, 2), "thrice": (3, 3),
-    "a couple of": (2, 2), "a few": (2, 4), "several": (2, 7),
-}  # fmt: skip
-
+_NUMBER_WORDS = {word: tuple(pair) for word, pair in _TABLES["number_words"].items()}
 #: unit spellings (regular expression) -> (dimension, factor to its base unit), in order
-_UNITS = {
-    "mg|milligrams?": ("mass", 1.0), "mcg|µg|micrograms?": ("mass", 1e-3),
-    "g|grams?": ("mass", 1e3), "kg|kilograms?": ("weight", 1.0),
-    "lbs?|pounds?": ("weight", 0.4536), "ml|milliliters?|millilitres?|cc": ("volume", 1.0),
-    "l|liters?|litres?": ("volume", 1e3), "units?|iu": ("units", 1.0),
-    "tablets?|tabs?|pills?|capsules?|caps": ("tablets", 1.0), "puffs?": ("puffs", 1.0),
-    "drops?": ("drops", 1.0), "%|percent": ("percent", 1.0),
-    "°\\s?f|degrees? f(?:ahrenheit)?": ("fahrenheit", 1.0),
-    "°\\s?c|degrees? c(?:elsius)?|degrees?": ("celsius", 1.0), "mmhg": ("pressure", 1.0),
-    "minutes?|mins?": ("time", 1 / 60), "hours?|hrs?|h": ("time", 1.0),
-    "days?|nights?": ("time", 24.0), "weeks?|wks?": ("time", 168.0),
-    "months?": ("time", 720.0), "years?": ("time", 8760.0), "times": ("times", 1.0),
-    "cycles?": ("cycles", 1.0), "doses?": ("doses", 1.0),
-    "sessions?|treatments?|fractions?": ("sessions", 1.0), "cm": ("length", 1.0),
-    "mm": ("length", 0.1), "inch(?:es)?": ("length", 2.54),
-}  # fmt: skip
+_UNITS = {unit: tuple(pair) for unit, pair in _TABLES["units"].items()}
 _UNIT_PATTERNS = [(re.compile(u, re.IGNORECASE), dimension) for u, dimension in _UNITS.items()]
 
 _NUMBER = r"\d+(?:[.,]\d+)?|" + "|".join(
@@ -260,27 +183,20 @@ def extract(text: str) -> KeyTerms:
     )
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """``conflicts``: the kinds (:data:`TERM_CONFLICT_KINDS`) a span contradicts."""
-
-    conflicts: frozenset[str]
-
-
 def _overlaps(quantity, others) -> bool:
     dimension, low, high = quantity
     return any(d == dimension and lo <= high and low <= hi for d, lo, hi in others)
 
 
 @cached(maxsize=100_000)
-def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
+def compare(reference: KeyTerms, span: KeyTerms) -> frozenset[str]:
     """Which kinds of the reference's key terms the span contradicts: the span omits a term
     of that kind and has another instead (a quantity of the same dimension that does not
     overlap; another frequency, drug or test; an opposed direction).
 
-    >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")).conflicts)
+    >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")))
     ['quantity']
-    >>> compare(extract("Rest."), extract("Sleep.")).conflicts
+    >>> compare(extract("Rest."), extract("Sleep."))
     frozenset()
     """
     conflicts = set()
@@ -299,4 +215,4 @@ def compare(reference: KeyTerms, span: KeyTerms) -> Comparison:
         for e in span.directions - reference.directions
     ):
         conflicts.add("direction")
-    return Comparison(frozenset(conflicts))
+    return frozenset(conflicts)

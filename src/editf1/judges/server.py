@@ -141,8 +141,7 @@ class ServerJudgeConfig(JudgeConfig):
     """Settings of a server judge, content or theme (the fields' help says what each does).
 
     Raises:
-        ValueError: a bad ``constraint``, ``max_failed_share`` or ``allow_remote``; the
-            connection's settings are checked by :class:`~editf1.judges.connection.Connection`.
+        ValueError: a bad ``constraint``, ``max_failed_share`` or ``allow_remote``.
     """
 
     base_url: str = field(
@@ -211,25 +210,17 @@ class _ServerJudge:
         elif args or options:
             raise ValueError("give config or options, not both")
         self.config = c = config
-        self.connection = Connection(
-            c.base_url,
-            api_key_env=c.api_key_env,
-            max_concurrency=c.max_concurrency,
-            timeout_s=c.timeout_s,
-            retries=c.retries,
-            allow_remote=c.allow_remote,
-        )
+        names = ("api_key_env", "max_concurrency", "timeout_s", "retries", "allow_remote")
+        self.connection = Connection(c.base_url, **{n: getattr(c, n) for n in names})
         self.max_failed_share = c.max_failed_share
         self.base_url = self.connection.shown
         self.counts: Counter[str] = Counter()
         self.model = self.connection.served_model(c.model, c.adapter)
         self.adapter = c.adapter
+        self.constraint = self._constraint_note = c.constraint
         if c.constraint == "auto":
             self.constraint = self._probe()
             self._constraint_note = f"{self.constraint}(detected)"
-        else:
-            self.constraint = c.constraint
-            self._constraint_note = c.constraint
 
     @property
     def fingerprint(self) -> str:
@@ -263,13 +254,8 @@ class _ServerJudge:
         """``"json_schema"`` if one request without clinical text shows the server enforces a
         JSON schema, else ``"none"``.
         """
-        body = {
-            "model": self.adapter or self.model,
-            "messages": [{"role": "user", "content": "Reply with one word."}],
-            "temperature": 0.0,
-            "max_tokens": 32,
-            "response_format": _json_schema([_PROBE]),
-        }
+        body = self._body([{"role": "user", "content": "Reply with one word."}], [_PROBE])
+        body["response_format"] = _json_schema([_PROBE])
         [reply] = self._ask_all([body])
         if reply.failure is not None and re.fullmatch(r"HTTP 4\d\d", reply.failure):
             return "none"  # the server refuses the field
@@ -362,9 +348,8 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
     ``score`` is ``None``.
 
     Raises:
-        ValueError: bad options, a non-loopback host without ``allow_remote``, a
-            ``model`` or ``adapter`` the server does not serve, or several served models
-            and no ``model``.
+        ValueError: bad options, a remote host without ``allow_remote``, a ``model`` or
+            ``adapter`` not served, or several served models and no ``model``.
         ConnectionError: no server answers at ``base_url``.
         ServerJudgeError: when more than ``max_failed_share`` of a call's requests failed.
     """

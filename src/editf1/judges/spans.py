@@ -21,11 +21,10 @@ def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> li
     ['Rest.', 'Drink.', 'Call.', 'Rest. Drink.', 'Drink. Call.']
     """
     spans = []
-    for size in range(1, window + 1):
-        for i in range(len(sentences) - size + 1):
-            start, end = sentences[i].start, sentences[i + size - 1].end
-            run = sentences[i].text if size == 1 else plain_text(text[start:end])
-            spans.append(Sentence(run, start, end))
+    for first, last in span_ranges(len(sentences), window):
+        start, end = sentences[first].start, sentences[last].end
+        run = sentences[first].text if first == last else plain_text(text[start:end])
+        spans.append(Sentence(run, start, end))
     return spans
 
 

@@ -11,10 +11,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from editf1.judges.base import ContentJudgement, VetoedSpan
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS, clause_conflicts, clauses
 from editf1.judges.key_terms import CONFLICT_KINDS, compare, extract
+from editf1.segment import Sentence
 
-__all__ = ["veto_kinds", "vetoed"]
+__all__ = ["decide", "veto_kinds", "vetoed"]
+
+#: float32 rounding of a probability: a tie within it goes to the earliest span.
+_TIE = 1e-6
 
 
 def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...]:
@@ -26,7 +31,7 @@ def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...
     >>> veto_kinds("Take 20 mg daily.", "Take 40 mg daily.", ("drug",))
     ()
     """
-    found = set(compare(extract(reference), extract(span)).conflicts)
+    found = set(compare(extract(reference), extract(span)))
     if set(veto) & set(CLAUSE_CONFLICT_KINDS):
         found |= clause_conflicts(clauses(reference), clauses(span))
     return tuple(k for k in CONFLICT_KINDS if k in found and k in veto)
@@ -34,21 +39,42 @@ def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...
 
 def vetoed(references: Sequence[str], spans: Sequence[str], veto: Sequence[str]) -> np.ndarray:
     """(R, C) booleans: True where span ``c`` contradicts reference sentence ``r`` on a
-    kind of ``veto`` (all False for an empty ``veto``). Each text's terms and clauses are
-    read once (both are cached per text)."""
-    kinds = set(veto)
-    out = np.zeros((len(references), len(spans)), dtype=bool)
-    if not kinds or not len(spans):
-        return out
-    clause_veto = kinds & set(CLAUSE_CONFLICT_KINDS)  # clauses are read only then
-    span_terms = [extract(s) for s in spans]
-    span_clauses = [clauses(s) for s in spans] if clause_veto else []
-    for i, reference in enumerate(references):
-        terms = extract(reference)
-        reference_clauses = clauses(reference) if clause_veto else None
-        for j in range(len(spans)):
-            found = set(compare(terms, span_terms[j]).conflicts) & kinds
-            if not found and clause_veto:
-                found = clause_conflicts(reference_clauses, span_clauses[j]) & clause_veto
-            out[i, j] = bool(found)
-    return out
+    kind of ``veto`` (:func:`veto_kinds`; all False for an empty ``veto``)."""
+    rows = [[bool(veto and veto_kinds(r, s, veto)) for s in spans] for r in references]
+    return np.array(rows, dtype=bool).reshape(len(references), len(spans))
+
+
+def _best(row: np.ndarray) -> int:
+    return int(np.flatnonzero(row >= row.max() - _TIE)[0])
+
+
+def decide(
+    reference: str,
+    spans: Sequence[Sentence],
+    probability: np.ndarray,
+    unvetoed: np.ndarray,
+    threshold: float,
+    veto: Sequence[str],
+) -> ContentJudgement:
+    """One reference sentence's judgement from its (C,) span ``probability`` (0 where
+    vetoed) and ``unvetoed`` (the same without the veto): the most probable span (ties
+    within 1e-6: the earliest) matches if it reaches ``threshold``; a NO MATCH names the
+    span the veto ruled out that would have matched (:class:`VetoedSpan`). ``score`` is
+    the best probability (0.0 without spans).
+
+    >>> span = Sentence("Take 40 mg.", 0, 11)
+    >>> decide("Take 20 mg.", [span], np.zeros(1), np.ones(1), 0.5, ("quantity",)).vetoed.kinds
+    ('quantity',)
+    """
+    if not len(probability):
+        return ContentJudgement("no_match", None, 0.0)
+    best = _best(probability)
+    p = float(np.clip(probability[best], 0.0, 1.0))
+    if p >= threshold:
+        return ContentJudgement("match", spans[best], p)
+    top = _best(unvetoed)
+    ruled_out = None
+    if unvetoed[top] >= threshold and probability[top] < unvetoed[top]:
+        kinds = veto_kinds(reference, spans[top].text, veto)
+        ruled_out = VetoedSpan(spans[top], kinds, float(min(unvetoed[top], 1.0)))
+    return ContentJudgement("no_match", None, p, vetoed=ruled_out)

@@ -48,7 +48,7 @@ from editf1.judges.cross_encoder import (
     CrossEncoderContentJudge,
     CrossEncoderScorer,
 )
-from editf1.judges.embedding.content_features import word_recall
+from editf1.judges.embedding.content import word_recall
 from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import vetoed
 from editf1.training.classifiers import content_requests

@@ -1,7 +1,7 @@
 """The embedded default judges: offline, CPU, nothing downloaded (``docs/judges.md``).
 
-:class:`EmbeddingContentJudge` (:mod:`.content`, features in :mod:`.content_features`) and
-:class:`EmbeddingThemeJudge` (:mod:`.theme`, :mod:`.theme_features`) share one
+:class:`EmbeddingContentJudge` (:mod:`.content`) and :class:`EmbeddingThemeJudge`
+(:mod:`.theme`), each with its features, share one
 :class:`~editf1.judges.encoder.SentenceEncoder`; :mod:`.config` holds their settings
 (one dataclass each, the parameter file) and the shipped files.
 """
@@ -15,11 +15,10 @@ from editf1.judges.embedding.config import (
     EmbeddingThemeConfig,
     load_params,
 )
-from editf1.judges.embedding.content import EmbeddingContentJudge, SpanScores
-from editf1.judges.embedding.content_features import word_recall
-from editf1.judges.embedding.theme import EmbeddingThemeJudge
-from editf1.judges.embedding.theme_features import (
+from editf1.judges.embedding.content import EmbeddingContentJudge, SpanScores, word_recall
+from editf1.judges.embedding.theme import (
     THEME_SENTENCE_FEATURES,
+    EmbeddingThemeJudge,
     theme_sentence_features,
     theme_word_vectorizer,
 )

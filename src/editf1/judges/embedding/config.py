@@ -6,22 +6,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import numbers
 import os
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import ClassVar
 
-from editf1.judges.base import JudgeConfig
-from editf1.judges.embedding.theme_features import THEME_SENTENCE_FEATURES
-from editf1.judges.key_terms import CONFLICT_KINDS, check_veto
+from editf1.judges.base import (
+    RUN_FLOOR_HELP,
+    THRESHOLD_HELP,
+    JudgeConfig,
+    check_finite,
+    check_integer,
+    check_number,
+)
+from editf1.judges.key_terms import VETO_HELP, check_veto
 from editf1.themes import check_theme
 
 __all__ = [
     "CONTENT_FEATURES", "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "DEFAULT_THEME_PARAMS",
-    "SPAN_EMBEDDINGS", "EmbeddingContentConfig", "EmbeddingThemeConfig", "digest", "load_params",
-    "read_config",
+    "SPAN_EMBEDDINGS", "THEME_SENTENCE_FEATURES", "EmbeddingContentConfig", "EmbeddingThemeConfig",
+    "digest", "load_params", "read_config",
 ]  # fmt: skip
 
 #: The default content judge's parameter file (fitted on K-QA, veto on every kind).
@@ -34,24 +38,8 @@ CONTENT_FEATURES = ("cosine", "word_recall")
 DEFAULT_SPAN_MARGIN = 0.3
 #: How a run of draft sentences is embedded: as its own text, or composed.
 SPAN_EMBEDDINGS = ("encoded", "composed")
-
-
-def _number(name: str, value, low: float, high: float, *, allow_none: bool = False):
-    """``value`` as a float in [low, high] (or ``None`` where allowed), else ValueError."""
-    if value is None and allow_none:
-        return None
-    hint = " (None in Python, null on the command line)" if allow_none else ""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}]{hint}, got {value!r}")
-    if not low <= value <= high:  # also False for NaN
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}]{hint}, got {value!r}")
-    return float(value)
-
-
-def _finite(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
+#: Sentence features the theme judge can add to the embedding.
+THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
 
 @dataclass(frozen=True)
@@ -80,21 +68,9 @@ class EmbeddingContentConfig(JudgeConfig):
         default=CONTENT_FEATURES,
         metadata={"help": f"what the logit adds, in order, from {list(CONTENT_FEATURES)}"},
     )
-    threshold: float = field(
-        default=0.5,
-        metadata={"help": "match probability in [0, 1] at or above which the best span matches"},
-    )
-    veto: tuple[str, ...] = field(
-        default=(),
-        metadata={"help": f"conflict kinds that rule a span out, from {list(CONFLICT_KINDS)}"},
-    )
-    run_floor: float = field(
-        default=0.0,
-        metadata={
-            "help": "probability in [0, 1] each sentence of a run must reach alone for the "
-            "run to be a candidate"
-        },
-    )
+    threshold: float = field(default=0.5, metadata={"help": THRESHOLD_HELP})
+    veto: tuple[str, ...] = field(default=(), metadata={"help": VETO_HELP})
+    run_floor: float = field(default=0.0, metadata={"help": RUN_FLOOR_HELP})
     span_embedding: str = field(
         default="encoded",
         metadata={
@@ -120,10 +96,6 @@ class EmbeddingContentConfig(JudgeConfig):
         missing = [f for f in features if f not in self.weights]
         if missing:
             raise ValueError(f"the parameters have no weight for feature(s) {missing}")
-        weights = {f: _finite(f"weights[{f!r}]", self.weights[f]) for f in features}
-        window = self.window
-        if isinstance(window, bool) or not isinstance(window, numbers.Integral) or window < 1:
-            raise ValueError(f"window must be an integer >= 1, got {window!r}")
         if self.span_embedding not in SPAN_EMBEDDINGS:
             raise ValueError(
                 f"span_embedding must be one of {list(SPAN_EMBEDDINGS)}, "
@@ -131,13 +103,13 @@ class EmbeddingContentConfig(JudgeConfig):
             )
         settings = {
             "features": features,
-            "weights": weights,
-            "bias": _finite("bias", self.bias),
-            "window": int(window),
-            "threshold": _number("threshold", self.threshold, 0.0, 1.0),
-            "run_floor": _number("run_floor", self.run_floor, 0.0, 1.0),
+            "weights": {f: check_finite(f"weights[{f!r}]", self.weights[f]) for f in features},
+            "bias": check_finite("bias", self.bias),
+            "window": check_integer("window", self.window, 1),
+            "threshold": check_number("threshold", self.threshold, 0.0, 1.0),
+            "run_floor": check_number("run_floor", self.run_floor, 0.0, 1.0),
             "veto": check_veto(self.veto),
-            "span_margin": _number("span_margin", self.span_margin, 0.0, 2.0, allow_none=True),
+            "span_margin": check_number("span_margin", self.span_margin, 0, 2, allow_none=True),
         }
         for name, value in settings.items():
             object.__setattr__(self, name, value)
@@ -219,8 +191,7 @@ def read_config(config_class, params_file: str | None, config, default_file: str
     ``overrides`` replaced.
 
     Raises:
-        ValueError: for both ``config`` and ``params_file``, a missing setting, an unknown
-            override, or the settings' checks.
+        ValueError: both ``config`` and ``params_file``, a missing or bad setting, unknown options.
         FileNotFoundError: if the file is neither shipped nor a file.
     """
     if config is not None and params_file is not None:

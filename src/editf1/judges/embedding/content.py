@@ -1,14 +1,17 @@
 """The embedded content judge: a small classifier over embedding similarity and word
-overlap, with a veto on spans that contradict the reference's clinical key terms."""
+overlap (:func:`word_recall`), with a veto on spans that contradict the reference's
+clinical key terms."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
+import regex
 
-from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest, VetoedSpan
+from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
 from editf1.judges.embedding.config import (
     DEFAULT_CONTENT_PARAMS,
     DEFAULT_SPAN_MARGIN,
@@ -17,21 +20,41 @@ from editf1.judges.embedding.config import (
     digest,
     read_config,
 )
-from editf1.judges.embedding.content_features import word_recall
 from editf1.judges.encoder import SentenceEncoder, default_encoder
 from editf1.judges.key_terms import RULES_VERSION
 from editf1.judges.spans import candidate_spans, span_ranges
-from editf1.judges.veto import veto_kinds, vetoed
+from editf1.judges.veto import decide, vetoed
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
 __all__ = [
     "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
-    "SpanScores",
+    "SpanScores", "word_recall",
 ]  # fmt: skip
 
-#: float32 rounding of a cosine and of a probability
+#: float32 rounding of a cosine
 _COSINE_ROUNDING = 1e-6
-_PROBABILITY_ROUNDING = 1e-6
+
+
+_WORDS = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*")
+
+
+def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+    """Share of each reference's distinct case-folded words (a letter or digit, then letters,
+    digits and combining marks) found in each candidate: (R, C) floats in [0, 1].
+
+    >>> word_recall(["Take two tablets"], ["take 2 tablets", "rest"]).round(3).tolist()
+    [[0.667, 0.0]]
+    """
+    if not references or not candidates:
+        return np.zeros((len(references), len(candidates)))
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(binary=True, tokenizer=_WORDS.findall, token_pattern=None)
+    vectorizer.fit([*references, *candidates])
+    refs = vectorizer.transform(references)
+    overlap = (refs @ vectorizer.transform(candidates).T).toarray()
+    sizes = np.maximum(refs.sum(axis=1).A.ravel(), 1)
+    return overlap / sizes[:, None]
 
 
 @dataclass(frozen=True)
@@ -56,15 +79,6 @@ class SpanScores:
     features: dict[str, np.ndarray]
     vetoed: np.ndarray
     run_ruled_out: np.ndarray
-
-
-def _best(row: np.ndarray) -> int:
-    """The index of the best probability; within float32 rounding the earliest span wins."""
-    return int(np.flatnonzero(row >= row.max() - _PROBABILITY_ROUNDING)[0])
-
-
-def _flatten(groups: Sequence[Sequence[str]]) -> list[str]:
-    return [text for group in groups for text in group]
 
 
 def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -95,8 +109,7 @@ class EmbeddingContentJudge(ContentJudge):
             ``span_margin``, ``span_embedding="composed"``, ...).
 
     Raises:
-        ValueError: if both ``config`` and ``params_file`` are given, for an unknown
-            override, and from :class:`EmbeddingContentConfig`'s checks.
+        ValueError: both ``config`` and ``params_file``, an unknown override, a bad setting.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
@@ -134,10 +147,7 @@ class EmbeddingContentJudge(ContentJudge):
 
     def _logit(self, terms: dict[str, np.ndarray]) -> np.ndarray:
         """bias + the weighted feature ``terms``, added in feature order."""
-        total = terms[self.features[0]]
-        for name in self.features[1:]:
-            total = total + terms[name]
-        return total + self.bias
+        return sum((terms[name] for name in self.features[1:]), terms[self.features[0]]) + self.bias
 
     def _probability(self, features: dict[str, np.ndarray], vetoed: np.ndarray) -> np.ndarray:
         terms = {name: w * features[name] for name, w in zip(self.features, self.weights)}
@@ -158,16 +168,6 @@ class EmbeddingContentJudge(ContentJudge):
         beats = upper > single_probability.max(axis=1, keepdims=True)
         return ((upper >= self.threshold) & beats).any(axis=0)
 
-    def _text_features(self, refs, spans) -> tuple[dict, np.ndarray]:
-        """Every feature but the cosine, for every span, and the veto."""
-        texts = [s.text for s in spans]
-        return {"word_recall": word_recall(refs, texts)}, vetoed(refs, texts, self.veto)
-
-    def veto_kinds(self, reference: str, span: str) -> tuple[str, ...]:
-        """The veto's kinds on which ``span`` contradicts ``reference``
-        (:func:`editf1.judges.veto.veto_kinds`)."""
-        return veto_kinds(reference, span, self.veto)
-
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
     ) -> list[SpanScores]:
@@ -177,7 +177,8 @@ class EmbeddingContentJudge(ContentJudge):
         references = [[s.text for s in r.reference_sentences] for r in requests]
         sentences = [[s.text for s in r.prediction_sentences] for r in requests]
         vectors = _split(
-            self.encoder.encode(_flatten(references + sentences)), references + sentences
+            self.encoder.encode(list(chain.from_iterable(references + sentences))),
+            references + sentences,
         )
         prepared, run_texts, run_sentences = [], [], []
         for k, request in enumerate(requests):
@@ -185,19 +186,21 @@ class EmbeddingContentJudge(ContentJudge):
             n = len(request.prediction_sentences)
             spans = candidate_spans(request.prediction, request.prediction_sentences, self.window)
             ranges = np.array(span_ranges(n, self.window)[n:], dtype=int).reshape(-1, 2)
-            features, vetoed = self._text_features(refs, spans)
+            texts = [s.text for s in spans]
+            features = {"word_recall": word_recall(refs, texts)}
+            banned = vetoed(refs, texts, self.veto)
             cosine = ref_vectors @ vectors[len(requests) + k].T
             singles = {name: f[:, :n] for name, f in features.items()} | {"cosine": cosine}
-            ruled = np.zeros_like(vetoed)
+            ruled = np.zeros_like(banned)
             if self.run_floor and len(ranges):  # each sentence of a run alone: the floor
-                free = self._probability(singles, np.zeros_like(vetoed[:, :n]))
+                free = self._probability(singles, np.zeros_like(banned[:, :n]))
                 below = np.stack([free[:, i : j + 1].min(axis=1) for i, j in ranges], axis=1)
                 ruled[:, n:] = below < self.run_floor
             keep = np.ones(len(ranges), dtype=bool)
             if len(ranges) and self.span_margin is not None and not every_span:
-                probability = self._probability(singles, vetoed[:, :n])
+                probability = self._probability(singles, banned[:, :n])
                 run_features = {name: f[:, n:] for name, f in features.items()}
-                out_of_reach = vetoed[:, n:] | ruled[:, n:]
+                out_of_reach = banned[:, n:] | ruled[:, n:]
                 keep = self._could_match(cosine, probability, run_features, out_of_reach, ranges)
             kept = np.flatnonzero(keep)
             runs = [spans[n + i] for i in kept]
@@ -206,16 +209,16 @@ class EmbeddingContentJudge(ContentJudge):
             columns = np.concatenate([np.arange(n), n + kept]).astype(int)
             features = {name: f[:, columns] for name, f in features.items()}
             prepared.append(
-                (spans[:n] + runs, cosine, features, vetoed[:, columns], ruled[:, columns],
+                (spans[:n] + runs, cosine, features, banned[:, columns], ruled[:, columns],
                  ref_vectors)
             )  # fmt: skip
         if self.span_embedding == "composed":
-            flat = self.encoder.compose(_flatten(run_sentences))
+            flat = self.encoder.compose(list(chain.from_iterable(run_sentences)))
         else:
-            flat = self.encoder.encode(_flatten(run_texts))
+            flat = self.encoder.encode(list(chain.from_iterable(run_texts)))
         run_vectors = _split(flat, run_texts)
         out = []
-        for (spans, cosine, features, vetoed, ruled, ref_vectors), runs in zip(
+        for (spans, cosine, features, banned, ruled, ref_vectors), runs in zip(
             prepared, run_vectors
         ):
             features["cosine"] = np.concatenate([cosine, ref_vectors @ runs.T], axis=1)
@@ -224,9 +227,9 @@ class EmbeddingContentJudge(ContentJudge):
                     spans,
                     features["cosine"],
                     features["word_recall"],
-                    self._probability(features, vetoed | ruled),
+                    self._probability(features, banned | ruled),
                     features,
-                    vetoed,
+                    banned,
                     ruled,
                 )
             )
@@ -256,20 +259,8 @@ class EmbeddingContentJudge(ContentJudge):
                     row, free = (np.where(recall == 0, 0.0, r) for r in (row, free))
                 elif foreign.any():
                     row, free = (np.where((recall == 0) & foreign, 0.0, r) for r in (row, free))
-                if not len(row):
-                    judgements.append(ContentJudgement("no_match", None, 0.0))
-                    continue
-                best = _best(row)
-                probability = float(row[best])
-                if probability >= self.threshold:
-                    judgements.append(ContentJudgement("match", scores.spans[best], probability))
-                    continue
-                ruled_out = _best(free)  # the match there would be without the veto
-                vetoed = None
-                if free[ruled_out] >= self.threshold:
-                    span = scores.spans[ruled_out]
-                    kinds = self.veto_kinds(sentence.text, span.text)
-                    vetoed = VetoedSpan(span, kinds, float(free[ruled_out]))
-                judgements.append(ContentJudgement("no_match", None, probability, vetoed=vetoed))
+                judgements.append(
+                    decide(sentence.text, scores.spans, row, free, self.threshold, self.veto)
+                )
             results.append(judgements)
         return results
