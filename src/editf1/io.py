@@ -1,9 +1,6 @@
-"""Files in and out: the one reader of JSONL and CSV tables, and outputs written atomically.
-
-Input is UTF-8 (a byte-order mark dropped); ``"-"`` is standard input or output. Errors
-name the file, the line and the field, never a row's text. Outputs are written to a
-hidden temporary beside the target and renamed onto it (``os.replace``) only once
-complete, so an interrupted run leaves the previous output as it was.
+"""Files in and out: the one reader of JSONL and CSV tables (UTF-8; ``"-"`` is standard
+input or output; errors name file, line and field, never a row's text), and outputs
+written to a hidden temporary beside the target, renamed onto it only once complete.
 """
 
 from __future__ import annotations
@@ -85,7 +82,6 @@ def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
 
 
 def _read_text(path: str | os.PathLike) -> str:
-    """The file (or standard input) as UTF-8; ValueError naming line and column of a bad byte."""
     data = sys.stdin.buffer.read() if _is_stdio(path) else Path(path).read_bytes()
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
@@ -109,7 +105,7 @@ def read_jsonl(
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
         InputError: listing every line that is not a JSON object or repeats a key, and the
-            missing fields (:func:`~editf1.naming.missing_fields`).
+            missing fields.
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -151,7 +147,6 @@ class _RepeatedKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """``json.loads``'s ``object_pairs_hook``: a dict, or :class:`_RepeatedKey`."""
     row = dict(pairs)
     if len(row) < len(pairs):
         seen: set[str] = set()
@@ -170,7 +165,6 @@ class TableRows(list):
         self.columns, self.source, self.lines = columns, source, lines
 
     def locations(self) -> list[FileLine]:
-        """Each row's :class:`~editf1.naming.FileLine`."""
         return [FileLine(self.source, line) for line in self.lines]
 
     def where(self, rows: Sequence[int]) -> str:
@@ -187,9 +181,8 @@ def read_csv(
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming file and line for bytes that are not UTF-8, a quote never closed
-            or another quoting error; a header that repeats a column or lacks one of
-            ``fields`` (shown only as :func:`~editf1.naming.shown_columns` allows).
+        ValueError: naming file and line for bytes that are not UTF-8 or a quoting error; a
+            header that repeats a column or lacks one of ``fields``.
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -256,9 +249,6 @@ def read_rows(
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether two paths name one file (same object when both exist, else same resolved
     path); ``"-"`` is never a file.
-
-    >>> same_file("a/../b.jsonl", "b.jsonl"), same_file("-", "-")
-    (True, False)
     """
     if _is_stdio(a) or _is_stdio(b):
         return False
@@ -326,7 +316,6 @@ def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[
 
 
 def _temporary_beside(target: Path, make) -> tuple[Path, object]:
-    """A new hidden name beside ``target``, and what ``make(path)`` returned creating it."""
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -340,9 +329,9 @@ def _temporary_beside(target: Path, make) -> tuple[Path, object]:
 @contextmanager
 def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
     """Open ``path`` (``"-"``: standard output) for writing, UTF-8 text or ``binary``, so
-    that it appears only once complete (the module docstring); on an exception ``path`` is
-    left as it was. A replaced file keeps its permission bits; a symbolic link is written
-    through; a stream (:func:`is_stream`) is written into.
+    that it appears only once complete; on an exception ``path`` is left as it was. A
+    replaced file keeps its permission bits; a symbolic link is written through; a stream
+    (:func:`is_stream`) is written into.
 
     Raises:
         ValueError: see :func:`check_output_path`.
@@ -386,7 +375,6 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
 
 def _named(error: OSError, path: str | os.PathLike) -> OSError:
-    """``error``, or the same error naming ``path`` where it names no file."""
     if error.filename is not None or error.errno is None:
         return error
     return type(error)(error.errno, error.strerror, os.fspath(path))
@@ -435,8 +423,8 @@ def staged_folder(
 
 
 class JsonlWriter:
-    """Context manager writing dicts as JSON Lines, one per call, atomically
-    (:func:`atomic_output`); ``written`` counts the lines.
+    """Context manager writing dicts as JSON Lines, one per call, atomically; ``written``
+    counts the lines.
     """
 
     def __init__(self, path: str | os.PathLike):
