@@ -1,6 +1,5 @@
-"""Every in-process cache of edit-F1 registers here where it is made (loaded judges,
-encoders and their encodings, models, digests, theme labels), so :func:`clear_caches`
-reaches every one; the Hugging Face cache on disk is left.
+"""Every in-process cache of edit-F1 registers here where it is made, so
+:func:`clear_caches` reaches every one (the Hugging Face cache on disk is left).
 """
 
 from __future__ import annotations

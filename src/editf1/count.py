@@ -1,10 +1,5 @@
-"""Counting: step 3 of the pipeline, the only place counts are made.
-
-Algorithm 1 of Seegmiller et al. (arXiv 2601.11344): reference sentences with a matched
-draft span are expected matches (EM), the others expected additions (EA; unusable
-judgements included); matched spans are blanked out of the draft and the draft
-sentences left with a word are expected deletions (ED). Theme level (§3.2): the set of
-scored themes in the draft predicts the set in the reply (:func:`count_themes`).
+"""Counting: step 3 of the pipeline, the only place counts are made (Algorithm 1 and
+§3.2 of Seegmiller et al., arXiv 2601.11344).
 """
 
 from __future__ import annotations
@@ -78,18 +73,17 @@ def count_content(
     splitter: SentenceSplitter,
 ) -> ContentCounts:
     """Count EM, EA and ED for one pair (Algorithm 1), given ``splitter.split(prediction)``
-    and one judgement per reference sentence. What is left once spans are blanked is split
-    inside each draft sentence, so words on both sides of a span stay one sentence.
+    and one judgement per reference sentence: reference sentences with a matched span are
+    EM, the others EA (unusable ones included); the matched spans are blanked out of the
+    draft, and what is left of each draft sentence, split again, is ED.
 
     >>> draft = "Rest today. Drink water. Call us."
     >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
     ...      ContentJudgement("no_match")]
     >>> splitter = SentenceSplitter()
     >>> c = count_content(draft, splitter.split(draft), j, splitter)
-    >>> c.expected_matches, c.expected_additions, c.expected_deletions
-    (1, 1, 2)
-    >>> [d.text for d in c.deletions]
-    ['Drink water.', 'Call us.']
+    >>> c.expected_matches, c.expected_additions, [d.text for d in c.deletions]
+    (1, 1, ['Drink water.', 'Call us.'])
     """
     left = prediction  # the draft with every matched span blanked
     for s in (j.span for j in judgements if j.span is not None):
@@ -144,12 +138,7 @@ def leave_out(
 def themes_present(
     judgements: Sequence[ThemeJudgement | None], themes_scored: Collection[str]
 ) -> frozenset[str]:
-    """The scored themes among one text's sentence labels (unusable labels count as none).
-
-    >>> sorted(themes_present([ThemeJudgement("Logistics"), ThemeJudgement("Other"),
-    ...                        ThemeJudgement(None)], {"Logistics", "Care coordination"}))
-    ['Logistics']
-    """
+    """The scored themes among one text's sentence labels (unusable labels count as none)."""
     return frozenset(j.theme for j in judgements if j is not None and j.theme in themes_scored)
 
 

@@ -31,8 +31,8 @@ class FileLine:
 
 
 def field_at(field: str, row, item: int | None = None) -> str:
-    """``field[row]`` (``field[row][item]``), or ``file, line N: field 'name'`` (``item k``,
-    from 1) for a :class:`FileLine`.
+    """``field[row]`` (``field[row][item]``), or for a :class:`FileLine` ``file, line N:
+    field 'name'`` (``item k``, from 1).
 
     >>> field_at("reference", 2), field_at("reference", FileLine("pairs.csv", 4), item=0)
     ('reference[2]', "pairs.csv, line 4: field 'reference' item 1")
@@ -50,9 +50,8 @@ def missing_fields(
     named_by: Mapping[str, str],
 ) -> str:
     """One message for every field missing from lines of a JSON Lines file (``lacking``:
-    field -> the lines without it, of ``n_lines`` not blank): fields lacking on the same
-    lines named together (``named_by``: field -> its option), then the ``keys`` those
-    lines have, never a value.
+    field -> the lines without it, of ``n_lines`` not blank; ``named_by``: field -> its
+    option), then the ``keys`` those lines have, never a value.
 
     >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
     "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"
@@ -91,8 +90,7 @@ def lines_of(lines: Sequence[int], limit: int = 10) -> str:
     return f"lines {', '.join(map(str, lines[:-1]))} and {lines[-1]}"
 
 
-#: What a column name looks like: a letter or ``_``, then letters, digits, ``_``, ``.``
-#: or ``-`` (up to 64 characters in all), no space. Text has spaces; a name has none.
+#: What a column name looks like (up to 64 characters, no space: text has spaces).
 _NAME = re.compile(r"[^\W\d][\w.-]{0,63}")
 #: Most keys a message lists.
 MAX_NAMES_SHOWN = 30
@@ -110,8 +108,6 @@ def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "
     close to a wanted name (:func:`difflib.get_close_matches`, cutoff 0.8). JSON keys that
     look like names are shown, the others counted.
 
-    >>> shown_columns(["draft", "reply"], ["prediction", "reference"])
-    "['draft', 'reply']"
     >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
     2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
     header row)

@@ -95,11 +95,8 @@ class SentenceAlignment:
 
 @dataclass(frozen=True)
 class ThemeCounts:
-    """The theme counts of one pair over the scored themes (§3.2; Tables 5, 14 and 15), made
-    by :func:`editf1.count.count_themes`: ``true_positives`` (themes in both texts),
-    ``false_positives`` / ``false_negatives`` (themes in the draft / reply only, plus its
-    sentences without a usable label), and per theme the ``reference_sentences`` labelled
-    with it and the ``matched_sentences`` among them.
+    """The theme counts of one pair over the scored themes, made by
+    :func:`editf1.count.count_themes` (which says what each counts).
     """
 
     reference_themes: frozenset[str]
@@ -111,19 +108,15 @@ class ThemeCounts:
     matched_sentences: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     def as_tuple(self) -> tuple[int, int, int]:
-        """``(tp, fp, fn)``."""
         return self.true_positives, self.false_positives, self.false_negatives
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """Scores and alignment of one (prediction, reference) pair.
-
-    ``content``: precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1); ``theme``:
-    the draft's set of themes against the reply's (§3.2), ``None`` without a theme judge.
-    With several replies, the pair is the draft against its best-matching reply (highest
-    content F1, then recall, then the earlier reply): ``best_reference`` is its index and
-    ``per_reference`` the draft's result against each reply.
+    """Scores and alignment of one (prediction, reference) pair: ``content`` (Algorithm 1),
+    ``theme`` (§3.2; ``None`` without a theme judge). With several replies, the pair is the
+    draft against its best-matching reply (highest content F1, then recall, then the
+    earlier reply), ``best_reference`` its index, ``per_reference`` the result against each.
     """
 
     row: int
@@ -243,12 +236,9 @@ class ThemeScore:
 @dataclass(frozen=True)
 class CorpusResult:
     """Micro-averaged corpus scores: ``content`` (from the summed EM, EA, ED) and ``theme``
-    (over (pair, theme) decisions, or ``None``) precision/recall/F1, a :class:`ThemeScore`
-    ``per_theme``, the run record (``provenance``,
-    :attr:`editf1.scorer.EditF1Scorer.provenance`; ``{}`` when unknown), every
-    :class:`PairResult` unless streamed elsewhere (``pairs``), the scores over every
-    (draft, reply) pair where drafts had several replies (``all_references``), the drafts
-    with no sentence (``empty_predictions``) and, scored with gold labels, the
+    (over (pair, theme) decisions, or ``None``), the run record ``provenance`` (``{}`` when
+    unknown), ``pairs`` unless streamed elsewhere, ``all_references`` (every (draft, reply)
+    pair, where drafts had several replies) and, scored with gold labels, the
     :class:`editf1.gold.report.GoldReport` (``gold``).
     """
 
@@ -270,7 +260,6 @@ class CorpusResult:
 
     @property
     def reproducibility(self) -> str:
-        """:attr:`provenance` as one string (:func:`reproducibility_of`)."""
         return reproducibility_of(self.provenance)
 
     @property
