@@ -71,14 +71,11 @@ def __dir__() -> list[str]:
 
 
 def score(*, predictions, references, **options) -> CorpusResult:
-    """Score drafts against clinician replies in one call: content and theme edit-F1, a
-    :class:`CorpusResult` (example: the module docstring).
+    """Score drafts against clinician replies in one call (content and theme edit-F1).
 
-    ``predictions``, ``references``, ``ids``, ``keep_pairs``: as
-    :meth:`EditF1Scorer.score`; ``gold``: clinicians' labels of a uniform sample of the
-    pairs (:func:`editf1.gold.apply.score_with_gold`); the other ``options`` build the
-    scorer (:class:`editf1.options.ScoringOptions`; judges kept per process, see
-    :func:`editf1.clear_caches`).
+    ``ids``, ``keep_pairs``: as :meth:`EditF1Scorer.score`; ``gold``: clinicians' labels of
+    a uniform sample of the pairs (:func:`editf1.gold.apply.score_with_gold`); the other
+    ``options`` build the scorer (:class:`editf1.options.ScoringOptions`), kept per process.
 
     Raises:
         TypeError: for an unknown option, an option of the wrong type, or inputs that are

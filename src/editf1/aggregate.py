@@ -26,9 +26,7 @@ __all__ = [
 
 
 class RowsWarning(UserWarning):
-    """A warning naming the first ``rows`` of ``count`` by number (``[0, 3, ...]``) in its
-    ``template`` (``{rows}``, other fields from ``words``).
-    """
+    """A warning naming the first ``rows`` of ``count`` in its ``template`` (``{rows}``)."""
 
     def __init__(self, template: str, rows: Sequence = (), count: int = 0, **words: str) -> None:
         self.template, self.rows, self.count, self.words = template, list(rows), count, words
@@ -69,8 +67,6 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
     ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when precision +
     recall is 0.
 
-    >>> prf(0, 0, 0)
-    PRF(precision=1.0, recall=1.0, f1=1.0, undefined=())
     >>> prf(0, 0, 3)
     PRF(precision=0.0, recall=0.0, f1=0.0, undefined=('precision',))
     """
@@ -286,10 +282,9 @@ class CorpusAccumulator:
     def result(
         self, provenance: dict | None = None, *, judges: str | None = None, warn: bool = True
     ) -> CorpusResult:
-        """The :class:`~editf1.results.CorpusResult` so far (``all_references`` where a draft had
-        several replies), carrying the run record ``provenance``; ``warn`` issues the warnings,
-        each once (``False`` on non-main processes), naming the ``judges`` in the one about
-        text outside Latin script. ValueError if no pair was added.
+        """The :class:`~editf1.results.CorpusResult` so far; ``warn`` issues the warnings, each
+        once (``False`` on non-main processes), the one about text outside Latin script naming
+        the ``judges``. ValueError if no pair was added.
         """
         provenance = provenance or {}
         result = self.counts.result(provenance, self.zero_division, self.pairs)

@@ -18,9 +18,7 @@ __all__ = ["ContentCounts", "claim_copies", "count_content", "count_themes", "th
 
 @dataclass(frozen=True)
 class ContentCounts:
-    """The counts of one pair (EM + EA = reference sentences, ``unusable`` counted in EA) and
-    the draft sentences left after removal (``deletions``, offsets into the draft).
-    """
+    """The counts of one pair (``unusable`` counted in EA) and the draft sentences left."""
 
     expected_matches: int
     expected_additions: int
@@ -34,11 +32,6 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
     to the draft's first free verbatim copy of its words (at word boundaries), where there
     is one: Algorithm 1 removes spans one after another, so the same words matched twice
     are two copies, not one copy and a deletion. Everything else is returned as given.
-
-    >>> draft = "Call us. Rest today. Call us."
-    >>> call = ContentJudgement("match", Sentence("Call us.", 0, 8))
-    >>> [(j.span.start, j.span.end) for j in claim_copies(draft, [call, call, call])]
-    [(0, 8), (21, 29), (0, 8)]
     """
     claimed = bytearray(len(prediction))  # 1 where a matched span claimed the character
     searched: dict[str, int] = {}  # where the search for a copy of these words resumes
@@ -111,10 +104,9 @@ def leave_out(
     prediction_sentences: Sequence[Sentence],
     prediction_out: Sequence[bool],
 ) -> ContentCounts:
-    """``counts`` without the reference sentences and the draft sentences marked out
-    (e.g. those the theme judge labels Other): a reference sentence left out is neither
-    a match nor an addition, and what is left of a draft sentence left out is no
-    deletion. Matched spans are removed from the draft as before.
+    """``counts`` without the reference and draft sentences marked out (e.g. those labelled
+    Other): a reference sentence left out is neither EM nor EA, what is left of a draft
+    sentence left out is no ED; matched spans are still removed from the draft.
 
     >>> draft = "Hi Ann. Rest today. Best, Bo"
     >>> splitter = SentenceSplitter()
@@ -153,16 +145,6 @@ def count_themes(
     reply sentences with those ``matched`` by the content judge (Table 14). A ``None``
     label (unusable) counts as a theme the other text lacks, so it never makes a pair
     score better; it belongs to no theme in per-theme figures.
-
-    >>> c = count_themes(
-    ...     ["Logistics", "Care coordination", "Other"],
-    ...     ["Logistics", "Contingency planning", None],
-    ...     [True, False, True],
-    ...     {"Logistics", "Care coordination", "Contingency planning"},
-    ... )
-    >>> c.as_tuple(), sorted(c.reference_themes), c.reference_sentences, c.matched_sentences
-    ((1, 2, 1), ['Care coordination', 'Logistics'], {'Logistics': 1, 'Care coordination': 1}, \
-{'Logistics': 1})
     """
     reference = frozenset(t for t in reference_labels if t in themes_scored)
     prediction = frozenset(t for t in prediction_labels if t in themes_scored)

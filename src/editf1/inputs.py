@@ -55,9 +55,7 @@ _KINDS = {bool: "a bool (True or False)", int: "an int", dict: "a dict"}
 
 
 def check_fraction(name: str, value, *, optional: bool = False) -> float | None:
-    """A number in [0, 1] (not a bool) as a float; ``None`` too when ``optional``; else
-    ValueError naming the option and what was given.
-    """
+    """A number in [0, 1] (not a bool) as a float, or ``None`` if ``optional``; else ValueError."""
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
@@ -90,10 +88,9 @@ def read_bool(name: str, value, *, optional: bool = False) -> bool | None:
 
 
 def check_option(name: str, value, kind: type, *, minimum: int | None = None, optional=False):
-    """``value`` (an integral as an ``int``) if it is a ``kind``: ``bool`` (True or False
-    only), ``int`` (an integral non-bool, at least ``minimum``) or ``dict``; ``optional``
-    allows ``None``. TypeError naming the option, the type it takes and the type given;
-    ValueError for an int below ``minimum``.
+    """``value`` (an integral as an ``int``) if it is a ``kind`` (``bool``, ``int`` but not a
+    bool, or ``dict``) or ``None`` when ``optional``; else TypeError naming the option and
+    the types. ValueError for an int below ``minimum``.
     """
     if value is None and optional:
         return None
@@ -135,10 +132,6 @@ def check_prediction(row, prediction, field: str = "predictions") -> list[str]:
 def check_reference(row, reference, field: str = "references") -> list[str]:
     """Problems with one clinician reply (a string of valid Unicode with a word), or with a
     non-empty list of replies to the same message, each named ``field[row][k]``.
-
-    >>> check_reference(0, ["Rest.", " "])
-    ['references[0][1] has no word (empty, whitespace or punctuation only: str of 1 \
-character); edit-F1 needs a clinician reply to compare against']
     """
     if isinstance(reference, (list, tuple)):
         if not reference:

@@ -156,8 +156,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 class TableRows(list):
     """The rows of a table file (``{column: value}`` dicts), with ``columns`` (the CSV header,
-    or every JSON key in order met), ``source`` (the file as messages name it) and
-    ``lines`` (the line each row starts on; a CSV header is line 1).
+    or every JSON key in order met), ``source`` and each row's first line (``lines``).
     """
 
     def __init__(self, rows: Iterable[dict], columns: list[str], source: str, lines: list[int]):
@@ -269,9 +268,8 @@ def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
 
 def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool = False) -> None:
     """Check that ``path`` can be written as a file (or, with ``folder``, a folder);
-    ``"-"`` and streams (:func:`is_stream`) pass for a file. ValueError naming ``label``
-    and the path for a folder, file or block device where it cannot be, a folder above it
-    that is a file, or a nearest existing folder where no file can be made.
+    ``"-"`` and streams pass for a file. ValueError naming ``label`` and the path where it
+    cannot be, or the folder where no file can be made.
     """
     if (_is_stdio(path) or is_stream(path)) and not folder:
         return
@@ -295,9 +293,8 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
 
 
 def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[str]:
-    """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries beside
-    ``target`` that a killed earlier write left (they may hold copies of the data); return
-    their names, sorted.
+    """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries a killed
+    earlier write left beside ``target``; return their names, sorted.
     """
     pattern = f".{glob.escape(target.name)}.*"
     try:
@@ -399,15 +396,13 @@ def staged_folder(
     stage, _ = _temporary_beside(target, os.mkdir)
     try:
         yield stage
-        entries = sorted(stage.iterdir())
-        for entry in entries:
-            destination = target / entry.name
+        moves = [(entry, target / entry.name) for entry in sorted(stage.iterdir())]
+        for _, destination in moves:
             for kept in protect:
                 if destination.exists() and is_inside(kept, destination):
                     raise ValueError(f"writing {destination} would replace the input {kept}")
         target.mkdir(exist_ok=True)
-        for entry in entries:
-            destination = target / entry.name
+        for entry, destination in moves:
             if entry.is_dir() and destination.is_dir():
                 old, _ = _temporary_beside(destination, destination.rename)
                 try:

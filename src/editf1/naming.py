@@ -17,11 +17,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FileLine:
-    """Where a row of a file is, as an editor counts lines (from 1).
-
-    >>> str(FileLine("pairs.jsonl", 3))
-    'pairs.jsonl, line 3'
-    """
+    """Where a row of a file is, as an editor counts lines (from 1): ``pairs.jsonl, line 3``."""
 
     source: str
     line: int
@@ -49,9 +45,8 @@ def missing_fields(
     keys: Iterable[str],
     named_by: Mapping[str, str],
 ) -> str:
-    """One message for every field missing from lines of a JSON Lines file (``lacking``:
-    field -> the lines without it, of ``n_lines`` not blank; ``named_by``: field -> its
-    option), then the ``keys`` those lines have, never a value.
+    """One message for the fields missing from lines of a JSON Lines file (``lacking``: field
+    -> the lines without it, of ``n_lines``) and the ``keys`` of those lines, never a value.
 
     >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
     "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"
@@ -103,10 +98,9 @@ def _is_name(column: str, *, digits: bool = True) -> bool:
 def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
     """A header row (or JSON keys, ``kind="field"``) as a message may show it.
 
-    A header naming none of the ``wanted`` columns may be a data row: it is shown only if
-    every cell looks like a column name (no space, no digit), else counted, with the cells
-    close to a wanted name (:func:`difflib.get_close_matches`, cutoff 0.8). JSON keys that
-    look like names are shown, the others counted.
+    A header naming none of the ``wanted`` columns may be a data row: shown only if every
+    cell looks like a column name (no space, no digit), else counted, with the cells close
+    to a wanted name (:func:`difflib.get_close_matches`). JSON keys are shown if name-like.
 
     >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
     2 cells, not shown: none is a column asked for, so it may be a data row (give the file a

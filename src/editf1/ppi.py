@@ -1,9 +1,7 @@
-"""Prediction-powered inference for edit-F1's corpus ratios of means: a judge scores every
-pair, clinicians' gold labels a few. PPI (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic,
-*Science* 382, 2023) with PPI++'s power tuning (Angelopoulos, Duchi & Zrnic, arXiv
-2311.01453, Example 6.1: ``lam*`` clipped to [0, 1], its gradient at ``lam = 1`` as
-``ppi_py``'s ``_calc_lam_glm``); delta-method variances; intervals clipped to the
-estimand's range. ``lam = 0`` is the classical interval of one labelling alone.
+"""Prediction-powered inference (Angelopoulos et al., *Science* 382, 2023) for edit-F1's
+corpus ratios of means, a judge scoring every pair and clinicians a few, with PPI++'s
+power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1; ``lam`` in [0,
+1], its gradient at ``lam = 1`` as ``ppi_py``'s) and delta-method variances.
 
 By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
 freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` (``psi``,
@@ -43,10 +41,8 @@ class UndefinedEstimateError(ValueError):
 
 @dataclass(frozen=True)
 class PPIEstimate(Estimate):
-    """A (prediction-powered) estimate with its confidence interval: ``value``, ``low``,
-    ``high`` clipped to the estimand's range, from ``n`` labelled pairs (a judge-only
-    estimate: all) and ``n_unlabelled`` judge-only ones, with the delta-method
-    ``standard_error`` (before clipping) and the power-tuning weight ``lam`` in [0, 1].
+    """An :class:`~editf1.stats.Estimate` from ``n`` labelled pairs and ``n_unlabelled``
+    judge-only ones, with the delta-method ``standard_error`` (before clipping) and ``lam``.
     """
 
     standard_error: float = 0.0
@@ -220,10 +216,6 @@ def ppi_ratio_difference(
     baseline's on the same pairs), clipped to [-1, 1]: ``gold``, ``judge`` (n, 4), the
     system's (a, b) then the baseline's; ``judge_unlabelled`` (m, 4); one ``lam`` for both;
     options and errors as :func:`ppi_ratio`.
-
-    >>> ppi_ratio_difference([[1, 2, 0, 2], [1, 2, 1, 2]], [[1, 2, 0, 2]] * 2,
-    ...                      [[1, 2, 0, 2]], lam=0).value
-    0.25
     """
     difference = (4, _difference, _difference_gradient, (-1.0, 1.0))
     return _smooth(difference, gold, judge, judge_unlabelled, lam, confidence, small_sample)

@@ -18,9 +18,8 @@ NOT_RECORDED = "not recorded (no run record)"
 
 
 def reproducibility_of(provenance: dict) -> str:
-    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print;
-    :data:`NOT_RECORDED` for an empty record. KeyError naming a missing part; TypeError for
-    parts that are not objects.
+    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print,
+    :data:`NOT_RECORDED` if empty. KeyError naming a missing part; TypeError for a part not a dict.
 
     >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
     ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
@@ -66,11 +65,9 @@ class PRF:
 class SentenceAlignment:
     """One ``reference`` sentence (offsets into the reply) and its content judgement:
     ``status`` ``"match"``, ``"no_match"`` or ``"unusable"`` (counted as an addition), the
-    ``match`` (the draft span, offsets into the draft) or ``None``, the judge's ``score``
-    where it has one (for the embedded judge's ``no_match``, the best probability among the
-    spans it scored), the sentence's ``theme`` (``None`` without a theme judge), a
-    generative judge's raw ``judge_output``, and for a ``no_match`` the span a veto
-    ruled out (``vetoed``, :class:`~editf1.judges.base.VetoedSpan`), where there are ones.
+    draft span ``match``, the judge's ``score`` where it has one (for the embedded judge's
+    ``no_match``, the best probability among the spans it scored), a generative judge's raw
+    ``judge_output``, and for a ``no_match`` the span a veto ruled out, if any.
     """
 
     reference: Sentence
@@ -165,11 +162,8 @@ class PairResult:
         """A JSON-ready dict: scores, counts, alignment, deletions, themes, and with several
         replies ``best_reference``, ``n_references``, ``mean_*`` and ``per_reference``.
         """
-        out = {"row": self.row}
-        if self.id is not None:
-            out["id"] = self.id
-        out |= self.content.to_dict()
-        out |= _counts(self)
+        out = {"row": self.row} | ({} if self.id is None else {"id": self.id})
+        out |= self.content.to_dict() | _counts(self)
         if self.theme is not None:
             out |= self.theme.to_dict("theme_")
             out["reference_themes"] = sorted(self.reference_themes)
@@ -212,11 +206,10 @@ def _mean_prf(prfs: list[PRF]) -> PRF:
 
 @dataclass(frozen=True)
 class ThemeScore:
-    """Corpus figures for one theme: ``precision``, ``recall``, ``f1`` of "draft has theme"
-    predicting "reply has theme" (Table 15); the replies and drafts containing it
-    (``reference_count``, ``prediction_count``) and their share of the pairs
-    (``*_proportion``, Table 5); its ``reference_sentences`` and the share of them matched
-    (``content_recall``, Table 14; 1.0 when there are none).
+    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has
+    theme" (Table 15), the replies and drafts holding it and their share of the pairs
+    (Table 5), and the share of its ``reference_sentences`` matched (``content_recall``,
+    Table 14; 1.0 when there are none).
     """
 
     precision: float

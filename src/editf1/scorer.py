@@ -58,8 +58,7 @@ def _json_ready(value):
 
 class EditF1Scorer:
     """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3), with the
-    options of :class:`~editf1.options.ScoringOptions` and a
-    :class:`~editf1.segment.SentenceSplitter` (example: :meth:`score`).
+    options of :class:`~editf1.options.ScoringOptions` (example: :meth:`score`).
 
     Raises:
         TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
@@ -181,9 +180,8 @@ class EditF1Scorer:
         )
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
-        """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time.
-        Rows are checked a batch at a time (InputError; rows before are yielded) unless
-        :class:`~editf1.inputs.CheckedRows`.
+        """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time;
+        rows not :class:`~editf1.inputs.CheckedRows` are checked a batch at a time (InputError).
         """
         checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)

@@ -1,17 +1,15 @@
 """Sentence splitting for clinical replies, offline, with character offsets (step 1).
 
-Rules, in order: (1) HTML markup is not text: block-level tags end a line, entities are
-decoded, comments and ``<script>`` / ``<style>`` / ``<title>`` content dropped ("<patient
-name>", "R&D" stay text); (2) every line is a block; (3) a list marker opening a line
-("1.", "2)", "-", "•", "a)"), or of an inline list of two or more consecutive numbers, is
-cut off; (4) other scripts' sentence ends ("。", "！", "？", "؟", "।", ...) split; (5)
-sentences joined without a blank split before an upper-case letter, unless the word before
-is an abbreviation or initial (then only before a sentence starter) or the dot is inside an
-address or file name; (6) inside a block, NLTK Punkt with the shipped abbreviations
-(``data/clinical_abbreviations.txt``); (7) a sentence over ``max_words`` words is cut into
-the fewest, most even pieces, after a clause mark where one is in reach; (8) a number
-marker Punkt leaves at a sentence start is cut off, a piece without a letter or digit
-dropped.
+Rules, in order: (1) HTML markup is not text: block tags end a line, entities are decoded,
+comments and script, style and title content dropped ("<patient name>" stays text); (2)
+each line is a block; (3) a list marker opening a line ("1.", "2)", "-", "•", "a)") or
+an inline list of consecutive numbers is cut off; (4) other scripts' sentence ends
+("。", "！", "؟", "।", ...) split; (5) so do sentences joined without a blank, before an
+upper-case letter, except after an abbreviation or initial (then only before a sentence
+starter) or in an address or file name; (6) inside a block, NLTK Punkt with the shipped
+abbreviations; (7) a sentence over ``max_words`` words is cut into the fewest, most even
+pieces, after a clause mark where one is in reach; (8) a number marker left at a
+sentence start is cut off, a piece without a letter or digit dropped.
 """
 
 from __future__ import annotations
@@ -47,9 +45,8 @@ _SPACELESS = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\
 _LENGTH_UNIT = re.compile(f"[{_SPACELESS}]|[^\\s{_SPACELESS}]+")
 _CLAUSE_END = tuple(",;:，、；：")
 
-#: A text with more than this share of its letters outside Latin script
-#: (:func:`non_latin_share`) is foreign to the default, English encoder: the scorer warns
-#: about its row, and the embedded content judge matches it on shared words only.
+#: Above this share of letters outside Latin script (:func:`non_latin_share`) the scorer
+#: warns about a row, and the embedded content judge matches it on shared words only.
 NON_LATIN_LIMIT = 0.2
 
 _WORDS = {

@@ -86,9 +86,6 @@ def bootstrap(
     Raises:
         ValueError: for no items, ``groups`` of the wrong length, too few resamples,
             ``confidence`` outside (0, 1), or a statistic undefined on every resample.
-
-    >>> bootstrap(lambda idx: 0.5, 4, n_resamples=100)
-    Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
     """
     values, quantiles = _resampled(statistic, n_items, groups, n_resamples, confidence, seed)
     if np.isnan(values).all():
@@ -170,10 +167,6 @@ def paired_bootstrap(
     CI of the B differences ``d*`` (§13) and the p-value ``min(1, 2 min(P(d* <= 0), P(d* >=
     0)))``, each proportion ``(1 + #) / (B + 1)`` (§16). Arguments and errors as
     :func:`bootstrap` (ValueError also if the difference is NaN on a resample).
-
-    >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=100)
-    >>> same.difference.value, same.p_value
-    (0.0, 1.0)
     """
 
     def difference(idx: np.ndarray) -> float:
