@@ -1,7 +1,8 @@
 """Prediction-powered inference (Angelopoulos et al., *Science* 382, 2023) for edit-F1's
 corpus ratios of means, a judge scoring every pair and clinicians a few, with PPI++'s
-power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1; ``lam`` in [0,
-1], its gradient at ``lam = 1`` as ``ppi_py``'s) and delta-method variances.
+power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1: the tuned
+``lam`` clipped to [0, 1], its gradient taken at ``lam = 1`` as ``ppi_py`` does) and
+delta-method variances.
 
 By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
 freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` (``psi``,
@@ -137,7 +138,7 @@ def ppi_mean(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of a mean (Example 6.1), not clipped: ``gold``, ``judge`` of
+    """PPI++ estimate and CI of a mean (PPI++ Example 6.1), not clipped: ``gold``, ``judge`` of
     shape (n,), ``judge_unlabelled`` (m,); ``lam`` in [0, 1] (``None`` tunes it);
     ``small_sample``: the module docstring.
 
