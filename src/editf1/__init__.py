@@ -71,18 +71,11 @@ def __dir__() -> list[str]:
 
 
 def score(*, predictions, references, **options) -> CorpusResult:
-    """Score drafts against clinician replies in one call: content and theme edit-F1.
+    """Score drafts against clinician replies in one call (content and theme edit-F1).
 
-    Args:
-        predictions, references: as :meth:`EditF1Scorer.score`.
-        **options: ``ids`` and ``keep_pairs`` (:meth:`EditF1Scorer.score`); ``gold``:
-            clinicians' labels of a uniform sample of the pairs (:mod:`editf1.gold.labels`),
-            adding ``result.gold`` (:func:`editf1.gold.apply.score_with_gold`); the rest
-            build the scorer (:class:`editf1.options.ScoringOptions`), kept per process and
-            options (:func:`editf1.clear_caches` forgets them).
-
-    Returns:
-        A :class:`CorpusResult` (micro-averaged scores in [0, 1], every pair's alignment).
+    ``ids``, ``keep_pairs``: as :meth:`EditF1Scorer.score`; ``gold``: clinicians' labels of
+    a uniform sample of the pairs (:func:`editf1.gold.apply.score_with_gold`); the other
+    ``options`` build the scorer (:class:`editf1.options.ScoringOptions`), kept per process.
 
     Raises:
         TypeError: for an unknown option, an option of the wrong type, or inputs that are

@@ -1,14 +1,6 @@
-"""Step 4 of the pipeline: judged pairs → corpus scores (:func:`aggregate`).
-
-The scorer, the distributed path and the training reward aggregate through
-:class:`CorpusAccumulator` (``add`` / ``merge`` / ``result``, as torchmetrics' update /
-merge / compute), which only sums the counts the pairs store and divides once: micro
-averages (Seegmiller et al., arXiv 2601.11344, §3.1).
-
-Undefined ratios (Notes): with ``tp + fp + fn == 0`` precision, recall and F1 are 1.0;
-otherwise a zero denominator gives ``zero_division`` (``"warn"``: 0.0 and one
-:class:`UndefinedMetricWarning` naming the rows); F1 is 0.0 when precision + recall is
-0. Per-theme scores follow the same rules without a warning. No score is ever NaN.
+"""Step 4 of the pipeline: judged pairs → corpus scores, micro averages of the summed
+counts (Seegmiller et al., arXiv 2601.11344, §3.1), through :class:`CorpusAccumulator`
+(``add`` / ``merge`` / ``result``, as torchmetrics' update / merge / compute).
 """
 
 from __future__ import annotations
@@ -34,10 +26,7 @@ __all__ = [
 
 
 class RowsWarning(UserWarning):
-    """A warning naming the first ``rows`` of ``count`` by number (``[0, 3, ...]``) in its
-    ``template`` (``{rows}``, other fields from ``words``); a shell that knows them by file
-    and line rewrites it with :meth:`naming`.
-    """
+    """A warning naming the first ``rows`` of ``count`` in its ``template`` (``{rows}``)."""
 
     def __init__(self, template: str, rows: Sequence = (), count: int = 0, **words: str) -> None:
         self.template, self.rows, self.count, self.words = template, list(rows), count, words
@@ -73,13 +62,11 @@ class NonLatinTextWarning(RowsWarning):
 
 def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
     """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean, a :class:`PRF` in
-    [0, 1] (content edit-F1, Algorithm 1: tp = EM, fp = ED, fn = EA); never warns.
-    ``zero_division``: see the module Notes.
+    [0, 1] (content edit-F1, Algorithm 1: tp = EM, fp = ED, fn = EA); never warns, never NaN.
+    With ``tp + fp + fn == 0`` all three are 1.0; otherwise a zero denominator gives
+    ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when precision +
+    recall is 0.
 
-    >>> prf(2, 1, 1).f1
-    0.6666666666666666
-    >>> prf(0, 0, 0)
-    PRF(precision=1.0, recall=1.0, f1=1.0, undefined=())
     >>> prf(0, 0, 3)
     PRF(precision=0.0, recall=0.0, f1=0.0, undefined=('precision',))
     """
@@ -113,11 +100,7 @@ def pair_counts(pairs: Sequence[PairResult], level: Literal["content", "theme"])
 
 
 def micro_prf(counts: np.ndarray, zero_division: ZeroDivision = 0.0) -> PRF:
-    """Micro-averaged precision, recall and F1 of (N, 3) ``counts`` rows (§3.1).
-
-    >>> round(micro_prf(np.array([[1, 0, 1], [1, 2, 0]])).f1, 4)  # P 2/4, R 2/3
-    0.5714
-    """
+    """Micro-averaged precision, recall and F1 of (N, 3) ``counts`` rows (§3.1)."""
     tp, fp, fn = (int(c) for c in np.asarray(counts).reshape(-1, 3).sum(axis=0))
     return prf(tp, fp, fn, zero_division)
 
@@ -144,8 +127,6 @@ SHOWN_ROWS = 10
 
 
 class _Rows:
-    """How many rows a warning concerns, and the first :data:`SHOWN_ROWS`."""
-
     def __init__(self) -> None:
         self.count, self.first = 0, []
 
@@ -155,8 +136,6 @@ class _Rows:
 
 
 class _Counts:
-    """Summed counts of pairs: content, themes, unusable judgements."""
-
     def __init__(self, themes_scored: tuple[str, ...]) -> None:
         self.themes_scored = themes_scored
         self.sums: Counter = Counter()
@@ -243,8 +222,8 @@ _UNDEFINED = {
 
 class CorpusAccumulator:
     """Sums streamed :class:`~editf1.results.PairResult` objects into a corpus result; memory
-    does not grow with the pairs unless ``keep_pairs`` (kept for :attr:`CorpusResult.pairs`).
-    ``themes_scored``: 8 clinical, or 9 with Other; ``zero_division``: the module Notes.
+    does not grow with the pairs unless ``keep_pairs``. ``zero_division``: :func:`prf` (its
+    ``"warn"`` warns here, once, naming the rows).
     """
 
     def __init__(self, themes_scored, zero_division: ZeroDivision = "warn", keep_pairs=True):
@@ -303,10 +282,9 @@ class CorpusAccumulator:
     def result(
         self, provenance: dict | None = None, *, judges: str | None = None, warn: bool = True
     ) -> CorpusResult:
-        """The :class:`~editf1.results.CorpusResult` so far (``all_references`` where a draft had
-        several replies), carrying the run record ``provenance``; ``warn`` issues the warnings,
-        each once (``False`` on non-main processes), naming the ``judges`` in the one about
-        text outside Latin script. ValueError if no pair was added.
+        """The :class:`~editf1.results.CorpusResult` so far; ``warn`` issues the warnings, each
+        once (``False`` on non-main processes), the one about text outside Latin script naming
+        the ``judges``. ValueError if no pair was added.
         """
         provenance = provenance or {}
         result = self.counts.result(provenance, self.zero_division, self.pairs)
@@ -359,23 +337,16 @@ def aggregate(
     sink: Callable[[PairResult], None] | None = None,
     warn: bool = True,
 ) -> CorpusResult:
-    """Judged pairs → the corpus result and its warnings: step 4 of the pipeline.
+    """Judged pairs (in input order; warnings name their ``row``) → the corpus result and its
+    warnings, each pair handed to ``sink`` in turn; the other arguments as
+    :class:`CorpusAccumulator` and its :meth:`~CorpusAccumulator.result`. ValueError for
+    no pairs, or a bad ``zero_division``.
 
-    ``pairs``: judged pairs in input order (warnings name their ``row``), each handed to
-    ``sink`` in turn; the other arguments as :class:`CorpusAccumulator` and its
-    :meth:`~CorpusAccumulator.result` (a :class:`~editf1.results.CorpusResult`, scores in
-    [0, 1]). ValueError for no pairs, or a bad ``zero_division``.
-
-    Example (by hand: EM 1+1, ED 2+0, EA 1+0):
-        >>> from editf1.scorer import EditF1Scorer
-        >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-        >>> pairs = scorer.iter_pairs([(None, "Rest today. Drink water. Call us.",
-        ...                             "Rest today. Take ibuprofen."), (None, "Rest.", "Rest.")])
-        >>> result = aggregate(pairs, themes_scored=scorer.themes_scored)
-        >>> result.expected_matches, result.expected_deletions, result.expected_additions
-        (2, 2, 1)
-        >>> round(result.precision, 4), round(result.recall, 4), round(result.f1, 4)
-        (0.5, 0.6667, 0.5714)
+    >>> from editf1.scorer import EditF1Scorer
+    >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
+    >>> pairs = scorer.iter_pairs([(None, "Rest. Call us.", "Rest. Take ibuprofen.")])
+    >>> round(aggregate(pairs, themes_scored=scorer.themes_scored).f1, 4)  # P 1/2, R 1/2
+    0.5
     """
     accumulator = CorpusAccumulator(themes_scored, zero_division, keep_pairs)
     for pair in pairs:
@@ -386,7 +357,6 @@ def aggregate(
 
 
 def _non_latin(pair: PairResult) -> bool:
-    """Whether the draft or a reply of ``pair`` is mostly outside Latin script."""
     texts = [" ".join(s.text for s in pair.prediction_sentences)] + [
         " ".join(a.reference.text for a in reply.alignment)
         for reply in pair.per_reference or (pair,)

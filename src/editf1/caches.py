@@ -1,6 +1,5 @@
-"""Every in-process cache of edit-F1 registers here where it is made (loaded judges,
-encoders and their encodings, models, digests, theme labels), so :func:`clear_caches`
-reaches every one; the Hugging Face cache on disk is left.
+"""Every in-process cache of edit-F1 registers here where it is made, so
+:func:`clear_caches` reaches every one (the Hugging Face cache on disk is left).
 """
 
 from __future__ import annotations
@@ -22,16 +21,7 @@ def on_clear(clear: Callable[[], None]) -> Callable[[], None]:
 
 
 def cached(maxsize: int | None = None):
-    """``functools.lru_cache(maxsize)`` whose entries :func:`clear_caches` drops.
-
-    >>> @cached(maxsize=2)
-    ... def square(x):
-    ...     return x * x
-    >>> square(3), square.cache_info().currsize
-    (9, 1)
-    >>> clear_caches(); square.cache_info().currsize
-    0
-    """
+    """``functools.lru_cache(maxsize)`` whose entries :func:`clear_caches` drops."""
 
     def wrap(function):
         wrapped = lru_cache(maxsize=maxsize)(function)

@@ -1,10 +1,5 @@
-"""Counting: step 3 of the pipeline, the only place counts are made.
-
-Algorithm 1 of Seegmiller et al. (arXiv 2601.11344): reference sentences with a matched
-draft span are expected matches (EM), the others expected additions (EA; unusable
-judgements included); matched spans are blanked out of the draft and the draft
-sentences left with a word are expected deletions (ED). Theme level (§3.2): the set of
-scored themes in the draft predicts the set in the reply (:func:`count_themes`).
+"""Counting: step 3 of the pipeline, the only place counts are made (Algorithm 1 and
+§3.2 of Seegmiller et al., arXiv 2601.11344).
 """
 
 from __future__ import annotations
@@ -23,9 +18,7 @@ __all__ = ["ContentCounts", "claim_copies", "count_content", "count_themes", "th
 
 @dataclass(frozen=True)
 class ContentCounts:
-    """The counts of one pair (EM + EA = reference sentences, ``unusable`` counted in EA) and
-    the draft sentences left after removal (``deletions``, offsets into the draft).
-    """
+    """The counts of one pair (``unusable`` counted in EA) and the draft sentences left."""
 
     expected_matches: int
     expected_additions: int
@@ -39,11 +32,6 @@ def claim_copies(prediction: str, judgements: Sequence[ContentJudgement]) -> lis
     to the draft's first free verbatim copy of its words (at word boundaries), where there
     is one: Algorithm 1 removes spans one after another, so the same words matched twice
     are two copies, not one copy and a deletion. Everything else is returned as given.
-
-    >>> draft = "Call us. Rest today. Call us."
-    >>> call = ContentJudgement("match", Sentence("Call us.", 0, 8))
-    >>> [(j.span.start, j.span.end) for j in claim_copies(draft, [call, call, call])]
-    [(0, 8), (21, 29), (0, 8)]
     """
     claimed = bytearray(len(prediction))  # 1 where a matched span claimed the character
     searched: dict[str, int] = {}  # where the search for a copy of these words resumes
@@ -78,18 +66,17 @@ def count_content(
     splitter: SentenceSplitter,
 ) -> ContentCounts:
     """Count EM, EA and ED for one pair (Algorithm 1), given ``splitter.split(prediction)``
-    and one judgement per reference sentence. What is left once spans are blanked is split
-    inside each draft sentence, so words on both sides of a span stay one sentence.
+    and one judgement per reference sentence: reference sentences with a matched span are
+    EM, the others EA (unusable ones included); the matched spans are blanked out of the
+    draft, and what is left of each draft sentence, split again, is ED.
 
     >>> draft = "Rest today. Drink water. Call us."
     >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
     ...      ContentJudgement("no_match")]
     >>> splitter = SentenceSplitter()
     >>> c = count_content(draft, splitter.split(draft), j, splitter)
-    >>> c.expected_matches, c.expected_additions, c.expected_deletions
-    (1, 1, 2)
-    >>> [d.text for d in c.deletions]
-    ['Drink water.', 'Call us.']
+    >>> c.expected_matches, c.expected_additions, [d.text for d in c.deletions]
+    (1, 1, ['Drink water.', 'Call us.'])
     """
     left = prediction  # the draft with every matched span blanked
     for s in (j.span for j in judgements if j.span is not None):
@@ -117,10 +104,9 @@ def leave_out(
     prediction_sentences: Sequence[Sentence],
     prediction_out: Sequence[bool],
 ) -> ContentCounts:
-    """``counts`` without the reference sentences and the draft sentences marked out
-    (e.g. those the theme judge labels Other): a reference sentence left out is neither
-    a match nor an addition, and what is left of a draft sentence left out is no
-    deletion. Matched spans are removed from the draft as before.
+    """``counts`` without the reference and draft sentences marked out (e.g. those labelled
+    Other): a reference sentence left out is neither EM nor EA, what is left of a draft
+    sentence left out is no ED; matched spans are still removed from the draft.
 
     >>> draft = "Hi Ann. Rest today. Best, Bo"
     >>> splitter = SentenceSplitter()
@@ -144,12 +130,7 @@ def leave_out(
 def themes_present(
     judgements: Sequence[ThemeJudgement | None], themes_scored: Collection[str]
 ) -> frozenset[str]:
-    """The scored themes among one text's sentence labels (unusable labels count as none).
-
-    >>> sorted(themes_present([ThemeJudgement("Logistics"), ThemeJudgement("Other"),
-    ...                        ThemeJudgement(None)], {"Logistics", "Care coordination"}))
-    ['Logistics']
-    """
+    """The scored themes among one text's sentence labels (unusable labels count as none)."""
     return frozenset(j.theme for j in judgements if j is not None and j.theme in themes_scored)
 
 
@@ -164,16 +145,6 @@ def count_themes(
     reply sentences with those ``matched`` by the content judge (Table 14). A ``None``
     label (unusable) counts as a theme the other text lacks, so it never makes a pair
     score better; it belongs to no theme in per-theme figures.
-
-    >>> c = count_themes(
-    ...     ["Logistics", "Care coordination", "Other"],
-    ...     ["Logistics", "Contingency planning", None],
-    ...     [True, False, True],
-    ...     {"Logistics", "Care coordination", "Contingency planning"},
-    ... )
-    >>> c.as_tuple(), sorted(c.reference_themes), c.reference_sentences, c.matched_sentences
-    ((1, 2, 1), ['Care coordination', 'Logistics'], {'Logistics': 1, 'Care coordination': 1}, \
-{'Logistics': 1})
     """
     reference = frozenset(t for t in reference_labels if t in themes_scored)
     prediction = frozenset(t for t in prediction_labels if t in themes_scored)

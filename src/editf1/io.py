@@ -1,9 +1,6 @@
-"""Files in and out: the one reader of JSONL and CSV tables, and outputs written atomically.
-
-Input is UTF-8 (a byte-order mark dropped); ``"-"`` is standard input or output. Errors
-name the file, the line and the field, never a row's text. Outputs are written to a
-hidden temporary beside the target and renamed onto it (``os.replace``) only once
-complete, so an interrupted run leaves the previous output as it was.
+"""Files in and out: the one reader of JSONL and CSV tables (UTF-8; ``"-"`` is standard
+input or output; errors name file, line and field, never a row's text), and outputs
+written to a hidden temporary beside the target, renamed onto it only once complete.
 """
 
 from __future__ import annotations
@@ -85,7 +82,6 @@ def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
 
 
 def _read_text(path: str | os.PathLike) -> str:
-    """The file (or standard input) as UTF-8; ValueError naming line and column of a bad byte."""
     data = sys.stdin.buffer.read() if _is_stdio(path) else Path(path).read_bytes()
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
@@ -109,7 +105,7 @@ def read_jsonl(
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
         InputError: listing every line that is not a JSON object or repeats a key, and the
-            missing fields (:func:`~editf1.naming.missing_fields`).
+            missing fields.
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -151,7 +147,6 @@ class _RepeatedKey(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """``json.loads``'s ``object_pairs_hook``: a dict, or :class:`_RepeatedKey`."""
     row = dict(pairs)
     if len(row) < len(pairs):
         seen: set[str] = set()
@@ -161,8 +156,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 class TableRows(list):
     """The rows of a table file (``{column: value}`` dicts), with ``columns`` (the CSV header,
-    or every JSON key in order met), ``source`` (the file as messages name it) and
-    ``lines`` (the line each row starts on; a CSV header is line 1).
+    or every JSON key in order met), ``source`` and each row's first line (``lines``).
     """
 
     def __init__(self, rows: Iterable[dict], columns: list[str], source: str, lines: list[int]):
@@ -170,7 +164,6 @@ class TableRows(list):
         self.columns, self.source, self.lines = columns, source, lines
 
     def locations(self) -> list[FileLine]:
-        """Each row's :class:`~editf1.naming.FileLine`."""
         return [FileLine(self.source, line) for line in self.lines]
 
     def where(self, rows: Sequence[int]) -> str:
@@ -187,9 +180,8 @@ def read_csv(
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming file and line for bytes that are not UTF-8, a quote never closed
-            or another quoting error; a header that repeats a column or lacks one of
-            ``fields`` (shown only as :func:`~editf1.naming.shown_columns` allows).
+        ValueError: naming file and line for bytes that are not UTF-8 or a quoting error; a
+            header that repeats a column or lacks one of ``fields``.
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -256,9 +248,6 @@ def read_rows(
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether two paths name one file (same object when both exist, else same resolved
     path); ``"-"`` is never a file.
-
-    >>> same_file("a/../b.jsonl", "b.jsonl"), same_file("-", "-")
-    (True, False)
     """
     if _is_stdio(a) or _is_stdio(b):
         return False
@@ -279,9 +268,8 @@ def is_inside(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
 
 def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool = False) -> None:
     """Check that ``path`` can be written as a file (or, with ``folder``, a folder);
-    ``"-"`` and streams (:func:`is_stream`) pass for a file. ValueError naming ``label``
-    and the path for a folder, file or block device where it cannot be, a folder above it
-    that is a file, or a nearest existing folder where no file can be made.
+    ``"-"`` and streams pass for a file. ValueError naming ``label`` and the path where it
+    cannot be, or the folder where no file can be made.
     """
     if (_is_stdio(path) or is_stream(path)) and not folder:
         return
@@ -305,9 +293,8 @@ def check_output_path(path: str | os.PathLike, label: str = "", *, folder: bool 
 
 
 def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[str]:
-    """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries beside
-    ``target`` that a killed earlier write left (they may hold copies of the data); return
-    their names, sorted.
+    """Warn about (never remove) hidden ``.<name>.<random><suffix>`` temporaries a killed
+    earlier write left beside ``target``; return their names, sorted.
     """
     pattern = f".{glob.escape(target.name)}.*"
     try:
@@ -326,7 +313,6 @@ def warn_leftovers(target: Path, suffixes: tuple[str, ...] = (".tmp",)) -> list[
 
 
 def _temporary_beside(target: Path, make) -> tuple[Path, object]:
-    """A new hidden name beside ``target``, and what ``make(path)`` returned creating it."""
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -340,9 +326,9 @@ def _temporary_beside(target: Path, make) -> tuple[Path, object]:
 @contextmanager
 def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO]:
     """Open ``path`` (``"-"``: standard output) for writing, UTF-8 text or ``binary``, so
-    that it appears only once complete (the module docstring); on an exception ``path`` is
-    left as it was. A replaced file keeps its permission bits; a symbolic link is written
-    through; a stream (:func:`is_stream`) is written into.
+    that it appears only once complete; on an exception ``path`` is left as it was. A
+    replaced file keeps its permission bits; a symbolic link is written through; a stream
+    (:func:`is_stream`) is written into.
 
     Raises:
         ValueError: see :func:`check_output_path`.
@@ -386,7 +372,6 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[
 
 
 def _named(error: OSError, path: str | os.PathLike) -> OSError:
-    """``error``, or the same error naming ``path`` where it names no file."""
     if error.filename is not None or error.errno is None:
         return error
     return type(error)(error.errno, error.strerror, os.fspath(path))
@@ -411,15 +396,13 @@ def staged_folder(
     stage, _ = _temporary_beside(target, os.mkdir)
     try:
         yield stage
-        entries = sorted(stage.iterdir())
-        for entry in entries:
-            destination = target / entry.name
+        moves = [(entry, target / entry.name) for entry in sorted(stage.iterdir())]
+        for _, destination in moves:
             for kept in protect:
                 if destination.exists() and is_inside(kept, destination):
                     raise ValueError(f"writing {destination} would replace the input {kept}")
         target.mkdir(exist_ok=True)
-        for entry in entries:
-            destination = target / entry.name
+        for entry, destination in moves:
             if entry.is_dir() and destination.is_dir():
                 old, _ = _temporary_beside(destination, destination.rename)
                 try:
@@ -435,8 +418,8 @@ def staged_folder(
 
 
 class JsonlWriter:
-    """Context manager writing dicts as JSON Lines, one per call, atomically
-    (:func:`atomic_output`); ``written`` counts the lines.
+    """Context manager writing dicts as JSON Lines, one per call, atomically; ``written``
+    counts the lines.
     """
 
     def __init__(self, path: str | os.PathLike):

@@ -17,11 +17,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FileLine:
-    """Where a row of a file is, as an editor counts lines (from 1).
-
-    >>> str(FileLine("pairs.jsonl", 3))
-    'pairs.jsonl, line 3'
-    """
+    """Where a row of a file is, as an editor counts lines (from 1): ``pairs.jsonl, line 3``."""
 
     source: str
     line: int
@@ -31,8 +27,8 @@ class FileLine:
 
 
 def field_at(field: str, row, item: int | None = None) -> str:
-    """``field[row]`` (``field[row][item]``), or ``file, line N: field 'name'`` (``item k``,
-    from 1) for a :class:`FileLine`.
+    """``field[row]`` (``field[row][item]``), or for a :class:`FileLine` ``file, line N:
+    field 'name'`` (``item k``, from 1).
 
     >>> field_at("reference", 2), field_at("reference", FileLine("pairs.csv", 4), item=0)
     ('reference[2]', "pairs.csv, line 4: field 'reference' item 1")
@@ -49,10 +45,8 @@ def missing_fields(
     keys: Iterable[str],
     named_by: Mapping[str, str],
 ) -> str:
-    """One message for every field missing from lines of a JSON Lines file (``lacking``:
-    field -> the lines without it, of ``n_lines`` not blank): fields lacking on the same
-    lines named together (``named_by``: field -> its option), then the ``keys`` those
-    lines have, never a value.
+    """One message for the fields missing from lines of a JSON Lines file (``lacking``: field
+    -> the lines without it, of ``n_lines``) and the ``keys`` of those lines, never a value.
 
     >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
     "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"
@@ -91,8 +85,7 @@ def lines_of(lines: Sequence[int], limit: int = 10) -> str:
     return f"lines {', '.join(map(str, lines[:-1]))} and {lines[-1]}"
 
 
-#: What a column name looks like: a letter or ``_``, then letters, digits, ``_``, ``.``
-#: or ``-`` (up to 64 characters in all), no space. Text has spaces; a name has none.
+#: What a column name looks like (up to 64 characters, no space: text has spaces).
 _NAME = re.compile(r"[^\W\d][\w.-]{0,63}")
 #: Most keys a message lists.
 MAX_NAMES_SHOWN = 30
@@ -105,13 +98,10 @@ def _is_name(column: str, *, digits: bool = True) -> bool:
 def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "cell") -> str:
     """A header row (or JSON keys, ``kind="field"``) as a message may show it.
 
-    A header naming none of the ``wanted`` columns may be a data row: it is shown only if
-    every cell looks like a column name (no space, no digit), else counted, with the cells
-    close to a wanted name (:func:`difflib.get_close_matches`, cutoff 0.8). JSON keys that
-    look like names are shown, the others counted.
+    A header naming none of the ``wanted`` columns may be a data row: shown only if every
+    cell looks like a column name (no space, no digit), else counted, with the cells close
+    to a wanted name (:func:`difflib.get_close_matches`). JSON keys are shown if name-like.
 
-    >>> shown_columns(["draft", "reply"], ["prediction", "reference"])
-    "['draft', 'reply']"
     >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
     2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
     header row)

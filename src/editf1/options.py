@@ -1,6 +1,5 @@
-"""The scoring options, declared once: :class:`ScoringOptions` holds each option's default,
-help and check, which the scorer, ``editf1.score``, the evaluate module and ``edit-f1
-score`` read. Imports no model or data library (``edit-f1 --help`` reads it).
+"""The scoring options, declared once (default, help and check of each), which every shell
+reads. Imports no model or data library (``edit-f1 --help`` reads it).
 """
 
 from __future__ import annotations
@@ -20,11 +19,7 @@ ZeroDivision = Literal["warn"] | float
 
 
 def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
-    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0; else ValueError.
-
-    >>> check_zero_division(1), check_zero_division("warn")
-    (1, 'warn')
-    """
+    """Return ``zero_division`` if it is ``"warn"``, 0.0 or 1.0; else ValueError."""
     if zero_division == "warn" or (
         not isinstance(zero_division, (bool, str)) and zero_division in (0, 1)
     ):
@@ -35,11 +30,8 @@ def check_zero_division(zero_division: ZeroDivision) -> ZeroDivision:
 @dataclass(frozen=True)
 class ScoringOptions:
     """How pairs are scored (Seegmiller et al., arXiv 2601.11344, §3). TypeError for an
-    option of the wrong type (:func:`editf1.inputs.check_option`); ValueError for a bad
-    ``zero_division``, a size below 1, or ``leave_out_other`` without a theme judge.
-
-    >>> ScoringOptions("exact", None, zero_division=0.0).batch_size
-    128
+    option of the wrong type; ValueError for a bad ``zero_division``, a size below 1, or
+    ``leave_out_other`` without a theme judge.
     """
 
     content_judge: str | ContentJudge = field(
@@ -101,7 +93,7 @@ class ScoringOptions:
     )
 
     def __post_init__(self) -> None:
-        for spec in fields(self):  # the type each annotation names, checked
+        for spec in fields(self):
             kind = {"bool": bool, "int": int, "dict | None": dict}.get(spec.type)
             if kind is not None:
                 value = getattr(self, spec.name)
@@ -114,10 +106,6 @@ class ScoringOptions:
 
 
 def option_help(name: str) -> tuple[object, str]:
-    """``(default, help)`` of the option ``name``; KeyError for an unknown name.
-
-    >>> option_help("batch_size")
-    (128, 'pairs handed to the judges at once (memory, not results)')
-    """
+    """``(default, help)`` of the option ``name``; KeyError for an unknown name."""
     spec = {f.name: f for f in fields(ScoringOptions)}[name]
     return spec.default, spec.metadata["help"]

@@ -1,29 +1,19 @@
-"""Prediction-powered inference (PPI++) for edit-F1's corpus ratios.
-
-A corpus edit-F1 is a ratio of means over pairs (precision ΣEM / Σ(EM+ED), recall
-ΣEM / Σ(EM+EA), F1 2ΣEM / (2ΣEM+ΣEA+ΣED), and the same with theme counts). A judge
-gives every pair's counts, clinicians' gold labels a few pairs'. The estimators are
-prediction-powered inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science*
-382, 2023) with PPI++'s power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453,
-2023): with n labelled pairs (gold ``Y``, judge ``F``) and m unlabelled ones (judge
-``F~``), ``theta^ = h(lam mean F~ + mean (Y - lam F))`` for ``h`` a ratio of means or a
-difference of two systems' ratios, its delta-method variance ``Var(psi - lam phi) / n +
-lam^2 Var(phi) / m`` (``psi``, ``phi``: ``Y``, ``F`` times the gradient of ``h``), and
-``lam*`` of PPI++ Example 6.1 clipped to [0, 1], its gradient taken at ``lam = 1`` as
-``ppi_py``'s ``_calc_lam_glm`` does. ``lam = 0`` is the classical interval of one
-labelling alone. The interval is clipped to the estimand's range.
+"""Prediction-powered inference (Angelopoulos et al., *Science* 382, 2023) for edit-F1's
+corpus ratios of means, a judge scoring every pair and clinicians a few, with PPI++'s
+power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1: the tuned
+``lam`` clipped to [0, 1], its gradient taken at ``lam = 1`` as ``ppi_py`` does) and
+delta-method variances.
 
 By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
-freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` is the
-larger of the labelled pairs' own and ``Var(psi - phi) + (1 - lam)^2 Var(phi) + 2 (1 -
-lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over all pairs, which guards against a
-small sample that misses the rare pairs holding most errors. ``small_sample=False`` is
-PPI++'s normal interval as ``ppi_py`` computes it. On the team's fully labelled pairs
-(``benchmarks/ppi_simulation.py``, 1,000 draws per n) that normal interval covered
-OncQA's all-gold F1 in 93.4% of draws with 20 labelled pairs and ExpertQA's recall (most
-pairs perfect, a few carrying the errors) in 73.8%; the default covered every set,
-figure and n in 93.0% of draws or more. ``tests/test_ppi.py`` checks the code against
-``ppi_py.ppi_mean_ci``.
+freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` (``psi``,
+``phi``: gold and judge values times the estimand's gradient) is at least ``Var(psi -
+phi) + (1 - lam)^2 Var(phi) + 2 (1 - lam) Cov(psi - phi, phi)`` with ``Var(phi)`` over
+all pairs, which guards against a small sample that misses the rare pairs holding most
+errors; ``small_sample=False`` is PPI++'s normal interval as ``ppi_py`` computes it. On
+the team's fully labelled pairs (``benchmarks/ppi_simulation.py``, 1,000 draws per n)
+that normal interval covered OncQA's all-gold F1 in 93.4% of draws with 20 labelled
+pairs and ExpertQA's recall (most pairs perfect, a few carrying the errors) in 73.8%; the
+default covered every set, figure and n in 93.0% of draws or more.
 """
 
 from __future__ import annotations
@@ -52,13 +42,8 @@ class UndefinedEstimateError(ValueError):
 
 @dataclass(frozen=True)
 class PPIEstimate(Estimate):
-    """A (prediction-powered) estimate with its confidence interval: ``value``, ``low``,
-    ``high`` clipped to the estimand's range, from ``n`` labelled pairs (a judge-only
-    estimate: all) and ``n_unlabelled`` judge-only ones, with the delta-method
-    ``standard_error`` (before clipping) and the power-tuning weight ``lam`` in [0, 1].
-
-    >>> str(PPIEstimate(0.5, 0.4, 0.6, 20, standard_error=0.05, lam=0.3, n_unlabelled=80))
-    '0.500 [0.400, 0.600]'
+    """An :class:`~editf1.stats.Estimate` from ``n`` labelled pairs and ``n_unlabelled``
+    judge-only ones, with the delta-method ``standard_error`` (before clipping) and ``lam``.
     """
 
     standard_error: float = 0.0
@@ -153,21 +138,13 @@ def ppi_mean(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of a mean (Angelopoulos, Duchi & Zrnic 2023, Example 6.1), a
-    :class:`PPIEstimate` not clipped.
-
-    Args:
-        gold, judge: the n labelled items' gold values and the judge's (shape (n,)).
-        judge_unlabelled: the judge's values of the m unlabelled items.
-        lam: the power-tuning weight in [0, 1]; ``None`` tunes it.
-        confidence: the CI's level in (0, 1).
-        small_sample: Student-t interval (default); ``False``: ``ppi_py``'s normal one.
+    """PPI++ estimate and CI of a mean (PPI++ Example 6.1), not clipped: ``gold``, ``judge`` of
+    shape (n,), ``judge_unlabelled`` (m,); ``lam`` in [0, 1] (``None`` tunes it);
+    ``small_sample``: the module docstring.
 
     Raises:
         ValueError: fewer than 2 labelled items, mismatched lengths, a non-finite value,
             ``lam`` outside [0, 1] or ``confidence`` outside (0, 1).
-
-    By hand, lam = 1: 0.5 + (2/3 - 1) = 1/6.
 
     >>> round(ppi_mean([1, 0, 1], [1, 1, 1], [0, 1], lam=1).value, 4)
     0.1667
@@ -180,18 +157,16 @@ def ratio_columns(counts, metric: str) -> np.ndarray:
     """The (numerator, denominator) of a precision, recall or F1 for each pair's (tp, fp, fn),
     an (N, 2) float array (the corpus figure is ``sum(col 0) / sum(col 1)``); ValueError for
     another metric or counts not of shape (N, 3).
-
-    >>> ratio_columns([[2, 1, 3]], "f1").tolist()
-    [[4.0, 8.0]]
     """
     tp, fp, fn = _as_matrix(counts, "counts", 3).T
-    if metric == "precision":
-        return np.column_stack([tp, tp + fp])
-    if metric == "recall":
-        return np.column_stack([tp, tp + fn])
-    if metric == "f1":
-        return np.column_stack([2 * tp, 2 * tp + fp + fn])
-    raise ValueError(f"metric must be 'precision', 'recall' or 'f1', got {metric!r}")
+    columns = {
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+        "f1": (2 * tp, 2 * tp + fp + fn),
+    }
+    if metric not in columns:
+        raise ValueError(f"metric must be 'precision', 'recall' or 'f1', got {metric!r}")
+    return np.column_stack(columns[metric])
 
 
 def ppi_ratio(
@@ -203,13 +178,9 @@ def ppi_ratio(
     confidence: float = 0.95,
     small_sample: bool = True,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of ``E[a] / E[b]``, clipped to [0, 1].
-
-    ``gold``, ``judge``: (n, 2) (a, b) of the labelled pairs (e.g. :func:`ratio_columns`),
-    ``judge_unlabelled``: (m, 2); the options and ValueError as :func:`ppi_mean` (``lam=0``:
-    gold labels alone); UndefinedEstimateError if the estimated mean denominator is <= 0.
-
-    By hand (lam = 1): mean a = 0.5 + (0.5 - 1) = 0, so 0 / 2 = 0.
+    """PPI++ estimate and CI of ``E[a] / E[b]``, clipped to [0, 1]: ``gold``, ``judge`` (n, 2)
+    (a, b) of the labelled pairs (:func:`ratio_columns`), ``judge_unlabelled`` (m, 2); options
+    and ValueError as :func:`ppi_mean`; UndefinedEstimateError for a mean denominator <= 0.
 
     >>> ppi_ratio([[1, 2], [0, 2]], [[1, 2], [1, 2]], [[0, 2], [1, 2]], lam=1).value
     0.0
@@ -220,10 +191,6 @@ def ppi_ratio(
 def classical_ratio(values, *, confidence: float = 0.95, small_sample: bool = True) -> PPIEstimate:
     """The delta-method CI of a ratio of means from one labelling of every (n, 2) pair
     (``lam = 0``); options and errors as :func:`ppi_ratio`.
-
-    >>> e = classical_ratio([[1, 2], [1, 2]])
-    >>> e.value, e.standard_error
-    (0.5, 0.0)
     """
     y = _as_matrix(values, "values", 2)
     return _smooth(_RATIO, y, y, y[:0], 0.0, confidence, small_sample)
@@ -247,15 +214,9 @@ def ppi_ratio_difference(
     small_sample: bool = True,
 ) -> PPIEstimate:
     """PPI++ estimate and CI of ``E[a1]/E[b1] - E[a2]/E[b2]`` (a system's ratio minus a
-    baseline's on the same pairs), clipped to [-1, 1].
-
-    ``gold``, ``judge``: (n, 4) per labelled pair, the system's (a, b) then the baseline's;
-    ``judge_unlabelled``: (m, 4); the options (one ``lam`` for both) and errors as
-    :func:`ppi_ratio`.
-
-    >>> ppi_ratio_difference([[1, 2, 0, 2], [1, 2, 1, 2]], [[1, 2, 0, 2]] * 2,
-    ...                      [[1, 2, 0, 2]], lam=0).value
-    0.25
+    baseline's on the same pairs), clipped to [-1, 1]: ``gold``, ``judge`` (n, 4), the
+    system's (a, b) then the baseline's; ``judge_unlabelled`` (m, 4); one ``lam`` for both;
+    options and errors as :func:`ppi_ratio`.
     """
     difference = (4, _difference, _difference_gradient, (-1.0, 1.0))
     return _smooth(difference, gold, judge, judge_unlabelled, lam, confidence, small_sample)

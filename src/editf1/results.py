@@ -18,9 +18,8 @@ NOT_RECORDED = "not recorded (no run record)"
 
 
 def reproducibility_of(provenance: dict) -> str:
-    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print;
-    :data:`NOT_RECORDED` for an empty record. KeyError naming a missing part; TypeError for
-    parts that are not objects.
+    """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print,
+    :data:`NOT_RECORDED` if empty. KeyError naming a missing part; TypeError for a part not a dict.
 
     >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
     ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
@@ -66,11 +65,9 @@ class PRF:
 class SentenceAlignment:
     """One ``reference`` sentence (offsets into the reply) and its content judgement:
     ``status`` ``"match"``, ``"no_match"`` or ``"unusable"`` (counted as an addition), the
-    ``match`` (the draft span, offsets into the draft) or ``None``, the judge's ``score``
-    where it has one (for the embedded judge's ``no_match``, the best probability among the
-    spans it scored), the sentence's ``theme`` (``None`` without a theme judge), a
-    generative judge's raw ``judge_output``, and for a ``no_match`` the span a veto
-    ruled out (``vetoed``, :class:`~editf1.judges.base.VetoedSpan`), where there are ones.
+    draft span ``match``, the judge's ``score`` where it has one (for the embedded judge's
+    ``no_match``, the best probability among the spans it scored), a generative judge's raw
+    ``judge_output``, and for a ``no_match`` the span a veto ruled out, if any.
     """
 
     reference: Sentence
@@ -95,11 +92,8 @@ class SentenceAlignment:
 
 @dataclass(frozen=True)
 class ThemeCounts:
-    """The theme counts of one pair over the scored themes (§3.2; Tables 5, 14 and 15), made
-    by :func:`editf1.count.count_themes`: ``true_positives`` (themes in both texts),
-    ``false_positives`` / ``false_negatives`` (themes in the draft / reply only, plus its
-    sentences without a usable label), and per theme the ``reference_sentences`` labelled
-    with it and the ``matched_sentences`` among them.
+    """The theme counts of one pair over the scored themes, made by
+    :func:`editf1.count.count_themes` (which says what each counts).
     """
 
     reference_themes: frozenset[str]
@@ -111,19 +105,15 @@ class ThemeCounts:
     matched_sentences: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     def as_tuple(self) -> tuple[int, int, int]:
-        """``(tp, fp, fn)``."""
         return self.true_positives, self.false_positives, self.false_negatives
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """Scores and alignment of one (prediction, reference) pair.
-
-    ``content``: precision EM/(EM+ED), recall EM/(EM+EA) and F1 (Algorithm 1); ``theme``:
-    the draft's set of themes against the reply's (§3.2), ``None`` without a theme judge.
-    With several replies, the pair is the draft against its best-matching reply (highest
-    content F1, then recall, then the earlier reply): ``best_reference`` is its index and
-    ``per_reference`` the draft's result against each reply.
+    """Scores and alignment of one (prediction, reference) pair: ``content`` (Algorithm 1),
+    ``theme`` (§3.2; ``None`` without a theme judge). With several replies, the pair is the
+    draft against its best-matching reply (highest content F1, then recall, then the
+    earlier reply), ``best_reference`` its index, ``per_reference`` the result against each.
     """
 
     row: int
@@ -172,11 +162,8 @@ class PairResult:
         """A JSON-ready dict: scores, counts, alignment, deletions, themes, and with several
         replies ``best_reference``, ``n_references``, ``mean_*`` and ``per_reference``.
         """
-        out = {"row": self.row}
-        if self.id is not None:
-            out["id"] = self.id
-        out |= self.content.to_dict()
-        out |= _counts(self)
+        out = {"row": self.row} | ({} if self.id is None else {"id": self.id})
+        out |= self.content.to_dict() | _counts(self)
         if self.theme is not None:
             out |= self.theme.to_dict("theme_")
             out["reference_themes"] = sorted(self.reference_themes)
@@ -219,11 +206,10 @@ def _mean_prf(prfs: list[PRF]) -> PRF:
 
 @dataclass(frozen=True)
 class ThemeScore:
-    """Corpus figures for one theme: ``precision``, ``recall``, ``f1`` of "draft has theme"
-    predicting "reply has theme" (Table 15); the replies and drafts containing it
-    (``reference_count``, ``prediction_count``) and their share of the pairs
-    (``*_proportion``, Table 5); its ``reference_sentences`` and the share of them matched
-    (``content_recall``, Table 14; 1.0 when there are none).
+    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has
+    theme" (Table 15), the replies and drafts holding it and their share of the pairs
+    (Table 5), and the share of its ``reference_sentences`` matched (``content_recall``,
+    Table 14; 1.0 when there are none).
     """
 
     precision: float
@@ -243,12 +229,9 @@ class ThemeScore:
 @dataclass(frozen=True)
 class CorpusResult:
     """Micro-averaged corpus scores: ``content`` (from the summed EM, EA, ED) and ``theme``
-    (over (pair, theme) decisions, or ``None``) precision/recall/F1, a :class:`ThemeScore`
-    ``per_theme``, the run record (``provenance``,
-    :attr:`editf1.scorer.EditF1Scorer.provenance`; ``{}`` when unknown), every
-    :class:`PairResult` unless streamed elsewhere (``pairs``), the scores over every
-    (draft, reply) pair where drafts had several replies (``all_references``), the drafts
-    with no sentence (``empty_predictions``) and, scored with gold labels, the
+    (over (pair, theme) decisions, or ``None``), the run record ``provenance`` (``{}`` when
+    unknown), ``pairs`` unless streamed elsewhere, ``all_references`` (every (draft, reply)
+    pair, where drafts had several replies) and, scored with gold labels, the
     :class:`editf1.gold.report.GoldReport` (``gold``).
     """
 
@@ -270,7 +253,6 @@ class CorpusResult:
 
     @property
     def reproducibility(self) -> str:
-        """:attr:`provenance` as one string (:func:`reproducibility_of`)."""
         return reproducibility_of(self.provenance)
 
     @property

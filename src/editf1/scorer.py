@@ -44,7 +44,7 @@ _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers
 
 
 def _json_ready(value):
-    """``value`` JSON-ready: a path as text, other objects as ``<TypeName>`` (never a repr)."""
+    # a path as text, other objects as <TypeName>: never a repr, which may hold text
     if isinstance(value, dict):
         return {str(k): _json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -58,8 +58,7 @@ def _json_ready(value):
 
 class EditF1Scorer:
     """Content- and theme-level edit-F1 (Seegmiller et al., arXiv 2601.11344, §3), with the
-    options of :class:`~editf1.options.ScoringOptions` and a
-    :class:`~editf1.segment.SentenceSplitter` (example: :meth:`score`).
+    options of :class:`~editf1.options.ScoringOptions` (example: :meth:`score`).
 
     Raises:
         TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
@@ -71,16 +70,13 @@ class EditF1Scorer:
         self.zero_division = o.zero_division
         self.content_judge = load_content_judge(o.content_judge, o.content_judge_options)
         theme = o.theme_judge
-        self.theme_judge = (
-            theme if theme is None else load_theme_judge(theme, o.theme_judge_options)
-        )
+        self.theme_judge = None if theme is None else load_theme_judge(theme, o.theme_judge_options)
         self.splitter = splitter or SentenceSplitter()
         self.themes_scored = THEMES if o.include_other else CLINICAL_THEMES
         self.theme_cache = ThemeCache(o.theme_cache_size)
 
     @property
     def reproducibility(self) -> str:
-        """:attr:`provenance` as one string (:func:`reproducibility_of`)."""
         return reproducibility_of(self.provenance)
 
     @property
@@ -116,18 +112,9 @@ class EditF1Scorer:
         ids: Sequence[str] | None = None,
         keep_pairs: bool = True,
     ) -> CorpusResult:
-        """Score N (prediction, reference) pairs.
-
-        Args:
-            predictions: N drafts (strings; may be empty).
-            references: N clinician replies, or lists of replies to the same message (the
-                pair is then the best-matching reply, :class:`~editf1.results.PairResult`, and
-                the result's ``all_references`` sums every (draft, reply) pair).
-            ids: N row ids, optional: non-empty strings, each used once.
-            keep_pairs: keep every :class:`PairResult` in the result.
-
-        Returns:
-            A :class:`~editf1.results.CorpusResult`: micro-averaged scores in [0, 1].
+        """Score N drafts (strings, may be empty) against N clinician replies, or lists of
+        replies to the same message (:class:`~editf1.results.PairResult` says which is the
+        pair); ``ids``: N non-empty strings, each used once. Scores are in [0, 1].
 
         Raises:
             TypeError, ValueError: for non-list arguments or different lengths.
@@ -156,9 +143,7 @@ class EditF1Scorer:
         sink: Callable[[PairResult], None] | None = None,
     ) -> CorpusResult:
         """Score ``(id, prediction, reference)`` rows as they come (:meth:`iter_pairs`, then
-        :meth:`aggregate`); ``total`` rows for the progress bar, ``sink`` called with each
-        :class:`PairResult` in row order. InputError for the first batch with bad rows
-        (rows before it are scored).
+        :meth:`aggregate`); ``total`` rows for the progress bar.
         """
         pairs = self.iter_pairs(rows, total=total)
         return self.aggregate(pairs, keep_pairs=keep_pairs, sink=sink)
@@ -170,7 +155,6 @@ class EditF1Scorer:
         return f"content: {self.content_judge.fingerprint}; theme: {theme}"
 
     def accumulator(self, *, keep_pairs: bool = False) -> CorpusAccumulator:
-        """An empty :class:`~editf1.aggregate.CorpusAccumulator` for this scorer's pairs."""
         return CorpusAccumulator(self.themes_scored, self.zero_division, keep_pairs)
 
     def aggregate(
@@ -196,10 +180,8 @@ class EditF1Scorer:
         )
 
     def iter_pairs(self, rows: Iterable[Row], *, total: int | None = None) -> Iterator[PairResult]:
-        """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time.
-        Rows are checked a batch at a time (:func:`editf1.inputs.check_rows`: InputError)
-        unless :class:`~editf1.inputs.CheckedRows`. The progress bar counts pairs, advanced
-        as the judges report sentences judged (:mod:`editf1.judges.progress`).
+        """Yield one :class:`PairResult` per row, in order, judged ``batch_size`` at a time;
+        rows not :class:`~editf1.inputs.CheckedRows` are checked a batch at a time (InputError).
         """
         checked = isinstance(rows, CheckedRows)
         numbered = enumerate(rows)
@@ -311,7 +293,6 @@ class _BatchProgress:
     def __init__(self, bar, owners: list[int], requests: list[JudgeRequest]) -> None:
         self.bar, self.start = bar, bar.n
         done = accumulate(len(r.reference_sentences) for r in requests)
-        # the cumulative sentence count at which each row of the batch is complete
         self.ends = list(dict(zip(owners, done)).values())
         self.total = self.ends[-1]
         self.judged = self.labelled = 0

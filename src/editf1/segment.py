@@ -1,29 +1,15 @@
 """Sentence splitting for clinical replies, offline, with character offsets (step 1).
 
-Rules, in order:
-
-1. HTML markup (portal exports): tags are not text, block-level tags end a line,
-   entities are decoded, comments and ``<script>`` / ``<style>`` / ``<title>`` content
-   dropped; "<patient name>" or "R&D" stay text. Offsets index the original text.
-2. Every line is its own block (greetings and sign-offs are sentences).
-3. A list marker at the start of a line ("1.", "2)", "-", "•", "a)") opens an item and is
-   not part of it; an inline numbered list ("Plan: 1. Rest 2. Ice", consecutive numbers,
-   two at least) is split the same way.
-4. Other scripts' sentence ends split: "。", "｡", "！", "？", "؟", "۔", "।", "॥".
-5. Sentences joined without a blank ("today.Your") split before an upper-case letter,
-   unless the word before is an abbreviation or initial (then only before a sentence
-   starter) or the dot is part of an address or file name (:data:`WEB_AND_FILE_SUFFIXES`).
-6. Inside a block, NLTK Punkt with the shipped abbreviations
-   (``data/clinical_abbreviations.txt``): "Dr. Lee", "e.g.", "b.i.d.", "2.5 mg" stay
-   whole. Nothing is downloaded.
-7. A sentence over ``max_words`` words (a word is a run of non-blanks, or one character
-   of a script without blanks) is cut into the fewest, most even pieces, after a clause
-   mark where one is in reach.
-8. A number marker Punkt leaves at a sentence start is cut off; a piece without a letter
-   or digit is not a sentence.
-
-Known limitation: after an abbreviation, a capitalised word starts a sentence only if it
-is a frequent sentence starter ("at 5 p.m. Lee called" stays one sentence).
+Rules, in order: (1) HTML markup is not text: block tags end a line, entities are decoded,
+comments and script, style and title content dropped ("<patient name>" stays text); (2)
+each line is a block; (3) a list marker opening a line ("1.", "2)", "-", "•", "a)") or
+an inline list of consecutive numbers is cut off; (4) other scripts' sentence ends
+("。", "！", "؟", "।", ...) split; (5) so do sentences joined without a blank, before an
+upper-case letter, except after an abbreviation or initial (then only before a sentence
+starter) or in an address or file name; (6) inside a block, NLTK Punkt with the shipped
+abbreviations; (7) a sentence over ``max_words`` words is cut into the fewest, most even
+pieces, after a clause mark where one is in reach; (8) a number marker left at a
+sentence start is cut off, a piece without a letter or digit dropped.
 """
 
 from __future__ import annotations
@@ -59,9 +45,8 @@ _SPACELESS = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\
 _LENGTH_UNIT = re.compile(f"[{_SPACELESS}]|[^\\s{_SPACELESS}]+")
 _CLAUSE_END = tuple(",;:，、；：")
 
-#: A text with more than this share of its letters outside Latin script
-#: (:func:`non_latin_share`) is foreign to the default, English encoder: the scorer warns
-#: about its row, and the embedded content judge matches it on shared words only.
+#: Above this share of letters outside Latin script (:func:`non_latin_share`) the scorer
+#: warns about a row, and the embedded content judge matches it on shared words only.
 NON_LATIN_LIMIT = 0.2
 
 _WORDS = {
@@ -72,12 +57,11 @@ _WORDS = {
 }
 
 #: Lower-cased words after which an abbreviation-final period may end a sentence
-#: (``data/splitter_words.json``, as the lists below): common sentence openers and the
-#: imperatives that open a clinician's instruction ("...on Main St. Check your BP.").
+#: (``data/splitter_words.json``, as the lists below).
 DEFAULT_SENTENCE_STARTERS = _WORDS["sentence_starters"]
 
-#: Longest sentence, in words, handed on whole (rule 7): all-MiniLM-L6-v2's 254 word
-#: pieces of text hold 80 words of the clinical sets read so far.
+#: Longest sentence, in words, handed on whole (rule 7; a word is a run of non-blanks,
+#: or one character of a script without blanks).
 DEFAULT_MAX_WORDS = 80
 
 #: Lower-case web and file-name suffixes (rule 5); those that are also common words
@@ -98,11 +82,7 @@ _MARKUP = re.compile(
 
 
 def has_word(text: str) -> bool:
-    """Return True if ``text`` holds at least one letter or digit (any script).
-
-    >>> has_word(" 2. "), has_word(" . "), has_word("🙂")
-    (True, False, False)
-    """
+    """Whether ``text`` holds at least one letter or digit (any script)."""
     return _WORD.search(text) is not None
 
 
@@ -110,9 +90,7 @@ def non_latin_share(text: str) -> float:
     """Share of the letters of ``text`` (``str.isalpha``) not in Latin script, in [0, 1];
     0.0 without a letter.
 
-    >>> non_latin_share("Take 2 tablets"), non_latin_share("Tome dos pastillas al día")
-    (0.0, 0.0)
-    >>> round(non_latin_share("Dr. Lee: 请多喝水"), 3), non_latin_share("12 ...")
+    >>> round(non_latin_share("Dr. Lee: 请多喝水"), 3), non_latin_share("día")
     (0.444, 0.0)
     """
     letters = [c for c in text if c.isalpha()]
@@ -135,15 +113,11 @@ class Sentence:
 
 
 class _Source:
-    """A text and its cleaned text (rule 1): plain character ``i`` comes from
-    ``original[starts[i]:ends[i]]``. Each piece of markup is read on its own.
-    """
+    """A text and its plain text (rule 1): character ``i`` from ``original[starts[i]:ends[i]]``."""
 
     def __init__(self, original: str) -> None:
-        self.original = original
-        self.plain = original
-        self.starts: list[int] | None = None
-        self.ends: list[int] | None = None
+        self.original = self.plain = original
+        self.starts = self.ends = None
         if "<" not in original and "&" not in original:
             return
         parts, starts, ends, position = [], [], [], 0
@@ -162,16 +136,13 @@ class _Source:
             self.plain, self.starts, self.ends = "".join(parts), starts, ends
 
     def sentence(self, start: int, end: int) -> Sentence:
-        """The sentence of plain characters ``[start, end)``, offsets into the original."""
         if self.starts is None:
             return Sentence(self.original[start:end], start, end)
         return Sentence(self.plain[start:end], self.starts[start], self.ends[end - 1])
 
 
 def _replacement(markup: re.Match) -> str | None:
-    """What markup becomes: "\n" (block tag), decoded entity, "" (other tag, comment), or
-    ``None`` to keep it as written.
-    """
+    """What markup becomes ("\n", an entity decoded, ""), or ``None`` to keep it as written."""
     tag, entity = markup.group("tag"), markup.group("entity")
     if tag is not None:
         tag = tag.lower()
@@ -190,8 +161,6 @@ def plain_text(text: str) -> str:
 
     >>> plain_text("<p>Rest &amp; ice</p><p>Dear <patient name>, R&D</p>")
     '\\nRest & ice\\n\\nDear <patient name>, R&D\\n'
-    >>> plain_text("No markup: 2 < 3.")
-    'No markup: 2 < 3.'
     """
     return _Source(text).plain
 
@@ -202,16 +171,13 @@ class SentenceSplitter:
     list), the ``sentence_starters`` that may follow one, and ``max_words``, an int >= 1
     (ValueError otherwise).
 
-    Example:
-        >>> splitter = SentenceSplitter()
-        >>> text = "Hi Ms. Lopez,\\nTake 2.5 mg b.i.d. with food, e.g. at 8 a.m. Dr. Lee agrees."
-        >>> [s.text for s in splitter.split(text)]
-        ['Hi Ms. Lopez,', 'Take 2.5 mg b.i.d. with food, e.g. at 8 a.m. Dr. Lee agrees.']
-        >>> [(s.start, s.end) for s in splitter.split("1. Rest.\\n2. Fluids.")]
-        [(3, 8), (12, 19)]
-        >>> html = "<p>Rest&nbsp;today.</p><p>Call us.Your CT is clear.</p>"
-        >>> [(s.text, s.start, s.end) for s in splitter.split(html)]
-        [('Rest today.', 3, 19), ('Call us.', 26, 34), ('Your CT is clear.', 34, 51)]
+    >>> splitter = SentenceSplitter()
+    >>> text = "Hi Ms. Lopez,\\nTake 2.5 mg b.i.d. with food, e.g. at 8 a.m. Dr. Lee agrees."
+    >>> [s.text for s in splitter.split(text)]
+    ['Hi Ms. Lopez,', 'Take 2.5 mg b.i.d. with food, e.g. at 8 a.m. Dr. Lee agrees.']
+    >>> html = "<p>Rest&nbsp;today.</p><p>Call us.Your CT is clear.</p>"
+    >>> [(s.text, s.start, s.end) for s in splitter.split(html)]
+    [('Rest today.', 3, 19), ('Call us.', 26, 34), ('Your CT is clear.', 34, 51)]
     """
 
     def __init__(
@@ -255,10 +221,8 @@ class SentenceSplitter:
                 block = line.group()[block_start:block_end]
                 offset = line.start() + block_start
                 for first, end in self._punkt.span_tokenize(block):
-                    # a number marker Punkt leaves at the start ("Rest. 3. Ice.") is cut
-                    # off as at the start of a line, and a bare one is not a sentence
                     marker = _NUMBER_MARKER.match(block, first, end)
-                    first = marker.end() if marker else first
+                    first = marker.end() if marker else first  # rule 8
                     if not has_word(block[first:end]):
                         continue
                     for a, b in self._pieces(block[first:end]):

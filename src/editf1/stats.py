@@ -1,11 +1,6 @@
-"""Case-level bootstrap confidence intervals and paired tests.
-
-Every interval is a percentile bootstrap interval (Efron & Tibshirani, *An Introduction
-to the Bootstrap*, 1993, §13) from 2,000 resamples over *cases* (the items of a case are
-drawn together) with a fixed seed, as in Buckley et al., arXiv 2609.12822; a paired
-comparison adds the bootstrap p-value that inverts that interval (§16). The resamples
-are ``scipy.stats.bootstrap``'s; this wrapper leaves out resamples where the statistic
-is NaN, takes NumPy's quantiles and accepts a single case (CONTRIBUTING.md says why).
+"""Case-level percentile bootstrap confidence intervals (Efron & Tibshirani, *An
+Introduction to the Bootstrap*, 1993, §13; cases resampled whole, as in Buckley et al.,
+arXiv 2609.12822) and paired tests (§16), on ``scipy.stats.bootstrap``'s resamples.
 """
 
 from __future__ import annotations
@@ -32,10 +27,7 @@ MIN_RESAMPLES = 100
 @dataclass(frozen=True)
 class Estimate:
     """A statistic with its bootstrap CI: ``value`` on all ``n`` items, ``low`` / ``high``
-    bounds (same units) at ``confidence``.
-
-    >>> str(Estimate(0.5, 0.25, 0.75, 8))
-    '0.500 [0.250, 0.750]'
+    bounds (same units) at ``confidence``; ``str`` gives ``0.500 [0.250, 0.750]``.
     """
 
     value: float
@@ -55,11 +47,6 @@ def check_n_resamples(n_resamples, confidence: float | None = None) -> int:
     """Return ``n_resamples`` if it is an integer of at least :data:`MIN_RESAMPLES` and, at
     ``confidence``, at least ``2 / (1 - confidence)`` (a resample beyond each bound); else
     ValueError naming the value given and the minimum.
-
-    >>> check_n_resamples(2000)
-    2000
-    >>> check_n_resamples(200, confidence=0.99)  # 100 would leave 0.5 beyond each bound
-    200
     """
     least = MIN_RESAMPLES
     if confidence is not None and 0 < confidence < 1:
@@ -91,22 +78,14 @@ def bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Estimate:
-    """Percentile bootstrap CI of ``statistic`` over N items, resampling whole cases (§13):
-    an :class:`Estimate` with ``value = statistic(all items)``.
-
-    Args:
-        statistic: maps an int array of item indices (with repeats) to a float; NaN where
-            undefined on a resample (such resamples are left out).
-        groups: the case of each item (length N); default: each item its own case.
-        n_resamples: resamples B (:func:`check_n_resamples`).
-        confidence: CI level in (0, 1); seed: of the NumPy generator.
+    """Percentile bootstrap CI of ``statistic`` over N items, resampling whole cases (§13),
+    with ``value = statistic(all items)``. ``statistic`` maps an int array of item indices
+    (with repeats) to a float, NaN where undefined (such resamples are left out); ``groups``:
+    the case of each item (default: each item its own case); ``seed``: NumPy's generator's.
 
     Raises:
         ValueError: for no items, ``groups`` of the wrong length, too few resamples,
             ``confidence`` outside (0, 1), or a statistic undefined on every resample.
-
-    >>> bootstrap(lambda idx: 0.5, 4, n_resamples=100)
-    Estimate(value=0.5, low=0.5, high=0.5, n=4, confidence=0.95)
     """
     values, quantiles = _resampled(statistic, n_items, groups, n_resamples, confidence, seed)
     if np.isnan(values).all():
@@ -118,7 +97,6 @@ def bootstrap(
 
 
 def _resampled(statistic, n_items, groups, n_resamples, confidence, seed):
-    """:func:`bootstrap_resamples`, and the quantiles of the interval at ``confidence``."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     check_n_resamples(n_resamples, confidence)
@@ -137,11 +115,9 @@ def bootstrap_resamples(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> np.ndarray:
-    """``statistic`` on ``n_resamples`` case-level resamples, a float array of shape ``(B,)``.
-
-    Each resample draws C case indices with replacement (C = distinct cases) from
-    ``numpy.random.default_rng(seed)`` via ``scipy.stats.bootstrap``; the drawn cases'
-    items, in draw order, go to ``statistic``. Arguments and errors as :func:`bootstrap`.
+    """``statistic`` on ``n_resamples`` case-level resamples, a float array of shape ``(B,)``:
+    each draws C of the C cases with replacement; their items, in draw order, go to
+    ``statistic``. Arguments and errors as :func:`bootstrap`.
     """
     if n_items < 1:
         raise ValueError("bootstrap needs at least one item")
@@ -187,19 +163,10 @@ def paired_bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> PairedBootstrap:
-    """Paired bootstrap of ``system − baseline`` on the same resampled items, with a p-value.
-
-    The B differences ``d*`` give the percentile CI (§13) and the p-value
-    ``min(1, 2 min(P(d* <= 0), P(d* >= 0)))``, each proportion ``(1 + #) / (B + 1)`` (§16):
-    p < 1 - confidence exactly when the CI excludes 0, up to the resolution of B.
-
-    ``baseline``, ``system``: statistics as for :func:`bootstrap`, defined on every
-    resample; the other arguments and errors as :func:`bootstrap` (ValueError also if the
-    difference is NaN on a resample).
-
-    >>> same = paired_bootstrap(lambda i: 0.5, lambda i: 0.5, 3, n_resamples=100)
-    >>> same.difference.value, same.p_value
-    (0.0, 1.0)
+    """Paired bootstrap of ``system − baseline`` on the same resampled items: the percentile
+    CI of the B differences ``d*`` (§13) and the p-value ``min(1, 2 min(P(d* <= 0), P(d* >=
+    0)))``, each proportion ``(1 + #) / (B + 1)`` (§16). Arguments and errors as
+    :func:`bootstrap` (ValueError also if the difference is NaN on a resample).
     """
 
     def difference(idx: np.ndarray) -> float:
