@@ -1,16 +1,8 @@
-"""Builders of annotation datasets for training and validating judges.
-
-Both read long-format exports (one row per (item, annotator)) mapped with ``column_map``
-like the hospital exports (:mod:`editf1.builders.hospital`), and give one row per item
-with every annotator's answer. Fields (:data:`CONTENT_MATCH_EXPORT_FIELDS`,
-:data:`THEME_EXPORT_FIELDS`): content matches (§3.1) have a ``reference_sentence``, the
-draft (``prediction``) and the annotator's ``matched_span``, a verbatim span of the draft
-or ``NO MATCH`` (any case); themes (§3.2) a ``sentence`` and its ``theme``. Without
-``item_id``, an item is the rows with the same text fields (:attr:`ITEM_FIELDS`).
-
-Errors, each naming file, row and field: an empty required field, a non-text value, a
-span not verbatim in the draft, an unknown theme, one annotator twice on one item, rows
-of one item that disagree on its text.
+"""Builders of annotation datasets for training and validating judges: content matches
+(§3.1: a reference sentence, the draft, each annotator's verbatim draft span or ``NO
+MATCH``, any case) and themes (§3.2: a sentence, each annotator's theme), read from
+long-format exports (one row per (item, annotator)) as :mod:`editf1.builders.hospital`
+reads an export, and given one row per item with every annotator's answer.
 """
 
 from __future__ import annotations
@@ -54,11 +46,7 @@ THEME_EXPORT_FIELDS = {
 
 
 def majority(values: list) -> object | None:
-    """The value most annotators gave; None on a tie for the most (or no value).
-
-    >>> majority([True, True, False]), majority(["Logistics", "Other"]), majority([])
-    (True, None, None)
-    """
+    """The value most annotators gave; None on a tie for the most (or no value)."""
     counts = Counter(values).most_common()
     if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
         return None
@@ -66,9 +54,10 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows, shared by the two annotation builders: each
-    gives ``_annotation(row, values, errors)``, the annotator's answer on ``row`` (None,
-    errors appended, when bad), and ``_example(item_id, values, annotations)``."""
+    """Grouping of (item, annotator) rows: without ``item_id``, an item is the rows with the
+    same :attr:`ITEM_FIELDS`; one annotator answers an item once. Subclasses give
+    ``_annotation(row, values, errors)`` (None when bad) and ``_example(item_id, values,
+    annotations)``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
 
@@ -111,8 +100,7 @@ class _AnnotationBuilder(ExportBuilder):
 
 class ContentMatchBuilder(_AnnotationBuilder):
     """Content-match annotations (:data:`~editf1.builders.schema.CONTENT_MATCH_FEATURES`;
-    offsets of the span's first occurrence in the draft). One config, ``default``; splits
-    as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
+    offsets of the span's first occurrence in the draft), one config, ``default``."""
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
@@ -159,8 +147,8 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
 
 class ThemeAnnotationBuilder(_AnnotationBuilder):
-    """Theme annotations (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`). One
-    config, ``default``; splits as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
+    """Theme annotations (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`), one
+    config, ``default``."""
 
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"

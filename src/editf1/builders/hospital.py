@@ -1,20 +1,8 @@
 """Builders for portal-message exports: a hospital's own data (IPPM / SoCPPM style) and
 SyPPM, the paper's public semi-synthetic set (Seegmiller et al., arXiv 2601.11344, §2).
 
-A hospital export is one file or several (CSV, TSV, JSONL or parquet) with one row per
-(patient message, clinician response), an optional LLM draft, and the hospital's own
-column names, mapped with ``column_map`` (standard field -> export column; the fields:
-:data:`~editf1.builders.exports.CASE_EXPORT_FIELDS`, described in docs/datasets.md,
-"Hospital data").
-
-Rules, each broken one an :class:`~editf1.builders.exports.ExportError` line naming file,
-row and field: required fields are non-empty text; rows of one message agree on message,
-chart and split; a clinician replies once per message (more rows of the same reply may
-only add drafts, and agree on the kept columns). ``keep_columns`` carries chosen columns
-as response (and pair) ``attributes``; the others are not carried (a warning names them).
-
-Privacy: these builders read local files only. The prepared Arrow cache is a copy of the
-data: keep ``cache_dir`` on storage approved for it (the CLI uses a temporary folder).
+Privacy: an export is read from local files only, and the prepared Arrow cache is a copy of
+the data: keep ``cache_dir`` on storage approved for it (the CLI uses a temporary folder).
 """
 
 from __future__ import annotations
@@ -73,15 +61,14 @@ class ExportConfig(EditF1Config):
     """Configuration of an export builder.
 
     Attributes:
-        export_files: files to read, relative to ``data_dir``; None: every data file
+        export_files: files relative to ``data_dir``; None: every data file
             (:data:`DATA_SUFFIXES`) directly in ``data_dir``, sorted by name.
-        column_map: standard field -> export column name.
-        keep_columns: export columns to carry as response ``attributes``.
-        file_format: ``"auto"`` (by suffix), ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+        column_map: standard field -> export column (:func:`~editf1.builders.exports.map_columns`).
+        keep_columns: export columns carried as response ``attributes``.
         list_separator: separator of ``problems`` / ``medications`` in a text cell.
-        split_fractions: split name -> fraction of cases (None: the builder's default);
-            ignored when the export has a ``split`` column.
-        seed: seed of the split shuffle (:func:`~editf1.builders.exports.assign_splits`).
+        split_fractions: split -> fraction of cases (None: the builder's default); ignored
+            when the export has a ``split`` column.
+        seed: seed of :func:`~editf1.builders.exports.assign_splits`.
     """
 
     export_files: tuple[str, ...] | None = None
@@ -94,9 +81,9 @@ class ExportConfig(EditF1Config):
 
 
 class ExportBuilder(EditF1Builder):
-    """Builders of local tabular exports (never downloaded): subclasses set
-    :attr:`EXPORT_FIELDS` and implement :meth:`_items`. Splits come from the export's
-    ``split`` column or :func:`~editf1.builders.exports.assign_splits` over item ids."""
+    """Builders of local tabular exports: subclasses set :attr:`EXPORT_FIELDS` and
+    implement :meth:`_items`; splits come from a ``split`` column or
+    :func:`~editf1.builders.exports.assign_splits`."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
@@ -189,23 +176,24 @@ class ExportBuilder(EditF1Builder):
 
 
 class HospitalExportBuilder(ExportBuilder):
-    """A hospital's export of portal messages, chart summaries, replies and drafts.
+    """A hospital's export: one row per (patient message, clinician response), an optional
+    LLM draft, columns named by ``column_map`` (fields: :data:`CASE_EXPORT_FIELDS`).
 
     Configs ``cases`` (default) and ``pairs`` (every draft against every reply of its
-    message; needs a ``draft`` column). Splits: the ``split`` column, or a seeded split
-    of the messages (default train 0.8 / validation 0.1 / test 0.1).
+    message; needs a ``draft`` column). Splits: the ``split`` column, or a seeded split of
+    the messages (default train 0.8 / validation 0.1 / test 0.1). Rules: required fields are
+    non-empty text; rows of one message agree on message, chart and split; a clinician
+    replies once per message (further rows of that reply only add drafts and agree on the
+    kept columns).
 
     Example::
 
         builder = HospitalExportBuilder(
             config_name="pairs", data_dir="/secure/exports",
-            export_files=("portal_2024.csv",),
             column_map={"message_id": "MSG_ID", "message": "PATIENT_TEXT",
-                        "response": "CLINICIAN_REPLY", "annotator_id": "PROVIDER_KEY",
-                        "draft": "AI_DRAFT", "draft_system": "AI_MODEL"},
-            split_fractions={"test": 1.0}, cache_dir="/secure/hf-cache")
+                        "response": "CLINICIAN_REPLY", "draft": "AI_DRAFT"},
+            cache_dir="/secure/hf-cache")
         builder.download_and_prepare()
-        test = builder.as_dataset(split="test")
 
     Raises (at ``download_and_prepare``):
         FileNotFoundError: if ``data_dir`` or an export file is missing.
@@ -335,8 +323,7 @@ class SoCPPMBuilder(HospitalExportBuilder):
 
 @dataclass
 class SyPPMConfig(ExportConfig):
-    """:class:`ExportConfig` plus ``hub_repo``, the Hub dataset repository of SyPPM
-    (``datasets`` reserves ``repo_id``), read at ``revision`` (a commit sha pins it)."""
+    """:class:`ExportConfig` plus ``hub_repo``, SyPPM's Hub dataset repository."""
 
     hub_repo: str | None = None
 
@@ -345,11 +332,9 @@ class SyPPMBuilder(HospitalExportBuilder):
     """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
     theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
 
-    Reads a local copy (``data_dir``) or downloads the data files of ``hub_repo`` (a
-    dataset of the collection :data:`SYPPM_COLLECTION`) at ``revision``, with the export
-    rules of :class:`HospitalExportBuilder` (``column_map`` maps the release's columns;
-    no repository id or column names are assumed). Configs ``cases`` and ``pairs``; one
-    split, ``test``, unless ``split_fractions`` says otherwise.
+    Reads a local copy (``data_dir``) or downloads the data files of ``hub_repo`` (in
+    :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
+    export (no repository id or column names assumed). One split, ``test``, by default.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.

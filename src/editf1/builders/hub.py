@@ -1,14 +1,7 @@
-"""Hub-ready dataset folders: data files plus a dataset card (or the card alone).
-
-``datasets`` 4+ loads a folder whose README.md YAML ``configs:`` names each config's
-files per split. :func:`write_hub_folder` prepares a builder's configs and writes::
-
-    <output>/README.md                     # card: YAML configs + dataset_info, prose
-    <output>/data/<config>/<split>.parquet # or .jsonl
-
-so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the builder's
-rows and features. :func:`write_card` writes the card alone, which then says how to build
-the data files beside it. Nothing is uploaded here (:mod:`editf1.builders.push`).
+"""Hub-ready dataset folders: ``README.md`` (the card, whose YAML ``configs:`` name each
+config's files) and ``data/<config>/<split>.parquet`` (or ``.jsonl``), which
+``datasets.load_dataset(folder, config)`` reads; or the card alone. Nothing is uploaded
+here (:mod:`editf1.builders.push`).
 """
 
 from __future__ import annotations
@@ -70,11 +63,7 @@ _LICENSE_TEXTS = {"apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0"}
 
 
 def size_category(rows: int | None) -> str:
-    """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted).
-
-    >>> size_category(12), size_category(1_000), size_category(None)
-    ('n<1K', '1K<n<10K', 'unknown')
-    """
+    """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted)."""
     if rows is None:
         return "unknown"
     for bound, category in SIZE_CATEGORIES:
@@ -123,21 +112,16 @@ def render_card(
     registry_name: str | None = None,
     card_only: str | None = None,
 ) -> str:
-    """The dataset card (README.md) of a Hub-ready folder.
+    """The dataset card (README.md) of a Hub-ready folder: YAML front matter (licence, size
+    category, source datasets, tags, ``configs``, every config's ``dataset_info``) and the
+    Markdown body of ``templates/card.md`` with the builder's :meth:`~EditF1Builder.card_prose`.
 
     Args:
-        builder_cls: the builder whose attributes and prose (:meth:`~EditF1Builder.card_prose`)
-            describe the set.
         configs: ``(config name, kind, description, {split: rows or None})`` per config;
             the first is the default.
-        file_format: ``"parquet"`` or ``"jsonl"`` (``data/<config>/<split>.<format>``).
         registry_name: the builder's name in :data:`editf1.builders.BUILDER_NAMES`.
         card_only: for a card without its data files, its folder as a command names it;
             the card then opens with :func:`build_note`.
-
-    Returns:
-        The card: YAML front matter (licence, size category, source datasets, tags,
-        ``configs`` and every config's ``dataset_info``) and a Markdown body.
 
     Raises:
         ValueError: for an unknown file format.
@@ -211,18 +195,7 @@ def build_note(
 ) -> list[str]:
     """The opening Markdown lines of a card without its data: the ``FileNotFoundError``
     ``datasets.load_dataset(folder)`` raises (naming ``first_file``) until the data files
-    are built, and the ``edit-f1 export-dataset`` command that builds them there.
-
-    >>> from editf1.builders import builder_class
-    >>> print("\\n".join(build_note("kqa", builder_class("kqa"), "datasets/kqa",
-    ...                              "data/pairs/test.parquet")))  # doctest: +ELLIPSIS
-    **This folder holds this card only, not the data files.** ...
-    <BLANKLINE>
-    ```bash
-    edit-f1 export-dataset kqa --data-dir DIR --output datasets/kqa
-    ```
-    ...
-    """
+    are built, and the ``edit-f1 export-dataset`` command that builds them there."""
     text = render_template(
         "build_note.md",
         name=name,
@@ -312,15 +285,9 @@ def write_hub_folder(
     """Prepare every config (or ``configs``) of a set and write its Hub-ready folder.
 
     Args:
-        name: a builder name of :data:`editf1.builders.BUILDER_NAMES`.
-        output: the folder (:func:`check_export_folder`).
-        configs: config names, default all of the builder's.
-        file_format: ``"parquet"`` or ``"jsonl"``.
+        file_format: one of :data:`FILE_FORMATS`.
         cache_dir: the ``datasets`` cache; default a temporary folder deleted afterwards.
         **builder_kwargs: passed to each builder (``data_dir``, ``column_map``, ...).
-
-    Returns:
-        The folder and its row counts.
 
     Raises:
         FileExistsError: see :func:`check_export_folder`.

@@ -1,9 +1,6 @@
 """Builders of the public sets: the shipped demo, K-QA, K-QA NLI, ExpertQA medicine (OncQA:
-:mod:`editf1.builders.oncqa`).
-
-Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (upstream file
-names), or downloads the upstream files at the pinned revision when ``data_dir`` is None;
-:mod:`editf1.builders.readers` parses them. Every config has one split, ``test``.
+:mod:`editf1.builders.oncqa`), parsed by :mod:`editf1.builders.readers`; a ``data_dir``
+holds the upstream files under their names. Every config has one split, ``test``.
 """
 
 from __future__ import annotations
@@ -59,8 +56,7 @@ class UnmatchedRecordsWarning(UserWarning):
 class DemoBuilder(EditF1Builder):
     """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
     (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
-    same fields (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``,
-    ``system``)."""
+    same fields."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
@@ -118,8 +114,7 @@ class KQABuilder(EditF1Builder):
     the physician's (``Free_form_answer``), for every question with both (an NLI question
     without a physician answer is named in an :class:`UnmatchedRecordsWarning`);
     ``questions``: one row per question, the curated statements and ICD-10 diagnosis as
-    ``attributes``. ``data_dir``: ``questions_w_answers.jsonl`` and
-    ``NLI_medical_annotator.csv`` (upstream ``dataset/``).
+    ``attributes``.
     """
 
     DATASET_NAME = "kqa"
@@ -180,8 +175,7 @@ class KQABuilder(EditF1Builder):
 
 class KQANLIBuilder(EditF1Builder):
     """K-QA physician NLI labels as content-match annotations without spans (§3.1: "the
-    answer entails the claim" is the content judge's question). One config, ``default``;
-    ``data_dir`` holds ``NLI_medical_annotator.csv``."""
+    answer entails the claim" is the content judge's question). One config, ``default``."""
 
     DATASET_NAME = "kqa_nli"
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
@@ -228,8 +222,8 @@ class ExpertQAMedicineBuilder(EditF1Builder):
 
     Configs: ``edited`` (default): answer against revision; ``cases``: one row per
     question. Lines that repeat an earlier one verbatim are left out with a
-    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``; the download
-    fetches upstream ``data/lfqa/domain_val.jsonl`` and keeps the medicine rows.
+    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl`` (or upstream's
+    ``domain_val.jsonl`` under that name).
 
     Raises (at ``download_and_prepare``):
         ExportError: for two records of one (question, system, expert) that differ.

@@ -45,15 +45,9 @@ def push_to_hub(
     private: bool = True,
     token: str | None = None,
 ) -> str:
-    """Upload a Hub-ready folder's README.md and ``data/`` (:data:`UPLOADED_PATTERNS`) to
-    the dataset repository ``repo_id``, created private unless ``private`` is False.
-
-    Args:
-        name: the builder (name or class) the folder was written with.
-        folder, repo_id, private: as above; ``token``: default the logged-in one.
-
-    Returns:
-        The URL of the upload commit.
+    """Upload a Hub-ready folder's README.md and ``data/`` (:data:`UPLOADED_PATTERNS`),
+    written by builder ``name``, to the dataset repository ``repo_id`` (created private
+    unless ``private`` is False; ``token`` None: the logged-in one); the commit's URL.
 
     Raises:
         ValueError: see :func:`check_pushable`.

@@ -26,8 +26,7 @@ __all__ = [
 
 
 def demo_rows() -> list[dict]:
-    """Rows of the demo set shipped with the package (``editf1/data/demo.jsonl``: invented
-    messages, replies and drafts, no patient data): ``id``, ``message``, ``ehr_summary``,
-    ``reference``, ``prediction`` and ``system`` (the drafting model's name)."""
+    """Rows of the shipped demo set (``editf1/data/demo.jsonl``: invented, no patient data):
+    ``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction`` and ``system``."""
     text = resources.files("editf1.data").joinpath("demo.jsonl").read_text("utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
