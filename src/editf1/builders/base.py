@@ -183,12 +183,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
             digest.update(self._upstream_identity().encode())
         for path in self._source_paths():
             digest.update(str(path.name).encode())
-            if path.is_file():
-                with open(path, "rb") as handle:
-                    for block in iter(lambda: handle.read(1 << 20), b""):
-                        digest.update(block)
-            else:
-                digest.update(b"<missing>")
+            digest.update(path.read_bytes() if path.is_file() else b"<missing>")
         return digest.hexdigest()[:32]
 
     def _split_generators(self, dl_manager):

@@ -184,16 +184,8 @@ class HospitalExportBuilder(ExportBuilder):
     the messages (default train 0.8 / validation 0.1 / test 0.1). Rules: required fields are
     non-empty text; rows of one message agree on message, chart and split; a clinician
     replies once per message (further rows of that reply only add drafts and agree on the
-    kept columns).
-
-    Example::
-
-        builder = HospitalExportBuilder(
-            config_name="pairs", data_dir="/secure/exports",
-            column_map={"message_id": "MSG_ID", "message": "PATIENT_TEXT",
-                        "response": "CLINICIAN_REPLY", "draft": "AI_DRAFT"},
-            cache_dir="/secure/hf-cache")
-        builder.download_and_prepare()
+    kept columns). Example: ``HospitalExportBuilder(config_name="pairs", data_dir=...,
+    column_map={"message": "PATIENT_TEXT", ...}, cache_dir=...)``.
 
     Raises (at ``download_and_prepare``):
         FileNotFoundError: if ``data_dir`` or an export file is missing.

@@ -139,9 +139,8 @@ class KQABuilder(EditF1Builder):
 
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         drafts: dict[str, list[dict]] = defaultdict(list)
-        nli_rows: dict[str, list[str]] = defaultdict(list)  # question -> the file's row ids
-        for row in kqa_nli_rows(source):
-            nli_rows[row["question"]].append(row["row"])
+        nli = kqa_nli_rows(source)
+        for row in nli:
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in drafts[row["question"]]:
                 drafts[row["question"]].append(draft)
@@ -160,7 +159,9 @@ class KQABuilder(EditF1Builder):
             )
         orphans = set(drafts) - {case["message"] for case in cases}
         if orphans:
-            rows = sorted((r for q in orphans for r in nli_rows[q]), key=lambda r: (len(r), r))
+            rows = sorted(
+                (r["row"] for r in nli if r["question"] in orphans), key=lambda r: (len(r), r)
+            )
             warnings.warn(
                 f"K-QA: {len(orphans)} NLI question(s) have no physician answer in "
                 "questions_w_answers.jsonl, so their LLM answers give no pair: the "
@@ -214,6 +215,8 @@ class KQANLIBuilder(EditF1Builder):
 
 # ---------------------------------------------------------------------------------
 EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
+#: The columns an ExpertQA pair adds.
+_EXPERTQA_COLUMNS = ("usefulness", "question_type", "specific_field")
 
 
 class ExpertQAMedicineBuilder(EditF1Builder):
@@ -247,11 +250,7 @@ class ExpertQAMedicineBuilder(EditF1Builder):
     ]
     DEFAULT_CONFIG_NAME = "edited"
     KIND_FEATURES: ClassVar[dict] = {
-        "pairs_edited": pair_features(
-            usefulness=Value("string"),
-            question_type=Value("string"),
-            specific_field=Value("string"),
-        ),
+        "pairs_edited": pair_features(**dict.fromkeys(_EXPERTQA_COLUMNS, Value("string"))),
         "cases": CASE_FEATURES,
     }
 
@@ -303,10 +302,9 @@ class ExpertQAMedicineBuilder(EditF1Builder):
             rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
-        columns = ("usefulness", "question_type", "specific_field")
         return {  # every response edits a draft: one pair per response, in order
             TEST: [
-                pair | {k: row[k] for k in columns}
+                pair | {k: row[k] for k in _EXPERTQA_COLUMNS}
                 for question, case in cases.items()
                 for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)
             ]
