@@ -158,9 +158,9 @@ def render_card(
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     shared = template_sections("fields.md")
-    own = cls.card_prose()["fields"]
+    prose = cls.card_prose()
     docs = {
-        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | own
+        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | prose["fields"]
         for _, k, _, _ in configs
     }
     default, _, _, default_splits = configs[0]
@@ -169,23 +169,17 @@ def render_card(
     pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
     body = render_template(
         "card.md",
-        pretty_name=cls.PRETTY_NAME,
+        builder=cls,
         build_note=note and "\n".join(note),
-        prose=cls.card_prose(),
-        class_name=cls.__name__,
-        homepage=cls.HOMEPAGE,
-        upstream=cls.UPSTREAM.items(),
-        license=cls.LICENSE,
+        prose=prose,
         default=default,
         split="test" if "test" in default_splits else next(iter(default_splits)),
         name=name,
-        data_dir="" if name == "demo" else " --data-dir DIR",
         pair_config=pair_configs[0] if pair_configs else None,
         counted=counted,
         configs=configs,
         rows=field_docs(shared["Rows"]),
         docs=docs,
-        features=cls.KIND_FEATURES,
     )
     return f"---\n{card_data.to_yaml()}\n---\n" + body
 
@@ -196,16 +190,8 @@ def build_note(
     """The opening Markdown lines of a card without its data: the ``FileNotFoundError``
     ``datasets.load_dataset(folder)`` raises (naming ``first_file``) until the data files
     are built, and the ``edit-f1 export-dataset`` command that builds them there."""
-    text = render_template(
-        "build_note.md",
-        name=name,
-        folder=folder,
-        first_file=first_file,
-        data_dir="" if name == "demo" else " --data-dir DIR",
-        files=list(builder_cls.UPSTREAM or builder_cls.SOURCE_FILES),
-        upstream=bool(builder_cls.UPSTREAM),
-    )
-    return text.splitlines()
+    variables = {"builder": builder_cls, "name": name, "folder": folder, "first_file": first_file}
+    return render_template("build_note.md", **variables).splitlines()
 
 
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
