@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from editf1.inputs import InputError, describe
-from editf1.io import read_csv, read_rows
+from editf1.io import read_rows
 from editf1.naming import shown_columns
 
 __all__ = [
@@ -92,14 +92,8 @@ def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict],
         return table.to_pylist(), list(table.column_names)
     if file_format not in ("auto", "csv", "jsonl"):
         raise ValueError(f"file_format must be auto, csv, jsonl or parquet, got {file_format!r}")
-    if file_format == "csv" or (file_format == "auto" and path.suffix.lower() in (".csv", ".tsv")):
-        rows = read_csv(path)
-        columns = dict.fromkeys(rows.columns)
-    else:
-        rows, columns = read_rows(path, [], file_format), {}
-    for row in rows:
-        columns.update(dict.fromkeys(row))
-    return rows, list(columns)
+    rows = read_rows(path, [], file_format)
+    return rows, list(rows.columns)
 
 
 def map_columns(

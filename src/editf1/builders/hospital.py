@@ -263,11 +263,10 @@ class HospitalExportBuilder(ExportBuilder):
                 summary = values["ehr_summary"] or ehr_text(ehr)
                 cases[message_id] = new_case(message_id, values["message"], summary, ehr=ehr)
             case = cases[message_id]
-            new_draft = None if draft is None else {"system": system, "text": draft}
-            if new_draft in case["drafts"]:
-                new_draft = None
-            elif new_draft is not None:
-                case["drafts"].append(new_draft)
+            drafted = {"system": system, "text": draft}
+            new_draft = draft is not None and drafted not in case["drafts"]
+            if new_draft:
+                case["drafts"].append(drafted)
             key = (message_id, annotator)
             if key in seen:
                 earlier, response_entry = seen[key]
@@ -277,7 +276,7 @@ class HospitalExportBuilder(ExportBuilder):
                         f"{row.where}: duplicate reply to message_id {message_id!r} by {who} "
                         f"(first at {earlier.where}); map annotator_id to tell clinicians apart"
                     )
-                elif new_draft is None:
+                elif not new_draft:
                     errors.append(
                         f"{row.where}: duplicate row: message_id {message_id!r}, {who} and "
                         f"reply as {earlier.where}, adding no new draft"

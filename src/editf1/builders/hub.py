@@ -15,6 +15,7 @@ from pathlib import Path
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from editf1.builders import builder_class, load_builder
 from editf1.builders.base import EditF1Builder, field_docs, render_template, template_sections
 
 __all__ = [
@@ -138,8 +139,6 @@ def render_card(
         first = {"default": True} if i == 0 else {}
         yaml_configs.append({"config_name": config, "data_files": files} | first)
         infos[config] = datasets.DatasetInfo(features=cls.KIND_FEATURES[kind], config_name=config)
-    other = cls.LICENSE == "other" and cls.LICENSE_NAME
-    extra = {"license_name": cls.LICENSE_NAME} if other else {}
     counted = all(n is not None for *_, splits in configs for n in splits.values())
     largest = max(sum(splits.values()) for *_, splits in configs) if counted else None
     card_data = DatasetCardData(
@@ -152,7 +151,7 @@ def render_card(
         tags=["medical", "clinical", "patient-portal-messages", "edit-f1"],
         task_categories=["text-generation"],
         configs=yaml_configs,
-        **extra,
+        license_name=(cls.LICENSE == "other" and cls.LICENSE_NAME) or None,  # None: left out
     )
     from datasets.info import DatasetInfosDict
 
@@ -241,8 +240,6 @@ def write_card(
     Raises:
         FileExistsError: for a README.md there that is not an edit-f1 card.
     """
-    from editf1.builders import builder_class
-
     cls = builder_class(name)
     path = Path(output) / "README.md"
     check_card_replaceable(path, overwrite)
@@ -279,8 +276,6 @@ def write_hub_folder(
         FileExistsError: see :func:`check_export_folder`.
         ValueError: for an unknown name or config, or a config named twice.
     """
-    from editf1.builders import builder_class, load_builder
-
     cls = builder_class(name)
     output = Path(output)
     check_export_folder(output, overwrite)

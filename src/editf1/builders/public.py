@@ -52,7 +52,6 @@ class UnmatchedRecordsWarning(UserWarning):
     """Upstream records that refer to something absent from the other file (named)."""
 
 
-# ---------------------------------------------------------------------------------
 class DemoBuilder(EditF1Builder):
     """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
     (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
@@ -100,7 +99,6 @@ class DemoBuilder(EditF1Builder):
         }
 
 
-# ---------------------------------------------------------------------------------
 _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
 #: Commits of github.com/Itaymanes/K-QA holding each file.
 KQA_NLI_REVISION = "c2435af4c984cc9e4120f6af6ef75fc85dbc39c0"
@@ -213,7 +211,6 @@ class KQANLIBuilder(EditF1Builder):
         return {TEST: examples}
 
 
-# ---------------------------------------------------------------------------------
 EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
 #: The columns an ExpertQA pair adds.
 _EXPERTQA_COLUMNS = ("usefulness", "question_type", "specific_field")

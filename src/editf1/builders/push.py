@@ -7,6 +7,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard
 
+from editf1.builders import builder_class
 from editf1.builders.base import EditF1Builder
 
 __all__ = ["UPLOADED_PATTERNS", "check_pushable", "push_to_hub"]
@@ -22,8 +23,6 @@ def check_pushable(name: str | type[EditF1Builder], *, private: bool = True) -> 
     Raises:
         ValueError: for a third party's set, or a public upload of patient data.
     """
-    from editf1.builders import builder_class
-
     cls = builder_class(name) if isinstance(name, str) else name
     if not cls.PUSHABLE:
         raise ValueError(
