@@ -25,23 +25,14 @@ __all__ = [
     "majority",
 ]
 
+#: Standard fields of an annotation export -> required.
 CONTENT_MATCH_EXPORT_FIELDS = {
-    "reference_sentence": True,
-    "prediction": True,
-    "matched_span": True,
-    "annotator_id": True,
-    "item_id": False,
-    "context": False,
-    "system": False,
-    "split": False,
+    **dict.fromkeys(("reference_sentence", "prediction", "matched_span", "annotator_id"), True),
+    **dict.fromkeys(("item_id", "context", "system", "split"), False),
 }
 THEME_EXPORT_FIELDS = {
-    "sentence": True,
-    "theme": True,
-    "annotator_id": True,
-    "item_id": False,
-    "context": False,
-    "split": False,
+    **dict.fromkeys(("sentence", "theme", "annotator_id"), True),
+    **dict.fromkeys(("item_id", "context", "split"), False),
 }
 
 
@@ -126,12 +117,8 @@ class ContentMatchBuilder(_AnnotationBuilder):
                 f"(field 'prediction'), nor {NO_MATCH!r} ({describe(span)})"
             )
             return None
-        return {
-            "match": True,
-            "matched_span": span,
-            "span_start": start,
-            "span_end": start + len(span),
-        }
+        end = start + len(span)
+        return {"match": True, "matched_span": span, "span_start": start, "span_end": end}
 
     def _example(self, item_id, values, annotations):
         return {

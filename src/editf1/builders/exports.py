@@ -30,19 +30,10 @@ __all__ = [
 #: Standard fields of a case export -> required. One row is one (message, clinician
 #: response) with an optional draft; rows sharing ``message_id`` are one case.
 CASE_EXPORT_FIELDS: dict[str, bool] = {
-    "message_id": True,
-    "message": True,
-    "response": True,
+    **dict.fromkeys(("message_id", "message", "response"), True),
     "annotator_id": False,
-    "ehr_summary": False,
-    "age": False,
-    "sex": False,
-    "problems": False,
-    "medications": False,
-    "encounters": False,
-    "draft": False,
-    "draft_system": False,
-    "split": False,
+    **dict.fromkeys(("ehr_summary", "age", "sex", "problems", "medications", "encounters"), False),
+    **dict.fromkeys(("draft", "draft_system", "split"), False),
 }
 
 _SPLIT_NAME = re.compile(r"^\w+$")

@@ -56,7 +56,6 @@ def push_to_hub(
     from huggingface_hub import HfApi
 
     cls = check_pushable(name, private=private)
-    name = cls.DATASET_NAME
     folder = Path(folder)
     DatasetCard.load(folder / "README.md")  # a readable card, or an error
     api = HfApi(token=token)
@@ -69,7 +68,7 @@ def push_to_hub(
         folder_path=str(folder),
         repo_id=repo_id,
         repo_type="dataset",
-        commit_message=f"edit-f1 export of {name}",
+        commit_message=f"edit-f1 export of {cls.DATASET_NAME}",
         allow_patterns=list(UPLOADED_PATTERNS),
     )
     return str(getattr(commit, "commit_url", commit))
