@@ -82,11 +82,7 @@ class _AnnotationBuilder(ExportBuilder):
                 continue
             annotators[item_id, annotator] = row
             items[item_id].append({"annotator_id": annotator, **answer})
-        examples = [
-            (item_id, self._example(item_id, firsts[item_id][1], annotations))
-            for item_id, annotations in items.items()
-        ]
-        return examples, firsts
+        return [(k, self._example(k, firsts[k][1], v)) for k, v in items.items()], firsts
 
 
 class ContentMatchBuilder(_AnnotationBuilder):

@@ -54,9 +54,7 @@ class ExportRow(dict):
 
     def __init__(self, values: Mapping, file: str, row: int, line: int | None = None):
         super().__init__(values)
-        self.file = file
-        self.row = row
-        self.line = line
+        self.file, self.row, self.line = file, row, line
 
     @property
     def where(self) -> str:

@@ -118,14 +118,12 @@ class ExportBuilder(EditF1Builder):
         )
 
     def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
-        """Check and group rows, appending problems to ``errors``: ``[(item id, example)]``
-        and :meth:`_first_row`'s record of each item's first row."""
+        """``[(item id, example)]`` and :meth:`_first_row`'s record; problems to ``errors``."""
         raise NotImplementedError
 
     @staticmethod
     def _first_row(firsts: dict, key: str, row: ExportRow, values: dict, errors, what) -> bool:
-        """Whether ``row`` is the first row of item ``key`` (then recorded in ``firsts`` with
-        its ``values``); else each value that differs from the first row's is an error."""
+        """Whether ``row`` is item ``key``'s first (recorded); else differing values are errors."""
         if key not in firsts:
             firsts[key] = (row, values)
             return True

@@ -46,18 +46,11 @@ class HubFolder:
     counts: dict[str, dict[str, int]]
 
 
+_BOUNDS = ("1K", "10K", "100K", "1M", "10M", "100M", "1B", "10B", "100B", "1T")
 #: The Hub's ``size_categories``: (upper bound on rows, category), smallest first.
-SIZE_CATEGORIES = (
-    (1_000, "n<1K"),
-    (10_000, "1K<n<10K"),
-    (100_000, "10K<n<100K"),
-    (1_000_000, "100K<n<1M"),
-    (10_000_000, "1M<n<10M"),
-    (100_000_000, "10M<n<100M"),
-    (10**9, "100M<n<1B"),
-    (10**10, "1B<n<10B"),
-    (10**11, "10B<n<100B"),
-    (10**12, "100B<n<1T"),
+SIZE_CATEGORIES = tuple(
+    (10 ** (i + 3), f"{_BOUNDS[i - 1]}<n<{bound}" if i else f"n<{bound}")
+    for i, bound in enumerate(_BOUNDS)
 )
 #: Licence texts of the licences the library's own sets use.
 _LICENSE_TEXTS = {"apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0"}
