@@ -1,8 +1,7 @@
 """Dataset builders and Hub-ready dataset folders for edit-F1.
 
-Every set the library knows (:data:`BUILDER_NAMES`; their configs: docs/datasets.md), as
-:class:`datasets.GeneratorBasedBuilder` subclasses used directly (``datasets`` 4+ runs no
-loading scripts), in the shared schemas of :mod:`editf1.builders.schema`:
+Every set the library knows (:data:`BUILDER_NAMES`; configs: docs/datasets.md), as a
+:class:`datasets.GeneratorBasedBuilder` used directly, in :mod:`editf1.builders.schema`:
 
 >>> from editf1.builders import load_split
 >>> pairs = load_split("demo", "pairs", "test", cache_dir=getfixture("tmp_path"))

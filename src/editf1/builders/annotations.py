@@ -45,10 +45,9 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows: without ``item_id``, an item is the rows with the
-    same :attr:`ITEM_FIELDS`; one annotator answers an item once. Subclasses give
-    ``_annotation(row, values, errors)`` (None when bad) and ``_example(item_id, values,
-    annotations)``."""
+    """Grouping of (item, annotator) rows (without ``item_id``, an item is the rows with the
+    same :attr:`ITEM_FIELDS`; one answer per annotator), for subclasses that give
+    ``_annotation(row, values, errors)`` (None when bad) and ``_example``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
 

@@ -74,10 +74,9 @@ class UpstreamFile:
 
 
 class EditF1Builder(datasets.GeneratorBasedBuilder):
-    """A builder reading a local ``data_dir`` or, when it is None, its upstream files at a
-    pinned revision; the cache is keyed by a SHA-256 fingerprint of the files read, so an
-    edited file is never served from a stale cache. Subclasses set the class attributes and
-    implement :meth:`_examples_by_split`.
+    """A builder of a local ``data_dir`` or (None) its upstream files at a pinned revision,
+    cached under a SHA-256 fingerprint of the files read (an edited file is never served
+    stale). Subclasses set the class attributes and implement :meth:`_examples_by_split`.
 
     Attributes:
         DATASET_NAME: the cache folder's name and the card's prose template (:meth:`card_prose`).

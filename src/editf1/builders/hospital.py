@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -105,12 +106,10 @@ class ExportBuilder(EditF1Builder):
         return [source / name for name in self.config.export_files]
 
     def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None or not Path(self.config.data_dir).is_dir():
-            return []
-        try:
-            return self._export_paths(Path(self.config.data_dir))
-        except FileNotFoundError:
-            return []
+        if self.config.data_dir is not None and Path(self.config.data_dir).is_dir():
+            with suppress(FileNotFoundError):  # no export file yet: the build names it
+                return self._export_paths(Path(self.config.data_dir))
+        return []
 
     def _download(self, dl_manager) -> Path:
         raise ValueError(
@@ -230,7 +229,6 @@ class HospitalExportBuilder(ExportBuilder):
         return examples
 
     def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
-        separator = self.config.list_separator
         cases: dict[str, dict] = {}
         firsts: dict[str, tuple[ExportRow, dict]] = {}
         seen: dict[tuple[str, str | None], tuple[ExportRow, dict]] = {}
@@ -242,8 +240,8 @@ class HospitalExportBuilder(ExportBuilder):
                 "ehr_summary": text_value(row, "ehr_summary", errors, required=False),
                 "age": age_value(row, errors),
                 "sex": text_value(row, "sex", errors, required=False),
-                "problems": list_value(row, "problems", errors, separator),
-                "medications": list_value(row, "medications", errors, separator),
+                "problems": list_value(row, "problems", errors, self.config.list_separator),
+                "medications": list_value(row, "medications", errors, self.config.list_separator),
                 "encounters": encounters_value(row, errors),
             }
             response = text_value(row, "response", errors)
@@ -318,11 +316,9 @@ class SyPPMConfig(ExportConfig):
 
 
 class SyPPMBuilder(HospitalExportBuilder):
-    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
-    theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
-
-    Reads a local copy (``data_dir``) or downloads the data files of ``hub_repo`` (in
-    :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
+    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with theme-guided
+    clinician replies (§2, Appendix A), read from ``data_dir`` or downloaded from ``hub_repo``
+    (in :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
     export (no repository id or column names assumed). One split, ``test``, by default.
 
     Raises:

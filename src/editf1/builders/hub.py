@@ -226,9 +226,9 @@ def write_card(
     overwrite: bool = False,
     folder: str | None = None,
 ) -> Path:
-    """Write and return ``output/README.md``: the card of builder ``name`` as known without
-    data (:func:`card_configs`), opening with :func:`build_note` for ``folder`` (default
-    ``output``). Other files in ``output`` are kept.
+    """Write and return ``output/README.md`` (other files there kept): the card of builder
+    ``name`` as known without data, opening with :func:`build_note` for ``folder`` (None:
+    ``output``).
 
     Raises:
         FileExistsError: for a README.md there that is not an edit-f1 card.

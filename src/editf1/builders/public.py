@@ -111,8 +111,7 @@ class KQABuilder(EditF1Builder):
     Configs: ``pairs`` (default): an LLM's answer (``NLI_medical_annotator.csv``) against
     the physician's (``Free_form_answer``), for every question with both (an NLI question
     without a physician answer is named in an :class:`UnmatchedRecordsWarning`);
-    ``questions``: one row per question, the curated statements and ICD-10 diagnosis as
-    ``attributes``.
+    ``questions``: one row per question, curated statements and ICD-10 code as ``attributes``.
     """
 
     DATASET_NAME = "kqa"
@@ -218,12 +217,10 @@ _EXPERTQA_COLUMNS = ("usefulness", "question_type", "specific_field")
 
 class ExpertQAMedicineBuilder(EditF1Builder):
     """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and the
-    answering expert's revision of each.
-
-    Configs: ``edited`` (default): answer against revision; ``cases``: one row per
-    question. Lines that repeat an earlier one verbatim are left out with a
-    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl`` (or upstream's
-    ``domain_val.jsonl`` under that name).
+    answering expert's revision of each. Configs: ``edited`` (default): answer against
+    revision; ``cases``: one row per question. Lines that repeat an earlier one verbatim are
+    left out with a :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``
+    (or upstream's ``domain_val.jsonl`` under that name).
 
     Raises (at ``download_and_prepare``):
         ExportError: for two records of one (question, system, expert) that differ.

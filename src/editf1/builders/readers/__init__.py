@@ -1,5 +1,4 @@
-"""Readers of the demo set and the public sets' upstream files, as plain dicts (the
-dataset builders wrap them)."""
+"""Readers of the demo set and the public sets' upstream files, as plain dicts."""
 
 import json
 from importlib import resources

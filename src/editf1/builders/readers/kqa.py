@@ -51,9 +51,8 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
 
 
 def kqa_question_rows(data_dir: str | Path) -> list[dict]:
-    """The rows of ``questions_w_answers.jsonl`` as upstream dicts: ``Question``,
-    ``Free_form_answer`` (the physician's), ``Must_have``, ``Nice_to_have``, ``Sources``,
-    ``ICD_10_diag``.
+    """The rows of ``questions_w_answers.jsonl``: ``Question``, ``Free_form_answer`` (the
+    physician's), ``Must_have``, ``Nice_to_have``, ``Sources``, ``ICD_10_diag``.
 
     Raises:
         FileNotFoundError: if the file is missing.

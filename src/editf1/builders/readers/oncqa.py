@@ -96,8 +96,6 @@ def _split_list(text: str) -> list[str]:
 
     >>> _split_list("insulin glargine (10 units, nightly), metformin; aspirin")
     ['insulin glargine (10 units, nightly)', 'metformin', 'aspirin']
-    >>> _split_list(" None ")
-    []
     """
     if text.strip().lower() in _NONE_WORDS:
         return []
@@ -171,9 +169,8 @@ def parse_oncqa_input(text: str) -> dict:
             other.append(last)
             continue
         last = None
-    label = head.strip().rstrip(":").strip() or None
     return {
-        "sample_label": label,
+        "sample_label": head.strip().rstrip(":").strip() or None,
         "ehr_summary": ehr_text.strip(),
         "ehr": {**ehr, "other": other},
         "message": message,
