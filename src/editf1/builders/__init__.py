@@ -1,8 +1,7 @@
 """Dataset builders and Hub-ready dataset folders for edit-F1.
 
-Every set the library knows (:data:`BUILDER_NAMES`; their configs: docs/datasets.md), as
-:class:`datasets.GeneratorBasedBuilder` subclasses used directly (``datasets`` 4+ runs no
-loading scripts), in the shared schemas of :mod:`editf1.builders.schema`:
+Every set the library knows (:data:`BUILDER_NAMES`; configs: docs/datasets.md), as a
+:class:`datasets.GeneratorBasedBuilder` used directly, in :mod:`editf1.builders.schema`:
 
 >>> from editf1.builders import load_split
 >>> pairs = load_split("demo", "pairs", "test", cache_dir=getfixture("tmp_path"))
@@ -66,13 +65,9 @@ def builder_class(name: str) -> type[EditF1Builder]:
 
 
 def load_builder(name: str, config_name: str | None = None, **kwargs) -> EditF1Builder:
-    """A builder by name: ``load_builder("oncqa", "edited", data_dir=...)``.
-
-    Args:
-        name: one of :data:`BUILDER_NAMES`.
-        config_name: a config of that builder; None is its default.
-        **kwargs: ``data_dir``, ``cache_dir`` and config options (``revision``,
-            ``export_files``, ``column_map``, ``split_fractions``, ``seed``, ...).
+    """A builder by name: ``load_builder("oncqa", "edited", data_dir=...)`` (config None: the
+    default; ``kwargs``: ``data_dir``, ``cache_dir`` and config options such as
+    ``revision``, ``column_map``, ``split_fractions``).
 
     Raises:
         ValueError: for an unknown name, config or option.
@@ -87,19 +82,11 @@ def load_builder(name: str, config_name: str | None = None, **kwargs) -> EditF1B
 def load_split(
     name: str, config_name: str | None = None, split: str | None = None, **kwargs
 ) -> datasets.Dataset:
-    """Prepare a builder and return one split as a :class:`datasets.Dataset`.
-
-    Args:
-        name, config_name, **kwargs: as :func:`load_builder`.
-        split: a split of the config; None is ``"test"`` when the config has it, else
-            its only split.
-
-    Returns:
-        The split's rows (Arrow-backed, in the builder's features).
+    """Prepare a builder (:func:`load_builder`) and return one split (None:
+    :func:`choose_split`) as a :class:`datasets.Dataset`.
 
     Raises:
-        ValueError: for an unknown split, or None with several splits and no ``test``,
-            listing the config's splits.
+        ValueError: for an unknown split, or None with several splits and no ``test``.
         FileNotFoundError, ExportError: from the builder, naming file, row and field.
     """
     builder = load_builder(name, config_name, **kwargs)
@@ -110,9 +97,6 @@ def load_split(
 
 def choose_split(splits, split: str | None, where: str) -> str:
     """``split`` if ``splits`` has it; for None, ``"test"`` or the only split.
-
-    >>> choose_split({"train": 1, "test": 2}, None, "x"), choose_split({"all": 1}, None, "x")
-    ('test', 'all')
 
     Raises:
         ValueError: naming ``where`` and the splits there are.

@@ -1,16 +1,8 @@
-"""Builders of annotation datasets for training and validating judges.
-
-Both read long-format exports (one row per (item, annotator)) mapped with ``column_map``
-like the hospital exports (:mod:`editf1.builders.hospital`), and give one row per item
-with every annotator's answer. Fields (:data:`CONTENT_MATCH_EXPORT_FIELDS`,
-:data:`THEME_EXPORT_FIELDS`): content matches (§3.1) have a ``reference_sentence``, the
-draft (``prediction``) and the annotator's ``matched_span``, a verbatim span of the draft
-or ``NO MATCH`` (any case); themes (§3.2) a ``sentence`` and its ``theme``. Without
-``item_id``, an item is the rows with the same text fields (:attr:`ITEM_FIELDS`).
-
-Errors, each naming file, row and field: an empty required field, a non-text value, a
-span not verbatim in the draft, an unknown theme, one annotator twice on one item, rows
-of one item that disagree on its text.
+"""Builders of annotation datasets for training and validating judges: content matches
+(§3.1: a reference sentence, the draft, each annotator's verbatim draft span or ``NO
+MATCH``, any case) and themes (§3.2: a sentence, each annotator's theme), read from
+long-format exports (one row per (item, annotator)) as :mod:`editf1.builders.hospital`
+reads an export, and given one row per item with every annotator's answer.
 """
 
 from __future__ import annotations
@@ -33,32 +25,19 @@ __all__ = [
     "majority",
 ]
 
+#: Standard fields of an annotation export -> required.
 CONTENT_MATCH_EXPORT_FIELDS = {
-    "reference_sentence": True,
-    "prediction": True,
-    "matched_span": True,
-    "annotator_id": True,
-    "item_id": False,
-    "context": False,
-    "system": False,
-    "split": False,
+    **dict.fromkeys(("reference_sentence", "prediction", "matched_span", "annotator_id"), True),
+    **dict.fromkeys(("item_id", "context", "system", "split"), False),
 }
 THEME_EXPORT_FIELDS = {
-    "sentence": True,
-    "theme": True,
-    "annotator_id": True,
-    "item_id": False,
-    "context": False,
-    "split": False,
+    **dict.fromkeys(("sentence", "theme", "annotator_id"), True),
+    **dict.fromkeys(("item_id", "context", "split"), False),
 }
 
 
 def majority(values: list) -> object | None:
-    """The value most annotators gave; None on a tie for the most (or no value).
-
-    >>> majority([True, True, False]), majority(["Logistics", "Other"]), majority([])
-    (True, None, None)
-    """
+    """The value most annotators gave; None on a tie for the most (or no value)."""
     counts = Counter(values).most_common()
     if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
         return None
@@ -66,9 +45,9 @@ def majority(values: list) -> object | None:
 
 
 class _AnnotationBuilder(ExportBuilder):
-    """Grouping of (item, annotator) rows, shared by the two annotation builders: each
-    gives ``_annotation(row, values, errors)``, the annotator's answer on ``row`` (None,
-    errors appended, when bad), and ``_example(item_id, values, annotations)``."""
+    """Grouping of (item, annotator) rows (without ``item_id``, an item is the rows with the
+    same :attr:`ITEM_FIELDS`; one answer per annotator), for subclasses that give
+    ``_annotation(row, values, errors)`` (None when bad) and ``_example``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
 
@@ -102,17 +81,12 @@ class _AnnotationBuilder(ExportBuilder):
                 continue
             annotators[item_id, annotator] = row
             items[item_id].append({"annotator_id": annotator, **answer})
-        examples = [
-            (item_id, self._example(item_id, firsts[item_id][1], annotations))
-            for item_id, annotations in items.items()
-        ]
-        return examples, firsts
+        return [(k, self._example(k, firsts[k][1], v)) for k, v in items.items()], firsts
 
 
 class ContentMatchBuilder(_AnnotationBuilder):
     """Content-match annotations (:data:`~editf1.builders.schema.CONTENT_MATCH_FEATURES`;
-    offsets of the span's first occurrence in the draft). One config, ``default``; splits
-    as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
+    offsets of the span's first occurrence in the draft), one config, ``default``."""
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
@@ -138,12 +112,8 @@ class ContentMatchBuilder(_AnnotationBuilder):
                 f"(field 'prediction'), nor {NO_MATCH!r} ({describe(span)})"
             )
             return None
-        return {
-            "match": True,
-            "matched_span": span,
-            "span_start": start,
-            "span_end": start + len(span),
-        }
+        end = start + len(span)
+        return {"match": True, "matched_span": span, "span_start": start, "span_end": end}
 
     def _example(self, item_id, values, annotations):
         return {
@@ -159,8 +129,8 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
 
 class ThemeAnnotationBuilder(_AnnotationBuilder):
-    """Theme annotations (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`). One
-    config, ``default``; splits as :class:`~editf1.builders.hospital.ExportBuilder`'s."""
+    """Theme annotations (:data:`~editf1.builders.schema.THEME_ANNOTATION_FEATURES`), one
+    config, ``default``."""
 
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"

@@ -1,14 +1,5 @@
-"""The base class of every edit-F1 dataset builder, used directly::
-
-    builder = OncQABuilder(config_name="own_reply", data_dir="../shared/data/oncqa")
-    builder.download_and_prepare()
-    pairs = builder.as_dataset(split="test")
-
-A builder reads a local ``data_dir`` or, when it is None, downloads its upstream files at
-a pinned revision. The cache is keyed by a SHA-256 fingerprint of the files read, so an
-edited export is never served from a stale cache. Nothing is uploaded unless
-:mod:`editf1.builders.push` is called.
-"""
+"""The base class of every edit-F1 dataset builder (a :class:`datasets.GeneratorBasedBuilder`
+used directly) and the card templates' rendering (jinja2)."""
 
 from __future__ import annotations
 
@@ -28,8 +19,7 @@ __all__ = ["EditF1Builder", "EditF1Config", "UpstreamFile", "render_template", "
 
 
 def render_template(template: str, **variables) -> str:
-    """``editf1/builders/templates/<template>`` rendered with jinja2 and ``variables`` (a
-    line holding only a ``{% ... %}`` tag or a comment leaves nothing).
+    """``editf1/builders/templates/<template>`` rendered with ``variables``.
 
     Raises:
         jinja2.TemplateNotFound: for a name not in ``templates/``.
@@ -48,12 +38,7 @@ def render_template(template: str, **variables) -> str:
 
 
 def template_sections(name: str, **variables) -> dict[str, str]:
-    """``{heading: text}`` of the ``## `` sections of a Markdown template
-    (:func:`render_template`), each stripped.
-
-    >>> template_sections("fields.md")["Fields of themes"]
-    '- `annotations`: one per annotator, list of {annotator_id, theme}'
-    """
+    """``{heading: text}`` of the ``## `` sections of a Markdown template, each stripped."""
     parts = re.split(r"^## (.+)\n", render_template(name, **variables), flags=re.MULTILINE)
     return {heading: text.strip() for heading, text in zip(parts[1::2], parts[2::2])}
 
@@ -70,9 +55,8 @@ def field_docs(text: str) -> dict[str, str]:
 
 @dataclass
 class EditF1Config(datasets.BuilderConfig):
-    """A builder's configuration: ``kind``, what one row is (``"cases"``, ``"pairs_reply"``,
-    ``"pairs_edited"``, or the builder's own), and ``revision``, the upstream revision to
-    download (None: the pinned one)."""
+    """A builder's configuration: ``kind``, what one row is (a key of ``KIND_FEATURES``),
+    and ``revision``, the upstream revision to download (None: the pinned one)."""
 
     kind: str = "cases"
     revision: str | None = None
@@ -90,18 +74,16 @@ class UpstreamFile:
 
 
 class EditF1Builder(datasets.GeneratorBasedBuilder):
-    """Shared machinery: source resolution, fingerprinted cache, per-kind features.
-    Subclasses set the class attributes and implement :meth:`_examples_by_split`.
+    """A builder of a local ``data_dir`` or (None) its upstream files at a pinned revision,
+    cached under a SHA-256 fingerprint of the files read (an edited file is never served
+    stale). Subclasses set the class attributes and implement :meth:`_examples_by_split`.
 
     Attributes:
-        DATASET_NAME: the cache folder's name; ``templates/<DATASET_NAME>.md`` holds the
-            card's prose (:meth:`card_prose`).
-        PRETTY_NAME, HOMEPAGE: for the card.
+        DATASET_NAME: the cache folder's name and the card's prose template (:meth:`card_prose`).
         LICENSE: a Hub licence id; LICENSE_NAME: a slug for ``"other"``.
         SOURCE_FILES: file names read from ``data_dir`` (default: those of ``UPSTREAM``).
         UPSTREAM: local file name -> :class:`UpstreamFile` (empty: no download).
         PUBLISHED_ROWS: config -> rows of its ``test`` split from the pinned upstream files.
-        KIND_FEATURES: kind -> :class:`datasets.Features`.
         CARD_VARIABLES: the values the card's prose template reads.
         CONTAINS_PATIENT_DATA: private data (private repositories only).
         PUSHABLE: whether :func:`editf1.builders.push.push_to_hub` accepts this set.
@@ -134,14 +116,10 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
 
     @classmethod
     def card_prose(cls) -> dict:
-        """The card's prose, from ``templates/<DATASET_NAME>.md`` (the nearest parent's
-        when the set has none; empty when no class has one).
-
-        Returns:
-            ``description``, ``source`` (a note, or None), ``licence`` (the licence in
-            words), ``caveats`` (list), ``fields`` (field -> description, beyond the
-            shared ones) and ``citation`` (BibTeX, the paper's entry last).
-        """
+        """The card's prose from ``templates/<DATASET_NAME>.md`` (or the nearest parent's):
+        ``description``, ``source`` (or None), ``licence`` (in words), ``caveats`` (list),
+        ``fields`` (field -> description, beyond the shared ones) and ``citation`` (BibTeX,
+        the paper's entry last)."""
         folder = resources.files("editf1.builders") / "templates"
         names = (getattr(k, "DATASET_NAME", "") for k in cls.__mro__)
         name = next((n for n in names if n and (folder / f"{n}.md").is_file()), None)
@@ -161,13 +139,13 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
         raise NotImplementedError
 
     def _source_paths(self) -> list[Path]:
-        """The local files this config reads (for the fingerprint)."""
+        """The local files fingerprinted."""
         if self.config.data_dir is None:
             return []
         return [Path(self.config.data_dir) / name for name in self.SOURCE_FILES or self.UPSTREAM]
 
     def _upstream_identity(self) -> str:
-        """What is downloaded when ``data_dir`` is None (URLs at their revisions)."""
+        """What is downloaded when ``data_dir`` is None."""
         return repr(sorted((n, f.resolve(self.config.revision)) for n, f in self.UPSTREAM.items()))
 
     def _download(self, dl_manager) -> Path:
@@ -204,12 +182,7 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
             digest.update(self._upstream_identity().encode())
         for path in self._source_paths():
             digest.update(str(path.name).encode())
-            if path.is_file():
-                with open(path, "rb") as handle:
-                    for block in iter(lambda: handle.read(1 << 20), b""):
-                        digest.update(block)
-            else:
-                digest.update(b"<missing>")
+            digest.update(path.read_bytes() if path.is_file() else b"<missing>")
         return digest.hexdigest()[:32]
 
     def _split_generators(self, dl_manager):

@@ -1,10 +1,7 @@
 """Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names.
 
-:func:`read_table` reads a file, :func:`map_columns` renames its columns to the standard
-fields, and the ``*_value`` functions check each value, every problem one line ``file,
-row N: field F ...`` of one :class:`ExportError` (a bad row is an error, never skipped).
-Columns the mapping does not use are reported and never carried. Row N is the N-th data
-row (after a CSV's header; non-blank JSONL lines).
+Each ``*_value`` function checks one value; every problem is one line ``file, line N: field
+F ...`` of one :class:`ExportError` (a bad row is an error, never skipped).
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from editf1.inputs import InputError, describe
-from editf1.io import read_csv, read_rows
+from editf1.io import read_rows
 from editf1.naming import shown_columns
 
 __all__ = [
@@ -33,19 +30,10 @@ __all__ = [
 #: Standard fields of a case export -> required. One row is one (message, clinician
 #: response) with an optional draft; rows sharing ``message_id`` are one case.
 CASE_EXPORT_FIELDS: dict[str, bool] = {
-    "message_id": True,
-    "message": True,
-    "response": True,
+    **dict.fromkeys(("message_id", "message", "response"), True),
     "annotator_id": False,
-    "ehr_summary": False,
-    "age": False,
-    "sex": False,
-    "problems": False,
-    "medications": False,
-    "encounters": False,
-    "draft": False,
-    "draft_system": False,
-    "split": False,
+    **dict.fromkeys(("ehr_summary", "age", "sex", "problems", "medications", "encounters"), False),
+    **dict.fromkeys(("draft", "draft_system", "split"), False),
 }
 
 _SPLIT_NAME = re.compile(r"^\w+$")
@@ -62,13 +50,11 @@ class UnusedColumnsWarning(UserWarning):
 
 class ExportRow(dict):
     """One row of an export with standard field names; ``where`` names the file and the
-    line as an editor counts it (a CSV header is line 1), or the row of a parquet file."""
+    line as an editor counts it, or the row of a parquet file."""
 
     def __init__(self, values: Mapping, file: str, row: int, line: int | None = None):
         super().__init__(values)
-        self.file = file
-        self.row = row
-        self.line = line
+        self.file, self.row, self.line = file, row, line
 
     @property
     def where(self) -> str:
@@ -76,9 +62,8 @@ class ExportRow(dict):
 
 
 def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict], list[str]]:
-    """``(rows, columns)`` of a CSV, TSV, JSONL or parquet file (``file_format`` ``"auto"``:
-    by suffix): dicts in file order (CSV cells are strings) and the column names (for
-    JSONL every key seen, in order).
+    """``(rows, columns)`` of a CSV, TSV, JSONL or parquet file (``"auto"``: by suffix):
+    dicts in file order (CSV cells are strings), and every column name seen, in order.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -96,14 +81,8 @@ def read_table(path: str | Path, file_format: str = "auto") -> tuple[list[dict],
         return table.to_pylist(), list(table.column_names)
     if file_format not in ("auto", "csv", "jsonl"):
         raise ValueError(f"file_format must be auto, csv, jsonl or parquet, got {file_format!r}")
-    if file_format == "csv" or (file_format == "auto" and path.suffix.lower() in (".csv", ".tsv")):
-        rows = read_csv(path)
-        columns = dict.fromkeys(rows.columns)
-    else:
-        rows, columns = read_rows(path, [], file_format), {}
-    for row in rows:
-        columns.update(dict.fromkeys(row))
-    return rows, list(columns)
+    rows = read_rows(path, [], file_format)
+    return rows, list(rows.columns)
 
 
 def map_columns(
@@ -116,17 +95,15 @@ def map_columns(
     """Read export files and rename their columns to standard fields.
 
     Args:
-        files: the export files, read in order.
         fields: standard field -> required (e.g. :data:`CASE_EXPORT_FIELDS`).
         column_map: standard field -> the export's column (default: the field's name).
-        keep_columns: further columns to carry as ``attributes`` (opt-in: an export may
-            hold identifiers that must not be published).
-        file_format: see :func:`read_table`.
+        keep_columns: further columns carried as ``attributes`` (opt-in: an export may
+            hold identifiers that must not be published); other unused columns give one
+            :class:`UnusedColumnsWarning` per file.
 
     Returns:
-        ``(rows, errors)``: :class:`ExportRow` objects with the standard fields a file has
-        plus ``"attributes"`` (``{column: value}``), and the missing required or mapped
-        columns. Unused columns give one :class:`UnusedColumnsWarning` per file.
+        ``(rows, errors)``: :class:`ExportRow` objects (the standard fields a file has plus
+        ``"attributes"``, ``{column: value}``) and the missing required or mapped columns.
 
     Raises:
         ValueError: for a ``column_map`` key that is not a standard field.
@@ -236,8 +213,7 @@ def list_value(row: ExportRow, field: str, errors: list[str], separator: str) ->
 
 
 def encounters_value(row: ExportRow, errors: list[str]) -> list[dict]:
-    """Encounters: a list (or JSON array text) of ``{"date", "summary"}`` objects or of
-    summary strings."""
+    """Encounters: a list (or JSON array text) of ``{"date", "summary"}`` or summary text."""
     value = row.get("encounters")
     if _blank(value):
         return []
@@ -307,9 +283,6 @@ def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
 def check_split_fractions(fractions: Mapping[str, float]) -> dict[str, float]:
     """Validate split fractions: names like ``test``, values > 0 summing to 1.
 
-    >>> check_split_fractions({"train": 0.8, "test": 0.2})
-    {'train': 0.8, 'test': 0.2}
-
     Raises:
         ValueError: naming the bad split or the sum.
     """
@@ -330,14 +303,9 @@ def check_split_fractions(fractions: Mapping[str, float]) -> dict[str, float]:
 def assign_splits(ids: Iterable[str], fractions: Mapping[str, float], seed: int) -> dict[str, str]:
     """Assign case (or item) ids to splits reproducibly: id -> split name.
 
-    The sorted unique ids are shuffled with ``numpy.random.default_rng(seed)``; split
-    sizes are the ``fractions`` (:func:`check_split_fractions`) of the number of ids,
-    rounded by largest remainder (ties to the earlier split); splits take consecutive
-    blocks of the shuffled ids in the order given, whatever the row order of the export.
-
-    >>> assignment = assign_splits([f"m{i}" for i in range(10)], {"train": 0.8, "test": 0.2}, 0)
-    >>> sorted(assignment.values()).count("test")
-    2
+    The sorted unique ids are shuffled with ``numpy.random.default_rng(seed)``; split sizes
+    are the ``fractions`` of the ids, rounded by largest remainder (ties to the earlier
+    split), taken as consecutive blocks in the order given, whatever the export's row order.
     """
     import numpy as np
 

@@ -1,26 +1,15 @@
 """Builders for portal-message exports: a hospital's own data (IPPM / SoCPPM style) and
 SyPPM, the paper's public semi-synthetic set (Seegmiller et al., arXiv 2601.11344, §2).
 
-A hospital export is one file or several (CSV, TSV, JSONL or parquet) with one row per
-(patient message, clinician response), an optional LLM draft, and the hospital's own
-column names, mapped with ``column_map`` (standard field -> export column; the fields:
-:data:`~editf1.builders.exports.CASE_EXPORT_FIELDS`, described in docs/datasets.md,
-"Hospital data").
-
-Rules, each broken one an :class:`~editf1.builders.exports.ExportError` line naming file,
-row and field: required fields are non-empty text; rows of one message agree on message,
-chart and split; a clinician replies once per message (more rows of the same reply may
-only add drafts, and agree on the kept columns). ``keep_columns`` carries chosen columns
-as response (and pair) ``attributes``; the others are not carried (a warning names them).
-
-Privacy: these builders read local files only. The prepared Arrow cache is a copy of the
-data: keep ``cache_dir`` on storage approved for it (the CLI uses a temporary folder).
+Privacy: an export is read from local files only, and the prepared Arrow cache is a copy of
+the data: keep ``cache_dir`` on storage approved for it (the CLI uses a temporary folder).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -73,15 +62,14 @@ class ExportConfig(EditF1Config):
     """Configuration of an export builder.
 
     Attributes:
-        export_files: files to read, relative to ``data_dir``; None: every data file
+        export_files: files relative to ``data_dir``; None: every data file
             (:data:`DATA_SUFFIXES`) directly in ``data_dir``, sorted by name.
-        column_map: standard field -> export column name.
-        keep_columns: export columns to carry as response ``attributes``.
-        file_format: ``"auto"`` (by suffix), ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+        column_map: standard field -> export column (:func:`~editf1.builders.exports.map_columns`).
+        keep_columns: export columns carried as response ``attributes``.
         list_separator: separator of ``problems`` / ``medications`` in a text cell.
-        split_fractions: split name -> fraction of cases (None: the builder's default);
-            ignored when the export has a ``split`` column.
-        seed: seed of the split shuffle (:func:`~editf1.builders.exports.assign_splits`).
+        split_fractions: split -> fraction of cases (None: the builder's default); ignored
+            when the export has a ``split`` column.
+        seed: seed of :func:`~editf1.builders.exports.assign_splits`.
     """
 
     export_files: tuple[str, ...] | None = None
@@ -94,9 +82,9 @@ class ExportConfig(EditF1Config):
 
 
 class ExportBuilder(EditF1Builder):
-    """Builders of local tabular exports (never downloaded): subclasses set
-    :attr:`EXPORT_FIELDS` and implement :meth:`_items`. Splits come from the export's
-    ``split`` column or :func:`~editf1.builders.exports.assign_splits` over item ids."""
+    """Builders of local tabular exports: subclasses set :attr:`EXPORT_FIELDS` and
+    implement :meth:`_items`; splits come from a ``split`` column or
+    :func:`~editf1.builders.exports.assign_splits`."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
@@ -118,12 +106,10 @@ class ExportBuilder(EditF1Builder):
         return [source / name for name in self.config.export_files]
 
     def _source_paths(self) -> list[Path]:
-        if self.config.data_dir is None or not Path(self.config.data_dir).is_dir():
-            return []
-        try:
-            return self._export_paths(Path(self.config.data_dir))
-        except FileNotFoundError:
-            return []
+        if self.config.data_dir is not None and Path(self.config.data_dir).is_dir():
+            with suppress(FileNotFoundError):  # no export file yet: the build names it
+                return self._export_paths(Path(self.config.data_dir))
+        return []
 
     def _download(self, dl_manager) -> Path:
         raise ValueError(
@@ -131,14 +117,12 @@ class ExportBuilder(EditF1Builder):
         )
 
     def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
-        """Check and group rows, appending problems to ``errors``: ``[(item id, example)]``
-        and :meth:`_first_row`'s record of each item's first row."""
+        """``[(item id, example)]`` and :meth:`_first_row`'s record; problems to ``errors``."""
         raise NotImplementedError
 
     @staticmethod
     def _first_row(firsts: dict, key: str, row: ExportRow, values: dict, errors, what) -> bool:
-        """Whether ``row`` is the first row of item ``key`` (then recorded in ``firsts`` with
-        its ``values``); else each value that differs from the first row's is an error."""
+        """Whether ``row`` is item ``key``'s first (recorded); else differing values are errors."""
         if key not in firsts:
             firsts[key] = (row, values)
             return True
@@ -189,23 +173,16 @@ class ExportBuilder(EditF1Builder):
 
 
 class HospitalExportBuilder(ExportBuilder):
-    """A hospital's export of portal messages, chart summaries, replies and drafts.
+    """A hospital's export: one row per (patient message, clinician response), an optional
+    LLM draft, columns named by ``column_map`` (fields: :data:`CASE_EXPORT_FIELDS`).
 
     Configs ``cases`` (default) and ``pairs`` (every draft against every reply of its
-    message; needs a ``draft`` column). Splits: the ``split`` column, or a seeded split
-    of the messages (default train 0.8 / validation 0.1 / test 0.1).
-
-    Example::
-
-        builder = HospitalExportBuilder(
-            config_name="pairs", data_dir="/secure/exports",
-            export_files=("portal_2024.csv",),
-            column_map={"message_id": "MSG_ID", "message": "PATIENT_TEXT",
-                        "response": "CLINICIAN_REPLY", "annotator_id": "PROVIDER_KEY",
-                        "draft": "AI_DRAFT", "draft_system": "AI_MODEL"},
-            split_fractions={"test": 1.0}, cache_dir="/secure/hf-cache")
-        builder.download_and_prepare()
-        test = builder.as_dataset(split="test")
+    message; needs a ``draft`` column). Splits: the ``split`` column, or a seeded split of
+    the messages (default train 0.8 / validation 0.1 / test 0.1). Rules: required fields are
+    non-empty text; rows of one message agree on message, chart and split; a clinician
+    replies once per message (further rows of that reply only add drafts and agree on the
+    kept columns). Example: ``HospitalExportBuilder(config_name="pairs", data_dir=...,
+    column_map={"message": "PATIENT_TEXT", ...}, cache_dir=...)``.
 
     Raises (at ``download_and_prepare``):
         FileNotFoundError: if ``data_dir`` or an export file is missing.
@@ -252,7 +229,6 @@ class HospitalExportBuilder(ExportBuilder):
         return examples
 
     def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
-        separator = self.config.list_separator
         cases: dict[str, dict] = {}
         firsts: dict[str, tuple[ExportRow, dict]] = {}
         seen: dict[tuple[str, str | None], tuple[ExportRow, dict]] = {}
@@ -264,8 +240,8 @@ class HospitalExportBuilder(ExportBuilder):
                 "ehr_summary": text_value(row, "ehr_summary", errors, required=False),
                 "age": age_value(row, errors),
                 "sex": text_value(row, "sex", errors, required=False),
-                "problems": list_value(row, "problems", errors, separator),
-                "medications": list_value(row, "medications", errors, separator),
+                "problems": list_value(row, "problems", errors, self.config.list_separator),
+                "medications": list_value(row, "medications", errors, self.config.list_separator),
                 "encounters": encounters_value(row, errors),
             }
             response = text_value(row, "response", errors)
@@ -283,11 +259,10 @@ class HospitalExportBuilder(ExportBuilder):
                 summary = values["ehr_summary"] or ehr_text(ehr)
                 cases[message_id] = new_case(message_id, values["message"], summary, ehr=ehr)
             case = cases[message_id]
-            new_draft = None if draft is None else {"system": system, "text": draft}
-            if new_draft in case["drafts"]:
-                new_draft = None
-            elif new_draft is not None:
-                case["drafts"].append(new_draft)
+            drafted = {"system": system, "text": draft}
+            new_draft = draft is not None and drafted not in case["drafts"]
+            if new_draft:
+                case["drafts"].append(drafted)
             key = (message_id, annotator)
             if key in seen:
                 earlier, response_entry = seen[key]
@@ -297,7 +272,7 @@ class HospitalExportBuilder(ExportBuilder):
                         f"{row.where}: duplicate reply to message_id {message_id!r} by {who} "
                         f"(first at {earlier.where}); map annotator_id to tell clinicians apart"
                     )
-                elif new_draft is None:
+                elif not new_draft:
                     errors.append(
                         f"{row.where}: duplicate row: message_id {message_id!r}, {who} and "
                         f"reply as {earlier.where}, adding no new draft"
@@ -335,21 +310,16 @@ class SoCPPMBuilder(HospitalExportBuilder):
 
 @dataclass
 class SyPPMConfig(ExportConfig):
-    """:class:`ExportConfig` plus ``hub_repo``, the Hub dataset repository of SyPPM
-    (``datasets`` reserves ``repo_id``), read at ``revision`` (a commit sha pins it)."""
+    """:class:`ExportConfig` plus ``hub_repo``, SyPPM's Hub dataset repository."""
 
     hub_repo: str | None = None
 
 
 class SyPPMBuilder(HospitalExportBuilder):
-    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with
-    theme-guided clinician replies (Seegmiller et al., §2 and Appendix A).
-
-    Reads a local copy (``data_dir``) or downloads the data files of ``hub_repo`` (a
-    dataset of the collection :data:`SYPPM_COLLECTION`) at ``revision``, with the export
-    rules of :class:`HospitalExportBuilder` (``column_map`` maps the release's columns;
-    no repository id or column names are assumed). Configs ``cases`` and ``pairs``; one
-    split, ``test``, unless ``split_fractions`` says otherwise.
+    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with theme-guided
+    clinician replies (§2, Appendix A), read from ``data_dir`` or downloaded from ``hub_repo``
+    (in :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
+    export (no repository id or column names assumed). One split, ``test``, by default.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.

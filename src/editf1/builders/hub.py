@@ -1,14 +1,7 @@
-"""Hub-ready dataset folders: data files plus a dataset card (or the card alone).
-
-``datasets`` 4+ loads a folder whose README.md YAML ``configs:`` names each config's
-files per split. :func:`write_hub_folder` prepares a builder's configs and writes::
-
-    <output>/README.md                     # card: YAML configs + dataset_info, prose
-    <output>/data/<config>/<split>.parquet # or .jsonl
-
-so ``datasets.load_dataset(str(output), "<config>", split="test")`` gives the builder's
-rows and features. :func:`write_card` writes the card alone, which then says how to build
-the data files beside it. Nothing is uploaded here (:mod:`editf1.builders.push`).
+"""Hub-ready dataset folders: ``README.md`` (the card, whose YAML ``configs:`` name each
+config's files) and ``data/<config>/<split>.parquet`` (or ``.jsonl``), which
+``datasets.load_dataset(folder, config)`` reads; or the card alone. Nothing is uploaded
+here (:mod:`editf1.builders.push`).
 """
 
 from __future__ import annotations
@@ -22,6 +15,7 @@ from pathlib import Path
 import datasets
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from editf1.builders import builder_class, load_builder
 from editf1.builders.base import EditF1Builder, field_docs, render_template, template_sections
 
 __all__ = [
@@ -52,29 +46,18 @@ class HubFolder:
     counts: dict[str, dict[str, int]]
 
 
+_BOUNDS = ("1K", "10K", "100K", "1M", "10M", "100M", "1B", "10B", "100B", "1T")
 #: The Hub's ``size_categories``: (upper bound on rows, category), smallest first.
-SIZE_CATEGORIES = (
-    (1_000, "n<1K"),
-    (10_000, "1K<n<10K"),
-    (100_000, "10K<n<100K"),
-    (1_000_000, "100K<n<1M"),
-    (10_000_000, "1M<n<10M"),
-    (100_000_000, "10M<n<100M"),
-    (10**9, "100M<n<1B"),
-    (10**10, "1B<n<10B"),
-    (10**11, "10B<n<100B"),
-    (10**12, "100B<n<1T"),
+SIZE_CATEGORIES = tuple(
+    (10 ** (i + 3), f"{_BOUNDS[i - 1]}<n<{bound}" if i else f"n<{bound}")
+    for i, bound in enumerate(_BOUNDS)
 )
 #: Licence texts of the licences the library's own sets use.
 _LICENSE_TEXTS = {"apache-2.0": "https://www.apache.org/licenses/LICENSE-2.0"}
 
 
 def size_category(rows: int | None) -> str:
-    """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted).
-
-    >>> size_category(12), size_category(1_000), size_category(None)
-    ('n<1K', '1K<n<10K', 'unknown')
-    """
+    """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted)."""
     if rows is None:
         return "unknown"
     for bound, category in SIZE_CATEGORIES:
@@ -123,21 +106,16 @@ def render_card(
     registry_name: str | None = None,
     card_only: str | None = None,
 ) -> str:
-    """The dataset card (README.md) of a Hub-ready folder.
+    """The dataset card (README.md) of a Hub-ready folder: YAML front matter (licence, size
+    category, source datasets, tags, ``configs``, every config's ``dataset_info``) and the
+    Markdown body of ``templates/card.md`` with the builder's :meth:`~EditF1Builder.card_prose`.
 
     Args:
-        builder_cls: the builder whose attributes and prose (:meth:`~EditF1Builder.card_prose`)
-            describe the set.
         configs: ``(config name, kind, description, {split: rows or None})`` per config;
             the first is the default.
-        file_format: ``"parquet"`` or ``"jsonl"`` (``data/<config>/<split>.<format>``).
         registry_name: the builder's name in :data:`editf1.builders.BUILDER_NAMES`.
         card_only: for a card without its data files, its folder as a command names it;
             the card then opens with :func:`build_note`.
-
-    Returns:
-        The card: YAML front matter (licence, size category, source datasets, tags,
-        ``configs`` and every config's ``dataset_info``) and a Markdown body.
 
     Raises:
         ValueError: for an unknown file format.
@@ -154,8 +132,6 @@ def render_card(
         first = {"default": True} if i == 0 else {}
         yaml_configs.append({"config_name": config, "data_files": files} | first)
         infos[config] = datasets.DatasetInfo(features=cls.KIND_FEATURES[kind], config_name=config)
-    other = cls.LICENSE == "other" and cls.LICENSE_NAME
-    extra = {"license_name": cls.LICENSE_NAME} if other else {}
     counted = all(n is not None for *_, splits in configs for n in splits.values())
     largest = max(sum(splits.values()) for *_, splits in configs) if counted else None
     card_data = DatasetCardData(
@@ -168,15 +144,15 @@ def render_card(
         tags=["medical", "clinical", "patient-portal-messages", "edit-f1"],
         task_categories=["text-generation"],
         configs=yaml_configs,
-        **extra,
+        license_name=(cls.LICENSE == "other" and cls.LICENSE_NAME) or None,  # None: left out
     )
     from datasets.info import DatasetInfosDict
 
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     shared = template_sections("fields.md")
-    own = cls.card_prose()["fields"]
+    prose = cls.card_prose()
     docs = {
-        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | own
+        k: field_docs(shared["Fields"] + "\n" + shared.get(f"Fields of {k}", "")) | prose["fields"]
         for _, k, _, _ in configs
     }
     default, _, _, default_splits = configs[0]
@@ -185,23 +161,17 @@ def render_card(
     pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
     body = render_template(
         "card.md",
-        pretty_name=cls.PRETTY_NAME,
+        builder=cls,
         build_note=note and "\n".join(note),
-        prose=cls.card_prose(),
-        class_name=cls.__name__,
-        homepage=cls.HOMEPAGE,
-        upstream=cls.UPSTREAM.items(),
-        license=cls.LICENSE,
+        prose=prose,
         default=default,
         split="test" if "test" in default_splits else next(iter(default_splits)),
         name=name,
-        data_dir="" if name == "demo" else " --data-dir DIR",
         pair_config=pair_configs[0] if pair_configs else None,
         counted=counted,
         configs=configs,
         rows=field_docs(shared["Rows"]),
         docs=docs,
-        features=cls.KIND_FEATURES,
     )
     return f"---\n{card_data.to_yaml()}\n---\n" + body
 
@@ -211,28 +181,9 @@ def build_note(
 ) -> list[str]:
     """The opening Markdown lines of a card without its data: the ``FileNotFoundError``
     ``datasets.load_dataset(folder)`` raises (naming ``first_file``) until the data files
-    are built, and the ``edit-f1 export-dataset`` command that builds them there.
-
-    >>> from editf1.builders import builder_class
-    >>> print("\\n".join(build_note("kqa", builder_class("kqa"), "datasets/kqa",
-    ...                              "data/pairs/test.parquet")))  # doctest: +ELLIPSIS
-    **This folder holds this card only, not the data files.** ...
-    <BLANKLINE>
-    ```bash
-    edit-f1 export-dataset kqa --data-dir DIR --output datasets/kqa
-    ```
-    ...
-    """
-    text = render_template(
-        "build_note.md",
-        name=name,
-        folder=folder,
-        first_file=first_file,
-        data_dir="" if name == "demo" else " --data-dir DIR",
-        files=list(builder_cls.UPSTREAM or builder_cls.SOURCE_FILES),
-        upstream=bool(builder_cls.UPSTREAM),
-    )
-    return text.splitlines()
+    are built, and the ``edit-f1 export-dataset`` command that builds them there."""
+    variables = {"builder": builder_cls, "name": name, "folder": folder, "first_file": first_file}
+    return render_template("build_note.md", **variables).splitlines()
 
 
 def check_export_folder(output: str | Path, overwrite: bool = False) -> None:
@@ -275,15 +226,13 @@ def write_card(
     overwrite: bool = False,
     folder: str | None = None,
 ) -> Path:
-    """Write and return ``output/README.md``: the card of builder ``name`` as known without
-    data (:func:`card_configs`), opening with :func:`build_note` for ``folder`` (default
-    ``output``). Other files in ``output`` are kept.
+    """Write and return ``output/README.md`` (other files there kept): the card of builder
+    ``name`` as known without data, opening with :func:`build_note` for ``folder`` (None:
+    ``output``).
 
     Raises:
         FileExistsError: for a README.md there that is not an edit-f1 card.
     """
-    from editf1.builders import builder_class
-
     cls = builder_class(name)
     path = Path(output) / "README.md"
     check_card_replaceable(path, overwrite)
@@ -312,22 +261,14 @@ def write_hub_folder(
     """Prepare every config (or ``configs``) of a set and write its Hub-ready folder.
 
     Args:
-        name: a builder name of :data:`editf1.builders.BUILDER_NAMES`.
-        output: the folder (:func:`check_export_folder`).
-        configs: config names, default all of the builder's.
-        file_format: ``"parquet"`` or ``"jsonl"``.
+        file_format: one of :data:`FILE_FORMATS`.
         cache_dir: the ``datasets`` cache; default a temporary folder deleted afterwards.
         **builder_kwargs: passed to each builder (``data_dir``, ``column_map``, ...).
-
-    Returns:
-        The folder and its row counts.
 
     Raises:
         FileExistsError: see :func:`check_export_folder`.
         ValueError: for an unknown name or config, or a config named twice.
     """
-    from editf1.builders import builder_class, load_builder
-
     cls = builder_class(name)
     output = Path(output)
     check_export_folder(output, overwrite)

@@ -1,7 +1,5 @@
-"""The OncQA builder (Chen et al., Lancet Digital Health 2024): oncology portal messages,
-GPT-4 drafts, oncologists' own replies and their edits of the drafts. Read like the other
-public sets (:mod:`editf1.builders.public`); :mod:`editf1.builders.readers.oncqa` parses.
-"""
+"""The OncQA builder (Chen et al., Lancet Digital Health 2024), read like the other public
+sets (:mod:`editf1.builders.public`)."""
 
 from __future__ import annotations
 
@@ -34,15 +32,12 @@ ONCQA_MASTER_REVISION = "2388401c7b5c7f92cc51bcec2dc21e4cd5a0c9e1"
 
 
 class OncQABuilder(EditF1Builder):
-    """OncQA (Chen et al., Lancet Digital Health 2024): oncology portal messages.
+    """OncQA: oncology portal messages, GPT-4 drafts, oncologists' own replies and edits.
 
-    Configs: ``own_reply`` (default): the rows of
-    :func:`~editf1.builders.readers.oncqa_rows` (GPT-4 draft against an oncologist's own
-    reply, the paper's setting) with message and chart summary; ``edited``: the draft
-    against the oncologist's edit of it, with ``edit_distance``, ``acceptability`` and
-    ``harm``; ``cases``: one row per case, ``Input`` parsed by
-    :func:`~editf1.builders.readers.parse_oncqa_input`; ``content_grading``: physicians'
-    content flags. ``data_dir``: the :attr:`UPSTREAM` files under their local names.
+    Configs: ``own_reply`` (default) and ``edited``: the rows of
+    :func:`~editf1.builders.readers.oncqa_rows` with message and chart summary; ``cases``:
+    one row per case, ``Input`` parsed by :func:`~editf1.builders.readers.parse_oncqa_input`;
+    ``content_grading``: physicians' content flags.
 
     Raises (at ``download_and_prepare``):
         FileNotFoundError: for a missing file.
@@ -99,7 +94,7 @@ class OncQABuilder(EditF1Builder):
     SYSTEM = "gpt-4"
 
     def _parsed(self, source: Path) -> dict[str, dict]:
-        """Case id -> Master2.csv row parsed (``Input`` split; ``Output``)."""
+        """Case id -> Master2.csv row, ``Input`` parsed."""
         parsed = {}
         for i, row in enumerate(read_csv(source / "Master2.csv")):
             try:

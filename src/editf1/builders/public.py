@@ -1,9 +1,6 @@
 """Builders of the public sets: the shipped demo, K-QA, K-QA NLI, ExpertQA medicine (OncQA:
-:mod:`editf1.builders.oncqa`).
-
-Each reads a local ``data_dir`` laid out like ``../shared/data/<set>/`` (upstream file
-names), or downloads the upstream files at the pinned revision when ``data_dir`` is None;
-:mod:`editf1.builders.readers` parses them. Every config has one split, ``test``.
+:mod:`editf1.builders.oncqa`), parsed by :mod:`editf1.builders.readers`; a ``data_dir``
+holds the upstream files under their names. Every config has one split, ``test``.
 """
 
 from __future__ import annotations
@@ -55,12 +52,10 @@ class UnmatchedRecordsWarning(UserWarning):
     """Upstream records that refer to something absent from the other file (named)."""
 
 
-# ---------------------------------------------------------------------------------
 class DemoBuilder(EditF1Builder):
     """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
     (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
-    same fields (``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction``,
-    ``system``)."""
+    same fields."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
@@ -104,7 +99,6 @@ class DemoBuilder(EditF1Builder):
         }
 
 
-# ---------------------------------------------------------------------------------
 _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
 #: Commits of github.com/Itaymanes/K-QA holding each file.
 KQA_NLI_REVISION = "c2435af4c984cc9e4120f6af6ef75fc85dbc39c0"
@@ -117,9 +111,7 @@ class KQABuilder(EditF1Builder):
     Configs: ``pairs`` (default): an LLM's answer (``NLI_medical_annotator.csv``) against
     the physician's (``Free_form_answer``), for every question with both (an NLI question
     without a physician answer is named in an :class:`UnmatchedRecordsWarning`);
-    ``questions``: one row per question, the curated statements and ICD-10 diagnosis as
-    ``attributes``. ``data_dir``: ``questions_w_answers.jsonl`` and
-    ``NLI_medical_annotator.csv`` (upstream ``dataset/``).
+    ``questions``: one row per question, curated statements and ICD-10 code as ``attributes``.
     """
 
     DATASET_NAME = "kqa"
@@ -144,9 +136,8 @@ class KQABuilder(EditF1Builder):
 
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         drafts: dict[str, list[dict]] = defaultdict(list)
-        nli_rows: dict[str, list[str]] = defaultdict(list)  # question -> the file's row ids
-        for row in kqa_nli_rows(source):
-            nli_rows[row["question"]].append(row["row"])
+        nli = kqa_nli_rows(source)
+        for row in nli:
             draft = {"system": row["system"], "text": row["answer"]}
             if draft not in drafts[row["question"]]:
                 drafts[row["question"]].append(draft)
@@ -165,7 +156,9 @@ class KQABuilder(EditF1Builder):
             )
         orphans = set(drafts) - {case["message"] for case in cases}
         if orphans:
-            rows = sorted((r for q in orphans for r in nli_rows[q]), key=lambda r: (len(r), r))
+            rows = sorted(
+                (r["row"] for r in nli if r["question"] in orphans), key=lambda r: (len(r), r)
+            )
             warnings.warn(
                 f"K-QA: {len(orphans)} NLI question(s) have no physician answer in "
                 "questions_w_answers.jsonl, so their LLM answers give no pair: the "
@@ -180,8 +173,7 @@ class KQABuilder(EditF1Builder):
 
 class KQANLIBuilder(EditF1Builder):
     """K-QA physician NLI labels as content-match annotations without spans (§3.1: "the
-    answer entails the claim" is the content judge's question). One config, ``default``;
-    ``data_dir`` holds ``NLI_medical_annotator.csv``."""
+    answer entails the claim" is the content judge's question). One config, ``default``."""
 
     DATASET_NAME = "kqa_nli"
     PRETTY_NAME = "K-QA NLI: physician labels for claim vs LLM answer"
@@ -218,18 +210,17 @@ class KQANLIBuilder(EditF1Builder):
         return {TEST: examples}
 
 
-# ---------------------------------------------------------------------------------
 EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
+#: The columns an ExpertQA pair adds.
+_EXPERTQA_COLUMNS = ("usefulness", "question_type", "specific_field")
 
 
 class ExpertQAMedicineBuilder(EditF1Builder):
     """ExpertQA (Malaviya et al., NAACL 2024), Healthcare / Medicine: LLM answers and the
-    answering expert's revision of each.
-
-    Configs: ``edited`` (default): answer against revision; ``cases``: one row per
-    question. Lines that repeat an earlier one verbatim are left out with a
-    :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``; the download
-    fetches upstream ``data/lfqa/domain_val.jsonl`` and keeps the medicine rows.
+    answering expert's revision of each. Configs: ``edited`` (default): answer against
+    revision; ``cases``: one row per question. Lines that repeat an earlier one verbatim are
+    left out with a :class:`DuplicateRecordsWarning`. ``data_dir``: ``medicine_val.jsonl``
+    (or upstream's ``domain_val.jsonl`` under that name).
 
     Raises (at ``download_and_prepare``):
         ExportError: for two records of one (question, system, expert) that differ.
@@ -253,11 +244,7 @@ class ExpertQAMedicineBuilder(EditF1Builder):
     ]
     DEFAULT_CONFIG_NAME = "edited"
     KIND_FEATURES: ClassVar[dict] = {
-        "pairs_edited": pair_features(
-            usefulness=Value("string"),
-            question_type=Value("string"),
-            specific_field=Value("string"),
-        ),
+        "pairs_edited": pair_features(**dict.fromkeys(_EXPERTQA_COLUMNS, Value("string"))),
         "cases": CASE_FEATURES,
     }
 
@@ -309,10 +296,9 @@ class ExpertQAMedicineBuilder(EditF1Builder):
             rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
             return {TEST: list(cases.values())}
-        columns = ("usefulness", "question_type", "specific_field")
         return {  # every response edits a draft: one pair per response, in order
             TEST: [
-                pair | {k: row[k] for k in columns}
+                pair | {k: row[k] for k in _EXPERTQA_COLUMNS}
                 for question, case in cases.items()
                 for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)
             ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard
 
+from editf1.builders import builder_class
 from editf1.builders.base import EditF1Builder
 
 __all__ = ["UPLOADED_PATTERNS", "check_pushable", "push_to_hub"]
@@ -22,8 +23,6 @@ def check_pushable(name: str | type[EditF1Builder], *, private: bool = True) -> 
     Raises:
         ValueError: for a third party's set, or a public upload of patient data.
     """
-    from editf1.builders import builder_class
-
     cls = builder_class(name) if isinstance(name, str) else name
     if not cls.PUSHABLE:
         raise ValueError(
@@ -45,15 +44,9 @@ def push_to_hub(
     private: bool = True,
     token: str | None = None,
 ) -> str:
-    """Upload a Hub-ready folder's README.md and ``data/`` (:data:`UPLOADED_PATTERNS`) to
-    the dataset repository ``repo_id``, created private unless ``private`` is False.
-
-    Args:
-        name: the builder (name or class) the folder was written with.
-        folder, repo_id, private: as above; ``token``: default the logged-in one.
-
-    Returns:
-        The URL of the upload commit.
+    """Upload a Hub-ready folder's README.md and ``data/`` (:data:`UPLOADED_PATTERNS`),
+    written by builder ``name``, to the dataset repository ``repo_id`` (created private
+    unless ``private`` is False; ``token`` None: the logged-in one); the commit's URL.
 
     Raises:
         ValueError: see :func:`check_pushable`.
@@ -63,7 +56,6 @@ def push_to_hub(
     from huggingface_hub import HfApi
 
     cls = check_pushable(name, private=private)
-    name = cls.DATASET_NAME
     folder = Path(folder)
     DatasetCard.load(folder / "README.md")  # a readable card, or an error
     api = HfApi(token=token)
@@ -76,7 +68,7 @@ def push_to_hub(
         folder_path=str(folder),
         repo_id=repo_id,
         repo_type="dataset",
-        commit_message=f"edit-f1 export of {name}",
+        commit_message=f"edit-f1 export of {cls.DATASET_NAME}",
         allow_patterns=list(UPLOADED_PATTERNS),
     )
     return str(getattr(commit, "commit_url", commit))

@@ -1,15 +1,7 @@
-"""The schemas every edit-F1 dataset shares (Seegmiller et al., arXiv 2601.11344, §2):
-
-- :data:`CASE_FEATURES`: one row per patient message ("case"): the chart summary as text
-  and structured, the clinicians' ``responses``, the LLM ``drafts``, and optional
-  sentence ``themes`` and content ``matches`` annotations.
-- :data:`PAIR_FEATURES`: one row per (draft, clinician reply) pair, what ``edit-f1
-  score`` reads (``prediction``: the draft, ``reference``: the reply).
-- :data:`CONTENT_MATCH_FEATURES`: a reference sentence, a draft and per annotator the
-  verbatim matching draft span or NO MATCH (§3.1).
-- :data:`THEME_ANNOTATION_FEATURES`: a sentence and per annotator a theme (§3.2).
-
-A value the source does not record is ``None`` (never ``""``); a list without items ``[]``.
+"""The schemas every edit-F1 dataset shares (Seegmiller et al., arXiv 2601.11344, §2, §3):
+one row per patient message ("case"), per (draft, clinician reply) pair (what ``edit-f1
+score`` reads), per content-match item and per theme item. A value the source does not
+record is ``None`` (never ``""``); a list without items ``[]``.
 """
 
 from __future__ import annotations
@@ -48,6 +40,8 @@ EHR_FEATURES = {
     "other": List(_NAME_VALUE),
 }
 
+#: One row per patient message: the chart summary as text and structured, the clinicians'
+#: ``responses``, the LLM ``drafts``, and optional ``themes`` and ``matches`` annotations.
 CASE_FEATURES = Features(
     {
         "id": _TEXT,
@@ -143,11 +137,7 @@ PAIR_ATTRIBUTES = List(_NAME_VALUE)
 
 
 def pair_features(**extra: Value | List) -> Features:
-    """:data:`PAIR_FEATURES` followed by a builder's own typed columns.
-
-    >>> list(pair_features(edit_distance=Value("int32")))[-2:]
-    ['annotator_id', 'edit_distance']
-    """
+    """:data:`PAIR_FEATURES` followed by a builder's own typed columns."""
     return Features({**PAIR_FEATURES, **extra})
 
 
@@ -175,8 +165,7 @@ def new_response(text: str, annotator_id=None, draft_index=None, attributes=()) 
 
 
 def ehr_text(ehr: dict) -> str | None:
-    """A structured chart summary as text, one line per recorded value in the paper's
-    order (§2); ``None`` when nothing is recorded.
+    """A structured chart summary as text, one line per recorded value (§2's order).
 
     >>> print(ehr_text({"age": "58", "problems": ["HTN", "T2DM"], "medications": [],
     ...                 "encounters": [{"date": "2024-03-01", "summary": "HTN f/u"}]}))
@@ -205,7 +194,6 @@ def case_pairs(case: dict, kind: str, *, with_attributes: bool = False) -> list[
     """The (draft, clinician reply) pairs of one case, as :data:`PAIR_FEATURES` rows.
 
     Args:
-        case: a :data:`CASE_FEATURES` row.
         kind: ``"reply"``: every draft against every response written without one (the
             paper's setting); ``"edited"``: every response that edits a draft against it.
         with_attributes: carry each response's ``attributes`` into its pairs.
@@ -216,15 +204,6 @@ def case_pairs(case: dict, kind: str, *, with_attributes: bool = False) -> list[
 
     Raises:
         ValueError: for an unknown kind or a ``draft_index`` outside ``drafts``.
-
-    >>> case = {"id": "c7", "message": "m", "ehr_summary": None, "drafts": [
-    ...     {"system": "gpt-4", "text": "Draft."}], "responses": [
-    ...     {"annotator_id": "dr-a", "text": "Reply.", "draft_index": None},
-    ...     {"annotator_id": "dr-b", "text": "Draft, edited.", "draft_index": 0}]}
-    >>> [(p["id"], p["prediction"], p["reference"]) for p in case_pairs(case, "reply")]
-    [('c7-1', 'Draft.', 'Reply.')]
-    >>> [(p["id"], p["annotator_id"]) for p in case_pairs(case, "edited")]
-    [('c7-2', 'dr-b')]
     """
     if kind not in ("reply", "edited"):
         raise ValueError(f"kind must be 'reply' or 'edited', got {kind!r}")

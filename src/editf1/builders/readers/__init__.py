@@ -1,5 +1,4 @@
-"""Readers of the demo set and the public sets' upstream files, as plain dicts (the
-dataset builders wrap them)."""
+"""Readers of the demo set and the public sets' upstream files, as plain dicts."""
 
 import json
 from importlib import resources
@@ -26,8 +25,7 @@ __all__ = [
 
 
 def demo_rows() -> list[dict]:
-    """Rows of the demo set shipped with the package (``editf1/data/demo.jsonl``: invented
-    messages, replies and drafts, no patient data): ``id``, ``message``, ``ehr_summary``,
-    ``reference``, ``prediction`` and ``system`` (the drafting model's name)."""
+    """Rows of the shipped demo set (``editf1/data/demo.jsonl``: invented, no patient data):
+    ``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction`` and ``system``."""
     text = resources.files("editf1.data").joinpath("demo.jsonl").read_text("utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]

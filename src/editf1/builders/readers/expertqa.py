@@ -14,16 +14,11 @@ EXPERTQA_MEDICINE_FIELD = "Healthcare / Medicine"
 
 
 def expertqa_medicine_rows(path: str | Path) -> list[dict]:
-    """Healthcare / Medicine rows of an ExpertQA JSONL file, one per (question, system).
-
-    Args:
-        path: ``medicine_val.jsonl`` or upstream ``data/lfqa/domain_val.jsonl`` (rows of
-            other fields left out); a folder is read as ``<folder>/medicine_val.jsonl``.
-
-    Returns:
-        Dicts in file order with ``line`` (from 1), ``question``, ``system``, ``answer``
-        (``answer_string``), ``revision`` (``revised_answer_string``), ``annotator_id``
-        (the expert), ``usefulness``, ``question_type`` and ``specific_field``.
+    """Healthcare / Medicine rows of an ExpertQA JSONL file (``medicine_val.jsonl``, or
+    upstream ``data/lfqa/domain_val.jsonl``; a folder: its ``medicine_val.jsonl``), one per
+    (question, system), in file order: dicts with ``line`` (from 1), ``question``,
+    ``system``, ``answer`` (``answer_string``), ``revision`` (``revised_answer_string``),
+    ``annotator_id`` (the expert), ``usefulness``, ``question_type`` and ``specific_field``.
 
     Raises:
         FileNotFoundError: if the file is missing.

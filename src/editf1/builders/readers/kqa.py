@@ -14,13 +14,10 @@ KQA_LABELS = ("Entailment", "Neutral", "Contradiction")
 
 
 def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
-    """Rows of ``NLI_medical_annotator.csv``.
-
-    Returns:
-        Dicts with ``question``, ``answer`` (the LLM's, the "draft"), ``claim`` (the
-        "reference sentence"), ``system``, ``match`` (majority is Entailment),
-        ``annotator_matches`` (one boolean per physician), ``row`` (the file's index
-        column), ``category``, ``labels`` (``label_0..2``) and ``majority_label``.
+    """Rows of ``NLI_medical_annotator.csv``: dicts with ``question``, ``answer`` (the LLM's,
+    the "draft"), ``claim`` (the "reference sentence"), ``system``, ``match`` (majority is
+    Entailment), ``annotator_matches`` (one boolean per physician), ``row`` (the file's
+    index column), ``category``, ``labels`` (``label_0..2``) and ``majority_label``.
 
     Raises:
         FileNotFoundError: if the file is missing.
@@ -54,9 +51,8 @@ def kqa_nli_rows(data_dir: str | Path) -> list[dict]:
 
 
 def kqa_question_rows(data_dir: str | Path) -> list[dict]:
-    """The rows of ``questions_w_answers.jsonl`` as upstream dicts: ``Question``,
-    ``Free_form_answer`` (the physician's), ``Must_have``, ``Nice_to_have``, ``Sources``,
-    ``ICD_10_diag``.
+    """The rows of ``questions_w_answers.jsonl``: ``Question``, ``Free_form_answer`` (the
+    physician's), ``Must_have``, ``Nice_to_have``, ``Sources``, ``ICD_10_diag``.
 
     Raises:
         FileNotFoundError: if the file is missing.

@@ -24,16 +24,10 @@ ONCQA_SETTINGS = ("own_reply", "edited")
 
 
 def oncqa_rows(data_dir: str | Path, setting: str = "own_reply") -> list[dict]:
-    """Scoreable rows of OncQA.
-
-    Args:
-        data_dir: folder with ``Master2.csv``, ``stage1.csv`` and ``stage2.csv``.
-        setting: one of :data:`ONCQA_SETTINGS`.
-
-    Returns:
-        Dicts with ``id`` (``"<case>-<n>"``, n-th oncologist of the case), ``case_id``,
-        ``prediction``, ``reference``; ``edited`` rows add ``edit_distance`` (int),
-        ``acceptability`` (``q3``) and ``harm`` (``q5``).
+    """Scoreable rows of OncQA in ``setting`` (:data:`ONCQA_SETTINGS`), read from
+    ``Master2.csv``, ``stage1.csv`` and ``stage2.csv``: dicts with ``id`` (``"<case>-<n>"``,
+    n-th oncologist of the case), ``case_id``, ``prediction``, ``reference``; ``edited``
+    rows add ``edit_distance`` (int), ``acceptability`` (``q3``) and ``harm`` (``q5``).
 
     Raises:
         ValueError: for an unknown setting, or a stage-1 case missing from Master2.csv.
@@ -102,8 +96,6 @@ def _split_list(text: str) -> list[str]:
 
     >>> _split_list("insulin glargine (10 units, nightly), metformin; aspirin")
     ['insulin glargine (10 units, nightly)', 'metformin', 'aspirin']
-    >>> _split_list(" None ")
-    []
     """
     if text.strip().lower() in _NONE_WORDS:
         return []
@@ -120,10 +112,8 @@ def _split_list(text: str) -> list[str]:
 
 
 def parse_oncqa_input(text: str) -> dict:
-    r"""Split one OncQA ``Input`` (``Master2.csv``) into chart summary and patient message.
-
-    ``Input``: an optional sample label line, ``"EHR Context:"``, ``"Key: value"`` lines
-    and ``"Patient message:"`` followed by the message.
+    r"""Split one OncQA ``Input`` (an optional sample label line, ``"EHR Context:"``, ``"Key:
+    value"`` lines, ``"Patient message:"`` and the message) into chart summary and message.
 
     Returns:
         ``{"sample_label", "ehr_summary", "ehr", "message"}``: ``ehr_summary`` is the EHR
@@ -179,9 +169,8 @@ def parse_oncqa_input(text: str) -> dict:
             other.append(last)
             continue
         last = None
-    label = head.strip().rstrip(":").strip() or None
     return {
-        "sample_label": label,
+        "sample_label": head.strip().rstrip(":").strip() or None,
         "ehr_summary": ehr_text.strip(),
         "ehr": {**ehr, "other": other},
         "message": message,
@@ -189,14 +178,11 @@ def parse_oncqa_input(text: str) -> dict:
 
 
 def oncqa_content_grading_rows(data_dir: str | Path) -> list[dict]:
-    """Rows of ``content_grading_s44.csv`` then ``content_grading_d56.csv``: the flags
-    (:data:`ONCQA_CONTENT_FLAGS`) physicians gave each response.
-
-    Returns:
-        Dicts with ``file`` (``"s44"`` or ``"d56"``), ``row`` (from 0), ``case_id``,
-        ``source`` and ``source_index`` (``order`` ``gpt_raw_N``: the GPT-4 draft,
-        ``doc_edit_N``: the N-th oncologist's edit, ``raw_md_N``: their own reply),
-        ``response`` and ``flags`` (flag -> bool: ``"1"`` True, empty False).
+    """Rows of ``content_grading_s44.csv`` then ``content_grading_d56.csv``: dicts with
+    ``file`` (``"s44"`` or ``"d56"``), ``row`` (from 0), ``case_id``, ``source`` and
+    ``source_index`` (``order`` ``gpt_raw_N``: the GPT-4 draft, ``doc_edit_N``: the N-th
+    oncologist's edit, ``raw_md_N``: their own reply), ``response`` and ``flags``
+    (:data:`ONCQA_CONTENT_FLAGS` -> bool: ``"1"`` True, empty False).
 
     Raises:
         FileNotFoundError: if a file is missing.
