@@ -1,11 +1,6 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
-each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting.
-
-:func:`draft_rows` drafts each distinct (message, EHR summary) once and writes one row
-per input row (its id, reply and other columns kept), so ``edit-f1 score`` and
-``edit-f1 report`` compare the strategies' runs pair by pair. Few-shot examples
-(:func:`nearest_examples`) are the nearest prior messages by the package's sentence
-encoder, one per distinct message, never the message itself.
+each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting
+(``edit-f1 draft``), for ``edit-f1 score`` and ``edit-f1 report`` to compare pair by pair.
 """
 
 from __future__ import annotations
@@ -39,14 +34,8 @@ def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = ""
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` pool texts nearest to each query, by cosine similarity of the sentence
-    encoder's embeddings.
-
-    Args:
-        queries: Q message texts.
-        pool: P example message texts.
-        k: examples per query, >= 0.
-        encoder: default: the package's :class:`~editf1.judges.encoder.SentenceEncoder`.
+    """The ``k`` >= 0 ``pool`` texts nearest to each of Q ``queries``, by cosine similarity
+    of the sentence encoder's embeddings (default: the package's).
 
     Returns:
         Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
@@ -91,7 +80,8 @@ def draft_rows(
     reference_field: str = "reference",
     encoder=None,
 ) -> list[dict]:
-    """Draft a reply to every row's message.
+    """Draft a reply to every row's message; each distinct (message, EHR summary) is drafted
+    once, and each input row gives its own rows (its id, reply and other columns kept).
 
     Args:
         rows: N dicts: message, optional EHR summary, clinician reply, optional id
@@ -102,7 +92,6 @@ def draft_rows(
         examples: the few-shot pool (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
         num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
-        id_field, message_field, ehr_field, reference_field: columns.
         encoder: see :func:`nearest_examples`.
 
     Returns:
