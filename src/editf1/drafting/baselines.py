@@ -133,7 +133,14 @@ def draft_rows(
         build = zero_shot_messages if strategy == "zero-shot" else thematic_messages
         prompts = [build(message, ehr) for message, ehr in messages]
     drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
-    _warn_empty(ids, [drafts[key] for key in keys])
+    empty = [i for i, key in zip(ids, keys) if any(not _WORD.search(d) for d in drafts[key])]
+    if empty:
+        warnings.warn(
+            f"{len(empty)} of {len(ids)} row(s) got a draft without a word (ids "
+            f"{empty[:10]}{' ...' if len(empty) > 10 else ''}): kept as empty drafts, "
+            "which score precision 0",
+            stacklevel=2,
+        )
     shots_of = dict(zip(messages, chosen))
     used = {id_field, message_field, ehr_field, reference_field}
     out = []
@@ -171,15 +178,3 @@ def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
             name = f"input_{name}"
         carried[name] = value
     return carried
-
-
-def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
-    """Warn, naming up to ten row ids, of drafts without a word (kept: precision 0)."""
-    empty = [i for i, replies in zip(ids, drafts) if any(not _WORD.search(d) for d in replies)]
-    if empty:
-        warnings.warn(
-            f"{len(empty)} of {len(ids)} row(s) got a draft without a word (ids "
-            f"{empty[:10]}{' ...' if len(empty) > 10 else ''}): kept as empty drafts, "
-            "which score precision 0",
-            stacklevel=3,
-        )

@@ -27,14 +27,8 @@ def _check_drafts(k: int, temperature: float) -> None:
 def render_plain(messages: Sequence[dict]) -> str:
     """A conversation as plain text, for a tokenizer without a chat template.
 
-    >>> print(render_plain([{"role": "system", "content": "Be kind."},
-    ...                     {"role": "user", "content": "Hi."}]))
-    Be kind.
-    <BLANKLINE>
-    User: Hi.
-    <BLANKLINE>
-    Reply:
-    <BLANKLINE>
+    >>> render_plain([{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"}])
+    'Be kind.\\n\\nUser: Hi\\n\\nReply:\\n'
     """
     layout = {"system": "{}", "user": "User: {}"}  # any other role: a reply
     parts = [layout.get(m["role"], "Reply:\n{}").format(m["content"]) for m in messages]

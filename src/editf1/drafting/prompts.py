@@ -45,12 +45,8 @@ _THEMATIC_PROMPT = (
 def user_text(message: str, ehr_summary: str | None = None) -> str:
     """The user turn: the EHR summary (left out when missing or empty) and the message.
 
-    >>> print(user_text("Can I get a refill?", "63M. T2DM."))
-    EHR summary:
-    63M. T2DM.
-    <BLANKLINE>
-    Patient message:
-    Can I get a refill?
+    >>> user_text("Can I get a refill?", "63M. T2DM.")
+    'EHR summary:\\n63M. T2DM.\\n\\nPatient message:\\nCan I get a refill?'
     """
     body = f"Patient message:\n{message}"
     return f"EHR summary:\n{ehr_summary}\n\n{body}" if ehr_summary else body

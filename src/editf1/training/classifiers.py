@@ -69,17 +69,9 @@ def fit_content_classifier(
     seed: int = 0,
     names: Sequence[str] = CONTENT_FEATURES,
 ) -> dict:
-    """Fit the content judge's logistic regression (balanced class weights).
-
-    Args:
-        features: (N, F) features of each item's best span, columns in the order of
-            ``names``.
-        labels: N booleans, True for a match.
-        C: inverse L2 regularisation strength.
-
-    Returns:
-        ``{"weights": {name: w, ...}, "bias": b}``, rounded to 6 decimals.
-    """
+    """Fit the content judge's logistic regression (balanced class weights, inverse L2
+    strength ``C``) of N match ``labels`` on the (N, F) ``features`` of each item's best
+    span (columns ``names``): ``{"weights": {name: w, ...}, "bias": b}``, to 6 decimals."""
     model = LogisticRegression(C=C, class_weight="balanced", random_state=seed, max_iter=2000)
     model.fit(features, np.asarray(labels, dtype=bool))
     return {
@@ -299,7 +291,7 @@ def train_theme_judge(
         texts, themes: N sentences and their labels (each one of :data:`THEMES`).
         groups: each sentence's case, kept in one fold (``StratifiedGroupKFold``);
             default: each sentence its own (``StratifiedKFold``).
-        C: inverse L2 regularisation strength.
+        C: inverse L2 regularisation strength of the logistic regression.
 
     Returns:
         The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
