@@ -195,8 +195,8 @@ class ServerGenerator:
         model: the served model's id (default: the one model the server lists).
         max_new_tokens: most tokens per reply (``max_tokens``), >= 1.
         temperature, top_p, seed: sent with every request (0: greedy).
-        api_key_env, max_concurrency, timeout_s, retries, allow_remote: the connection's
-            (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
+        api_key_env, max_concurrency, timeout_s, retries, allow_remote: see
+            :class:`editf1.judges.connection.Connection`.
 
     Raises:
         ValueError: a remote host, bad numbers, a model not served; ConnectionError.

@@ -194,10 +194,7 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
     """Fine-tune every weight of ``model`` (a sentence-transformers ``CrossEncoder``) on
     ``pairs`` in place: ``CrossEncoderTrainer`` with ``BinaryCrossEntropyLoss`` (positives
     weighted by the negatives-to-positives ratio), AdamW with linear warm-up (10%) and decay.
-
-    Returns:
-        ``{"pairs", "positive", "pos_weight", "losses": [training loss every 50
-        steps], "seconds"}``.
+    Returns ``{"pairs", "positive", "pos_weight", "losses" (every 50 steps), "seconds"}``.
 
     Raises:
         ValueError: if ``pairs`` has no positive or no negative pair.
@@ -314,11 +311,12 @@ def calibrate(
     pairs = [(item.reference, s.text) for item, spans in zip(items, plans) for s in spans]
     logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
     cuts = np.cumsum([len(spans) for spans in plans])[:-1]
-    rows = []  # per item, each feature of each candidate span
+    rows, vetoed_rows = [], []  # per item, each feature, and the veto, of each candidate span
     for item, request, spans, logit in zip(items, requests, plans, np.split(logits, cuts)):
+        texts = [s.text for s in spans]
         row = {f: v[0] for f, v in judge._features(request, spans, logit[None]).items()}
-        row["word_recall"] = word_recall([item.reference], [s.text for s in spans])[0]
-        rows.append(row)
+        rows.append(row | {"word_recall": word_recall([item.reference], texts)[0]})
+        vetoed_rows.append(vetoed([item.reference], texts, judge.config.veto)[0])
     best = [int(np.argmax(row["logit"])) if len(row["logit"]) else -1 for row in rows]
     x = np.array([[row[f][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(rows, best)])
     set_sizes = Counter(sets)
@@ -336,10 +334,6 @@ def calibrate(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
     )
     probability_rows = [fitted.probability({f: row[f] for f in stack}) for row in rows]
-    vetoed_rows = [
-        vetoed([item.reference], [s.text for s in spans], config.veto)[0]
-        for item, spans in zip(items, plans)
-    ]
     ranges = [span_ranges(len(r.prediction_sentences), window) for r in requests]
     masks = {name: np.array([s == name for s in sets]) for name in sorted(set_sizes)}
     # the kappa of a set with one label says nothing

@@ -141,8 +141,7 @@ def best_worst_pairs(
         else:
             scored = (scores[best], scores[worst])
             rows.append(pair_row(prompts[best], drafts[best], drafts[worst], group, *scored))
-    counts = PairCounts(len(members), len(rows), ties, below, single)
-    return rows, counts
+    return rows, PairCounts(len(members), len(rows), ties, below, single)
 
 
 def scored_draft_pairs(
@@ -273,12 +272,9 @@ def tadpole_tuples(
 
 
 def tadpole_pairs(tuples: Sequence[TadpoleTuple], strategy: str) -> tuple[list[dict], int]:
-    """Preference rows from TADPOLE tuples with one of :data:`TADPOLE_STRATEGIES`.
-
-    Returns:
-        ``(rows, unchanged)``: :func:`pair_row` rows with ``theme`` and ``strategy``
-        (the pair's own kind) added, and the number of tuples dropped because the two
-        drafts were the same text.
+    """``(rows, unchanged)``: :func:`pair_row` rows of ``tuples`` by one of
+    :data:`TADPOLE_STRATEGIES`, with ``theme`` and ``strategy`` (the pair's own kind)
+    added, and the number of tuples dropped because the two drafts were the same text.
 
     Raises:
         ValueError: for an unknown strategy.

@@ -174,10 +174,9 @@ class EditF1Reward:
         self.__name__ = name
 
     def __call__(self, prompts: Sequence, completions: Sequence, **columns) -> list[float]:
-        """One reward per completion (trl's reward-function signature).
+        """One reward per completion (trl's reward-function signature; ``prompts`` not read).
 
         Args:
-            prompts: not read.
             completions: N completions (:func:`completion_text`).
             **columns: the dataset's columns, N values each, and trl's keywords:
                 ``log_metric`` gets each guard's share (``<name>/<guard>``),
