@@ -55,14 +55,11 @@ def nearest_examples(
     similarity = encoder.encode(list(queries)) @ encoder.encode(list(pool)).T
     nearest = []
     for q, query in enumerate(queries):
-        order = np.argsort(-similarity[q], kind="stable")
-        picked: dict[str, int] = {}  # one example per distinct pool text
-        for i in order:
-            if len(picked) == k:
-                break
-            if pool[i] != query and pool[i] not in picked:
-                picked[pool[i]] = int(i)
-        nearest.append(list(picked.values()))
+        first: dict[str, int] = {}  # each distinct pool text's nearest index
+        for i in np.argsort(-similarity[q], kind="stable"):
+            first.setdefault(pool[i], int(i))
+        first.pop(query, None)
+        nearest.append(list(first.values())[:k])
     return nearest
 
 

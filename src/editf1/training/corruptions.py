@@ -182,13 +182,7 @@ _AUXILIARY = re.compile(
 _SPLITTER = SentenceSplitter()
 
 
-def _one_sentence(span: str) -> bool:
-    return len(_SPLITTER.split(span)) == 1
-
-
 def _negation(reference: str, span: str, rng: random.Random) -> str | None:
-    if not _one_sentence(span):
-        return None
     removed = _table(_TABLES["negation_removals"], reference, span, rng, shared=False)
     if removed is not None:
         return re.sub(r"[ \t]{2,}", " ", removed)
@@ -216,8 +210,6 @@ _INSTRUCTION = re.compile(
 
 
 def _condition(reference: str, span: str, rng: random.Random) -> str | None:
-    if not _one_sentence(span):
-        return None
     if _CONDITION.search(span) and _CONDITION.search(reference):
         leading = re.match(r"(\s*)(?:if|unless|in case)\b[^,.;:]*,\s*(\w)", span, re.I)
         if leading:
@@ -267,6 +259,10 @@ _REWRITES: dict[str, Callable[[str, str, random.Random], str | None]] = {
 #: The kinds of corruption.
 CORRUPTION_KINDS = tuple(_REWRITES)
 
+#: The kinds that apply to almost any sentence (of a one-sentence span only): drawn after
+#: the specific ones.
+_GENERIC = ("negation", "condition")
+
 
 def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = None) -> str | None:
     """``span`` changed by one corruption of ``kind``, or ``None`` where it does not apply.
@@ -288,12 +284,10 @@ def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = No
     """
     if kind not in _REWRITES:
         raise ValueError(f"unknown corruption kind {kind!r}; known: {list(CORRUPTION_KINDS)}")
+    if kind in _GENERIC and len(_SPLITTER.split(span)) != 1:
+        return None
     changed = _REWRITES[kind](reference, span, rng or random.Random(0))
     return None if changed is None or changed == span else changed
-
-
-#: The kinds that apply to almost any sentence: drawn after the specific ones.
-_GENERIC = ("negation", "condition")
 
 
 def corrupt_pairs(

@@ -49,15 +49,9 @@ _TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class PairCounts:
-    """What became of each message's drafts.
-
-    Attributes:
-        messages: distinct messages (groups) seen.
-        pairs: pairs written (one per message at most).
-        ties: messages whose best and worst drafts scored the same: dropped.
-        below_margin: messages whose best and worst differ by less than the margin.
-        single_draft: messages with one draft: nothing to compare.
-    """
+    """What became of each message's drafts: ``messages`` (distinct groups) seen, ``pairs``
+    written (one per message at most), and messages dropped: ``ties`` (best and worst
+    scored the same), ``below_margin`` (they differ by less), ``single_draft``."""
 
     messages: int
     pairs: int
@@ -202,16 +196,10 @@ def pair_dataset(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
 
 @dataclass(frozen=True)
 class TadpoleTuple:
-    """One message's drafts for one theme (TADPOLE, Appendix D).
-
-    Attributes:
-        group: the message's id.
-        prompt: the 0-shot prompt the base draft answers (chat messages).
-        theme: a clinical theme the theme judge found in the clinician's reply.
-        base: r, the generator's 0-shot draft.
-        enhanced: r+, ``base`` rewritten to also cover ``theme``.
-        corrupted: r−, ``base`` rewritten without ``theme``'s sentences.
-    """
+    """One message's (``group``) drafts for one clinical ``theme`` the theme judge found in
+    the clinician's reply (TADPOLE, Appendix D): ``base`` (r, the generator's draft for the
+    0-shot ``prompt``), ``enhanced`` (r+, ``base`` rewritten to also cover ``theme``) and
+    ``corrupted`` (r−, ``base`` rewritten without ``theme``'s sentences)."""
 
     group: str
     prompt: list
