@@ -89,7 +89,6 @@ def draft_rows(
         examples: the few-shot pool (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
         num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
-        encoder: see :func:`nearest_examples`.
 
     Returns:
         N·K dicts: ``id`` (``<id>-d<j>`` for K > 1), ``message_id``, ``message``,

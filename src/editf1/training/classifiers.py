@@ -88,15 +88,6 @@ KQA_FITTED_ON = "K-QA NLI_medical_annotator.csv (physician majority: Entailment 
 VETO_NC = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
 
-def _best_probability(weights, bias, spans: Sequence[np.ndarray], vetoed) -> np.ndarray:
-    """Each item's highest match probability over its non-vetoed spans (0.0 if none)."""
-    out = np.zeros(len(spans))
-    for i, (x, v) in enumerate(zip(spans, vetoed)):
-        if len(x):
-            out[i] = np.where(v, 0.0, 1 / (1 + np.exp(-(x @ weights + bias)))).max()
-    return out
-
-
 def _out_of_fold_threshold(
     best: np.ndarray,
     spans: Sequence[np.ndarray],
@@ -108,16 +99,17 @@ def _out_of_fold_threshold(
     C: float,
     seed: int,
 ) -> tuple[np.ndarray, float, float]:
-    """``(out_of_fold, threshold, kappa)``: each item's best probability
-    (:func:`_best_probability`) from a classifier fitted on the other ``GroupKFold``
-    folds, and the threshold of 0.01, ..., 0.99 of the best kappa (the lowest on a tie)."""
+    """``(out_of_fold, threshold, kappa)``: each item's highest match probability over its
+    non-vetoed spans (0.0 if none) by a classifier fitted on the other ``GroupKFold`` folds,
+    and the threshold of 0.01, ..., 0.99 of the best kappa (the lowest on a tie)."""
     out_of_fold = np.zeros(len(labels))
     for train, test in GroupKFold(n_splits=folds).split(best, labels, groups):
         fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed)
         w = np.array([fold["weights"][n] for n in CONTENT_FEATURES])
-        out_of_fold[test] = _best_probability(
-            w, fold["bias"], [spans[i] for i in test], [vetoed[i] for i in test]
-        )
+        for i in test:
+            if len(spans[i]):
+                p = 1 / (1 + np.exp(-(spans[i] @ w + fold["bias"])))
+                out_of_fold[i] = np.where(vetoed[i], 0.0, p).max()
     grid = np.round(np.arange(1, 100) / 100, 2)
     kappas = [cohen_kappa(labels, out_of_fold >= t) for t in grid]
     best_at = int(np.argmax(kappas))

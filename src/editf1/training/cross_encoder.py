@@ -443,7 +443,8 @@ def train_cross_encoder_judge(
     base: str | None = None,
 ) -> dict:
     """Train (:func:`pairs_of`, :func:`fit_cross_encoder`), calibrate
-    (:func:`calibrate_model`) and save (:func:`save_model`) the cross-encoder judge.
+    (:func:`calibrate_model`) and save (:func:`save_model`) the cross-encoder judge; return
+    the training record written into ``judge.json`` (``"record"``).
 
     Args:
         items: the labelled items to fit on (never the cases a comparison holds out);
@@ -452,9 +453,6 @@ def train_cross_encoder_judge(
         output: the folder to write (created; the model's files and ``judge.json``).
         base: a local model folder to start from (tests build tiny ones); default the
             shipped all-MiniLM-L6-v2.
-
-    Returns:
-        The training record written into ``judge.json`` (``"record"``).
 
     Raises:
         FileExistsError: if ``output`` exists and is not empty.

@@ -25,16 +25,11 @@ GUARDS = ("too_short", "too_long", "copied_message")
 
 @dataclass(frozen=True)
 class RewardDetail:
-    """How one completion's reward came about.
-
-    Attributes:
-        reward: the float returned to trl, in [0, 1] (or ``guard_reward``).
-        guard: the guard that set the reward (one of :data:`GUARDS`), or ``None``.
-        content_f1, theme_f1: the pair's F1s (repeats as deletions); ``None`` when a
-            guard fired or, for the theme, without a theme judge.
-        repeated_sentences: draft sentences removed as repeats.
-        copied_fraction: :func:`copied_fraction`, when it was measured.
-    """
+    """How one completion's ``reward`` (returned to trl, in [0, 1], or ``guard_reward``)
+    came about: the ``guard`` (of :data:`GUARDS`) that set it, or ``None``; the pair's
+    ``content_f1`` and ``theme_f1`` (repeats as deletions; ``None`` when a guard fired or,
+    for the theme, without a theme judge); the ``repeated_sentences`` removed; the
+    :func:`copied_fraction`, when it was measured."""
 
     reward: float
     guard: str | None = None

@@ -20,13 +20,9 @@ EXAMPLE_KINDS = ("gold", "containing", "candidate", "corruption")
 @dataclass(frozen=True)
 class SpanExample:
     """One (reference sentence, draft span) pair of a ``kind`` of :data:`EXAMPLE_KINDS`;
-    ``label`` is True when the span says what the sentence says.
-
-    Attributes:
-        case: the item's case (splits keep a case's examples together).
-        item: index of the item the example comes from, in the list given.
-        corruption: the corruption kind for ``kind == "corruption"``, else ``""``.
-    """
+    ``label`` is True when the span says what the sentence says; ``case`` (kept together
+    by splits) and ``item`` (its index in the list given) are the item's; ``corruption``
+    is the corruption kind for ``kind == "corruption"``, else ``""``."""
 
     case: str
     reference: str
