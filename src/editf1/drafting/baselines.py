@@ -1,11 +1,6 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
-each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting.
-
-:func:`draft_rows` drafts each distinct (message, EHR summary) once and writes one row
-per input row (its id, reply and other columns kept), so ``edit-f1 score`` and
-``edit-f1 report`` compare the strategies' runs pair by pair. Few-shot examples
-(:func:`nearest_examples`) are the nearest prior messages by the package's sentence
-encoder, one per distinct message, never the message itself.
+each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting
+(``edit-f1 draft``), for ``edit-f1 score`` and ``edit-f1 report`` to compare pair by pair.
 """
 
 from __future__ import annotations
@@ -39,14 +34,8 @@ def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = ""
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` pool texts nearest to each query, by cosine similarity of the sentence
-    encoder's embeddings.
-
-    Args:
-        queries: Q message texts.
-        pool: P example message texts.
-        k: examples per query, >= 0.
-        encoder: default: the package's :class:`~editf1.judges.encoder.SentenceEncoder`.
+    """The ``k`` >= 0 ``pool`` texts nearest to each of Q ``queries``, by cosine similarity
+    of the sentence encoder's embeddings (default: the package's).
 
     Returns:
         Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
@@ -66,14 +55,11 @@ def nearest_examples(
     similarity = encoder.encode(list(queries)) @ encoder.encode(list(pool)).T
     nearest = []
     for q, query in enumerate(queries):
-        order = np.argsort(-similarity[q], kind="stable")
-        picked: dict[str, int] = {}  # one example per distinct pool text
-        for i in order:
-            if len(picked) == k:
-                break
-            if pool[i] != query and pool[i] not in picked:
-                picked[pool[i]] = int(i)
-        nearest.append(list(picked.values()))
+        first: dict[str, int] = {}  # each distinct pool text's nearest index
+        for i in np.argsort(-similarity[q], kind="stable"):
+            first.setdefault(pool[i], int(i))
+        first.pop(query, None)
+        nearest.append(list(first.values())[:k])
     return nearest
 
 
@@ -91,7 +77,8 @@ def draft_rows(
     reference_field: str = "reference",
     encoder=None,
 ) -> list[dict]:
-    """Draft a reply to every row's message.
+    """Draft a reply to every row's message; each distinct (message, EHR summary) is drafted
+    once, and each input row gives its own rows (its id, reply and other columns kept).
 
     Args:
         rows: N dicts: message, optional EHR summary, clinician reply, optional id
@@ -102,8 +89,6 @@ def draft_rows(
         examples: the few-shot pool (default: ``rows``).
         shots: examples per prompt (few-shot), >= 0; the paper uses 5.
         num_drafts: K drafts per message, >= 1 (K > 1: the generator must sample).
-        id_field, message_field, ehr_field, reference_field: columns.
-        encoder: see :func:`nearest_examples`.
 
     Returns:
         N·K dicts: ``id`` (``<id>-d<j>`` for K > 1), ``message_id``, ``message``,
@@ -144,7 +129,14 @@ def draft_rows(
         build = zero_shot_messages if strategy == "zero-shot" else thematic_messages
         prompts = [build(message, ehr) for message, ehr in messages]
     drafts = dict(zip(messages, generator.generate(prompts, num_return_sequences=num_drafts)))
-    _warn_empty(ids, [drafts[key] for key in keys])
+    empty = [i for i, key in zip(ids, keys) if any(not _WORD.search(d) for d in drafts[key])]
+    if empty:
+        warnings.warn(
+            f"{len(empty)} of {len(ids)} row(s) got a draft without a word (ids "
+            f"{empty[:10]}{' ...' if len(empty) > 10 else ''}): kept as empty drafts, "
+            "which score precision 0",
+            stacklevel=2,
+        )
     shots_of = dict(zip(messages, chosen))
     used = {id_field, message_field, ehr_field, reference_field}
     out = []
@@ -182,15 +174,3 @@ def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
             name = f"input_{name}"
         carried[name] = value
     return carried
-
-
-def _warn_empty(ids: list[str], drafts: list[list[str]]) -> None:
-    """Warn, naming up to ten row ids, of drafts without a word (kept: precision 0)."""
-    empty = [i for i, replies in zip(ids, drafts) if any(not _WORD.search(d) for d in replies)]
-    if empty:
-        warnings.warn(
-            f"{len(empty)} of {len(ids)} row(s) got a draft without a word (ids "
-            f"{empty[:10]}{' ...' if len(empty) > 10 else ''}): kept as empty drafts, "
-            "which score precision 0",
-            stacklevel=3,
-        )

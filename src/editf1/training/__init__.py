@@ -1,8 +1,2 @@
-"""Training judges and drafting models.
-
-* :mod:`.classifiers`: fitting the embedded judges' classifiers on labelled data;
-* :mod:`.lora` and :mod:`.lora_config`: LoRA fine-tuning of the generative judges and
-  its settings;
-* :mod:`.rewards`: edit-F1 as a reward for trl's ``GRPOTrainer``;
-* :mod:`.preferences`: preference pairs for trl's ``DPOTrainer`` (ranked drafts, TADPOLE).
-"""
+"""Training judges (the embedded judges' classifiers, LoRA fine-tuning, the cross-encoder)
+and drafting models (edit-F1 as trl's GRPO reward, DPO preference pairs)."""

@@ -1,16 +1,6 @@
-"""Fitting the embedded judges on labelled data, and reporting how well they agree.
-
-* Content (:func:`calibrate_content_judge`): a logistic regression over the best span's
-  cosine and word recall, fitted on the fitting cases of a case split
-  (:func:`~editf1.validation.labelled.case_split`, the split the LoRA judges train on),
-  measured on the held-out cases (case-level bootstrap CIs) beside the annotators' own
-  agreement (the human ceiling).
-* Theme (:func:`train_theme_judge`, :func:`fit_theme_classifier`): a logistic regression
-  over sentence embeddings (and optionally sentence features and word n-grams), with
-  stratified cross-validated per-label F1.
-
-The outputs are the JSON parameter files the judges load (``editf1/data``; the shipped
-v2 theme judge's recipe is ``research/theme_judge_fit.py``).
+"""Fitting the embedded judges' logistic regressions (scikit-learn) on labelled data and
+reporting their agreement; the outputs are the JSON parameter files the judges load
+(``editf1/data``).
 """
 
 from __future__ import annotations
@@ -79,18 +69,9 @@ def fit_content_classifier(
     seed: int = 0,
     names: Sequence[str] = CONTENT_FEATURES,
 ) -> dict:
-    """Fit the content judge's logistic regression (balanced class weights).
-
-    Args:
-        features: (N, F) array of each item's best span's features, columns in the
-            order of ``names`` (default [cosine, word_recall]).
-        labels: N booleans, True for a match.
-        C: inverse L2 regularisation strength.
-        names: the F feature names.
-
-    Returns:
-        ``{"weights": {name: w, ...}, "bias": b}``, rounded to 6 decimals.
-    """
+    """Fit the content judge's logistic regression (balanced class weights, inverse L2
+    strength ``C``) of N match ``labels`` on the (N, F) ``features`` of each item's best
+    span (columns ``names``): ``{"weights": {name: w, ...}, "bias": b}``, to 6 decimals."""
     model = LogisticRegression(C=C, class_weight="balanced", random_state=seed, max_iter=2000)
     model.fit(features, np.asarray(labels, dtype=bool))
     return {
@@ -107,15 +88,6 @@ KQA_FITTED_ON = "K-QA NLI_medical_annotator.csv (physician majority: Entailment 
 VETO_NC = ("quantity", "frequency", "direction", "drug", "negation", "condition")
 
 
-def _best_probability(weights, bias, spans: Sequence[np.ndarray], vetoed) -> np.ndarray:
-    """Each item's highest match probability over its non-vetoed spans (0.0 if none)."""
-    out = np.zeros(len(spans))
-    for i, (x, v) in enumerate(zip(spans, vetoed)):
-        if len(x):
-            out[i] = np.where(v, 0.0, 1 / (1 + np.exp(-(x @ weights + bias)))).max()
-    return out
-
-
 def _out_of_fold_threshold(
     best: np.ndarray,
     spans: Sequence[np.ndarray],
@@ -127,16 +99,17 @@ def _out_of_fold_threshold(
     C: float,
     seed: int,
 ) -> tuple[np.ndarray, float, float]:
-    """``(out_of_fold, threshold, kappa)``: each item's best non-vetoed span's
-    probability from a classifier fitted on the other ``GroupKFold`` folds, and the
-    threshold of 0.01, ..., 0.99 of the best Cohen's kappa (the lowest on a tie)."""
+    """``(out_of_fold, threshold, kappa)``: each item's highest match probability over its
+    non-vetoed spans (0.0 if none) by a classifier fitted on the other ``GroupKFold`` folds,
+    and the threshold of 0.01, ..., 0.99 of the best kappa (the lowest on a tie)."""
     out_of_fold = np.zeros(len(labels))
     for train, test in GroupKFold(n_splits=folds).split(best, labels, groups):
         fold = fit_content_classifier(best[train], labels[train], C=C, seed=seed)
         w = np.array([fold["weights"][n] for n in CONTENT_FEATURES])
-        out_of_fold[test] = _best_probability(
-            w, fold["bias"], [spans[i] for i in test], [vetoed[i] for i in test]
-        )
+        for i in test:
+            if len(spans[i]):
+                p = 1 / (1 + np.exp(-(spans[i] @ w + fold["bias"])))
+                out_of_fold[i] = np.where(vetoed[i], 0.0, p).max()
     grid = np.round(np.arange(1, 100) / 100, 2)
     kappas = [cohen_kappa(labels, out_of_fold >= t) for t in grid]
     best_at = int(np.argmax(kappas))
@@ -159,30 +132,24 @@ def calibrate_content_judge(
     threshold: float | None = 0.5,
     folds: int = 5,
 ) -> dict:
-    """Fit the embedding content judge on expert match labels and measure its agreement.
-
-    The classifier is fitted on each fitting item's most similar span (by cosine), with
-    balanced class weights; the judge then runs as when scoring on the held-out cases.
+    """Fit the embedding content judge on the best span (by cosine) of each item of the
+    fitting cases (:func:`~editf1.validation.labelled.case_split`), then measure it on the
+    held-out cases beside the annotators' own agreement (the human ceiling).
 
     Args:
-        items: content items (:mod:`editf1.validation.labelled`), each with the same
-            number of annotator decisions: none, or two or more (the human ceiling).
-        window, span_embedding, veto, run_floor: the judge's options (written into the
-            parameters unless at their default; ``veto`` and ``run_floor`` are not
-            fitted, only applied when measuring).
+        items: each with the same number of annotator decisions: none, or two or more.
+        window, span_embedding, veto, run_floor: the judge's options (written unless at
+            their default; ``veto`` and ``run_floor`` are applied, not fitted).
         test_size: share of cases held out; seed: of the split, classifier and bootstrap.
-        n_resamples: bootstrap resamples for the CIs.
-        encoder: default all-MiniLM-L6-v2.
-        fitted_on: provenance written into the parameters.
+        n_resamples: bootstrap resamples of the 95% CIs over cases.
         case_name: what a case is, for the split's keys (``train_<case_name>s``).
-        threshold: the decision threshold in (0, 1), or None to choose the best
-            out-of-fold Cohen's kappa over ``folds`` folds of the fitting cases
-            (``docs/training.md``); written unless 0.5.
+        threshold: in (0, 1), or None for the best out-of-fold Cohen's kappa over
+            ``folds`` folds of the fitting cases (``docs/training.md``); written unless 0.5.
 
     Returns:
         The parameter file's content: ``weights``, ``bias``, ``window``, ``veto`` (if
-        any), ``encoder``, ``agreement`` (held-out, 95% CIs over cases),
-        ``human_ceiling`` (None without annotator decisions), ``split`` and ``fitted_on``.
+        any), ``encoder``, ``agreement``, ``human_ceiling`` (None without annotator
+        decisions), ``split`` and ``fitted_on``.
 
     Raises:
         ValueError: too few cases, labels, resamples or annotators; a bad option.
@@ -316,8 +283,7 @@ def train_theme_judge(
         texts, themes: N sentences and their labels (each one of :data:`THEMES`).
         groups: each sentence's case, kept in one fold (``StratifiedGroupKFold``);
             default: each sentence its own (``StratifiedKFold``).
-        C: inverse L2 regularisation strength.
-        folds: cross-validation folds of the report.
+        C: inverse L2 regularisation strength of the logistic regression.
 
     Returns:
         The parameter file's content: ``labels``, ``coef`` (9 x d), ``intercept``,
@@ -401,12 +367,9 @@ def fit_theme_classifier(
         word_weight: a present word n-gram's value while fitting (> 0); the stored
             weights are multiplied by it, so the judge's 0/1 indicators give the same
             logits.
-        sentence_features: names from
-            :data:`~editf1.judges.embedding.THEME_SENTENCE_FEATURES`.
         vocabulary_texts: texts whose n-grams (in at least ``min_df`` of them) become
             word features; ``None``: none.
         ngram_range: shortest and longest n-gram, in words.
-        seed: the solver's seed.
 
     Returns:
         The judge's parameters: ``labels`` (:data:`THEMES`), ``coef`` (9 x D, D = d +

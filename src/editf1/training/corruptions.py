@@ -1,17 +1,7 @@
-"""Clinically decisive corruptions: hard NO MATCH examples made from matched pairs.
-
-A reference sentence and the draft span that says the same thing become a NO MATCH when
-the span's number, unit, frequency, drug, negation, direction (continue / increase /
-stop / start / hold), time frame or condition is changed (the annotation guide makes
-every such change NO MATCH). They train judges that read both texts; they are never part
-of an evaluation split.
-
-Each kind of :data:`CORRUPTION_KINDS` rewrites an element the reference states too (the
-tables below); ``negation`` and ``condition`` (added or removed) apply to one-sentence
-spans only. Matching is by whole words, case-insensitive; a replacement keeps the
-capital of the word it replaces. :func:`corrupt_pairs` draws the kinds and values with
-a seeded :class:`random.Random`, the specific kinds first and the two generic ones
-(negation, condition) after them.
+"""Clinically decisive corruptions: hard NO MATCH examples made from matched pairs, to
+train judges that read both texts (never part of an evaluation split). The annotation
+guide makes a span whose number, unit, frequency, drug, negation, direction (continue /
+increase / stop / start / hold), time frame or condition changed a NO MATCH.
 """
 
 from __future__ import annotations
@@ -43,15 +33,8 @@ REPLACEMENT_DRUGS = tuple(_TABLES["replacement_drugs"])
 
 @dataclass(frozen=True)
 class Corruption:
-    """A matched pair whose span was changed into a NO MATCH.
-
-    Attributes:
-        kind: one of :data:`CORRUPTION_KINDS`.
-        reference: the reference sentence.
-        span: the draft span that matched it.
-        corrupted: the changed span (NO MATCH against ``reference``).
-        case: the pair's case, so splits keep it with its source pair.
-    """
+    """A matched (``reference``, ``span``) pair whose span, changed by ``kind``, became
+    ``corrupted``, a NO MATCH; ``case`` keeps it with its source pair in splits."""
 
     kind: str
     reference: str
@@ -130,8 +113,7 @@ _UNIT = re.compile(r"\d(?:[\d.,]*\d)?\s?(?P<unit>mcg|mg|kg|ml|units|g|l|°F|°C|
 
 
 def _sub_unit(pattern: re.Pattern, span: str, chosen: str, new: str) -> str:
-    """Every match of ``pattern`` in ``span`` whose ``unit`` group is ``chosen``
-    (lower-cased) with that group replaced by ``new``."""
+    """``span`` with each ``unit`` group of ``pattern`` equal to ``chosen`` made ``new``."""
 
     def replace(m: re.Match) -> str:
         if m["unit"].lower() != chosen:
@@ -200,13 +182,7 @@ _AUXILIARY = re.compile(
 _SPLITTER = SentenceSplitter()
 
 
-def _one_sentence(span: str) -> bool:
-    return len(_SPLITTER.split(span)) == 1
-
-
 def _negation(reference: str, span: str, rng: random.Random) -> str | None:
-    if not _one_sentence(span):
-        return None
     removed = _table(_TABLES["negation_removals"], reference, span, rng, shared=False)
     if removed is not None:
         return re.sub(r"[ \t]{2,}", " ", removed)
@@ -234,8 +210,6 @@ _INSTRUCTION = re.compile(
 
 
 def _condition(reference: str, span: str, rng: random.Random) -> str | None:
-    if not _one_sentence(span):
-        return None
     if _CONDITION.search(span) and _CONDITION.search(reference):
         leading = re.match(r"(\s*)(?:if|unless|in case)\b[^,.;:]*,\s*(\w)", span, re.I)
         if leading:
@@ -285,36 +259,35 @@ _REWRITES: dict[str, Callable[[str, str, random.Random], str | None]] = {
 #: The kinds of corruption.
 CORRUPTION_KINDS = tuple(_REWRITES)
 
+#: The kinds that apply to almost any sentence (of a one-sentence span only): drawn after
+#: the specific ones.
+_GENERIC = ("negation", "condition")
+
 
 def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = None) -> str | None:
     """``span`` changed by one corruption of ``kind``, or ``None`` where it does not apply.
 
+    A kind rewrites an element the ``reference`` states too, by whole words,
+    case-insensitive, keeping the replaced word's capital; ``negation`` and ``condition``
+    (added or removed) apply to one-sentence spans only.
+
     Args:
-        reference: the reference sentence the span matches.
-        span: the matching draft span.
         kind: one of :data:`CORRUPTION_KINDS`.
         rng: where choices come from (which of several numbers, the new value, the
             replacement drug, the condition added); default ``random.Random(0)``.
-
-    Returns:
-        The changed span (it differs from ``span``), or ``None``.
 
     Raises:
         ValueError: for an unknown ``kind``, listing the known ones.
 
     >>> corrupt("Take 20 mg of omeprazole daily.", "Take omeprazole 20 mg each day.", "unit")
     'Take omeprazole 20 mcg each day.'
-    >>> corrupt("Please continue your omeprazole.", "Keep going: continue it.", "direction")
-    'Keep going: stop it.'
     """
     if kind not in _REWRITES:
         raise ValueError(f"unknown corruption kind {kind!r}; known: {list(CORRUPTION_KINDS)}")
+    if kind in _GENERIC and len(_SPLITTER.split(span)) != 1:
+        return None
     changed = _REWRITES[kind](reference, span, rng or random.Random(0))
     return None if changed is None or changed == span else changed
-
-
-#: The kinds that apply to almost any sentence: drawn after the specific ones.
-_GENERIC = ("negation", "condition")
 
 
 def corrupt_pairs(
@@ -324,16 +297,12 @@ def corrupt_pairs(
     per_pair: int = 1,
     kinds: Sequence[str] = CORRUPTION_KINDS,
 ) -> list[Corruption]:
-    """Hard NO MATCH examples from matched pairs.
+    """Hard NO MATCH examples from ``(case, reference sentence, matching draft span)``
+    triples, in pair order (a pair no kind applies to gives none); a pair's kinds are
+    tried in a seeded shuffled order, ``negation`` and ``condition`` last.
 
     Args:
-        pairs: ``(case, reference sentence, matching draft span)`` triples.
-        seed: of the :class:`random.Random` that draws the kinds and values.
         per_pair: most corruptions per pair (each of another kind), >= 1.
-        kinds: the kinds to draw from (default all of :data:`CORRUPTION_KINDS`).
-
-    Returns:
-        The corruptions in pair order (a pair to which no kind applies gives none).
 
     Raises:
         ValueError: for ``per_pair < 1`` or an unknown kind.

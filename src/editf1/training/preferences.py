@@ -1,17 +1,7 @@
-"""Preference pairs for trl's ``DPOTrainer``: prompt / chosen / rejected, ranked by edit-F1.
-
-Two sources (Seegmiller et al., arXiv 2601.11344, §4.1.2 and Appendix D):
-
-* several drafts per message (:func:`scored_draft_pairs`), scored by
-  :class:`~editf1.training.rewards.EditF1Reward` (its guards apply): the best draft is
-  chosen over the worst when they differ by ``min_margin`` (:func:`best_worst_pairs`);
-* TADPOLE (:func:`tadpole_tuples`, :func:`tadpole_pairs`): per clinical theme of the
-  clinician's reply, an LLM rewrites a base draft r into r+ (theme added) and r− (theme
-  removed), paired by the strategies of Appendix D.3 (:data:`TADPOLE_STRATEGIES`).
-
-Rows are trl's conversational format (``prompt`` chat messages, ``chosen`` /
-``rejected`` one assistant message each; strings with a string prompt) plus ``group``
-(the message id) and ``chosen_score`` / ``rejected_score`` (``None`` for TADPOLE).
+"""Preference pairs for trl's ``DPOTrainer`` ranked by edit-F1 (Seegmiller et al., arXiv
+2601.11344, §4.1.2 and Appendix D): the best of several drafts per message over the worst
+(:func:`scored_draft_pairs`), and TADPOLE's rewrites of a draft with a theme added or
+removed (:func:`tadpole_tuples`, :func:`tadpole_pairs`).
 """
 
 from __future__ import annotations
@@ -59,15 +49,9 @@ _TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class PairCounts:
-    """What became of each message's drafts.
-
-    Attributes:
-        messages: distinct messages (groups) seen.
-        pairs: pairs written (one per message at most).
-        ties: messages whose best and worst drafts scored the same: dropped.
-        below_margin: messages whose best and worst differ by less than the margin.
-        single_draft: messages with one draft: nothing to compare.
-    """
+    """What became of each message's drafts: ``messages`` (distinct groups) seen, ``pairs``
+    written (one per message at most), and messages dropped: ``ties`` (best and worst
+    scored the same), ``below_margin`` (they differ by less), ``single_draft``."""
 
     messages: int
     pairs: int
@@ -80,8 +64,9 @@ class PairCounts:
 
 
 def pair_row(prompt, chosen: str, rejected: str, group: str, chosen_score, rejected_score):
-    """One row in trl's preference format (module docstring); with a list-of-messages
-    prompt, chosen and rejected become ``[{"role": "assistant", "content": ...}]``."""
+    """One row in trl's preference format: with a list-of-messages prompt, ``chosen`` and
+    ``rejected`` become ``[{"role": "assistant", "content": ...}]``; ``group`` is the
+    message id; the scores are ``None`` for TADPOLE."""
     if not isinstance(prompt, str):
         chosen = [{"role": "assistant", "content": chosen}]
         rejected = [{"role": "assistant", "content": rejected}]
@@ -96,15 +81,13 @@ def best_worst_pairs(
     *,
     min_margin: float = 0.1,
 ) -> tuple[list[dict], PairCounts]:
-    """The best draft of each message chosen over its worst.
+    """The best draft of each message chosen over its worst, where they differ by at least
+    ``min_margin`` (> 0); among equal scores the earlier draft is taken.
 
     Args:
         groups: N message ids, one per draft (a message's drafts need not be adjacent).
         prompts: N prompts; a message's drafts must share one.
-        drafts: N drafts.
-        scores: N scores (higher is better), e.g. edit-F1 in [0, 1].
-        min_margin: the least best-minus-worst difference that makes a pair, > 0.
-            Among equal scores the earlier draft is taken.
+        scores: N scores of the N ``drafts`` (higher is better), e.g. edit-F1 in [0, 1].
 
     Returns:
         ``(rows, counts)``: one :func:`pair_row` per message that makes a pair, in order
@@ -152,8 +135,7 @@ def best_worst_pairs(
         else:
             scored = (scores[best], scores[worst])
             rows.append(pair_row(prompts[best], drafts[best], drafts[worst], group, *scored))
-    counts = PairCounts(len(members), len(rows), ties, below, single)
-    return rows, counts
+    return rows, PairCounts(len(members), len(rows), ties, below, single)
 
 
 def scored_draft_pairs(
@@ -167,15 +149,13 @@ def scored_draft_pairs(
     prompt_field: str | None = None,
     min_margin: float = 0.1,
 ):
-    """Preference pairs from several drafts per message, ranked by ``reward``.
+    """Preference pairs (:func:`best_worst_pairs`) from several drafts per message, ranked
+    by ``reward`` (its guards apply) in one batched call.
 
     Args:
         rows: N dicts, one per draft: message id, draft, clinician reply
             (``reward.reference_column``), the patient's message and optionally the EHR
             summary, or a ready prompt (``prompt_field``, used as it is).
-        reward: scores every draft in one batched call.
-        group_field, prediction_field, message_field, ehr_field, prompt_field: columns.
-        min_margin: see :func:`best_worst_pairs`.
 
     Returns:
         ``(dataset, counts)``: a ``datasets.Dataset`` of :func:`pair_row` rows (the
@@ -216,16 +196,10 @@ def pair_dataset(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
 
 @dataclass(frozen=True)
 class TadpoleTuple:
-    """One message's drafts for one theme (TADPOLE, Appendix D).
-
-    Attributes:
-        group: the message's id.
-        prompt: the 0-shot prompt the base draft answers (chat messages).
-        theme: a clinical theme the theme judge found in the clinician's reply.
-        base: r, the generator's 0-shot draft.
-        enhanced: r+, ``base`` rewritten to also cover ``theme``.
-        corrupted: r−, ``base`` rewritten without ``theme``'s sentences.
-    """
+    """One message's (``group``) drafts for one clinical ``theme`` the theme judge found in
+    the clinician's reply (TADPOLE, Appendix D): ``base`` (r, the generator's draft for the
+    0-shot ``prompt``), ``enhanced`` (r+, ``base`` rewritten to also cover ``theme``) and
+    ``corrupted`` (r−, ``base`` rewritten without ``theme``'s sentences)."""
 
     group: str
     prompt: list
@@ -246,23 +220,15 @@ def tadpole_tuples(
     reference_field: str = "reference",
     splitter: SentenceSplitter | None = None,
 ) -> list[TadpoleTuple]:
-    """Base, enhanced and corrupted drafts per message and theme, by an LLM.
-
-    A message's themes are the clinical themes (in :data:`~editf1.themes.CLINICAL_THEMES`
-    order) the theme judge gives a sentence of its clinician reply. Two batched
-    generation calls: the base drafts, then every rewrite (:mod:`editf1.drafting.prompts`).
+    """Base, enhanced and corrupted drafts by an LLM, per message and per clinical theme
+    (:data:`~editf1.themes.CLINICAL_THEMES` order) the theme judge gives a sentence of its
+    clinician reply (none without one). Two batched generation calls: the base drafts,
+    then every rewrite (:mod:`editf1.drafting.prompts`).
 
     Args:
         rows: one dict per message: id, message, optional EHR summary, clinician reply.
         generator: ``generate(conversations) -> list[list[str]]`` (e.g.
             :class:`editf1.drafting.generators.CausalLMGenerator`).
-        theme_judge: labels the replies' sentences.
-        group_field, message_field, ehr_field, reference_field: columns.
-        splitter: default :class:`~editf1.segment.SentenceSplitter`.
-
-    Returns:
-        The tuples, by message in row order, then by theme; a reply without a clinical
-        theme gives none.
 
     Raises:
         KeyError: naming the first rows without a needed column.
@@ -294,17 +260,9 @@ def tadpole_tuples(
 
 
 def tadpole_pairs(tuples: Sequence[TadpoleTuple], strategy: str) -> tuple[list[dict], int]:
-    """Preference rows from TADPOLE tuples with one of :data:`TADPOLE_STRATEGIES`.
-
-    Args:
-        tuples: from :func:`tadpole_tuples`.
-        strategy: ``"enhanced"`` {r+ over r}, ``"corrupted"`` {r over r−},
-            ``"hard-corrupted"`` {r+ over r−} or ``"blend"`` (the three in turn).
-
-    Returns:
-        ``(rows, unchanged)``: :func:`pair_row` rows with ``theme`` and ``strategy``
-        (the pair's own kind) added, and the number of tuples dropped because the two
-        drafts were the same text.
+    """``(rows, unchanged)``: :func:`pair_row` rows of ``tuples`` by one of
+    :data:`TADPOLE_STRATEGIES`, with ``theme`` and ``strategy`` (the pair's own kind)
+    added, and the number of tuples dropped because the two drafts were the same text.
 
     Raises:
         ValueError: for an unknown strategy.

@@ -1,16 +1,5 @@
-"""edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits.
-
-:class:`EditF1Reward` scores each completion against its clinician reply in one batched
-:meth:`~editf1.scorer.EditF1Scorer.iter_pairs` call. ``level``: ``"content"``
-(Algorithm 1's F1), ``"theme"`` (§3.2) or ``"mix"`` (``(1 - theme_weight) * content +
-theme_weight * theme``); undefined ratios count 0.0.
-
-Gaming guards (:data:`GUARDS`, named in :attr:`RewardDetail.guard`) give
-``guard_reward`` (0.0) without scoring: ``too_short`` (fewer than ``min_words`` words),
-``too_long`` (more than ``max_words``), ``copied_message`` (more than
-``max_copied_fraction`` of the draft's word trigrams from the patient's message,
-:func:`copied_fraction`). A sentence repeating an earlier one (same normalized words)
-is removed before scoring and counted as one expected deletion.
+"""edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits
+(Seegmiller et al., arXiv 2601.11344: Algorithm 1's F1, §3.2's theme F1).
 """
 
 from __future__ import annotations
@@ -36,16 +25,11 @@ GUARDS = ("too_short", "too_long", "copied_message")
 
 @dataclass(frozen=True)
 class RewardDetail:
-    """How one completion's reward came about.
-
-    Attributes:
-        reward: the float returned to trl, in [0, 1] (or ``guard_reward``).
-        guard: the guard that set the reward (one of :data:`GUARDS`), or ``None``.
-        content_f1, theme_f1: the pair's F1s (repeats as deletions); ``None`` when a
-            guard fired or, for the theme, without a theme judge.
-        repeated_sentences: draft sentences removed as repeats.
-        copied_fraction: :func:`copied_fraction`, when it was measured.
-    """
+    """How one completion's ``reward`` (returned to trl, in [0, 1], or ``guard_reward``)
+    came about: the ``guard`` (of :data:`GUARDS`) that set it, or ``None``; the pair's
+    ``content_f1`` and ``theme_f1`` (repeats as deletions; ``None`` when a guard fired or,
+    for the theme, without a theme judge); the ``repeated_sentences`` removed; the
+    :func:`copied_fraction`, when it was measured."""
 
     reward: float
     guard: str | None = None
@@ -68,8 +52,6 @@ def completion_text(completion) -> str:
     Raises:
         TypeError: for anything else.
 
-    >>> completion_text([{"role": "assistant", "content": "Rest today."}])
-    'Rest today.'
     >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "Hi."}]}])
     'Hi.'
     """
@@ -112,16 +94,23 @@ def copied_fraction(prediction: str, message: str, n: int = 3) -> float:
 
 
 class EditF1Reward:
-    """A trl reward function: the edit-F1 of each completion against its clinician reply.
+    """A trl reward function: the edit-F1 of each completion against its clinician reply,
+    scored in one batched :meth:`~editf1.scorer.EditF1Scorer.iter_pairs` call (undefined
+    ratios count 0.0). A sentence repeating an earlier one (same normalized words) is
+    removed before scoring and counted as one expected deletion.
 
     Args:
         scorer: default: the embedded judges (no theme judge for ``"content"``).
-        level: ``"content"``, ``"theme"`` or ``"mix"`` (module docstring).
-        theme_weight: weight of theme F1 in ``"mix"``, in [0, 1].
+        level: ``"content"`` (Algorithm 1's F1), ``"theme"`` (§3.2) or ``"mix"``
+            (``(1 - theme_weight) * content + theme_weight * theme``), ``theme_weight``
+            in [0, 1].
         reference_column: column of the clinician reply (or of a list of replies).
         message_column: column of the patient's message (copy guard; ``None``: off).
-        min_words, max_words, max_copied_fraction, guard_reward: the guards (module
-            docstring).
+        min_words, max_words, max_copied_fraction, guard_reward: the gaming guards
+            (:data:`GUARDS`, in that order) give ``guard_reward`` without scoring:
+            ``too_short`` (fewer than ``min_words`` words), ``too_long`` (more than
+            ``max_words``), ``copied_message`` (more than ``max_copied_fraction`` of the
+            draft's word trigrams from the message, :func:`copied_fraction`).
         name: the name trl logs the reward under (``rewards/<name>/mean``).
 
     Raises:
@@ -180,17 +169,13 @@ class EditF1Reward:
         self.__name__ = name
 
     def __call__(self, prompts: Sequence, completions: Sequence, **columns) -> list[float]:
-        """One reward per completion (trl's reward-function signature).
+        """One reward per completion (trl's reward-function signature; ``prompts`` not read).
 
         Args:
-            prompts: the N prompts (not read).
             completions: N completions (:func:`completion_text`).
             **columns: the dataset's columns, N values each, and trl's keywords:
                 ``log_metric`` gets each guard's share (``<name>/<guard>``),
                 ``log_extra`` a ``<name>_guard`` column.
-
-        Returns:
-            N floats.
 
         Raises:
             KeyError: naming a missing reference or message column.

@@ -1,19 +1,5 @@
-"""Span-level training examples from item-level content labels.
-
-Each content label (a reference sentence against a draft: the verbatim span that says
-the same thing, or NO MATCH) gives (reference sentence, span) examples with a label, the
-unit a judge that reads both texts (a cross-encoder) is trained on:
-
-* ``gold``: a match's annotated span: positive;
-* ``containing``: the shortest candidate span (:func:`editf1.judges.spans.candidate_spans`)
-  holding the gold span, where it is not the gold span: positive;
-* ``candidate``: every other candidate span: negative, except those that overlap the gold
-  span (left out); for a NO MATCH item, every candidate span;
-* ``corruption``: a gold span changed by :func:`editf1.training.corruptions.corrupt_pairs`:
-  negative (training only).
-
-A match without a span (K-QA's labels) gives no example.
-"""
+"""Span-level (reference sentence, draft span) examples from item-level content labels:
+what a judge that reads both texts (a cross-encoder) is trained on."""
 
 from __future__ import annotations
 
@@ -27,24 +13,16 @@ from editf1.validation.labelled import ContentItem
 
 __all__ = ["EXAMPLE_KINDS", "SpanExample", "corruption_examples", "span_examples"]
 
-#: What an example is (module docstring).
+#: What an example is (:func:`span_examples`, :func:`corruption_examples`).
 EXAMPLE_KINDS = ("gold", "containing", "candidate", "corruption")
 
 
 @dataclass(frozen=True)
 class SpanExample:
-    """One (reference sentence, draft span) pair with a label.
-
-    Attributes:
-        case: the item's case (splits keep a case's examples together).
-        reference: the reference sentence.
-        span: the span's text.
-        label: True when the span says what the sentence says.
-        kind: one of :data:`EXAMPLE_KINDS`.
-        item: index of the item the example comes from, in the list given.
-        corruption: the corruption kind (:data:`~editf1.training.corruptions.CORRUPTION_KINDS`)
-            for ``kind == "corruption"``, else ``""``.
-    """
+    """One (reference sentence, draft span) pair of a ``kind`` of :data:`EXAMPLE_KINDS`;
+    ``label`` is True when the span says what the sentence says; ``case`` (kept together
+    by splits) and ``item`` (its index in the list given) are the item's; ``corruption``
+    is the corruption kind for ``kind == "corruption"``, else ``""``."""
 
     case: str
     reference: str
@@ -58,16 +36,18 @@ class SpanExample:
 def span_examples(
     items: Sequence[ContentItem], *, window: int = 2, splitter: SentenceSplitter | None = None
 ) -> list[SpanExample]:
-    """The span-level examples of ``items`` (rules in the module docstring).
+    """The span-level examples of ``items``, in item order; per item:
+
+    * ``gold``: a match's annotated span: positive (a match without a span, as in K-QA's
+      labels, gives no example);
+    * ``containing``: the shortest candidate span (:func:`candidate_spans`) holding the
+      gold span, where it is not the gold span: positive;
+    * ``candidate``: every other candidate span, in :func:`candidate_spans` order:
+      negative, except those that overlap the gold span (left out); for a NO MATCH
+      item, every candidate span.
 
     Args:
-        items: N labelled items.
         window: longest run of adjacent draft sentences taken as one candidate span.
-        splitter: the draft's sentence splitter (default :class:`SentenceSplitter`).
-
-    Returns:
-        Examples in item order; per item the gold span, the containing span, then the
-        negatives in :func:`candidate_spans` order.
 
     Raises:
         ValueError: naming the item if its span is not verbatim in its draft.
@@ -95,9 +75,7 @@ def span_examples(
         if containing is not None and containing.text != item.span:
             out.append(example(containing.text, True, "containing"))
         out += [
-            example(s.text, False, "candidate")
-            for s in spans
-            if s.end <= start or s.start >= end  # overlapping spans are left out
+            example(s.text, False, "candidate") for s in spans if s.end <= start or s.start >= end
         ]
     return out
 
@@ -109,13 +87,9 @@ def corruption_examples(
     per_pair: int = 1,
     kinds: Sequence[str] = CORRUPTION_KINDS,
 ) -> list[SpanExample]:
-    """Hard negatives: the gold examples' spans corrupted
-    (:func:`editf1.training.corruptions.corrupt_pairs`, same ``seed``, ``per_pair`` and
-    ``kinds``), each a NO MATCH of kind ``"corruption"``.
-
-    Returns:
-        The corrupted examples, in the gold examples' order.
-    """
+    """Hard negatives, in the gold examples' order: their spans corrupted
+    (:func:`~editf1.training.corruptions.corrupt_pairs` with these arguments), each a NO
+    MATCH of kind ``"corruption"`` (training only)."""
     gold = [e for e in examples if e.kind == "gold"]
     pairs = [(k, e.reference, e.span) for k, e in enumerate(gold)]  # k stands for the case
     made = corrupt_pairs(pairs, seed=seed, per_pair=per_pair, kinds=kinds)
