@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 import numpy as np
 import torch
@@ -148,12 +149,9 @@ class OneOf:
         self.sequences = tuple(
             tuple(tokenizer(c, add_special_tokens=False).input_ids) for c in self.choices
         )
-        for a, x in enumerate(self.sequences):
-            for b, y in enumerate(self.sequences):
-                if a != b and y[: len(x)] == x:
-                    raise ValueError(
-                        f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}"
-                    )
+        for (a, x), (b, y) in permutations(enumerate(self.sequences), 2):
+            if y[: len(x)] == x:
+                raise ValueError(f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}")
         self.eos_id = eos_id
 
     def allowed(self, generated: Sequence[int]) -> list[int]:

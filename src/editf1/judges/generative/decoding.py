@@ -23,9 +23,7 @@ __all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "pref
 @dataclass(frozen=True)
 class Answer:
     """One decoded answer: ``tokens`` (without EOS), ``finished`` (ended with EOS in time),
-    ``probe`` (the first step's probability of the probe token) and ``logprob`` (EOS
-    included), both under the constraint.
-    """
+    and under the constraint ``probe`` (the probe token's, step 1) and ``logprob`` (with EOS)."""
 
     tokens: tuple[int, ...]
     finished: bool
@@ -74,10 +72,7 @@ class _Collector:
         self.steps += 1
 
     def answers(self) -> list[Answer]:
-        return [
-            Answer(tuple(t), f, p, lp)
-            for t, f, p, lp in zip(self.tokens, self.finished, self.probe, self.logprob)
-        ]
+        return list(map(Answer, map(tuple, self.tokens), self.finished, self.probe, self.logprob))
 
 
 @torch.inference_mode()
@@ -102,9 +97,8 @@ def decode_shared_prefix(
 
 
 def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Sequence], pad_id):
-    """Yield ``(batch, cache, mask)`` per batch of rows: the key/value cache of its rows'
-    prefixes (one cache row per batch row, the caller's to extend) and their mask
-    ``[rows, P]``; a cache the next batch needs too is copied, not recomputed.
+    """Yield ``(batch, cache, mask)`` per batch of rows: its rows' prefixes' key/value cache
+    (one row per batch row, the caller's to extend) and mask ``[rows, P]``, each computed once.
     """
     kept = None  # (prefixes, cache, mask) of the last batch, kept when the next needs them
     for k, batch in enumerate(batches):

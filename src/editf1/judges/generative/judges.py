@@ -121,8 +121,7 @@ def load_judge_model(
     options as :class:`~.config.LLMJudgeConfig`'s; ``files`` is part of the cache key only.
 
     Raises:
-        ValueError: neither base nor adapter; an adapter for another task, prompt or
-            prompt format.
+        ValueError: neither base nor adapter; an adapter for another task or prompt (format).
         ModelNotAvailableError: a model that is not here and cannot be fetched.
         ImportError: quantization without bitsandbytes.
     """
@@ -310,9 +309,7 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
     first step when decoding); a draft without sentences is NO MATCH without the model.
 
     Raises:
-        ValueError: bad options, or an adapter for another task or prompt.
-        ModelNotAvailableError: a model that is not here and cannot be fetched.
-        ImportError: quantization without bitsandbytes.
+        ValueError, ModelNotAvailableError, ImportError: bad options; as :func:`load_judge_model`.
     """
 
     task = "content"

@@ -6,6 +6,7 @@ trie): the probabilities sum to 1, and it is the distribution constrained decodi
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,17 +30,9 @@ class Item:
     options: tuple[tuple[int, ...], ...]
 
 
-@dataclass(frozen=True)
-class _Read:
-    """One factor of an option's probability: at ``position`` of ``row`` (``None``: after the
-    prompt), ``token``'s log-probability renormalised over ``allowed``.
-    """
-
-    option: int
-    row: int | None
-    position: int
-    allowed: tuple[int, ...]
-    token: int
+#: One factor of an option's probability: at ``position`` of step 3's ``row`` (``None``: after
+#: the prompt), ``token``'s log-probability renormalised over ``allowed``.
+_Read = namedtuple("_Read", "option row position allowed token")
 
 
 def _children(options: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
@@ -78,14 +71,8 @@ def _plan(options: Sequence[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], li
     return rows, reads
 
 
-@dataclass(frozen=True)
-class _Piece:
-    """Rows ``rows`` of item ``item``: one batch's share."""
-
-    item: int
-    prefix: int
-    suffix: tuple[int, ...]
-    rows: tuple[int, ...]
+#: Step 3's rows ``rows`` of item ``item``: one batch's share.
+_Piece = namedtuple("_Piece", "item prefix suffix rows")
 
 
 def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]]:
