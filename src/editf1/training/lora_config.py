@@ -1,9 +1,6 @@
-"""The settings of a LoRA fine-tuning run of a generative judge, in one dataclass.
-
-Each field has its default and help (``metadata["help"]``, as peft's ``LoraConfig``); a
-field with ``metadata["flag"]`` is also that ``edit-f1 train-judge`` option. Apart from
-:mod:`editf1.training.lora` so that building the parser imports nothing heavy. Defaults:
-Buckley et al. (arXiv 2609.12822), but the learning rate and target modules.
+"""The settings of a LoRA fine-tuning run of a generative judge; a field with
+``metadata["flag"]`` is also that ``edit-f1 train-judge`` option. Defaults: Buckley et al.
+(arXiv 2609.12822), but the learning rate and target modules.
 """
 
 from __future__ import annotations
@@ -15,11 +12,10 @@ __all__ = ["LoraTraining", "defaults_text"]
 
 @dataclass(frozen=True)
 class LoraTraining:
-    """Settings of a LoRA fine-tuning run (module docstring).
+    """Settings of a LoRA fine-tuning run.
 
     Raises:
-        ValueError: for rank, alpha or batch size < 1, ``test_size`` outside (0, 1), or
-            epochs or learning rate <= 0.
+        ValueError: a count < 1, ``test_size`` outside (0, 1), epochs or learning rate <= 0.
     """
 
     rank: int = field(default=8, metadata={"help": "LoRA rank (r)", "flag": "lora-rank"})
@@ -66,8 +62,7 @@ class LoraTraining:
 
 
 def defaults_text() -> str:
-    """The default settings in words, for the command's help and ``docs/training.md`` (a
-    test keeps the page's sentence equal to this).
+    """The default settings in words, for the command's help and ``docs/training.md``.
 
     >>> defaults_text()  # doctest: +NORMALIZE_WHITESPACE
     'rank 8, alpha 16, AdamW with weight decay 0.01, linear schedule with 10% warm-up,

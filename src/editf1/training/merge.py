@@ -1,10 +1,6 @@
-"""A trained LoRA judge merged into its base: the folder a server loads (``edit-f1 merge-judge``).
-
-Servers that take one model folder (``transformers serve``, vLLM, TGI, SGLang) cannot
-load an adapter whose base is named, not included, or is a GGUF file. :func:`merge_judge`
-loads base and adapter as the in-process judge does (GGUF dequantised), merges them
-with peft's ``merge_and_unload`` and saves a ``save_pretrained`` folder with the
-tokenizer, its chat template and :data:`MERGED_RECORD`.
+"""A trained LoRA judge merged into its base with peft's ``merge_and_unload`` (GGUF
+dequantised): the one model folder a server (``transformers serve``, vLLM, TGI, SGLang)
+loads, ``edit-f1 merge-judge``.
 """
 
 from __future__ import annotations
@@ -29,20 +25,10 @@ def merge_judge(
     dtype: str = "float32",
     local_files_only: bool = False,
 ) -> dict:
-    """Merge a judge adapter into its base and save the servable folder ``output``.
-
-    Args:
-        adapter: an adapter folder (``edit-f1 train-judge llm-*``) or
-            ``owner/adapter@revision`` on the Hub.
-        output: a new or empty folder; it appears only once complete.
-        base: default: the one the adapter's record names (another is warned about).
-        dtype: ``"float32"`` (the CPU judge's weights), ``"bfloat16"`` or ``"float16"``.
-        local_files_only: never contact the Hub.
-
-    Returns:
-        The record written to ``output / MERGED_RECORD``: ``task``, ``prompt``,
-        ``prompt_format``, ``adapter`` and ``base`` (with weights digests), ``dtype``,
-        ``weights`` (digest of the merged ``*.safetensors``).
+    """Merge a judge adapter (a folder or ``owner/adapter@revision``) into its base (default:
+    the one its record names) and save the servable folder ``output`` (new or empty; it
+    appears only once complete) with the tokenizer; return the record written there as
+    :data:`MERGED_RECORD` (what was merged, with weights digests).
 
     Raises:
         ValueError: an unknown ``dtype``; ``output`` not empty; an adapter trained on
@@ -83,7 +69,7 @@ def merge_judge(
             "(--content-judge llm) instead"
         )
     with staged_folder(output, protect=[adapter]) as stage:
-        model = judge.model  # shared with in-process judges: cast a copy, never it
+        model = judge.model  # shared with in-process judges: cast a copy
         if dtype != "float32":
             model = copy.deepcopy(model).to(getattr(torch, dtype))
         model.save_pretrained(stage, safe_serialization=True)

@@ -1,6 +1,5 @@
-"""Generative judges: a causal LM plus an optional LoRA adapter (the ``llm`` extra), with
-their loading, prompts, constrained decoding and decision scoring; ``"llm"`` in the
-registry. Reading the settings imports no torch: the exports load when first used.
+"""Generative judges: a causal LM plus an optional LoRA adapter (the ``llm`` extra; ``"llm"``
+in the registry). The exports load when first used, so reading the settings imports no torch.
 """
 
 from importlib import import_module

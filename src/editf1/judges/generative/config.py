@@ -1,14 +1,13 @@
-"""The generative judges' settings, one dataclass each (their options in Python and on the
-command line); apart from :mod:`.judges` so reading them imports no torch.
+"""The generative judges' settings (their options in Python and on the command line), apart
+from :mod:`.judges` so that reading them imports no torch.
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import KW_ONLY, dataclass, field
 
 from editf1.inputs import check_fraction, read_bool
-from editf1.judges.base import JudgeConfig
+from editf1.judges.base import JudgeConfig, check_integer
 from editf1.judges.generative.loading import QUANTIZATIONS
 
 __all__ = ["DECISION_WINDOW", "DTYPES", "MODES", "LLMContentConfig", "LLMJudgeConfig"]
@@ -23,14 +22,6 @@ _DECODINGS = ("constrained", "free")
 _BATCHINGS = ("shared_prefix", "per_sentence")
 
 
-def _count(name: str, value, *, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
-
-
 def _one_of(name: str, value, choices, *, optional: bool = False) -> None:
     if not (value is None and optional) and value not in choices:
         none = " or None" if optional else ""
@@ -42,8 +33,8 @@ class LLMJudgeConfig(JudgeConfig):
     """Settings of a generative judge (the theme judge's; the content judge's add to them).
 
     Raises:
-        ValueError: naming the field: a value outside its choices, a count below 1,
-            ``decoding="free"`` or ``max_new_tokens`` with ``mode="decision"``, a bad boolean.
+        ValueError: naming the field: a value outside its choices or range, a bad boolean, or
+            an option of the other mode.
     """
 
     base: str | None = field(
@@ -121,9 +112,8 @@ class LLMJudgeConfig(JudgeConfig):
     )
 
     def __post_init__(self) -> None:
-        _one_of("mode", self.mode, MODES)
-        _one_of("decoding", self.decoding, _DECODINGS)
-        _one_of("batching", self.batching, _BATCHINGS)
+        for name, choices in (("mode", MODES), ("decoding", _DECODINGS), ("batching", _BATCHINGS)):
+            _one_of(name, getattr(self, name), choices)
         _one_of("dtype", self.dtype, DTYPES, optional=True)
         _one_of("quantization", self.quantization, QUANTIZATIONS, optional=True)
         if self.mode == "decision" and self.decoding != "constrained":
@@ -137,8 +127,10 @@ class LLMJudgeConfig(JudgeConfig):
         if self.device_map is not None and not isinstance(self.device_map, str):
             raise ValueError(f"device_map must be a string such as 'auto', got {self.device_map!r}")
         settings = {
-            "batch_size": _count("batch_size", self.batch_size),
-            "max_new_tokens": _count("max_new_tokens", self.max_new_tokens, optional=True),
+            "batch_size": check_integer("batch_size", self.batch_size, 1),
+            "max_new_tokens": None
+            if self.max_new_tokens is None
+            else check_integer("max_new_tokens", self.max_new_tokens, 1),
             "chat_template": read_bool("chat_template", self.chat_template, optional=True),
             "local_files_only": read_bool("local_files_only", self.local_files_only),
             "cache_dir": None if self.cache_dir is None else str(self.cache_dir),
@@ -152,8 +144,7 @@ class LLMContentConfig(LLMJudgeConfig):
     """Settings of the generative content judge: :class:`LLMJudgeConfig`'s and decision mode's.
 
     Raises:
-        ValueError: as :class:`LLMJudgeConfig`; ``window`` (not the default) or
-            ``no_match_threshold`` without ``mode="decision"``, or out of range.
+        ValueError: as :class:`LLMJudgeConfig`.
     """
 
     _: KW_ONLY
@@ -174,7 +165,7 @@ class LLMContentConfig(LLMJudgeConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "window", _count("window", self.window))
+        object.__setattr__(self, "window", check_integer("window", self.window, 1))
         if self.window != DECISION_WINDOW and self.mode != "decision":
             raise ValueError("window applies to the content judge in mode='decision' only")
         if self.no_match_threshold is not None and self.mode != "decision":

@@ -1,13 +1,7 @@
-"""Answers verbatim by construction: what a generative judge is allowed to generate.
-
-The content judge's answer is a run of the draft's own tokens from a word start to a
-word end, or NO MATCH (:class:`SpanOrNoMatch`); the theme judge's one of the nine labels
-(:class:`OneOf`). :class:`ConstraintLogitsProcessor` masks every other token at each
-step (Seegmiller et al., arXiv 2601.11344, Table 7: an unconstrained judge's spans are
-not always verbatim, and Algorithm 1 cannot remove a span not in the draft). Free
-answers are parsed (:func:`parse_content_answer`, :func:`parse_theme_answer`) and what
-is neither is unusable, never guessed. A draft run that reads NO MATCH is the answer NO
-MATCH when constrained, unusable when free.
+"""Answers verbatim by construction: what a generative judge is allowed to generate, and
+free answers read strictly (what is neither a draft span nor NO MATCH is unusable, never
+guessed). Seegmiller et al., arXiv 2601.11344, Table 7: an unconstrained judge's spans are
+not always verbatim, and Algorithm 1 cannot remove a span not in the draft.
 """
 
 from __future__ import annotations
@@ -15,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 import numpy as np
 import torch
@@ -50,7 +45,6 @@ class DraftTokens:
 
     @classmethod
     def of(cls, tokenizer, text: str) -> DraftTokens:
-        """Tokenize ``text`` with offsets, adding no special token and reading none in the text."""
         encoded = tokenizer(
             text, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True
         )
@@ -98,9 +92,7 @@ class SpanOrNoMatch:
         self._first = sorted(starts | {self.no_match[0]})
 
     def run_ends(self, generated: Sequence[int]) -> np.ndarray:
-        """Indices of the draft tokens where a run equal to ``generated``, starting at a word
-        start, ends.
-        """
+        """Draft token indices where a run equal to ``generated`` from a word start ends."""
         k = len(generated)
         if k == 0 or k > len(self.ids):
             return np.zeros(0, dtype=np.int64)
@@ -111,7 +103,6 @@ class SpanOrNoMatch:
         return starts + k - 1
 
     def allowed(self, generated: Sequence[int]) -> list[int]:
-        """Token ids that may follow ``generated`` (never empty)."""
         k = len(generated)
         if k == 0:
             return self._first
@@ -129,9 +120,7 @@ class SpanOrNoMatch:
         return sorted(allowed)
 
     def judgement(self, generated: Sequence[int], finished: bool, raw: str, score):
-        """The :class:`ContentJudgement` of an answer (without EOS): unusable if cut off; a run
-        found at several places is its first.
-        """
+        """The judgement of an answer (without EOS); a run found at several places is its first."""
         if not finished:
             return ContentJudgement("unusable", score=score, raw=raw)
         if tuple(generated) == self.no_match:
@@ -143,13 +132,13 @@ class SpanOrNoMatch:
         )
         if span is None:
             return ContentJudgement("unusable", score=score, raw=raw)
-        if reads_no_match(span.text):  # the draft's own "NO MATCH" is the answer NO MATCH
+        if reads_no_match(span.text):
             return ContentJudgement("no_match", score=score, raw=raw)
         return ContentJudgement("match", span, score, raw)
 
 
 class OneOf:
-    """Answers from a fixed list of choices' token sequences, as a trie.
+    """Answers from a fixed list of choices' token sequences.
 
     Raises:
         ValueError: if one choice's tokens are a prefix of another's.
@@ -160,12 +149,9 @@ class OneOf:
         self.sequences = tuple(
             tuple(tokenizer(c, add_special_tokens=False).input_ids) for c in self.choices
         )
-        for a, x in enumerate(self.sequences):
-            for b, y in enumerate(self.sequences):
-                if a != b and y[: len(x)] == x:
-                    raise ValueError(
-                        f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}"
-                    )
+        for (a, x), (b, y) in permutations(enumerate(self.sequences), 2):
+            if y[: len(x)] == x:
+                raise ValueError(f"choice {self.choices[a]!r} is a prefix of {self.choices[b]!r}")
         self.eos_id = eos_id
 
     def allowed(self, generated: Sequence[int]) -> list[int]:
@@ -206,20 +192,11 @@ class ConstraintLogitsProcessor(LogitsProcessor):
 
 
 def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> ContentJudgement:
-    """Read a free content answer: NO MATCH, a draft span, or unusable.
+    """Read a free content answer: NO MATCH exactly, a draft span (whole words, up to
+    whitespace, at least :data:`MIN_SPAN_WORD_CHARACTERS` letters or digits), or unusable.
 
-    A span must occur in the draft as whole words, up to whitespace, with at least
-    :data:`MIN_SPAN_WORD_CHARACTERS` letters or digits; it is never snapped to a similar
-    span. An answer reading NO MATCH that is not exactly it is unusable.
-
-    >>> parse_content_answer("NO MATCH", "Rest.").status
-    'no_match'
     >>> parse_content_answer("Drink  water.", "Rest.\\nDrink water.").span
     Sentence(text='Drink water.', start=6, end=18)
-    >>> parse_content_answer("Take aspirin.", "Rest. Drink water.").status
-    'unusable'
-    >>> parse_content_answer("est", "Rest. Drink water.").status  # a piece of a word
-    'unusable'
     """
     answer = text.strip()
     if not finished:
@@ -236,12 +213,6 @@ def parse_content_answer(text: str, draft: str, *, finished: bool = True) -> Con
 
 
 def parse_theme_answer(text: str, *, finished: bool = True) -> ThemeJudgement:
-    """Read a free theme answer: one of the nine labels exactly (stripped), else unusable.
-
-    >>> parse_theme_answer(" Logistics").theme
-    'Logistics'
-    >>> parse_theme_answer("logistics and billing").theme is None
-    True
-    """
+    """Read a free theme answer: one of the nine labels exactly (stripped), else unusable."""
     answer = text.strip()
     return ThemeJudgement(answer if finished and answer in THEMES else None, raw=text)

@@ -1,12 +1,7 @@
-"""Greedy constrained decoding of many short answers whose prompts share prefixes.
-
-Each prompt is a :class:`Row`: a shared prefix (a draft, or the theme instructions) plus
-its own suffix. :func:`decode_shared_prefix` runs a batch's distinct prefixes once
-(left-padded), gives each row its prefix's key/value cache, runs the suffixes in one
-padded pass and decodes all rows together; :func:`decode_per_sentence` is the baseline,
-one ``model.generate`` per row. Both apply the same constraint and greedy choice, so
-they give the same answers (up to rounding). Padding is masked and positions given
-explicitly, so every row sees ``prefix_r + suffix_r + answer_r`` at its own positions.
+"""Greedy constrained decoding of many short answers whose prompts (a :class:`Row`: a shared
+prefix, a draft or the theme instructions, plus its own suffix) share prefixes. Padding is
+masked and positions given explicitly, so the shared-prefix path and the one-by-one baseline
+give the same answers (up to rounding).
 """
 
 from __future__ import annotations
@@ -28,9 +23,7 @@ __all__ = ["Answer", "Row", "decode_per_sentence", "decode_shared_prefix", "pref
 @dataclass(frozen=True)
 class Answer:
     """One decoded answer: ``tokens`` (without EOS), ``finished`` (ended with EOS in time),
-    ``probe`` (the first step's constrained probability of the probe token, or ``None``)
-    and ``logprob`` (the answer's constrained log-probability, EOS included).
-    """
+    and under the constraint ``probe`` (the probe token's, step 1) and ``logprob`` (with EOS)."""
 
     tokens: tuple[int, ...]
     finished: bool
@@ -65,7 +58,6 @@ class _Collector:
         return self.finished[row] or self.steps >= self.rows[row].max_new_tokens
 
     def step(self, scores: torch.Tensor, chosen: torch.Tensor, live: Sequence[int]) -> None:
-        """Record one step: ``scores`` and ``chosen`` hold one row per ``live`` row."""
         logprobs = torch.log_softmax(scores.float(), dim=-1)
         for i, (row, token) in enumerate(zip(live, chosen.tolist())):
             if self.stopped(row):
@@ -80,10 +72,7 @@ class _Collector:
         self.steps += 1
 
     def answers(self) -> list[Answer]:
-        return [
-            Answer(tuple(t), f, p, lp)
-            for t, f, p, lp in zip(self.tokens, self.finished, self.probe, self.logprob)
-        ]
+        return list(map(Answer, map(tuple, self.tokens), self.finished, self.probe, self.logprob))
 
 
 @torch.inference_mode()
@@ -96,26 +85,20 @@ def decode_shared_prefix(
     pad_id: int,
     batch_size: int = 16,
 ) -> list[Answer]:
-    """Greedy answers for R rows, in order, computing each prefix once per batch of
-    ``batch_size`` rows (:func:`prefix_caches`); a batch may mix several drafts.
-
-    Args:
-        model: a causal LM taking a cache, ``attention_mask`` and ``position_ids``.
-        prefixes: K lists of token ids (each >= 1 token).
-        rows: R :class:`Row` objects, each naming one of the K prefixes.
+    """Greedy answers for ``rows``, in order, computing each prefix (>= 1 token) once per batch
+    of ``batch_size`` rows (:func:`prefix_caches`); a batch may mix several drafts.
     """
     answers: list[Answer] = []
     batches = [rows[start : start + batch_size] for start in range(0, len(rows), batch_size)]
     for batch, cache, mask in prefix_caches(model, prefixes, batches, pad_id):
         answers += _decode_rows(model, cache, mask, batch, eos_id=eos_id, pad_id=pad_id)
-        judged(len(batch))  # the caller's progress: these rows' sentences are answered
+        judged(len(batch))
     return answers
 
 
 def prefix_caches(model, prefixes: Sequence[Sequence[int]], batches: Sequence[Sequence], pad_id):
-    """Yield ``(batch, cache, mask)`` per batch of rows: the key/value cache of its rows'
-    prefixes (one cache row per batch row, the caller's to extend) and their mask
-    ``[rows, P]``; a cache the next batch needs too is copied, not recomputed.
+    """Yield ``(batch, cache, mask)`` per batch of rows: its rows' prefixes' key/value cache
+    (one row per batch row, the caller's to extend) and mask ``[rows, P]``, each computed once.
     """
     kept = None  # (prefixes, cache, mask) of the last batch, kept when the next needs them
     for k, batch in enumerate(batches):

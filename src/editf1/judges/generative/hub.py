@@ -24,19 +24,9 @@ UPLOADED_FILES = (
 def push_judge(
     folder: str | Path, repo_id: str, *, private: bool = True, token: str | None = None
 ) -> str:
-    """Upload an edit-F1 judge adapter and its card to a Hub model repository. Network: yes.
-
-    Only :data:`UPLOADED_FILES` are sent, from the folder's top level, never another file
-    or subfolder; a warning names what was left out.
-
-    Args:
-        folder: an adapter folder written by ``edit-f1 train-judge llm-*``.
-        repo_id: ``"org/name"``; created if it does not exist.
-        private: create it private; an existing public repository is refused unless False.
-        token: a Hub token; default the logged-in one.
-
-    Returns:
-        The URL of the upload commit.
+    """Upload an edit-F1 judge adapter's :data:`UPLOADED_FILES` (top level only; a warning
+    names what was left out) to the Hub model repository ``repo_id``, created private unless
+    ``private=False`` (which a public one needs); return the commit's URL. Network: yes.
 
     Raises:
         ModelNotAvailableError: ``folder`` is not an edit-F1 judge adapter.
@@ -53,7 +43,7 @@ def push_judge(
             f"{folder} has no README.md model card; `edit-f1 train-judge` writes one with the "
             "adapter"
         )
-    ModelCard.load(card)  # a readable card, or an error
+    ModelCard.load(card)
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="model", private=private, exist_ok=True)
     if private and not api.repo_info(repo_id, repo_type="model").private:

@@ -1,7 +1,6 @@
 """Generative content and theme judges: any causal LM plus an optional LoRA adapter
-(Seegmiller et al., arXiv 2601.11344, Appendix C; ``docs/judges.md``). ``mode="generate"``
-decodes under :mod:`.constraints`, ``mode="decision"`` scores every allowed answer
-(:mod:`.scoring`); a prompt too long for the context is unusable, with a note why.
+(Seegmiller et al., arXiv 2601.11344, Appendix C); a prompt too long for the context is
+unusable, with a note why.
 """
 
 from __future__ import annotations
@@ -63,15 +62,10 @@ _PROMPTS = {"content": CONTENT_PROMPT, "theme": THEME_PROMPT}
 
 @dataclass(frozen=True)
 class JudgeModel:
-    """A loaded model, its tokenizer and prompt format, and where they came from.
-
-    Attributes:
-        adapter: the resolved adapter, or ``None`` (the base model zero-shot).
-        record: the adapter's training record (``editf1_judge.json``), or ``None``.
-        model: the ``transformers`` model, adapter merged in (unless quantised), in eval mode.
-        dtype: the weights' (or compute) dtype name.
-        files: :func:`.loading.files_digest` of the base and (``+``) the adapter.
-        quantization: ``"4bit"``, ``"8bit"`` or ``None``.
+    """A loaded model (adapter merged in unless quantised, in eval mode), its tokenizer and
+    prompt format, and where they came from; ``adapter`` and ``record`` (its
+    ``editf1_judge.json``) are ``None`` for the base model zero-shot, ``files`` the
+    :func:`.loading.files_digest` of the base and (``+``) the adapter.
     """
 
     task: Task
@@ -123,18 +117,11 @@ def load_judge_model(
     device_map: str | None = None,
     quantization: str | None = None,
 ) -> JudgeModel:
-    """Load (once per process) ``base`` plus the LoRA ``adapter`` for ``task``.
-
-    Args:
-        base: base model reference; ``None``: the one the adapter records.
-        adapter: adapter reference, or ``None`` for the base model alone.
-        dtype: ``None``: float32 on a CPU, bfloat16 on a GPU that has it, else float16.
-        chat_template: ``None``: as the adapter was trained, or if the tokenizer has one.
-        files: part of the cache key only (the state of the local files named).
+    """Load (once per process) ``base`` plus the LoRA ``adapter`` for ``task``; ``None``
+    options as :class:`~.config.LLMJudgeConfig`'s; ``files`` is part of the cache key only.
 
     Raises:
-        ValueError: neither base nor adapter; an adapter for another task, prompt or
-            prompt format.
+        ValueError: neither base nor adapter; an adapter for another task or prompt (format).
         ModelNotAvailableError: a model that is not here and cannot be fetched.
         ImportError: quantization without bitsandbytes.
     """
@@ -317,18 +304,12 @@ class _GenerativeJudge:
 
 class LLMContentJudge(_GenerativeJudge, ContentJudge):
     """Content judge: for each reference sentence, the draft's words that say the same thing,
-    or NO MATCH, from a causal LM.
-
-    Options: the fields of :class:`~.config.LLMContentConfig` (``base`` and ``adapter`` also
-    by position), or ``config=``. ``score`` is the match probability: 1 minus the
-    probability of NO MATCH's first token at the first step (constrained decoding), or of
-    NO MATCH among the options (decision mode; :meth:`probabilities` gives every option's).
-    A draft without sentences is NO MATCH without running the model.
+    or NO MATCH, from a causal LM; options: :class:`~.config.LLMContentConfig`'s fields or
+    ``config=``. ``score`` is 1 minus the probability of NO MATCH (of its first token at the
+    first step when decoding); a draft without sentences is NO MATCH without the model.
 
     Raises:
-        ValueError: bad options, or an adapter for another task or prompt.
-        ModelNotAvailableError: a model that is not here and cannot be fetched.
-        ImportError: quantization without bitsandbytes.
+        ValueError, ModelNotAvailableError, ImportError: bad options; as :func:`load_judge_model`.
     """
 
     task = "content"
@@ -367,9 +348,8 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
         ]
 
     def probabilities(self, requests: Sequence[JudgeRequest]) -> list[list[dict | None]]:
-        """Decision mode: per request, per reference sentence, a dict from each option's text
-        (candidate spans, then :data:`~.prompts.NO_MATCH`) to its probability (summing to 1),
-        or ``None`` where the prompt does not fit the context.
+        """Decision mode: per request, per reference sentence, each option's probability (spans,
+        then NO MATCH; summing to 1), or ``None`` where the prompt does not fit the context.
 
         Raises:
             ValueError: if the judge's mode is not ``"decision"``.
@@ -428,12 +408,9 @@ class LLMContentJudge(_GenerativeJudge, ContentJudge):
 
 
 class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
-    """Theme judge: one of the nine labels per sentence, from a causal LM.
-
-    Options as :class:`LLMContentJudge`, less ``window`` and ``no_match_threshold``
-    (:class:`~.config.LLMJudgeConfig`). ``score`` is the label's probability (constrained
-    decoding: its tokens' renormalised probabilities; decision mode: among the nine;
-    ``None`` with ``decoding="free"``).
+    """Theme judge: one of the nine labels per sentence, from a causal LM; options:
+    :class:`~.config.LLMJudgeConfig`'s. ``score`` is the label's probability (``None`` with
+    ``decoding="free"``).
     """
 
     task = "theme"
@@ -450,9 +427,7 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         if not sentences:
             return []
         j = self.loaded
-        prefix, after = theme_prompt(j.prompt)
-        suffixes = [j.prompt.suffix(s, after) for s in sentences]
-        labels = OneOf(THEMES, j.tokenizer, j.eos_id)
+        prefix, suffixes, labels = self._theme_prompt(sentences)
         constraint = labels if self.decoding == "constrained" else None
         limit = self.max_new_tokens or max(map(len, labels.sequences)) + 1  # EOS included
 
@@ -468,8 +443,8 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         return [judgement(answer) for answer in answers]
 
     def probabilities(self, sentences: Sequence[str]) -> list[dict | None]:
-        """Decision mode: per sentence, a dict from each theme to its probability (summing to 1),
-        or ``None`` where the prompt does not fit.
+        """Decision mode: per sentence, each theme's probability, or ``None`` (as the content
+        judge's :meth:`~LLMContentJudge.probabilities`).
 
         Raises:
             ValueError: if the judge's mode is not ``"decision"``.
@@ -484,11 +459,13 @@ class LLMThemeJudge(_GenerativeJudge, ThemeJudge):
         """Per sentence, the nine labels' probabilities, or why it was not judged."""
         if not sentences:
             return []
+        prefix, suffixes, labels = self._theme_prompt(sentences)
+        eos_id = self.loaded.eos_id
+        [scored] = self._score([(prefix, suffixes, [(*s, eos_id) for s in labels.sequences])])
+        return scored
+
+    def _theme_prompt(self, sentences: Sequence[str]) -> tuple[list[int], list, OneOf]:
         j = self.loaded
         prefix, after = theme_prompt(j.prompt)
         suffixes = [j.prompt.suffix(s, after) for s in sentences]
-        labels = [
-            (*sequence, j.eos_id) for sequence in OneOf(THEMES, j.tokenizer, j.eos_id).sequences
-        ]
-        [scored] = self._score([(prefix, suffixes, labels)])
-        return scored
+        return prefix, suffixes, OneOf(THEMES, j.tokenizer, j.eos_id)

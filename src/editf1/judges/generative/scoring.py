@@ -1,21 +1,12 @@
-"""Decision scoring: a probability for every allowed answer, without generating.
-
-The options (theme labels; candidate spans and NO MATCH, each ending in EOS) form a
-trie. An option's probability is the product over its tokens of the next-token
-probability renormalised over the tokens that continue some option there: shared tokens
-are certain, the probabilities sum to 1, and it is the distribution constrained decoding
-draws from (for single-token options, ``transformers``' decision pipeline's softmax).
-
-:func:`score_options` runs (1) the distinct prefixes of a batch once
-(:func:`.decoding.prefix_caches`), (2) the items' suffixes on their prefix's cache, and
-(3) the answers-so-far where options part ways (*reads*), one right-padded row per
-longest one, at most ``batch_size`` rows a batch. Positions are explicit and padding
-masked, so :func:`score_options_one_at_a_time` (one uncached pass per option) gives
-the same numbers up to rounding.
+"""Decision scoring: a probability for every allowed answer (each ending in EOS), without
+generating. An option's probability is the product over its tokens of the next-token
+probability renormalised over the tokens that continue some option there (the options'
+trie): the probabilities sum to 1, and it is the distribution constrained decoding draws from.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,17 +30,9 @@ class Item:
     options: tuple[tuple[int, ...], ...]
 
 
-@dataclass(frozen=True)
-class _Read:
-    """One factor of an option's probability: at ``position`` of ``row`` (``None``: after the
-    prompt), ``token``'s log-probability renormalised over ``allowed``.
-    """
-
-    option: int
-    row: int | None
-    position: int
-    allowed: tuple[int, ...]
-    token: int
+#: One factor of an option's probability: at ``position`` of step 3's ``row`` (``None``: after
+#: the prompt), ``token``'s log-probability renormalised over ``allowed``.
+_Read = namedtuple("_Read", "option row position allowed token")
 
 
 def _children(options: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], set[int]]:
@@ -88,14 +71,8 @@ def _plan(options: Sequence[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], li
     return rows, reads
 
 
-@dataclass(frozen=True)
-class _Piece:
-    """Rows ``rows`` of item ``item``: one batch's share."""
-
-    item: int
-    prefix: int
-    suffix: tuple[int, ...]
-    rows: tuple[int, ...]
+#: Step 3's rows ``rows`` of item ``item``: one batch's share.
+_Piece = namedtuple("_Piece", "item prefix suffix rows")
 
 
 def _batches(items: Sequence[Item], plans, batch_size: int) -> list[list[_Piece]]:
@@ -127,18 +104,10 @@ def score_options(
     pad_id: int,
     batch_size: int = 16,
 ) -> list[np.ndarray]:
-    """The log-probability of every option of every item (the module's steps).
-
-    Args:
-        model: a causal LM taking a cache, ``attention_mask`` and ``position_ids``.
-        prefixes: K lists of token ids (each >= 1 token).
-        items: N :class:`Item` objects, each naming one of the K prefixes.
-        pad_id: the padding token id (masked).
-        batch_size: rows of step 3 run together (>= 1).
-
-    Returns:
-        N float64 arrays of ``len(items[i].options)`` natural-log probabilities (their
-        exponentials sum to 1).
+    """Per item, a float64 array of its options' natural-log probabilities: (1) the distinct
+    prefixes (>= 1 token) of a batch run once (:func:`.decoding.prefix_caches`), (2) the
+    suffixes on their prefix's cache, (3) the answers-so-far where options part ways, one
+    row per longest one, at most ``batch_size`` (>= 1) rows a batch.
 
     Raises:
         ValueError: for ``batch_size < 1``, an empty suffix, or bad options.

@@ -1,6 +1,5 @@
-"""A tiny, randomly initialised causal LM built here, for tests and benchmarks: a
-byte-level BPE tokenizer trained on a few sentences and a 2-layer Llama from a seed,
-saved as a Hub snapshot would be. Its answers are meaningless.
+"""A tiny, randomly initialised causal LM (a 2-layer Llama and a byte-level BPE tokenizer
+trained on a few sentences) built here for tests and benchmarks; its answers are meaningless.
 """
 
 from __future__ import annotations
@@ -31,13 +30,9 @@ def build_tiny_causal_lm(
     chat_template: bool = True,
     answer: str | None = None,
 ) -> Path:
-    """Build and save a tiny random Llama and its tokenizer; return ``folder``.
-
-    Args:
-        init_std: the random weights' standard deviation (large, so answers vary).
-        chat_template: give the tokenizer the ChatML template.
-        answer: make greedy generation with the saved generation config answer this text,
-            then stop, whatever the prompt (``sequence_bias``; for testing a server).
+    """Build and save a tiny random Llama and its tokenizer; return ``folder``. ``init_std``
+    is large so that answers vary; ``answer``: greedy generation with the saved generation
+    config answers this text, then stops, whatever the prompt (for testing a server).
     """
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
