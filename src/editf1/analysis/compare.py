@@ -464,7 +464,6 @@ def compare_runs(
         metrics: names from :data:`METRICS`; theme metrics need theme scores in both.
         cases: pair key -> case, e.g. :func:`case_pattern` (default: a case per pair).
 
-
     Raises:
         ValueError: for runs not comparable (:func:`reference_mismatch`), a bad metric.
         TooFewCasesError: (a ValueError) for fewer than 2 cases.

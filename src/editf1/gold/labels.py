@@ -59,20 +59,12 @@ UNIFORM = "uniform"
 
 
 def sha256_text(text: str) -> str:
-    """The sha256 hex digest of a text's UTF-8 bytes.
-
-    >>> sha256_text("Rest.")[:12]
-    'a75893997ee9'
-    """
+    """The sha256 hex digest of a text's UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def keys_digest(keys: Sequence[str]) -> str:
-    """The sha256 of the scored pairs' keys, one per line (a sampling record's ``keys_sha256``).
-
-    >>> keys_digest(["a", "b"]) == sha256_text("a\\nb")
-    True
-    """
+    """The sha256 of the scored pairs' keys, one per line (a sampling record's ``keys_sha256``)."""
     return sha256_text("\n".join(keys))
 
 
@@ -85,11 +77,7 @@ def drawn_order(population: int, size: int, seed: int) -> list[int]:
 
 
 def pair_keys(ids: Sequence[str | None]) -> list[str]:
-    """The key of each pair: its id when every pair has one, else its row number from 0.
-
-    >>> pair_keys(["m1", "m2"]), pair_keys([None, None])
-    (['m1', 'm2'], ['0', '1'])
-    """
+    """The key of each pair: its id when every pair has one, else its row number from 0."""
     if ids and all(i is not None for i in ids):
         return [str(i) for i in ids]
     return [str(i) for i in range(len(ids))]
@@ -110,13 +98,10 @@ class GoldPair:
     """One labelled pair: the clinician's decisions and the gold counts they give.
 
     Attributes:
-        key: the pair's key; ``row``: its row among the scored pairs (from 0);
-            ``line``: its line in the gold file (from 1; 0 for rows in memory).
-        reference_sentences, prediction_sentences: the reply's and draft's sentences.
+        row: its row among the scored pairs (from 0); ``line``: its line in the gold file
+            (from 1; 0 for rows in memory).
         matches: per reference sentence, the gold draft span, or ``None`` for NO MATCH.
         reference_themes, prediction_themes: every sentence's theme, or ``None``.
-        counts: the gold :class:`~editf1.count.ContentCounts`.
-        annotator: who labelled it, where recorded.
     """
 
     key: str
@@ -178,8 +163,6 @@ class GoldLabels:
         n_pairs: the number of scored pairs N they were checked against.
         sampling: the rows' sampling record (without ``rank``), or ``None``.
         in_progress: keys of rows still being labelled (``"complete": false``).
-        has_themes: every labelled pair has a theme for every sentence.
-        source: the file's name, for messages.
         skipped_ranks: ranks of the draw before its last labelled pair that no row labels.
     """
 
@@ -218,7 +201,6 @@ def _theme(entry: dict, where: str, errors: list[str]) -> str | None:
 
 
 def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
-    """The gold span of one reference sentence (``None``: NO MATCH)."""
     if match is None:
         return None
     if isinstance(match, str):
@@ -390,10 +372,6 @@ def bind_gold(
             gives them), in the module docstring's format.
         pairs: every scored pair, in order; keys unique.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        source: the file's name, for messages.
-
-    Returns:
-        :class:`GoldLabels`.
 
     Raises:
         InputError: listing every problem by line, id and field (never a text): ids,

@@ -454,7 +454,6 @@ def label_agreement_report(
         weights: ``None`` for nominal labels, ``"quadratic"`` or ``"linear"`` for
             numeric ordinal scores.
 
-
     Returns:
         ``agreement``, ``cohen_kappa``, ``confusion_matrix`` and its ``labels``, ``n``,
         ``cases``, ``weights``; with annotators, ``annotators``,

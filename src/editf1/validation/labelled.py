@@ -1,7 +1,6 @@
-"""Expert-labelled items that judges are trained on and compared with
-(:class:`ContentItem`, :class:`ThemeItem`). Items belong to *cases* (a question, a
-patient message): splits and bootstrap resamples keep a case's items together (Buckley
-et al., arXiv 2609.12822).
+"""Expert-labelled items that judges are trained on and compared with. Items belong to
+*cases* (a question, a patient message): splits and bootstrap resamples keep a case's items
+together (Buckley et al., arXiv 2609.12822).
 
 File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
 
@@ -53,9 +52,7 @@ class ContentItem:
     """One content judgement a human made.
 
     Attributes:
-        case: the case (question, message) the item belongs to.
-        prediction, reference: the draft and the reference sentence.
-        match: the human (majority) decision: the draft says what the sentence says.
+        match: the human (majority) decision: the draft says what the reference sentence says.
         span: the human's verbatim draft span, where annotated (``match`` only), and
             ``span_start`` its offset in ``prediction``, where recorded.
         annotators: each annotator's decision, when several labelled the item.
@@ -74,14 +71,8 @@ class ContentItem:
 
 @dataclass(frozen=True)
 class ThemeItem:
-    """One sentence's theme as humans labelled it.
-
-    Attributes:
-        case: the case the sentence belongs to; ``text``: the sentence.
-        theme: the human (majority) theme, one of :data:`editf1.themes.THEMES`.
-        annotators: each annotator's theme, when several labelled the sentence.
-        source: where the sentence comes from, for reports.
-    """
+    """One sentence's theme as humans labelled it: ``theme`` the (majority) theme,
+    ``annotators`` each annotator's where several labelled it, ``source`` for reports."""
 
     case: str
     text: str
@@ -145,7 +136,6 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
 
 
 def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
-    """``row[field]`` checked to be text (with a word, when ``word``); else errors added."""
     value = row.get(field)
     if not isinstance(value, str):
         errors.append(f"{where} field {field}: expected text, got {describe(value)}")
@@ -262,18 +252,15 @@ def read_label_columns(
     numeric: bool = False,
 ) -> dict:
     """The label columns of a JSONL or CSV file, for
-    :func:`~editf1.validation.agreement.label_agreement_report`.
+    :func:`~editf1.validation.agreement.label_agreement_report`: ``{"human": [N], "judge":
+    [N], "annotators": [N x A] or None, "groups": [N] or None}``.
 
     Args:
-        path: the file.
         human, judge: the human (majority) label's column and the judge's.
         annotators: each annotator's column (two or more, for the human ceiling).
         case: the column naming each row's case (default: each row its own case).
-        numeric: labels are finite numbers (ordinal scores; integral ones kept as ints).
-
-    Returns:
-        ``{"human": [N], "judge": [N], "annotators": [N x A] or None, "groups": [N] or
-        None}``; labels are text (integers as their text) unless ``numeric``.
+        numeric: labels are finite numbers (ordinal scores; integral ones kept as ints);
+            else text (integers as their text).
 
     Raises:
         InputError: for an empty or (``numeric``) non-numeric label, or an empty case.
@@ -302,12 +289,7 @@ def read_label_columns(
 
 def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
     """The first 10 hex digits of the SHA-256 of the items' labels in order (recorded
-    with a judge fitted on them, so a later measurement can tell the same labels).
-
-    >>> a = [ThemeItem("c1", "Call the desk.", "Logistics")]
-    >>> items_digest(a) == items_digest(list(a)), items_digest(a) == items_digest(a * 2)
-    (True, False)
-    """
+    with a judge fitted on them, so a later measurement can tell the same labels)."""
     from editf1.judges.embedding.config import digest
 
     return digest(
@@ -385,7 +367,6 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
 
 
 def _warn_rows(rows: list[str], what: str) -> None:
-    """One warning naming (up to five of) ``rows``, which ``what``."""
     if rows:
         shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
         warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
