@@ -1,7 +1,7 @@
-"""Which pairs to label (:func:`sample_for_labels`: n of the N scored pairs uniformly at
-random, in the order drawn, so that the first k labelled are a uniform sample too), the
-annotation file a labelling app reads, and :func:`gold_row`, an annotator's answers as a
-gold row. Every row records the draw, which :func:`editf1.gold.labels.bind_gold` checks.
+"""Which pairs to label (n of the N scored pairs uniformly at random, in the order drawn,
+so that the first k labelled are a uniform sample too), the annotation file a labelling app
+reads, and an annotator's answers as a gold row. Every row records the draw, which
+:func:`editf1.gold.labels.bind_gold` checks.
 
 Annotation row (JSON Lines; the annotator's working file, holding the texts)::
 
@@ -49,7 +49,7 @@ def sample_for_labels(
     splitter: SentenceSplitter | None = None,
     score_arguments: Sequence[str] | None = None,
 ) -> list[dict]:
-    """Draw n pairs uniformly at random and lay them out for labelling.
+    """Draw n pairs uniformly at random: n annotation rows, in the order drawn.
 
     Args:
         pairs: the N scored pairs (keys unique), in the order they will be scored.
@@ -57,10 +57,7 @@ def sample_for_labels(
         seed: seed of ``numpy.random.default_rng(seed).permutation``.
         themes: ask the annotator for every sentence's theme as well.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        score_arguments: the ``edit-f1 score`` arguments that read ``pairs``; optional.
-
-    Returns:
-        n annotation rows, in the order drawn.
+        score_arguments: the ``edit-f1 score`` arguments that read ``pairs``.
 
     Raises:
         ValueError: for n outside [1, N], repeated keys, or a reply with no sentence.
@@ -160,18 +157,14 @@ def gold_row(
     *,
     annotator: str | None = None,
 ) -> dict:
-    """One gold row from an annotator's answers for an annotation row.
+    """One gold row from an annotator's answers for an annotation row; ``complete`` is
+    false until every sentence is answered.
 
     Args:
-        annotation: the annotation row.
         matches: per reference sentence, the draft span's ``(start, end)``, ``None``
             for NO MATCH, or ``False`` where not answered yet.
         reference_themes, prediction_themes: per sentence, a theme or ``None`` where
             not answered yet (empty where themes are not asked for).
-        annotator: recorded in the row.
-
-    Returns:
-        The gold row; ``complete`` is false until every sentence is answered.
 
     Raises:
         ValueError: for answer lists of the wrong length or an unknown theme.
