@@ -1,7 +1,6 @@
-"""The pairs on which two runs of the same pairs and references differ most, with each
-system's alignment (Algorithm 1 of Seegmiller et al., arXiv 2601.11344): the per-pair
-view of ``edit-f1 report``. These hold the pairs' texts: for a page the user asked for,
-never for logs or error messages.
+"""The pairs on which two runs of the same references differ most, with each system's
+alignment (Algorithm 1 of Seegmiller et al., arXiv 2601.11344). These hold the pairs'
+texts: for a page the user asked for, never for logs or error messages.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ class PairAlignment:
     """One system's alignment of one pair, as a reader sees it.
 
     Attributes:
-        system: the run's name; ``f1``: the pair's content edit-F1, in [0, 1].
-        counts: ``(EM, EA, ED)``.
+        f1: the pair's content edit-F1, in [0, 1]; ``counts``: ``(EM, EA, ED)``.
         reply: with several replies, the 0-based index of the best-matching one.
         matches: ``(reference sentence, draft span)`` per matched reference sentence.
         additions: ``(reference sentence, note)`` per unmatched one; the note is ``""``
@@ -75,12 +73,9 @@ def alignment_of(system: str, pair: PairResult) -> PairAlignment:
 def differing_pairs(
     baseline: ScoredRun, system: ScoredRun, top: int = 10
 ) -> tuple[list[PairContrast], int]:
-    """The ``top`` (an int >= 0) pairs whose content edit-F1 differs most between two runs.
-
-    Returns:
-        ``(contrasts, differing)``: at most ``top`` :class:`PairContrast`, largest
-        ``|system F1 - baseline F1|`` first (ties in the baseline's order), and the
-        number of pairs whose F1 differs.
+    """``(contrasts, differing)``: the ``top`` (an int >= 0) pairs whose content edit-F1
+    differs most between two runs, largest ``|system F1 - baseline F1|`` first (ties in
+    the baseline's order), and the number of pairs whose F1 differs.
 
     Raises:
         ValueError: for a bad ``top``, or runs not comparable pair by pair.

@@ -52,7 +52,6 @@ TEXT = json.loads(resources.files("editf1.data").joinpath("report_text.json").re
 
 
 def _fmt(x) -> str:
-    """A number to three decimals; an estimate (``str`` gives its CI) as it writes itself."""
     return f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
@@ -317,15 +316,10 @@ def write_report(
         runs: one or more runs (:func:`editf1.analysis.compare.load_run`), distinct names.
         output_dir: folder to write; its files are replaced only once all are written
             (:func:`editf1.io.staged_folder`), other files in it kept.
-        title: the report's title.
         cases: pair key -> case for the bootstrap (default: a case per pair).
-        n_resamples, confidence, seed: bootstrap settings.
         protect: inputs (the runs' files, summaries) no report file may replace.
         top_pairs: how many of the pairs that differ most report.html shows for each
             two comparable runs (:func:`editf1.analysis.pairs.differing_pairs`; 0: none).
-
-    Returns:
-        :class:`ReportFiles`.
 
     Raises:
         ValueError: for no runs, repeated names, a bad option, an ``output_dir`` that is a
