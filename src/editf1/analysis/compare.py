@@ -298,9 +298,6 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
 
     Raises:
         ValueError: for a pattern without a group; at call time, for a key it does not match.
-
-    >>> case_pattern(r"(.+)-\\d+")("31-2")
-    '31'
     """
     try:
         compiled = re.compile(pattern)
@@ -350,15 +347,9 @@ def corpus_estimates(
     figure in [0, 1] with a case-level bootstrap CI (``cases``: pair key -> case, default
     one case per pair)."""
     groups = None if cases is None else [cases(k) for k in run.keys]
+    boot = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     return {
-        metric: bootstrap(
-            _micro(run.pairs, metric),
-            len(run.pairs),
-            groups=groups,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=seed,
-        )
+        metric: bootstrap(_micro(run.pairs, metric), len(run.pairs), **boot)
         for metric in METRICS
         if run.has_themes or not metric.startswith("theme_")
     }

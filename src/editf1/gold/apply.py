@@ -38,16 +38,14 @@ def score_with_gold(
     keep_pairs: bool = True,
     **report_options,
 ) -> CorpusResult:
-    """Score the pairs and report what the gold labels of some of them say (the labels
-    are checked before any judge runs).
+    """Score the pairs and report what the gold labels of some of them say.
 
     Args:
         rows: the N checked ``(id, prediction, reference)`` rows, one reply each.
         gold: the gold labels (a JSON Lines file or rows, :mod:`editf1.gold.labels`) of
             a uniform random sample of the pairs, named by id (else row number from 0).
         second: a second annotator's gold labels (file or rows), for the human ceiling.
-        **report_options: ``confidence``, ``n_resamples``, ``seed`` of
-            :func:`~editf1.gold.report.gold_report`.
+        **report_options: as :func:`~editf1.gold.report.gold_report`.
 
     Raises:
         InputError, TypeError, ValueError: as ``load_gold`` and ``gold_report``.

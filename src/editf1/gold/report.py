@@ -212,8 +212,8 @@ def _theme_agreement(result, gold, rows, n_resamples, seed) -> dict:
     return theme_label_report(human, judge, groups=keys, n_resamples=n_resamples, seed=seed)
 
 
-def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) -> dict | None:
-    theirs = {g.key: g for g in second.pairs}
+def _inter_annotator(gold: GoldLabels, second, n_resamples, seed) -> dict | None:
+    theirs = {g.key: g for g in (second.pairs if second else ())}
     shared = [(g, theirs[g.key]) for g in gold.pairs if g.key in theirs]
     if not shared:
         return None
@@ -331,9 +331,7 @@ def gold_report(
         theme=theme,
         content_agreement=_content_agreement(result, gold, rows, n_resamples, seed),
         theme_agreement=theme_agreement,
-        inter_annotator=None
-        if second is None
-        else _inter_annotator(gold, second, n_resamples, seed),
+        inter_annotator=_inter_annotator(gold, second, n_resamples, seed),
         notes=tuple(notes),
     )
 
@@ -349,8 +347,8 @@ def prediction_powered_difference(
     lam: float | None = None,
     confidence: float = 0.95,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of ``system − baseline`` for one corpus figure of two
-    systems scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
+    """PPI++ estimate and CI, in [-1, 1], of ``system − baseline`` for one corpus figure
+    of two systems scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
 
     Args:
         baseline_judge, system_judge: (N, 3) judge counts (tp, fp, fn) of the same pairs.
@@ -359,9 +357,6 @@ def prediction_powered_difference(
         labelled: the n labelled rows of the judge arrays, a uniform random sample.
         metric: ``"precision"``, ``"recall"`` or ``"f1"``.
         lam: the power-tuning weight, ``None`` (default) to tune it.
-
-    Returns:
-        :class:`~editf1.ppi.PPIEstimate` of the difference, in [-1, 1].
 
     Raises:
         UndefinedEstimateError: if a system's figure is undefined.

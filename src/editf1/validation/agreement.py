@@ -2,8 +2,9 @@
 and 8), next to how far clinicians agree with each other (the human ceiling).
 
 Every statistic has a 95% percentile bootstrap CI over *cases*, a case's items drawn
-together (:func:`editf1.stats.bootstrap`, as Buckley et al., arXiv 2609.12822). An unusable
-judgement counts as NO MATCH / a wrong theme, as the scorer counts it.
+together (:func:`editf1.stats.bootstrap`, as Buckley et al., arXiv 2609.12822): ``groups``
+gives each item's case (default: each item its own case); ``n_resamples`` and ``seed`` are
+the bootstrap's. An unusable judgement counts as NO MATCH / a wrong theme, as the scorer does.
 """
 
 from __future__ import annotations
@@ -59,9 +60,6 @@ def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) 
 
     Raises:
         ValueError: if the lengths differ.
-
-    >>> round(cohen_kappa([1, 0, 1, 1], [1, 0, 0, 1]), 4)
-    0.5
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if len(y_true) != len(y_pred):
@@ -106,7 +104,6 @@ def binary_agreement_report(
 
     Args:
         human, judge: N booleans each, True for "the draft contains this sentence".
-        groups: the case of each item (default: each item its own case).
 
     Returns:
         ``{"agreement", "cohen_kappa", "match_agreement", "non_match_agreement":
@@ -324,11 +321,7 @@ def _f1(human: np.ndarray, judge: np.ndarray, label: int):
 
 def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
     """Micro-F1 over the 8 clinical themes, Other no class (Seegmiller et al., Table 8):
-    scikit-learn's ``f1_score(average="micro", labels=...)``; 0.0 with no clinical label.
-
-    >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
-    0.5
-    """
+    scikit-learn's ``f1_score(average="micro", labels=...)``; 0.0 with no clinical label."""
     judge = ["(none)" if t is None else t for t in judge]
     return float(
         f1_score(human, judge, labels=list(CLINICAL_THEMES), average="micro", zero_division=0.0)
@@ -379,7 +372,6 @@ def theme_label_report(
     Args:
         human: N themes from :data:`THEMES`.
         judge: N themes, ``None`` where the judge's answer was unusable.
-        groups: the case of each item (default: each sentence its own case).
 
     Returns:
         ``per_theme`` ({theme: {"f1": Estimate, ``None`` where neither side used it,
@@ -450,9 +442,7 @@ def label_agreement_report(
     Args:
         human: e.g. the adjudicated or majority label.
         annotators: optional N rows of each annotator's label (two or more each).
-        groups: the case of each item (default: each item its own case).
-        weights: ``None`` for nominal labels, ``"quadratic"`` or ``"linear"`` for
-            numeric ordinal scores.
+        weights: as :func:`cohen_kappa`; a weighted kappa needs numeric labels.
 
     Returns:
         ``agreement``, ``cohen_kappa``, ``confusion_matrix`` and its ``labels``, ``n``,
