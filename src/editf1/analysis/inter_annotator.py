@@ -116,8 +116,7 @@ def inter_annotator_predictability(
     kw = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
 
     def estimate(level: str, field: str) -> Estimate:
-        counts = pair_counts(corpus.pairs, level)
-        zero_division = scorer.zero_division
+        counts, zero_division = pair_counts(corpus.pairs, level), scorer.zero_division
         return bootstrap(
             lambda idx: getattr(micro_prf(counts[idx], zero_division), field), len(ordered), **kw
         )

@@ -180,8 +180,7 @@ def _per_theme_table(runs) -> tuple:
         for _, run in clinicians:
             s = run.result.per_theme.get(theme)
             row.append("–" if s is None else f"{100 * s.reference_proportion:.1f}")
-        for run in runs:
-            s = run.result.per_theme.get(theme)
+        for s in (run.result.per_theme.get(theme) for run in runs):
             row += (
                 ["–"] * 3
                 if s is None
@@ -212,13 +211,8 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
     for run in runs:
         r, e = run.result, estimates[run.name]
         counts = [r.expected_matches, r.expected_additions, r.expected_deletions]
-        row = [
-            run.name,
-            r.n_pairs,
-            *(e[m] for m in metrics[:3]),
-            *counts,
-            *(e[m] for m in metrics[3:]),
-        ]
+        row = [run.name, r.n_pairs, *(e[m] for m in metrics[:3]), *counts]
+        row += [e[m] for m in metrics[3:]]
         row.append(r.unusable_judgements + r.unusable_theme_judgements)
         rows.append(list(map(str, row)))
     blocks += [("h2", "Systems"), ("table", header, rows), ("p", TEXT["systems_legend"])]

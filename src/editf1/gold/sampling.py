@@ -125,11 +125,8 @@ def read_annotation(path: str | os.PathLike) -> list[dict]:
     errors = []
     for line, row in numbered:
         where = f"{name}, line {line}"
-        for field, digest in (
-            ("reference", "reference_sha256"),
-            ("prediction", "prediction_sha256"),
-        ):
-            text = row[field]
+        for field in ("reference", "prediction"):
+            text, digest = row[field], f"{field}_sha256"
             if not isinstance(text, str) or sha256_text(text) != row[digest]:
                 errors.append(f"{where}: {field} ({describe(text)}) does not match {digest}")
                 continue
