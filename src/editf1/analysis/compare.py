@@ -126,8 +126,7 @@ def pair_result_from_dict(d: dict) -> PairResult:
 
 
 def _reply_sizes(d: dict) -> tuple[int | None, ...] | None:
-    """EM + EA of each of a row's replies (``None`` where an older run lacks it); ``None``
-    for a row scored against one reply."""
+    """None for a one-reply row, else EM + EA per reply (None where an older run lacks it)."""
     if "best_reference" not in d:
         return None
     entries = d.get("per_reference") or [{}] * d["n_references"]

@@ -51,21 +51,20 @@ class PairContrast:
 
 def alignment_of(system: str, pair: PairResult) -> PairAlignment:
     """The :class:`PairAlignment` of ``pair`` as scored for ``system`` (a run's name)."""
-    matches, additions = [], []
-    for a in pair.alignment:
-        if a.status == "match":
-            matches.append((a.reference.text, a.match.text))
-        else:
-            additions.append(
-                (a.reference.text, "judge output unusable" if a.status == "unusable" else "")
-            )
+    additions = tuple(
+        (a.reference.text, "judge output unusable" if a.status == "unusable" else "")
+        for a in pair.alignment
+        if a.status != "match"
+    )
     return PairAlignment(
         system=system,
         f1=pair.content.f1,
         counts=(pair.expected_matches, pair.expected_additions, pair.expected_deletions),
         reply=pair.best_reference,
-        matches=tuple(matches),
-        additions=tuple(additions),
+        matches=tuple(
+            (a.reference.text, a.match.text) for a in pair.alignment if a.status == "match"
+        ),
+        additions=additions,
         deletions=tuple(s.text for s in pair.expected_deletion_sentences),
     )
 
@@ -91,12 +90,10 @@ def differing_pairs(
         for key, ours in zip(baseline.keys, baseline.pairs)
         if theirs[key].content.f1 != ours.content.f1
     ]
-    ranked = sorted(
-        enumerate(differing),
-        key=lambda item: (-abs(item[1][2].content.f1 - item[1][1].content.f1), item[0]),
-    )
+    # sorted is stable: ties stay in the baseline's order
+    ranked = sorted(differing, key=lambda d: -abs(d[2].content.f1 - d[1].content.f1))
     contrasts = [
         PairContrast(key, alignment_of(baseline.name, ours), alignment_of(system.name, other))
-        for _, (key, ours, other) in ranked[:top]
+        for key, ours, other in ranked[:top]
     ]
     return contrasts, len(differing)

@@ -234,8 +234,7 @@ def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
 def _sentences(
     entries, sentences: Sequence[Sentence], where: str, what: str, errors: list[str]
 ) -> list[dict] | None:
-    """``entries`` in the order of the ``sentences`` their offsets name (each once), or
-    ``None`` with errors added."""
+    """``entries`` in the order of the sentences they name (each once), or ``None``."""
     if not isinstance(entries, list):
         errors.append(f"{where} must be a list with one entry per sentence of the {what}")
         return None

@@ -44,7 +44,6 @@ __all__ = [
     "prediction_powered_difference",
 ]
 
-#: The figures estimated at each level.
 METRICS = ("precision", "recall", "f1")
 #: The three estimates of each figure, in report order.
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
@@ -145,8 +144,7 @@ def _estimates(
 
 
 def _bind(result: CorpusResult, gold: GoldLabels) -> list[int]:
-    """The row in ``result.pairs`` of each labelled pair, by its key
-    (:func:`~editf1.gold.labels.pair_keys`); ValueError where that cannot be."""
+    """The row of each labelled pair in ``result.pairs``, by key (ValueError where none)."""
     if result.pairs is None or len(result.pairs) != gold.n_pairs:
         held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
         raise ValueError(

@@ -172,10 +172,7 @@ def gold_row(
     asked = annotation["themes"]
     if asked and (len(reference_themes), len(prediction_themes)) != (len(refs), len(drafts)):
         raise ValueError("themes: one answer per reference and per draft sentence")
-    unknown = [
-        t for t in (*reference_themes, *prediction_themes) if t is not None and t not in THEMES
-    ]
-    if unknown:
+    if unknown := [t for t in (*reference_themes, *prediction_themes) if t not in (None, *THEMES)]:
         raise ValueError(f"{len(unknown)} theme(s) not among the nine themes")
     sentences = []
     for k, (s, match) in enumerate(zip(refs, matches)):
