@@ -170,9 +170,7 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
             span not verbatim in the prediction or on a NO MATCH item, a bad ``match``.
         ValueError: for a file without rows, and the reader's errors.
     """
-    items, errors = [], []
-    first: dict[tuple, str] = {}
-    repeated, against_majority = [], []
+    items, errors, kept = [], [], []
     for where, row in labelled_rows(path, ["case", "prediction", "reference", "match"]):
         bad = len(errors)
         case = _case(row["case"], where, errors)
@@ -198,23 +196,17 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
             errors.append(f"{where}: match is true but field prediction has no word")
         if len(errors) > bad:
             continue
-        key = (case, prediction, reference)
-        if key in first:
-            repeated.append(f"{where} repeats {first[key]}")
-        first.setdefault(key, where)
         yes, n = sum(annotators), len(annotators)
-        if n and 2 * yes != n and (2 * yes > n) != match:
-            against_majority.append(where)
+        against = n > 0 and 2 * yes != n and (2 * yes > n) != match
+        kept.append((where, (case, prediction, reference), against))
         items.append(ContentItem(case, prediction, reference, match, span or None, annotators))
     if errors:
         raise InputError(errors)
     _warn_rows(
-        repeated,
+        kept,
         "repeat the case, prediction and reference of an earlier row (kept, each counts "
         "as an item)",
-    )
-    _warn_rows(
-        against_majority, "have a match that is not their annotators' majority (kept as given)"
+        "have a match that is not their annotators' majority (kept as given)",
     )
     return items
 
@@ -328,9 +320,7 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
     """
     rows = labelled_rows(path, ["text", "theme"])
     with_case = any(row.get("case") not in (None, "") for _, row in rows)
-    items, errors = [], []
-    first: dict[tuple, str] = {}
-    repeated, against_majority, counts = [], [], {}
+    items, errors, kept, counts = [], [], [], {}
     for i, (where, row) in enumerate(rows):
         bad = len(errors)
         text = _text(row, "text", where, errors)
@@ -345,13 +335,9 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
         counts.setdefault(len(annotators), where)
         if len(errors) > bad:
             continue
-        key = (case if with_case else None, text)
-        if key in first:
-            repeated.append(f"{where} repeats {first[key]}")
-        first.setdefault(key, where)
         top = max(set(annotators), key=annotators.count) if annotators else theme
-        if 2 * annotators.count(top) > len(annotators) and top != theme:
-            against_majority.append(where)
+        against = 2 * annotators.count(top) > len(annotators) and top != theme
+        kept.append((where, (case if with_case else None, text), against))
         items.append(ThemeItem(case, text, theme, annotators))
     if len(counts) > 1 or 1 in counts:
         errors.append(
@@ -361,15 +347,23 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
         )
     if errors:
         raise InputError(errors)
-    _warn_rows(repeated, "repeat the sentence of an earlier row (kept, each counts as an item)")
-    _warn_rows(against_majority, "have a theme that is not their annotators' majority (kept)")
+    _warn_rows(
+        kept,
+        "repeat the sentence of an earlier row (kept, each counts as an item)",
+        "have a theme that is not their annotators' majority (kept)",
+    )
     return items
 
 
-def _warn_rows(rows: list[str], what: str) -> None:
-    if rows:
-        shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
-        warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
+def _warn_rows(kept: list[tuple[str, tuple, bool]], repeats: str, against: str) -> None:
+    """Warn of the rows ``(where, key, against its annotators' majority)`` that repeat an
+    earlier key, then of those against their annotators' majority (up to five named)."""
+    first: dict[tuple, str] = {}
+    repeated = [f"{w} repeats {first[k]}" for w, k, _ in kept if first.setdefault(k, w) != w]
+    for rows, what in ((repeated, repeats), ([w for w, _, off in kept if off], against)):
+        if rows:
+            shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
+            warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
 
 
 def shipped_theme_items() -> list[ThemeItem]:
