@@ -106,11 +106,8 @@ def pair_result_from_dict(d: dict) -> PairResult:
             THEMES if other else CLINICAL_THEMES,
         )
     return PairResult(
-        row=d["row"],
+        **{field: d[field] for field in _COUNT_FIELDS[:4]},  # row, EM, EA, ED
         id=d.get("id"),
-        expected_matches=d["expected_matches"],
-        expected_additions=d["expected_additions"],
-        expected_deletions=d["expected_deletions"],
         content=PRF(d["precision"], d["recall"], d["f1"]),
         alignment=alignment,
         expected_deletion_sentences=tuple(map(_sentence, d["expected_deletion_sentences"])),
@@ -118,8 +115,7 @@ def pair_result_from_dict(d: dict) -> PairResult:
         prediction_sentence_themes=prediction_themes,
         theme_counts=theme_counts,
         theme=PRF(d["theme_precision"], d["theme_recall"], d["theme_f1"]) if has_themes else None,
-        unusable_judgements=d.get("unusable_judgements", 0),
-        unusable_theme_judgements=d.get("unusable_theme_judgements", 0),
+        **{field: d.get(field, 0) for field in _COUNT_FIELDS[4:]},  # the unusable judgements
         warnings=tuple(d.get("warnings", ())),
         best_reference=d.get("best_reference"),
     )

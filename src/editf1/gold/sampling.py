@@ -72,13 +72,8 @@ def sample_for_labels(
     if len(set(keys)) != len(keys):
         raise ValueError("the pairs' keys repeat: a sample could not name its pairs")
     splitter = splitter or SentenceSplitter()
-    record = {
-        "design": UNIFORM,
-        "population": len(pairs),
-        "size": n,
-        "seed": seed,
-        "keys_sha256": keys_digest(keys),
-    }
+    record = {"design": UNIFORM, "population": len(pairs), "size": n, "seed": seed}
+    record["keys_sha256"] = keys_digest(keys)
     rows = []
     for rank, index in enumerate(drawn_order(len(pairs), n, seed)):
         pair = pairs[index]
