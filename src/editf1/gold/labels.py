@@ -1,6 +1,5 @@
 """Clinicians' gold labels of a few pairs: the file format, its checks, and the gold counts
-(EM, EA, ED of :func:`editf1.count.count_content` with the clinician's spans, Algorithm 1
-of Seegmiller et al., arXiv 2601.11344; theme counts of :func:`editf1.count.count_themes`).
+(:mod:`editf1.count` with the clinician's spans: Algorithm 1 of Seegmiller et al.).
 
 A gold-label file (JSON Lines), one row per labelled pair::
 
@@ -382,10 +381,8 @@ def bind_gold(
     where_is = {key: k for k, key in enumerate(keys)}
     if len(where_is) != len(keys):
         raise ValueError("the scored pairs' keys repeat: gold labels cannot name a pair")
-    numbered = [r if isinstance(r, tuple) else (0, r) for r in rows]
-    errors: list[str] = []
-    gold, in_progress, seen, samplings, ranks = [], [], {}, {}, {}
-    for k, (line, row) in enumerate(numbered):
+    errors, gold, in_progress, seen, samplings, ranks = [], [], [], {}, {}, {}
+    for k, (line, row) in enumerate(r if isinstance(r, tuple) else (0, r) for r in rows):
         place = f"{source}, line {line}" if line else f"{source}, row {k}"
         if not isinstance(row, dict):
             errors.append(f"{place}: expected an object, got {describe(row)}")
@@ -409,9 +406,7 @@ def bind_gold(
         if not isinstance(complete, bool):
             errors.append(f"{where}.complete must be true or false, got {describe(complete)}")
             continue
-        sampling = _sampling(row.get("sampling"), where, errors)
-        samplings[where] = sampling
-        given = row.get("sampling")
+        samplings[where] = _sampling(given := row.get("sampling"), where, errors)
         ranks[where] = (key, given.get("rank") if isinstance(given, dict) else None)
         if not complete:
             in_progress.append(key)

@@ -12,10 +12,7 @@ Annotation row (JSON Lines; the annotator's working file, holding the texts)::
      "reference_sha256": "...", "prediction_sha256": "...",
      "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
                   "keys_sha256": "...", "rank": 0},
-     "score_arguments": ["pairs.jsonl"]}                      # optional (see below)
-
-``score_arguments``: the ``edit-f1 score`` arguments that read the pairs, which the
-labelling app's last screen turns into the next command.
+     "score_arguments": ["pairs.jsonl"]}   # optional: edit-f1 score's, for the app's last screen
 """
 
 from __future__ import annotations
