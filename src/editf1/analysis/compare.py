@@ -498,13 +498,9 @@ def compare_runs(
 def compare_all(
     runs: Sequence[ScoredRun], **options
 ) -> tuple[list[PairedDifference], list[tuple[str, str, str]]]:
-    """:func:`compare_runs` for every two runs (the earlier run the baseline); theme
-    metrics only where both runs have theme scores.
-
-    Returns:
-        ``(differences, skipped)``, ``skipped`` listing ``(baseline, system, reason)``
-        for runs that cannot be compared (other references, fewer than 2 cases).
-    """
+    """``(differences, skipped)``: :func:`compare_runs` for every two runs (the earlier the
+    baseline; theme metrics where both have theme scores), and ``(baseline, system, reason)``
+    for runs that cannot be compared (other references, fewer than 2 cases)."""
     differences, skipped = [], []
     metrics = options.pop("metrics", _DEFAULT_METRICS)
     for baseline, system in combinations(runs, 2):

@@ -142,11 +142,9 @@ def inter_annotator_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement among A >= 2 annotators' lists of N labels each: the ceiling for a judge.
-
-    Returns:
-        ``{"agreement", "cohen_kappa": Estimate}``, each the mean over the A(A-1)/2
-        annotator pairs, and ``"pairs"``: the same per pair.
+    """Agreement among A >= 2 annotators' lists of N labels each, the ceiling for a judge:
+    ``{"agreement", "cohen_kappa": Estimate}``, each the mean over the A(A-1)/2 annotator
+    pairs, and ``"pairs"``: the same per pair.
 
     Raises:
         ValueError: for fewer than two annotators.
