@@ -49,6 +49,7 @@ class ReportFiles:
 
 #: The report's prose, table headers and figure captions.
 TEXT = json.loads(resources.files("editf1.data").joinpath("report_text.json").read_text("utf-8"))
+_MARKDOWN_PREFIX = {"h1": "# ", "h2": "## ", "p": ""}
 
 
 def _fmt(x) -> str:
@@ -247,12 +248,8 @@ def _markdown(blocks) -> str:
 
     out = []
     for kind, *rest in blocks:
-        if kind == "h1":
-            out.append(f"# {rest[0]}")
-        elif kind == "h2":
-            out.append(f"## {rest[0]}")
-        elif kind == "p":
-            out.append(rest[0])
+        if kind in _MARKDOWN_PREFIX:
+            out.append(f"{_MARKDOWN_PREFIX[kind]}{rest[0]}")
         elif kind == "table":
             header, rows = rest
             out.append("| " + " | ".join(map(cell, header)) + " |")

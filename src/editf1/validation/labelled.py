@@ -300,11 +300,9 @@ def _theme(value, where: str, errors: list[str]) -> str:
         return value
     folded = " ".join(str(value).replace("-", " ").split()).casefold()
     near = [t for t in THEMES if " ".join(t.replace("-", " ").split()).casefold() == folded]
-    hint = (
-        f"did you mean {near[0]!r}?"
-        if near and isinstance(value, str)
-        else (f"expected one of {list(THEMES)}")
-    )
+    hint = f"expected one of {list(THEMES)}"
+    if near and isinstance(value, str):
+        hint = f"did you mean {near[0]!r}?"
     errors.append(f"{where}: not a theme ({describe(value)}); {hint}")
     return ""
 
