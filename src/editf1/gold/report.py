@@ -176,10 +176,9 @@ def _judge_decisions(result: CorpusResult, gold: GoldLabels, rows: list[int]):
                 f"pair {g.key!r}: the gold labels' reply sentences are not the scored pair's "
                 "(check the labels with the scorer's splitter)"
             )
-        for a, span in zip(pair.alignment, g.matches):
-            keys.append(g.key)
-            human.append(span is not None)
-            judge.append(a.status == "match")
+        keys += [g.key] * len(g.matches)
+        human += [span is not None for span in g.matches]
+        judge += [a.status == "match" for a in pair.alignment]
     return keys, np.array(human, dtype=bool), np.array(judge, dtype=bool)
 
 
