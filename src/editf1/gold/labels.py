@@ -284,13 +284,10 @@ def _sampling(value, where: str, errors: list[str]) -> dict | None:
 def _row(row, where, pair: PairText, row_index, line, splitter, errors) -> GoldPair | None:
     """One complete row checked against its pair (errors added), or ``None``."""
     before = len(errors)
-    for field, text in (
-        ("reference_sha256", pair.reference),
-        ("prediction_sha256", pair.prediction),
-    ):
+    for what, side in (("reply", "reference"), ("draft", "prediction")):
+        field, text = f"{side}_sha256", getattr(pair, side)
         digest = row.get(field)
         if digest is not None and digest != sha256_text(text):
-            what = "reply" if field.startswith("reference") else "draft"
             errors.append(
                 f"{where}.{field} does not match the {what} of that pair: the labels were "
                 f"made on another text ({describe(text)} now)"
@@ -336,10 +333,7 @@ def _row(row, where, pair: PairText, row_index, line, splitter, errors) -> GoldP
         )
     if len(errors) > before:
         return None
-    judgements = [
-        ContentJudgement("no_match") if span is None else ContentJudgement("match", span)
-        for span in matches
-    ]
+    judgements = [ContentJudgement("no_match" if s is None else "match", s) for s in matches]
     counts = count_content(pair.prediction, prediction, judgements, splitter)
     with_themes = all(labelled)
     return GoldPair(

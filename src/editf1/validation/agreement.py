@@ -113,10 +113,6 @@ def binary_agreement_report(
 
     Raises:
         ValueError: if the lengths differ or there are no items.
-
-    >>> report = binary_agreement_report([True, True], [True, False], n_resamples=100)
-    >>> report["match_agreement"].value, report["non_match_agreement"]
-    (0.5, None)
     """
     h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
     if len(h) != len(j):
