@@ -239,24 +239,23 @@ def _sentences(
         return None
     index = {(s.start, s.end): k for k, s in enumerate(sentences)}
     ordered: list[dict | None] = [None] * len(sentences)
-    bad = False
+    before = len(errors)
     for k, entry in enumerate(entries):
         offsets = _offsets(entry, f"{where}[{k}]", errors)
         if offsets is None:
-            bad = True
-        elif offsets not in index:
+            continue
+        if offsets not in index:
             listed = ", ".join(f"{s.start}-{s.end}" for s in sentences[:12])
             errors.append(
                 f"{where}[{k}]: characters {offsets[0]}-{offsets[1]} are not one of the "
                 f"{what}'s sentences as the splitter splits it ({len(sentences)}: {listed}"
                 f"{', ...' if len(sentences) > 12 else ''})"
             )
-            bad = True
         elif ordered[index[offsets]] is not None:
             errors.append(f"{where}[{k}]: sentence {offsets[0]}-{offsets[1]} is given twice")
-            bad = True
         else:
             ordered[index[offsets]] = entry
+    bad = len(errors) > before
     missing = [k for k, entry in enumerate(ordered) if entry is None]
     if missing and not bad:
         shown = ", ".join(f"{sentences[k].start}-{sentences[k].end}" for k in missing[:10])
