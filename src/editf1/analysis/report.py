@@ -14,13 +14,7 @@ from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
-from editf1.analysis.compare import (
-    PairedDifference,
-    ScoredRun,
-    compare_all,
-    corpus_estimates,
-    reference_mismatch,
-)
+from editf1.analysis.compare import ScoredRun, compare_all, corpus_estimates, reference_mismatch
 from editf1.analysis.figures import (
     clinician_series,
     defined_f1,
@@ -328,8 +322,7 @@ def write_report(
     folder = Path(output_dir)
     boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
-    differences: list[PairedDifference]
-    differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
+    differences, skipped = compare_all(runs, **boot)
     themes = all(run.has_themes for run in runs)
     figures = ["per_theme_f1.png", "theme_proportions.png"] if themes else []
     figures.append("per_pair_f1.png")
