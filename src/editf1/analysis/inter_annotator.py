@@ -85,7 +85,7 @@ def inter_annotator_predictability(
         (2, ('m2',))
     """
     check_n_resamples(n_resamples, confidence)
-    if isinstance(replies, (str, bytes)) or not isinstance(replies, Mapping):
+    if not isinstance(replies, Mapping):
         raise TypeError(
             f"replies must map message ids to lists of replies, got {describe(replies)}"
         )
