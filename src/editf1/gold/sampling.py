@@ -12,7 +12,7 @@ Annotation row (JSON Lines; the annotator's working file, holding the texts)::
      "reference_sha256": "...", "prediction_sha256": "...",
      "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
                   "keys_sha256": "...", "rank": 0},
-     "score_arguments": ["pairs.jsonl"]}   # optional: edit-f1 score's arguments (the app's next command)
+     "score_arguments": ["pairs.jsonl"]}   # optional: edit-f1 score's arguments for the app
 """
 
 from __future__ import annotations
