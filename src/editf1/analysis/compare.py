@@ -228,7 +228,7 @@ def load_run(
     if isinstance(summary, (str, Path)):
         try:
             summary = json.loads(Path(summary).read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise ValueError(
                 f"{summary}: not a summary written by edit-f1 score ({error})"
             ) from None
