@@ -1,6 +1,2 @@
-"""Reading scored runs back.
-
-* :mod:`.compare`: runs loaded from disk and paired comparisons of systems (bootstrap CIs);
-* :mod:`.report`: ``edit-f1 report``, HTML and Markdown reports with plots;
-* :mod:`.inter_annotator`: the human ceiling, each clinician's reply scored against another's.
-"""
+"""Scored runs read back: runs loaded and compared (:mod:`.compare`), ``edit-f1 report``
+(:mod:`.report`), the human ceiling (:mod:`.inter_annotator`)."""

@@ -73,11 +73,9 @@ def _check_numbers(d: dict) -> None:
 
 
 def pair_result_from_dict(d: dict) -> PairResult:
-    """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output.
-
-    The inverse of ``to_dict`` except for ``PRF.undefined`` (the per-pair ``warnings``
-    still name it). Theme counts are counted again (:func:`editf1.count.count_themes`)
-    over the 9 themes where the pair's themes include Other, else the 8 clinical ones.
+    """Rebuild a :class:`PairResult` from :meth:`PairResult.to_dict` output, all but
+    ``PRF.undefined`` (the ``warnings`` still name it); theme counts are counted again over
+    the 9 themes where the pair's themes include Other, else the 8 clinical ones.
 
     Raises:
         KeyError: naming a missing field.
@@ -108,11 +106,8 @@ def pair_result_from_dict(d: dict) -> PairResult:
             THEMES if other else CLINICAL_THEMES,
         )
     return PairResult(
-        row=d["row"],
+        **{field: d[field] for field in _COUNT_FIELDS[:4]},  # row, EM, EA, ED
         id=d.get("id"),
-        expected_matches=d["expected_matches"],
-        expected_additions=d["expected_additions"],
-        expected_deletions=d["expected_deletions"],
         content=PRF(d["precision"], d["recall"], d["f1"]),
         alignment=alignment,
         expected_deletion_sentences=tuple(map(_sentence, d["expected_deletion_sentences"])),
@@ -120,17 +115,14 @@ def pair_result_from_dict(d: dict) -> PairResult:
         prediction_sentence_themes=prediction_themes,
         theme_counts=theme_counts,
         theme=PRF(d["theme_precision"], d["theme_recall"], d["theme_f1"]) if has_themes else None,
-        unusable_judgements=d.get("unusable_judgements", 0),
-        unusable_theme_judgements=d.get("unusable_theme_judgements", 0),
+        **{field: d.get(field, 0) for field in _COUNT_FIELDS[4:]},  # the unusable judgements
         warnings=tuple(d.get("warnings", ())),
         best_reference=d.get("best_reference"),
     )
 
 
 def _reply_sizes(d: dict) -> tuple[int | None, ...] | None:
-    """Sentences of each of a row's replies (EM + EA of its ``per_reference`` entry;
-    ``None`` where a run written before these were recorded lacks them); ``None`` for
-    a row scored against one reply."""
+    """None for a one-reply row, else EM + EA per reply (None where an older run lacks it)."""
     if "best_reference" not in d:
         return None
     entries = d.get("per_reference") or [{}] * d["n_references"]
@@ -147,18 +139,14 @@ class ScoredRun:
     """One system's scored pairs, as read back from ``edit-f1 score`` output.
 
     Attributes:
-        name: the system's name in reports; ``path``: its per-row JSONL file.
-        result: the corpus result re-aggregated from the pairs (``result.pairs``, in
-            file order).
+        result: the corpus result re-aggregated from the pairs (in file order).
         keys: one pairing key per pair: its ``id`` when every row has one, else its
             ``row`` number as a string.
-        gold: pair key -> the row's ``gold`` entry (``edit-f1 score --gold``,
-            :meth:`editf1.gold.labels.GoldPair.to_dict`); empty without.
+        gold: pair key -> the row's ``gold`` entry (``edit-f1 score --gold``); empty without.
         replies: per pair, the sentence count of each of its replies where it was
             scored against several, else ``None``; empty for a run made in memory.
-        provenance: the run record of the file's lines (judges, options, versions:
-            :attr:`editf1.scorer.EditF1Scorer.provenance`), else its summary's; empty
-            without either.
+        provenance: the run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) of the
+            file's lines, else its summary's; empty without either.
     """
 
     name: str
@@ -225,16 +213,10 @@ def load_run(
     """Read a per-row JSONL file written by ``edit-f1 score`` (or ``to_dict`` rows).
 
     Args:
-        path: the JSONL file.
         name: the system's name (default: the file name without ``.edit_f1.jsonl``).
-        summary: the run's summary (``--summary-json`` file, or the dict): gives the
-            scored themes and is checked against the pairs.
-
-    Returns:
-        :class:`ScoredRun`. Its run record (judges, options, versions, ``zero_division``)
-        is the lines' ``run`` object, else the summary's. The scored themes are the
-        summary's, else those of the record's ``include_other``, else the 8 clinical
-        ones unless a row lists Other.
+        summary: the run's summary (``--summary-json`` file, or the dict), checked against
+            the pairs. The scored themes are the summary's, else those of the run record's
+            ``include_other``, else the 8 clinical ones unless a row lists Other.
 
     Raises:
         FileNotFoundError: if a file is missing.
@@ -246,7 +228,7 @@ def load_run(
     if isinstance(summary, (str, Path)):
         try:
             summary = json.loads(Path(summary).read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise ValueError(
                 f"{summary}: not a summary written by edit-f1 score ({error})"
             ) from None
@@ -311,9 +293,6 @@ def case_pattern(pattern: str) -> Callable[[str], str]:
 
     Raises:
         ValueError: for a pattern without a group; at call time, for a key it does not match.
-
-    >>> case_pattern(r"(.+)-\\d+")("31-2")
-    '31'
     """
     try:
         compiled = re.compile(pattern)
@@ -342,7 +321,6 @@ def _micro(pairs: Sequence[PairResult], metric: str) -> Callable[[np.ndarray], f
 
 
 def _value(pairs: Sequence[PairResult], metric: str) -> float:
-    """``metric`` of all the pairs."""
     return _micro(pairs, metric)(np.arange(len(pairs)))
 
 
@@ -360,23 +338,13 @@ def corpus_estimates(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> dict[str, Estimate]:
-    """Each of :data:`METRICS` the run has, with a case-level percentile bootstrap CI
-    (:func:`editf1.stats.bootstrap`; ``cases`` maps a pair key to its case, default one
-    case per pair).
-
-    Returns:
-        ``{metric: Estimate}``; each value is the corpus (micro) figure, in [0, 1].
-    """
+    """``{metric: Estimate}`` of each of :data:`METRICS` the run has: the corpus (micro)
+    figure in [0, 1] with a case-level bootstrap CI (``cases``: pair key -> case, default
+    one case per pair)."""
     groups = None if cases is None else [cases(k) for k in run.keys]
+    boot = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     return {
-        metric: bootstrap(
-            _micro(run.pairs, metric),
-            len(run.pairs),
-            groups=groups,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=seed,
-        )
+        metric: bootstrap(_micro(run.pairs, metric), len(run.pairs), **boot)
         for metric in METRICS
         if run.has_themes or not metric.startswith("theme_")
     }
@@ -387,13 +355,11 @@ class PairedDifference:
     """``system − baseline`` for one micro-averaged metric, on the same references.
 
     Attributes:
-        metric: one of :data:`METRICS`; ``baseline``, ``system``: the runs' names.
         baseline_value, system_value: the metric of each run, in [0, 1].
         difference: ``system_value - baseline_value`` with its paired bootstrap CI
-            (:class:`~editf1.stats.Estimate`; ``n``: pairs).
+            (``n``: pairs).
         p_value: two-sided bootstrap p-value for "no difference", in (0, 1]
             (:func:`editf1.stats.paired_bootstrap`).
-        n_cases: cases resampled; ``n_resamples``, ``seed``: the bootstrap's settings.
     """
 
     metric: str
@@ -476,18 +442,13 @@ def compare_runs(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> list[PairedDifference]:
-    """Paired bootstrap comparison of two systems scored against the same references:
-    each resample draws cases with replacement and recomputes both runs' micro figures
-    from the *same* pairs.
+    """One :class:`PairedDifference` per metric, in order, of two systems scored against
+    the same references: each resample draws cases with replacement and recomputes both
+    runs' micro figures from the *same* pairs.
 
     Args:
-        baseline, system: runs from :func:`load_run`.
         metrics: names from :data:`METRICS`; theme metrics need theme scores in both.
         cases: pair key -> case, e.g. :func:`case_pattern` (default: a case per pair).
-        n_resamples, confidence, seed: the bootstrap's; the same seed, the same result.
-
-    Returns:
-        One :class:`PairedDifference` per metric, in order.
 
     Raises:
         ValueError: for runs not comparable (:func:`reference_mismatch`), a bad metric.
@@ -537,13 +498,9 @@ def compare_runs(
 def compare_all(
     runs: Sequence[ScoredRun], **options
 ) -> tuple[list[PairedDifference], list[tuple[str, str, str]]]:
-    """:func:`compare_runs` for every two runs (the earlier run the baseline); theme
-    metrics only where both runs have theme scores.
-
-    Returns:
-        ``(differences, skipped)``, ``skipped`` listing ``(baseline, system, reason)``
-        for runs that cannot be compared (other references, fewer than 2 cases).
-    """
+    """``(differences, skipped)``: :func:`compare_runs` for every two runs (the earlier the
+    baseline; theme metrics where both have theme scores), and ``(baseline, system, reason)``
+    for runs that cannot be compared (other references, fewer than 2 cases)."""
     differences, skipped = [], []
     metrics = options.pop("metrics", _DEFAULT_METRICS)
     for baseline, system in combinations(runs, 2):

@@ -37,14 +37,11 @@ class Bars:
     """The data of a grouped horizontal bar chart.
 
     Attributes:
-        title, xlabel: the chart's title and the words under its x axis.
         labels: one group per label, drawn top to bottom (themes).
         series: ``(name, color, values)`` per series, in the legend's order; a value is
             a number in ``[0, xmax]``, or ``None`` where undefined.
-        xmax: the largest value the axis shows (1 for F1, 100 for percentages).
         absent_mark, absent_label: the word written where a value is ``None``, and the
             legend's words for it.
-        value_format: how each defined value is written beside its bar.
     """
 
     title: str
@@ -85,7 +82,6 @@ def defined_f1(score: ThemeScore | None) -> float | None:
 
 
 def _run_series(runs, themes, value) -> list:
-    """One series per run, coloured in order: ``value(run, theme)`` per theme."""
     return [
         (run.name, COLORS[k % len(COLORS)], tuple(value(run, t) for t in themes))
         for k, run in enumerate(runs)

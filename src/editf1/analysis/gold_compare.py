@@ -1,7 +1,5 @@
 """Prediction-powered comparisons of two runs scored with gold labels of the same pairs
-(``edit-f1 score --gold``): the judge's counts of every pair corrected by the labelled
-pairs' gold counts (PPI++, :func:`editf1.gold.report.prediction_powered_difference`).
-"""
+(PPI++, :func:`editf1.gold.report.prediction_powered_difference`)."""
 
 from __future__ import annotations
 
@@ -27,11 +25,9 @@ __all__ = ["PredictionPoweredDifference", "compare_with_gold"]
 @dataclass(frozen=True)
 class PredictionPoweredDifference:
     """``system − baseline`` for one micro-averaged metric from the judge's counts of
-    every pair and the gold counts of the labelled ones (PPI++,
-    :func:`editf1.gold.report.prediction_powered_difference`).
+    every pair and the gold counts of the labelled ones.
 
     Attributes:
-        metric: one of :data:`METRICS`; ``baseline``, ``system``: the runs' names.
         difference: the prediction-powered :class:`~editf1.ppi.PPIEstimate`, in [-1, 1].
         gold_only: the same from the labelled pairs' gold counts alone (``lam = 0``).
         judge_only: the judge's difference over all pairs (uncorrected).
@@ -80,13 +76,10 @@ def compare_with_gold(
     metrics: Sequence[str] = _DEFAULT_METRICS,
     confidence: float = 0.95,
 ) -> tuple[list[PredictionPoweredDifference], str | None]:
-    """Prediction-powered CIs of ``system − baseline`` for two runs scored with gold
-    labels of the same pairs (each system's drafts labelled); theme metrics only where
-    both runs' gold entries hold theme counts.
-
-    Returns:
-        ``(differences, reason)``: the differences, or ``[]`` and why there are none.
-    """
+    """``(differences, reason)``: prediction-powered CIs of ``system − baseline`` for two
+    runs scored with gold labels of the same pairs (each system's drafts labelled), or
+    ``[]`` and why there are none; theme metrics only where both runs' gold entries hold
+    theme counts."""
     from editf1.gold.report import prediction_powered_difference
     from editf1.ppi import UndefinedEstimateError
 

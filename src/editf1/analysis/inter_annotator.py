@@ -1,7 +1,5 @@
-"""The human ceiling of edit-F1: each clinician's reply scored as the draft for every
-other clinician's reply to the same message (inter-annotator predictability, Seegmiller
-et al., arXiv 2601.11344, §4.2, Table 11).
-"""
+"""The human ceiling of edit-F1 (inter-annotator predictability, Seegmiller et al., arXiv
+2601.11344, §4.2, Table 11)."""
 
 from __future__ import annotations
 
@@ -22,13 +20,13 @@ _FIGURES = ("f1", "precision", "recall", "theme_f1")
 
 @dataclass(frozen=True)
 class InterAnnotatorResult:
-    """Inter-annotator predictability (§4.2, Table 11): clinicians scored on each other.
+    """Inter-annotator predictability: clinicians scored on each other.
 
     Attributes:
-        corpus: the :class:`~editf1.results.CorpusResult` of every ordered pair (pair
-            ``id`` ``"<message>:<a>-><b>"``: reply ``a`` the draft, ``b`` the reference).
-        f1, precision, recall: content edit-F1 with a bootstrap CI over messages.
-        theme_f1: theme edit-F1 with its CI; ``None`` without a theme judge.
+        corpus: the result of every ordered pair (pair ``id`` ``"<message>:<a>-><b>"``:
+            reply ``a`` the draft, ``b`` the reference).
+        f1, precision, recall, theme_f1: with a bootstrap CI over messages; ``theme_f1``
+            ``None`` without a theme judge.
         n_messages: messages with two or more replies; ``n_ordered_pairs``: sum of K(K-1).
         single_reply_messages: ids of messages with one reply (not scored).
     """
@@ -62,20 +60,13 @@ def inter_annotator_predictability(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> InterAnnotatorResult:
-    """Score every clinician's reply as the draft for every other clinician's reply.
-
-    A message answered by K clinicians gives K(K-1) ordered pairs; counts are summed
-    over all of them (micro average, as a model's corpus edit-F1; §4.2, Table 11).
+    """Score every clinician's reply as the draft for every other clinician's reply to
+    the same message: K replies give K(K-1) ordered pairs, their counts summed (micro
+    average, as a model's corpus edit-F1); the bootstrap resamples messages.
 
     Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer` (the judges of the model
-            compared with the ceiling).
+        scorer: the scorer with the judges of the model compared with the ceiling.
         replies: message id -> its clinicians' replies, in a fixed order.
-        n_resamples, confidence, seed: the bootstrap over messages
-            (:func:`editf1.stats.bootstrap`).
-
-    Returns:
-        :class:`InterAnnotatorResult`; fractions in [0, 1].
 
     Raises:
         ValueError: if no message has two replies, or too few ``n_resamples``.
@@ -94,7 +85,7 @@ def inter_annotator_predictability(
         (2, ('m2',))
     """
     check_n_resamples(n_resamples, confidence)
-    if isinstance(replies, (str, bytes)) or not isinstance(replies, Mapping):
+    if not isinstance(replies, Mapping):
         raise TypeError(
             f"replies must map message ids to lists of replies, got {describe(replies)}"
         )
@@ -118,15 +109,14 @@ def inter_annotator_predictability(
     ]
     if not ordered:
         raise ValueError("inter-annotator predictability needs a message with two replies")
-    # every draft and reply is a reply checked above; ids are unique by construction
+    # drafts and replies were checked above as replies; ids are unique by construction
     rows = CheckedRows((f"{m}:{a}->{b}", draft, ref) for m, a, b, draft, ref in ordered)
     corpus = scorer.score_stream(rows, total=len(ordered), keep_pairs=True)
     groups = [m for m, *_ in ordered]
     kw = {"groups": groups, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
 
     def estimate(level: str, field: str) -> Estimate:
-        counts = pair_counts(corpus.pairs, level)
-        zero_division = scorer.zero_division
+        counts, zero_division = pair_counts(corpus.pairs, level), scorer.zero_division
         return bootstrap(
             lambda idx: getattr(micro_prf(counts[idx], zero_division), field), len(ordered), **kw
         )

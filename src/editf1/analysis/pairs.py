@@ -1,7 +1,6 @@
-"""The pairs on which two runs of the same pairs and references differ most, with each
-system's alignment (Algorithm 1 of Seegmiller et al., arXiv 2601.11344): the per-pair
-view of ``edit-f1 report``. These hold the pairs' texts: for a page the user asked for,
-never for logs or error messages.
+"""The pairs on which two runs of the same references differ most, with each system's
+alignment (Algorithm 1 of Seegmiller et al., arXiv 2601.11344). These hold the pairs'
+texts: for a page the user asked for, never for logs or error messages.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ class PairAlignment:
     """One system's alignment of one pair, as a reader sees it.
 
     Attributes:
-        system: the run's name; ``f1``: the pair's content edit-F1, in [0, 1].
-        counts: ``(EM, EA, ED)``.
+        f1: the pair's content edit-F1, in [0, 1]; ``counts``: ``(EM, EA, ED)``.
         reply: with several replies, the 0-based index of the best-matching one.
         matches: ``(reference sentence, draft span)`` per matched reference sentence.
         additions: ``(reference sentence, note)`` per unmatched one; the note is ``""``
@@ -53,21 +51,20 @@ class PairContrast:
 
 def alignment_of(system: str, pair: PairResult) -> PairAlignment:
     """The :class:`PairAlignment` of ``pair`` as scored for ``system`` (a run's name)."""
-    matches, additions = [], []
-    for a in pair.alignment:
-        if a.status == "match":
-            matches.append((a.reference.text, a.match.text))
-        else:
-            additions.append(
-                (a.reference.text, "judge output unusable" if a.status == "unusable" else "")
-            )
+    additions = tuple(
+        (a.reference.text, "judge output unusable" if a.status == "unusable" else "")
+        for a in pair.alignment
+        if a.status != "match"
+    )
     return PairAlignment(
         system=system,
         f1=pair.content.f1,
         counts=(pair.expected_matches, pair.expected_additions, pair.expected_deletions),
         reply=pair.best_reference,
-        matches=tuple(matches),
-        additions=tuple(additions),
+        matches=tuple(
+            (a.reference.text, a.match.text) for a in pair.alignment if a.status == "match"
+        ),
+        additions=additions,
         deletions=tuple(s.text for s in pair.expected_deletion_sentences),
     )
 
@@ -75,12 +72,9 @@ def alignment_of(system: str, pair: PairResult) -> PairAlignment:
 def differing_pairs(
     baseline: ScoredRun, system: ScoredRun, top: int = 10
 ) -> tuple[list[PairContrast], int]:
-    """The ``top`` (an int >= 0) pairs whose content edit-F1 differs most between two runs.
-
-    Returns:
-        ``(contrasts, differing)``: at most ``top`` :class:`PairContrast`, largest
-        ``|system F1 - baseline F1|`` first (ties in the baseline's order), and the
-        number of pairs whose F1 differs.
+    """``(contrasts, differing)``: the ``top`` (an int >= 0) pairs whose content edit-F1
+    differs most between two runs, largest ``|system F1 - baseline F1|`` first (ties in
+    the baseline's order), and the number of pairs whose F1 differs.
 
     Raises:
         ValueError: for a bad ``top``, or runs not comparable pair by pair.
@@ -96,12 +90,10 @@ def differing_pairs(
         for key, ours in zip(baseline.keys, baseline.pairs)
         if theirs[key].content.f1 != ours.content.f1
     ]
-    ranked = sorted(
-        enumerate(differing),
-        key=lambda item: (-abs(item[1][2].content.f1 - item[1][1].content.f1), item[0]),
-    )
+    # sorted is stable: ties stay in the baseline's order
+    ranked = sorted(differing, key=lambda d: -abs(d[2].content.f1 - d[1].content.f1))
     contrasts = [
         PairContrast(key, alignment_of(baseline.name, ours), alignment_of(system.name, other))
-        for _, (key, ours, other) in ranked[:top]
+        for key, ours, other in ranked[:top]
     ]
     return contrasts, len(differing)

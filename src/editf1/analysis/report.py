@@ -14,13 +14,7 @@ from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
-from editf1.analysis.compare import (
-    PairedDifference,
-    ScoredRun,
-    compare_all,
-    corpus_estimates,
-    reference_mismatch,
-)
+from editf1.analysis.compare import ScoredRun, compare_all, corpus_estimates, reference_mismatch
 from editf1.analysis.figures import (
     clinician_series,
     defined_f1,
@@ -49,10 +43,10 @@ class ReportFiles:
 
 #: The report's prose, table headers and figure captions.
 TEXT = json.loads(resources.files("editf1.data").joinpath("report_text.json").read_text("utf-8"))
+_MARKDOWN_PREFIX = {"h1": "# ", "h2": "## ", "p": ""}
 
 
 def _fmt(x) -> str:
-    """A number to three decimals; an estimate (``str`` gives its CI) as it writes itself."""
     return f"{x:.3f}" if isinstance(x, float) else str(x)
 
 
@@ -181,8 +175,7 @@ def _per_theme_table(runs) -> tuple:
         for _, run in clinicians:
             s = run.result.per_theme.get(theme)
             row.append("–" if s is None else f"{100 * s.reference_proportion:.1f}")
-        for run in runs:
-            s = run.result.per_theme.get(theme)
+        for s in (run.result.per_theme.get(theme) for run in runs):
             row += (
                 ["–"] * 3
                 if s is None
@@ -213,13 +206,8 @@ def _blocks(runs, estimates, differences, skipped, figures, options) -> list[tup
     for run in runs:
         r, e = run.result, estimates[run.name]
         counts = [r.expected_matches, r.expected_additions, r.expected_deletions]
-        row = [
-            run.name,
-            r.n_pairs,
-            *(e[m] for m in metrics[:3]),
-            *counts,
-            *(e[m] for m in metrics[3:]),
-        ]
+        row = [run.name, r.n_pairs, *(e[m] for m in metrics[:3]), *counts]
+        row += [e[m] for m in metrics[3:]]
         row.append(r.unusable_judgements + r.unusable_theme_judgements)
         rows.append(list(map(str, row)))
     blocks += [("h2", "Systems"), ("table", header, rows), ("p", TEXT["systems_legend"])]
@@ -254,12 +242,8 @@ def _markdown(blocks) -> str:
 
     out = []
     for kind, *rest in blocks:
-        if kind == "h1":
-            out.append(f"# {rest[0]}")
-        elif kind == "h2":
-            out.append(f"## {rest[0]}")
-        elif kind == "p":
-            out.append(rest[0])
+        if kind in _MARKDOWN_PREFIX:
+            out.append(f"{_MARKDOWN_PREFIX[kind]}{rest[0]}")
         elif kind == "table":
             header, rows = rest
             out.append("| " + " | ".join(map(cell, header)) + " |")
@@ -317,15 +301,10 @@ def write_report(
         runs: one or more runs (:func:`editf1.analysis.compare.load_run`), distinct names.
         output_dir: folder to write; its files are replaced only once all are written
             (:func:`editf1.io.staged_folder`), other files in it kept.
-        title: the report's title.
         cases: pair key -> case for the bootstrap (default: a case per pair).
-        n_resamples, confidence, seed: bootstrap settings.
         protect: inputs (the runs' files, summaries) no report file may replace.
         top_pairs: how many of the pairs that differ most report.html shows for each
             two comparable runs (:func:`editf1.analysis.pairs.differing_pairs`; 0: none).
-
-    Returns:
-        :class:`ReportFiles`.
 
     Raises:
         ValueError: for no runs, repeated names, a bad option, an ``output_dir`` that is a
@@ -343,8 +322,7 @@ def write_report(
     folder = Path(output_dir)
     boot = {"cases": cases, "n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     estimates = {run.name: corpus_estimates(run, **boot) for run in runs}
-    differences: list[PairedDifference]
-    differences, skipped = compare_all(runs, **boot) if len(runs) > 1 else ([], [])
+    differences, skipped = compare_all(runs, **boot)
     themes = all(run.has_themes for run in runs)
     figures = ["per_theme_f1.png", "theme_proportions.png"] if themes else []
     figures.append("per_pair_f1.png")

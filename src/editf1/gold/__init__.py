@@ -1,5 +1,2 @@
-"""Clinicians' gold labels of a few pairs and what they give: the gold-label file
-(:mod:`~editf1.gold.labels`), prediction-powered corpus estimates and the judge's
-agreement on your data (:mod:`~editf1.gold.report`), the report attached to a result
-while scoring or afterwards (:mod:`~editf1.gold.apply`), and which pairs to label
-(:mod:`~editf1.gold.sampling`)."""
+"""Clinicians' gold labels of a few pairs: the file (:mod:`.labels`), what they say about a
+corpus score (:mod:`.report`, :mod:`.apply`), and which pairs to label (:mod:`.sampling`)."""

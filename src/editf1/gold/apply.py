@@ -1,7 +1,6 @@
-"""Gold labels attached to a corpus score: while scoring (:func:`score_with_gold`, behind
-``editf1.score(..., gold=...)``, the evaluate module and ``edit-f1 score --gold``) or to
-a result already scored (:func:`with_gold`). Both check labels and options before any
-work and set the result's ``gold`` to :func:`editf1.gold.report.gold_report`.
+"""Gold labels attached to a corpus score, while scoring or to a result already scored:
+both check labels and options before any work and set the result's ``gold`` to
+:func:`editf1.gold.report.gold_report`.
 """
 
 from __future__ import annotations
@@ -39,21 +38,14 @@ def score_with_gold(
     keep_pairs: bool = True,
     **report_options,
 ) -> CorpusResult:
-    """Score the pairs and report what the gold labels of some of them say (the labels
-    are checked before any judge runs).
+    """Score the pairs and report what the gold labels of some of them say.
 
     Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
         rows: the N checked ``(id, prediction, reference)`` rows, one reply each.
         gold: the gold labels (a JSON Lines file or rows, :mod:`editf1.gold.labels`) of
             a uniform random sample of the pairs, named by id (else row number from 0).
         second: a second annotator's gold labels (file or rows), for the human ceiling.
-        keep_pairs: keep the pairs in the result.
-        **report_options: ``confidence``, ``n_resamples``, ``seed`` of
-            :func:`~editf1.gold.report.gold_report`.
-
-    Returns:
-        The :class:`~editf1.results.CorpusResult` with ``gold`` set.
+        **report_options: as :func:`~editf1.gold.report.gold_report`.
 
     Raises:
         InputError, TypeError, ValueError: as ``load_gold`` and ``gold_report``.
@@ -83,14 +75,10 @@ def with_gold(
     counts, and the labels name the texts they were made on.
 
     Args:
-        result: the scored :class:`~editf1.results.CorpusResult`, with its pairs.
-        gold, second: as :func:`score_with_gold`.
+        result: the scored result, with its pairs.
+        gold, second, **report_options: as :func:`score_with_gold`.
         predictions, references, ids: what the result was scored on.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        **report_options: as :func:`score_with_gold`.
-
-    Returns:
-        A copy of ``result`` with ``gold`` set.
 
     Raises:
         TypeError, ValueError, InputError: for bad pairs, and as :func:`score_with_gold`.

@@ -1,6 +1,5 @@
 """Clinicians' gold labels of a few pairs: the file format, its checks, and the gold counts
-(EM, EA, ED of :func:`editf1.count.count_content` with the clinician's spans, Algorithm 1
-of Seegmiller et al., arXiv 2601.11344; theme counts of :func:`editf1.count.count_themes`).
+(:mod:`editf1.count` with the clinician's spans: Algorithm 1 of Seegmiller et al.).
 
 A gold-label file (JSON Lines), one row per labelled pair::
 
@@ -59,20 +58,12 @@ UNIFORM = "uniform"
 
 
 def sha256_text(text: str) -> str:
-    """The sha256 hex digest of a text's UTF-8 bytes.
-
-    >>> sha256_text("Rest.")[:12]
-    'a75893997ee9'
-    """
+    """The sha256 hex digest of a text's UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def keys_digest(keys: Sequence[str]) -> str:
-    """The sha256 of the scored pairs' keys, one per line (a sampling record's ``keys_sha256``).
-
-    >>> keys_digest(["a", "b"]) == sha256_text("a\\nb")
-    True
-    """
+    """The sha256 of the scored pairs' keys, one per line (a sampling record's ``keys_sha256``)."""
     return sha256_text("\n".join(keys))
 
 
@@ -85,11 +76,7 @@ def drawn_order(population: int, size: int, seed: int) -> list[int]:
 
 
 def pair_keys(ids: Sequence[str | None]) -> list[str]:
-    """The key of each pair: its id when every pair has one, else its row number from 0.
-
-    >>> pair_keys(["m1", "m2"]), pair_keys([None, None])
-    (['m1', 'm2'], ['0', '1'])
-    """
+    """The key of each pair: its id when every pair has one, else its row number from 0."""
     if ids and all(i is not None for i in ids):
         return [str(i) for i in ids]
     return [str(i) for i in range(len(ids))]
@@ -110,13 +97,10 @@ class GoldPair:
     """One labelled pair: the clinician's decisions and the gold counts they give.
 
     Attributes:
-        key: the pair's key; ``row``: its row among the scored pairs (from 0);
-            ``line``: its line in the gold file (from 1; 0 for rows in memory).
-        reference_sentences, prediction_sentences: the reply's and draft's sentences.
+        row: its row among the scored pairs (from 0); ``line``: its line in the gold file
+            (from 1; 0 for rows in memory).
         matches: per reference sentence, the gold draft span, or ``None`` for NO MATCH.
         reference_themes, prediction_themes: every sentence's theme, or ``None``.
-        counts: the gold :class:`~editf1.count.ContentCounts`.
-        annotator: who labelled it, where recorded.
     """
 
     key: str
@@ -178,8 +162,6 @@ class GoldLabels:
         n_pairs: the number of scored pairs N they were checked against.
         sampling: the rows' sampling record (without ``rank``), or ``None``.
         in_progress: keys of rows still being labelled (``"complete": false``).
-        has_themes: every labelled pair has a theme for every sentence.
-        source: the file's name, for messages.
         skipped_ranks: ranks of the draw before its last labelled pair that no row labels.
     """
 
@@ -218,7 +200,6 @@ def _theme(entry: dict, where: str, errors: list[str]) -> str | None:
 
 
 def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
-    """The gold span of one reference sentence (``None``: NO MATCH)."""
     if match is None:
         return None
     if isinstance(match, str):
@@ -252,31 +233,29 @@ def _span(match, draft: str, where: str, errors: list[str]) -> Sentence | None:
 def _sentences(
     entries, sentences: Sequence[Sentence], where: str, what: str, errors: list[str]
 ) -> list[dict] | None:
-    """``entries`` in the order of the ``sentences`` their offsets name (each once), or
-    ``None`` with errors added."""
+    """``entries`` in the order of the sentences they name (each once), or ``None``."""
     if not isinstance(entries, list):
         errors.append(f"{where} must be a list with one entry per sentence of the {what}")
         return None
     index = {(s.start, s.end): k for k, s in enumerate(sentences)}
     ordered: list[dict | None] = [None] * len(sentences)
-    bad = False
+    before = len(errors)
     for k, entry in enumerate(entries):
         offsets = _offsets(entry, f"{where}[{k}]", errors)
         if offsets is None:
-            bad = True
-        elif offsets not in index:
+            continue
+        if offsets not in index:
             listed = ", ".join(f"{s.start}-{s.end}" for s in sentences[:12])
             errors.append(
                 f"{where}[{k}]: characters {offsets[0]}-{offsets[1]} are not one of the "
                 f"{what}'s sentences as the splitter splits it ({len(sentences)}: {listed}"
                 f"{', ...' if len(sentences) > 12 else ''})"
             )
-            bad = True
         elif ordered[index[offsets]] is not None:
             errors.append(f"{where}[{k}]: sentence {offsets[0]}-{offsets[1]} is given twice")
-            bad = True
         else:
             ordered[index[offsets]] = entry
+    bad = len(errors) > before
     missing = [k for k, entry in enumerate(ordered) if entry is None]
     if missing and not bad:
         shown = ", ".join(f"{sentences[k].start}-{sentences[k].end}" for k in missing[:10])
@@ -304,13 +283,10 @@ def _sampling(value, where: str, errors: list[str]) -> dict | None:
 def _row(row, where, pair: PairText, row_index, line, splitter, errors) -> GoldPair | None:
     """One complete row checked against its pair (errors added), or ``None``."""
     before = len(errors)
-    for field, text in (
-        ("reference_sha256", pair.reference),
-        ("prediction_sha256", pair.prediction),
-    ):
+    for what, side in (("reply", "reference"), ("draft", "prediction")):
+        field, text = f"{side}_sha256", getattr(pair, side)
         digest = row.get(field)
         if digest is not None and digest != sha256_text(text):
-            what = "reply" if field.startswith("reference") else "draft"
             errors.append(
                 f"{where}.{field} does not match the {what} of that pair: the labels were "
                 f"made on another text ({describe(text)} now)"
@@ -356,10 +332,7 @@ def _row(row, where, pair: PairText, row_index, line, splitter, errors) -> GoldP
         )
     if len(errors) > before:
         return None
-    judgements = [
-        ContentJudgement("no_match") if span is None else ContentJudgement("match", span)
-        for span in matches
-    ]
+    judgements = [ContentJudgement("no_match" if s is None else "match", s) for s in matches]
     counts = count_content(pair.prediction, prediction, judgements, splitter)
     with_themes = all(labelled)
     return GoldPair(
@@ -390,10 +363,6 @@ def bind_gold(
             gives them), in the module docstring's format.
         pairs: every scored pair, in order; keys unique.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        source: the file's name, for messages.
-
-    Returns:
-        :class:`GoldLabels`.
 
     Raises:
         InputError: listing every problem by line, id and field (never a text): ids,
@@ -405,10 +374,8 @@ def bind_gold(
     where_is = {key: k for k, key in enumerate(keys)}
     if len(where_is) != len(keys):
         raise ValueError("the scored pairs' keys repeat: gold labels cannot name a pair")
-    numbered = [r if isinstance(r, tuple) else (0, r) for r in rows]
-    errors: list[str] = []
-    gold, in_progress, seen, samplings, ranks = [], [], {}, {}, {}
-    for k, (line, row) in enumerate(numbered):
+    errors, gold, in_progress, seen, samplings, ranks = [], [], [], {}, {}, {}
+    for k, (line, row) in enumerate(r if isinstance(r, tuple) else (0, r) for r in rows):
         place = f"{source}, line {line}" if line else f"{source}, row {k}"
         if not isinstance(row, dict):
             errors.append(f"{place}: expected an object, got {describe(row)}")
@@ -432,9 +399,7 @@ def bind_gold(
         if not isinstance(complete, bool):
             errors.append(f"{where}.complete must be true or false, got {describe(complete)}")
             continue
-        sampling = _sampling(row.get("sampling"), where, errors)
-        samplings[where] = sampling
-        given = row.get("sampling")
+        samplings[where] = _sampling(given := row.get("sampling"), where, errors)
         ranks[where] = (key, given.get("rank") if isinstance(given, dict) else None)
         if not complete:
             in_progress.append(key)

@@ -1,12 +1,7 @@
-"""What a few gold labels say about a corpus score (docs/gold-labels.md).
-
-:func:`gold_report`: for content (and, with theme labels, theme) precision, recall and
-F1, the judge-only figure over all N pairs, the gold-only figure of the n labelled
-pairs, and the prediction-powered one (PPI++, Angelopoulos, Duchi & Zrnic 2023, arXiv
-2311.01453: the judge's counts corrected by the gold labels, with its weight ``lam``),
-each with a CI (:mod:`editf1.ppi`); beside them the judge's agreement with the gold
-decisions and, with a second annotator, the annotators' agreement.
-:func:`prediction_powered_difference`: the PPI++ CI of two systems' difference.
+"""What a few gold labels say about a corpus score (docs/gold-labels.md): each figure
+judge-only over all N pairs, gold-only over the n labelled pairs, and prediction-powered
+(PPI++, Angelopoulos, Duchi & Zrnic 2023, arXiv 2311.01453: the judge's counts corrected
+by the gold labels; :mod:`editf1.ppi`), beside the judge's agreement with the gold labels.
 """
 
 from __future__ import annotations
@@ -49,7 +44,6 @@ __all__ = [
     "prediction_powered_difference",
 ]
 
-#: The figures estimated at each level.
 METRICS = ("precision", "recall", "f1")
 #: The three estimates of each figure, in report order.
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
@@ -89,19 +83,17 @@ class GoldReport:
     Attributes:
         n_pairs, n_labelled, in_progress: pairs scored (N), complete labelled pairs (n),
             and labelled pairs left out as incomplete.
-        sampling: the gold file's sampling record, or ``None``; ``confidence``: the CIs'.
         content: ``{"precision", "recall", "f1"}`` -> :class:`MetricEstimates`.
         theme: the same for the theme figures, or ``None`` without theme labels.
-        content_agreement: gold against judge decisions on the labelled reply sentences:
-            :func:`~editf1.validation.agreement.binary_agreement_report` plus
+        content_agreement: :func:`~editf1.validation.agreement.binary_agreement_report`
+            of gold against judge decisions on the labelled reply sentences, plus
             ``gold_match_rate``, ``judge_match_rate``, ``match_rate_bias`` (judge minus
             gold; bootstrap CIs over pairs) and ``pairs``.
         theme_agreement: :func:`~editf1.validation.agreement.theme_label_report` on every
             labelled sentence, or ``None``.
-        inter_annotator: a second annotator's agreement with the first on the pairs both
-            labelled (:func:`~editf1.validation.agreement.inter_annotator_report` of
-            ``"content"`` and ``"theme"``; ``pairs``, ``sentences``), or ``None``.
-        notes: what the reader should know (sampling not recorded, pairs in progress).
+        inter_annotator: :func:`~editf1.validation.agreement.inter_annotator_report` of
+            ``"content"`` and ``"theme"`` on the pairs a second annotator also labelled
+            (``pairs``, ``sentences``), or ``None``.
     """
 
     n_pairs: int
@@ -152,8 +144,7 @@ def _estimates(
 
 
 def _bind(result: CorpusResult, gold: GoldLabels) -> list[int]:
-    """The row in ``result.pairs`` of each labelled pair, by its key
-    (:func:`~editf1.gold.labels.pair_keys`); ValueError where that cannot be."""
+    """The row of each labelled pair in ``result.pairs``, by key (ValueError where none)."""
     if result.pairs is None or len(result.pairs) != gold.n_pairs:
         held = "no pairs" if result.pairs is None else f"{len(result.pairs)} pairs"
         raise ValueError(
@@ -185,10 +176,9 @@ def _judge_decisions(result: CorpusResult, gold: GoldLabels, rows: list[int]):
                 f"pair {g.key!r}: the gold labels' reply sentences are not the scored pair's "
                 "(check the labels with the scorer's splitter)"
             )
-        for a, span in zip(pair.alignment, g.matches):
-            keys.append(g.key)
-            human.append(span is not None)
-            judge.append(a.status == "match")
+        keys += [g.key] * len(g.matches)
+        human += [span is not None for span in g.matches]
+        judge += [a.status == "match" for a in pair.alignment]
     return keys, np.array(human, dtype=bool), np.array(judge, dtype=bool)
 
 
@@ -219,8 +209,8 @@ def _theme_agreement(result, gold, rows, n_resamples, seed) -> dict:
     return theme_label_report(human, judge, groups=keys, n_resamples=n_resamples, seed=seed)
 
 
-def _inter_annotator(gold: GoldLabels, second: GoldLabels, n_resamples, seed) -> dict | None:
-    theirs = {g.key: g for g in second.pairs}
+def _inter_annotator(gold: GoldLabels, second, n_resamples, seed) -> dict | None:
+    theirs = {g.key: g for g in (second.pairs if second else ())}
     shared = [(g, theirs[g.key]) for g in gold.pairs if g.key in theirs]
     if not shared:
         return None
@@ -265,20 +255,16 @@ def gold_report(
     seed: int = 0,
 ) -> GoldReport:
     """Prediction-powered corpus figures and the judge's agreement on the gold labels
-    (:func:`editf1.gold.apply.with_gold` checks labels against the texts and calls this).
+    (:func:`editf1.gold.apply.with_gold` checks labels against the texts and calls this);
+    with fewer than :data:`FEW_LABELLED` labelled pairs the first note says n is small.
 
     Args:
-        result: the scored corpus with its pairs: those the labels were checked against
+        result: the scored corpus with the pairs the labels were checked against
             (:func:`~editf1.gold.labels.bind_gold`); labelled pairs are found by key.
         gold: the gold labels of a uniform random sample of those pairs.
-        second: a second annotator's labels of (some of) the same pairs; optional.
-        confidence: the CIs' level.
+        second: a second annotator's labels of (some of) the same pairs.
         n_resamples, seed: the agreement statistics' bootstrap over pairs (default
             :data:`N_RESAMPLES`).
-
-    Returns:
-        :class:`GoldReport`; with fewer than :data:`FEW_LABELLED` labelled pairs its
-        first note says that n is small.
 
     Raises:
         ValueError: if the result holds other pairs or sentences than the labels were
@@ -342,9 +328,7 @@ def gold_report(
         theme=theme,
         content_agreement=_content_agreement(result, gold, rows, n_resamples, seed),
         theme_agreement=theme_agreement,
-        inter_annotator=None
-        if second is None
-        else _inter_annotator(gold, second, n_resamples, seed),
+        inter_annotator=_inter_annotator(gold, second, n_resamples, seed),
         notes=tuple(notes),
     )
 
@@ -360,8 +344,8 @@ def prediction_powered_difference(
     lam: float | None = None,
     confidence: float = 0.95,
 ) -> PPIEstimate:
-    """PPI++ estimate and CI of ``system − baseline`` for one corpus figure of two
-    systems scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
+    """PPI++ estimate and CI, in [-1, 1], of ``system − baseline`` for one corpus figure
+    of two systems scored against the same references (:func:`editf1.ppi.ppi_ratio_difference`).
 
     Args:
         baseline_judge, system_judge: (N, 3) judge counts (tp, fp, fn) of the same pairs.
@@ -370,10 +354,6 @@ def prediction_powered_difference(
         labelled: the n labelled rows of the judge arrays, a uniform random sample.
         metric: ``"precision"``, ``"recall"`` or ``"f1"``.
         lam: the power-tuning weight, ``None`` (default) to tune it.
-        confidence: the CI's level.
-
-    Returns:
-        :class:`~editf1.ppi.PPIEstimate` of the difference, in [-1, 1].
 
     Raises:
         UndefinedEstimateError: if a system's figure is undefined.

@@ -1,7 +1,7 @@
-"""Which pairs to label (:func:`sample_for_labels`: n of the N scored pairs uniformly at
-random, in the order drawn, so that the first k labelled are a uniform sample too), the
-annotation file a labelling app reads, and :func:`gold_row`, an annotator's answers as a
-gold row. Every row records the draw, which :func:`editf1.gold.labels.bind_gold` checks.
+"""Which pairs to label (n of the N scored pairs uniformly at random, in the order drawn,
+so that the first k labelled are a uniform sample too), the annotation file a labelling app
+reads, and an annotator's answers as a gold row. Every row records the draw, which
+:func:`editf1.gold.labels.bind_gold` checks.
 
 Annotation row (JSON Lines; the annotator's working file, holding the texts)::
 
@@ -12,10 +12,7 @@ Annotation row (JSON Lines; the annotator's working file, holding the texts)::
      "reference_sha256": "...", "prediction_sha256": "...",
      "sampling": {"design": "uniform", "population": 1000, "size": 50, "seed": 0,
                   "keys_sha256": "...", "rank": 0},
-     "score_arguments": ["pairs.jsonl"]}                      # optional (see below)
-
-``score_arguments``: the ``edit-f1 score`` arguments that read the pairs, which the
-labelling app's last screen turns into the next command.
+     "score_arguments": ["pairs.jsonl"]}   # optional: edit-f1 score's arguments for the app
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ def sample_for_labels(
     splitter: SentenceSplitter | None = None,
     score_arguments: Sequence[str] | None = None,
 ) -> list[dict]:
-    """Draw n pairs uniformly at random and lay them out for labelling.
+    """Draw n pairs uniformly at random: n annotation rows, in the order drawn.
 
     Args:
         pairs: the N scored pairs (keys unique), in the order they will be scored.
@@ -57,10 +54,7 @@ def sample_for_labels(
         seed: seed of ``numpy.random.default_rng(seed).permutation``.
         themes: ask the annotator for every sentence's theme as well.
         splitter: the scorer's splitter (default :class:`~editf1.segment.SentenceSplitter`).
-        score_arguments: the ``edit-f1 score`` arguments that read ``pairs``; optional.
-
-    Returns:
-        n annotation rows, in the order drawn.
+        score_arguments: the ``edit-f1 score`` arguments that read ``pairs``.
 
     Raises:
         ValueError: for n outside [1, N], repeated keys, or a reply with no sentence.
@@ -75,13 +69,8 @@ def sample_for_labels(
     if len(set(keys)) != len(keys):
         raise ValueError("the pairs' keys repeat: a sample could not name its pairs")
     splitter = splitter or SentenceSplitter()
-    record = {
-        "design": UNIFORM,
-        "population": len(pairs),
-        "size": n,
-        "seed": seed,
-        "keys_sha256": keys_digest(keys),
-    }
+    record = {"design": UNIFORM, "population": len(pairs), "size": n, "seed": seed}
+    record["keys_sha256"] = keys_digest(keys)
     rows = []
     for rank, index in enumerate(drawn_order(len(pairs), n, seed)):
         pair = pairs[index]
@@ -128,11 +117,8 @@ def read_annotation(path: str | os.PathLike) -> list[dict]:
     errors = []
     for line, row in numbered:
         where = f"{name}, line {line}"
-        for field, digest in (
-            ("reference", "reference_sha256"),
-            ("prediction", "prediction_sha256"),
-        ):
-            text = row[field]
+        for field in ("reference", "prediction"):
+            text, digest = row[field], f"{field}_sha256"
             if not isinstance(text, str) or sha256_text(text) != row[digest]:
                 errors.append(f"{where}: {field} ({describe(text)}) does not match {digest}")
                 continue
@@ -160,18 +146,14 @@ def gold_row(
     *,
     annotator: str | None = None,
 ) -> dict:
-    """One gold row from an annotator's answers for an annotation row.
+    """One gold row from an annotator's answers for an annotation row; ``complete`` is
+    false until every sentence is answered.
 
     Args:
-        annotation: the annotation row.
         matches: per reference sentence, the draft span's ``(start, end)``, ``None``
             for NO MATCH, or ``False`` where not answered yet.
         reference_themes, prediction_themes: per sentence, a theme or ``None`` where
             not answered yet (empty where themes are not asked for).
-        annotator: recorded in the row.
-
-    Returns:
-        The gold row; ``complete`` is false until every sentence is answered.
 
     Raises:
         ValueError: for answer lists of the wrong length or an unknown theme.
@@ -182,10 +164,7 @@ def gold_row(
     asked = annotation["themes"]
     if asked and (len(reference_themes), len(prediction_themes)) != (len(refs), len(drafts)):
         raise ValueError("themes: one answer per reference and per draft sentence")
-    unknown = [
-        t for t in (*reference_themes, *prediction_themes) if t is not None and t not in THEMES
-    ]
-    if unknown:
+    if unknown := [t for t in (*reference_themes, *prediction_themes) if t not in (None, *THEMES)]:
         raise ValueError(f"{len(unknown)} theme(s) not among the nine themes")
     sentences = []
     for k, (s, match) in enumerate(zip(refs, matches)):

@@ -1,13 +1,10 @@
-"""How far a judge agrees with clinicians, next to how far clinicians agree with each other.
+"""How far a judge agrees with clinicians (Seegmiller et al., arXiv 2601.11344, Tables 7
+and 8), next to how far clinicians agree with each other (the human ceiling).
 
-Every statistic comes with a 95% percentile bootstrap CI over *cases* (a case's items
-drawn together; :func:`editf1.stats.bootstrap`, as Buckley et al., arXiv 2609.12822).
-Reports: content judges (Seegmiller et al., arXiv 2601.11344, Table 7;
-:func:`content_agreement_report`), theme judges (Table 8; :func:`theme_agreement_report`),
-any labels (:func:`label_agreement_report`); with several annotators, the judge against
-each (mean) beside the annotators' own agreement (:func:`inter_annotator_report`), the
-human ceiling. An unusable judgement counts as NO MATCH / a wrong theme, as the scorer
-counts it.
+Every statistic has a 95% percentile bootstrap CI over *cases*, a case's items drawn
+together (:func:`editf1.stats.bootstrap`, as Buckley et al., arXiv 2609.12822): ``groups``
+gives each item's case (default: each item its own case); ``n_resamples`` and ``seed`` are
+the bootstrap's. An unusable judgement counts as NO MATCH / a wrong theme, as the scorer does.
 """
 
 from __future__ import annotations
@@ -49,30 +46,20 @@ UNUSABLE = "(unusable)"
 
 
 def agreement(y_true: Sequence, y_pred: Sequence) -> float:
-    """Share of items on which the two labelings agree, a fraction in [0, 1].
-
-    >>> agreement([1, 0, 1, 1], [1, 0, 0, 1])
-    0.75
-    """
+    """Share of items on which the two labelings agree, a fraction in [0, 1]."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     return float((y_true == y_pred).mean()) if len(y_true) else 0.0
 
 
 def cohen_kappa(y_true: Sequence, y_pred: Sequence, weights: str | None = None) -> float:
-    """Cohen's kappa, (p_o - p_e) / (1 - p_e), via scikit-learn's ``cohen_kappa_score``.
+    """Cohen's kappa in [-1, 1], (p_o - p_e) / (1 - p_e) (scikit-learn's
+    ``cohen_kappa_score``); 1.0, never NaN, when both use one and the same label throughout.
 
     Args:
-        y_true, y_pred: N labels each (any hashable values), e.g. expert and judge.
         weights: ``None``, ``"linear"`` or ``"quadratic"`` (ordinal scores).
-
-    Returns:
-        kappa in [-1, 1]; 1.0 (never NaN) when both use one and the same label throughout.
 
     Raises:
         ValueError: if the lengths differ.
-
-    >>> round(cohen_kappa([1, 0, 1, 1], [1, 0, 0, 1]), 4)
-    0.5
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if len(y_true) != len(y_pred):
@@ -88,8 +75,7 @@ def _stats(groups, n_resamples: int, seed: int) -> dict:
 
 
 def _agreement_and_kappa(pairs, n: int, weights: str | None, kw: dict) -> dict:
-    """``agreement`` and ``cohen_kappa`` (:func:`bootstrap` Estimates), each the mean over
-    ``pairs`` of (N,) label arrays ``(x, y)``."""
+    """Bootstrapped ``agreement`` and ``cohen_kappa``, each the mean over ``pairs`` ``(x, y)``."""
     measures = {"agreement": agreement, "cohen_kappa": lambda x, y: cohen_kappa(x, y, weights)}
     return {
         name: bootstrap(lambda i, f=f: float(np.mean([f(x[i], y[i]) for x, y in pairs])), n, **kw)
@@ -98,7 +84,6 @@ def _agreement_and_kappa(pairs, n: int, weights: str | None, kw: dict) -> dict:
 
 
 def _mean_where(values: np.ndarray, where: np.ndarray):
-    """The statistic: the mean of ``values`` over the resampled items where ``where``."""
 
     def stat(idx):
         keep = idx[where[idx]]
@@ -115,13 +100,10 @@ def binary_agreement_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement of a match / no-match judge with human labels (Seegmiller et al.,
-    arXiv 2601.11344, Table 7), with case-level bootstrap CIs.
+    """Agreement of a match / no-match judge with human labels (Table 7), with CIs.
 
     Args:
         human, judge: N booleans each, True for "the draft contains this sentence".
-        groups: the case of each item (default: each item its own case).
-        n_resamples, seed: the bootstrap's (:func:`editf1.stats.bootstrap`).
 
     Returns:
         ``{"agreement", "cohen_kappa", "match_agreement", "non_match_agreement":
@@ -131,10 +113,6 @@ def binary_agreement_report(
 
     Raises:
         ValueError: if the lengths differ or there are no items.
-
-    >>> report = binary_agreement_report([True, True], [True, False], n_resamples=100)
-    >>> report["match_agreement"].value, report["non_match_agreement"]
-    (0.5, None)
     """
     h, j = np.asarray(human, dtype=bool), np.asarray(judge, dtype=bool)
     if len(h) != len(j):
@@ -160,15 +138,9 @@ def inter_annotator_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement among several humans on the same items: the ceiling for a judge.
-
-    Args:
-        labels: A (>= 2) lists, one per annotator, of N labels each.
-        groups: the case of each item; ``weights``: as :func:`cohen_kappa`.
-
-    Returns:
-        ``{"agreement", "cohen_kappa": Estimate}``, each the mean over the A(A-1)/2
-        annotator pairs, and ``"pairs"``: the same per pair.
+    """Agreement among A >= 2 annotators' lists of N labels each, the ceiling for a judge:
+    ``{"agreement", "cohen_kappa": Estimate}``, each the mean over the A(A-1)/2 annotator
+    pairs, and ``"pairs"``: the same per pair.
 
     Raises:
         ValueError: for fewer than two annotators.
@@ -218,11 +190,8 @@ def expected_calibration_error(
 def judge_content_items(
     judge: ContentJudge, items: Sequence[ContentItem], splitter: SentenceSplitter | None = None
 ) -> list[ContentJudgement]:
-    """Run a content judge on labelled items in one batched call (items of the same case
+    """One judgement per item, in order, from one batched call (items of the same case
     and draft are one :class:`JudgeRequest`; reference sentences used whole).
-
-    Returns:
-        One judgement per item, in order.
 
     Raises:
         RuntimeError: if the judge breaks the interface (:mod:`editf1.judges.contract`).
@@ -253,17 +222,12 @@ def judge_theme_items(judge: ThemeJudge, items: Sequence[ThemeItem]) -> list:
 
 def span_overlap(a: tuple[int, int], b: tuple[int, int], text: str) -> float:
     """Jaccard overlap |a ∩ b| / |a ∪ b| in [0, 1] of two character spans of ``text``,
-    counting non-space characters.
-
-    >>> span_overlap((0, 10), (5, 15), "abcdefghijklmnopqrst")
-    0.3333333333333333
-    """
+    counting non-space characters."""
     x, y = ({i for i in range(*s) if not text[i].isspace()} for s in (a, b))
     return len(x & y) / len(x | y) if x | y else 0.0
 
 
 def _against_annotators(annotators, judge, groups, weights, n_resamples, seed) -> dict:
-    """The judge against each annotator (mean), and the annotators against each other."""
     matrix = np.asarray(annotators).T  # (A, N)
     kw = _stats(groups, n_resamples, seed)
     judge = np.asarray(judge)
@@ -291,12 +255,8 @@ def content_agreement_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement of a content judge with human labels (Table 7), with bootstrap CIs.
-
-    Args:
-        items: N labelled items; their ``case`` is the bootstrap's unit.
-        judgements: the judge's N answers (:func:`judge_content_items`).
-        n_resamples, seed: the bootstrap's.
+    """Agreement of a content judge's N judgements (:func:`judge_content_items`) with N
+    labelled items (Table 7), with bootstrap CIs over the items' cases.
 
     Returns:
         :func:`binary_agreement_report`'s figures, plus ``exact_span_agreement`` (share
@@ -355,11 +315,7 @@ def _f1(human: np.ndarray, judge: np.ndarray, label: int):
 
 def clinical_micro_f1(human: Sequence[str], judge: Sequence[str | None]) -> float:
     """Micro-F1 over the 8 clinical themes, Other no class (Seegmiller et al., Table 8):
-    scikit-learn's ``f1_score(average="micro", labels=...)``; 0.0 with no clinical label.
-
-    >>> clinical_micro_f1(["Logistics", "Other", "Logistics"], ["Logistics", "Logistics", "Other"])
-    0.5
-    """
+    scikit-learn's ``f1_score(average="micro", labels=...)``; 0.0 with no clinical label."""
     judge = ["(none)" if t is None else t for t in judge]
     return float(
         f1_score(human, judge, labels=list(CLINICAL_THEMES), average="micro", zero_division=0.0)
@@ -373,15 +329,10 @@ def theme_agreement_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement of a theme judge with human labels (Table 8), with bootstrap CIs.
-
-    Args:
-        items: N labelled sentences; their ``case`` is the bootstrap's unit.
-        judgements: the judge's N :class:`~editf1.judges.ThemeJudgement`.
-
-    Returns:
-        :func:`theme_label_report`, plus, when every item has the same two or more
-        annotators, ``annotators``, ``judge_vs_annotators`` and ``human_ceiling``.
+    """Agreement of a theme judge's N :class:`~editf1.judges.ThemeJudgement` with N
+    labelled sentences (Table 8): :func:`theme_label_report` over the items' cases, plus,
+    when every item has the same two or more annotators, ``annotators``,
+    ``judge_vs_annotators`` and ``human_ceiling``.
 
     Raises:
         ValueError: if the lengths differ or there are no items.
@@ -415,7 +366,6 @@ def theme_label_report(
     Args:
         human: N themes from :data:`THEMES`.
         judge: N themes, ``None`` where the judge's answer was unusable.
-        groups: the case of each item (default: each sentence its own case).
 
     Returns:
         ``per_theme`` ({theme: {"f1": Estimate, ``None`` where neither side used it,
@@ -481,14 +431,12 @@ def label_agreement_report(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Agreement of any judge's labels with human labels, e.g. ordinal scores.
+    """Agreement of any judge's N labels with N human labels, e.g. ordinal scores.
 
     Args:
-        human, judge: N labels each (human: e.g. the adjudicated or majority label).
+        human: e.g. the adjudicated or majority label.
         annotators: optional N rows of each annotator's label (two or more each).
-        groups: the case of each item (default: each item its own case).
-        weights: ``None`` for nominal labels, ``"quadratic"`` or ``"linear"`` for
-            numeric ordinal scores.
+        weights: as :func:`cohen_kappa`; a weighted kappa needs numeric labels.
 
     Returns:
         ``agreement``, ``cohen_kappa``, ``confusion_matrix`` and its ``labels``, ``n``,

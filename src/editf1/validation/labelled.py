@@ -1,7 +1,6 @@
-"""Expert-labelled items that judges are trained on and compared with
-(:class:`ContentItem`, :class:`ThemeItem`). Items belong to *cases* (a question, a
-patient message): splits and bootstrap resamples keep a case's items together (Buckley
-et al., arXiv 2609.12822).
+"""Expert-labelled items that judges are trained on and compared with. Items belong to
+*cases* (a question, a patient message): splits and bootstrap resamples keep a case's items
+together (Buckley et al., arXiv 2609.12822).
 
 File formats (JSONL, or CSV with the same columns; lists in CSV cells as JSON):
 
@@ -53,9 +52,7 @@ class ContentItem:
     """One content judgement a human made.
 
     Attributes:
-        case: the case (question, message) the item belongs to.
-        prediction, reference: the draft and the reference sentence.
-        match: the human (majority) decision: the draft says what the sentence says.
+        match: the human (majority) decision: the draft says what the reference sentence says.
         span: the human's verbatim draft span, where annotated (``match`` only), and
             ``span_start`` its offset in ``prediction``, where recorded.
         annotators: each annotator's decision, when several labelled the item.
@@ -74,14 +71,8 @@ class ContentItem:
 
 @dataclass(frozen=True)
 class ThemeItem:
-    """One sentence's theme as humans labelled it.
-
-    Attributes:
-        case: the case the sentence belongs to; ``text``: the sentence.
-        theme: the human (majority) theme, one of :data:`editf1.themes.THEMES`.
-        annotators: each annotator's theme, when several labelled the sentence.
-        source: where the sentence comes from, for reports.
-    """
+    """One sentence's theme as humans labelled it: ``theme`` the (majority) theme,
+    ``annotators`` each annotator's where several labelled it, ``source`` for reports."""
 
     case: str
     text: str
@@ -145,7 +136,6 @@ def labelled_rows(path: str | Path, fields: Sequence[str]) -> list[tuple[str, di
 
 
 def _text(row: dict, field: str, where: str, errors: list[str], *, word: bool = True) -> str:
-    """``row[field]`` checked to be text (with a word, when ``word``); else errors added."""
     value = row.get(field)
     if not isinstance(value, str):
         errors.append(f"{where} field {field}: expected text, got {describe(value)}")
@@ -180,9 +170,7 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
             span not verbatim in the prediction or on a NO MATCH item, a bad ``match``.
         ValueError: for a file without rows, and the reader's errors.
     """
-    items, errors = [], []
-    first: dict[tuple, str] = {}
-    repeated, against_majority = [], []
+    items, errors, kept = [], [], []
     for where, row in labelled_rows(path, ["case", "prediction", "reference", "match"]):
         bad = len(errors)
         case = _case(row["case"], where, errors)
@@ -208,23 +196,17 @@ def read_content_items(path: str | Path) -> list[ContentItem]:
             errors.append(f"{where}: match is true but field prediction has no word")
         if len(errors) > bad:
             continue
-        key = (case, prediction, reference)
-        if key in first:
-            repeated.append(f"{where} repeats {first[key]}")
-        first.setdefault(key, where)
         yes, n = sum(annotators), len(annotators)
-        if n and 2 * yes != n and (2 * yes > n) != match:
-            against_majority.append(where)
+        against = n > 0 and 2 * yes != n and (2 * yes > n) != match
+        kept.append((where, (case, prediction, reference), against))
         items.append(ContentItem(case, prediction, reference, match, span or None, annotators))
     if errors:
         raise InputError(errors)
     _warn_rows(
-        repeated,
+        kept,
         "repeat the case, prediction and reference of an earlier row (kept, each counts "
         "as an item)",
-    )
-    _warn_rows(
-        against_majority, "have a match that is not their annotators' majority (kept as given)"
+        "have a match that is not their annotators' majority (kept as given)",
     )
     return items
 
@@ -262,18 +244,15 @@ def read_label_columns(
     numeric: bool = False,
 ) -> dict:
     """The label columns of a JSONL or CSV file, for
-    :func:`~editf1.validation.agreement.label_agreement_report`.
+    :func:`~editf1.validation.agreement.label_agreement_report`: ``{"human": [N], "judge":
+    [N], "annotators": [N x A] or None, "groups": [N] or None}``.
 
     Args:
-        path: the file.
         human, judge: the human (majority) label's column and the judge's.
         annotators: each annotator's column (two or more, for the human ceiling).
         case: the column naming each row's case (default: each row its own case).
-        numeric: labels are finite numbers (ordinal scores; integral ones kept as ints).
-
-    Returns:
-        ``{"human": [N], "judge": [N], "annotators": [N x A] or None, "groups": [N] or
-        None}``; labels are text (integers as their text) unless ``numeric``.
+        numeric: labels are finite numbers (ordinal scores; integral ones kept as ints);
+            else text (integers as their text).
 
     Raises:
         InputError: for an empty or (``numeric``) non-numeric label, or an empty case.
@@ -302,12 +281,7 @@ def read_label_columns(
 
 def items_digest(items: Sequence[ContentItem] | Sequence[ThemeItem]) -> str:
     """The first 10 hex digits of the SHA-256 of the items' labels in order (recorded
-    with a judge fitted on them, so a later measurement can tell the same labels).
-
-    >>> a = [ThemeItem("c1", "Call the desk.", "Logistics")]
-    >>> items_digest(a) == items_digest(list(a)), items_digest(a) == items_digest(a * 2)
-    (True, False)
-    """
+    with a judge fitted on them, so a later measurement can tell the same labels)."""
     from editf1.judges.embedding.config import digest
 
     return digest(
@@ -326,11 +300,9 @@ def _theme(value, where: str, errors: list[str]) -> str:
         return value
     folded = " ".join(str(value).replace("-", " ").split()).casefold()
     near = [t for t in THEMES if " ".join(t.replace("-", " ").split()).casefold() == folded]
-    hint = (
-        f"did you mean {near[0]!r}?"
-        if near and isinstance(value, str)
-        else (f"expected one of {list(THEMES)}")
-    )
+    hint = f"expected one of {list(THEMES)}"
+    if near and isinstance(value, str):
+        hint = f"did you mean {near[0]!r}?"
     errors.append(f"{where}: not a theme ({describe(value)}); {hint}")
     return ""
 
@@ -346,9 +318,7 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
     """
     rows = labelled_rows(path, ["text", "theme"])
     with_case = any(row.get("case") not in (None, "") for _, row in rows)
-    items, errors = [], []
-    first: dict[tuple, str] = {}
-    repeated, against_majority, counts = [], [], {}
+    items, errors, kept, counts = [], [], [], {}
     for i, (where, row) in enumerate(rows):
         bad = len(errors)
         text = _text(row, "text", where, errors)
@@ -363,13 +333,9 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
         counts.setdefault(len(annotators), where)
         if len(errors) > bad:
             continue
-        key = (case if with_case else None, text)
-        if key in first:
-            repeated.append(f"{where} repeats {first[key]}")
-        first.setdefault(key, where)
         top = max(set(annotators), key=annotators.count) if annotators else theme
-        if 2 * annotators.count(top) > len(annotators) and top != theme:
-            against_majority.append(where)
+        against = 2 * annotators.count(top) > len(annotators) and top != theme
+        kept.append((where, (case if with_case else None, text), against))
         items.append(ThemeItem(case, text, theme, annotators))
     if len(counts) > 1 or 1 in counts:
         errors.append(
@@ -379,16 +345,23 @@ def read_theme_items(path: str | Path) -> list[ThemeItem]:
         )
     if errors:
         raise InputError(errors)
-    _warn_rows(repeated, "repeat the sentence of an earlier row (kept, each counts as an item)")
-    _warn_rows(against_majority, "have a theme that is not their annotators' majority (kept)")
+    _warn_rows(
+        kept,
+        "repeat the sentence of an earlier row (kept, each counts as an item)",
+        "have a theme that is not their annotators' majority (kept)",
+    )
     return items
 
 
-def _warn_rows(rows: list[str], what: str) -> None:
-    """One warning naming (up to five of) ``rows``, which ``what``."""
-    if rows:
-        shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
-        warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
+def _warn_rows(kept: list[tuple[str, tuple, bool]], repeats: str, against: str) -> None:
+    """Warn of the rows ``(where, key, against its annotators' majority)`` that repeat an
+    earlier key, then of those against their annotators' majority (up to five named)."""
+    first: dict[tuple, str] = {}
+    repeated = [f"{w} repeats {first[k]}" for w, k, _ in kept if first.setdefault(k, w) != w]
+    for rows, what in ((repeated, repeats), ([w for w, _, off in kept if off], against)):
+        if rows:
+            shown = "; ".join(rows[:5]) + (" ..." if len(rows) > 5 else "")
+            warnings.warn(f"{len(rows)} row(s) {what}: {shown}", stacklevel=3)
 
 
 def shipped_theme_items() -> list[ThemeItem]:
