@@ -10,7 +10,7 @@ from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
-__all__ = ["add_builder_options", "add_commands", "dataset_rows"]
+__all__ = ["add_builder_options", "add_commands", "add_dataset_options", "dataset_rows"]
 
 #: CLI option dest -> builder config field.
 _OPTIONS = {
@@ -58,6 +58,22 @@ def _column_map(text: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise argparse.ArgumentTypeError("--column-map must be a JSON object of strings")
     return value
+
+
+def add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` (score, draft) and the
+    builder options."""
+    g = p.add_argument_group("a known dataset instead of a file")
+    g.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, socppm, "
+        "hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    g.add_argument("--config", help="the dataset's config (default: its default config)")
+    g.add_argument("--split", help="the split (default: test, or the only split)")
+    g.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    add_builder_options(p)
 
 
 def add_builder_options(p: argparse.ArgumentParser) -> None:

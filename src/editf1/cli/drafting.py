@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from editf1.cli.conventions import (
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
+    add_seed,
     check_outputs,
-    field_options,
     human_stream,
-    seed_option,
+    read_input,
 )
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
@@ -48,7 +50,7 @@ def add_generator_options(p) -> None:
     p.add_argument(
         "--top-p", type=float, default=1.0, help="nucleus sampling share (default 1.0: all)"
     )
-    p.add_argument("--seed", type=seed_option, default=0, help="seed of the sampling (default 0)")
+    add_seed(p, "seed of the sampling")
     p.add_argument("--device", default="cpu", help="--generator's device: cpu or cuda")
 
 
@@ -98,12 +100,7 @@ def add_commands(commands) -> None:
         "as input_<name>): edit-f1 score reads it as it is, and edit-f1 report "
         "compares the strategies' runs (Seegmiller et al. 2026, §4.1.2).",
     )
-    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV of messages")
-    p.add_argument("--dataset", help="a dataset split instead: demo, oncqa, ... (see score)")
-    p.add_argument("--config", help="the dataset's config (default: its default config)")
-    p.add_argument("--split", help="the split (default: test, or the only split)")
-    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_input_format(p)
+    add_input(p, "messages", optional=True, stdin=False)
     p.add_argument(
         "--strategy",
         default="zero-shot",
@@ -119,25 +116,27 @@ def add_commands(commands) -> None:
         default=1,
         help="drafts per message (> 1 needs --temperature > 0; ids become <id>-d<j>)",
     )
-    p.add_argument("--id-field", default="id", help="column of the message id (default id)")
-    p.add_argument("--message-field", default="message", help="column of the patient message")
-    p.add_argument("--ehr-field", default="ehr_summary", help="column of the EHR summary")
-    p.add_argument(
-        "--reference-field", default="reference", help="column of the clinician reply, kept"
+    add_fields(
+        p,
+        {"reference": "kept"},
+        id="id",
+        message="message",
+        ehr="ehr_summary",
+        reference="reference",
     )
     p.add_argument("--limit", type=int, help="draft only the first N rows")
-    p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
+    add_output(p, "JSONL to write; - for standard output", required=True)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_generator_options(p)
-    from editf1.cli.datasets import add_builder_options
+    from editf1.cli.datasets import add_dataset_options
 
-    add_builder_options(p)
+    add_dataset_options(p)
     p.set_defaults(run=_draft, quiet=False)
 
 
 def _draft(args) -> int:
     from editf1.drafting.baselines import draft_rows
-    from editf1.io import JsonlWriter, read_rows
+    from editf1.io import JsonlWriter
 
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
@@ -146,10 +145,9 @@ def _draft(args) -> int:
 
         silence_progress_bars()
     check_outputs([("-o", args.output)], [args.input, args.examples])
-    fields = [args.message_field, args.reference_field]
-    named_by = field_options(args, "--message-field", "--reference-field")
+    fields = ("--message-field", "--reference-field")
     if args.input:
-        rows = read_rows(args.input, fields, args.input_format, named_by)
+        rows = read_input(args, *fields)
     else:
         from editf1.cli.datasets import dataset_rows
 
@@ -158,7 +156,7 @@ def _draft(args) -> int:
     if args.examples and args.strategy != "few-shot":
         raise ValueError("--examples goes with --strategy few-shot")
     # the few-shot pool: --examples, or every input row (also those past --limit)
-    examples = read_rows(args.examples, fields, "auto", named_by) if args.examples else rows
+    examples = read_input(args, *fields, path=args.examples) if args.examples else rows
     if args.limit is not None:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")

