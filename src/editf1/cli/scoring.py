@@ -143,18 +143,27 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
 
 
 def _score(args) -> int:
+    from editf1.cli.gold import check_gold
+    from editf1.cli.judge_options import scorer_judges
     from editf1.cli.summary import format_summary
-    from editf1.inputs import check_rows
-    from editf1.io import JsonlWriter, TableRows
+    from editf1.integrations import distributed
+    from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
 
-    state = _process_state(args)  # None under one process
-    main_process = state is None or state.is_main_process
-    progress = not (args.no_progress or args.quiet) and main_process
+    state = None  # accelerate's PartialState when launched with several processes
+    if distributed.several_processes():  # each reads and checks all rows; the main one reports
+        if is_stdio(args.input) or is_stdio(args.output):
+            raise ValueError(
+                "several processes cannot share standard input or output: give files (input, -o)"
+            )
+        state = distributed.process_state()
+    progress = not (args.no_progress or args.quiet) and (state is None or state.is_main_process)
     if not progress:
         from editf1.cli.progress import silence_progress_bars
 
         silence_progress_bars()
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
     inputs = [args.input, args.data_dir, args.gold, args.second_gold]
     if args.output is not None and args.output.suffix.lower() in TABLE_SUFFIXES:
         raise ValueError(
@@ -169,28 +178,7 @@ def _score(args) -> int:
     # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
-    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
-        _no_id_field(rows, lacking, id_field)
-    locations = None
-    if isinstance(rows, TableRows):  # warnings name the rows by file and line
-        locations = rows.locations()
-        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
-    if len(refs) == 1:
-        checked = check_rows(
-            ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
-            prediction_field=pred,
-            reference_field=refs[0],
-            id_field=id_field,
-            locations=locations,
-        )
-    else:
-        checked = _check_reply_columns(rows, pred, refs, id_field)
-    if args.limit is not None:
-        if args.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {args.limit}")
-        checked = checked[: args.limit]
-    from editf1.cli.judge_options import scorer_judges
-
+    checked = _checked_rows(args, rows, pred, refs, id_field)[: args.limit]
     judges = scorer_judges(args)
     try:
         scorer = EditF1Scorer(
@@ -205,8 +193,6 @@ def _score(args) -> int:
         if not (judges["content_judge_options"] or judges["theme_judge_options"]):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
-    from editf1.cli.gold import check_gold
-
     gold = check_gold(args, checked, scorer)
     if gold is not None and state is not None:
         raise ValueError("--gold runs in one process")
@@ -225,7 +211,15 @@ def _score(args) -> int:
         if gold is not None:
             result = gold.attach(result)
     else:
-        run = _score_sharded(state, scorer, checked, output, record["run"])
+        try:  # each process judges its share; the main one writes output
+            run = distributed.score_across_processes(
+                scorer, checked, output, state=state, run_record=record["run"]
+            )
+        except (ValueError, OSError) as error:
+            if state.is_main_process:
+                raise
+            where = f"process {state.process_index} of {state.num_processes}"
+            raise ProcessError(where, error) from error
         if run is None:  # not the main process: it wrote its share, the main one the rest
             return 0
         result = run.result
@@ -248,46 +242,41 @@ def _score(args) -> int:
     return 0
 
 
-def _lines_text(rows, shown: list, count: int) -> str:
-    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
-    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
-        return f"[{', '.join(map(str, shown))}]"
-    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
-
-
-def _no_id_field(rows, lacking: list[int], id_field: str):
-    """Raise the ValueError of an ``--id-field`` the ``lacking`` rows lack, naming them (or,
-    when no row has it, the fields the rows have)."""
-    from editf1.io import TableRows
-    from editf1.naming import shown_columns
-
-    if isinstance(rows, TableRows) and len(lacking) == len(rows):
-        raise ValueError(
-            f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
-            f"{shown_columns(rows.columns, [id_field], 'field')}"
-        )
-    raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
-
-
-def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
-    """Rows whose replies come from several columns, checked: an empty cell is no reply
-    (counted in a warning), a row with none is an error naming every column.
+def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
+    """The rows checked (:func:`editf1.inputs.check_rows`); with several
+    ``--reference-field`` columns an empty cell is no reply (counted in a warning) and a
+    row with none is an error naming every column.
 
     Raises:
+        ValueError: for an ``--id-field`` rows lack.
         InputError: listing every bad row and cell.
     """
     from editf1.inputs import CheckedRows, InputError, check_rows
     from editf1.io import TableRows
-    from editf1.segment import has_word
+    from editf1.naming import shown_columns
 
-    locations = rows.locations() if isinstance(rows, TableRows) else None
+    table = isinstance(rows, TableRows)
+    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
+        if table and len(lacking) == len(rows):
+            raise ValueError(
+                f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
+                f"{shown_columns(rows.columns, [id_field], 'field')}"
+            )
+        raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
+    locations = rows.locations() if table else None
+    if table:  # warnings name the rows by file and line
+        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
+    if len(refs) == 1:
+        return check_rows(
+            ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
+            prediction_field=pred,
+            reference_field=refs[0],
+            id_field=id_field,
+            locations=locations,
+        )
     checked, errors, seen, fewer = [], [], {}, []
     for i, row in enumerate(rows):
-        given = [
-            f
-            for f in refs
-            if row[f] is not None and not (isinstance(row[f], str) and not has_word(row[f]))
-        ]
+        given = [f for f in refs if _has_reply(row[f])]
         fields = given or refs  # none: every column's error is reported
         fewer += [i] if given and len(given) < len(refs) else []
         try:
@@ -313,37 +302,18 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
     return CheckedRows(checked)
 
 
+def _lines_text(rows, shown: list, count: int) -> str:
+    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
+    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
+        return f"[{', '.join(map(str, shown))}]"
+    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
+
+
 def _as_id(value):
     return None if value is None else str(value)
 
 
-def _process_state(args):
-    """accelerate's ``PartialState`` when launched with several processes, else ``None``.
-    Every process reads and checks all rows; the main process alone reports a bad one.
+def _has_reply(value) -> bool:
+    from editf1.segment import has_word
 
-    Raises:
-        ValueError: for standard input or output, which several processes cannot share.
-    """
-    from editf1.integrations.distributed import process_state, several_processes
-
-    if not several_processes():
-        return None
-    if is_stdio(args.input) or is_stdio(args.output):
-        raise ValueError(
-            "several processes cannot share standard input or output: give files (input, -o)"
-        )
-    return process_state()
-
-
-def _score_sharded(state, scorer, rows, output: Path, run_record: dict):
-    """Each process judges its share; the main one writes ``output`` and returns the
-    ``ShardedRun`` (others ``None``)."""
-    from editf1.integrations.distributed import score_across_processes
-
-    try:
-        return score_across_processes(scorer, rows, output, state=state, run_record=run_record)
-    except (ValueError, OSError) as error:
-        if state.is_main_process:
-            raise
-        where = f"process {state.process_index} of {state.num_processes}"
-        raise ProcessError(where, error) from error
+    return value is not None and (not isinstance(value, str) or has_word(value))
