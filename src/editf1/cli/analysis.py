@@ -223,7 +223,5 @@ def _iap(args) -> int:
         if not is_stdio(args.output):
             print(f"  per-pair results: {args.output}", file=human)
     if args.summary_json:
-        write_json(args.summary_json, iap.summary())
-        if not is_stdio(args.summary_json):
-            print(f"  summary: {args.summary_json}", file=human)
+        write_json(args.summary_json, iap.summary(), said=human, label="  summary:")
     return 0

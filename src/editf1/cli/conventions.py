@@ -83,12 +83,15 @@ def check_outputs(outputs: list[tuple[str, Path | None]], inputs=()) -> None:
                 raise ValueError(f"{label} {path} and {other_label} {other} are the same file")
 
 
-def write_json(path: Path, value, indent: int = 2) -> None:
-    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``)."""
+def write_json(path: Path, value, indent: int = 2, *, said=None, label: str = "wrote") -> None:
+    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``); then,
+    for a file, print ``{label} {path}`` to ``said`` (a stream; ``None``: nothing)."""
     from editf1.io import atomic_output
 
     with atomic_output(path) as handle:
         handle.write(json.dumps(value, indent=indent) + "\n")
+    if said is not None and not is_stdio(path):
+        print(f"{label} {path}", file=said)
 
 
 #: What each ``--<name>-field`` option names, for its help.

@@ -12,18 +12,24 @@ from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
 __all__ = ["add_builder_options", "add_commands", "add_dataset_options", "dataset_rows"]
 
-#: CLI option dest -> builder config field.
+#: The builder options: flag -> builder config field.
 _OPTIONS = {
-    "revision": "revision",
-    "hub_repo": "hub_repo",
-    "export_file": "export_files",
-    "column_map": "column_map",
-    "keep_column": "keep_columns",
-    "split_fractions": "split_fractions",
-    "split_seed": "seed",
-    "list_separator": "list_separator",
-    "export_format": "file_format",
+    "--revision": "revision",
+    "--hub-repo": "hub_repo",
+    "--export-file": "export_files",
+    "--column-map": "column_map",
+    "--keep-column": "keep_columns",
+    "--split-fractions": "split_fractions",
+    "--split-seed": "seed",
+    "--list-separator": "list_separator",
+    "--export-format": "file_format",
 }
+
+
+def _given(args) -> dict:
+    """``{flag: value}`` of the builder options given."""
+    values = {flag: getattr(args, flag[2:].replace("-", "_"), None) for flag in _OPTIONS}
+    return {flag: value for flag, value in values.items() if value is not None}
 
 
 def _fractions(text: str) -> dict[str, float]:
@@ -118,17 +124,12 @@ def _builder_kwargs(args, name: str) -> dict:
 
     from editf1.builders import builder_class
 
-    cls = builder_class(name)
-    accepted = {f.name for f in fields(cls.BUILDER_CONFIG_CLASS)}
+    accepted = {f.name for f in fields(builder_class(name).BUILDER_CONFIG_CLASS)}
     kwargs = {}
-    for dest, field in _OPTIONS.items():
-        value = getattr(args, dest, None)
-        if value is None:
-            continue
-        if field not in accepted:
-            option = "--" + dest.replace("_", "-")
-            raise ValueError(f"{option} does not apply to dataset {name!r}")
-        kwargs[field] = tuple(value) if isinstance(value, list) else value
+    for flag, value in _given(args).items():
+        if _OPTIONS[flag] not in accepted:
+            raise ValueError(f"{flag} does not apply to dataset {name!r}")
+        kwargs[_OPTIONS[flag]] = tuple(value) if isinstance(value, list) else value
     if args.data_dir is None and not args.download and name != "demo":
         raise ValueError(
             f"dataset {name} needs --data-dir (folder of its files), or --download to fetch "
@@ -142,12 +143,7 @@ def _builder_kwargs(args, name: str) -> dict:
 def _refuse_builder_options(args, kind: str) -> None:
     """Refuse builder options for a folder or a Hub dataset (``--revision`` pins the
     latter), rather than drop them silently."""
-    given = [
-        "--" + dest.replace("_", "-")
-        for dest in _OPTIONS
-        if getattr(args, dest, None) is not None
-        and not (dest == "revision" and kind == "a Hub dataset")
-    ]
+    given = [f for f in _given(args) if not (f == "--revision" and kind == "a Hub dataset")]
     if given:
         raise ValueError(
             f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "

@@ -13,7 +13,6 @@ from editf1.cli.conventions import (
     add_seed,
     check_outputs,
     human_stream,
-    is_stdio,
     write_json,
 )
 from editf1.cli.judge_options import add_judge_arguments, judge_options
@@ -150,11 +149,9 @@ def _train_judge(args) -> int:
     else:
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
         report["shipped_default"] = _shipped_default_agreement(items, args.seed)
-    write_json(args.output, params, indent=1)
     human = human_stream(args.output)
     print(json.dumps(report, indent=2), file=human)
-    if not is_stdio(args.output):
-        print(f"wrote {args.output}", file=human)
+    write_json(args.output, params, indent=1, said=human)
     return 0
 
 
@@ -378,9 +375,7 @@ def _agreement(args) -> int:
     human = human_stream(args.output)
     print(ja.format_report(report), file=human)
     if args.output:
-        write_json(args.output, ja.to_jsonable(report), indent=1)
-        if not is_stdio(args.output):
-            print(f"wrote {args.output}", file=human)
+        write_json(args.output, ja.to_jsonable(report), indent=1, said=human)
     return 0
 
 

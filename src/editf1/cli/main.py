@@ -42,13 +42,13 @@ class HelpFormatter(argparse.HelpFormatter):
     and an option help's lines."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        blocks = []
-        for block in text.split("\n\n"):
-            if block.startswith("  ") or "\n  " in block:
-                blocks.append("\n".join(indent + line for line in block.splitlines()))
-            else:
-                blocks.append(super()._fill_text(block, width, indent))
-        return "\n\n".join(blocks)
+        fill = super()._fill_text
+        return "\n\n".join(
+            "\n".join(indent + line for line in block.splitlines())
+            if block.startswith("  ") or "\n  " in block
+            else fill(block, width, indent)
+            for block in text.split("\n\n")
+        )
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         split = super()._split_lines

@@ -236,9 +236,8 @@ def _score(args) -> int:
         note = " (replaced an earlier run's; give -o to keep both)" if replaced else ""
         print(f"  per-row results: {where}{note}", file=human)
     if args.summary_json:
-        write_json(args.summary_json, summary)
-        if not (args.quiet or is_stdio(args.summary_json)):
-            print(f"  summary: {args.summary_json}", file=human)
+        said = None if args.quiet else human
+        write_json(args.summary_json, summary, said=said, label="  summary:")
     return 0
 
 
