@@ -72,7 +72,7 @@ def _add_report(commands) -> None:
         metavar="N",
         help="for each two runs of the same pairs, report.html shows the N pairs whose "
         "content edit-F1 differs most, with each system's alignment: matched sentences, "
-        "expected additions and deletions (default 10; 0: none; report.md names them "
+        "expected additions and deletions (default %(default)s; 0: none; report.md names them "
         "only by count, without their texts)",
     )
     add_bootstrap_options(p)
@@ -106,18 +106,15 @@ def _report(args) -> int:
         seed=args.seed,
         top_pairs=args.top_pairs,
     )
-    print(f"wrote {files.html}")
-    print(f"wrote {files.markdown}")
-    for figure in files.figures:
-        print(f"wrote {figure}")
+    for path in (files.html, files.markdown, *files.figures):
+        print(f"wrote {path}")
     return 0
 
 
 def _check_complete_run(path: Path, run) -> None:
     """Refuse (ValueError) a per-row file that is not a whole ``edit-f1 score`` run: rows
     0..n-1 in order, the last line complete."""
-    rows = [pair.row for pair in run.pairs]
-    for k, row in enumerate(rows):
+    for k, row in enumerate(pair.row for pair in run.pairs):
         if row != k:
             raise ValueError(
                 f"{path}: pair {k + 1} is row {row}, expected row {k}: not the per-row file "

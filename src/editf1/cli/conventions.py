@@ -17,6 +17,7 @@ __all__ = [
     "add_output",
     "add_seed",
     "check_outputs",
+    "first_rows",
     "human_stream",
     "is_stdio",
     "n_resamples_option",
@@ -147,6 +148,13 @@ def read_input(args, *options: str, path=None):
     return read_rows(source, list(dict.fromkeys(fields)), kind, named_by)
 
 
+def first_rows(rows, limit: int | None):
+    """The first ``limit`` rows (``None``: all); ValueError for a ``--limit`` below 1."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {limit}")
+    return rows[:limit]
+
+
 def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
     """``--output`` / ``-o`` (``help``; ``kwargs``: ``required``, ``default``) and, with
     ``summary`` (what it holds), ``--summary-json``."""
@@ -161,7 +169,7 @@ def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
 
 def add_seed(p, help: str, flag: str = "--seed") -> None:
     """A seed option: an integer in [0, 2**32 - 1], default 0."""
-    p.add_argument(flag, type=seed_option, default=0, help=f"{help} (default 0)")
+    p.add_argument(flag, type=seed_option, default=0, help=f"{help} (default %(default)s)")
 
 
 def seed_option(text: str) -> int:
@@ -199,7 +207,7 @@ def add_bootstrap_options(p, seed_help: str = "seed of the bootstrap") -> None:
         "--n-resamples",
         type=n_resamples_option,
         default=2000,
-        help="bootstrap resamples over cases for the confidence intervals (default 2000; at "
+        help="bootstrap resamples over cases for the confidence intervals (default %(default)s; at "
         "least 100, editf1.stats.MIN_RESAMPLES)",
     )
     add_seed(p, seed_help)

@@ -252,7 +252,7 @@ def add_commands(commands) -> None:
         "--format",
         default="parquet",
         choices=["parquet", "jsonl"],
-        help="format of the data files written (default parquet)",
+        help="format of the data files written (default %(default)s)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace the folder's data files")
     p.add_argument(

@@ -11,6 +11,7 @@ from editf1.cli.conventions import (
     add_output,
     add_seed,
     check_outputs,
+    first_rows,
     human_stream,
     read_input,
 )
@@ -43,12 +44,15 @@ def add_generator_options(p) -> None:
         "--generation-batch-size",
         type=int,
         default=4,
-        help="messages drafted together by --generator (default 4; sampled drafts "
+        help="messages drafted together by --generator (default %(default)s; sampled drafts "
         "depend on it, so the generator record names it)",
     )
-    p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
+    p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (default %(default)s)")
     p.add_argument(
-        "--top-p", type=float, default=1.0, help="nucleus sampling share (default 1.0: all)"
+        "--top-p",
+        type=float,
+        default=1.0,
+        help="nucleus sampling share, 1.0: all (default %(default)s)",
     )
     add_seed(p, "seed of the sampling")
     p.add_argument("--device", default="cpu", help="--generator's device: cpu or cuda")
@@ -60,12 +64,7 @@ def generator_from_args(args):
     ``--server`` or no model named."""
     from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
 
-    decoding = {
-        "max_new_tokens": args.max_new_tokens,
-        "temperature": args.temperature,
-        "top_p": args.top_p,
-        "seed": args.seed,
-    }
+    decoding = {k: getattr(args, k) for k in ("max_new_tokens", "temperature", "top_p", "seed")}
     if args.server:
         return ServerGenerator(
             args.server,
@@ -105,11 +104,13 @@ def add_commands(commands) -> None:
         "--strategy",
         default="zero-shot",
         choices=["zero-shot", "thematic", "few-shot"],
-        help="the instruction: zero-shot (default), thematic (the eight clinical themes "
-        "described) or few-shot (the 5 nearest prior message/reply pairs)",
+        help="the instruction: zero-shot, thematic (the eight clinical themes described) or "
+        "few-shot (the --shots nearest prior message/reply pairs) (default %(default)s)",
     )
     p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
-    p.add_argument("--shots", type=int, default=5, help="few-shot: examples per prompt (5)")
+    p.add_argument(
+        "--shots", type=int, default=5, help="few-shot: examples per prompt (default %(default)s)"
+    )
     p.add_argument(
         "--num-drafts",
         type=int,
@@ -157,10 +158,7 @@ def _draft(args) -> int:
         raise ValueError("--examples goes with --strategy few-shot")
     # the few-shot pool: --examples, or every input row (also those past --limit)
     examples = read_input(args, *fields, path=args.examples) if args.examples else rows
-    if args.limit is not None:
-        if args.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {args.limit}")
-        rows = rows[: args.limit]
+    rows = first_rows(rows, args.limit)
     drafts = draft_rows(
         rows,
         generator_from_args(args),

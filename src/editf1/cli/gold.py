@@ -144,7 +144,7 @@ def add_commands(commands) -> None:
     p.add_argument("annotation", type=Path, help="the file of edit-f1 sample-for-labels")
     add_output(p, "gold-label file (JSONL)", required=True)
     p.add_argument("--annotator", help="name recorded in every gold row")
-    p.add_argument("--port", type=int, default=7861, help="port on 127.0.0.1 (default 7861)")
+    p.add_argument("--port", type=int, default=7861, help="port on 127.0.0.1 (default %(default)s)")
     p.set_defaults(run=_annotate)
 
 

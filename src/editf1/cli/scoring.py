@@ -15,6 +15,7 @@ from editf1.cli.conventions import (
     add_input,
     add_output,
     check_outputs,
+    first_rows,
     human_stream,
     is_stdio,
     rows_text,
@@ -162,8 +163,6 @@ def _score(args) -> int:
         from editf1.cli.progress import silence_progress_bars
 
         silence_progress_bars()
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be >= 1, got {args.limit}")
     inputs = [args.input, args.data_dir, args.gold, args.second_gold]
     if args.output is not None and args.output.suffix.lower() in TABLE_SUFFIXES:
         raise ValueError(
@@ -178,7 +177,7 @@ def _score(args) -> int:
     # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
-    checked = _checked_rows(args, rows, pred, refs, id_field)[: args.limit]
+    checked = first_rows(_checked_rows(args, rows, pred, refs, id_field), args.limit)
     judges = scorer_judges(args)
     try:
         scorer = EditF1Scorer(

@@ -25,13 +25,13 @@ def _add_reward_options(p) -> None:
         "--level",
         default="content",
         choices=["content", "theme", "mix"],
-        help="the reward: content F1 (default), theme F1 or their mix (--theme-weight)",
+        help="the reward: content F1, theme F1 or their mix (--theme-weight) (default %(default)s)",
     )
     p.add_argument(
         "--theme-weight",
         type=float,
         default=0.5,
-        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default 0.5)",
+        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
     )
     from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
 
