@@ -140,18 +140,6 @@ def _builder_kwargs(args, name: str) -> dict:
     return kwargs
 
 
-def _refuse_builder_options(args, kind: str) -> None:
-    """Refuse builder options for a folder or a Hub dataset (``--revision`` pins the
-    latter), rather than drop them silently."""
-    given = [f for f in _given(args) if not (f == "--revision" and kind == "a Hub dataset")]
-    if given:
-        raise ValueError(
-            f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
-            "builder options apply to the known datasets"
-            + ("" if kind == "a folder" else ", and --revision to a Hub dataset")
-        )
-
-
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     """``(run name, rows)`` of ``--dataset`` (a builder name, a Hub-ready folder, or with
     ``--download`` a Hub dataset id), ``--config`` and ``--split``; the rows have
@@ -194,13 +182,19 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
                     f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
                     "--download"
                 )
-            _refuse_builder_options(args, kind)
+            hub = kind == "a Hub dataset"  # --revision pins it; other options would be lost
+            if given := [f for f in _given(args) if not (f == "--revision" and hub)]:
+                raise ValueError(
+                    f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
+                    "builder options apply to the known datasets"
+                    + (", and --revision to a Hub dataset" if hub else "")
+                )
             try:
                 splits = datasets.load_dataset(
                     source, config, cache_dir=cache_dir, revision=args.revision
                 )
             except ConnectionError as error:
-                if kind != "a Hub dataset":
+                if not hub:
                     raise
                 raise ConnectionError(_offline_hub_dataset(args.dataset, args.revision)) from error
             config = config or next(iter(splits.values())).info.config_name

@@ -149,25 +149,22 @@ def add_commands(commands) -> None:
 
 
 def _sample_for_labels(args) -> int:
-    from editf1.gold.labels import PairText, pair_keys
+    from editf1.gold.apply import pair_texts
     from editf1.gold.sampling import sample_for_labels
-    from editf1.inputs import InputError, check_prediction, check_reference
+    from editf1.inputs import check_rows
     from editf1.io import JsonlWriter
 
     check_outputs([("-o", args.output)], [args.input])
-    pred, ref = args.prediction_field, args.reference_field
+    pred, ref, key = args.prediction_field, args.reference_field, args.id_field
     rows = read_input(args, "--prediction-field", "--reference-field")
-    errors = [
-        e
-        for at, row in zip(rows.locations(), rows)
-        for e in check_prediction(at, row[pred], pred) + check_reference(at, row[ref], ref)
-    ]
-    if errors:
-        raise InputError(errors)
-    ids = [None if row.get(args.id_field) is None else str(row[args.id_field]) for row in rows]
-    pairs = [PairText(k, row[pred], row[ref]) for k, row in zip(pair_keys(ids), rows)]
-    if any(not isinstance(p.reference, str) for p in pairs):
-        raise ValueError(f"{ref} holds lists of replies: gold labels are of one reply per draft")
+    checked = check_rows(
+        ((None if row.get(key) is None else str(row[key]), row[pred], row[ref]) for row in rows),
+        prediction_field=pred,
+        reference_field=ref,
+        id_field=key,
+        locations=rows.locations(),
+    )
+    pairs = pair_texts(checked)
     drawn = sample_for_labels(
         pairs,
         args.n,

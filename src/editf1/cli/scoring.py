@@ -22,7 +22,7 @@ from editf1.cli.conventions import (
     write_json,
 )
 
-__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands"]
+__all__ = ["DEFAULT_RUNS", "add_commands"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
@@ -40,14 +40,6 @@ def _zero_division(text: str):
         raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {text!r}") from None
 
 
-#: What ``edit-f1 score --help`` shows first.
-SCORE_EXAMPLES = """edit-f1 score pairs.jsonl
-edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
-edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
-edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
-edit-f1 score - --summary-json - < pairs.jsonl"""
-
-
 def add_commands(commands) -> None:
     """Register ``score``."""
     p = commands.add_parser(
@@ -57,7 +49,11 @@ def add_commands(commands) -> None:
         description="Score every (draft, clinician reply) row of a JSONL or CSV file: "
         "content- and theme-level precision, recall and F1. Without an input file, scores "
         "the demo set shipped with the package. Common options come first.",
-        example=SCORE_EXAMPLES,
+        example="""edit-f1 score pairs.jsonl
+edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
+edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
+edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
+edit-f1 score - --summary-json - < pairs.jsonl""",
         example_first=True,
     )
     given = p.add_argument_group("input")
