@@ -20,28 +20,6 @@ from editf1.cli.drafting import add_generator_options, generator_from_args
 __all__ = ["add_commands"]
 
 
-def _add_reward_options(p) -> None:
-    p.add_argument(
-        "--level",
-        default="content",
-        choices=["content", "theme", "mix"],
-        help="the reward: content F1, theme F1 or their mix (--theme-weight) (default %(default)s)",
-    )
-    p.add_argument(
-        "--theme-weight",
-        type=float,
-        default=0.5,
-        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
-    )
-    from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
-
-    add_judge_arguments(p, ("content",))
-    p.add_argument(
-        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
-    )
-    add_judge_option_arguments(p, ("theme",))
-
-
 def _reward(args):
     """The :class:`~editf1.training.rewards.EditF1Reward` the options describe."""
     from editf1.cli.judge_options import scorer_judges
@@ -69,8 +47,8 @@ def add_commands(commands) -> None:
         "draft with the edit-F1 reward (its gaming guards included) and writes, per "
         "message, the best draft as chosen and the worst as rejected when they differ by "
         "--min-margin or more; ties, smaller margins and single drafts are dropped and "
-        "counted. The "
-        "output folder is a datasets.Dataset for trl's DPOTrainer (datasets.load_from_disk).",
+        "counted. The output folder is a datasets.Dataset for trl's DPOTrainer "
+        "(datasets.load_from_disk).",
     )
     add_input(p, "drafts, one per row (one per message with --tadpole)", stdin=False)
     add_output(p, "folder to write (new or empty)", required=True, summary="the counts")
@@ -96,7 +74,25 @@ def add_commands(commands) -> None:
     )
     add_generator_options(p)
     p.add_argument("--tuples-jsonl", type=Path, help="--tadpole: also write the (r, r+, r-) tuples")
-    _add_reward_options(p)
+    p.add_argument(
+        "--level",
+        default="content",
+        choices=["content", "theme", "mix"],
+        help="the reward: content F1, theme F1 or their mix (--theme-weight) (default %(default)s)",
+    )
+    p.add_argument(
+        "--theme-weight",
+        type=float,
+        default=0.5,
+        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
+    )
+    from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
+
+    add_judge_arguments(p, ("content",))
+    p.add_argument(
+        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
+    )
+    add_judge_option_arguments(p, ("theme",))
     p.set_defaults(run=_preference_pairs)
     p.description += " " + _columns_description(p)
 
