@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 __all__ = [
+    "COLUMNS",
     "ProcessError",
     "add_bootstrap_options",
     "add_fields",
@@ -167,9 +168,9 @@ def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
         )
 
 
-def add_seed(p, help: str, flag: str = "--seed") -> None:
-    """A seed option: an integer in [0, 2**32 - 1], default 0."""
-    p.add_argument(flag, type=seed_option, default=0, help=f"{help} (default %(default)s)")
+def add_seed(p, help: str) -> None:
+    """``--seed``: an integer in [0, 2**32 - 1], default 0."""
+    p.add_argument("--seed", type=seed_option, default=0, help=f"{help} (default %(default)s)")
 
 
 def seed_option(text: str) -> int:
