@@ -392,7 +392,7 @@ def _user_errors(tmp_path: Path, pairs: Path) -> dict[str, tuple[list[str], str]
             "open.csv, line 2: a quoted cell that starts in this row is never closed",
         ),
         "limit": ([*score, "--limit", "0"], "--limit must be >= 1, got 0"),
-        "input and demo": ([*score, "--demo"], "give an input file or --demo/--dataset"),
+        "input and dataset": ([*score, "--dataset", "demo"], "give an input file or --dataset"),
         "dataset without data": (
             ["score", "--dataset", "oncqa", *FAST],
             "dataset oncqa needs --data-dir",
@@ -469,7 +469,7 @@ USER_ERRORS = [
     "not UTF-8",
     "unclosed quote",
     "limit",
-    "input and demo",
+    "input and dataset",
     "dataset without data",
     "output is a folder",
     "output under a file",

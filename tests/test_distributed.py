@@ -292,9 +292,9 @@ def test_embedded_judges_two_processes_same_decisions(tmp_path, capsys):
     """The embedded judges encode each share in their own batches: the same decisions
     and counts as one process, probabilities within 1e-6."""
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    assert main(["score", "--demo", "-o", str(one), "-q"]) == 0
+    assert main(["score", "-o", str(one), "-q"]) == 0
     torchrun = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port"]
-    done = _launch([*torchrun, str(_free_port())], ["--demo", "-o", str(two), "--no-progress"])
+    done = _launch([*torchrun, str(_free_port())], ["-o", str(two), "--no-progress"])
     assert "judged by 2 processes: 6 + 6 pairs" in done.stdout
     rows = [[json.loads(line) for line in p.read_text().splitlines()] for p in (one, two)]
     assert _floats_apart(*rows) < 1e-6  # statuses, spans, themes and counts equal

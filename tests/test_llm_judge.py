@@ -629,7 +629,6 @@ def test_offline_without_a_cached_copy_says_what_to_download(tmp_path):
     code = main(
         [
             "score",
-            "--demo",
             "--content-judge",
             "llm",
             "--content-judge-option",

@@ -7,11 +7,13 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     add_bootstrap_options,
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
     check_outputs,
-    field_options,
     human_stream,
     is_stdio,
+    read_input,
     write_json,
 )
 
@@ -56,13 +58,7 @@ def _add_report(commands) -> None:
         help="the run's --summary-json file, once per run in order (optional: the per-row "
         "file names its judges, options and versions; a summary is checked against it)",
     )
-    p.add_argument(
-        "--output",
-        "-o",
-        type=Path,
-        default=Path("report"),
-        help="folder to write (its other files are kept)",
-    )
+    add_output(p, "folder to write (its other files are kept)", default=Path("report"))
     p.add_argument("--title", default="edit-F1 report", help="the report's heading")
     p.add_argument(
         "--case-pattern",
@@ -76,7 +72,7 @@ def _add_report(commands) -> None:
         metavar="N",
         help="for each two runs of the same pairs, report.html shows the N pairs whose "
         "content edit-F1 differs most, with each system's alignment: matched sentences, "
-        "expected additions and deletions (default 10; 0: none; report.md names them "
+        "expected additions and deletions (default %(default)s; 0: none; report.md names them "
         "only by count, without their texts)",
     )
     add_bootstrap_options(p)
@@ -110,18 +106,15 @@ def _report(args) -> int:
         seed=args.seed,
         top_pairs=args.top_pairs,
     )
-    print(f"wrote {files.html}")
-    print(f"wrote {files.markdown}")
-    for figure in files.figures:
-        print(f"wrote {figure}")
+    for path in (files.html, files.markdown, *files.figures):
+        print(f"wrote {path}")
     return 0
 
 
 def _check_complete_run(path: Path, run) -> None:
     """Refuse (ValueError) a per-row file that is not a whole ``edit-f1 score`` run: rows
     0..n-1 in order, the last line complete."""
-    rows = [pair.row for pair in run.pairs]
-    for k, row in enumerate(rows):
+    for k, row in enumerate(pair.row for pair in run.pairs):
         if row != k:
             raise ValueError(
                 f"{path}: pair {k + 1} is row {row}, expected row {k}: not the per-row file "
@@ -142,20 +135,14 @@ def _add_iap(commands) -> None:
         "reply as the draft for every other reply (each ordered pair) and micro-averages "
         "(Seegmiller et al. 2026, §4.2, Table 11): the human ceiling for edit-F1.",
     )
-    p.add_argument(
-        "input", nargs="?", type=Path, help="JSONL or CSV: one reply per row; - reads stdin"
-    )
+    add_input(p, "replies, one per row", optional=True)
     p.add_argument("--dataset", choices=["oncqa"], help="OncQA stage-1 replies (stage1.csv)")
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_input_format(p)
-    p.add_argument("--group-field", default="message_id", help="column naming the message")
-    p.add_argument("--reference-field", default="reference", help="column holding a reply")
-    p.add_argument("--output", "-o", type=Path, help="per-ordered-pair JSONL; - for stdout")
-    p.add_argument(
-        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
-    )
-    p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
-    p.add_argument("--theme-judge", default="embedding", help="embedding (default) or none")
+    add_fields(p, group="message_id", reference="reference")
+    add_output(p, "per-ordered-pair JSONL; - for standard output", summary="the summary")
+    from editf1.cli.judge_options import add_judge_arguments
+
+    add_judge_arguments(p, theme_none=True)
     add_bootstrap_options(p)
     p.set_defaults(run=_iap)
 
@@ -185,7 +172,7 @@ def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -
 
 def _iap(args) -> int:
     from editf1.analysis.inter_annotator import inter_annotator_predictability
-    from editf1.io import JsonlWriter, read_rows
+    from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
 
     if bool(args.input) == bool(args.dataset):
@@ -201,15 +188,13 @@ def _iap(args) -> int:
         group_field, reference_field = "case_id", "reference"
     else:
         group_field, reference_field = args.group_field, args.reference_field
-        named_by = field_options(args, "--group-field", "--reference-field")
-        rows = read_rows(args.input, [group_field, reference_field], args.input_format, named_by)
+        rows = read_input(args, "--group-field", "--reference-field")
     replies: dict[str, list] = {}
     for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])
-    scorer = EditF1Scorer(
-        content_judge=args.content_judge,
-        theme_judge=None if args.theme_judge == "none" else args.theme_judge,
-    )
+    from editf1.cli.judge_options import scorer_judges
+
+    scorer = EditF1Scorer(**scorer_judges(args))
     iap = inter_annotator_predictability(
         scorer, replies, n_resamples=args.n_resamples, seed=args.seed
     )
@@ -235,7 +220,5 @@ def _iap(args) -> int:
         if not is_stdio(args.output):
             print(f"  per-pair results: {args.output}", file=human)
     if args.summary_json:
-        write_json(args.summary_json, iap.summary())
-        if not is_stdio(args.summary_json):
-            print(f"  summary: {args.summary_json}", file=human)
+        write_json(args.summary_json, iap.summary(), said=human, label="  summary:")
     return 0

@@ -10,14 +10,19 @@ from pathlib import Path
 from typing import TextIO
 
 __all__ = [
+    "COLUMNS",
     "ProcessError",
     "add_bootstrap_options",
-    "add_input_format",
+    "add_fields",
+    "add_input",
+    "add_output",
+    "add_seed",
     "check_outputs",
-    "field_options",
+    "first_rows",
     "human_stream",
     "is_stdio",
     "n_resamples_option",
+    "read_input",
     "rows_text",
     "seed_option",
     "write_json",
@@ -38,11 +43,6 @@ def is_stdio(path) -> bool:
     from editf1.io import STDIO
 
     return path is not None and str(path) == STDIO
-
-
-def field_options(args, *options: str) -> dict[str, str]:
-    """``{column: the option naming it}`` (:func:`editf1.io.read_rows`'s ``named_by``)."""
-    return {getattr(args, o.lstrip("-").replace("-", "_")): o for o in reversed(options)}
 
 
 def rows_text(rows, indices: list[int]) -> str:
@@ -85,15 +85,38 @@ def check_outputs(outputs: list[tuple[str, Path | None]], inputs=()) -> None:
                 raise ValueError(f"{label} {path} and {other_label} {other} are the same file")
 
 
-def write_json(path: Path, value, indent: int = 2) -> None:
-    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``)."""
+def write_json(path: Path, value, indent: int = 2, *, said=None, label: str = "wrote") -> None:
+    """Write ``value`` as JSON to ``path`` (atomically) or to standard output (``-``); then,
+    for a file, print ``{label} {path}`` to ``said`` (a stream; ``None``: nothing)."""
     from editf1.io import atomic_output
 
     with atomic_output(path) as handle:
         handle.write(json.dumps(value, indent=indent) + "\n")
+    if said is not None and not is_stdio(path):
+        print(f"{label} {path}", file=said)
 
 
-def add_input_format(p) -> None:
+#: What each ``--<name>-field`` option names, for its help.
+COLUMNS = {
+    "prediction": "the LLM draft",
+    "reference": "the clinician reply",
+    "id": "the row id",
+    "message": "the patient message",
+    "ehr": "the EHR summary",
+    "group": "the message a row belongs to",
+}
+
+
+def add_input(p, rows: str, *, optional: bool = False, stdin: bool = True) -> None:
+    """The ``input`` file (JSONL or CSV of ``rows``; ``-``: standard input) and
+    ``--input-format``."""
+    p.add_argument(
+        "input",
+        nargs="?" if optional else None,
+        type=Path,
+        help=f"JSONL or CSV of {rows}"
+        + ("; - reads standard input (JSONL unless --input-format csv)" if stdin else ""),
+    )
     p.add_argument(
         "--input-format",
         default="auto",
@@ -101,6 +124,53 @@ def add_input_format(p) -> None:
         help="format of the input: auto (by suffix: .jsonl, .csv, .tsv; JSONL for stdin), "
         "jsonl or csv",
     )
+
+
+def add_fields(p, notes: dict[str, str] | None = None, **defaults: str) -> None:
+    """``--<name>-field`` for each ``name=default column`` (help: :data:`COLUMNS`, then
+    ``notes[name]``)."""
+    for name, default in defaults.items():
+        note = f"; {notes[name]}" if notes and name in notes else ""
+        p.add_argument(
+            f"--{name}-field",
+            default=default,
+            help=f"column of {COLUMNS[name]}{note} (default %(default)s)",
+        )
+
+
+def read_input(args, *options: str, path=None):
+    """The rows of ``args.input`` (or of ``path``, its format by suffix) with the columns
+    the ``options`` (``"--prediction-field"``, ...) name (:func:`editf1.io.read_rows`)."""
+    from editf1.io import read_rows
+
+    fields = [getattr(args, option.lstrip("-").replace("-", "_")) for option in options]
+    named_by = dict(reversed(list(zip(fields, options))))
+    source, kind = (args.input, args.input_format) if path is None else (path, "auto")
+    return read_rows(source, list(dict.fromkeys(fields)), kind, named_by)
+
+
+def first_rows(rows, limit: int | None):
+    """The first ``limit`` rows (``None``: all); ValueError for a ``--limit`` below 1."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {limit}")
+    return rows[:limit]
+
+
+def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
+    """``--output`` / ``-o`` (``help``; ``kwargs``: ``required``, ``default``) and, with
+    ``summary`` (what it holds), ``--summary-json``."""
+    p.add_argument("--output", "-o", type=Path, help=help, **kwargs)
+    if summary:
+        p.add_argument(
+            "--summary-json",
+            type=Path,
+            help=f"also write {summary} as JSON; - for standard output",
+        )
+
+
+def add_seed(p, help: str) -> None:
+    """``--seed``: an integer in [0, 2**32 - 1], default 0."""
+    p.add_argument("--seed", type=seed_option, default=0, help=f"{help} (default %(default)s)")
 
 
 def seed_option(text: str) -> int:
@@ -132,15 +202,13 @@ def n_resamples_option(text: str) -> int:
         ) from None
 
 
-def add_bootstrap_options(
-    p, *, flag: str = "--seed", seed_help: str = "seed of the bootstrap (default 0)"
-) -> None:
-    """``--n-resamples`` and the bootstrap's seed (``flag``)."""
+def add_bootstrap_options(p, seed_help: str = "seed of the bootstrap") -> None:
+    """``--n-resamples`` and the bootstrap's ``--seed``."""
     p.add_argument(
         "--n-resamples",
         type=n_resamples_option,
         default=2000,
-        help="bootstrap resamples over cases for the confidence intervals (default 2000; at "
+        help="bootstrap resamples over cases for the confidence intervals (default %(default)s; at "
         "least 100, editf1.stats.MIN_RESAMPLES)",
     )
-    p.add_argument(flag, type=seed_option, default=0, help=seed_help)
+    add_seed(p, seed_help)

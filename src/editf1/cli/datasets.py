@@ -10,20 +10,26 @@ from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
-__all__ = ["add_builder_options", "add_commands", "dataset_rows"]
+__all__ = ["add_builder_options", "add_commands", "add_dataset_options", "dataset_rows"]
 
-#: CLI option dest -> builder config field.
+#: The builder options: flag -> builder config field.
 _OPTIONS = {
-    "revision": "revision",
-    "hub_repo": "hub_repo",
-    "export_file": "export_files",
-    "column_map": "column_map",
-    "keep_column": "keep_columns",
-    "split_fractions": "split_fractions",
-    "split_seed": "seed",
-    "list_separator": "list_separator",
-    "export_format": "file_format",
+    "--revision": "revision",
+    "--hub-repo": "hub_repo",
+    "--export-file": "export_files",
+    "--column-map": "column_map",
+    "--keep-column": "keep_columns",
+    "--split-fractions": "split_fractions",
+    "--split-seed": "seed",
+    "--list-separator": "list_separator",
+    "--export-format": "file_format",
 }
+
+
+def _given(args) -> dict:
+    """``{flag: value}`` of the builder options given."""
+    values = {flag: getattr(args, flag[2:].replace("-", "_"), None) for flag in _OPTIONS}
+    return {flag: value for flag, value in values.items() if value is not None}
 
 
 def _fractions(text: str) -> dict[str, float]:
@@ -58,6 +64,22 @@ def _column_map(text: str) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise argparse.ArgumentTypeError("--column-map must be a JSON object of strings")
     return value
+
+
+def add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` (score, draft) and the
+    builder options."""
+    g = p.add_argument_group("a known dataset instead of a file")
+    g.add_argument(
+        "--dataset",
+        metavar="NAME|FOLDER",
+        help="a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, socppm, "
+        "hospital_export, or a Hub-ready folder (see export-dataset)",
+    )
+    g.add_argument("--config", help="the dataset's config (default: its default config)")
+    g.add_argument("--split", help="the split (default: test, or the only split)")
+    g.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
+    add_builder_options(p)
 
 
 def add_builder_options(p: argparse.ArgumentParser) -> None:
@@ -102,17 +124,12 @@ def _builder_kwargs(args, name: str) -> dict:
 
     from editf1.builders import builder_class
 
-    cls = builder_class(name)
-    accepted = {f.name for f in fields(cls.BUILDER_CONFIG_CLASS)}
+    accepted = {f.name for f in fields(builder_class(name).BUILDER_CONFIG_CLASS)}
     kwargs = {}
-    for dest, field in _OPTIONS.items():
-        value = getattr(args, dest, None)
-        if value is None:
-            continue
-        if field not in accepted:
-            option = "--" + dest.replace("_", "-")
-            raise ValueError(f"{option} does not apply to dataset {name!r}")
-        kwargs[field] = tuple(value) if isinstance(value, list) else value
+    for flag, value in _given(args).items():
+        if _OPTIONS[flag] not in accepted:
+            raise ValueError(f"{flag} does not apply to dataset {name!r}")
+        kwargs[_OPTIONS[flag]] = tuple(value) if isinstance(value, list) else value
     if args.data_dir is None and not args.download and name != "demo":
         raise ValueError(
             f"dataset {name} needs --data-dir (folder of its files), or --download to fetch "
@@ -121,23 +138,6 @@ def _builder_kwargs(args, name: str) -> dict:
     if args.data_dir is not None:
         kwargs["data_dir"] = str(args.data_dir)
     return kwargs
-
-
-def _refuse_builder_options(args, kind: str) -> None:
-    """Refuse builder options for a folder or a Hub dataset (``--revision`` pins the
-    latter), rather than drop them silently."""
-    given = [
-        "--" + dest.replace("_", "-")
-        for dest in _OPTIONS
-        if getattr(args, dest, None) is not None
-        and not (dest == "revision" and kind == "a Hub dataset")
-    ]
-    if given:
-        raise ValueError(
-            f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
-            "builder options apply to the known datasets"
-            + ("" if kind == "a folder" else ", and --revision to a Hub dataset")
-        )
 
 
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
@@ -182,13 +182,19 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
                     f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
                     "--download"
                 )
-            _refuse_builder_options(args, kind)
+            hub = kind == "a Hub dataset"  # --revision pins it; other options would be lost
+            if given := [f for f in _given(args) if not (f == "--revision" and hub)]:
+                raise ValueError(
+                    f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
+                    "builder options apply to the known datasets"
+                    + (", and --revision to a Hub dataset" if hub else "")
+                )
             try:
                 splits = datasets.load_dataset(
                     source, config, cache_dir=cache_dir, revision=args.revision
                 )
             except ConnectionError as error:
-                if kind != "a Hub dataset":
+                if not hub:
                     raise
                 raise ConnectionError(_offline_hub_dataset(args.dataset, args.revision)) from error
             config = config or next(iter(splits.values())).info.config_name
@@ -240,7 +246,7 @@ def add_commands(commands) -> None:
         "--format",
         default="parquet",
         choices=["parquet", "jsonl"],
-        help="format of the data files written (default parquet)",
+        help="format of the data files written (default %(default)s)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace the folder's data files")
     p.add_argument(

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from editf1.cli.conventions import (
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
+    add_seed,
     check_outputs,
-    field_options,
+    first_rows,
     human_stream,
-    seed_option,
+    read_input,
 )
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
@@ -41,14 +44,17 @@ def add_generator_options(p) -> None:
         "--generation-batch-size",
         type=int,
         default=4,
-        help="messages drafted together by --generator (default 4; sampled drafts "
+        help="messages drafted together by --generator (default %(default)s; sampled drafts "
         "depend on it, so the generator record names it)",
     )
-    p.add_argument("--temperature", type=float, default=0.0, help="0 (default): greedy")
+    p.add_argument("--temperature", type=float, default=0.0, help="0: greedy (default %(default)s)")
     p.add_argument(
-        "--top-p", type=float, default=1.0, help="nucleus sampling share (default 1.0: all)"
+        "--top-p",
+        type=float,
+        default=1.0,
+        help="nucleus sampling share, 1.0: all (default %(default)s)",
     )
-    p.add_argument("--seed", type=seed_option, default=0, help="seed of the sampling (default 0)")
+    add_seed(p, "seed of the sampling")
     p.add_argument("--device", default="cpu", help="--generator's device: cpu or cuda")
 
 
@@ -58,12 +64,7 @@ def generator_from_args(args):
     ``--server`` or no model named."""
     from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
 
-    decoding = {
-        "max_new_tokens": args.max_new_tokens,
-        "temperature": args.temperature,
-        "top_p": args.top_p,
-        "seed": args.seed,
-    }
+    decoding = {k: getattr(args, k) for k in ("max_new_tokens", "temperature", "top_p", "seed")}
     if args.server:
         return ServerGenerator(
             args.server,
@@ -98,46 +99,45 @@ def add_commands(commands) -> None:
         "as input_<name>): edit-f1 score reads it as it is, and edit-f1 report "
         "compares the strategies' runs (Seegmiller et al. 2026, §4.1.2).",
     )
-    p.add_argument("input", nargs="?", type=Path, help="JSONL or CSV of messages")
-    p.add_argument("--dataset", help="a dataset split instead: demo, oncqa, ... (see score)")
-    p.add_argument("--config", help="the dataset's config (default: its default config)")
-    p.add_argument("--split", help="the split (default: test, or the only split)")
-    p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_input_format(p)
+    add_input(p, "messages", optional=True, stdin=False)
     p.add_argument(
         "--strategy",
         default="zero-shot",
         choices=["zero-shot", "thematic", "few-shot"],
-        help="the instruction: zero-shot (default), thematic (the eight clinical themes "
-        "described) or few-shot (the 5 nearest prior message/reply pairs)",
+        help="the instruction: zero-shot, thematic (the eight clinical themes described) or "
+        "few-shot (the --shots nearest prior message/reply pairs) (default %(default)s)",
     )
     p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
-    p.add_argument("--shots", type=int, default=5, help="few-shot: examples per prompt (5)")
+    p.add_argument(
+        "--shots", type=int, default=5, help="few-shot: examples per prompt (default %(default)s)"
+    )
     p.add_argument(
         "--num-drafts",
         type=int,
         default=1,
         help="drafts per message (> 1 needs --temperature > 0; ids become <id>-d<j>)",
     )
-    p.add_argument("--id-field", default="id", help="column of the message id (default id)")
-    p.add_argument("--message-field", default="message", help="column of the patient message")
-    p.add_argument("--ehr-field", default="ehr_summary", help="column of the EHR summary")
-    p.add_argument(
-        "--reference-field", default="reference", help="column of the clinician reply, kept"
+    add_fields(
+        p,
+        {"reference": "kept"},
+        id="id",
+        message="message",
+        ehr="ehr_summary",
+        reference="reference",
     )
     p.add_argument("--limit", type=int, help="draft only the first N rows")
-    p.add_argument("--output", "-o", type=Path, required=True, help="JSONL to write; - for stdout")
+    add_output(p, "JSONL to write; - for standard output", required=True)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_generator_options(p)
-    from editf1.cli.datasets import add_builder_options
+    from editf1.cli.datasets import add_dataset_options
 
-    add_builder_options(p)
+    add_dataset_options(p)
     p.set_defaults(run=_draft, quiet=False)
 
 
 def _draft(args) -> int:
     from editf1.drafting.baselines import draft_rows
-    from editf1.io import JsonlWriter, read_rows
+    from editf1.io import JsonlWriter
 
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
@@ -146,10 +146,9 @@ def _draft(args) -> int:
 
         silence_progress_bars()
     check_outputs([("-o", args.output)], [args.input, args.examples])
-    fields = [args.message_field, args.reference_field]
-    named_by = field_options(args, "--message-field", "--reference-field")
+    fields = ("--message-field", "--reference-field")
     if args.input:
-        rows = read_rows(args.input, fields, args.input_format, named_by)
+        rows = read_input(args, *fields)
     else:
         from editf1.cli.datasets import dataset_rows
 
@@ -158,11 +157,8 @@ def _draft(args) -> int:
     if args.examples and args.strategy != "few-shot":
         raise ValueError("--examples goes with --strategy few-shot")
     # the few-shot pool: --examples, or every input row (also those past --limit)
-    examples = read_rows(args.examples, fields, "auto", named_by) if args.examples else rows
-    if args.limit is not None:
-        if args.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {args.limit}")
-        rows = rows[: args.limit]
+    examples = read_input(args, *fields, path=args.examples) if args.examples else rows
+    rows = first_rows(rows, args.limit)
     drafts = draft_rows(
         rows,
         generator_from_args(args),

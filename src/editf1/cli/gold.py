@@ -6,12 +6,14 @@ import argparse
 from pathlib import Path
 
 from editf1.cli.conventions import (
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
+    add_seed,
     check_outputs,
-    field_options,
     human_stream,
     is_stdio,
-    seed_option,
+    read_input,
 )
 
 __all__ = ["ScoreGold", "add_commands", "add_gold_options", "check_gold"]
@@ -117,20 +119,18 @@ def add_commands(commands) -> None:
         "with --gold: the estimates need the labelled pairs to be a uniform sample of the "
         "scored ones, and the record is checked.",
     )
-    p.add_argument("input", type=Path, help="JSONL or CSV file of pairs (the one you will score)")
+    add_input(p, "pairs (the file you will score)")
     p.add_argument("-n", type=int, required=True, help="pairs to draw")
-    p.add_argument(
-        "--seed",
-        type=seed_option,
-        default=0,
-        help="seed of the draw (default 0; recorded in every row)",
-    )
-    p.add_argument("--output", "-o", type=Path, required=True, help="annotation file (JSONL)")
+    add_seed(p, "seed of the draw, recorded in every row")
+    add_output(p, "annotation file (JSONL)", required=True)
     p.add_argument("--no-themes", action="store_true", help="ask for matches only, not themes")
-    add_input_format(p)
-    p.add_argument("--prediction-field", default="prediction", help="the draft's column")
-    p.add_argument("--reference-field", default="reference", help="the reply's column")
-    p.add_argument("--id-field", default="id", help="the id column (row numbers without one)")
+    add_fields(
+        p,
+        {"id": "row numbers without one"},
+        prediction="prediction",
+        reference="reference",
+        id="id",
+    )
     p.set_defaults(run=_sample_for_labels)
 
     p = commands.add_parser(
@@ -142,33 +142,29 @@ def add_commands(commands) -> None:
         "theme; keyboard first. Every answer is saved at once to -o; reopening resumes.",
     )
     p.add_argument("annotation", type=Path, help="the file of edit-f1 sample-for-labels")
-    p.add_argument("--output", "-o", type=Path, required=True, help="gold-label file (JSONL)")
+    add_output(p, "gold-label file (JSONL)", required=True)
     p.add_argument("--annotator", help="name recorded in every gold row")
-    p.add_argument("--port", type=int, default=7861, help="port on 127.0.0.1 (default 7861)")
+    p.add_argument("--port", type=int, default=7861, help="port on 127.0.0.1 (default %(default)s)")
     p.set_defaults(run=_annotate)
 
 
 def _sample_for_labels(args) -> int:
-    from editf1.gold.labels import PairText, pair_keys
+    from editf1.gold.apply import pair_texts
     from editf1.gold.sampling import sample_for_labels
-    from editf1.inputs import InputError, check_prediction, check_reference
-    from editf1.io import JsonlWriter, read_rows
+    from editf1.inputs import check_rows
+    from editf1.io import JsonlWriter
 
     check_outputs([("-o", args.output)], [args.input])
-    pred, ref = args.prediction_field, args.reference_field
-    named_by = field_options(args, "--prediction-field", "--reference-field")
-    rows = read_rows(args.input, [pred, ref], args.input_format, named_by)
-    errors = [
-        e
-        for at, row in zip(rows.locations(), rows)
-        for e in check_prediction(at, row[pred], pred) + check_reference(at, row[ref], ref)
-    ]
-    if errors:
-        raise InputError(errors)
-    ids = [None if row.get(args.id_field) is None else str(row[args.id_field]) for row in rows]
-    pairs = [PairText(k, row[pred], row[ref]) for k, row in zip(pair_keys(ids), rows)]
-    if any(not isinstance(p.reference, str) for p in pairs):
-        raise ValueError(f"{ref} holds lists of replies: gold labels are of one reply per draft")
+    pred, ref, key = args.prediction_field, args.reference_field, args.id_field
+    rows = read_input(args, "--prediction-field", "--reference-field")
+    checked = check_rows(
+        ((None if row.get(key) is None else str(row[key]), row[pred], row[ref]) for row in rows),
+        prediction_field=pred,
+        reference_field=ref,
+        id_field=key,
+        locations=rows.locations(),
+    )
+    pairs = pair_texts(checked)
     drawn = sample_for_labels(
         pairs,
         args.n,

@@ -11,24 +11,8 @@ __all__ = [
     "add_judge_option_arguments",
     "judge_option_help",
     "judge_options",
-    "parse_option",
+    "scorer_judges",
 ]
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """``"KEY=VALUE"`` → ``(key, value)``, the value read as JSON when it is JSON; ValueError
-    without ``=`` or a key.
-
-    >>> parse_option("adapter=judges/x"), parse_option("batch_size=8")
-    (('adapter', 'judges/x'), ('batch_size', 8))
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
-    try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
-        return key.strip(), value
 
 
 def _shown(value) -> str:
@@ -106,13 +90,38 @@ def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
         p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
 
 
+def scorer_judges(args) -> dict:
+    """The judges of the command line as :class:`~editf1.scorer.EditF1Scorer` takes them
+    (``--theme-judge none``: ``None``); ValueError for options of no judge."""
+    judges = {
+        "content_judge": args.content_judge,
+        "theme_judge": None if args.theme_judge == "none" else args.theme_judge,
+        "content_judge_options": judge_options(args.content_judge_option),
+        "theme_judge_options": judge_options(args.theme_judge_option),
+    }
+    if judges["theme_judge"] is None and judges["theme_judge_options"]:
+        raise ValueError("--theme-judge-option given with --theme-judge none")
+    return judges
+
+
 def judge_options(values: list[str]) -> dict | None:
-    """The options of repeated ``KEY=VALUE`` flags (``None``: none); ValueError for a
-    malformed or repeated key."""
+    """The options of repeated ``KEY=VALUE`` flags (``None``: none), each value read as
+    JSON where it is JSON; ValueError for a flag without ``=`` or a key, or a key given
+    twice.
+
+    >>> judge_options(["adapter=judges/x", "batch_size=8"])
+    {'adapter': 'judges/x', 'batch_size': 8}
+    """
     options: dict = {}
     for text in values:
-        key, value = parse_option(text)
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"a judge option is KEY=VALUE, got {text!r}")
         if key in options:
             raise ValueError(f"judge option {key!r} given twice")
-        options[key] = value
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
     return options or None

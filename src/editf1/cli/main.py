@@ -42,30 +42,32 @@ class HelpFormatter(argparse.HelpFormatter):
     and an option help's lines."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        blocks = []
-        for block in text.split("\n\n"):
-            if block.startswith("  ") or "\n  " in block:
-                blocks.append("\n".join(indent + line for line in block.splitlines()))
-            else:
-                blocks.append(super()._fill_text(block, width, indent))
-        return "\n\n".join(blocks)
+        fill = super()._fill_text
+        return "\n\n".join(
+            "\n".join(indent + line for line in block.splitlines())
+            if block.startswith("  ") or "\n  " in block
+            else fill(block, width, indent)
+            for block in text.split("\n\n")
+        )
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         split = super()._split_lines
         return [line for part in text.split("\n") for line in split(part, width)]
 
 
-class _Commands:
-    """The subparsers as the groups see them: ``add_parser`` takes a one-line ``help`` (for
-    :data:`SECTIONS`) and an ``example`` (shown last, or first with ``example_first``)."""
+class _Commands(dict):
+    """The subparsers as the groups see them (``{name: help}``): ``add_parser`` takes a
+    one-line ``help`` (for :data:`SECTIONS`) and an ``example`` (shown last, or first with
+    ``example_first``)."""
 
     def __init__(self, subparsers) -> None:
-        self._subparsers, self.helps = subparsers, {}
+        super().__init__()
+        self._subparsers = subparsers
 
     def add_parser(
         self, name: str, *, help: str, example: str, example_first: bool = False, **kwargs
     ) -> argparse.ArgumentParser:
-        self.helps[name] = help
+        self[name] = help
         lines = example.splitlines()
         shown = f"example{'s' if len(lines) > 1 else ''}:\n" + "\n".join(f"  {x}" for x in lines)
         if example_first:
@@ -76,8 +78,8 @@ class _Commands:
 
     def listing(self) -> str:
         listed = [name for _, names in SECTIONS for name in names]
-        if sorted(listed) != sorted(self.helps):
-            raise RuntimeError(f"SECTIONS lists {listed}, the groups add {sorted(self.helps)}")
+        if sorted(listed) != sorted(self):
+            raise RuntimeError(f"SECTIONS lists {listed}, the groups add {sorted(self)}")
         import shutil
         import textwrap
 
@@ -86,9 +88,7 @@ class _Commands:
 
         def line(name: str) -> str:
             first, rest = f"  {name:<{column}}", " " * (column + 2)
-            return textwrap.fill(
-                self.helps[name], width, initial_indent=first, subsequent_indent=rest
-            )
+            return textwrap.fill(self[name], width, initial_indent=first, subsequent_indent=rest)
 
         return "\n\n".join(f"{title}:\n" + "\n".join(map(line, names)) for title, names in SECTIONS)
 
@@ -203,8 +203,9 @@ def _one_line_warnings(args):
         from editf1.aggregate import RowsWarning
 
         text = str(message)
-        if isinstance(message, RowsWarning):
-            text = message.naming(getattr(args, "rows_text", None), **OPTION_WORDS)
+        if isinstance(message, RowsWarning):  # options as the command line spells them
+            words = {"zero_division": "--zero-division 0 or 1"}
+            text = message.naming(getattr(args, "rows_text", None), **words)
         text = " ".join(text.split())
         if text in shown:
             return ""
@@ -216,10 +217,6 @@ def _one_line_warnings(args):
         yield
     finally:
         warnings.formatwarning = previous
-
-
-#: How a command line spells the options that the library's warnings name.
-OPTION_WORDS = {"zero_division": "--zero-division 0 or 1"}
 
 
 def main(argv: list[str] | None = None) -> int:

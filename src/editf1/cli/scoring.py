@@ -11,15 +11,18 @@ from pathlib import Path
 
 from editf1.cli.conventions import (
     ProcessError,
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
     check_outputs,
+    first_rows,
     human_stream,
     is_stdio,
     rows_text,
     write_json,
 )
 
-__all__ = ["DEFAULT_RUNS", "SCORE_EXAMPLES", "add_commands", "reference_fields"]
+__all__ = ["DEFAULT_RUNS", "add_commands"]
 
 #: Where ``edit-f1 score`` writes per-row results without ``-o``.
 DEFAULT_RUNS = Path("runs")
@@ -37,14 +40,6 @@ def _zero_division(text: str):
         raise argparse.ArgumentTypeError(f"expected warn, 0 or 1, got {text!r}") from None
 
 
-#: What ``edit-f1 score --help`` shows first.
-SCORE_EXAMPLES = """edit-f1 score pairs.jsonl
-edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
-edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
-edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
-edit-f1 score - --summary-json - < pairs.jsonl"""
-
-
 def add_commands(commands) -> None:
     """Register ``score``."""
     p = commands.add_parser(
@@ -54,49 +49,38 @@ def add_commands(commands) -> None:
         description="Score every (draft, clinician reply) row of a JSONL or CSV file: "
         "content- and theme-level precision, recall and F1. Without an input file, scores "
         "the demo set shipped with the package. Common options come first.",
-        example=SCORE_EXAMPLES,
+        example="""edit-f1 score pairs.jsonl
+edit-f1 score pairs.csv --prediction-field draft --reference-field reply -o runs/a.jsonl
+edit-f1 score pairs.jsonl --reference-field reply_a --reference-field reply_b
+edit-f1 score --dataset oncqa --config own_reply --data-dir path/to/OncQA
+edit-f1 score - --summary-json - < pairs.jsonl""",
         example_first=True,
     )
     given = p.add_argument_group("input")
-    given.add_argument(
-        "input",
-        nargs="?",
-        type=Path,
-        help="JSONL or CSV file of pairs; - reads standard input (JSONL unless --input-format csv)",
-    )
-    given.add_argument(
-        "--prediction-field",
-        default="prediction",
-        help="column holding the LLM draft (default: prediction)",
-    )
+    add_input(given, "pairs", optional=True)
+    add_fields(given, prediction="prediction")
     given.add_argument(
         "--reference-field",
         action="append",
         metavar="FIELD",
-        help="column holding the clinician reply (default: reference). In JSON Lines it may "
+        help="column of the clinician reply (default: reference). In JSON Lines it may "
         "hold a list of replies (several clinicians); given several times, each draft is "
         "scored against every one of those columns: its best-matching reply is the pair, "
         "and the summary adds all_references",
     )
     given.add_argument(
         "--id-field",
-        help="column holding the row id (default: 'id' where the rows have one); ids must "
-        "be unique",
+        help="column of the row id (default: 'id' where the rows have one); ids must be unique",
     )
-    add_input_format(given)
     given.add_argument(
         "--limit", type=int, help="score only the first N rows (all rows are still checked)"
     )
     written = p.add_argument_group("output")
-    written.add_argument(
-        "--output",
-        "-o",
-        type=Path,
-        help="per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
+    add_output(
+        written,
+        "per-row JSON Lines (default: runs/<name>.edit_f1.jsonl; a table name such as .csv "
         "is refused); - for standard output",
-    )
-    written.add_argument(
-        "--summary-json", type=Path, help="also write the summary as JSON; - for standard output"
+        summary="the summary",
     )
     written.add_argument(
         "--quiet", "-q", action="store_true", help="no progress bars and no summary table"
@@ -106,60 +90,36 @@ def add_commands(commands) -> None:
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
+    from editf1.cli.datasets import add_dataset_options
+    from editf1.cli.gold import add_gold_options
     from editf1.cli.judge_options import add_judge_arguments
     from editf1.options import option_help
 
     judging = p.add_argument_group("judges and scores")
     add_judge_arguments(judging, theme_none=True)
-    default, about = option_help("include_other")
-    judging.add_argument("--include-other", action="store_true", default=default, help=about)
-    default, about = option_help("leave_out_other")
-    judging.add_argument("--leave-out-other", action="store_true", default=default, help=about)
-    default, about = option_help("zero_division")
-    judging.add_argument(
-        "--zero-division",
-        default=default,
-        type=_zero_division,
-        help=f"{about} (default %(default)s)",
-    )
-    default, about = option_help("batch_size")
-    judging.add_argument(
-        "--batch-size", type=int, default=default, help=f"{about} (default %(default)s)"
-    )
-    from editf1.cli.datasets import add_builder_options
-    from editf1.cli.gold import add_gold_options
-
+    for name in ("include_other", "leave_out_other", "zero_division", "batch_size"):
+        default, about = option_help(name)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            judging.add_argument(flag, action="store_true", help=about)
+        else:
+            kind = _zero_division if name == "zero_division" else type(default)
+            judging.add_argument(
+                flag, type=kind, default=default, help=f"{about} (default %(default)s)"
+            )
     add_gold_options(p)
-    known = p.add_argument_group("a known dataset instead of a file")
-    known.add_argument("--demo", action="store_true", help="score the shipped demo set")
-    known.add_argument(
-        "--dataset",
-        metavar="NAME|FOLDER",
-        help="score a dataset split: demo, oncqa, kqa, expertqa_medicine, syppm, ippm, "
-        "socppm, hospital_export, or a Hub-ready folder (see export-dataset)",
-    )
-    known.add_argument("--config", help="the dataset's config (default: its default config)")
-    known.add_argument("--split", help="the split to score (default: test, or the only split)")
-    known.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_builder_options(p)
+    add_dataset_options(p)
     p.set_defaults(run=_score)
-
-
-def reference_fields(args) -> list[str]:
-    """The ``--reference-field`` columns (default ``["reference"]``); ValueError for one
-    named twice."""
-    fields = args.reference_field or ["reference"]
-    if len(set(fields)) < len(fields):
-        raise ValueError(f"--reference-field names a column twice: {fields}")
-    return fields
 
 
 def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
     """(run name, rows, prediction field, reference fields, id field)."""
-    if args.input and (args.demo or args.dataset):
-        raise ValueError("give an input file or --demo/--dataset, not both")
+    if args.input and args.dataset:
+        raise ValueError("give an input file or --dataset, not both")
     id_field = args.id_field or "id"
-    refs = reference_fields(args)
+    refs = args.reference_field or ["reference"]
+    if len(set(refs)) < len(refs):
+        raise ValueError(f"--reference-field names a column twice: {refs}")
     if args.input:
         from editf1.io import read_rows
 
@@ -180,14 +140,21 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
 
 
 def _score(args) -> int:
+    from editf1.cli.gold import check_gold
+    from editf1.cli.judge_options import scorer_judges
     from editf1.cli.summary import format_summary
-    from editf1.inputs import check_rows
-    from editf1.io import JsonlWriter, TableRows
+    from editf1.integrations import distributed
+    from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
 
-    state = _process_state(args)  # None under one process
-    main_process = state is None or state.is_main_process
-    progress = not (args.no_progress or args.quiet) and main_process
+    state = None  # accelerate's PartialState when launched with several processes
+    if distributed.several_processes():  # each reads and checks all rows; the main one reports
+        if is_stdio(args.input) or is_stdio(args.output):
+            raise ValueError(
+                "several processes cannot share standard input or output: give files (input, -o)"
+            )
+        state = distributed.process_state()
+    progress = not (args.no_progress or args.quiet) and (state is None or state.is_main_process)
     if not progress:
         from editf1.cli.progress import silence_progress_bars
 
@@ -206,38 +173,11 @@ def _score(args) -> int:
     # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
-    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
-        _no_id_field(rows, lacking, id_field)
-    locations = None
-    if isinstance(rows, TableRows):  # warnings name the rows by file and line
-        locations = rows.locations()
-        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
-    if len(refs) == 1:
-        checked = check_rows(
-            ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
-            prediction_field=pred,
-            reference_field=refs[0],
-            id_field=id_field,
-            locations=locations,
-        )
-    else:
-        checked = _check_reply_columns(rows, pred, refs, id_field)
-    if args.limit is not None:
-        if args.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {args.limit}")
-        checked = checked[: args.limit]
-    from editf1.cli.judge_options import judge_options
-
-    content_options = judge_options(args.content_judge_option)
-    theme_options = judge_options(args.theme_judge_option)
-    if args.theme_judge == "none" and theme_options:
-        raise ValueError("--theme-judge-option given with --theme-judge none")
+    checked = first_rows(_checked_rows(args, rows, pred, refs, id_field), args.limit)
+    judges = scorer_judges(args)
     try:
         scorer = EditF1Scorer(
-            content_judge=args.content_judge,
-            theme_judge=None if args.theme_judge == "none" else args.theme_judge,
-            content_judge_options=content_options,
-            theme_judge_options=theme_options,
+            **judges,
             include_other=args.include_other,
             leave_out_other=args.leave_out_other,
             zero_division=args.zero_division,
@@ -245,11 +185,9 @@ def _score(args) -> int:
             progress=progress,
         )
     except TypeError as error:  # the judges' answer to an option they do not take
-        if not (content_options or theme_options):
+        if not (judges["content_judge_options"] or judges["theme_judge_options"]):
             raise
         raise ValueError(f"--content-judge-option / --theme-judge-option: {error}") from None
-    from editf1.cli.gold import check_gold
-
     gold = check_gold(args, checked, scorer)
     if gold is not None and state is not None:
         raise ValueError("--gold runs in one process")
@@ -268,7 +206,15 @@ def _score(args) -> int:
         if gold is not None:
             result = gold.attach(result)
     else:
-        run = _score_sharded(state, scorer, checked, output, record["run"])
+        try:  # each process judges its share; the main one writes output
+            run = distributed.score_across_processes(
+                scorer, checked, output, state=state, run_record=record["run"]
+            )
+        except (ValueError, OSError) as error:
+            if state.is_main_process:
+                raise
+            where = f"process {state.process_index} of {state.num_processes}"
+            raise ProcessError(where, error) from error
         if run is None:  # not the main process: it wrote its share, the main one the rest
             return 0
         result = run.result
@@ -285,52 +231,46 @@ def _score(args) -> int:
         note = " (replaced an earlier run's; give -o to keep both)" if replaced else ""
         print(f"  per-row results: {where}{note}", file=human)
     if args.summary_json:
-        write_json(args.summary_json, summary)
-        if not (args.quiet or is_stdio(args.summary_json)):
-            print(f"  summary: {args.summary_json}", file=human)
+        said = None if args.quiet else human
+        write_json(args.summary_json, summary, said=said, label="  summary:")
     return 0
 
 
-def _lines_text(rows, shown: list, count: int) -> str:
-    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
-    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
-        return f"[{', '.join(map(str, shown))}]"
-    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
-
-
-def _no_id_field(rows, lacking: list[int], id_field: str):
-    """Raise the ValueError of an ``--id-field`` the ``lacking`` rows lack, naming them (or,
-    when no row has it, the fields the rows have)."""
-    from editf1.io import TableRows
-    from editf1.naming import shown_columns
-
-    if isinstance(rows, TableRows) and len(lacking) == len(rows):
-        raise ValueError(
-            f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
-            f"{shown_columns(rows.columns, [id_field], 'field')}"
-        )
-    raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
-
-
-def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field: str):
-    """Rows whose replies come from several columns, checked: an empty cell is no reply
-    (counted in a warning), a row with none is an error naming every column.
+def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
+    """The rows checked (:func:`editf1.inputs.check_rows`); with several
+    ``--reference-field`` columns an empty cell is no reply (counted in a warning) and a
+    row with none is an error naming every column.
 
     Raises:
+        ValueError: for an ``--id-field`` rows lack.
         InputError: listing every bad row and cell.
     """
     from editf1.inputs import CheckedRows, InputError, check_rows
     from editf1.io import TableRows
-    from editf1.segment import has_word
+    from editf1.naming import shown_columns
 
-    locations = rows.locations() if isinstance(rows, TableRows) else None
+    table = isinstance(rows, TableRows)
+    if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
+        if table and len(lacking) == len(rows):
+            raise ValueError(
+                f"--id-field {id_field!r}: {rows.source} has no such field; its rows have "
+                f"{shown_columns(rows.columns, [id_field], 'field')}"
+            )
+        raise ValueError(f"--id-field {id_field!r}: no such field on {rows_text(rows, lacking)}")
+    locations = rows.locations() if table else None
+    if table:  # warnings name the rows by file and line
+        args.rows_text = lambda shown, count: _lines_text(rows, shown, count)
+    if len(refs) == 1:
+        return check_rows(
+            ((_as_id(row.get(id_field)), row[pred], row[refs[0]]) for row in rows),
+            prediction_field=pred,
+            reference_field=refs[0],
+            id_field=id_field,
+            locations=locations,
+        )
     checked, errors, seen, fewer = [], [], {}, []
     for i, row in enumerate(rows):
-        given = [
-            f
-            for f in refs
-            if row[f] is not None and not (isinstance(row[f], str) and not has_word(row[f]))
-        ]
+        given = [f for f in refs if _has_reply(row[f])]
         fields = given or refs  # none: every column's error is reported
         fewer += [i] if given and len(given) < len(refs) else []
         try:
@@ -356,37 +296,18 @@ def _check_reply_columns(rows: list[dict], pred: str, refs: list[str], id_field:
     return CheckedRows(checked)
 
 
+def _lines_text(rows, shown: list, count: int) -> str:
+    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
+    if not all(isinstance(row, int) for row in shown):  # e.g. "all"
+        return f"[{', '.join(map(str, shown))}]"
+    return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"
+
+
 def _as_id(value):
     return None if value is None else str(value)
 
 
-def _process_state(args):
-    """accelerate's ``PartialState`` when launched with several processes, else ``None``.
-    Every process reads and checks all rows; the main process alone reports a bad one.
+def _has_reply(value) -> bool:
+    from editf1.segment import has_word
 
-    Raises:
-        ValueError: for standard input or output, which several processes cannot share.
-    """
-    from editf1.integrations.distributed import process_state, several_processes
-
-    if not several_processes():
-        return None
-    if is_stdio(args.input) or is_stdio(args.output):
-        raise ValueError(
-            "several processes cannot share standard input or output: give files (input, -o)"
-        )
-    return process_state()
-
-
-def _score_sharded(state, scorer, rows, output: Path, run_record: dict):
-    """Each process judges its share; the main one writes ``output`` and returns the
-    ``ShardedRun`` (others ``None``)."""
-    from editf1.integrations.distributed import score_across_processes
-
-    try:
-        return score_across_processes(scorer, rows, output, state=state, run_record=run_record)
-    except (ValueError, OSError) as error:
-        if state.is_main_process:
-            raise
-        where = f"process {state.process_index} of {state.num_processes}"
-        raise ProcessError(where, error) from error
+    return value is not None and (not isinstance(value, str) or has_word(value))

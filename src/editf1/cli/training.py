@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from editf1.cli.conventions import (
-    add_input_format,
+    add_fields,
+    add_input,
+    add_output,
     check_outputs,
-    field_options,
     human_stream,
     is_stdio,
+    read_input,
     write_json,
 )
 from editf1.cli.drafting import add_generator_options, generator_from_args
@@ -18,45 +20,14 @@ from editf1.cli.drafting import add_generator_options, generator_from_args
 __all__ = ["add_commands"]
 
 
-def _add_reward_options(p) -> None:
-    p.add_argument(
-        "--level",
-        default="content",
-        choices=["content", "theme", "mix"],
-        help="the reward: content F1 (default), theme F1 or their mix (--theme-weight)",
-    )
-    p.add_argument(
-        "--theme-weight",
-        type=float,
-        default=0.5,
-        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default 0.5)",
-    )
-    p.add_argument("--content-judge", default="embedding", help="embedding (default) or exact")
-    p.add_argument(
-        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
-    )
-    from editf1.cli.judge_options import add_judge_option_arguments
-
-    add_judge_option_arguments(p)
-    p.add_argument("--reference-field", default="reference", help="column of the clinician reply")
-    p.add_argument("--message-field", default="message", help="column of the patient message")
-    p.add_argument("--ehr-field", default="ehr_summary", help="column of the EHR summary")
-
-
 def _reward(args):
     """The :class:`~editf1.training.rewards.EditF1Reward` the options describe."""
-    from editf1.cli.judge_options import judge_options
+    from editf1.cli.judge_options import scorer_judges
     from editf1.scorer import EditF1Scorer
     from editf1.training.rewards import EditF1Reward
 
-    theme_judge = args.theme_judge or ("embedding" if args.level != "content" else "none")
-    scorer = EditF1Scorer(
-        content_judge=args.content_judge,
-        theme_judge=None if theme_judge == "none" else theme_judge,
-        content_judge_options=judge_options(args.content_judge_option),
-        theme_judge_options=judge_options(args.theme_judge_option),
-        zero_division=0.0,
-    )
+    args.theme_judge = args.theme_judge or ("embedding" if args.level != "content" else "none")
+    scorer = EditF1Scorer(**scorer_judges(args), zero_division=0.0)
     return EditF1Reward(
         scorer,
         level=args.level,
@@ -76,22 +47,19 @@ def add_commands(commands) -> None:
         "draft with the edit-F1 reward (its gaming guards included) and writes, per "
         "message, the best draft as chosen and the worst as rejected when they differ by "
         "--min-margin or more; ties, smaller margins and single drafts are dropped and "
-        "counted. The "
-        "output folder is a datasets.Dataset for trl's DPOTrainer (datasets.load_from_disk).",
+        "counted. The output folder is a datasets.Dataset for trl's DPOTrainer "
+        "(datasets.load_from_disk).",
     )
-    p.add_argument(
-        "input", type=Path, help="JSONL or CSV: one row per draft (per message with --tadpole)"
+    add_input(p, "drafts, one per row (one per message with --tadpole)", stdin=False)
+    add_output(p, "folder to write (new or empty)", required=True, summary="the counts")
+    add_fields(
+        p,
+        group="message_id",
+        prediction="prediction",
+        reference="reference",
+        message="message",
+        ehr="ehr_summary",
     )
-    p.add_argument(
-        "--output", "-o", type=Path, required=True, help="folder to write (new or empty)"
-    )
-    add_input_format(p)
-    p.add_argument(
-        "--group-field",
-        default="message_id",
-        help="column naming the message, in both modes (default message_id)",
-    )
-    p.add_argument("--prediction-field", default="prediction", help="column of the draft")
     p.add_argument(
         "--prompt-field",
         help="column of a ready prompt (string or chat messages), used as it is; default: "
@@ -106,8 +74,25 @@ def add_commands(commands) -> None:
     )
     add_generator_options(p)
     p.add_argument("--tuples-jsonl", type=Path, help="--tadpole: also write the (r, r+, r-) tuples")
-    _add_reward_options(p)
-    p.add_argument("--summary-json", type=Path, help="also write the counts as JSON")
+    p.add_argument(
+        "--level",
+        default="content",
+        choices=["content", "theme", "mix"],
+        help="the reward: content F1, theme F1 or their mix (--theme-weight) (default %(default)s)",
+    )
+    p.add_argument(
+        "--theme-weight",
+        type=float,
+        default=0.5,
+        help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
+    )
+    from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
+
+    add_judge_arguments(p, ("content",))
+    p.add_argument(
+        "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
+    )
+    add_judge_option_arguments(p, ("theme",))
     p.set_defaults(run=_preference_pairs)
     p.description += " " + _columns_description(p)
 
@@ -133,7 +118,7 @@ def _columns_description(p) -> str:
 def _preference_pairs(args) -> int:
     import datasets
 
-    from editf1.io import check_output_path, is_inside, read_rows, staged_folder
+    from editf1.io import check_output_path, is_inside, staged_folder
 
     check_output_path(args.output, "-o", folder=True)
     if args.output.is_dir() and any(args.output.iterdir()):
@@ -148,9 +133,9 @@ def _preference_pairs(args) -> int:
     if args.tadpole is None:
         if args.tuples_jsonl or args.generator or args.server:
             raise ValueError("--generator, --server and --tuples-jsonl go with --tadpole")
-        dataset, counts, line = _scored_pairs(args, read_rows)
+        dataset, counts, line = _scored_pairs(args)
     else:
-        dataset, counts, line = _tadpole(args, read_rows)
+        dataset, counts, line = _tadpole(args)
     datasets.disable_progress_bars()
     with staged_folder(args.output, protect=[args.input]) as stage:  # appears once complete
         dataset.save_to_disk(str(stage))
@@ -201,20 +186,11 @@ def _check_fields(rows, args, *, drafts: bool) -> None:
         raise InputError(errors)
 
 
-def _scored_pairs(args, read_rows):
+def _scored_pairs(args):
     from editf1.training.preferences import scored_draft_pairs
 
-    fields = [args.group_field, args.prediction_field, args.reference_field, args.message_field]
-    fields += [args.prompt_field] if args.prompt_field else []
-    named_by = field_options(
-        args,
-        "--group-field",
-        "--prediction-field",
-        "--reference-field",
-        "--message-field",
-        *(["--prompt-field"] if args.prompt_field else []),
-    )
-    rows = read_rows(args.input, list(dict.fromkeys(fields)), args.input_format, named_by)
+    fields = ["--group-field", "--prediction-field", "--reference-field", "--message-field"]
+    rows = read_input(args, *fields, *(["--prompt-field"] if args.prompt_field else []))
     _check_fields(rows, args, drafts=True)
     dataset, counts = scored_draft_pairs(
         rows,
@@ -234,7 +210,7 @@ def _scored_pairs(args, read_rows):
     return dataset, counts.to_dict(), line
 
 
-def _tadpole(args, read_rows):
+def _tadpole(args):
     import dataclasses
 
     from editf1.cli.judge_options import judge_options
@@ -244,9 +220,7 @@ def _tadpole(args, read_rows):
 
     if args.prompt_field:
         raise ValueError("--prompt-field does not go with --tadpole (its prompts are 0-shot)")
-    fields = [args.group_field, args.message_field, args.reference_field]
-    named_by = field_options(args, "--group-field", "--message-field", "--reference-field")
-    rows = read_rows(args.input, fields, args.input_format, named_by)
+    rows = read_input(args, "--group-field", "--message-field", "--reference-field")
     _check_fields(rows, args, drafts=False)
     theme_judge = load_theme_judge(
         args.theme_judge or "embedding", judge_options(args.theme_judge_option)
