@@ -33,10 +33,20 @@ if TYPE_CHECKING:
     from editf1.themes import THEMES
 
 __all__ = [
-    "THEMES", "ContentJudge", "CorpusResult", "EditF1Scorer", "InputError", "PairResult",
-    "ThemeJudge", "UndefinedMetricWarning", "__version__", "clear_caches", "load_content_judge",
-    "load_theme_judge", "score",
-]  # fmt: skip
+    "THEMES",
+    "ContentJudge",
+    "CorpusResult",
+    "EditF1Scorer",
+    "InputError",
+    "PairResult",
+    "ThemeJudge",
+    "UndefinedMetricWarning",
+    "__version__",
+    "clear_caches",
+    "load_content_judge",
+    "load_theme_judge",
+    "score",
+]
 
 _EXPORTS = {
     "EditF1Scorer": "editf1.scorer",

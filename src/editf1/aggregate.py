@@ -19,10 +19,19 @@ from editf1.results import PRF, CorpusResult, PairResult, ThemeScore
 from editf1.segment import NON_LATIN_LIMIT, non_latin_share
 
 __all__ = [
-    "CorpusAccumulator", "NonLatinTextWarning", "RowsWarning", "UndefinedMetricWarning",
-    "UnusableJudgementWarning", "ZeroDivision", "aggregate", "check_zero_division", "micro_prf",
-    "pair_counts", "prf", "warn_undefined",
-]  # fmt: skip
+    "CorpusAccumulator",
+    "NonLatinTextWarning",
+    "RowsWarning",
+    "UndefinedMetricWarning",
+    "UnusableJudgementWarning",
+    "ZeroDivision",
+    "aggregate",
+    "check_zero_division",
+    "micro_prf",
+    "pair_counts",
+    "prf",
+    "warn_undefined",
+]
 
 
 class RowsWarning(UserWarning):

@@ -12,10 +12,22 @@ from editf1.naming import FileLine, field_at
 from editf1.segment import has_word
 
 __all__ = [
-    "CheckedRows", "InputError", "Row", "check_fraction", "check_group", "check_id",
-    "check_option", "check_pairs", "check_prediction", "check_reference", "check_rows", "describe",
-    "read_bool", "row_errors", "unicode_problem",
-]  # fmt: skip
+    "CheckedRows",
+    "InputError",
+    "Row",
+    "check_fraction",
+    "check_group",
+    "check_id",
+    "check_option",
+    "check_pairs",
+    "check_prediction",
+    "check_reference",
+    "check_rows",
+    "describe",
+    "read_bool",
+    "row_errors",
+    "unicode_problem",
+]
 
 #: ``(id or None, prediction, reference)``; the reference is a reply or a list of replies.
 Row = tuple

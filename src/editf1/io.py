@@ -26,10 +26,21 @@ from editf1.inputs import InputError, describe
 from editf1.naming import FileLine, fields_named, lines_of, missing_fields, shown_columns
 
 __all__ = [
-    "STDIO", "JsonlWriter", "TableRows", "atomic_output", "check_output_path", "describe",
-    "input_format_of", "is_inside", "read_csv", "read_jsonl", "read_rows", "same_file",
-    "staged_folder", "warn_leftovers",
-]  # fmt: skip
+    "STDIO",
+    "JsonlWriter",
+    "TableRows",
+    "atomic_output",
+    "check_output_path",
+    "describe",
+    "input_format_of",
+    "is_inside",
+    "read_csv",
+    "read_jsonl",
+    "read_rows",
+    "same_file",
+    "staged_folder",
+    "warn_leftovers",
+]
 
 FORMATS = ("jsonl", "csv")
 #: The path that means standard input (when reading) or standard output (when writing).

@@ -10,9 +10,14 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "MAX_NAMES_SHOWN", "FileLine", "field_at", "fields_named", "lines_of", "missing_fields",
+    "MAX_NAMES_SHOWN",
+    "FileLine",
+    "field_at",
+    "fields_named",
+    "lines_of",
+    "missing_fields",
     "shown_columns",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)

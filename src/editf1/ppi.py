@@ -27,9 +27,15 @@ from scipy.stats import norm, t
 from editf1.stats import Estimate
 
 __all__ = [
-    "MIN_LABELLED", "PPIEstimate", "UndefinedEstimateError", "classical_ratio", "ppi_mean",
-    "ppi_ratio", "ppi_ratio_difference", "ratio_columns",
-]  # fmt: skip
+    "MIN_LABELLED",
+    "PPIEstimate",
+    "UndefinedEstimateError",
+    "classical_ratio",
+    "ppi_mean",
+    "ppi_ratio",
+    "ppi_ratio_difference",
+    "ratio_columns",
+]
 
 
 #: The fewest labelled pairs an estimate takes (a variance needs two).

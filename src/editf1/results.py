@@ -9,9 +9,15 @@ from editf1.judges.base import VetoedSpan
 from editf1.segment import Sentence
 
 __all__ = [
-    "NOT_RECORDED", "PRF", "CorpusResult", "PairResult", "SentenceAlignment", "ThemeCounts",
-    "ThemeScore", "reproducibility_of",
-]  # fmt: skip
+    "NOT_RECORDED",
+    "PRF",
+    "CorpusResult",
+    "PairResult",
+    "SentenceAlignment",
+    "ThemeCounts",
+    "ThemeScore",
+    "reproducibility_of",
+]
 
 #: The reproducibility string of a result whose run record is unknown.
 NOT_RECORDED = "not recorded (no run record)"

@@ -36,8 +36,11 @@ from editf1.versions import installed_versions
 
 # the warnings live with the aggregation that issues them; importable from here too
 __all__ = [
-    "EditF1Scorer", "NonLatinTextWarning", "UnusableJudgementWarning", "reproducibility_of",
-]  # fmt: skip
+    "EditF1Scorer",
+    "NonLatinTextWarning",
+    "UnusableJudgementWarning",
+    "reproducibility_of",
+]
 
 #: The libraries whose versions a run records.
 _LIBRARIES = ("edit-f1", "nltk", "torch", "transformers", "sentence-transformers")

@@ -26,9 +26,15 @@ from html.entities import html5
 from importlib import resources
 
 __all__ = [
-    "DEFAULT_MAX_WORDS", "NON_LATIN_LIMIT", "WEB_AND_FILE_SUFFIXES", "Sentence",
-    "SentenceSplitter", "has_word", "non_latin_share", "plain_text",
-]  # fmt: skip
+    "DEFAULT_MAX_WORDS",
+    "NON_LATIN_LIMIT",
+    "WEB_AND_FILE_SUFFIXES",
+    "Sentence",
+    "SentenceSplitter",
+    "has_word",
+    "non_latin_share",
+    "plain_text",
+]
 
 _LINE = re.compile(r"[^\r\n]+")
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)]|[a-zA-Z][.)](?=\s)|[-*•·▪‣◦–—])(?=\s|$)")

@@ -15,9 +15,14 @@ import numpy as np
 import scipy.stats
 
 __all__ = [
-    "MIN_RESAMPLES", "Estimate", "PairedBootstrap", "bootstrap", "bootstrap_resamples",
-    "check_n_resamples", "paired_bootstrap",
-]  # fmt: skip
+    "MIN_RESAMPLES",
+    "Estimate",
+    "PairedBootstrap",
+    "bootstrap",
+    "bootstrap_resamples",
+    "check_n_resamples",
+    "paired_bootstrap",
+]
 
 #: The fewest bootstrap resamples B any interval takes (Efron & Tibshirani 1993, §13.3,
 #: advise 1,000 or more; every interval of the package uses 2,000 by default).

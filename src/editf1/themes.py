@@ -8,9 +8,14 @@ from importlib import resources
 from typing import NamedTuple
 
 __all__ = [
-    "CLINICAL_THEMES", "OTHER", "THEMES", "THEME_DEFINITIONS", "THEME_RULES", "ThemeDefinition",
+    "CLINICAL_THEMES",
+    "OTHER",
+    "THEMES",
+    "THEME_DEFINITIONS",
+    "THEME_RULES",
+    "ThemeDefinition",
     "check_theme",
-]  # fmt: skip
+]
 
 #: The eight clinical themes the paper's tables score (Tables 5, 14, 15).
 CLINICAL_THEMES: tuple[str, ...] = (

@@ -26,9 +26,14 @@ _WORD = re.compile(r"[^\W_]")
 MIN_SPAN_WORD_CHARACTERS = 2
 
 __all__ = [
-    "MIN_SPAN_WORD_CHARACTERS", "ConstraintLogitsProcessor", "DraftTokens", "OneOf",
-    "SpanOrNoMatch", "parse_content_answer", "parse_theme_answer",
-]  # fmt: skip
+    "MIN_SPAN_WORD_CHARACTERS",
+    "ConstraintLogitsProcessor",
+    "DraftTokens",
+    "OneOf",
+    "SpanOrNoMatch",
+    "parse_content_answer",
+    "parse_theme_answer",
+]
 
 
 @dataclass(frozen=True)

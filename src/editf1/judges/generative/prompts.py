@@ -15,10 +15,18 @@ from importlib import resources
 from editf1.themes import THEMES
 
 __all__ = [
-    "CONTENT_PROMPT", "NO_MATCH", "THEME_PROMPT", "PromptFormat", "content_messages",
-    "content_prompt", "encode_text", "reads_no_match", "special_ids", "theme_messages",
+    "CONTENT_PROMPT",
+    "NO_MATCH",
+    "THEME_PROMPT",
+    "PromptFormat",
+    "content_messages",
+    "content_prompt",
+    "encode_text",
+    "reads_no_match",
+    "special_ids",
+    "theme_messages",
     "theme_prompt",
-]  # fmt: skip
+]
 
 #: The content judge's answer when the draft does not say what the sentence says.
 NO_MATCH = "NO MATCH"
