@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import shlex
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,13 +207,9 @@ KEYBOARD_JS = static_text("annotate_keys.js")
 #: The page's own styles: the reply and the highlighted draft wrap between words.
 ANNOTATE_CSS = static_text("annotate.css")
 #: Adds :data:`ANNOTATE_CSS` to the page when it loads (Gradio 6 takes styles in ``launch``).
-STYLE_JS = f"""
-() => {{
-  const style = document.createElement("style");
-  style.textContent = {json.dumps(ANNOTATE_CSS)};
-  document.head.append(style);
-}}
-"""
+STYLE_JS = string.Template(static_text("annotate_style.js")).substitute(
+    css=json.dumps(ANNOTATE_CSS)
+)
 
 
 def theme_guide() -> str:

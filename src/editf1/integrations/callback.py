@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -180,10 +181,8 @@ class EditF1Callback(TrainerCallback):
             generation_config or GenerationConfig(max_new_tokens=256, do_sample=False)
         )
         self.batch_size = batch_size
-        self.prompt_builder = prompt_builder or (
-            lambda example, tok: build_prompt(
-                example, tok, message_field=message_field, ehr_field=ehr_field
-            )
+        self.prompt_builder = prompt_builder or functools.partial(
+            build_prompt, message_field=message_field, ehr_field=ehr_field
         )
         self.add_special_tokens = add_special_tokens
         self.reference_field = reference_field
@@ -221,9 +220,8 @@ class EditF1Callback(TrainerCallback):
         if special is None:
             special = not uses_chat_template(tokenizer)
         device = model.device
-        fork = {"devices": [device] if device.type != "cpu" else []}
-        if device.type != "cpu":
-            fork["device_type"] = device.type
+        cpu = device.type == "cpu"
+        fork = {"devices": []} if cpu else {"devices": [device], "device_type": device.type}
         python_state, numpy_state = random.getstate(), np.random.get_state()
         drafts: list[list[str]] = []
         try:

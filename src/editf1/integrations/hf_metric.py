@@ -147,7 +147,6 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
     :meth:`editf1.gold.report.GoldReport.to_dict` under ``gold``).
 
     Args:
-        config_name: see :func:`judges_of`.
         references: N replies, or N lists of replies (several per draft).
         **kwargs: the fields of :class:`~editf1.options.ScoringOptions` and
             :data:`MODULE_OPTIONS`.
@@ -237,12 +236,6 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
         ValueError: if their lengths differ.
         editf1.inputs.InputError: naming each bad ``predictions[i]``,
             ``references[i]`` or ``references[i][k]``.
-
-    >>> check_batch(["Rest."], [["Rest.", None]])
-    Traceback (most recent call last):
-    ...
-    editf1.inputs.InputError: 1 bad input(s):
-      references[0][1] must be a string, got None
     """
     batch = []
     for name, value in (("predictions", predictions), ("references", references)):
