@@ -1,12 +1,7 @@
 """Model cards of the judges, generated (never edited by hand) from their training records
 and agreement reports: a ``README.md`` with ``huggingface_hub`` metadata (the agreement
-figures as ``model-index`` entries, beside the human ceiling) rendered from the Jinja
-template ``templates/judge_card.md`` (extended by ``adapter_card.md`` and
-``cross_encoder_card.md``), and a ``confusion_matrix.png``.
-
-* :mod:`.render`: :class:`CardSpec` (what differs between judges), rendering and writing;
-* :mod:`.adapter`: a LoRA adapter's card, from its training record;
-* :mod:`.specs`: the cross-encoder content judge's card.
+figures as ``model-index`` entries) rendered from the Jinja template
+``templates/judge_card.md``, and a ``confusion_matrix.png``.
 """
 
 from editf1.cards.adapter import adapter_card_spec

@@ -13,7 +13,7 @@ __all__ = ["adapter_card_spec"]
 
 
 def _evaluated_on_id(description: str) -> str:
-    """The Hub id of the one public set ``description`` names, else it as a slug."""
+    """The Hub id of the one public set ``description`` names, else a slug of it."""
     hub = hub_datasets(description)
     if len(hub) == 1:
         return hub[0]
@@ -33,12 +33,12 @@ def adapter_card_spec(
 
     Args:
         folder: the adapter folder; ``record``: its ``editf1_judge.json``.
-        name: the card's name (default: the folder's name).
+        name: default: the folder's name.
         location: how users refer to the adapter (default: the folder path).
         datasets: Hub ids of its training data (default: :func:`hub_datasets` of its
             data description).
         evaluated_on_id: the report's ``model-index`` dataset type (default: the Hub id
-            of the one public set its data description names, else a slug of it).
+            of the one public set its evaluation data names, else a slug of it).
     """
     folder = Path(folder)
     evaluated_on = record.get("agreement", {}).get("data", record["data"]["name"])

@@ -34,16 +34,14 @@ def hub_datasets(*descriptions: str) -> list[str]:
 
 @dataclass(frozen=True)
 class CardSpec:
-    """Everything a judge's card says that differs between judges (the template holds
-    the rest).
+    """What a judge's card says that differs between judges (the template holds the rest).
 
     Attributes:
         name: the card's (and Hub repo's) name; ``task``: ``"content"`` or ``"theme"``.
-        report: the agreement report (``to_jsonable`` of a
-            :mod:`editf1.validation.agreement` report), or ``None``.
+        report: ``to_jsonable`` of a :mod:`editf1.validation.agreement` report, or ``None``.
         evaluated_on: what the report was computed on; ``evaluated_on_id``: its
             ``model-index`` dataset type (a Hub dataset id, else a dataset card's name).
-        datasets: Hub dataset ids of the training data (the metadata's ``datasets``).
+        datasets: Hub dataset ids of the training data.
         pipeline_tag: ``text-classification`` or ``text-generation``.
         base_model, library_name: the metadata's base model (Hub id) and loading
             library (``"peft"``, ``"edit-f1"``), or ``None``.
@@ -186,13 +184,9 @@ def write_card(spec: CardSpec, folder: str | Path) -> list[Path]:
     """Write ``README.md`` (and ``confusion_matrix.png`` with a report); return the files."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    if spec.report is not None:
-        written.append(
-            confusion_plot(
-                spec.report, folder / "confusion_matrix.png", f"{spec.name}\n{spec.evaluated_on}"
-            )
-        )
     readme = folder / "README.md"
     readme.write_text(str(render_card(spec)) + "\n", encoding="utf-8")
-    return [readme, *written]
+    if spec.report is None:
+        return [readme]
+    title = f"{spec.name}\n{spec.evaluated_on}"
+    return [readme, confusion_plot(spec.report, folder / "confusion_matrix.png", title)]

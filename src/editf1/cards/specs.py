@@ -1,6 +1,4 @@
-"""The card of the cross-encoder content judge (the embedded judges' cards are rendered
-by ``research/model_cards.py`` in the repository); its text:
-``templates/cross_encoder_card.md``."""
+"""The card of the cross-encoder content judge; its text: ``templates/cross_encoder_card.md``."""
 
 from __future__ import annotations
 
@@ -15,20 +13,16 @@ __all__ = ["cross_encoder_card_spec"]
 def cross_encoder_card_spec(
     results: dict, folder: str | Path, *, name: str = "edit-f1-cross-encoder-content"
 ) -> CardSpec:
-    """The card of the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`).
+    """The card of the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`):
+    its report is the judge's row on the team's OncQA set (the paper's setting) with that
+    set's annotators as ``human_ceiling``; its text gives every set's figures beside the
+    embedding judge and always NO MATCH.
 
     Args:
         results: ``benchmarks/results/content_judge_real.json``: every judge on every
             held-out set (``held_out``), the annotators' ``ceiling`` per set.
         folder: the model folder (its ``judge.json`` holds the settings and the
             training record).
-        name: the card's name (its folder).
-
-    Returns:
-        The :class:`CardSpec`: its report is the judge's row on the team's OncQA set
-        (oncologists' sentences against the GPT-4 draft: the paper's setting) with that
-        set's annotators as ``human_ceiling``; its notes hold every set's figures beside
-        the embedding judge and always NO MATCH.
     """
     import json
 

@@ -1,16 +1,9 @@
 """The labelling app (``edit-f1 annotate``): clinicians' gold labels, one sentence at a time.
 
-A local Gradio app (127.0.0.1, no share link, analytics off) asks, for every pair of
-the annotation file (:mod:`editf1.gold.sampling`) in the order drawn, which draft span
-says what each reply sentence says (a numbered draft sentence, a selected span, or NO
-MATCH), its theme, and where themes are asked every draft sentence's theme. Keys:
-``1``-``9`` (two digits for 10 and more), ``0``/``n`` NO MATCH, ``s`` the selection,
-``a``-``i`` a theme, Enter saves, Backspace goes back. Each answer rewrites the gold
-file (:mod:`editf1.gold.labels`) atomically, so labelling resumes where it stopped; no
-pair can be skipped, so the completed pairs are a uniform sample (``docs/gold-labels.md``).
-
-:class:`AnnotationSession` holds the answers; :func:`screen` and
-:func:`build_annotate_app` lay them out.
+A local Gradio app asks, for every pair of an annotation file (:mod:`editf1.gold.sampling`)
+in the order drawn, which draft span says what each reply sentence says and, where asked,
+each sentence's theme. No pair can be skipped, so the completed pairs are a uniform sample
+(``docs/gold-labels.md``).
 """
 
 from __future__ import annotations
@@ -20,6 +13,7 @@ import itertools
 import json
 import os
 import shlex
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,13 +41,8 @@ NO_MATCH = "none"
 
 @dataclass(frozen=True)
 class Item:
-    """One question: a reply sentence's match (and theme), or a draft sentence's theme.
-
-    Attributes:
-        pair: the pair's index in the annotation file.
-        kind: ``"reference"`` or ``"prediction"``.
-        sentence: the sentence's index among that text's sentences.
-    """
+    """One question: a reply sentence's match (and theme), or a draft sentence's theme;
+    ``pair`` indexes the annotation file, ``sentence`` the ``kind`` text's sentences."""
 
     pair: int
     kind: str
@@ -67,7 +56,6 @@ def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
     >>> browser_offsets("a\\r\\nb🙂c", 2, 5)  # the browser sees "a\\nb🙂c": "b🙂" is 2-5
     (3, 5)
     """
-    # "\r\n" is one "\n" there; a character beyond U+FFFF is two UTF-16 units
     widths = [
         0 if char == "\r" and text[i + 1 : i + 2] == "\n" else 2 if ord(char) > 0xFFFF else 1
         for i, char in enumerate(text)
@@ -77,14 +65,14 @@ def browser_offsets(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 class AnnotationSession:
-    """The answers of one annotator to one annotation file, saved after each answer.
+    """The answers of one annotator to one annotation file, each saved at once: the
+    gold-label file ``output`` (:mod:`editf1.gold.labels`) is rewritten atomically.
 
     Args:
         annotation: the annotation rows (:func:`editf1.gold.sampling.read_annotation`),
             or the annotation file.
-        output: the gold-label file; if it exists, its answers are loaded and labelling
-            resumes after them.
-        annotator: recorded in every gold row (optional).
+        output: if it exists, its answers are loaded and labelling resumes after them.
+        annotator: recorded in every gold row.
 
     Raises:
         ValueError: if ``output`` holds a pair the annotation file does not, answers of
@@ -153,14 +141,9 @@ class AnnotationSession:
         return sum(done), len(items), len(self.rows) - len(unfinished)
 
     def answer(self, position: int, match=False, theme: str | None = None) -> None:
-        """Record the answer to question ``position`` and save at once.
-
-        Args:
-            position: index into :meth:`items`; at most :meth:`first_unanswered` (no
-                question can be skipped).
-            match: for a reply sentence: ``(start, end)`` of the draft span, or ``None``
-                for NO MATCH.
-            theme: the sentence's theme, where themes are asked for.
+        """Record the answer to question ``position`` (into :meth:`items`, at most
+        :meth:`first_unanswered`) and save at once; ``match``: for a reply sentence,
+        ``(start, end)`` of the draft span or ``None`` for NO MATCH.
 
         Raises:
             ValueError: for a skipped question, a missing answer, a span outside the
@@ -211,7 +194,7 @@ class AnnotationSession:
         return out
 
     def save(self) -> None:
-        """Rewrite the gold file with every answer (atomically: all or nothing)."""
+        """Rewrite the gold file with every answer, atomically."""
         from editf1.io import JsonlWriter
 
         with JsonlWriter(self.output) as write:
@@ -219,27 +202,19 @@ class AnnotationSession:
                 write(row)
 
 
-#: Keyboard shortcuts, run once when the page loads.
+#: Keyboard shortcuts (``1``-``9``, ``0``/``n``, ``s``, ``a``-``i``, Enter, Backspace).
 KEYBOARD_JS = static_text("annotate_keys.js")
 #: The page's own styles: the reply and the highlighted draft wrap between words.
 ANNOTATE_CSS = static_text("annotate.css")
 #: Adds :data:`ANNOTATE_CSS` to the page when it loads (Gradio 6 takes styles in ``launch``).
-STYLE_JS = f"""
-() => {{
-  const style = document.createElement("style");
-  style.textContent = {json.dumps(ANNOTATE_CSS)};
-  document.head.append(style);
-}}
-"""
+STYLE_JS = string.Template(static_text("annotate_style.js")).substitute(
+    css=json.dumps(ANNOTATE_CSS)
+)
 
 
 def theme_guide() -> str:
     """The themes' keys, definitions and examples (:data:`editf1.themes.THEME_DEFINITIONS`)
-    as Markdown, for the panel beside the theme choices.
-
-    >>> theme_guide().splitlines()[0].split(": ")[0]
-    '**a · Empathetic communication**'
-    """
+    as Markdown."""
     return "\n".join(
         f"**{key} · {theme}**: {THEME_DEFINITIONS[theme].definition}; e.g. "
         f"“{THEME_DEFINITIONS[theme].example}”\n"
@@ -258,17 +233,10 @@ def next_command(session: AnnotationSession) -> str:
 
 @dataclass(frozen=True)
 class Screen:
-    """What the app shows at one position, as plain values (:func:`screen`).
-
-    Attributes:
-        progress, question: Markdown (the last screen's question: :func:`next_command`).
-        reply, draft_view: ``(text, "asked" or None)`` segments, the sentence asked
-            about marked; ``draft``: the draft to select a span in; ``candidates``:
-            ``(label, value)`` choices, ``candidate`` the chosen value. ``None`` (or an
-            empty ``reply``) hides an element.
-        themes: the theme is asked; ``theme``: the answer so far.
-        done: every question is answered.
-    """
+    """What the app shows at one position (:func:`screen`): ``progress`` and ``question``
+    in Markdown; ``reply`` and ``draft_view`` as ``(text, "asked" or None)`` segments;
+    ``candidates`` as ``(label, value)`` choices. ``None`` (or an empty ``reply``) hides
+    an element; ``themes``: the theme is asked, ``theme`` its answer so far."""
 
     progress: str
     question: str
@@ -292,7 +260,6 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def _marked(text: str, span: dict) -> list[tuple[str, str | None]]:
-    """``text`` as segments with ``span`` (``{start, end}``) marked ``"asked"``."""
     start, end = span["start"], span["end"]
     return [(text[:start], None), (text[start:end], "asked"), (text[end:], None)]
 
@@ -364,13 +331,8 @@ def screen(
 
 
 def build_annotate_app(session: AnnotationSession):
-    """The Gradio app over ``session``.
-
-    Returns:
-        A ``gradio.Blocks``, to launch on 127.0.0.1 without a share link. Stable
-        ``elem_id`` s: ``progress``, ``question``, ``reply``, ``draft``, ``draft-view``,
-        ``candidates``, ``theme``, ``theme-guide``, ``save-button``, ``back-button``,
-        ``message``.
+    """The Gradio app over ``session`` (a ``gradio.Blocks``, analytics off), to launch on
+    127.0.0.1 without a share link. Its ``elem_id`` s are stable (the browser tests').
 
     Raises:
         ImportError: without gradio (the ``demo`` extra).

@@ -1,23 +1,13 @@
-"""edit-F1 in training loops: a ``transformers`` callback and a ``compute_metrics`` helper.
-
-:class:`EditF1Callback` generates drafts for held-out (patient message, EHR summary,
-clinician reply) examples at every evaluation, scores them with
-:class:`~editf1.scorer.EditF1Scorer` and logs them through ``Trainer.log`` (every logger
-the Trainer reports to), leaving the model's mode, the tokenizer and every RNG as they
-were. :func:`make_compute_metrics` does the same for ``Seq2SeqTrainer`` with
-``predict_with_generate=True``.
-
-Logged keys (``<prefix>``: ``eval`` by default): ``<prefix>_edit_f1_content_precision``,
-``..._content_recall``, ``..._content_f1``, ``..._theme_precision``, ``..._theme_recall``,
-``..._theme_f1`` (fractions in [0, 1], micro-averaged; theme keys with a theme judge
-only), ``..._pairs``, ``..._empty_drafts`` (scored precision 0) and
-``..._unusable_judgements``.
+"""edit-F1 in training loops: a ``transformers`` callback that scores drafts the model
+generates at every evaluation, and a ``compute_metrics`` for ``Seq2SeqTrainer``; both
+score with :class:`~editf1.scorer.EditF1Scorer` and log :func:`edit_f1_logs`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -65,12 +55,6 @@ def build_prompt(
     if it has one, else plain text ending in ``"Reply:\\n"``. Build training texts with it
     too, so the callback asks the question the model is trained on.
 
-    Args:
-        example: a dict with the patient message and optionally the EHR summary.
-        tokenizer: a ``transformers`` tokenizer.
-        system_prompt: the instruction.
-        message_field, ehr_field: the example's keys.
-
     Raises:
         KeyError: if the example has no ``message_field``.
     """
@@ -85,8 +69,10 @@ def build_prompt(
 
 
 def edit_f1_logs(result: CorpusResult, prefix: str) -> dict[str, float]:
-    """``{prefix + "edit_f1_content_f1": ..., ...}``: the logged keys (module docstring)
-    of one scored set of drafts; ``prefix`` e.g. ``"eval_"``."""
+    """The logged figures of one scored set of drafts, keyed ``<prefix>edit_f1_<name>``
+    (``prefix`` e.g. ``"eval_"``): ``content_`` and (with a theme judge) ``theme_``
+    ``precision``, ``recall``, ``f1`` (micro, in [0, 1]), ``pairs``, ``empty_drafts`` (scored
+    precision 0) and ``unusable_judgements``."""
     logs = {
         f"{level}_{measure}": getattr(prf, measure)
         for level, prf in (("content", result), ("theme", result.theme))
@@ -117,44 +103,35 @@ def _default_scorer() -> EditF1Scorer:
 
 
 class EditF1Callback(TrainerCallback):
-    """Log edit-F1 of drafts the model generates at every evaluation.
+    """Log edit-F1 of drafts the model generates, once per global step at evaluation,
+    through ``trainer.log`` and into the metrics ``Trainer.evaluate`` returns
+    (``metric_for_best_model="edit_f1_content_f1"`` works). The model's mode, the tokenizer
+    and every RNG are left as they were. Under several processes each generates and
+    scores its share and every one logs the figures of all (``docs/serving.md``)::
 
-    Add it after building the Trainer, which it logs through::
-
-        trainer = Trainer(model=model, args=args, train_dataset=..., eval_dataset=...)
         trainer.add_callback(EditF1Callback(trainer, held_out, num_examples=32))
 
     Args:
-        trainer: the ``transformers.Trainer`` whose ``log`` reaches every logger.
-            ``None`` for use outside a Trainer (call :meth:`evaluate` yourself).
-        examples: held-out examples (dicts or a ``datasets.Dataset``): patient message,
-            optional EHR summary, clinician reply.
+        trainer: ``None`` outside a Trainer (call :meth:`evaluate` yourself).
+        examples: dicts or a ``datasets.Dataset``: patient message, optional EHR summary,
+            clinician reply (keys ``message_field``, ``ehr_field``, ``reference_field``).
         num_examples: score the first ``num_examples`` (default: all).
         scorer: default: the embedded judges, ``zero_division=0.0``.
         tokenizer: default: the Trainer's ``processing_class``.
-        generation_config: a ``GenerationConfig`` or dict (default: greedy,
-            ``max_new_tokens=256``); copied, never modified.
-        batch_size: prompts generated at once.
+        generation_config: default: greedy, ``max_new_tokens=256``; copied, never modified.
         prompt_builder: ``(example, tokenizer) -> prompt`` (default: :func:`build_prompt`).
-        add_special_tokens: passed to the tokenizer with each prompt (default: False if
-            the tokenizer has a chat template, else True).
-        message_field, ehr_field, reference_field: the examples' keys.
-        seed: seed of the forked torch RNG sampling draws from (process k: ``seed + k``).
+        add_special_tokens: default: False if the tokenizer has a chat template.
+        seed: of the forked torch RNG sampling draws from (process k: ``seed + k``).
         metric_key_prefix: logged keys start with ``"<prefix>_edit_f1_"``.
-        drafts_dir: if set (off by default: patient texts), every evaluation writes
+        drafts_dir: if set (off by default: patient texts), each evaluation writes
             ``step-<global step>.jsonl`` there: ``step``, ``example`` (as given),
-            ``prediction`` and :meth:`editf1.results.PairResult.to_dict` per example.
+            ``prediction`` and :meth:`editf1.results.PairResult.to_dict` per example
+            (``last_result.pairs`` under several processes needs it too).
 
     Raises:
         InputError: naming each example and field that is missing or not usable, and
             each repeated ``id``.
         ValueError: for ``num_examples`` or ``batch_size`` below 1 (TypeError: not an int).
-
-    The figures are computed once per global step (whatever the number of eval
-    datasets) and added to the metrics ``Trainer.evaluate`` returns
-    (``metric_for_best_model="edit_f1_content_f1"`` works). Under several processes see
-    ``docs/serving.md``: each generates and scores its share, every one logs the figures
-    of all (``last_result.pairs`` only with ``drafts_dir``).
     """
 
     def __init__(
@@ -204,10 +181,8 @@ class EditF1Callback(TrainerCallback):
             generation_config or GenerationConfig(max_new_tokens=256, do_sample=False)
         )
         self.batch_size = batch_size
-        self.prompt_builder = prompt_builder or (
-            lambda example, tok: build_prompt(
-                example, tok, message_field=message_field, ehr_field=ehr_field
-            )
+        self.prompt_builder = prompt_builder or functools.partial(
+            build_prompt, message_field=message_field, ehr_field=ehr_field
         )
         self.add_special_tokens = add_special_tokens
         self.reference_field = reference_field
@@ -224,7 +199,7 @@ class EditF1Callback(TrainerCallback):
 
     @property
     def ids(self) -> list[str]:
-        """Each example's ``id`` (as a string), or its index where it has none."""
+        """Each example's ``id`` as a string, else its index."""
         return [str(row.get("id", i)) for i, row in enumerate(self.examples)]
 
     def _batches(self) -> list[range]:
@@ -232,15 +207,11 @@ class EditF1Callback(TrainerCallback):
         return [range(s, min(s + self.batch_size, n)) for s in range(0, n, self.batch_size)]
 
     def generate(self, model, tokenizer) -> list[str]:
-        """Drafts for the held-out examples, one string per example, in order.
-
-        The model's mode, the tokenizer's padding side and pad token, and the torch,
-        NumPy and Python RNG states are restored afterwards, even on error.
-        """
+        """Drafts for the held-out examples, in order; the model's mode, the tokenizer's
+        padding side and pad token, and the torch, NumPy and Python RNGs are restored."""
         return [d for batch in self._generate(model, tokenizer, self._batches()) for d in batch]
 
     def _generate(self, model, tokenizer, batches: list[range], seed_offset: int = 0):
-        """The drafts of each batch, one ``generate`` call each, from a forked RNG."""
         generation_config = copy.deepcopy(self.generation_config)
         was_training = model.training
         padding_side, pad_token = tokenizer.padding_side, tokenizer.pad_token
@@ -249,9 +220,8 @@ class EditF1Callback(TrainerCallback):
         if special is None:
             special = not uses_chat_template(tokenizer)
         device = model.device
-        fork = {"devices": [device] if device.type != "cpu" else []}
-        if device.type != "cpu":
-            fork["device_type"] = device.type
+        cpu = device.type == "cpu"
+        fork = {"devices": []} if cpu else {"devices": [device], "device_type": device.type}
         python_state, numpy_state = random.getstate(), np.random.get_state()
         drafts: list[list[str]] = []
         try:
@@ -282,12 +252,8 @@ class EditF1Callback(TrainerCallback):
         return drafts
 
     def evaluate(self, model, tokenizer=None, *, step: int | None = None) -> dict[str, float]:
-        """Generate, score and return the logged figures (see the module docstring).
-
-        Args:
-            model: the model being trained (``generate`` must work on it).
-            tokenizer: default: the one given at construction or the Trainer's.
-            step: the global step, for ``drafts_dir`` file names.
+        """Generate, score and return :func:`edit_f1_logs`; ``step`` names the
+        ``drafts_dir`` file. ``tokenizer``: default the one given or the Trainer's.
 
         Raises:
             ValueError: without a tokenizer.
@@ -310,10 +276,9 @@ class EditF1Callback(TrainerCallback):
         return edit_f1_logs(result, self.prefix)
 
     def _evaluate_shared(self, state, model, tokenizer, ids: list[str]):
-        """(drafts, result) of every example, on every process: each scores its share of
-        the batches into an accumulator, all are gathered and merged in process order.
-        Every process calls ``generate`` equally often (sharded models need it): one
-        with fewer batches repeats its last, output dropped."""
+        """(drafts, result) of every example, on every process. Every process calls
+        ``generate`` equally often (sharded models need it): one with fewer batches
+        repeats its last, output dropped."""
         from accelerate.utils import gather_object
 
         batches = self._batches()
@@ -370,26 +335,20 @@ def make_compute_metrics(
     scorer: EditF1Scorer | None = None,
     references: Sequence[str] | None = None,
 ) -> Callable:
-    """A ``compute_metrics`` for ``Seq2SeqTrainer(predict_with_generate=True)`` loops.
-
-    The returned function decodes the generated ids (``-100`` read as padding) into
-    drafts and the label ids into replies and returns ``{"edit_f1_content_f1": ...,
-    ...}``; with ``batch_eval_metrics=True`` it scores once, at the end.
+    """A ``compute_metrics(eval_pred, compute_result=None)`` for
+    ``Seq2SeqTrainer(predict_with_generate=True)``: generated ids (``-100`` read as
+    padding) decoded into drafts, label ids into replies, :func:`edit_f1_logs` with no
+    prefix returned; with ``batch_eval_metrics=True`` it scores once, at the end.
+    Decoder-only models return prompt and reply together: strip the prompt first (or
+    use :class:`EditF1Callback`).
 
     Args:
-        tokenizer: decodes predictions and labels.
         scorer: default: embedded judges, ``zero_division=0.0``.
         references: the clinician replies in evaluation order, used instead of decoding
             the labels (truncated labels would cut replies short).
 
-    Returns:
-        ``compute_metrics(eval_pred, compute_result=None) -> dict[str, float]``.
-
     Raises (when called):
         ValueError: if ``references`` does not have one reply per prediction.
-
-    Decoder-only models under ``predict_with_generate`` return prompt and reply
-    together; strip the prompt first (or use :class:`EditF1Callback`).
     """
     scorer = scorer or _default_scorer()
     pending: dict[str, list[str]] = {"drafts": [], "references": []}

@@ -1,9 +1,5 @@
-"""The single-pair demo (the Hugging Face Space, ``edit-f1 demo``): scores and why.
-
-:func:`explain_pair` lays out one scored pair: content and theme precision/recall/F1,
-the draft with matched spans and expected deletions marked, the expected additions and
-every sentence's theme; :func:`build_demo` is the Gradio app over it (the ``demo``
-extra; Gradio's analytics off).
+"""The single-pair demo (the Hugging Face Space, ``edit-f1 demo``): one pair's scores and
+why (matched spans, expected deletions and additions, every sentence's theme).
 """
 
 from __future__ import annotations
@@ -35,11 +31,10 @@ class PairView:
     Attributes:
         scores_markdown: a Markdown table of the scores and the counts behind them.
         highlights: the draft as ``(text, label)`` segments, the label :data:`MATCHED`,
-            :data:`EXPECTED_DELETION` or ``None``.
+            :data:`EXPECTED_DELETION` or ``None``; they concatenate to the draft.
         additions: ``(reply sentence, theme or "")`` for each expected addition.
         sentences: rows ``[text ("reply"/"draft"), sentence, theme, judgement]``.
         notes: warnings to show (empty draft, unusable judge outputs).
-        pair: the underlying :class:`~editf1.results.PairResult`.
     """
 
     scores_markdown: str
@@ -90,16 +85,8 @@ def _scores_markdown(pair: PairResult) -> str:
 
 
 def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
-    """Score one (draft, reply) pair and lay out its explanation.
-
-    Args:
-        scorer: the :class:`~editf1.scorer.EditF1Scorer`.
-        draft: the LLM draft (may be empty: precision is then the scorer's
-            ``zero_division`` value and a note says so).
-        reply: the clinician's reply (a string with at least one word).
-
-    Returns:
-        :class:`PairView`; its highlight segments concatenate to ``draft``.
+    """Score one (draft, reply) pair and lay out its explanation. An empty draft's
+    precision is the scorer's ``zero_division`` value, and a note says so.
 
     Raises:
         InputError: naming the field, for a reply without a word or a non-string.
@@ -146,17 +133,13 @@ def explain_pair(scorer: EditF1Scorer, draft: str, reply: str) -> PairView:
 
 
 def build_demo(scorer: EditF1Scorer | None = None, examples: list[dict] | None = None):
-    """The Gradio app: inputs, a Score button and the :class:`PairView` outputs.
+    """The Gradio app (a ``gradio.Blocks``, analytics off; call ``.launch()``): inputs, a
+    Score button and the :class:`PairView` outputs. Its ``elem_id`` s are stable.
 
     Args:
         scorer: default: the embedded judges, ``zero_division=0.0``.
         examples: preloaded pairs (``message``, ``prediction``, ``reference``, ``id``);
             default: the shipped demo set.
-
-    Returns:
-        A ``gradio.Blocks``; call ``.launch()``. Elements have stable ``elem_id`` s
-        (``message``, ``draft``, ``reply``, ``score-button``, ``scores``,
-        ``draft-highlights``, ``expected-additions``, ``sentence-themes``, ``notes``).
 
     Raises:
         ImportError: without gradio (the ``demo`` extra).

@@ -1,11 +1,7 @@
-"""Scoring across processes: ``accelerate launch`` or ``torchrun``, on CPUs (gloo) or GPUs.
-
-Each process judges a contiguous share of the rows (:func:`share_of`); the per-pair
-results are merged back in input order, so the result is one process's (same decisions
-and counts). :func:`score_across_processes` (``edit-f1 score``) streams the shares
-through shard files beside the output; the training callback merges
-:class:`~editf1.aggregate.CorpusAccumulator` s instead. accelerate is imported only
-when several processes run. ``docs/serving.md`` has the details.
+"""Scoring across processes (``accelerate launch``, ``torchrun``; gloo on CPUs, nccl on
+GPUs): each judges a contiguous share of the rows, merged back in input order, so the
+result is one process's. accelerate is imported only when several run
+(``docs/serving.md``).
 """
 
 from __future__ import annotations
@@ -52,7 +48,7 @@ def several_processes() -> bool:
 
 
 def process_state():
-    """accelerate's ``PartialState`` of this launch (gloo on CPUs, nccl on GPUs).
+    """accelerate's ``PartialState`` of this launch.
 
     Raises:
         ModuleNotFoundError: without accelerate (``pip install 'edit-f1[llm]'``).
@@ -72,8 +68,7 @@ def share_of(state, n_rows: int) -> range:
 
 
 def renumbered(pair: PairResult, first_row: int) -> PairResult:
-    """``pair`` (and its per-reply pairs) with ``row`` shifted by ``first_row``: a share's
-    local row numbers (0, 1, ...) become the input's."""
+    """``pair`` (and its per-reply pairs) with ``row`` shifted by ``first_row``."""
     return dataclasses.replace(
         pair,
         row=pair.row + first_row,
@@ -85,19 +80,16 @@ def renumbered(pair: PairResult, first_row: int) -> PairResult:
 
 @dataclass(frozen=True)
 class ShardedRun:
-    """What the main process of :func:`score_across_processes` returns.
-
-    Attributes:
-        result: the corpus result (``pairs`` not kept: they are in the output file).
-        pairs_per_process: the number of pairs each process judged, in process order.
-    """
+    """What the main process of :func:`score_across_processes` returns: the result
+    (``pairs`` not kept: they are in the output file) and the pairs each process judged,
+    in process order."""
 
     result: CorpusResult
     pairs_per_process: tuple[int, ...]
 
 
 def _read_shard(path: Path, counts: list[int]) -> Iterator[PairResult]:
-    """The pairs pickled in one shard, in order; appends their number to ``counts``."""
+    """The pairs of one shard, in order; appends their number to ``counts``."""
     n = 0
     with open(path, "rb") as handle, contextlib.suppress(EOFError):
         while True:
@@ -114,25 +106,19 @@ def score_across_processes(
     state=None,
     run_record: dict | None = None,
 ) -> ShardedRun | None:
-    """Judge ``rows`` with every process, each its own share, and write the per-pair
-    JSONL once, in input order, from the main process.
+    """Judge ``rows`` with every process, each its own share (:func:`share_of`), and
+    write the per-pair JSONL once, in input order, from the main process.
 
-    Every process calls this with the same rows (each checks them all unless they are
-    :class:`~editf1.inputs.CheckedRows`) and writes its pairs to a shard file in a
-    hidden folder beside ``output``; the main process streams the shards into
-    ``output`` (atomically, one :meth:`~editf1.results.PairResult.to_dict` line per row)
-    and aggregates them (:meth:`~editf1.scorer.EditF1Scorer.aggregate`, warning with
-    input row numbers). The shard folder is removed whatever happens.
+    Every process calls this with the same rows and scorer settings and writes its
+    pairs to a shard file in a hidden folder beside ``output`` (removed whatever
+    happens); the main process streams them into ``output`` atomically and aggregates
+    them. Returns a :class:`ShardedRun` on the main process, ``None`` on the others.
 
     Args:
-        scorer: this process's scorer (same judges and options in every process).
         rows: ``(id or None, prediction, reference)`` rows (a reference may be a list).
         output: the per-pair JSONL file (not ``-``), on a file system every process sees.
         state: the ``accelerate.PartialState`` (default :func:`process_state`).
         run_record: written as the ``run`` object of every line (``None``: none).
-
-    Returns:
-        On the main process a :class:`ShardedRun`; on the others ``None``.
 
     Raises:
         InputError: naming every bad row and field (on every process).

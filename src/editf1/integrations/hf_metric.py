@@ -1,11 +1,6 @@
-"""What the ``evaluate`` module ``metrics/edit_f1/edit_f1.py`` delegates to.
-
-The module is ``_info`` + ``_compute`` (and ``_download_and_prepare``, which keeps one
-process's pairs in memory); the judges are chosen by the config name
-(``evaluate.load("edit_f1", "exact+none")``) or by ``compute``'s keywords
-(:class:`editf1.options.ScoringOptions`' fields and :data:`MODULE_OPTIONS`). Each batch
-is checked by row and field before evaluate stores it, and a failed computation leaves
-none of its pairs on disk (:func:`discard_cache`, the one reader of evaluate's internals).
+"""What the ``evaluate`` module ``metrics/edit_f1/edit_f1.py`` delegates to: its card
+text, its checks (each batch by row and field before evaluate stores it; a failed
+computation leaves none of its pairs on disk) and its ``compute``.
 """
 
 from __future__ import annotations
@@ -50,7 +45,7 @@ __all__ = [
 
 CITATION = PAPER_CITATION
 
-#: The module card's description and inputs (evaluate's MetricInfo), from static/.
+#: The module card's description (evaluate's MetricInfo).
 DESCRIPTION = static_text("metric_description.md")
 
 #: ``compute``'s options besides :class:`~editf1.options.ScoringOptions`' fields:
@@ -77,7 +72,6 @@ COMPUTE_OPTIONS: tuple[str, ...] = (
 
 
 def _compute_args() -> str:
-    """The ``compute`` options' lines of :data:`KWARGS_DESCRIPTION`, from their fields."""
     import textwrap
 
     specs = [
@@ -99,17 +93,10 @@ KWARGS_DESCRIPTION = string.Template(static_text("metric_inputs.txt")).substitut
 
 
 def check_init_options(options: dict) -> None:
-    """Refuse keywords of ``evaluate.load`` that evaluate's module does not take (it
-    would drop them silently), naming them and where judges are chosen.
+    """Refuse keywords of ``evaluate.load`` that evaluate's module would drop silently.
 
     Raises:
         ValueError: for any keyword that is not one of ``evaluate.EvaluationModule``'s.
-
-    >>> check_init_options({"num_process": 1})
-    >>> check_init_options({"content_judge": "exact"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: evaluate.load(...) does not take ['content_judge']: choose the judges ...
     """
     import evaluate
 
@@ -123,8 +110,8 @@ def check_init_options(options: dict) -> None:
 
 
 def judges_of(config_name: str) -> dict:
-    """The judges a config name chooses: ``{}`` for ``"default"``; for ``"CONTENT"`` the
-    content judge, for ``"CONTENT+THEME"`` both (``"none"``: no theme judge).
+    """The judges a config name chooses: ``"default"``, ``"CONTENT"`` or
+    ``"CONTENT+THEME"`` (``"none"``: no theme judge).
 
     Raises:
         ValueError: naming the config name and the judges known.
@@ -155,26 +142,19 @@ def keep_in_memory(module) -> None:
 
 
 def compute(config_name: str, predictions, references, **kwargs) -> dict:
-    """Score and return evaluate's result dict (what ``EditF1.compute`` returns).
+    """Score the rows :func:`computation` checked and return what ``EditF1.compute``
+    returns: :meth:`editf1.results.CorpusResult.to_dict` (with ``gold``,
+    :meth:`editf1.gold.report.GoldReport.to_dict` under ``gold``).
 
     Args:
-        config_name: the module's config name (:func:`judges_of`).
-        predictions: N drafts (strings).
-        references: N clinician replies: strings, or N lists of strings (several
-            replies per draft, scored by :meth:`editf1.scorer.EditF1Scorer.score`).
+        references: N replies, or N lists of replies (several per draft).
         **kwargs: the fields of :class:`~editf1.options.ScoringOptions` and
-            :data:`MODULE_OPTIONS` (``gold``: :func:`editf1.gold.apply.score_with_gold`).
-
-    Returns:
-        :meth:`editf1.results.CorpusResult.to_dict` (see :data:`KWARGS_DESCRIPTION`;
-        with ``gold``, :meth:`editf1.gold.report.GoldReport.to_dict` under ``gold``).
+            :data:`MODULE_OPTIONS`.
 
     Raises:
         TypeError: naming unknown options, or an option of the wrong type.
         ValueError: for a bad option value, or a judge chosen both by the config name
             and by ``content_judge`` / ``theme_judge``.
-
-    The rows and option names are not checked again: :func:`computation` checked them.
     """
     chosen = judges_of(config_name)
     if twice := sorted(set(chosen) & set(kwargs)):
@@ -199,10 +179,9 @@ def compute(config_name: str, predictions, references, **kwargs) -> dict:
 
 @contextlib.contextmanager
 def computation(module, predictions, references, options: dict):
-    """One ``compute`` of the module (its body: evaluate's ``compute``): options
-    checked on every process, before evaluate gathers the pairs (on a process other than
-    0, a warning that its options are not used), the pairs given added; a failure leaves
-    no pair in evaluate's cache.
+    """One ``compute`` of the module (its body: evaluate's ``compute``): options checked
+    on every process before evaluate gathers the pairs, the pairs given added; a failure
+    leaves no pair in evaluate's cache.
 
     Raises:
         TypeError: for unknown options, or processes whose references differ in kind.
@@ -250,19 +229,13 @@ def check_batch(predictions, references, first_row: int = 0) -> tuple[list, list
     Args:
         predictions, references: sized collections (lists, a ``datasets`` column, a
             NumPy array) of drafts and of replies (strings, or lists of strings).
-        first_row: the number of the batch's first row within the computation.
+        first_row: the batch's first row number within the computation.
 
     Raises:
         TypeError: if either is missing, a string, or a collection without a length.
         ValueError: if their lengths differ.
         editf1.inputs.InputError: naming each bad ``predictions[i]``,
             ``references[i]`` or ``references[i][k]``.
-
-    >>> check_batch(["Rest."], [["Rest.", None]])
-    Traceback (most recent call last):
-    ...
-    editf1.inputs.InputError: 1 bad input(s):
-      references[0][1] must be a string, got None
     """
     batch = []
     for name, value in (("predictions", predictions), ("references", references)):
@@ -290,13 +263,10 @@ def check_added(module, predictions, references) -> tuple[list, list]:
 
 
 def discard_cache(module) -> None:
-    """End a failed computation of the evaluate module (an ``evaluate.EvaluationModule``)
-    and delete what it stored.
-
-    In distributed mode (``num_process`` > 1) each process writes its pairs to an Arrow
-    file that evaluate deletes only after a successful ``compute``: this deletes them
-    (every process's, on process 0) and releases their locks. The next ``add``,
-    ``add_batch`` or ``compute`` starts a new computation.
+    """End a failed computation of an ``evaluate.EvaluationModule``: delete the Arrow
+    files it stored (every process's, on process 0, which evaluate deletes only after a
+    successful ``compute``) and release their locks. The next ``add``, ``add_batch`` or
+    ``compute`` starts a new computation.
     """
     if module.writer is not None:
         module.writer.close()
@@ -324,9 +294,6 @@ def reference_kind(references, expected: str | None = None) -> str | None:
 
     Raises:
         TypeError: naming the first reference whose kind differs.
-
-    >>> reference_kind(["a.", "b."]), reference_kind([["a.", "b."]], "multi")
-    ('single', 'multi')
     """
     kinds = ["multi" if isinstance(r, (list, tuple)) else "single" for r in references or ()]
     kind = expected or next(iter(kinds), None)
@@ -341,8 +308,7 @@ def reference_kind(references, expected: str | None = None) -> str | None:
 
 
 def features() -> list:
-    """The input formats the evaluate module accepts, tried in order by evaluate: one
-    reply per draft, or a list of replies per draft (several clinicians)."""
+    """The input formats evaluate tries in order: one reply per draft, or a list."""
     import datasets
 
     string = datasets.Value("string")
@@ -358,10 +324,9 @@ def metric_path() -> Path:
 
 
 def install_metric(modules_cache: str | Path | None = None) -> Path:
-    """Make ``evaluate.load("edit_f1")`` work offline by the bare name: the module is
-    written where evaluate caches a downloaded one
-    (``<modules_cache>/evaluate_modules/metrics/evaluate-metric--edit_f1/<hash>/``;
-    default: evaluate's ``HF_MODULES_CACHE``). Returns the folder written."""
+    """Make ``evaluate.load("edit_f1")`` work offline by the bare name: write the module
+    where evaluate caches a downloaded one, under ``modules_cache`` (default: evaluate's
+    ``HF_MODULES_CACHE``); returns the folder written."""
     import hashlib
 
     from evaluate import config

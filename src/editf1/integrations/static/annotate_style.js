@@ -1,0 +1,5 @@
+() => {
+  const style = document.createElement("style");
+  style.textContent = $css;
+  document.head.append(style);
+}
