@@ -1,17 +1,9 @@
-"""The one way edit-f1 talks to an OpenAI-compatible server (the server judges and
-:class:`editf1.drafting.generators.ServerGenerator`), so clinical text goes only where
-the user said:
-
-* **This machine only**: ``base_url`` must be loopback unless ``allow_remote``.
-* **No detour**: without ``allow_remote`` the environment's proxies and ``.netrc`` are
-  not used; redirects are never followed (a failed request).
-* **No credentials on record**: ``base_url``'s credentials and query string are removed
-  from every message (:func:`redact_url`); an API key is read from a named variable.
-* **A failing server never hangs a run**: ``timeout_s`` is a total deadline per attempt
-  (body included); transient failures (timeouts, lost connections, 408, 409, 429, 5xx)
-  are retried ``retries`` times with capped exponential backoff or ``Retry-After``;
-  bodies are read up to ``max_bytes``. Failures come back as short reasons (no text),
-  never raised.
+"""The one way edit-f1 talks to an OpenAI-compatible server (the server judges,
+:class:`editf1.drafting.generators.ServerGenerator`), so clinical text goes only where the
+user said: a loopback ``base_url`` unless ``allow_remote`` (and only then the environment's
+proxies and ``.netrc``), no redirects, credentials never shown (:func:`redact_url`), a
+total deadline per attempt, bounded bodies, transient failures retried; failures come
+back as short reasons, never text.
 """
 
 from __future__ import annotations
@@ -63,8 +55,7 @@ def check_local(base_url: str, allow_remote: bool) -> str:
 
     Raises:
         ValueError: not an http(s) URL with a host, one with a query string or fragment,
-            or (without ``allow_remote``) a host that is not loopback; the URL is shown
-            without credentials.
+            or (without ``allow_remote``) a host that is not loopback.
 
     >>> check_local("http://127.0.0.1:8000/v1", False)
     'http://127.0.0.1:8000/v1'
@@ -124,9 +115,7 @@ def _environment_proxy(url: str) -> str | None:
 
 
 def run_sync(coroutine):
-    """Run a coroutine to completion from synchronous code, in a thread of its own where an
-    event loop already runs (a notebook).
-    """
+    """Run a coroutine from synchronous code, in a thread of its own under a running loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -137,9 +126,7 @@ def run_sync(coroutine):
 
 @dataclass(frozen=True)
 class Reply:
-    """What one request got: ``payload`` (the body's JSON object) or ``failure`` (a short
-    reason such as ``"timeout"`` or ``"HTTP 500"``, never text).
-    """
+    """One request's ``payload`` (a JSON object) or ``failure`` (``"timeout"``, ``"HTTP 500"``)."""
 
     payload: dict | None
     failure: str | None = None
@@ -178,15 +165,10 @@ def _retry_after(headers) -> float | None:
 
 
 class Connection:
-    """The connection to one OpenAI-compatible server, under the module's rules.
-
-    Args:
-        base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
-        api_key_env: the NAME of an environment variable holding the key.
-        max_concurrency: requests in flight at once (>= 1).
-        timeout_s: total seconds per attempt (> 0).
-        retries: further attempts after a retryable failure (>= 0).
-        allow_remote: another host and the environment's proxies may be used.
+    """The connection to one OpenAI-compatible server, under the module's rules; the
+    options are :class:`editf1.judges.server.ServerJudgeConfig`'s. A transient failure
+    (timeout, lost connection, 408, 409, 429, 5xx) is retried ``retries`` times after
+    ``Retry-After`` or a capped exponential backoff.
 
     Attributes:
         shown: ``base_url`` as it may be shown.
@@ -301,9 +283,7 @@ class Connection:
         max_bytes: int,
         on_reply: Callable[[], None] | None = None,
     ) -> list[Reply]:
-        """Send N chat-completions bodies (at most ``max_concurrency`` at once); N :class:`Reply`
-        objects in order. ``on_reply`` is called as each reply arrives.
-        """
+        """N :class:`Reply` of N chat-completions bodies, in order; ``on_reply()`` at each."""
 
         async def ask_all():
             semaphore = asyncio.Semaphore(self.max_concurrency)

@@ -1,10 +1,6 @@
-"""The judge contract, checked in one place, and the cache of theme labels.
-
-Everything that calls a judge calls it through :func:`judge_content` /
-:func:`judge_themes`, which check the interface's promises (one answer per sentence,
-spans verbatim in the draft, labels that are themes) and settle the call's progress
-(:mod:`editf1.judges.progress`). A broken promise is a bug in the judge:
-:class:`JudgeContractError`.
+"""The judge contract, checked in one place: everything that calls a judge calls it through
+:func:`judge_content` / :func:`judge_themes`, which also settle the call's progress; and the
+cache of theme labels.
 """
 
 from __future__ import annotations

@@ -20,19 +20,11 @@ DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 class SentenceEncoder:
-    """Unit-normalised sentence embeddings, computed once per distinct text (LRU cache).
-
-    Texts not cached run through the model in batches sorted by word pieces, longest first;
-    each text's pooled mass is kept for :meth:`compose`. A text longer than the model's
-    window is read in consecutive windows (nothing is truncated). ``encoded``,
-    ``tokens_encoded`` and ``windowed`` count the texts run, their word pieces, and those
-    read in windows.
-
-    Args:
-        model: a ``sentence_transformers.SentenceTransformer`` (or the same interface).
-        name: the model's id, for reproducibility strings.
-        batch_size: texts per forward pass.
-        cache_size: most embeddings kept (100,000 take about 150 MB).
+    """Unit-normalised embeddings of a ``SentenceTransformer``, computed once per distinct
+    text (the last ``cache_size`` kept; 100,000 take about 150 MB), longest first in batches.
+    A text longer than the model's window is read in consecutive windows composed as in
+    :meth:`compose` (nothing is truncated). ``encoded``, ``tokens_encoded`` and ``windowed``
+    count the texts run, their word pieces, and those read in windows.
     """
 
     def __init__(self, model, name: str, batch_size: int = 64, cache_size: int = 100_000):
@@ -57,8 +49,7 @@ class SentenceEncoder:
         return int(get() if get else self.model.get_sentence_embedding_dimension())
 
     def _windows(self, texts: list[str]) -> tuple[list[int], dict[int, list[str]]]:
-        """Each text's word pieces as the model reads them, and the texts longer than the
-        model's window cut into consecutive windows it reads whole (by index)."""
+        """Each text's word pieces, and the texts over the model's window cut into windows."""
         window = self.model.max_seq_length
         tokenizer = self.model.tokenizer
         pieces = [len(ids) for ids in tokenizer(texts, verbose=False)["input_ids"]]
@@ -73,9 +64,7 @@ class SentenceEncoder:
         return pieces, windows
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of distinct ``texts`` (the mass: the L2 norm of the
-        sum of its token embeddings over its mask); a long text's windows are composed as in
-        :meth:`compose`, so every word piece counts, read in the context of its window."""
+        """``(unit embedding, pooled mass)`` of distinct ``texts`` (:meth:`compose`)."""
         lengths, windows = self._windows(texts)
         inputs = [t for i, t in enumerate(texts) if i not in windows]
         sizes = [n for i, n in enumerate(lengths) if i not in windows]
@@ -96,8 +85,7 @@ class SentenceEncoder:
         return out
 
     def _run(self, texts: list[str], pieces: list[int]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of texts the model reads whole (``pieces``: their
-        word pieces), longest first in batches."""
+        """``(unit embedding, pooled mass)`` of texts the model reads whole, longest first."""
         order = sorted(range(len(texts)), key=lambda i: -pieces[i])
         out: list[tuple | None] = [None] * len(texts)
         for start in range(0, len(texts), self.batch_size):
@@ -139,13 +127,10 @@ class SentenceEncoder:
         return out
 
     def compose(self, runs: Sequence[Sequence[str]]) -> np.ndarray:
-        """The embedding of each run of texts from the texts' own forward passes: mean pooling is
-        linear, so a run's unit embedding is ``normalize(sum_i m_i * e_i)`` over its texts' unit
-        embeddings and pooled masses (without attention across texts). Valid only for a model
-        that mean-pools then normalises, as all-MiniLM-L6-v2.
-
-        Returns:
-            float32 array of shape (R, dimension), unit rows.
+        """Float32 (R, dimension) unit embeddings of R runs of texts, from the texts' own
+        forward passes: mean pooling is linear, so a run's is ``normalize(sum_i m_i * e_i)``
+        over its texts' unit embeddings ``e_i`` and pooled masses ``m_i`` (the L2 norm of the
+        sum of a text's token embeddings over its mask; no attention across texts).
 
         Raises:
             ValueError: for an empty run, or a model whose pooling is not the mean.

@@ -1,24 +1,8 @@
-"""Clinical key terms of a sentence, and whether a draft span contradicts them (no model).
-
-Sentences on one topic look alike to an encoder whether or not they say the same thing
-("continue taking your omeprazole" against "increase your dose of omeprazole"), so the
-content judge compares these terms:
-
-* **quantities**: a number with a unit as an interval in a base unit per dimension
-  (``"2 weeks"`` and ``"14 days"`` agree);
-* **frequencies**: events per day (``"bid"``, ``"every 8 hours"`` = 3) or ``"as needed"``;
-* **directions**: ``continue``, ``increase``, ``decrease``, ``stop``, ``start``, ``hold``
-  (not within three words after a negation);
-* **drugs**: words ending in a WHO INN stem (:data:`DRUG_STEMS`) or in
-  :data:`DRUG_NAMES`, a deliberately small heuristic (no offline drug list fits);
-* **tests**: a short list of investigations.
-
->>> ref = extract("I would recommend increasing your dose of omeprazole.")
->>> span = extract("I recommend that you continue taking your omeprazole as prescribed.")
->>> sorted(ref.directions), sorted(span.directions), sorted(ref.drugs)
-(['increase'], ['continue'], ['omeprazole'])
->>> sorted(compare(ref, span))
-['direction']
+"""Clinical key terms of a sentence, and whether a draft span contradicts them (no model):
+sentences on one topic look alike to an encoder whether or not they say the same thing
+("continue taking your omeprazole" against "increase your dose of omeprazole"). Drugs are
+words ending in a WHO INN stem (:data:`DRUG_STEMS`) or in :data:`DRUG_NAMES`, a
+deliberately small heuristic (no offline drug list fits).
 """
 
 from __future__ import annotations
@@ -134,7 +118,8 @@ def _value(text: str) -> tuple[float, float]:
 @dataclass(frozen=True)
 class KeyTerms:
     """The key terms of one text: ``quantities`` as ``(dimension, low, high)`` in the base
-    unit, ``frequencies`` (per day, or ``"as needed"``), ``directions``, ``drugs`` and
+    unit (``"2 weeks"`` and ``"14 days"`` agree), ``frequencies`` (events per day, or ``"as
+    needed"``), ``directions`` (not within three words after a negation), ``drugs`` and
     ``tests`` (canonical names).
     """
 

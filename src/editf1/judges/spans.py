@@ -1,6 +1,4 @@
-"""Candidate spans: the draft sentences and runs of adjacent ones, shared by every judge
-that answers with a span of the draft (all choose among the same spans, in one order).
-"""
+"""Candidate spans, the same for every judge that answers with a span of the draft."""
 
 from __future__ import annotations
 

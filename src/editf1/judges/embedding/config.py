@@ -1,6 +1,4 @@
-"""The embedded judges' settings (a dataclass each, which is their parameter file), the
-shipped parameter files, and the digest naming fitted weights in a fingerprint.
-"""
+"""The embedded judges' settings: a dataclass each, which is their parameter file."""
 
 from __future__ import annotations
 
@@ -44,11 +42,10 @@ THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
 @dataclass(frozen=True)
 class EmbeddingContentConfig(JudgeConfig):
-    """Settings of the embedded content judge: the parameter file ``edit-f1 train-judge
-    embedding-content`` writes, and the judge's options by name.
+    """Settings of the embedded content judge (``edit-f1 train-judge embedding-content``'s file).
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field that is out of range or unknown.
+        ValueError: naming the field that is out of range or unknown.
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -187,8 +184,7 @@ def load_params(name: str) -> dict:
 
 
 def read_config(config_class, params_file: str | None, config, default_file: str, overrides):
-    """``config``, else the settings of ``params_file`` (default ``default_file``), with
-    ``overrides`` replaced.
+    """``config``, else ``params_file``'s (default ``default_file``), ``overrides`` replaced.
 
     Raises:
         ValueError: both ``config`` and ``params_file``, a missing or bad setting, unknown options.
