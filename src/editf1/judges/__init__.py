@@ -82,9 +82,6 @@ def options_key(value) -> str | None:
     """A canonical cache key: sorted-key JSON plus the size and modification time of every
     local file named (a re-trained adapter is loaded afresh); ``None`` if ``value`` is not
     JSON (never cached).
-
-    >>> options_key({"b": [1, 2], "a": {"y": 1, "x": None}})
-    '[{"a": {"x": null, "y": 1}, "b": [1, 2]}, []]'
     """
 
     def refuse(obj):
@@ -176,6 +173,9 @@ def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | 
         ValueError: for an unknown name, listing the known ones.
         TypeError: for options that are not a dict.
         JudgeOptionError: for options the judge does not take, or needed ones not given.
+
+    >>> load_content_judge("exact").fingerprint
+    'exact-sentence-match'
     """
     return _resolve("content", judge, options, ContentJudge)
 

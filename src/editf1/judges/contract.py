@@ -18,6 +18,7 @@ from editf1.judges.base import (
 )
 from editf1.judges.progress import settled
 from editf1.segment import plain_text
+from editf1.themes import THEMES
 
 __all__ = ["JudgeContractError", "ThemeCache", "judge_content", "judge_themes"]
 
@@ -66,8 +67,6 @@ def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudge
     Raises:
         JudgeContractError: for another number of labels, or a label that is not a theme.
     """
-    from editf1.themes import THEMES
-
     with settled(len(sentences)):
         labels = judge.classify(sentences)
     if len(labels) != len(sentences):

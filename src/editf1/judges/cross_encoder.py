@@ -227,13 +227,6 @@ class CrossEncoderScorer:
         return out
 
 
-def _digest(folder: Path, config: CrossEncoderConfig) -> str:
-    payload = (folder / WEIGHTS_FILE).read_bytes() + json.dumps(
-        config.to_json(), sort_keys=True
-    ).encode()
-    return hashlib.sha256(payload).hexdigest()[:12]
-
-
 class CrossEncoderContentJudge(ContentJudge):
     """Content judge: for each reference sentence, (1) the candidate spans
     (:func:`~editf1.judges.spans.candidate_spans`); (2) the logit of each (sentence, span),
@@ -258,16 +251,6 @@ class CrossEncoderContentJudge(ContentJudge):
     Raises:
         FileNotFoundError: if the folder, its ``judge.json`` or its weights are missing.
         ValueError: for an override that is not a field, or a bad value.
-
-    Example:
-        >>> from editf1.segment import SentenceSplitter
-        >>> fake = lambda pairs: np.array([4.0 if s == t else -4.0 for s, t in pairs])
-        >>> judge = CrossEncoderContentJudge(config=CrossEncoderConfig(), pair_scorer=fake)
-        >>> split = SentenceSplitter().split
-        >>> draft = "Rest today. Drink water."
-        >>> request = JudgeRequest(tuple(split("Drink water.")), draft, tuple(split(draft)))
-        >>> [j.span.text for j in judge.match([request])[0]]
-        ['Drink water.']
     """
 
     def __init__(
@@ -298,15 +281,14 @@ class CrossEncoderContentJudge(ContentJudge):
         self.config = CrossEncoderConfig.from_json(config.to_json() | overrides)
         if pair_scorer is None:
             model = load_cross_encoder(folder, self.config.max_length, device)
-            self._weights = _digest(folder, self.config)
-            self.pair_scorer: PairScorer = CrossEncoderScorer(
-                model, self.config.max_length, batch_size
-            )
-            self._scorer_name = ""
+            record = json.dumps(self.config.to_json(), sort_keys=True).encode()
+            digest = hashlib.sha256((folder / WEIGHTS_FILE).read_bytes() + record)
+            self._weights, self._scorer_name = digest.hexdigest()[:12], ""
+            pair_scorer = CrossEncoderScorer(model, self.config.max_length, batch_size)
         else:
             self._weights = "none"
-            self.pair_scorer = pair_scorer
             self._scorer_name = f",scorer={getattr(pair_scorer, 'name', 'custom')}"
+        self.pair_scorer: PairScorer = pair_scorer
         self.folder = folder
         self._encoder = encoder
         self._weights_vector = np.asarray(self.config.weights, float)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -66,20 +67,14 @@ class SentenceEncoder:
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
         """``(unit embedding, pooled mass)`` of distinct ``texts`` (:meth:`compose`)."""
         lengths, windows = self._windows(texts)
-        inputs = [t for i, t in enumerate(texts) if i not in windows]
-        sizes = [n for i, n in enumerate(lengths) if i not in windows]
-        inputs += [w for i in sorted(windows) for w in windows[i]]
-        sizes += [self.model.max_seq_length for i in sorted(windows) for _ in windows[i]]
-        results = self._run(inputs, sizes)
-        out, k = [], 0
-        rest = iter(results[: len(texts) - len(windows)])
-        parts = results[len(texts) - len(windows) :]
-        for i in range(len(texts)):
-            if i not in windows:
-                out.append(next(rest))
-                continue
-            out.append(_combine(parts[k : k + len(windows[i])]))
-            k += len(windows[i])
+        groups = [windows.get(i, [text]) for i, text in enumerate(texts)]
+        window = self.model.max_seq_length
+        sizes = [window if i in windows else lengths[i] for i, g in enumerate(groups) for _ in g]
+        results = iter(self._run([part for group in groups for part in group], sizes))
+        out = []
+        for i, group in enumerate(groups):
+            parts = list(islice(results, len(group)))
+            out.append(_combine(parts) if i in windows else parts[0])
         self.encoded += len(texts)
         self.tokens_encoded += sum(lengths)
         return out
@@ -120,11 +115,9 @@ class SentenceEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed N texts: a float32 (N, dimension) array of unit rows."""
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with self._lock:
-            for i, (vector, _) in enumerate(self._pooled(texts)):
-                out[i] = vector
-        return out
+            vectors = [vector for vector, _ in self._pooled(texts)]
+        return np.array(vectors, dtype=np.float32).reshape(len(texts), self.dimension)
 
     def compose(self, runs: Sequence[Sequence[str]]) -> np.ndarray:
         """Float32 (R, dimension) unit embeddings of R runs of texts, from the texts' own
@@ -145,14 +138,10 @@ class SentenceEncoder:
                 f"{self.name} pools by {modes}, not by the mean of its token embeddings: "
                 "its runs cannot be composed from their texts' embeddings"
             )
-        out = np.empty((len(runs), self.dimension), dtype=np.float32)
         with self._lock:
-            pooled = self._pooled([text for run in runs for text in run])
-        k = 0
-        for r, run in enumerate(runs):
-            out[r] = _combine(pooled[k : k + len(run)])[0]
-            k += len(run)
-        return out
+            pooled = iter(self._pooled([text for run in runs for text in run]))
+        vectors = [_combine(list(islice(pooled, len(run))))[0] for run in runs]
+        return np.array(vectors, dtype=np.float32).reshape(len(runs), self.dimension)
 
 
 def _combine(parts: Sequence[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float]:

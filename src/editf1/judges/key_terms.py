@@ -181,8 +181,6 @@ def compare(reference: KeyTerms, span: KeyTerms) -> frozenset[str]:
 
     >>> sorted(compare(extract("Take 20 mg daily."), extract("Take 40 mg daily.")))
     ['quantity']
-    >>> compare(extract("Rest."), extract("Sleep."))
-    frozenset()
     """
     conflicts = set()
     if any(

@@ -107,8 +107,6 @@ def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False)
     Choice(index=0, how='exact')
     >>> choose("no match", ["Rest well.", "NO MATCH"])
     Choice(index=1, how='normalised')
-    >>> choose("Match", ["Rest well.", "NO MATCH"]).how, choose("Rest.", ["Rest well."]).how
-    ('unusable', 'unusable')
     """
     text = _normal(_answer_text(answer))
     normals = [_normal(c) for c in choices]
@@ -365,10 +363,9 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
         for request, (spans, choices) in zip(requests, plans):
             judgements = []
             for _ in request.reference_sentences:
-                if not spans:
-                    judgements.append(ContentJudgement("no_match"))
-                    continue
-                index, raw = self._pick(next(replies), choices, calls, no_match=len(spans))
+                index, raw = len(spans), None  # no span: NO MATCH without a request
+                if spans:
+                    index, raw = self._pick(next(replies), choices, calls, no_match=len(spans))
                 if index is None:
                     judgements.append(ContentJudgement("unusable", raw=raw))
                 elif index == len(spans):

@@ -27,9 +27,5 @@ def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> li
 
 
 def span_ranges(n: int, window: int) -> list[tuple[int, int]]:
-    """(first, last) sentence index of each candidate span, in :func:`candidate_spans` order.
-
-    >>> span_ranges(3, 2)
-    [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]
-    """
+    """(first, last) sentence index of each candidate span, in :func:`candidate_spans` order."""
     return [(i, i + size - 1) for size in range(1, window + 1) for i in range(n - size + 1)]

@@ -26,8 +26,6 @@ def veto_kinds(reference: str, span: str, veto: Sequence[str]) -> tuple[str, ...
 
     >>> veto_kinds("Take 20 mg daily.", "Take 40 mg daily.", ("quantity", "negation"))
     ('quantity',)
-    >>> veto_kinds("Take 20 mg daily.", "Take 40 mg daily.", ("drug",))
-    ()
     """
     found = set(compare(extract(reference), extract(span)))
     if set(veto) & set(CLAUSE_CONFLICT_KINDS):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import ClassVar
 
 from editf1.judges.base import (
@@ -162,17 +162,14 @@ def load_params(name: str) -> dict:
         ValueError: naming the file, for a file that is not a JSON object.
     """
     shipped = resources.files("editf1.data").joinpath(name)
-    if shipped.is_file():  # a name in editf1/data (an absolute path joins as itself)
-        text = shipped.read_text("utf-8")
-    elif os.path.isfile(name):
-        with open(name, encoding="utf-8") as f:
-            text = f.read()
-    else:
+    # a name in editf1/data, else a path (an absolute path joins as itself)
+    path = shipped if shipped.is_file() else Path(name)
+    if not path.is_file():
         raise FileNotFoundError(
             f"params_file {name!r} is neither shipped in editf1/data nor a file"
         )
     try:
-        params = json.loads(text)
+        params = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(
             f"params_file {name}: not a JSON parameter file ({error.msg} at line "

@@ -14,8 +14,6 @@ import regex
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
 from editf1.judges.embedding.config import (
     DEFAULT_CONTENT_PARAMS,
-    DEFAULT_SPAN_MARGIN,
-    SPAN_EMBEDDINGS,
     EmbeddingContentConfig,
     digest,
     read_config,
@@ -26,10 +24,7 @@ from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import decide, vetoed
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
-__all__ = [
-    "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
-    "SpanScores", "word_recall",
-]  # fmt: skip
+__all__ = ["EmbeddingContentJudge", "SpanScores", "word_recall"]
 
 #: float32 rounding of a cosine
 _COSINE_ROUNDING = 1e-6

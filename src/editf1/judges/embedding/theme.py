@@ -22,10 +22,7 @@ from editf1.judges.encoder import SentenceEncoder, default_encoder
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import CountVectorizer
 
-__all__ = [
-    "DEFAULT_THEME_PARAMS", "THEME_SENTENCE_FEATURES", "EmbeddingThemeJudge",
-    "theme_sentence_features", "theme_word_vectorizer",
-]  # fmt: skip
+__all__ = ["EmbeddingThemeJudge", "theme_sentence_features", "theme_word_vectorizer"]
 
 _LEADING_IF = regex.compile(r"[\W\d_]*(?:if|unless)\b", regex.IGNORECASE)
 
