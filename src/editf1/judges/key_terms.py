@@ -168,11 +168,6 @@ def extract(text: str) -> KeyTerms:
     )
 
 
-def _overlaps(quantity, others) -> bool:
-    dimension, low, high = quantity
-    return any(d == dimension and lo <= high and low <= hi for d, lo, hi in others)
-
-
 @cached(maxsize=100_000)
 def compare(reference: KeyTerms, span: KeyTerms) -> frozenset[str]:
     """Which kinds of the reference's key terms the span contradicts: the span omits a term
@@ -183,11 +178,10 @@ def compare(reference: KeyTerms, span: KeyTerms) -> frozenset[str]:
     ['quantity']
     """
     conflicts = set()
-    if any(
-        not _overlaps(q, span.quantities) and any(d == q[0] for d, _, _ in span.quantities)
-        for q in reference.quantities
-    ):
-        conflicts.add("quantity")
+    for dimension, low, high in reference.quantities:
+        theirs = [(lo, hi) for d, lo, hi in span.quantities if d == dimension]
+        if theirs and not any(lo <= high and low <= hi for lo, hi in theirs):
+            conflicts.add("quantity")
     for kind in ("frequencies", "drugs", "tests"):
         ours, theirs = getattr(reference, kind), getattr(span, kind)
         if ours - theirs and theirs - ours and not ours & theirs:

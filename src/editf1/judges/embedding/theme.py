@@ -97,16 +97,9 @@ class EmbeddingThemeJudge(ThemeJudge):
         self.encoder = default_encoder() if encoder is None else encoder
         self.sentence_features = tuple(c.features.get("sentence", ()))
         words = c.features.get("words")
-        self._words = (
-            theme_word_vectorizer(tuple(words["ngram_range"]), words["vocabulary"])
-            if words
-            else None
-        )
-        width = (
-            self.encoder.dimension
-            + len(self.sentence_features)
-            + (len(words["vocabulary"]) if words else 0)
-        )
+        vocabulary = words["vocabulary"] if words else []
+        self._words = theme_word_vectorizer(words["ngram_range"], vocabulary) if words else None
+        width = self.encoder.dimension + len(self.sentence_features) + len(vocabulary)
         if self.coef.shape != (len(self.labels), width):
             raise ValueError(
                 f"theme weights have shape {self.coef.shape}, expected "
