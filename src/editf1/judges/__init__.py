@@ -1,14 +1,6 @@
-"""Judges behind one small interface, and the registry that loads them by name.
-
-Names (:data:`CONTENT_JUDGES`, :data:`THEME_JUDGES`): ``"embedding"`` (the offline
-default), ``"exact"``, ``"cross-encoder"``, ``"llm"`` (``llm`` extra) and ``"server"``
-(``server`` extra); a judge object is passed through. A judge's options by name are its
-config's fields (:class:`~editf1.judges.base.JudgeConfig`) and its ``OPTIONS``.
-
-Loaded judges are cached per process (the 8 most recently used), keyed by kind, name,
-canonical JSON options and the size and modification time of every local file an
-option names (a re-trained adapter is loaded afresh). Options that are not JSON are
-never cached.
+"""Judges behind one small interface (:mod:`.base`), and the registry that loads them by
+name (:data:`CONTENT_JUDGES`, :data:`THEME_JUDGES`; ``"llm"`` needs the ``llm`` extra,
+``"server"`` the ``server`` extra).
 """
 
 from __future__ import annotations
@@ -87,11 +79,9 @@ def _local_files(value) -> list:
 
 
 def options_key(value) -> str | None:
-    """A canonical cache key: sorted-key JSON plus the state of the local files named;
-    ``None`` if ``value`` is not JSON.
-
-    >>> options_key({"b": [1, 2], "a": {"y": 1, "x": None}})
-    '[{"a": {"x": null, "y": 1}, "b": [1, 2]}, []]'
+    """A canonical cache key: sorted-key JSON plus the size and modification time of every
+    local file named (a re-trained adapter is loaded afresh); ``None`` if ``value`` is not
+    JSON (never cached).
     """
 
     def refuse(obj):
@@ -124,7 +114,6 @@ def config_class(kind: str, name: str) -> type:
 
 
 def _construct(kind: str, name: str, options: dict):
-    """The judge ``name`` built from ``options``."""
     config = config_class(kind, name)
     fields = dataclasses.fields(config)
     takes = sorted({f.name for f in fields} | set(config.OPTIONS))
@@ -177,12 +166,16 @@ def _resolve(kind: str, judge, options: dict | None, base: type):
 
 def load_content_judge(judge: str | ContentJudge = "embedding", options: dict | None = None):
     """Return a content judge: a name of :data:`CONTENT_JUDGES` with ``options`` (its config's
-    fields and ``OPTIONS``, e.g. ``{"threshold": 0.7}``), or a :class:`ContentJudge`.
+    fields and ``OPTIONS``, e.g. ``{"threshold": 0.7}``), or a :class:`ContentJudge`. The
+    process keeps the 8 judges most recently loaded by name (:func:`options_key`).
 
     Raises:
         ValueError: for an unknown name, listing the known ones.
         TypeError: for options that are not a dict.
         JudgeOptionError: for options the judge does not take, or needed ones not given.
+
+    >>> load_content_judge("exact").fingerprint
+    'exact-sentence-match'
     """
     return _resolve("content", judge, options, ContentJudge)
 

@@ -1,10 +1,6 @@
-"""The judge interface: step 2 of the pipeline, batch-first.
-
-A *content judge* answers, for each reference sentence, the draft span that says the
-same thing, or NO MATCH (Seegmiller et al., arXiv 2601.11344, Algorithm 1, Appendix C);
-a *theme judge* labels sentences with one of :data:`editf1.themes.THEMES` (§3.2). An
-answer that could not be used has status ``"unusable"`` (content) or ``theme=None``:
-counted against the pair and reported, never turned into a score.
+"""The judge interface, step 2 of the pipeline, batch-first (Seegmiller et al., arXiv
+2601.11344, Algorithm 1, §3.2, Appendix C). An answer that could not be used (status
+``"unusable"``, ``theme=None``) is counted against the pair and reported, never scored.
 """
 
 from __future__ import annotations
@@ -68,14 +64,9 @@ class VetoedSpan:
 
 @dataclass(frozen=True)
 class ContentJudgement:
-    """A content judge's answer for one reference sentence.
-
-    Attributes:
-        status: ``"match"`` (``span`` is set), ``"no_match"`` or ``"unusable"``.
-        span: the verbatim draft span, offsets into the draft.
-        score: the judge's confidence or similarity in [0, 1], where it has one.
-        raw: a generative judge's raw output.
-        vetoed: for a ``"no_match"``, the :class:`VetoedSpan`, where there is one.
+    """A content judge's answer for one reference sentence: ``status``, the verbatim draft
+    ``span`` of a ``"match"``, the judge's ``score`` in [0, 1] where it has one, a
+    generative judge's ``raw`` output, and a NO MATCH's :class:`VetoedSpan` if any.
 
     Raises:
         ValueError: for a bad status, score (outside [0, 1], NaN), span or vetoed span.
@@ -117,9 +108,9 @@ class ThemeJudgement:
 
 class JudgeConfig:
     """What the judges' settings dataclasses share (peft's ``LoraConfig`` shape): fields with
-    a default and ``metadata={"help": ...}``, checks in ``__post_init__``, and
-    :meth:`to_json` / :meth:`from_json` as the parameter file. A judge loaded by name takes
-    its fields as keyword options, and :attr:`OPTIONS` besides.
+    ``metadata={"help": ...}``, checks in ``__post_init__``, :meth:`to_json` /
+    :meth:`from_json` as the parameter file; a judge loaded by name takes the fields and
+    :attr:`OPTIONS` as options.
     """
 
     #: Keyword options besides the fields, each with its help text.
@@ -208,10 +199,8 @@ class ContentJudge(abc.ABC):
 
     @abc.abstractmethod
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """Judge every reference sentence of N requests: N lists, one judgement per reference
-        sentence, in order; a span's ``text`` is the draft at its offsets (or its
-        :func:`~editf1.segment.plain_text`).
-        """
+        """N lists of one judgement per reference sentence, in order; a span's ``text`` is
+        the draft at its offsets (or its :func:`~editf1.segment.plain_text`)."""
 
 
 class ThemeJudge(abc.ABC):

@@ -1,25 +1,13 @@
-"""Negation and condition clauses of a sentence, and whether a draft span flips them.
+"""Negation and condition clauses of a sentence, and whether a draft span flips them: two NO
+MATCH rules of the team's annotation guide ("negates the claim"; "turns an unconditional
+instruction into a conditional one, or the reverse"), read without a model. Words are
+compared by their first five letters.
 
-Two NO MATCH rules of the team's annotation guide ("negates the claim"; "turns an
-unconditional instruction into a conditional one, or the reverse"), read without a
-model by :func:`clause_conflicts`:
-
-* ``negation``: a negation's head (the first content word after its cue: "take" in "do
-  not take it") asserted in the other text; "do not hesitate to call" negates nothing;
-* ``condition``: one text has a conditional clause ("if you develop a fever, ...") none
-  of whose words the other has, and the other has none.
-
-Words are compared by their first five letters. Known errors: a quantifier after "not"
-negates the next word; a double negation conflicts with its positive paraphrase; a
-negation raised onto "think" negates that verb; a dropped condition is missed when one
-of its words survives elsewhere, a changed condition always; a flipped verb of
-:data:`_NEGATIVE_VERBS` is missed, and so are short words against their plurals;
-"until" after a negation conflicts with its positive paraphrase.
-
->>> sorted(clause_conflicts(clauses("Take it with food."), clauses("Do not take it.")))
-['negation']
->>> sorted(clause_conflicts(clauses("Go to the ER."), clauses("If feverish, go to the ER.")))
-['condition']
+Known errors: a quantifier after "not" negates the next word; a double negation conflicts
+with its positive paraphrase; a negation raised onto "think" negates that verb; a dropped
+condition is missed when one of its words survives elsewhere, a changed condition always;
+a flipped verb of :data:`_NEGATIVE_VERBS` is missed, and so are short words against their
+plurals; "until" after a negation conflicts with its positive paraphrase.
 """
 
 from __future__ import annotations
@@ -64,10 +52,8 @@ def _is_content(word: str) -> bool:
 
 
 def _polarity(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(negated, asserted) content words, as first five letters: a negation's head within
-    :data:`_SCOPE_WORDS` words of its cue, in its clause, is negated (unless one of
-    :data:`_NEGATIVE_VERBS`); the rest of the scope neither; other words asserted.
-    """
+    """(negated, asserted) content words: a negation's head within its scope is negated
+    (unless one of :data:`_NEGATIVE_VERBS`), the rest of the scope neither."""
     negated, asserted = set(), set()
     for clause in _CLAUSE_END.split(text):
         scoped: dict[int, str] = {}  # start of a word in a negation's scope -> its role
@@ -102,9 +88,7 @@ def _content_words(text: str) -> frozenset[str]:
 
 
 def _conditions(text: str) -> frozenset[str]:
-    """Content words of the conditional clauses (``if`` / ``unless`` / ``in case`` to the
-    clause's end), as first five letters.
-    """
+    """Content words of the conditional clauses (a cue to its clause's end)."""
     # a clause's first cue reaches its end, so later cues of the clause add no word
     cues = ((clause, _CONDITION_CUE.search(clause)) for clause in _CLAUSE_END.split(text))
     return frozenset().union(*(_content_words(c[cue.end() :]) for c, cue in cues if cue))
@@ -139,10 +123,13 @@ def clauses(text: str) -> Clauses:
 
 
 def clause_conflicts(reference: Clauses, span: Clauses) -> frozenset[str]:
-    """The kinds on which ``span`` contradicts ``reference``: ``"negation"`` (a negated head
-    of one asserted in the other), ``"condition"`` (only one is conditional, and none of
-    its condition's words is in the other).
+    """The kinds on which ``span`` contradicts ``reference``: ``"negation"`` (a negation's
+    head, the first content word after its cue, asserted in the other; "do not hesitate to
+    call" negates nothing), ``"condition"`` (only one is conditional, and none of its
+    condition's words is in the other).
 
+    >>> sorted(clause_conflicts(clauses("Take it with food."), clauses("Do not take it.")))
+    ['negation']
     >>> clause_conflicts(clauses("Please call us."), clauses("Don't hesitate to call us."))
     frozenset()
     """

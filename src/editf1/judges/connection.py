@@ -1,17 +1,9 @@
-"""The one way edit-f1 talks to an OpenAI-compatible server (the server judges and
-:class:`editf1.drafting.generators.ServerGenerator`), so clinical text goes only where
-the user said:
-
-* **This machine only**: ``base_url`` must be loopback unless ``allow_remote``.
-* **No detour**: without ``allow_remote`` the environment's proxies and ``.netrc`` are
-  not used; redirects are never followed (a failed request).
-* **No credentials on record**: ``base_url``'s credentials and query string are removed
-  from every message (:func:`redact_url`); an API key is read from a named variable.
-* **A failing server never hangs a run**: ``timeout_s`` is a total deadline per attempt
-  (body included); transient failures (timeouts, lost connections, 408, 409, 429, 5xx)
-  are retried ``retries`` times with capped exponential backoff or ``Retry-After``;
-  bodies are read up to ``max_bytes``. Failures come back as short reasons (no text),
-  never raised.
+"""The one way edit-f1 talks to an OpenAI-compatible server (the server judges,
+:class:`editf1.drafting.generators.ServerGenerator`), so clinical text goes only where the
+user said: a loopback ``base_url`` unless ``allow_remote`` (and only then the environment's
+proxies and ``.netrc``), no redirects, credentials never shown (:func:`redact_url`), a
+total deadline per attempt, bounded bodies, transient failures retried; failures come
+back as short reasons, never text.
 """
 
 from __future__ import annotations
@@ -19,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import email.utils
+import importlib
 import ipaddress
 import json
 import os
@@ -46,8 +39,6 @@ def redact_url(url: str) -> str:
 
     >>> redact_url("http://alice:s3cret@127.0.0.1:8000/v1?key=abc")
     'http://***@127.0.0.1:8000/v1?***'
-    >>> redact_url("http://127.0.0.1:8000/v1")
-    'http://127.0.0.1:8000/v1'
     """
     parts = urlsplit(str(url))
     host = parts.netloc.rpartition("@")[2]
@@ -63,11 +54,7 @@ def check_local(base_url: str, allow_remote: bool) -> str:
 
     Raises:
         ValueError: not an http(s) URL with a host, one with a query string or fragment,
-            or (without ``allow_remote``) a host that is not loopback; the URL is shown
-            without credentials.
-
-    >>> check_local("http://127.0.0.1:8000/v1", False)
-    'http://127.0.0.1:8000/v1'
+            or (without ``allow_remote``) a host that is not loopback.
     """
     parts = urlsplit(str(base_url))
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -124,9 +111,7 @@ def _environment_proxy(url: str) -> str | None:
 
 
 def run_sync(coroutine):
-    """Run a coroutine to completion from synchronous code, in a thread of its own where an
-    event loop already runs (a notebook).
-    """
+    """Run a coroutine from synchronous code, in a thread of its own under a running loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -137,23 +122,10 @@ def run_sync(coroutine):
 
 @dataclass(frozen=True)
 class Reply:
-    """What one request got: ``payload`` (the body's JSON object) or ``failure`` (a short
-    reason such as ``"timeout"`` or ``"HTTP 500"``, never text).
-    """
+    """One request's ``payload`` (a JSON object) or ``failure`` (``"timeout"``, ``"HTTP 500"``)."""
 
     payload: dict | None
     failure: str | None = None
-
-
-def _body_errors() -> tuple[type[Exception], type[Exception]]:
-    """The ``TransportError`` and ``DecodingError`` of the HTTP library under the openai client."""
-    import importlib
-
-    import openai
-
-    base = next(c for c in openai.DefaultAsyncHttpxClient.__mro__[1:] if c is not object)
-    http = importlib.import_module(base.__module__.split(".")[0])
-    return http.TransportError, http.DecodingError
 
 
 class _Failed(Exception):
@@ -178,15 +150,10 @@ def _retry_after(headers) -> float | None:
 
 
 class Connection:
-    """The connection to one OpenAI-compatible server, under the module's rules.
-
-    Args:
-        base_url: the server's OpenAI API root, e.g. ``"http://127.0.0.1:8000/v1"``.
-        api_key_env: the NAME of an environment variable holding the key.
-        max_concurrency: requests in flight at once (>= 1).
-        timeout_s: total seconds per attempt (> 0).
-        retries: further attempts after a retryable failure (>= 0).
-        allow_remote: another host and the environment's proxies may be used.
+    """The connection to one OpenAI-compatible server, under the module's rules; the
+    options are :class:`editf1.judges.server.ServerJudgeConfig`'s. A transient failure
+    (timeout, lost connection, 408, 409, 429, 5xx) is retried ``retries`` times after
+    ``Retry-After`` or a capped exponential backoff.
 
     Attributes:
         shown: ``base_url`` as it may be shown.
@@ -244,7 +211,9 @@ class Connection:
         """One attempt: the body read up to ``max_bytes`` and parsed, within ``timeout_s``."""
         import openai
 
-        transport_error, decoding_error = _body_errors()
+        # the body's errors are the HTTP library's under the openai client
+        base = next(c for c in openai.DefaultAsyncHttpxClient.__mro__[1:] if c is not object)
+        http = importlib.import_module(base.__module__.split(".")[0])
 
         async def read() -> bytes:
             async with start() as response:
@@ -254,9 +223,9 @@ class Connection:
                         data += chunk
                         if len(data) > max_bytes:
                             raise _Failed("oversized response")
-                except decoding_error:  # a Content-Encoding the body does not have
+                except http.DecodingError:  # a Content-Encoding the body does not have
                     raise _Failed("malformed response") from None
-                except transport_error:  # the server closed or broke off mid-body
+                except http.TransportError:  # the server closed or broke off mid-body
                     raise _Failed("connection lost", retry=True) from None
                 return bytes(data)
 
@@ -301,9 +270,7 @@ class Connection:
         max_bytes: int,
         on_reply: Callable[[], None] | None = None,
     ) -> list[Reply]:
-        """Send N chat-completions bodies (at most ``max_concurrency`` at once); N :class:`Reply`
-        objects in order. ``on_reply`` is called as each reply arrives.
-        """
+        """N :class:`Reply` of N chat-completions bodies, in order; ``on_reply()`` at each."""
 
         async def ask_all():
             semaphore = asyncio.Semaphore(self.max_concurrency)

@@ -1,10 +1,6 @@
-"""The judge contract, checked in one place, and the cache of theme labels.
-
-Everything that calls a judge calls it through :func:`judge_content` /
-:func:`judge_themes`, which check the interface's promises (one answer per sentence,
-spans verbatim in the draft, labels that are themes) and settle the call's progress
-(:mod:`editf1.judges.progress`). A broken promise is a bug in the judge:
-:class:`JudgeContractError`.
+"""The judge contract, checked in one place: everything that calls a judge calls it through
+:func:`judge_content` / :func:`judge_themes`, which also settle the call's progress; and the
+cache of theme labels.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ from editf1.judges.base import (
 )
 from editf1.judges.progress import settled
 from editf1.segment import plain_text
+from editf1.themes import THEMES
 
 __all__ = ["JudgeContractError", "ThemeCache", "judge_content", "judge_themes"]
 
@@ -70,8 +67,6 @@ def judge_themes(judge: ThemeJudge, sentences: Sequence[str]) -> list[ThemeJudge
     Raises:
         JudgeContractError: for another number of labels, or a label that is not a theme.
     """
-    from editf1.themes import THEMES
-
     with settled(len(sentences)):
         labels = judge.classify(sentences)
     if len(labels) != len(sentences):

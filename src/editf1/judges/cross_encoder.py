@@ -1,27 +1,8 @@
 """The cross-encoder content judge: a fine-tuned all-MiniLM-L6-v2 cross-encoder reads each
 reference sentence with every candidate span of the draft in one forward pass (Nogueira
-and Cho 2019, "Passage re-ranking with BERT"), so it sees whether a span states the same
-instruction, number or condition, not only the same topic as a bi-encoder. For each
-reference sentence (Seegmiller et al., arXiv 2601.11344, Algorithm 1, the judge's step):
-
-1. **Candidates**: :func:`editf1.judges.spans.candidate_spans` (runs of up to ``window``).
-2. **Logits** of each (sentence, candidate) pair. A pair longer than ``max_length`` word
-   pieces is read in overlapping windows; its logit is the lowest, over the sentence's
-   windows, of the best against the candidate's windows, so a changed ending counts
-   (:func:`window_pairs`).
-3. **Probability**: ``sigmoid(w . features + bias)``, Platt scaling of the logit stacked
-   with the bi-encoder's cosine and word recall where ``features`` names them.
-4. **Rules**: a run is a candidate only if each of its sentences alone reaches
-   ``run_floor`` ("Rest today. Drink water." never wins against "Rest today and take
-   ibuprofen."); a candidate the veto rules out (the kinds in ``veto``,
-   :mod:`editf1.judges.veto`) is never the match.
-5. **Decision**: :func:`editf1.judges.veto.decide` (threshold, ties, the vetoed span).
-
-The shipped model (``editf1/data/cross_encoder/``: float16 safetensors, the tokenizer,
-``judge.json``, a :class:`CrossEncoderConfig` plus the training record) is fine-tuned in
-full on the team's content labels (:mod:`editf1.training.cross_encoder`, which ``edit-f1
-train-judge cross-encoder`` runs on a user's own). The fingerprint names the weights'
-digest and every setting.
+and Cho 2019, "Passage re-ranking with BERT"; Seegmiller et al., arXiv 2601.11344,
+Algorithm 1). The shipped model (:func:`shipped_model`) is fine-tuned on the team's content
+labels by :mod:`editf1.training.cross_encoder`; the fingerprint names its weights' digest.
 """
 
 from __future__ import annotations
@@ -85,12 +66,11 @@ def shipped_model() -> Path:
 @dataclass(frozen=True)
 class CrossEncoderConfig(JudgeConfig):
     """Settings of the cross-encoder content judge: the ``judge.json`` of a model folder
-    (:meth:`~editf1.judges.base.JudgeConfig.to_json` / ``from_json``, which ignores the
-    training record) and the judge's options.
+    (``from_json`` ignores its training record).
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field out of range (``max_length``
-            below 16, ``features`` without ``"logit"``, a weight per feature, ...).
+        ValueError: naming the field out of range (``max_length`` below 16, ``features``
+            without ``"logit"``, not one weight per feature, ...).
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -147,19 +127,10 @@ PairScorer = Callable[[Sequence[tuple[str, str]]], np.ndarray]
 def window_pairs(
     sentence: list[str], span: list[str], budget: int, stride: float = 0.5
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The windows a long pair is read in (module docstring, step 2).
-
-    Args:
-        sentence, span: each text's word pieces or words, in order.
-        budget: most pieces of both windows together (the model's window less its
-            special tokens).
-        stride: a window's step as a share of its length, in (0, 1].
-
-    Returns:
-        ``(sentence_windows, span_windows)``, each a list of ``(start, end)`` piece
-        ranges covering its text, overlapping by ``1 - stride``: the whole texts where
-        both fit together; else a side of at most half the budget is read whole and the
-        other in windows of the rest, and two long sides in windows of half each.
+    """The ``(start, end)`` windows of ``sentence`` and of ``span`` (word pieces) a pair is
+    read in, at most ``budget`` pieces together, overlapping by ``1 - stride``: the whole
+    texts where both fit; else a side of at most half the budget whole and the other in
+    windows of the rest; two long sides in windows of half each.
 
     >>> window_pairs(list("abcdef"), list("xy"), 8)
     ([(0, 6)], [(0, 2)])
@@ -213,13 +184,8 @@ def load_cross_encoder(folder: str | Path, max_length: int, device: str | None =
 
 
 class CrossEncoderScorer:
-    """A loaded ``CrossEncoder`` as a :data:`PairScorer`: pairs sorted by length into
-    batches (little padding), long pairs read in windows (:func:`window_pairs`).
-
-    Args:
-        model: a sentence-transformers ``CrossEncoder`` with one logit per pair.
-        max_length: word pieces per pair the model reads.
-        batch_size: pairs per forward pass.
+    """A loaded ``CrossEncoder`` (one logit per pair) as a :data:`PairScorer`: pairs sorted
+    by length into batches, pairs over ``max_length`` pieces read in :func:`window_pairs`.
     """
 
     def __init__(self, model, max_length: int, batch_size: int = 64) -> None:
@@ -228,27 +194,12 @@ class CrossEncoderScorer:
         self.budget = max_length - 3  # [CLS] sentence [SEP] span [SEP]
         self.batch_size = batch_size
 
-    def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        out = np.zeros(len(pairs))
-        if pairs:
-            scores = self.model.predict(
-                [list(pairs[i]) for i in order],
-                batch_size=self.batch_size,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-            )
-            out[order] = np.asarray(scores, dtype=float).reshape(len(pairs))
-        return out
-
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """(N,) float logits of N (sentence, span) pairs (empty input: empty array)."""
+        """(N,) float logits of N (sentence, span) pairs."""
+        if not pairs:
+            return np.zeros(0)
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-        encoded = (
-            self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
-            if texts
-            else []
-        )
+        encoded = self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         pieces = dict(zip(texts, encoded))
         flat: list[tuple[str, str]] = []
         plans = []  # per pair: (sentence windows, span windows, first index in flat)
@@ -261,30 +212,37 @@ class CrossEncoderScorer:
                 continue
             decode = self.tokenizer.decode
             flat += [(decode(a[r0:r1]), decode(b[c0:c1])) for r0, r1 in rows for c0, c1 in cols]
-        logits = self._logits(flat)
+        order = sorted(range(len(flat)), key=lambda i: len(flat[i][0]) + len(flat[i][1]))
+        scores = self.model.predict(
+            [list(flat[i]) for i in order],
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        logits = np.zeros(len(flat))
+        logits[order] = np.asarray(scores, dtype=float).reshape(len(flat))
         out = np.empty(len(pairs))
         for k, (rows, cols, at) in enumerate(plans):
             out[k] = logits[at : at + rows * cols].reshape(rows, cols).max(axis=1).min()
         return out
 
 
-def _digest(folder: Path, config: CrossEncoderConfig) -> str:
-    payload = (folder / WEIGHTS_FILE).read_bytes() + json.dumps(
-        config.to_json(), sort_keys=True
-    ).encode()
-    return hashlib.sha256(payload).hexdigest()[:12]
-
-
 class CrossEncoderContentJudge(ContentJudge):
-    """Content judge: a fine-tuned cross-encoder reads the reference sentence with every
-    candidate span of the draft (steps in the module docstring).
+    """Content judge: for each reference sentence, (1) the candidate spans
+    (:func:`~editf1.judges.spans.candidate_spans`); (2) the logit of each (sentence, span),
+    a long pair read in :func:`window_pairs` (the lowest, over the sentence's windows, of
+    the best against the span's, so a changed ending counts); (3) Platt scaling,
+    ``sigmoid(weights . features + bias)``, the logit stacked with the bi-encoder's cosine
+    and word recall where ``features`` names them; (4) a run is a candidate only if each of
+    its sentences alone reaches ``run_floor``, and a span the ``veto`` rules out never
+    matches; (5) :func:`editf1.judges.veto.decide`.
 
     Args:
         model: a folder written by ``edit-f1 train-judge cross-encoder`` (the model's files
             and ``judge.json``); default :func:`shipped_model`.
         config: the settings; default the folder's ``judge.json``.
         batch_size: (sentence, span) pairs per forward pass.
-        device: ``"cpu"``, ``"cuda"``, ...; default sentence-transformers' choice.
+        device: default sentence-transformers' choice.
         encoder: the bi-encoder of the ``"cosine"`` feature; default the embedded judges'.
         pair_scorer: a :data:`PairScorer` instead of the folder's model (named in the
             fingerprint by its ``name`` attribute); ``config`` is then required.
@@ -293,16 +251,6 @@ class CrossEncoderContentJudge(ContentJudge):
     Raises:
         FileNotFoundError: if the folder, its ``judge.json`` or its weights are missing.
         ValueError: for an override that is not a field, or a bad value.
-
-    Example:
-        >>> from editf1.segment import SentenceSplitter
-        >>> fake = lambda pairs: np.array([4.0 if s == t else -4.0 for s, t in pairs])
-        >>> judge = CrossEncoderContentJudge(config=CrossEncoderConfig(), pair_scorer=fake)
-        >>> split = SentenceSplitter().split
-        >>> draft = "Rest today. Drink water."
-        >>> request = JudgeRequest(tuple(split("Drink water.")), draft, tuple(split(draft)))
-        >>> [j.span.text for j in judge.match([request])[0]]
-        ['Drink water.']
     """
 
     def __init__(
@@ -333,15 +281,14 @@ class CrossEncoderContentJudge(ContentJudge):
         self.config = CrossEncoderConfig.from_json(config.to_json() | overrides)
         if pair_scorer is None:
             model = load_cross_encoder(folder, self.config.max_length, device)
-            self._weights = _digest(folder, self.config)
-            self.pair_scorer: PairScorer = CrossEncoderScorer(
-                model, self.config.max_length, batch_size
-            )
-            self._scorer_name = ""
+            record = json.dumps(self.config.to_json(), sort_keys=True).encode()
+            digest = hashlib.sha256((folder / WEIGHTS_FILE).read_bytes() + record)
+            self._weights, self._scorer_name = digest.hexdigest()[:12], ""
+            pair_scorer = CrossEncoderScorer(model, self.config.max_length, batch_size)
         else:
             self._weights = "none"
-            self.pair_scorer = pair_scorer
             self._scorer_name = f",scorer={getattr(pair_scorer, 'name', 'custom')}"
+        self.pair_scorer: PairScorer = pair_scorer
         self.folder = folder
         self._encoder = encoder
         self._weights_vector = np.asarray(self.config.weights, float)
@@ -377,18 +324,15 @@ class CrossEncoderContentJudge(ContentJudge):
         return out
 
     def probability(self, features: dict[str, np.ndarray]) -> np.ndarray:
-        """Step 3: the match probability of each (sentence, span), from arrays of one
-        shape per feature named in ``config.features``; same shape."""
+        """Step 3, from arrays of one shape per feature of ``config.features``; same shape."""
         logit = sum(w * features[f] for f, w in zip(self.config.features, self._weights_vector))
         return 1.0 / (1.0 + np.exp(-(logit + self.config.bias)))
 
     def span_probabilities(
         self, requests: Sequence[JudgeRequest]
     ) -> list[tuple[list[Sentence], np.ndarray, np.ndarray]]:
-        """Steps 1 to 4 for every request: its candidate spans, the (R, C) probability of
-        each (reference sentence, span) after the run rule, and the (R, C) veto flags
-        (probabilities are those without the veto; every pair of every request goes to
-        the model in one call).
+        """Steps 1 to 4 for every request (one model call): its spans, the (R, C)
+        probabilities after the run rule but without the veto, and the (R, C) veto flags.
         """
         windows = self.config.window
         plans, pairs = [], []

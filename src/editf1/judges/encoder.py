@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -20,19 +21,11 @@ DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 class SentenceEncoder:
-    """Unit-normalised sentence embeddings, computed once per distinct text (LRU cache).
-
-    Texts not cached run through the model in batches sorted by word pieces, longest first;
-    each text's pooled mass is kept for :meth:`compose`. A text longer than the model's
-    window is read in consecutive windows (nothing is truncated). ``encoded``,
-    ``tokens_encoded`` and ``windowed`` count the texts run, their word pieces, and those
-    read in windows.
-
-    Args:
-        model: a ``sentence_transformers.SentenceTransformer`` (or the same interface).
-        name: the model's id, for reproducibility strings.
-        batch_size: texts per forward pass.
-        cache_size: most embeddings kept (100,000 take about 150 MB).
+    """Unit-normalised embeddings of a ``SentenceTransformer``, computed once per distinct
+    text (the last ``cache_size`` kept; 100,000 take about 150 MB), longest first in batches.
+    A text longer than the model's window is read in consecutive windows composed as in
+    :meth:`compose` (nothing is truncated). ``encoded``, ``tokens_encoded`` and ``windowed``
+    count the texts run, their word pieces, and those read in windows.
     """
 
     def __init__(self, model, name: str, batch_size: int = 64, cache_size: int = 100_000):
@@ -57,8 +50,7 @@ class SentenceEncoder:
         return int(get() if get else self.model.get_sentence_embedding_dimension())
 
     def _windows(self, texts: list[str]) -> tuple[list[int], dict[int, list[str]]]:
-        """Each text's word pieces as the model reads them, and the texts longer than the
-        model's window cut into consecutive windows it reads whole (by index)."""
+        """Each text's word pieces, and the texts over the model's window cut into windows."""
         window = self.model.max_seq_length
         tokenizer = self.model.tokenizer
         pieces = [len(ids) for ids in tokenizer(texts, verbose=False)["input_ids"]]
@@ -73,31 +65,22 @@ class SentenceEncoder:
         return pieces, windows
 
     def _forward(self, texts: list[str]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of distinct ``texts`` (the mass: the L2 norm of the
-        sum of its token embeddings over its mask); a long text's windows are composed as in
-        :meth:`compose`, so every word piece counts, read in the context of its window."""
+        """``(unit embedding, pooled mass)`` of distinct ``texts`` (:meth:`compose`)."""
         lengths, windows = self._windows(texts)
-        inputs = [t for i, t in enumerate(texts) if i not in windows]
-        sizes = [n for i, n in enumerate(lengths) if i not in windows]
-        inputs += [w for i in sorted(windows) for w in windows[i]]
-        sizes += [self.model.max_seq_length for i in sorted(windows) for _ in windows[i]]
-        results = self._run(inputs, sizes)
-        out, k = [], 0
-        rest = iter(results[: len(texts) - len(windows)])
-        parts = results[len(texts) - len(windows) :]
-        for i in range(len(texts)):
-            if i not in windows:
-                out.append(next(rest))
-                continue
-            out.append(_combine(parts[k : k + len(windows[i])]))
-            k += len(windows[i])
+        groups = [windows.get(i, [text]) for i, text in enumerate(texts)]
+        window = self.model.max_seq_length
+        sizes = [window if i in windows else lengths[i] for i, g in enumerate(groups) for _ in g]
+        results = iter(self._run([part for group in groups for part in group], sizes))
+        out = []
+        for i, group in enumerate(groups):
+            parts = list(islice(results, len(group)))
+            out.append(_combine(parts) if i in windows else parts[0])
         self.encoded += len(texts)
         self.tokens_encoded += sum(lengths)
         return out
 
     def _run(self, texts: list[str], pieces: list[int]) -> list[tuple[np.ndarray, float]]:
-        """``(unit embedding, pooled mass)`` of texts the model reads whole (``pieces``: their
-        word pieces), longest first in batches."""
+        """``(unit embedding, pooled mass)`` of texts the model reads whole, longest first."""
         order = sorted(range(len(texts)), key=lambda i: -pieces[i])
         out: list[tuple | None] = [None] * len(texts)
         for start in range(0, len(texts), self.batch_size):
@@ -132,20 +115,15 @@ class SentenceEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed N texts: a float32 (N, dimension) array of unit rows."""
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with self._lock:
-            for i, (vector, _) in enumerate(self._pooled(texts)):
-                out[i] = vector
-        return out
+            vectors = [vector for vector, _ in self._pooled(texts)]
+        return np.array(vectors, dtype=np.float32).reshape(len(texts), self.dimension)
 
     def compose(self, runs: Sequence[Sequence[str]]) -> np.ndarray:
-        """The embedding of each run of texts from the texts' own forward passes: mean pooling is
-        linear, so a run's unit embedding is ``normalize(sum_i m_i * e_i)`` over its texts' unit
-        embeddings and pooled masses (without attention across texts). Valid only for a model
-        that mean-pools then normalises, as all-MiniLM-L6-v2.
-
-        Returns:
-            float32 array of shape (R, dimension), unit rows.
+        """Float32 (R, dimension) unit embeddings of R runs of texts, from the texts' own
+        forward passes: mean pooling is linear, so a run's is ``normalize(sum_i m_i * e_i)``
+        over its texts' unit embeddings ``e_i`` and pooled masses ``m_i`` (the L2 norm of the
+        sum of a text's token embeddings over its mask; no attention across texts).
 
         Raises:
             ValueError: for an empty run, or a model whose pooling is not the mean.
@@ -160,14 +138,10 @@ class SentenceEncoder:
                 f"{self.name} pools by {modes}, not by the mean of its token embeddings: "
                 "its runs cannot be composed from their texts' embeddings"
             )
-        out = np.empty((len(runs), self.dimension), dtype=np.float32)
         with self._lock:
-            pooled = self._pooled([text for run in runs for text in run])
-        k = 0
-        for r, run in enumerate(runs):
-            out[r] = _combine(pooled[k : k + len(run)])[0]
-            k += len(run)
-        return out
+            pooled = iter(self._pooled([text for run in runs for text in run]))
+        vectors = [_combine(list(islice(pooled, len(run))))[0] for run in runs]
+        return np.array(vectors, dtype=np.float32).reshape(len(runs), self.dimension)
 
 
 def _combine(parts: Sequence[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float]:

@@ -16,11 +16,7 @@ _TOKEN = re.compile(r"[^\W_]+")
 
 
 def normalize(text: str) -> tuple[str, ...]:
-    """Case-folded words of ``text``, ignoring punctuation and spacing.
-
-    >>> normalize("Call us  at 5 p.m.!")
-    ('call', 'us', 'at', '5', 'p', 'm')
-    """
+    """Case-folded words of ``text``, ignoring punctuation and spacing."""
     return tuple(_TOKEN.findall(text.casefold()))
 
 
@@ -34,13 +30,6 @@ class ExactMatchContentJudge(ContentJudge):
     (:func:`normalize`) that no earlier reference sentence took (a repeat with no copy left
     takes the last copy); NO MATCH otherwise. Score 1.0 or 0.0. It hands out copies itself
     because its copies need not be verbatim ("Call us." and "call us!").
-
-    >>> from editf1.segment import SentenceSplitter
-    >>> split = SentenceSplitter().split
-    >>> text = "Call us. Rest today. Call us."
-    >>> request = JudgeRequest(tuple(split(text)), text, tuple(split(text)))
-    >>> [(j.span.start, j.span.end) for j in ExactMatchContentJudge().match([request])[0]]
-    [(0, 8), (9, 20), (21, 29)]
     """
 
     @property

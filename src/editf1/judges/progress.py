@@ -1,7 +1,6 @@
 """Progress as judges work: a judge reports sentences judged with :func:`judged`; whoever
-shows progress listens with :func:`reporting`. :func:`settled` (the contract) reports
-what a judge did not by the end of its call. The listener is a
-:class:`contextvars.ContextVar`, so it follows asyncio tasks and is private per thread.
+shows progress listens with :func:`reporting` (a :class:`contextvars.ContextVar`, so it
+follows asyncio tasks and is private per thread).
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Judges behind an OpenAI-compatible server (vLLM, TGI, llama.cpp, SGLang, Ollama,
-``transformers serve``), registered as ``"server"``; ``docs/serving.md``.
-
-Each sentence judged is one chat request with the in-process judges' prompts
-(Seegmiller et al., arXiv 2601.11344, Appendix C), greedy, at most ``max_concurrency``
-at a time, retried on transient failures. Answers come from a closed set of *choices*
-(the draft's candidate spans and NO MATCH; the nine labels), enforced by a JSON-schema
-``response_format`` with ``constraint="json_schema"`` (``"auto"`` probes whether the
-server enforces it). An answer that is not a choice up to whitespace is accepted only
-once :func:`normalise` d (or, for a label, by a unique label's first words); else it is
-unusable. :attr:`counts` counts answers by how they were read; a judging call with more
-than ``max_failed_share`` failed requests raises :class:`ServerJudgeError`. A span that
-reads NO MATCH is never offered. The connection is :mod:`editf1.judges.connection`.
+``transformers serve``; ``docs/serving.md``), registered as ``"server"``: one greedy chat
+request per sentence with the in-process judges' prompts (Seegmiller et al., arXiv
+2601.11344, Appendix C), answered from a closed set of choices (:func:`choose`), through
+:mod:`editf1.judges.connection`.
 """
 
 from __future__ import annotations
@@ -115,8 +107,6 @@ def choose(answer: str, choices: Sequence[str], *, by_first_words: bool = False)
     Choice(index=0, how='exact')
     >>> choose("no match", ["Rest well.", "NO MATCH"])
     Choice(index=1, how='normalised')
-    >>> choose("Match", ["Rest well.", "NO MATCH"]).how, choose("Rest.", ["Rest well."]).how
-    ('unusable', 'unusable')
     """
     text = _normal(_answer_text(answer))
     normals = [_normal(c) for c in choices]
@@ -251,9 +241,7 @@ class _ServerJudge:
         )
 
     def _probe(self) -> str:
-        """``"json_schema"`` if one request without clinical text shows the server enforces a
-        JSON schema, else ``"none"``.
-        """
+        """``"json_schema"`` if a request without clinical text shows the server enforces it."""
         body = self._body([{"role": "user", "content": "Reply with one word."}], [_PROBE])
         body["response_format"] = _json_schema([_PROBE])
         [reply] = self._ask_all([body])
@@ -267,9 +255,7 @@ class _ServerJudge:
         return "json_schema" if choose(text or "", [_PROBE]).how == "exact" else "none"
 
     def _pick(self, reply: Reply, choices: Sequence[str], calls: Counter, no_match=None):
-        """``(index or None, raw)`` for one reply, counted; an answer reading NO MATCH is choice
-        ``no_match`` (content); theme answers may be a unique label's first words.
-        """
+        """``(index or None, raw)`` of one reply, counted; NO MATCH is choice ``no_match``."""
         text, failure = _answer(reply)
         if text is None:
             key, index, raw = f"failed: {failure}", None, f"[no answer: {failure}]"
@@ -340,18 +326,17 @@ def _json_schema(choices: Sequence[str]) -> dict:
 
 
 class ServerContentJudge(_ServerJudge, ContentJudge):
-    """Content judge behind an OpenAI-compatible server: for each reference sentence, the
-    draft span that says the same thing, or NO MATCH.
+    """Content judge behind an OpenAI-compatible server: for each reference sentence, a
+    draft span or NO MATCH (``score`` ``None``), chosen from the candidate spans.
 
     Options: the fields of :class:`ServerJudgeConfig` (``base_url`` and ``model`` also by
-    position), or ``config=``. A draft without sentences is NO MATCH without a request;
-    ``score`` is ``None``.
+    position), or ``config=``.
 
     Raises:
         ValueError: bad options, a remote host without ``allow_remote``, a ``model`` or
             ``adapter`` not served, or several served models and no ``model``.
         ConnectionError: no server answers at ``base_url``.
-        ServerJudgeError: when more than ``max_failed_share`` of a call's requests failed.
+        ServerJudgeError: more than ``max_failed_share`` of a call's requests failed.
     """
 
     task = "content"
@@ -378,10 +363,9 @@ class ServerContentJudge(_ServerJudge, ContentJudge):
         for request, (spans, choices) in zip(requests, plans):
             judgements = []
             for _ in request.reference_sentences:
-                if not spans:
-                    judgements.append(ContentJudgement("no_match"))
-                    continue
-                index, raw = self._pick(next(replies), choices, calls, no_match=len(spans))
+                index, raw = len(spans), None  # no span: NO MATCH without a request
+                if spans:
+                    index, raw = self._pick(next(replies), choices, calls, no_match=len(spans))
                 if index is None:
                     judgements.append(ContentJudgement("unusable", raw=raw))
                 elif index == len(spans):

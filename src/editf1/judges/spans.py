@@ -1,6 +1,4 @@
-"""Candidate spans: the draft sentences and runs of adjacent ones, shared by every judge
-that answers with a span of the draft (all choose among the same spans, in one order).
-"""
+"""Candidate spans, the same for every judge that answers with a span of the draft."""
 
 from __future__ import annotations
 
@@ -29,9 +27,5 @@ def candidate_spans(text: str, sentences: Sequence[Sentence], window: int) -> li
 
 
 def span_ranges(n: int, window: int) -> list[tuple[int, int]]:
-    """(first, last) sentence index of each candidate span, in :func:`candidate_spans` order.
-
-    >>> span_ranges(3, 2)
-    [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]
-    """
+    """(first, last) sentence index of each candidate span, in :func:`candidate_spans` order."""
     return [(i, i + size - 1) for size in range(1, window + 1) for i in range(n - size + 1)]

@@ -1,10 +1,5 @@
-"""The embedded default judges: offline, CPU, nothing downloaded (``docs/judges.md``).
-
-:class:`EmbeddingContentJudge` (:mod:`.content`) and :class:`EmbeddingThemeJudge`
-(:mod:`.theme`), each with its features, share one
-:class:`~editf1.judges.encoder.SentenceEncoder`; :mod:`.config` holds their settings
-(one dataclass each, the parameter file) and the shipped files.
-"""
+"""The embedded default judges, content and theme: offline, CPU, nothing downloaded
+(``docs/judges.md``)."""
 
 from editf1.judges.embedding.config import (
     CONTENT_FEATURES,

@@ -1,14 +1,12 @@
-"""The embedded judges' settings (a dataclass each, which is their parameter file), the
-shipped parameter files, and the digest naming fitted weights in a fingerprint.
-"""
+"""The embedded judges' settings: a dataclass each, which is their parameter file."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import ClassVar
 
 from editf1.judges.base import (
@@ -44,11 +42,10 @@ THEME_SENTENCE_FEATURES = ("question_mark", "leading_if")
 
 @dataclass(frozen=True)
 class EmbeddingContentConfig(JudgeConfig):
-    """Settings of the embedded content judge: the parameter file ``edit-f1 train-judge
-    embedding-content`` writes, and the judge's options by name.
+    """Settings of the embedded content judge (``edit-f1 train-judge embedding-content``'s file).
 
     Raises:
-        ValueError: from ``__post_init__``, naming the field that is out of range or unknown.
+        ValueError: naming the field that is out of range or unknown.
     """
 
     OPTIONS: ClassVar[dict[str, str]] = {
@@ -165,17 +162,14 @@ def load_params(name: str) -> dict:
         ValueError: naming the file, for a file that is not a JSON object.
     """
     shipped = resources.files("editf1.data").joinpath(name)
-    if shipped.is_file():  # a name in editf1/data (an absolute path joins as itself)
-        text = shipped.read_text("utf-8")
-    elif os.path.isfile(name):
-        with open(name, encoding="utf-8") as f:
-            text = f.read()
-    else:
+    # a name in editf1/data, else a path (an absolute path joins as itself)
+    path = shipped if shipped.is_file() else Path(name)
+    if not path.is_file():
         raise FileNotFoundError(
             f"params_file {name!r} is neither shipped in editf1/data nor a file"
         )
     try:
-        params = json.loads(text)
+        params = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(
             f"params_file {name}: not a JSON parameter file ({error.msg} at line "
@@ -187,8 +181,7 @@ def load_params(name: str) -> dict:
 
 
 def read_config(config_class, params_file: str | None, config, default_file: str, overrides):
-    """``config``, else the settings of ``params_file`` (default ``default_file``), with
-    ``overrides`` replaced.
+    """``config``, else ``params_file``'s (default ``default_file``), ``overrides`` replaced.
 
     Raises:
         ValueError: both ``config`` and ``params_file``, a missing or bad setting, unknown options.

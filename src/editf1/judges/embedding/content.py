@@ -14,8 +14,6 @@ import regex
 from editf1.judges.base import ContentJudge, ContentJudgement, JudgeRequest
 from editf1.judges.embedding.config import (
     DEFAULT_CONTENT_PARAMS,
-    DEFAULT_SPAN_MARGIN,
-    SPAN_EMBEDDINGS,
     EmbeddingContentConfig,
     digest,
     read_config,
@@ -26,10 +24,7 @@ from editf1.judges.spans import candidate_spans, span_ranges
 from editf1.judges.veto import decide, vetoed
 from editf1.segment import NON_LATIN_LIMIT, Sentence, non_latin_share
 
-__all__ = [
-    "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "SPAN_EMBEDDINGS", "EmbeddingContentJudge",
-    "SpanScores", "word_recall",
-]  # fmt: skip
+__all__ = ["EmbeddingContentJudge", "SpanScores", "word_recall"]
 
 #: float32 rounding of a cosine
 _COSINE_ROUNDING = 1e-6
@@ -59,17 +54,9 @@ def word_recall(references: Sequence[str], candidates: Sequence[str]) -> np.ndar
 
 @dataclass(frozen=True)
 class SpanScores:
-    """Candidate spans of one pair and their scores against each of R reference sentences.
-
-    Attributes:
-        spans: the C spans scored, in :func:`candidate_spans` order (every draft sentence,
-            then the runs scored).
-        cosine, word_recall, probability: (R, C) arrays (probability 0.0 where vetoed or
-            ruled out).
-        features: every feature of :data:`CONTENT_FEATURES` by name, each (R, C).
-        vetoed: (R, C) True where a conflict of a kind in the ``veto`` rules the span out.
-        run_ruled_out: (R, C) True where a run holds a sentence whose own probability is
-            below ``run_floor``.
+    """The C candidate spans of one pair (every draft sentence, then the runs scored) and
+    (R, C) arrays against its R reference sentences: the ``features`` by name,
+    ``probability`` (0.0 where ``vetoed`` or ``run_ruled_out`` by the run rule).
     """
 
     spans: list[Sentence]
@@ -82,31 +69,23 @@ class SpanScores:
 
 
 def _split(vectors: np.ndarray, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
-    """Rows of ``vectors`` back into one (len(group), d) array per group."""
     ends = np.cumsum([len(g) for g in groups])
     return np.split(vectors, ends[:-1]) if len(groups) else []
 
 
 class EmbeddingContentJudge(ContentJudge):
-    """Content judge: a logistic regression over the features of :data:`CONTENT_FEATURES`
-    (cosine of all-MiniLM-L6-v2 embeddings, word recall) of each reference sentence and
-    candidate span (a draft sentence or a run of up to ``window``), fitted on physicians'
-    labels (:func:`editf1.training.classifiers.calibrate_content_judge`). The most probable
-    span is the match if it reaches ``threshold`` (ties within 1e-6: the shortest, earliest).
-
-    Three rules (``docs/judges.md``): the *veto* sets to 0 a span that contradicts a key
-    term or clause of a kind in ``veto``; the *run rule* keeps a run only if each of its
-    sentences alone reaches ``run_floor``; the *bounded search* encodes a run only if it
-    could win assuming its cosine is at most its best sentence's plus ``span_margin``
-    (``None``: every run, for threshold sweeps from saved scores).
+    """Content judge: a logistic regression over the cosine of all-MiniLM-L6-v2 embeddings
+    and the word recall of each reference sentence and candidate span, fitted on physicians'
+    labels (:func:`editf1.training.classifiers.calibrate_content_judge`); decided by
+    :func:`editf1.judges.veto.decide`. The *bounded search* encodes a run only if it could
+    win with a cosine at most its best sentence's plus ``span_margin`` (``None``: every run).
 
     Args:
         params_file: a shipped parameter file or a JSON path; default
             :data:`DEFAULT_CONTENT_PARAMS`.
-        config: the settings instead of a file (:class:`EmbeddingContentConfig`).
+        config: the settings instead of a file.
         encoder: default :func:`~editf1.judges.encoder.default_encoder`.
-        **overrides: fields of :class:`EmbeddingContentConfig` to replace (``threshold``,
-            ``span_margin``, ``span_embedding="composed"``, ...).
+        **overrides: fields of :class:`EmbeddingContentConfig` to replace.
 
     Raises:
         ValueError: both ``config`` and ``params_file``, an unknown override, a bad setting.
@@ -171,9 +150,7 @@ class EmbeddingContentJudge(ContentJudge):
     def span_scores(
         self, requests: Sequence[JudgeRequest], *, every_span: bool = False
     ) -> list[SpanScores]:
-        """One :class:`SpanScores` per request: sentences encoded in one call, then the runs that
-        could match (``every_span``: every run, for calibration) encoded or composed.
-        """
+        """One :class:`SpanScores` per request (``every_span``: every run, for calibration)."""
         references = [[s.text for s in r.reference_sentences] for r in requests]
         sentences = [[s.text for s in r.prediction_sentences] for r in requests]
         vectors = _split(
@@ -236,18 +213,15 @@ class EmbeddingContentJudge(ContentJudge):
         return out
 
     def match(self, requests: Sequence[JudgeRequest]) -> list[list[ContentJudgement]]:
-        """The best span of each reference sentence, a match if it reaches ``threshold``.
-
-        A NO MATCH whose best span without the veto would have matched names it
-        (``ContentJudgement.vetoed``). A span sharing no word with the sentence is ruled out
-        when either is mostly outside Latin script (:data:`editf1.segment.NON_LATIN_LIMIT`):
-        the encoder's cosine is no evidence there.
+        """:func:`~editf1.judges.veto.decide` for each reference sentence; a span sharing no
+        word with it is ruled out when either is mostly outside Latin script
+        (:data:`editf1.segment.NON_LATIN_LIMIT`): the encoder's cosine is no evidence there.
         """
         results = []
         for request, scores in zip(requests, self.span_scores(requests)):
             judgements = []
             foreign = np.array([non_latin_share(s.text) > NON_LATIN_LIMIT for s in scores.spans])
-            unvetoed = (  # the probabilities without the veto, computed only if it fired
+            unvetoed = (
                 self._probability(scores.features, scores.run_ruled_out)
                 if scores.vetoed.any()
                 else scores.probability

@@ -22,12 +22,8 @@ from editf1.judges.encoder import SentenceEncoder, default_encoder
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import CountVectorizer
 
-__all__ = [
-    "DEFAULT_THEME_PARAMS", "THEME_SENTENCE_FEATURES", "EmbeddingThemeJudge",
-    "theme_sentence_features", "theme_word_vectorizer",
-]  # fmt: skip
+__all__ = ["EmbeddingThemeJudge", "theme_sentence_features", "theme_word_vectorizer"]
 
-# "If ...", "Unless ...", also after a list marker or quote ("2. If", "- If")
 _LEADING_IF = regex.compile(r"[\W\d_]*(?:if|unless)\b", regex.IGNORECASE)
 
 
@@ -59,13 +55,8 @@ def theme_sentence_features(sentences: Sequence[str], names: Sequence[str]) -> n
 def theme_word_vectorizer(
     ngram_range: tuple[int, int] = (1, 2), vocabulary: Sequence[str] | None = None, min_df: int = 1
 ) -> CountVectorizer:
-    """0/1 indicators of case-folded word n-grams: fitted by the trainer, rebuilt by the judge
-    from the stored vocabulary.
-
-    >>> vectorizer = theme_word_vectorizer(vocabulary=["call", "call us", "fever"])
-    >>> vectorizer.transform(["Call us if the fever is back."]).toarray().tolist()
-    [[1.0, 1.0, 1.0]]
-    """
+    """0/1 indicators of case-folded word n-grams (fitted by the trainer, rebuilt by the judge
+    from the stored vocabulary)."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     return CountVectorizer(
@@ -79,18 +70,13 @@ def theme_word_vectorizer(
 
 class EmbeddingThemeJudge(ThemeJudge):
     """Theme classifier: the most probable label of softmax(``x @ coef.T + intercept``)
-    (:class:`EmbeddingThemeConfig`).
-
-    Args:
-        params_file: a shipped parameter file or a JSON path; default
-            :data:`DEFAULT_THEME_PARAMS`.
-        config: the settings instead of a file.
-        encoder: default :func:`~editf1.judges.encoder.default_encoder`.
-        **overrides: fields of :class:`EmbeddingThemeConfig` to replace.
+    (:class:`EmbeddingThemeConfig`); options as
+    :class:`~editf1.judges.embedding.content.EmbeddingContentJudge`'s, default
+    :data:`DEFAULT_THEME_PARAMS`.
 
     Raises:
-        ValueError: from the config's checks; if the weights do not fit the encoder and
-            features; if both ``config`` and ``params_file`` are given.
+        ValueError: from the config's checks; weights that do not fit the encoder and
+            features; both ``config`` and ``params_file``.
         FileNotFoundError: if ``params_file`` is neither shipped nor a file.
     """
 
@@ -111,16 +97,9 @@ class EmbeddingThemeJudge(ThemeJudge):
         self.encoder = default_encoder() if encoder is None else encoder
         self.sentence_features = tuple(c.features.get("sentence", ()))
         words = c.features.get("words")
-        self._words = (
-            theme_word_vectorizer(tuple(words["ngram_range"]), words["vocabulary"])
-            if words
-            else None
-        )
-        width = (
-            self.encoder.dimension
-            + len(self.sentence_features)
-            + (len(words["vocabulary"]) if words else 0)
-        )
+        vocabulary = words["vocabulary"] if words else []
+        self._words = theme_word_vectorizer(words["ngram_range"], vocabulary) if words else None
+        width = self.encoder.dimension + len(self.sentence_features) + len(vocabulary)
         if self.coef.shape != (len(self.labels), width):
             raise ValueError(
                 f"theme weights have shape {self.coef.shape}, expected "
