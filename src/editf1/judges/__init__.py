@@ -23,10 +23,20 @@ from editf1.judges.base import (
 )
 
 __all__ = [
-    "CONTENT_JUDGES", "THEME_JUDGES", "ContentJudge", "ContentJudgement", "JudgeConfig",
-    "JudgeOptionError", "JudgeRequest", "ThemeJudge", "ThemeJudgement", "config_class",
-    "load_content_judge", "load_theme_judge", "options_key",
-]  # fmt: skip
+    "CONTENT_JUDGES",
+    "THEME_JUDGES",
+    "ContentJudge",
+    "ContentJudgement",
+    "JudgeConfig",
+    "JudgeOptionError",
+    "JudgeRequest",
+    "ThemeJudge",
+    "ThemeJudgement",
+    "config_class",
+    "load_content_judge",
+    "load_theme_judge",
+    "options_key",
+]
 
 #: Content judges by name: ``(judge class, config class)``, each ``"module:Class"``,
 #: imported when first used.

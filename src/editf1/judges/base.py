@@ -17,10 +17,19 @@ if TYPE_CHECKING:
     from editf1.segment import Sentence
 
 __all__ = [
-    "RUN_FLOOR_HELP", "THRESHOLD_HELP", "ContentJudge", "ContentJudgement", "JudgeConfig",
-    "JudgeRequest", "ThemeJudge", "ThemeJudgement", "VetoedSpan", "check_finite", "check_integer",
+    "RUN_FLOOR_HELP",
+    "THRESHOLD_HELP",
+    "ContentJudge",
+    "ContentJudgement",
+    "JudgeConfig",
+    "JudgeRequest",
+    "ThemeJudge",
+    "ThemeJudgement",
+    "VetoedSpan",
+    "check_finite",
+    "check_integer",
     "check_number",
-]  # fmt: skip
+]
 
 #: Help texts of settings every span-answering judge's config has.
 THRESHOLD_HELP = "match probability in [0, 1] at or above which the best span matches"

@@ -16,9 +16,18 @@ from editf1.caches import cached
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
-    "CONFLICT_KINDS", "DIRECTIONS", "DRUG_NAMES", "DRUG_STEMS", "RULES_VERSION",
-    "TERM_CONFLICT_KINDS", "VETO_HELP", "KeyTerms", "check_veto", "compare", "extract",
-]  # fmt: skip
+    "CONFLICT_KINDS",
+    "DIRECTIONS",
+    "DRUG_NAMES",
+    "DRUG_STEMS",
+    "RULES_VERSION",
+    "TERM_CONFLICT_KINDS",
+    "VETO_HELP",
+    "KeyTerms",
+    "check_veto",
+    "compare",
+    "extract",
+]
 
 #: The version of the rules here and in :mod:`editf1.judges.clauses`, named in the
 #: fingerprint of a judge with a veto: bump it whenever a rule's answer changes

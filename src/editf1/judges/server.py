@@ -40,9 +40,16 @@ from editf1.judges.spans import candidate_spans
 from editf1.themes import THEMES
 
 __all__ = [
-    "Choice", "ServerContentJudge", "ServerJudgeConfig", "ServerJudgeError", "ServerJudgeWarning",
-    "ServerThemeJudge", "check_local", "choose", "normalise",
-]  # fmt: skip
+    "Choice",
+    "ServerContentJudge",
+    "ServerJudgeConfig",
+    "ServerJudgeError",
+    "ServerJudgeWarning",
+    "ServerThemeJudge",
+    "check_local",
+    "choose",
+    "normalise",
+]
 
 _CONSTRAINTS = ("auto", "json_schema", "none")
 _PROBE = "edit-f1-probe-ok"

@@ -19,8 +19,18 @@ from editf1.judges.embedding.theme import (
 )
 
 __all__ = [
-    "CONTENT_FEATURES", "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "DEFAULT_THEME_PARAMS",
-    "THEME_SENTENCE_FEATURES", "EmbeddingContentConfig", "EmbeddingContentJudge",
-    "EmbeddingThemeConfig", "EmbeddingThemeJudge", "SpanScores", "load_params",
-    "theme_sentence_features", "theme_word_vectorizer", "word_recall",
-]  # fmt: skip
+    "CONTENT_FEATURES",
+    "DEFAULT_CONTENT_PARAMS",
+    "DEFAULT_SPAN_MARGIN",
+    "DEFAULT_THEME_PARAMS",
+    "THEME_SENTENCE_FEATURES",
+    "EmbeddingContentConfig",
+    "EmbeddingContentJudge",
+    "EmbeddingThemeConfig",
+    "EmbeddingThemeJudge",
+    "SpanScores",
+    "load_params",
+    "theme_sentence_features",
+    "theme_word_vectorizer",
+    "word_recall",
+]

@@ -21,10 +21,18 @@ from editf1.judges.key_terms import VETO_HELP, check_veto
 from editf1.themes import check_theme
 
 __all__ = [
-    "CONTENT_FEATURES", "DEFAULT_CONTENT_PARAMS", "DEFAULT_SPAN_MARGIN", "DEFAULT_THEME_PARAMS",
-    "SPAN_EMBEDDINGS", "THEME_SENTENCE_FEATURES", "EmbeddingContentConfig", "EmbeddingThemeConfig",
-    "digest", "load_params", "read_config",
-]  # fmt: skip
+    "CONTENT_FEATURES",
+    "DEFAULT_CONTENT_PARAMS",
+    "DEFAULT_SPAN_MARGIN",
+    "DEFAULT_THEME_PARAMS",
+    "SPAN_EMBEDDINGS",
+    "THEME_SENTENCE_FEATURES",
+    "EmbeddingContentConfig",
+    "EmbeddingThemeConfig",
+    "digest",
+    "load_params",
+    "read_config",
+]
 
 #: The default content judge's parameter file (fitted on K-QA, veto on every kind).
 DEFAULT_CONTENT_PARAMS = "content_judge_veto_nc.json"

@@ -186,9 +186,15 @@ class EmbeddingContentJudge(ContentJudge):
             columns = np.concatenate([np.arange(n), n + kept]).astype(int)
             features = {name: f[:, columns] for name, f in features.items()}
             prepared.append(
-                (spans[:n] + runs, cosine, features, banned[:, columns], ruled[:, columns],
-                 ref_vectors)
-            )  # fmt: skip
+                (
+                    spans[:n] + runs,
+                    cosine,
+                    features,
+                    banned[:, columns],
+                    ruled[:, columns],
+                    ref_vectors,
+                )
+            )
         if self.span_embedding == "composed":
             flat = self.encoder.compose(list(chain.from_iterable(run_sentences)))
         else:
