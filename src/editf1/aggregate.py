@@ -75,9 +75,6 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
     With ``tp + fp + fn == 0`` all three are 1.0; otherwise a zero denominator gives
     ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when precision +
     recall is 0.
-
-    >>> prf(0, 0, 3)
-    PRF(precision=0.0, recall=0.0, f1=0.0, undefined=('precision',))
     """
     if tp + fp + fn == 0:
         return PRF(1.0, 1.0, 1.0)
@@ -207,15 +204,13 @@ class _Counts:
             self.per_theme[name][theme]
             for name in ("reference", "prediction", "both", "sentences", "matched")
         )
-        scores = prf(both, in_prediction - both, in_reference - both, zero_division)
+        n_pairs = self.sums["n_pairs"]
         return ThemeScore(
-            precision=scores.precision,
-            recall=scores.recall,
-            f1=scores.f1,
+            *prf(both, in_prediction - both, in_reference - both, zero_division).as_tuple(),
             reference_count=in_reference,
             prediction_count=in_prediction,
-            reference_proportion=in_reference / self.sums["n_pairs"],
-            prediction_proportion=in_prediction / self.sums["n_pairs"],
+            reference_proportion=in_reference / n_pairs,
+            prediction_proportion=in_prediction / n_pairs,
             reference_sentences=total,
             content_recall=prf(matched, 0, total - matched).recall,
         )

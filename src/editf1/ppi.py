@@ -187,9 +187,6 @@ def ppi_ratio(
     """PPI++ estimate and CI of ``E[a] / E[b]``, clipped to [0, 1]: ``gold``, ``judge`` (n, 2)
     (a, b) of the labelled pairs (:func:`ratio_columns`), ``judge_unlabelled`` (m, 2); options
     and ValueError as :func:`ppi_mean`; UndefinedEstimateError for a mean denominator <= 0.
-
-    >>> ppi_ratio([[1, 2], [0, 2]], [[1, 2], [1, 2]], [[0, 2], [1, 2]], lam=1).value
-    0.0
     """
     return _smooth(_RATIO, gold, judge, judge_unlabelled, lam, confidence, small_sample)
 

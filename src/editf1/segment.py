@@ -95,9 +95,6 @@ def has_word(text: str) -> bool:
 def non_latin_share(text: str) -> float:
     """Share of the letters of ``text`` (``str.isalpha``) not in Latin script, in [0, 1];
     0.0 without a letter.
-
-    >>> round(non_latin_share("Dr. Lee: 请多喝水"), 3), non_latin_share("día")
-    (0.444, 0.0)
     """
     letters = [c for c in text if c.isalpha()]
     other = sum("LATIN" not in unicodedata.name(c, "") for c in letters)
