@@ -42,11 +42,7 @@ class RowsWarning(UserWarning):
         super().__init__(self.naming())
 
     def naming(self, rows_text: Callable[[list, int], str] | None = None, **words: str) -> str:
-        """The message, rows named by ``rows_text(rows, count)``, other fields by ``words``.
-
-        >>> RowsWarning("{rows} ({n})", [0, 3], 12, n="twelve").naming(n="12")
-        '[0, 3, ...] (12)'
-        """
+        """The message, rows named by ``rows_text(rows, count)``, other fields by ``words``."""
         named = (rows_text or _numbered)(self.rows, self.count)
         return self.template.format(rows=named, **{**self.words, **words})
 

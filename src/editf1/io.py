@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 FORMATS = ("jsonl", "csv")
+_SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv"}
 #: The path that means standard input (when reading) or standard output (when writing).
 STDIO = "-"
 #: Largest CSV cell read, in characters (the largest every platform's C long accepts).
@@ -79,13 +80,9 @@ def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
         if input_format not in FORMATS:
             raise ValueError(f"input format must be auto, jsonl or csv, got {input_format!r}")
         return input_format
-    if _is_stdio(path):
-        return "jsonl"
-    suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".csv", ".tsv"):
-        return "csv"
+    found = "jsonl" if _is_stdio(path) else _SUFFIXES.get(Path(path).suffix.lower())
+    if found:
+        return found
     raise ValueError(
         f"cannot tell the format of {path} from its suffix: name it .jsonl or .csv (or "
         "pass --input-format jsonl or csv, where the command has that option)"

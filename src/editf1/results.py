@@ -26,11 +26,6 @@ NOT_RECORDED = "not recorded (no run record)"
 def reproducibility_of(provenance: dict) -> str:
     """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print,
     :data:`NOT_RECORDED` if empty. KeyError naming a missing part; TypeError for a part not a dict.
-
-    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
-    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
-    ...     "versions": {"edit-f1": "1"}})
-    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
     """
     if not provenance:
         return NOT_RECORDED
