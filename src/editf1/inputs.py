@@ -40,13 +40,9 @@ class InputError(ValueError):
 
     def __init__(self, errors: list[str]):
         self.errors = errors
-        shown = errors[:MAX_ERRORS_SHOWN]
-        more = len(errors) - len(shown)
-        super().__init__(
-            f"{len(errors)} bad input(s):\n  "
-            + "\n  ".join(shown)
-            + (f"\n  ... and {more} more" if more else "")
-        )
+        more = len(errors) - MAX_ERRORS_SHOWN
+        lines = [f"{len(errors)} bad input(s):", *errors[:MAX_ERRORS_SHOWN]]
+        super().__init__("\n  ".join(lines + ([f"... and {more} more"] if more > 0 else [])))
 
 
 def describe(value) -> str:

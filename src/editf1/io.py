@@ -112,8 +112,7 @@ def read_jsonl(
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
-        InputError: listing every line that is not a JSON object or repeats a key, and the
-            missing fields.
+        InputError: listing each line not a JSON object or repeating a key; missing fields.
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -188,8 +187,7 @@ def read_csv(
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming file and line for bytes that are not UTF-8 or a quoting error; a
-            header that repeats a column or lacks one of ``fields``.
+        ValueError: bytes not UTF-8 or bad quoting (file and line); a column repeated or missing.
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -394,8 +392,7 @@ def staged_folder(
     kept, and on an exception nothing in ``path`` changes.
 
     Raises:
-        ValueError: see :func:`check_output_path`; or, before anything is replaced, naming
-            an entry that is or holds an input in ``protect``.
+        ValueError: see :func:`check_output_path`; an entry that is or holds a ``protect`` input.
         OSError: from writing or moving the files.
     """
     check_output_path(path, folder=True)

@@ -133,6 +133,12 @@ def _ratio_gradient(mu: np.ndarray) -> np.ndarray:
 
 
 _RATIO: Estimand = (2, _ratio, _ratio_gradient, (0.0, 1.0))
+_DIFFERENCE: Estimand = (
+    4,
+    lambda mu: _ratio(mu[:2], "the system's ratio") - _ratio(mu[2:], "the baseline's ratio"),
+    lambda mu: np.concatenate([_ratio_gradient(mu[:2]), -_ratio_gradient(mu[2:])]),
+    (-1.0, 1.0),
+)
 
 
 def ppi_mean(
@@ -199,14 +205,6 @@ def classical_ratio(values, *, confidence: float = 0.95, small_sample: bool = Tr
     return _smooth(_RATIO, y, y, y[:0], 0.0, confidence, small_sample)
 
 
-def _difference(mu: np.ndarray) -> float:
-    return _ratio(mu[:2], "the system's ratio") - _ratio(mu[2:], "the baseline's ratio")
-
-
-def _difference_gradient(mu: np.ndarray) -> np.ndarray:
-    return np.concatenate([_ratio_gradient(mu[:2]), -_ratio_gradient(mu[2:])])
-
-
 def ppi_ratio_difference(
     gold,
     judge,
@@ -221,5 +219,4 @@ def ppi_ratio_difference(
     system's (a, b) then the baseline's; ``judge_unlabelled`` (m, 4); one ``lam`` for both;
     options and errors as :func:`ppi_ratio`.
     """
-    difference = (4, _difference, _difference_gradient, (-1.0, 1.0))
-    return _smooth(difference, gold, judge, judge_unlabelled, lam, confidence, small_sample)
+    return _smooth(_DIFFERENCE, gold, judge, judge_unlabelled, lam, confidence, small_sample)

@@ -60,8 +60,7 @@ class EditF1Scorer:
     options of :class:`~editf1.options.ScoringOptions` (example: :meth:`score`).
 
     Raises:
-        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
-            unknown judge name (:func:`editf1.judges.load_content_judge`).
+        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`; an unknown judge name.
     """
 
     def __init__(self, *args, splitter: SentenceSplitter | None = None, **options) -> None:

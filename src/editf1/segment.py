@@ -160,11 +160,7 @@ def _replacement(markup: re.Match) -> str | None:
 
 
 def plain_text(text: str) -> str:
-    """``text`` as the splitter reads it (rule 1).
-
-    >>> plain_text("<p>Rest &amp; ice</p><p>Dear <patient name>, R&D</p>")
-    '\\nRest & ice\\n\\nDear <patient name>, R&D\\n'
-    """
+    """``text`` as the splitter reads it (rule 1)."""
     return _Source(text).plain
 
 
