@@ -69,8 +69,7 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
     """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean, a :class:`PRF` in
     [0, 1] (content edit-F1, Algorithm 1: tp = EM, fp = ED, fn = EA); never warns, never NaN.
     With ``tp + fp + fn == 0`` all three are 1.0; otherwise a zero denominator gives
-    ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when precision +
-    recall is 0.
+    ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when P + R is 0.
     """
     if tp + fp + fn == 0:
         return PRF(1.0, 1.0, 1.0)
@@ -341,12 +340,6 @@ def aggregate(
     warnings, each pair handed to ``sink`` in turn; the other arguments as
     :class:`CorpusAccumulator` and its :meth:`~CorpusAccumulator.result`. ValueError for
     no pairs, or a bad ``zero_division``.
-
-    >>> from editf1.scorer import EditF1Scorer
-    >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-    >>> pairs = scorer.iter_pairs([(None, "Rest. Call us.", "Rest. Take ibuprofen.")])
-    >>> round(aggregate(pairs, themes_scored=scorer.themes_scored).f1, 4)  # P 1/2, R 1/2
-    0.5
     """
     accumulator = CorpusAccumulator(themes_scored, zero_division, keep_pairs)
     for pair in pairs:

@@ -108,9 +108,8 @@ def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "
         names = [c for c in columns if _is_name(c)]
         hidden = len(columns) - len(names)
         more = f" and {hidden} key{'' if hidden == 1 else 's'} not shown (not like a name)"
-        shown = f"{names[:MAX_NAMES_SHOWN]}" + (
-            f" and {len(names) - MAX_NAMES_SHOWN} more" if len(names) > MAX_NAMES_SHOWN else ""
-        )
+        extra = len(names) - MAX_NAMES_SHOWN
+        shown = f"{names[:MAX_NAMES_SHOWN]}" + (f" and {extra} more" if extra > 0 else "")
         return f"{shown}{more if hidden else ''}"
     if any(column in wanted for column in columns) or (
         columns and all(_is_name(c, digits=False) for c in columns)

@@ -1,8 +1,7 @@
-"""Prediction-powered inference (Angelopoulos et al., *Science* 382, 2023) for edit-F1's
-corpus ratios of means, a judge scoring every pair and clinicians a few, with PPI++'s
-power tuning (Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1: the tuned
-``lam`` clipped to [0, 1], its gradient taken at ``lam = 1`` as ``ppi_py`` does) and
-delta-method variances.
+"""Prediction-powered inference (Angelopoulos et al., *Science* 382, 2023) for edit-F1's corpus
+ratios of means, a judge scoring every pair and clinicians a few, with PPI++'s power tuning
+(Angelopoulos, Duchi & Zrnic, arXiv 2311.01453, Example 6.1: the tuned ``lam`` clipped to
+[0, 1], its gradient taken at ``lam = 1`` as ``ppi_py`` does) and delta-method variances.
 
 By default (``small_sample=True``) the interval is Student-t with n - 1 degrees of
 freedom, variances have divisors n - 1 and m - 1, and ``Var(psi - lam phi)`` (``psi``,
@@ -157,9 +156,6 @@ def ppi_mean(
     Raises:
         ValueError: fewer than 2 labelled items, mismatched lengths, a non-finite value,
             ``lam`` outside [0, 1] or ``confidence`` outside (0, 1).
-
-    >>> round(ppi_mean([1, 0, 1], [1, 1, 1], [0, 1], lam=1).value, 4)
-    0.1667
     """
     mean = (1, lambda mu: float(mu[0]), lambda mu: np.ones(1), (-np.inf, np.inf))
     return _smooth(mean, gold, judge, judge_unlabelled, lam, confidence, small_sample)

@@ -207,10 +207,9 @@ def _mean_prf(prfs: list[PRF]) -> PRF:
 
 @dataclass(frozen=True)
 class ThemeScore:
-    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has
-    theme" (Table 15), the replies and drafts holding it and their share of the pairs
-    (Table 5), and the share of its ``reference_sentences`` matched (``content_recall``,
-    Table 14; 1.0 when there are none).
+    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has theme"
+    (Table 15), the replies and drafts holding it and their share of the pairs (Table 5), and
+    the share of its ``reference_sentences`` matched (``content_recall``, Table 14; 1.0 if none).
     """
 
     precision: float

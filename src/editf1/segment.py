@@ -1,14 +1,13 @@
 """Sentence splitting for clinical replies, offline, with character offsets (step 1).
 
-Rules, in order: (1) HTML markup is not text: block tags end a line, entities are decoded,
-comments and script, style and title content dropped ("<patient name>" stays text); (2)
-each line is a block; (3) a list marker opening a line ("1.", "2)", "-", "•", "a)") or
-an inline list of consecutive numbers is cut off; (4) other scripts' sentence ends
-("。", "！", "؟", "।", ...) split; (5) so do sentences joined without a blank, before an
-upper-case letter, except after an abbreviation or initial (then only before a sentence
-starter) or in an address or file name; (6) inside a block, NLTK Punkt with the shipped
-abbreviations; (7) a sentence over ``max_words`` words is cut into the fewest, most even
-pieces, after a clause mark where one is in reach; (8) a number marker left at a
+Rules, in order: (1) HTML markup is not text: block tags end a line, entities are decoded, comments
+and script, style and title content dropped ("<patient name>" stays text); (2) each line is a block;
+(3) a list marker opening a line ("1.", "2)", "-", "•", "a)") or an inline list of consecutive
+numbers is cut off; (4) other scripts' sentence ends ("。", "！", "؟", "।", ...) split; (5) so do
+sentences joined without a blank, before an upper-case letter, except after an abbreviation or
+initial (then only before a sentence starter) or in an address or file name; (6) inside a block,
+NLTK Punkt with the shipped abbreviations; (7) a sentence over ``max_words`` words is cut into the
+fewest, most even pieces, after a clause mark where one is in reach; (8) a number marker left at a
 sentence start is cut off, a piece without a letter or digit dropped.
 """
 
