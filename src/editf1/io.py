@@ -322,10 +322,8 @@ def _temporary_beside(target: Path, make) -> tuple[Path, object]:
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
+        with suppress(FileExistsError):
             return candidate, make(candidate)
-        except FileExistsError:
-            continue
     raise FileExistsError(f"no free temporary name beside {target}")
 
 

@@ -112,13 +112,12 @@ def _smooth(
         spread = max(spread, pooled + 2 * (1 - lam) * float(np.cov(error, phi)[0, 1]))
     variance = spread / n
     if lam and m > ddof:
-        variance += lam**2 * float(np.var(judge_unlabelled @ g, ddof=ddof)) / m
+        variance += lam**2 * float(np.var(phi_unlabelled, ddof=ddof)) / m
     level = 1 - (1 - confidence) / 2
     q = float(t.ppf(level, n - 1) if small_sample else norm.ppf(level))
     se = float(np.sqrt(variance))
     value, low, high = (float(x) for x in np.clip([theta, theta - q * se, theta + q * se], *bounds))
-    n_unlabelled = m if lam else 0
-    return PPIEstimate(value, low, high, n, confidence, se, float(lam), n_unlabelled)
+    return PPIEstimate(value, low, high, n, confidence, se, float(lam), m if lam else 0)
 
 
 def _ratio(mu: np.ndarray, what: str = "the ratio") -> float:
