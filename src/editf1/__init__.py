@@ -88,10 +88,8 @@ def score(*, predictions, references, **options) -> CorpusResult:
     ``options`` build the scorer (:class:`editf1.options.ScoringOptions`), kept per process.
 
     Raises:
-        TypeError: for an unknown option, an option of the wrong type, or inputs that are
-            not lists.
-        ValueError, InputError: as :class:`EditF1Scorer` raises; bad rows are named before
-            any judge is loaded.
+        TypeError: for an unknown option, an option of the wrong type, or inputs not lists.
+        ValueError, InputError: as :class:`EditF1Scorer`; bad rows before any judge loads.
     """
     from editf1.inputs import check_option, check_pairs
     from editf1.scorer import EditF1Scorer

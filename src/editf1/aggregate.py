@@ -42,11 +42,7 @@ class RowsWarning(UserWarning):
         super().__init__(self.naming())
 
     def naming(self, rows_text: Callable[[list, int], str] | None = None, **words: str) -> str:
-        """The message, rows named by ``rows_text(rows, count)``, other fields by ``words``.
-
-        >>> RowsWarning("{rows} ({n})", [0, 3], 12, n="twelve").naming(n="12")
-        '[0, 3, ...] (12)'
-        """
+        """The message, rows named by ``rows_text(rows, count)``, other fields by ``words``."""
         named = (rows_text or _numbered)(self.rows, self.count)
         return self.template.format(rows=named, **{**self.words, **words})
 
@@ -73,11 +69,7 @@ def prf(tp: int, fp: int, fn: int, zero_division: ZeroDivision = "warn") -> PRF:
     """Precision tp/(tp+fp), recall tp/(tp+fn) and their harmonic mean, a :class:`PRF` in
     [0, 1] (content edit-F1, Algorithm 1: tp = EM, fp = ED, fn = EA); never warns, never NaN.
     With ``tp + fp + fn == 0`` all three are 1.0; otherwise a zero denominator gives
-    ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when precision +
-    recall is 0.
-
-    >>> prf(0, 0, 3)
-    PRF(precision=0.0, recall=0.0, f1=0.0, undefined=('precision',))
+    ``zero_division`` (``"warn"``: 0.0, and the caller warns); F1 is 0.0 when P + R is 0.
     """
     if tp + fp + fn == 0:
         return PRF(1.0, 1.0, 1.0)
@@ -207,15 +199,13 @@ class _Counts:
             self.per_theme[name][theme]
             for name in ("reference", "prediction", "both", "sentences", "matched")
         )
-        scores = prf(both, in_prediction - both, in_reference - both, zero_division)
+        n_pairs = self.sums["n_pairs"]
         return ThemeScore(
-            precision=scores.precision,
-            recall=scores.recall,
-            f1=scores.f1,
+            *prf(both, in_prediction - both, in_reference - both, zero_division).as_tuple(),
             reference_count=in_reference,
             prediction_count=in_prediction,
-            reference_proportion=in_reference / self.sums["n_pairs"],
-            prediction_proportion=in_prediction / self.sums["n_pairs"],
+            reference_proportion=in_reference / n_pairs,
+            prediction_proportion=in_prediction / n_pairs,
             reference_sentences=total,
             content_recall=prf(matched, 0, total - matched).recall,
         )
@@ -350,12 +340,6 @@ def aggregate(
     warnings, each pair handed to ``sink`` in turn; the other arguments as
     :class:`CorpusAccumulator` and its :meth:`~CorpusAccumulator.result`. ValueError for
     no pairs, or a bad ``zero_division``.
-
-    >>> from editf1.scorer import EditF1Scorer
-    >>> scorer = EditF1Scorer(content_judge="exact", theme_judge=None)
-    >>> pairs = scorer.iter_pairs([(None, "Rest. Call us.", "Rest. Take ibuprofen.")])
-    >>> round(aggregate(pairs, themes_scored=scorer.themes_scored).f1, 4)  # P 1/2, R 1/2
-    0.5
     """
     accumulator = CorpusAccumulator(themes_scored, zero_division, keep_pairs)
     for pair in pairs:

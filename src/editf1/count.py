@@ -69,14 +69,6 @@ def count_content(
     and one judgement per reference sentence: reference sentences with a matched span are
     EM, the others EA (unusable ones included); the matched spans are blanked out of the
     draft, and what is left of each draft sentence, split again, is ED.
-
-    >>> draft = "Rest today. Drink water. Call us."
-    >>> j = [ContentJudgement("match", Sentence("Rest today.", 0, 11)),
-    ...      ContentJudgement("no_match")]
-    >>> splitter = SentenceSplitter()
-    >>> c = count_content(draft, splitter.split(draft), j, splitter)
-    >>> c.expected_matches, c.expected_additions, [d.text for d in c.deletions]
-    (1, 1, ['Drink water.', 'Call us.'])
     """
     left = prediction  # the draft with every matched span blanked
     for s in (j.span for j in judgements if j.span is not None):
@@ -107,15 +99,6 @@ def leave_out(
     """``counts`` without the reference and draft sentences marked out (e.g. those labelled
     Other): a reference sentence left out is neither EM nor EA, what is left of a draft
     sentence left out is no ED; matched spans are still removed from the draft.
-
-    >>> draft = "Hi Ann. Rest today. Best, Bo"
-    >>> splitter = SentenceSplitter()
-    >>> sentences = splitter.split(draft)
-    >>> j = [ContentJudgement("no_match"), ContentJudgement("match", sentences[1])]
-    >>> c = count_content(draft, sentences, j, splitter)
-    >>> c = leave_out(c, j, [True, False], sentences, [True, False, True])
-    >>> c.expected_matches, c.expected_additions, c.expected_deletions
-    (1, 0, 0)
     """
     kept = [j for j, out in zip(judgements, reference_out) if not out]
     outside = [s for s, out in zip(prediction_sentences, prediction_out) if out]

@@ -40,21 +40,13 @@ class InputError(ValueError):
 
     def __init__(self, errors: list[str]):
         self.errors = errors
-        shown = errors[:MAX_ERRORS_SHOWN]
-        more = len(errors) - len(shown)
-        super().__init__(
-            f"{len(errors)} bad input(s):\n  "
-            + "\n  ".join(shown)
-            + (f"\n  ... and {more} more" if more else "")
-        )
+        more = len(errors) - MAX_ERRORS_SHOWN
+        lines = [f"{len(errors)} bad input(s):", *errors[:MAX_ERRORS_SHOWN]]
+        super().__init__("\n  ".join(lines + ([f"... and {more} more"] if more > 0 else [])))
 
 
 def describe(value) -> str:
-    """A value's type and size, never its content.
-
-    >>> describe("Chest pain."), describe(b"ab"), describe({"a": 1}), describe(None)
-    ('str of 11 characters', 'bytes of 2 bytes', 'dict of 1 item', 'None')
-    """
+    """A value's type and size, never its content: ``str of 11 characters``."""
     name = "None" if value is None else type(value).__name__
     if not isinstance(value, Sized):
         return name
@@ -106,11 +98,9 @@ def check_option(name: str, value, kind: type, *, minimum: int | None = None, op
     """
     if value is None and optional:
         return None
-    if kind is int:
-        ok = isinstance(value, Integral) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, kind)
-    if not ok:
+    if not isinstance(value, Integral if kind is int else kind) or (
+        kind is int and isinstance(value, bool)
+    ):
         takes = _KINDS[kind] + (" or None" if optional else "")
         raise TypeError(f"{name} must be {takes}, got {describe(value)}")
     if kind is int:
@@ -121,11 +111,7 @@ def check_option(name: str, value, kind: type, *, minimum: int | None = None, op
 
 
 def unicode_problem(text: str) -> str | None:
-    """Why ``text`` is not valid Unicode (a lone surrogate), or ``None``.
-
-    >>> unicode_problem("Rest \\ud800.")
-    'is not valid Unicode: lone surrogate U+D800 at character 5 of 7'
-    """
+    """Why ``text`` is not valid Unicode (a lone surrogate), or ``None``."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
@@ -169,11 +155,6 @@ def _check_reply(row, reference, field: str, item: int | None = None, words=True
 def check_id(row, row_id, seen: dict, field: str = "ids") -> list[str]:
     """Problems with one row id: ``None``, or a non-empty string of valid Unicode used once.
     ``seen`` (ids met so far -> their rows) is updated.
-
-    >>> seen = {}
-    >>> _ = check_id(FileLine("a.csv", 2), "m1", seen, "id")
-    >>> check_id(FileLine("a.csv", 5), "m1", seen, "id")
-    ["a.csv, line 5: field 'id' repeats the id of line 2"]
     """
     if row_id is None:
         return []

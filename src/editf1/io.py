@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 FORMATS = ("jsonl", "csv")
+_SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv"}
 #: The path that means standard input (when reading) or standard output (when writing).
 STDIO = "-"
 #: Largest CSV cell read, in characters (the largest every platform's C long accepts).
@@ -79,13 +80,9 @@ def input_format_of(path: str | os.PathLike, input_format: str = "auto") -> str:
         if input_format not in FORMATS:
             raise ValueError(f"input format must be auto, jsonl or csv, got {input_format!r}")
         return input_format
-    if _is_stdio(path):
-        return "jsonl"
-    suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".csv", ".tsv"):
-        return "csv"
+    found = "jsonl" if _is_stdio(path) else _SUFFIXES.get(Path(path).suffix.lower())
+    if found:
+        return found
     raise ValueError(
         f"cannot tell the format of {path} from its suffix: name it .jsonl or .csv (or "
         "pass --input-format jsonl or csv, where the command has that option)"
@@ -115,8 +112,7 @@ def read_jsonl(
     Raises:
         FileNotFoundError: if the file is missing.
         ValueError: for bytes that are not UTF-8 (naming line and column).
-        InputError: listing every line that is not a JSON object or repeats a key, and the
-            missing fields.
+        InputError: listing each line not a JSON object or repeating a key; missing fields.
     """
     rows, errors, n_lines = [], [], 0
     lacking: dict[str, list[int]] = {}  # field -> the lines without it
@@ -191,8 +187,7 @@ def read_csv(
 
     Raises:
         FileNotFoundError: if the file is missing.
-        ValueError: naming file and line for bytes that are not UTF-8 or a quoting error; a
-            header that repeats a column or lacks one of ``fields``.
+        ValueError: bytes not UTF-8 or bad quoting (file and line); a column repeated or missing.
         InputError: listing every row with more or fewer cells than the header.
     """
     name = _name(path)
@@ -327,10 +322,8 @@ def _temporary_beside(target: Path, make) -> tuple[Path, object]:
     warn_leftovers(target)
     for _ in range(100):
         candidate = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
+        with suppress(FileExistsError):
             return candidate, make(candidate)
-        except FileExistsError:
-            continue
     raise FileExistsError(f"no free temporary name beside {target}")
 
 
@@ -397,8 +390,7 @@ def staged_folder(
     kept, and on an exception nothing in ``path`` changes.
 
     Raises:
-        ValueError: see :func:`check_output_path`; or, before anything is replaced, naming
-            an entry that is or holds an input in ``protect``.
+        ValueError: see :func:`check_output_path`; an entry that is or holds a ``protect`` input.
         OSError: from writing or moving the files.
     """
     check_output_path(path, folder=True)

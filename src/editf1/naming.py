@@ -52,9 +52,6 @@ def missing_fields(
 ) -> str:
     """One message for the fields missing from lines of a JSON Lines file (``lacking``: field
     -> the lines without it, of ``n_lines``) and the ``keys`` of those lines, never a value.
-
-    >>> missing_fields("a.jsonl", {"reference": [2, 5, 9]}, 10, ["draft"], {})
-    "a.jsonl: no field 'reference' on lines 2, 5 and 9 (3 of 10 lines); those lines have ['draft']"
     """
     by_lines: dict[tuple[int, ...], list[str]] = {}
     for field, lines in lacking.items():
@@ -106,20 +103,13 @@ def shown_columns(columns: Sequence[str], wanted: Collection[str], kind: str = "
     A header naming none of the ``wanted`` columns may be a data row: shown only if every
     cell looks like a column name (no space, no digit), else counted, with the cells close
     to a wanted name (:func:`difflib.get_close_matches`). JSON keys are shown if name-like.
-
-    >>> print(shown_columns(["Chest pain", "Rest"], ["id"]))  # doctest: +NORMALIZE_WHITESPACE
-    2 cells, not shown: none is a column asked for, so it may be a data row (give the file a
-    header row)
-    >>> shown_columns(["draft_1", "Jane Roe"], ["prediction"], "field")
-    "['draft_1'] and 1 key not shown (not like a name)"
     """
     if kind == "field":
         names = [c for c in columns if _is_name(c)]
         hidden = len(columns) - len(names)
         more = f" and {hidden} key{'' if hidden == 1 else 's'} not shown (not like a name)"
-        shown = f"{names[:MAX_NAMES_SHOWN]}" + (
-            f" and {len(names) - MAX_NAMES_SHOWN} more" if len(names) > MAX_NAMES_SHOWN else ""
-        )
+        extra = len(names) - MAX_NAMES_SHOWN
+        shown = f"{names[:MAX_NAMES_SHOWN]}" + (f" and {extra} more" if extra > 0 else "")
         return f"{shown}{more if hidden else ''}"
     if any(column in wanted for column in columns) or (
         columns and all(_is_name(c, digits=False) for c in columns)

@@ -26,11 +26,6 @@ NOT_RECORDED = "not recorded (no run record)"
 def reproducibility_of(provenance: dict) -> str:
     """A run record (:attr:`editf1.scorer.EditF1Scorer.provenance`) as one string to print,
     :data:`NOT_RECORDED` if empty. KeyError naming a missing part; TypeError for a part not a dict.
-
-    >>> reproducibility_of({"content_judge": {"fingerprint": "exact"}, "theme_judge": None,
-    ...     "options": {"splitter": "s", "include_other": False, "zero_division": 0.0},
-    ...     "versions": {"edit-f1": "1"}})
-    'content:exact|theme:none|splitter:s|include_other:False|zero_division:0.0|edit-f1:1'
     """
     if not provenance:
         return NOT_RECORDED
@@ -212,10 +207,9 @@ def _mean_prf(prfs: list[PRF]) -> PRF:
 
 @dataclass(frozen=True)
 class ThemeScore:
-    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has
-    theme" (Table 15), the replies and drafts holding it and their share of the pairs
-    (Table 5), and the share of its ``reference_sentences`` matched (``content_recall``,
-    Table 14; 1.0 when there are none).
+    """Corpus figures for one theme: scores of "draft has theme" predicting "reply has theme"
+    (Table 15), the replies and drafts holding it and their share of the pairs (Table 5), and
+    the share of its ``reference_sentences`` matched (``content_recall``, Table 14; 1.0 if none).
     """
 
     precision: float

@@ -21,11 +21,7 @@ from editf1.aggregate import (
 )
 from editf1.count import claim_copies, count_content, count_themes, leave_out
 from editf1.inputs import CheckedRows, Row, check_pairs, check_rows
-from editf1.judges import (
-    JudgeRequest,
-    load_content_judge,
-    load_theme_judge,
-)
+from editf1.judges import JudgeRequest, load_content_judge, load_theme_judge
 from editf1.judges.contract import ThemeCache, judge_content
 from editf1.judges.progress import reporting
 from editf1.options import ScoringOptions
@@ -64,8 +60,7 @@ class EditF1Scorer:
     options of :class:`~editf1.options.ScoringOptions` (example: :meth:`score`).
 
     Raises:
-        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`, and for an
-            unknown judge name (:func:`editf1.judges.load_content_judge`).
+        TypeError, ValueError: from :class:`~editf1.options.ScoringOptions`; an unknown judge name.
     """
 
     def __init__(self, *args, splitter: SentenceSplitter | None = None, **options) -> None:
@@ -148,8 +143,7 @@ class EditF1Scorer:
         """Score ``(id, prediction, reference)`` rows as they come (:meth:`iter_pairs`, then
         :meth:`aggregate`); ``total`` rows for the progress bar.
         """
-        pairs = self.iter_pairs(rows, total=total)
-        return self.aggregate(pairs, keep_pairs=keep_pairs, sink=sink)
+        return self.aggregate(self.iter_pairs(rows, total=total), keep_pairs=keep_pairs, sink=sink)
 
     @property
     def judges(self) -> str:
@@ -233,9 +227,11 @@ class EditF1Scorer:
         counts = count_content(request.prediction, predicted, judgements, self.splitter)
         reference_labels = [themes.get(s.text) for s in request.reference_sentences]
         prediction_labels = [themes.get(s.text) for s in predicted]
+        reference_themes = [label and label.theme for label in reference_labels]
+        prediction_themes = [label and label.theme for label in prediction_labels]
         if self.options.leave_out_other:
-            reference_out = [label.theme == "Other" for label in reference_labels]
-            prediction_out = [label.theme == "Other" for label in prediction_labels]
+            reference_out = [theme == "Other" for theme in reference_themes]
+            prediction_out = [theme == "Other" for theme in prediction_themes]
             counts = leave_out(counts, judgements, reference_out, predicted, prediction_out)
         em, ea, ed = counts.expected_matches, counts.expected_additions, counts.expected_deletions
         content = prf(em, ed, ea, self.zero_division)
@@ -245,22 +241,20 @@ class EditF1Scorer:
                 status=judgement.status,
                 match=judgement.span,
                 score=judgement.score,
-                theme=label.theme if label else None,
+                theme=theme,
                 judge_output=judgement.raw,
                 vetoed=judgement.vetoed,
             )
-            for sentence, judgement, label in zip(
-                request.reference_sentences, judgements, reference_labels
+            for sentence, judgement, theme in zip(
+                request.reference_sentences, judgements, reference_themes
             )
         )
         theme_prf, theme_counts, unusable_themes = None, None, 0
         if self.theme_judge is not None:
             unusable_themes = sum(not j.usable for j in (*reference_labels, *prediction_labels))
+            matched = [j.status == "match" for j in judgements]
             theme_counts = count_themes(
-                [j.theme for j in reference_labels],
-                [j.theme for j in prediction_labels],
-                [j.status == "match" for j in judgements],
-                self.themes_scored,
+                reference_themes, prediction_themes, matched, self.themes_scored
             )
             theme_prf = prf(*theme_counts.as_tuple(), self.zero_division)
         notes = []
@@ -281,7 +275,7 @@ class EditF1Scorer:
             alignment=alignment,
             expected_deletion_sentences=counts.deletions,
             prediction_sentences=request.prediction_sentences,
-            prediction_sentence_themes=tuple(j.theme if j else None for j in prediction_labels),
+            prediction_sentence_themes=tuple(prediction_themes),
             theme_counts=theme_counts,
             theme=theme_prf,
             unusable_judgements=counts.unusable,

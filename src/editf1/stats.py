@@ -96,9 +96,8 @@ def bootstrap(
     if np.isnan(values).all():
         raise ValueError("the statistic is undefined on every bootstrap resample")
     low, high = np.nanquantile(values, quantiles)
-    return Estimate(
-        float(statistic(np.arange(n_items))), float(low), float(high), n_items, confidence
-    )
+    value = float(statistic(np.arange(n_items)))
+    return Estimate(value, float(low), float(high), n_items, confidence)
 
 
 def _resampled(statistic, n_items, groups, n_resamples, confidence, seed):
