@@ -13,7 +13,6 @@ from typing import ClassVar
 from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
-from editf1.citation import PAPER_URL
 from editf1.inputs import describe
 from editf1.themes import THEMES
 
@@ -50,6 +49,7 @@ class _AnnotationBuilder(ExportBuilder):
     ``_annotation(row, values, errors)`` (None when bad) and ``_example``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
+    LICENSE_NAME = "annotator-institution-terms"
 
     def _items(self, rows, errors):
         items: dict[str, list[dict]] = {}
@@ -90,10 +90,6 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
-    HOMEPAGE = PAPER_URL
-    LICENSE = "other"
-    LICENSE_NAME = "annotator-institution-terms"
-    BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="content_matches")]
     KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
     EXPORT_FIELDS = CONTENT_MATCH_EXPORT_FIELDS
@@ -135,10 +131,6 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"
     CARD_VARIABLES: ClassVar[dict] = {"themes": THEMES}
-    HOMEPAGE = PAPER_URL
-    LICENSE = "other"
-    LICENSE_NAME = "annotator-institution-terms"
-    BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="themes")]
     KIND_FEATURES: ClassVar[dict] = {"themes": THEME_ANNOTATION_FEATURES}
     EXPORT_FIELDS = THEME_EXPORT_FIELDS

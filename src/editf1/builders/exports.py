@@ -161,12 +161,9 @@ def id_value(row: ExportRow, field: str, errors: list[str], required: bool = Tru
     value = row.get(field)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if _blank(value):
-        if required:
-            errors.append(f"{row.where}: field {field!r} is empty")
-        return None
-    if isinstance(value, str):
-        return value.strip()
+    if value is None or isinstance(value, str):
+        text = text_value(row, field, errors, required)
+        return text and text.strip()
     errors.append(
         f"{row.where}: field {field!r} must be text or an integer id, got {describe(value)}"
     )
@@ -269,10 +266,10 @@ def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
     """``keep_columns`` values as ``[{"name", "value"}]`` (text or numbers; None kept)."""
     out = []
     for name, value in row["attributes"].items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if value is None or isinstance(value, str):
             out.append({"name": name, "value": value})
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            out.append({"name": name, "value": str(value)})
         else:
             errors.append(
                 f"{row.where}: kept column {name!r} must be text or a number, got {describe(value)}"

@@ -60,10 +60,7 @@ def size_category(rows: int | None) -> str:
     """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted)."""
     if rows is None:
         return "unknown"
-    for bound, category in SIZE_CATEGORIES:
-        if rows < bound:
-            return category
-    return "n>1T"
+    return next((category for bound, category in SIZE_CATEGORIES if rows < bound), "n>1T")
 
 
 def license_link(builder_cls: type[EditF1Builder]) -> str:

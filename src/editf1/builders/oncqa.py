@@ -81,10 +81,7 @@ class OncQABuilder(EditF1Builder):
         "cases": CASE_FEATURES,
         "content_grading": Features(
             {
-                "id": Value("string"),
-                "case_id": Value("string"),
-                "file": Value("string"),
-                "source": Value("string"),
+                **dict.fromkeys(("id", "case_id", "file", "source"), Value("string")),
                 "source_index": Value("int32"),
                 "response": Value("string"),
                 "flags": {flag: Value("bool") for flag in ONCQA_CONTENT_FLAGS},

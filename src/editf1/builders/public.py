@@ -89,14 +89,9 @@ class DemoBuilder(EditF1Builder):
             )
             for row in rows
         ]
-        if self.config.kind == "cases":
-            return {TEST: cases}
         # one reply and one draft per case: the pair keeps the row's id, as demo_rows()
-        return {
-            TEST: [
-                {**pair, "id": pair["case_id"]} for c in cases for pair in case_pairs(c, "reply")
-            ]
-        }
+        pairs = [{**p, "id": p["case_id"]} for c in cases for p in case_pairs(c, "reply")]
+        return {TEST: cases if self.config.kind == "cases" else pairs}
 
 
 _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
@@ -166,9 +161,8 @@ class KQABuilder(EditF1Builder):
                 UnmatchedRecordsWarning,
                 stacklevel=2,
             )
-        if self.config.kind == "cases":
-            return {TEST: cases}
-        return {TEST: [pair for case in cases for pair in case_pairs(case, "reply")]}
+        pairs = [pair for case in cases for pair in case_pairs(case, "reply")]
+        return {TEST: cases if self.config.kind == "cases" else pairs}
 
 
 class KQANLIBuilder(EditF1Builder):
