@@ -1,9 +1,5 @@
-"""Builders of annotation datasets for training and validating judges: content matches
-(§3.1: a reference sentence, the draft, each annotator's verbatim draft span or ``NO
-MATCH``, any case) and themes (§3.2: a sentence, each annotator's theme), read from
-long-format exports (one row per (item, annotator)) as :mod:`editf1.builders.hospital`
-reads an export, and given one row per item with every annotator's answer.
-"""
+"""Builders of the judges' annotation sets, content matches (§3.1) and themes (§3.2), from
+long-format exports (one row per (item, annotator)) to one row per item."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names.
-
-Each ``*_value`` function checks one value; every problem is one line ``file, line N: field
-F ...`` of one :class:`ExportError` (a bad row is an error, never skipped).
-"""
+"""Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names:
+every problem is one line ``file, line N: field F ...`` of one :class:`ExportError`."""
 
 from __future__ import annotations
 

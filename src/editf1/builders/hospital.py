@@ -82,9 +82,8 @@ class ExportConfig(EditF1Config):
 
 
 class ExportBuilder(EditF1Builder):
-    """Builders of local tabular exports: subclasses set :attr:`EXPORT_FIELDS` and
-    implement :meth:`_items`; splits come from a ``split`` column or
-    :func:`~editf1.builders.exports.assign_splits`."""
+    """Builders of local tabular exports (subclasses set :attr:`EXPORT_FIELDS`, implement
+    :meth:`_items`); splits: a ``split`` column, else :func:`.exports.assign_splits`."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
@@ -313,10 +312,9 @@ class SyPPMConfig(ExportConfig):
 
 
 class SyPPMBuilder(HospitalExportBuilder):
-    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with theme-guided
-    clinician replies (§2, Appendix A), read from ``data_dir`` or downloaded from ``hub_repo``
-    (in :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
-    export (no repository id or column names assumed). One split, ``test``, by default.
+    """SyPPM, the paper's 100 semi-synthetic portal messages (§2, Appendix A), from
+    ``data_dir`` or ``hub_repo`` (in :data:`SYPPM_COLLECTION`) at ``revision``, read as
+    :class:`HospitalExportBuilder` reads an export. One split, ``test``, by default.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.

@@ -1,8 +1,5 @@
-"""Hub-ready dataset folders: ``README.md`` (the card, whose YAML ``configs:`` name each
-config's files) and ``data/<config>/<split>.parquet`` (or ``.jsonl``), which
-``datasets.load_dataset(folder, config)`` reads; or the card alone. Nothing is uploaded
-here (:mod:`editf1.builders.push`).
-"""
+"""Hub-ready dataset folders (``README.md`` and ``data/<config>/<split>.<format>``, which
+``datasets.load_dataset(folder, config)`` reads), or the card alone; uploads: ``push``."""
 
 from __future__ import annotations
 

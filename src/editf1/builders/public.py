@@ -53,9 +53,8 @@ class UnmatchedRecordsWarning(UserWarning):
 
 
 class DemoBuilder(EditF1Builder):
-    """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
-    (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
-    same fields."""
+    """The shipped demo set (``editf1/data/demo.jsonl``, or a ``data_dir``'s). Configs
+    ``pairs`` (default) and ``cases``."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
