@@ -41,8 +41,6 @@ __all__ = [
     "UnmatchedRecordsWarning",
 ]
 
-TEST = "test"
-
 
 class DuplicateRecordsWarning(UserWarning):
     """An upstream file repeats a record verbatim; the copies were left out (counted)."""
@@ -90,7 +88,7 @@ class DemoBuilder(EditF1Builder):
         ]
         # one reply and one draft per case: the pair keeps the row's id, as demo_rows()
         pairs = [{**p, "id": p["case_id"]} for c in cases for p in case_pairs(c, "reply")]
-        return {TEST: cases if self.config.kind == "cases" else pairs}
+        return {"test": cases if self.config.kind == "cases" else pairs}
 
 
 _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
@@ -161,7 +159,7 @@ class KQABuilder(EditF1Builder):
                 stacklevel=2,
             )
         pairs = [pair for case in cases for pair in case_pairs(case, "reply")]
-        return {TEST: cases if self.config.kind == "cases" else pairs}
+        return {"test": cases if self.config.kind == "cases" else pairs}
 
 
 class KQANLIBuilder(EditF1Builder):
@@ -200,7 +198,7 @@ class KQANLIBuilder(EditF1Builder):
                     "attributes": kept,
                 }
             )
-        return {TEST: examples}
+        return {"test": examples}
 
 
 EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
@@ -288,9 +286,9 @@ class ExpertQAMedicineBuilder(EditF1Builder):
             )
             rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
-            return {TEST: list(cases.values())}
+            return {"test": list(cases.values())}
         return {  # every response edits a draft: one pair per response, in order
-            TEST: [
+            "test": [
                 pair | {k: row[k] for k in _EXPERTQA_COLUMNS}
                 for question, case in cases.items()
                 for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)
