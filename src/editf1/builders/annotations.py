@@ -3,7 +3,7 @@ long-format exports (one row per (item, annotator)) to one row per item."""
 
 from __future__ import annotations
 
-from collections import Counter
+from statistics import multimode
 from typing import ClassVar
 
 from editf1.builders.exports import ExportRow, id_value, split_value, text_value
@@ -33,10 +33,8 @@ THEME_EXPORT_FIELDS = {
 
 def majority(values: list) -> object | None:
     """The value most annotators gave; None on a tie for the most (or no value)."""
-    counts = Counter(values).most_common()
-    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
+    modes = multimode(values)
+    return modes[0] if len(modes) == 1 else None
 
 
 class _AnnotationBuilder(ExportBuilder):

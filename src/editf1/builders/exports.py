@@ -311,9 +311,5 @@ def assign_splits(ids: Iterable[str], fractions: Mapping[str, float], seed: int)
     for i in by_remainder[: len(unique) - sum(sizes)]:
         sizes[i] += 1
     order = np.random.default_rng(seed).permutation(len(unique))
-    assignment, start = {}, 0
-    for name, size in zip(fractions, sizes):
-        for position in order[start : start + size]:
-            assignment[unique[position]] = name
-        start += size
-    return assignment
+    names = [name for name, size in zip(fractions, sizes) for _ in range(size)]
+    return {unique[position]: name for position, name in zip(order, names)}
