@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
+from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from editf1.builders import builder_class, load_builder
@@ -140,8 +141,6 @@ def render_card(
         configs=yaml_configs,
         license_name=(cls.LICENSE == "other" and cls.LICENSE_NAME) or None,  # None: left out
     )
-    from datasets.info import DatasetInfosDict
-
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     shared = template_sections("fields.md")
     prose = cls.card_prose()
@@ -152,7 +151,6 @@ def render_card(
     default, _, _, default_splits = configs[0]
     first_file = yaml_configs[0]["data_files"][0]["path"]
     note = None if card_only is None else build_note(name, cls, card_only, first_file)
-    pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
     body = render_template(
         "card.md",
         builder=cls,
@@ -161,7 +159,7 @@ def render_card(
         default=default,
         split="test" if "test" in default_splits else next(iter(default_splits)),
         name=name,
-        pair_config=pair_configs[0] if pair_configs else None,
+        pair_config=next((c for c, kind, *_ in configs if kind.startswith("pairs")), None),
         counted=counted,
         configs=configs,
         rows=field_docs(shared["Rows"]),
