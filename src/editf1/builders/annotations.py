@@ -1,19 +1,14 @@
-"""Builders of annotation datasets for training and validating judges: content matches
-(§3.1: a reference sentence, the draft, each annotator's verbatim draft span or ``NO
-MATCH``, any case) and themes (§3.2: a sentence, each annotator's theme), read from
-long-format exports (one row per (item, annotator)) as :mod:`editf1.builders.hospital`
-reads an export, and given one row per item with every annotator's answer.
-"""
+"""Builders of the judges' annotation sets, content matches (§3.1) and themes (§3.2), from
+long-format exports (one row per (item, annotator)) to one row per item."""
 
 from __future__ import annotations
 
-from collections import Counter
+from statistics import multimode
 from typing import ClassVar
 
 from editf1.builders.exports import ExportRow, id_value, split_value, text_value
 from editf1.builders.hospital import ExportBuilder, ExportConfig
 from editf1.builders.schema import CONTENT_MATCH_FEATURES, NO_MATCH, THEME_ANNOTATION_FEATURES
-from editf1.citation import PAPER_URL
 from editf1.inputs import describe
 from editf1.themes import THEMES
 
@@ -38,10 +33,8 @@ THEME_EXPORT_FIELDS = {
 
 def majority(values: list) -> object | None:
     """The value most annotators gave; None on a tie for the most (or no value)."""
-    counts = Counter(values).most_common()
-    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
+    modes = multimode(values)
+    return modes[0] if len(modes) == 1 else None
 
 
 class _AnnotationBuilder(ExportBuilder):
@@ -50,6 +43,7 @@ class _AnnotationBuilder(ExportBuilder):
     ``_annotation(row, values, errors)`` (None when bad) and ``_example``."""
 
     ITEM_FIELDS: ClassVar[tuple[str, ...]] = ()
+    LICENSE_NAME = "annotator-institution-terms"
 
     def _items(self, rows, errors):
         items: dict[str, list[dict]] = {}
@@ -90,10 +84,6 @@ class ContentMatchBuilder(_AnnotationBuilder):
 
     DATASET_NAME = "content_matches"
     PRETTY_NAME = "Content-match annotations: reference sentence vs draft span"
-    HOMEPAGE = PAPER_URL
-    LICENSE = "other"
-    LICENSE_NAME = "annotator-institution-terms"
-    BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="content_matches")]
     KIND_FEATURES: ClassVar[dict] = {"content_matches": CONTENT_MATCH_FEATURES}
     EXPORT_FIELDS = CONTENT_MATCH_EXPORT_FIELDS
@@ -135,10 +125,6 @@ class ThemeAnnotationBuilder(_AnnotationBuilder):
     DATASET_NAME = "theme_annotations"
     PRETTY_NAME = "Theme annotations of clinician reply sentences"
     CARD_VARIABLES: ClassVar[dict] = {"themes": THEMES}
-    HOMEPAGE = PAPER_URL
-    LICENSE = "other"
-    LICENSE_NAME = "annotator-institution-terms"
-    BUILDER_CONFIG_CLASS = ExportConfig
     BUILDER_CONFIGS: ClassVar[list] = [ExportConfig(name="default", kind="themes")]
     KIND_FEATURES: ClassVar[dict] = {"themes": THEME_ANNOTATION_FEATURES}
     EXPORT_FIELDS = THEME_EXPORT_FIELDS

@@ -1,8 +1,5 @@
-"""Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names.
-
-Each ``*_value`` function checks one value; every problem is one line ``file, line N: field
-F ...`` of one :class:`ExportError` (a bad row is an error, never skipped).
-"""
+"""Reading and checking tabular exports (CSV, JSONL, parquet) with their own column names:
+every problem is one line ``file, line N: field F ...`` of one :class:`ExportError`."""
 
 from __future__ import annotations
 
@@ -161,12 +158,9 @@ def id_value(row: ExportRow, field: str, errors: list[str], required: bool = Tru
     value = row.get(field)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if _blank(value):
-        if required:
-            errors.append(f"{row.where}: field {field!r} is empty")
-        return None
-    if isinstance(value, str):
-        return value.strip()
+    if value is None or isinstance(value, str):
+        text = text_value(row, field, errors, required)
+        return text and text.strip()
     errors.append(
         f"{row.where}: field {field!r} must be text or an integer id, got {describe(value)}"
     )
@@ -269,10 +263,10 @@ def attributes_value(row: ExportRow, errors: list[str]) -> list[dict]:
     """``keep_columns`` values as ``[{"name", "value"}]`` (text or numbers; None kept)."""
     out = []
     for name, value in row["attributes"].items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if value is None or isinstance(value, str):
             out.append({"name": name, "value": value})
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            out.append({"name": name, "value": str(value)})
         else:
             errors.append(
                 f"{row.where}: kept column {name!r} must be text or a number, got {describe(value)}"
@@ -317,9 +311,5 @@ def assign_splits(ids: Iterable[str], fractions: Mapping[str, float], seed: int)
     for i in by_remainder[: len(unique) - sum(sizes)]:
         sizes[i] += 1
     order = np.random.default_rng(seed).permutation(len(unique))
-    assignment, start = {}, 0
-    for name, size in zip(fractions, sizes):
-        for position in order[start : start + size]:
-            assignment[unique[position]] = name
-        start += size
-    return assignment
+    names = [name for name, size in zip(fractions, sizes) for _ in range(size)]
+    return {unique[position]: name for position, name in zip(order, names)}

@@ -82,13 +82,14 @@ class ExportConfig(EditF1Config):
 
 
 class ExportBuilder(EditF1Builder):
-    """Builders of local tabular exports: subclasses set :attr:`EXPORT_FIELDS` and
-    implement :meth:`_items`; splits come from a ``split`` column or
-    :func:`~editf1.builders.exports.assign_splits`."""
+    """Builders of local tabular exports (subclasses set :attr:`EXPORT_FIELDS`, implement
+    :meth:`_items`); splits: a ``split`` column, else :func:`.exports.assign_splits`."""
 
     BUILDER_CONFIG_CLASS = ExportConfig
     EXPORT_FIELDS: ClassVar[dict[str, bool]] = {}
     DEFAULT_SPLITS: ClassVar[Mapping[str, float]] = {"train": 0.8, "validation": 0.1, "test": 0.1}
+    HOMEPAGE = PAPER_URL
+    LICENSE = "other"
     CONTAINS_PATIENT_DATA = True
     PUSHABLE = True
     KEEPS_COLUMNS: ClassVar[bool] = False
@@ -193,8 +194,6 @@ class HospitalExportBuilder(ExportBuilder):
 
     DATASET_NAME = "hospital_export"
     PRETTY_NAME = "Patient portal messages with clinician replies (hospital export)"
-    HOMEPAGE = PAPER_URL
-    LICENSE = "other"
     LICENSE_NAME = "institutional-data-use-agreement"
     BUILDER_CONFIGS: ClassVar[list] = [
         ExportConfig(name="cases", kind="cases", description="one row per message"),
@@ -223,10 +222,8 @@ class HospitalExportBuilder(ExportBuilder):
                 f"pair (they are in config 'cases'): {without[:10]}",
                 stacklevel=2,
             )
-        examples: dict[str, list[dict]] = {name: [] for name in names}
-        for case_id, case in items:
-            examples[assignment[case_id]].extend(case_pairs(case, "reply", with_attributes=True))
-        return examples
+        pairs = [(i, p) for i, c in items for p in case_pairs(c, "reply", with_attributes=True)]
+        return super()._split_examples(pairs, assignment, names)
 
     def _items(self, rows: list[ExportRow], errors: list[str]) -> tuple[list, dict]:
         cases: dict[str, dict] = {}
@@ -278,9 +275,8 @@ class HospitalExportBuilder(ExportBuilder):
                         f"reply as {earlier.where}, adding no new draft"
                     )
                 elif attributes != response_entry["attributes"]:
-                    earlier_values = {a["name"]: a["value"] for a in response_entry["attributes"]}
                     differing = [
-                        a["name"] for a in attributes if earlier_values.get(a["name"]) != a["value"]
+                        a["name"] for a in attributes if a not in response_entry["attributes"]
                     ]
                     errors.append(
                         f"{row.where}: kept column(s) {', '.join(map(repr, differing))} "
@@ -316,10 +312,9 @@ class SyPPMConfig(ExportConfig):
 
 
 class SyPPMBuilder(HospitalExportBuilder):
-    """SyPPM, the paper's public set: 100 semi-synthetic portal messages with theme-guided
-    clinician replies (§2, Appendix A), read from ``data_dir`` or downloaded from ``hub_repo``
-    (in :data:`SYPPM_COLLECTION`) at ``revision``, as :class:`HospitalExportBuilder` reads an
-    export (no repository id or column names assumed). One split, ``test``, by default.
+    """SyPPM, the paper's 100 semi-synthetic portal messages (§2, Appendix A), from
+    ``data_dir`` or ``hub_repo`` (in :data:`SYPPM_COLLECTION`) at ``revision``, read as
+    :class:`HospitalExportBuilder` reads an export. One split, ``test``, by default.
 
     Raises:
         ValueError: when downloading without ``hub_repo`` or ``revision``.

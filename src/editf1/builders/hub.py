@@ -1,8 +1,5 @@
-"""Hub-ready dataset folders: ``README.md`` (the card, whose YAML ``configs:`` name each
-config's files) and ``data/<config>/<split>.parquet`` (or ``.jsonl``), which
-``datasets.load_dataset(folder, config)`` reads; or the card alone. Nothing is uploaded
-here (:mod:`editf1.builders.push`).
-"""
+"""Hub-ready dataset folders (``README.md`` and ``data/<config>/<split>.<format>``, which
+``datasets.load_dataset(folder, config)`` reads), or the card alone; uploads: ``push``."""
 
 from __future__ import annotations
 
@@ -13,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
+from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from editf1.builders import builder_class, load_builder
@@ -60,10 +58,7 @@ def size_category(rows: int | None) -> str:
     """The Hub's ``size_categories`` value for ``rows`` rows (``"unknown"``: not counted)."""
     if rows is None:
         return "unknown"
-    for bound, category in SIZE_CATEGORIES:
-        if rows < bound:
-            return category
-    return "n>1T"
+    return next((category for bound, category in SIZE_CATEGORIES if rows < bound), "n>1T")
 
 
 def license_link(builder_cls: type[EditF1Builder]) -> str:
@@ -146,8 +141,6 @@ def render_card(
         configs=yaml_configs,
         license_name=(cls.LICENSE == "other" and cls.LICENSE_NAME) or None,  # None: left out
     )
-    from datasets.info import DatasetInfosDict
-
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     shared = template_sections("fields.md")
     prose = cls.card_prose()
@@ -158,7 +151,6 @@ def render_card(
     default, _, _, default_splits = configs[0]
     first_file = yaml_configs[0]["data_files"][0]["path"]
     note = None if card_only is None else build_note(name, cls, card_only, first_file)
-    pair_configs = [c for c, kind, *_ in configs if kind.startswith("pairs")]
     body = render_template(
         "card.md",
         builder=cls,
@@ -167,7 +159,7 @@ def render_card(
         default=default,
         split="test" if "test" in default_splits else next(iter(default_splits)),
         name=name,
-        pair_config=pair_configs[0] if pair_configs else None,
+        pair_config=next((c for c, kind, *_ in configs if kind.startswith("pairs")), None),
         counted=counted,
         configs=configs,
         rows=field_docs(shared["Rows"]),

@@ -23,8 +23,6 @@ from editf1.io import read_csv
 
 __all__ = ["OncQABuilder"]
 
-TEST = "test"
-
 _ONCQA = "https://raw.githubusercontent.com/AIM-Harvard/OncQA/{revision}/Data/"
 #: Commits of github.com/AIM-Harvard/OncQA holding each file (Master2.csv changed later).
 ONCQA_REVISION = "47b04635789e9cfd48d8eb7d116955fc65a61cec"
@@ -81,10 +79,7 @@ class OncQABuilder(EditF1Builder):
         "cases": CASE_FEATURES,
         "content_grading": Features(
             {
-                "id": Value("string"),
-                "case_id": Value("string"),
-                "file": Value("string"),
-                "source": Value("string"),
+                **dict.fromkeys(("id", "case_id", "file", "source"), Value("string")),
                 "source_index": Value("int32"),
                 "response": Value("string"),
                 "flags": {flag: Value("bool") for flag in ONCQA_CONTENT_FLAGS},
@@ -108,10 +103,10 @@ class OncQABuilder(EditF1Builder):
     def _examples_by_split(self, source: Path) -> dict[str, list[dict]]:
         kind = self.config.kind
         if kind == "content_grading":
-            return {TEST: self._content_grading(source)}
+            return {"test": self._content_grading(source)}
         parsed = self._parsed(source)
         if kind == "cases":
-            return {TEST: self._cases(source, parsed)}
+            return {"test": self._cases(source, parsed)}
         setting = "own_reply" if kind == "pairs_reply" else "edited"
         rows = oncqa_rows(source, setting)
         name = "stage1.csv" if setting == "own_reply" else "stage2.csv"
@@ -127,7 +122,7 @@ class OncQABuilder(EditF1Builder):
             if setting == "edited":  # empty ratings are not recorded
                 example |= {k: row[k] or None for k in ("acceptability", "harm")}
             examples.append(example)
-        return {TEST: examples}
+        return {"test": examples}
 
     def _cases(self, source: Path, parsed: dict[str, dict]) -> list[dict]:
         cases = {}

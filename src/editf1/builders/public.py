@@ -41,8 +41,6 @@ __all__ = [
     "UnmatchedRecordsWarning",
 ]
 
-TEST = "test"
-
 
 class DuplicateRecordsWarning(UserWarning):
     """An upstream file repeats a record verbatim; the copies were left out (counted)."""
@@ -53,9 +51,8 @@ class UnmatchedRecordsWarning(UserWarning):
 
 
 class DemoBuilder(EditF1Builder):
-    """The demo set shipped with the package (``editf1/data/demo.jsonl``). Configs ``pairs``
-    (default) and ``cases``; ``data_dir``: optional folder with a ``demo.jsonl`` of the
-    same fields."""
+    """The shipped demo set (``editf1/data/demo.jsonl``, or a ``data_dir``'s). Configs
+    ``pairs`` (default) and ``cases``."""
 
     DATASET_NAME = "edit_f1_demo"
     PRETTY_NAME = "edit-F1 demo: invented portal messages, replies and drafts"
@@ -89,14 +86,9 @@ class DemoBuilder(EditF1Builder):
             )
             for row in rows
         ]
-        if self.config.kind == "cases":
-            return {TEST: cases}
         # one reply and one draft per case: the pair keeps the row's id, as demo_rows()
-        return {
-            TEST: [
-                {**pair, "id": pair["case_id"]} for c in cases for pair in case_pairs(c, "reply")
-            ]
-        }
+        pairs = [{**p, "id": p["case_id"]} for c in cases for p in case_pairs(c, "reply")]
+        return {"test": cases if self.config.kind == "cases" else pairs}
 
 
 _KQA = "https://raw.githubusercontent.com/Itaymanes/K-QA/{revision}/dataset/"
@@ -166,9 +158,8 @@ class KQABuilder(EditF1Builder):
                 UnmatchedRecordsWarning,
                 stacklevel=2,
             )
-        if self.config.kind == "cases":
-            return {TEST: cases}
-        return {TEST: [pair for case in cases for pair in case_pairs(case, "reply")]}
+        pairs = [pair for case in cases for pair in case_pairs(case, "reply")]
+        return {"test": cases if self.config.kind == "cases" else pairs}
 
 
 class KQANLIBuilder(EditF1Builder):
@@ -207,7 +198,7 @@ class KQANLIBuilder(EditF1Builder):
                     "attributes": kept,
                 }
             )
-        return {TEST: examples}
+        return {"test": examples}
 
 
 EXPERTQA_REVISION = "4b732d60707e61e34d508680d16168f485ee5632"
@@ -295,9 +286,9 @@ class ExpertQAMedicineBuilder(EditF1Builder):
             )
             rows_of[row["question"]].append(row)
         if self.config.kind == "cases":
-            return {TEST: list(cases.values())}
+            return {"test": list(cases.values())}
         return {  # every response edits a draft: one pair per response, in order
-            TEST: [
+            "test": [
                 pair | {k: row[k] for k in _EXPERTQA_COLUMNS}
                 for question, case in cases.items()
                 for pair, row in zip(case_pairs(case, "edited"), rows_of[question], strict=True)

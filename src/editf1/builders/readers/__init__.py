@@ -1,6 +1,5 @@
 """Readers of the demo set and the public sets' upstream files, as plain dicts."""
 
-import json
 from importlib import resources
 
 from editf1.builders.readers.expertqa import expertqa_medicine_rows
@@ -11,6 +10,7 @@ from editf1.builders.readers.oncqa import (
     oncqa_rows,
     parse_oncqa_input,
 )
+from editf1.io import read_jsonl
 
 __all__ = [
     "ONCQA_SETTINGS",
@@ -27,5 +27,4 @@ __all__ = [
 def demo_rows() -> list[dict]:
     """Rows of the shipped demo set (``editf1/data/demo.jsonl``: invented, no patient data):
     ``id``, ``message``, ``ehr_summary``, ``reference``, ``prediction`` and ``system``."""
-    text = resources.files("editf1.data").joinpath("demo.jsonl").read_text("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [row for _, row in read_jsonl(resources.files("editf1.data") / "demo.jsonl")]
