@@ -112,8 +112,7 @@ def _report(args) -> int:
 
 
 def _check_complete_run(path: Path, run) -> None:
-    """Refuse (ValueError) a per-row file that is not a whole ``edit-f1 score`` run: rows
-    0..n-1 in order, the last line complete."""
+    """Refuse a per-row file that is not a whole run: rows 0..n-1 in order, last line whole."""
     for k, row in enumerate(pair.row for pair in run.pairs):
         if row != k:
             raise ValueError(
@@ -148,7 +147,6 @@ def _add_iap(commands) -> None:
 
 
 def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -> list[dict]:
-    """``rows``, once each has a message id and one reply (InputError naming each bad one)."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.io import TableRows
     from editf1.naming import field_at

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
-__all__ = ["add_builder_options", "add_commands", "add_dataset_options", "dataset_rows"]
+__all__ = ["add_commands", "add_dataset_options", "dataset_rows"]
 
 #: The builder options: flag -> builder config field.
 _OPTIONS = {
@@ -67,8 +67,7 @@ def _column_map(text: str) -> dict[str, str]:
 
 
 def add_dataset_options(p: argparse.ArgumentParser) -> None:
-    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` (score, draft) and the
-    builder options."""
+    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` and the builder options."""
     g = p.add_argument_group("a known dataset instead of a file")
     g.add_argument(
         "--dataset",
@@ -79,11 +78,10 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", help="the dataset's config (default: its default config)")
     g.add_argument("--split", help="the split (default: test, or the only split)")
     g.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_builder_options(p)
+    _add_builder_options(p)
 
 
-def add_builder_options(p: argparse.ArgumentParser) -> None:
-    """Options that configure a dataset builder (score, draft, export-dataset)."""
+def _add_builder_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("dataset builder options")
     g.add_argument("--cache-dir", type=Path, help="datasets cache (default: a temporary folder)")
     g.add_argument(
@@ -119,7 +117,7 @@ def add_builder_options(p: argparse.ArgumentParser) -> None:
 
 
 def _builder_kwargs(args, name: str) -> dict:
-    """Config options given on the command line, checked against the builder."""
+    """The builder options given, checked against the builder's config."""
     from dataclasses import fields
 
     from editf1.builders import builder_class
@@ -142,9 +140,8 @@ def _builder_kwargs(args, name: str) -> dict:
 
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     """``(run name, rows)`` of ``--dataset`` (a builder name, a Hub-ready folder, or with
-    ``--download`` a Hub dataset id), ``--config`` and ``--split``; the rows have
-    ``--prediction-field`` and ``reference_fields``. The run name is
-    ``<dataset>_<config>``, plus ``_<split>`` for a split other than ``test``.
+    ``--download`` a Hub dataset id); the rows have ``--prediction-field`` and
+    ``reference_fields``. The run name is ``<dataset>_<config>[_<split> unless test]``.
 
     Raises:
         ValueError: for an unknown dataset, config or split, missing columns, an option
@@ -211,7 +208,6 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
 
 
 def _offline_hub_dataset(repo: str, revision: str | None) -> str:
-    """The error of a Hub dataset that cannot be downloaded, with the ways round it."""
     pinned = f"revision {revision}" if revision else "no --revision (the main branch)"
     download = f"hf download {repo} --repo-type dataset" + (
         f" --revision {revision}" if revision else ""
@@ -260,13 +256,12 @@ def add_commands(commands) -> None:
         help="then upload the folder to this Hub dataset repository, created private "
         "(network; refused for third-party sets and public repositories of patient data)",
     )
-    add_builder_options(p)
+    _add_builder_options(p)
     p.set_defaults(run=_export_dataset)
 
 
 def _export_dataset(args) -> int:
-    """Write the folder through :func:`editf1.io.staged_folder` (a failed export leaves the
-    previous one whole; other files there and the inputs are kept)."""
+    """A failed export leaves the previous one whole; other files there and inputs are kept."""
     import datasets
 
     from editf1.builders.hub import (

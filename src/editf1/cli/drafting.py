@@ -1,5 +1,4 @@
-"""``edit-f1 draft`` (:mod:`editf1.drafting`), and the drafting model's options, which
-``preference-pairs --tadpole`` shares."""
+"""``edit-f1 draft`` (:mod:`editf1.drafting`) and the drafting model's options."""
 
 from __future__ import annotations
 
@@ -59,9 +58,8 @@ def add_generator_options(p) -> None:
 
 
 def generator_from_args(args):
-    """A ``ServerGenerator`` with ``--server``, else a ``CausalLMGenerator``
-    (:mod:`editf1.drafting.generators`); ValueError for server options without
-    ``--server`` or no model named."""
+    """A ``ServerGenerator`` with ``--server``, else a ``CausalLMGenerator``; ValueError for
+    server options without ``--server`` or no model named."""
     from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
 
     decoding = {k: getattr(args, k) for k in ("max_new_tokens", "temperature", "top_p", "seed")}

@@ -1,5 +1,4 @@
-"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
-and ``push-judge`` (the judge flags are :mod:`editf1.cli.judge_options`)."""
+"""``edit-f1 train-judge``, ``agreement``, ``merge-judge`` and ``push-judge``."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ def add_commands(commands) -> None:
 
 
 def _lora_flags() -> dict:
-    """``{dest: field}`` of the :class:`~editf1.training.lora_config.LoraTraining` fields
-    that are ``train-judge`` flags."""
+    """``{dest: field}`` of the ``LoraTraining`` fields that are ``train-judge`` flags."""
     from dataclasses import fields
 
     from editf1.training.lora_config import LoraTraining
@@ -107,10 +105,9 @@ def _train_judge(args) -> int:
     from editf1.training import classifiers
 
     veto = check_veto(kind.strip() for kind in args.veto.split(",") if kind.strip())
-    if veto and args.judge != "embedding-content":
-        raise ValueError("--veto applies to embedding-content only")
-    if args.run_floor and args.judge != "embedding-content":
-        raise ValueError("--run-floor applies to embedding-content only")
+    for flag, value in (("--veto", veto), ("--run-floor", args.run_floor)):
+        if value and args.judge != "embedding-content":
+            raise ValueError(f"{flag} applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     given = [k for k in ("base", *_lora_flags(), "device") if getattr(args, k) is not None]
@@ -170,8 +167,7 @@ def _shipped_default_agreement(items, seed: int) -> dict:
 
 
 def _labelled_items(args, task: str):
-    """``(items, name)`` of ``--data``: content labels (a K-QA folder but for the
-    cross-encoder) or theme labels (default: the shipped theme sentences)."""
+    """``(items, name)`` of ``--data``, content or theme labels (``task``)."""
     from editf1.validation import labelled
 
     data = args.data
@@ -194,8 +190,6 @@ def _labelled_items(args, task: str):
 
 
 def _train_cross_encoder(args) -> int:
-    """``train-judge cross-encoder``
-    (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
     from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
 
     items, _ = _labelled_items(args, "content")
@@ -207,7 +201,6 @@ def _train_cross_encoder(args) -> int:
 
 
 def _train_llm_judge(args) -> int:
-    """``train-judge llm-*``: LoRA-tune, report, write the adapter's model card."""
     from editf1.cards import adapter_card_spec, write_card
     from editf1.training.lora import train_generative_judge
     from editf1.training.lora_config import LoraTraining
@@ -380,9 +373,8 @@ def _agreement(args) -> int:
 
 
 def _check_fitted(options: dict | None, items, args) -> None:
-    """Refuse (ValueError) to measure an embedding judge whose ``params_file`` records the
-    :func:`~editf1.validation.labelled.items_digest` of ``items`` in-sample: a theme judge
-    (fitted on all of them), or a content judge on a ``--split`` other than its own."""
+    """Refuse an embedding judge ``params_file`` fitted on ``items`` that would be measured
+    in-sample: a theme judge (fitted on all), or a content judge on another split."""
     from editf1.judges.embedding.config import load_params
     from editf1.validation.labelled import items_digest
 

@@ -1,6 +1,5 @@
-"""``edit-f1 score``: drafts scored against clinician replies by
-:class:`editf1.scorer.EditF1Scorer`, in one process or in shares across several
-(``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`)."""
+"""``edit-f1 score`` (:class:`editf1.scorer.EditF1Scorer`), in one process or in shares across
+several (``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`)."""
 
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
 
 
 def _zero_division(text: str):
-    """``--zero-division``: ``warn``, 0 or 1 (:func:`editf1.options.check_zero_division`)."""
     from editf1.options import check_zero_division
 
     try:
@@ -112,11 +110,10 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
     p.set_defaults(run=_score)
 
 
-def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
-    """(run name, rows, prediction field, reference fields, id field)."""
+def _rows_for(args) -> tuple[str, list[dict], str, list[str]]:
+    """(run name, rows, prediction field, reference fields)."""
     if args.input and args.dataset:
         raise ValueError("give an input file or --dataset, not both")
-    id_field = args.id_field or "id"
     refs = args.reference_field or ["reference"]
     if len(set(refs)) < len(refs):
         raise ValueError(f"--reference-field names a column twice: {refs}")
@@ -128,15 +125,14 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
         fields = [args.prediction_field, *refs]
         rows = read_rows(args.input, fields, args.input_format, named_by)
         name = "stdin" if is_stdio(args.input) else args.input.stem
-        return name, rows, args.prediction_field, refs, id_field
+        return name, rows, args.prediction_field, refs
     if args.dataset:
         from editf1.cli.datasets import dataset_rows
 
-        name, rows = dataset_rows(args, refs)
-        return name, rows, args.prediction_field, refs, id_field
+        return *dataset_rows(args, refs), args.prediction_field, refs
     from editf1.builders.readers import demo_rows
 
-    return "demo", demo_rows(), "prediction", ["reference"], id_field
+    return "demo", demo_rows(), "prediction", ["reference"]
 
 
 def _score(args) -> int:
@@ -168,12 +164,12 @@ def _score(args) -> int:
         )
     check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     with nullcontext() if state is None else state.main_process_first():
-        name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
+        name, rows, pred, refs = _rows_for(args)  # a shared --cache-dir: built once
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
     # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
-    checked = first_rows(_checked_rows(args, rows, pred, refs, id_field), args.limit)
+    checked = first_rows(_checked_rows(args, rows, pred, refs), args.limit)
     judges = scorer_judges(args)
     try:
         scorer = EditF1Scorer(
@@ -236,20 +232,15 @@ def _score(args) -> int:
     return 0
 
 
-def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
-    """The rows checked (:func:`editf1.inputs.check_rows`); with several
-    ``--reference-field`` columns an empty cell is no reply (counted in a warning) and a
-    row with none is an error naming every column.
-
-    Raises:
-        ValueError: for an ``--id-field`` rows lack.
-        InputError: listing every bad row and cell.
-    """
+def _checked_rows(args, rows, pred: str, refs: list[str]):
+    """The rows checked (:func:`editf1.inputs.check_rows`); with several ``--reference-field``
+    columns an empty cell is no reply and a row with none is an error naming every column."""
     from editf1.inputs import CheckedRows, InputError, check_rows
     from editf1.io import TableRows
     from editf1.naming import shown_columns
 
     table = isinstance(rows, TableRows)
+    id_field = args.id_field or "id"
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         if table and len(lacking) == len(rows):
             raise ValueError(
@@ -297,7 +288,6 @@ def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
 
 
 def _lines_text(rows, shown: list, count: int) -> str:
-    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
     if not all(isinstance(row, int) for row in shown):  # e.g. "all"
         return f"[{', '.join(map(str, shown))}]"
     return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"

@@ -1,5 +1,4 @@
-"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, a ``datasets.Dataset`` in
-trl's prompt / chosen / rejected format (:mod:`editf1.training.preferences`)."""
+"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, :mod:`editf1.training.preferences`."""
 
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ __all__ = ["add_commands"]
 
 
 def _reward(args):
-    """The :class:`~editf1.training.rewards.EditF1Reward` the options describe."""
     from editf1.cli.judge_options import scorer_judges
     from editf1.scorer import EditF1Scorer
     from editf1.training.rewards import EditF1Reward
@@ -98,7 +96,6 @@ def add_commands(commands) -> None:
 
 
 def _columns_description(p) -> str:
-    """The input's columns in both modes, named by the options' defaults."""
 
     def named(*dests: str) -> str:
         return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
@@ -148,8 +145,7 @@ def _preference_pairs(args) -> int:
 
 
 def _check_fields(rows, args, *, drafts: bool) -> None:
-    """Before any work: every row's message id, message, reply, draft (``drafts``) and
-    prompt (all text or all chat lists) are usable; InputError naming each bad field."""
+    """InputError naming each unusable message id, message, reply, draft or prompt."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.naming import field_at
 
