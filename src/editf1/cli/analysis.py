@@ -16,6 +16,7 @@ from editf1.cli.conventions import (
     read_input,
     write_json,
 )
+from editf1.cli.judge_options import add_judge_arguments, scorer_judges
 
 __all__ = ["add_commands"]
 
@@ -82,12 +83,11 @@ def _add_report(commands) -> None:
 def _report(args) -> int:
     from editf1.analysis.compare import case_pattern, load_run
     from editf1.analysis.report import write_report
+    from editf1.io import check_output_path
 
     for option, values in (("--name", args.name), ("--summary", args.summary)):
         if values and len(values) != len(args.runs):
             raise ValueError(f"give {option} once per run ({len(args.runs)}), got {len(values)}")
-    from editf1.io import check_output_path
-
     check_output_path(args.output, "-o", folder=True)
     if args.top_pairs < 0:
         raise ValueError(f"--top-pairs must be 0 or more, got {args.top_pairs}")
@@ -139,8 +139,6 @@ def _add_iap(commands) -> None:
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     add_fields(p, group="message_id", reference="reference")
     add_output(p, "per-ordered-pair JSONL; - for standard output", summary="the summary")
-    from editf1.cli.judge_options import add_judge_arguments
-
     add_judge_arguments(p, theme_none=True)
     add_bootstrap_options(p)
     p.set_defaults(run=_iap)
@@ -190,8 +188,6 @@ def _iap(args) -> int:
     replies: dict[str, list] = {}
     for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])
-    from editf1.cli.judge_options import scorer_judges
-
     scorer = EditF1Scorer(**scorer_judges(args))
     iap = inter_annotator_predictability(
         scorer, replies, n_resamples=args.n_resamples, seed=args.seed

@@ -183,15 +183,14 @@ def _sample_for_labels(args) -> int:
 def _score_arguments(args) -> list[str] | None:
     if is_stdio(args.input):
         return None
-    options = [
-        ("--input-format", args.input_format, "auto"),
-        ("--prediction-field", args.prediction_field, "prediction"),
-        ("--reference-field", args.reference_field, "reference"),
-        ("--id-field", args.id_field, "id"),
-    ]
-    return [str(args.input)] + [
-        part for flag, value, default in options if value != default for part in (flag, value)
-    ]
+    defaults = {  # score's
+        "--input-format": "auto",
+        "--prediction-field": "prediction",
+        "--reference-field": "reference",
+        "--id-field": "id",
+    }
+    given = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in defaults}
+    return [str(args.input)] + [x for f, v in given.items() if v != defaults[f] for x in (f, v)]
 
 
 def _annotate(args) -> int:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from editf1.options import option_help
+
 __all__ = [
     "add_judge_arguments",
     "add_judge_option_arguments",
@@ -69,7 +71,6 @@ class _JudgeOptions(argparse.Action):
 def add_judge_arguments(p, kinds=("content", "theme"), *, theme_none: bool = False) -> None:
     """``--{kind}-judge NAME`` and its options flag; ``theme_none``: ``--theme-judge none``."""
     from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
-    from editf1.options import option_help
 
     for kind in kinds:
         names = ", ".join(CONTENT_JUDGES if kind == "content" else THEME_JUDGES)

@@ -18,6 +18,8 @@ from editf1.cli.judge_options import add_judge_arguments, judge_options
 
 __all__ = ["add_commands"]
 
+_TRAINABLE = ("embedding-theme", "embedding-content", "llm-content", "llm-theme", "cross-encoder")
+
 
 def add_commands(commands) -> None:
     """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge``."""
@@ -56,17 +58,7 @@ def _add_train_judge(commands) -> None:
         "all-MiniLM-L6-v2 fine-tuned on --data content labels with spans; writes a model "
         "folder.",
     )
-    p.add_argument(
-        "judge",
-        choices=[
-            "embedding-theme",
-            "embedding-content",
-            "llm-content",
-            "llm-theme",
-            "cross-encoder",
-        ],
-        help="which judge to fit (see above)",
-    )
+    p.add_argument("judge", choices=_TRAINABLE, help="which judge to fit (see above)")
     p.add_argument("--data", type=Path, help="training data (see above)")
     add_output(p, "parameter file (llm-*, cross-encoder: folder) to write", required=True)
     add_seed(p, "seed of the split, fit and resampling")
@@ -82,8 +74,8 @@ def _add_train_judge(commands) -> None:
         type=float,
         default=0.0,
         help="embedding-content: probability in [0, 1] each sentence of a run of draft "
-        "sentences must reach alone for the run to be a candidate; written into the "
-        "parameters and applied when measuring (not fitted; default %(default)s)",
+        "sentences must reach alone for the run to be a candidate; not fitted, as --veto "
+        "(default %(default)s)",
     )
     p.add_argument(
         "--base",

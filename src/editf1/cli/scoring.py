@@ -20,6 +20,12 @@ from editf1.cli.conventions import (
     rows_text,
     write_json,
 )
+from editf1.cli.datasets import add_dataset_options, dataset_rows
+from editf1.cli.gold import add_gold_options, check_gold
+from editf1.cli.judge_options import add_judge_arguments, scorer_judges
+from editf1.cli.progress import silence_progress_bars
+from editf1.cli.summary import format_summary
+from editf1.options import option_help
 
 __all__ = ["DEFAULT_RUNS", "add_commands"]
 
@@ -88,11 +94,6 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
-    from editf1.cli.datasets import add_dataset_options
-    from editf1.cli.gold import add_gold_options
-    from editf1.cli.judge_options import add_judge_arguments
-    from editf1.options import option_help
-
     judging = p.add_argument_group("judges and scores")
     add_judge_arguments(judging, theme_none=True)
     for name in ("include_other", "leave_out_other", "zero_division", "batch_size"):
@@ -127,8 +128,6 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str]]:
         name = "stdin" if is_stdio(args.input) else args.input.stem
         return name, rows, args.prediction_field, refs
     if args.dataset:
-        from editf1.cli.datasets import dataset_rows
-
         return *dataset_rows(args, refs), args.prediction_field, refs
     from editf1.builders.readers import demo_rows
 
@@ -136,9 +135,6 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str]]:
 
 
 def _score(args) -> int:
-    from editf1.cli.gold import check_gold
-    from editf1.cli.judge_options import scorer_judges
-    from editf1.cli.summary import format_summary
     from editf1.integrations import distributed
     from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
@@ -152,8 +148,6 @@ def _score(args) -> int:
         state = distributed.process_state()
     progress = not (args.no_progress or args.quiet) and (state is None or state.is_main_process)
     if not progress:
-        from editf1.cli.progress import silence_progress_bars
-
         silence_progress_bars()
     inputs = [args.input, args.data_dir, args.gold, args.second_gold]
     if args.output is not None and args.output.suffix.lower() in TABLE_SUFFIXES:

@@ -15,12 +15,17 @@ from editf1.cli.conventions import (
     write_json,
 )
 from editf1.cli.drafting import add_generator_options, generator_from_args
+from editf1.cli.judge_options import (
+    add_judge_arguments,
+    add_judge_option_arguments,
+    judge_options,
+    scorer_judges,
+)
 
 __all__ = ["add_commands"]
 
 
 def _reward(args):
-    from editf1.cli.judge_options import scorer_judges
     from editf1.scorer import EditF1Scorer
     from editf1.training.rewards import EditF1Reward
 
@@ -84,8 +89,6 @@ def add_commands(commands) -> None:
         default=0.5,
         help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
     )
-    from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
-
     add_judge_arguments(p, ("content",))
     p.add_argument(
         "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
@@ -209,7 +212,6 @@ def _scored_pairs(args):
 def _tadpole(args):
     import dataclasses
 
-    from editf1.cli.judge_options import judge_options
     from editf1.io import JsonlWriter
     from editf1.judges import load_theme_judge
     from editf1.training.preferences import pair_dataset, tadpole_pairs, tadpole_tuples
