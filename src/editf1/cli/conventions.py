@@ -158,9 +158,7 @@ def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
     p.add_argument("--output", "-o", type=Path, help=help, **kwargs)
     if summary:
         p.add_argument(
-            "--summary-json",
-            type=Path,
-            help=f"also write {summary} as JSON; - for standard output",
+            "--summary-json", type=Path, help=f"also write {summary} as JSON; - for standard output"
         )
 
 

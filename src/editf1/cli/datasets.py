@@ -107,7 +107,7 @@ def _add_builder_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--keep-column", action="append", help="carry this export column (repeat)")
     g.add_argument(
-        "--split-fractions", type=_fractions, help="e.g. train=0.8,validation=0.1,test=0.1"
+        "--split-fractions", type=_fractions, help="split shares, e.g. train=0.8,test=0.2"
     )
     g.add_argument("--split-seed", type=int, help="seed of the split shuffle (default 0)")
     g.add_argument("--list-separator", help="separator of list fields in text cells (;)")

@@ -14,7 +14,7 @@ from editf1.cli.conventions import (
     human_stream,
     read_input,
 )
-from editf1.cli.datasets import add_dataset_options, dataset_rows
+from editf1.cli.datasets import add_dataset_options
 from editf1.cli.progress import silence_progress_bars
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
@@ -145,6 +145,8 @@ def _draft(args) -> int:
     if args.input:
         rows = read_input(args, *fields)
     else:
+        from editf1.cli.datasets import dataset_rows
+
         args.prediction_field = args.message_field  # the column dataset_rows checks for
         _, rows = dataset_rows(args, [args.reference_field])
     if args.examples and args.strategy != "few-shot":

@@ -443,11 +443,7 @@ def _add_push_judge(commands) -> None:
     )
     p.add_argument("folder", type=Path, help="the adapter folder")
     p.add_argument("repo_id", metavar="ORG/NAME", help="the Hub model repository")
-    p.add_argument(
-        "--public",
-        action="store_true",
-        help="create (or accept) a public repository; default private",
-    )
+    p.add_argument("--public", action="store_true", help="create (or accept) a public repository")
     p.set_defaults(run=_push_judge)
 
 

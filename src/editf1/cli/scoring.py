@@ -20,7 +20,7 @@ from editf1.cli.conventions import (
     rows_text,
     write_json,
 )
-from editf1.cli.datasets import add_dataset_options, dataset_rows
+from editf1.cli.datasets import add_dataset_options
 from editf1.cli.gold import add_gold_options, check_gold
 from editf1.cli.judge_options import add_judge_arguments, scorer_judges
 from editf1.cli.progress import silence_progress_bars
@@ -33,6 +33,8 @@ __all__ = ["DEFAULT_RUNS", "add_commands"]
 DEFAULT_RUNS = Path("runs")
 #: Output suffixes of tables, which the per-row JSON Lines would be mistaken for.
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
+#: The scorer's options ``score`` takes as flags (:mod:`editf1.options`).
+_SCORING = ("include_other", "leave_out_other", "zero_division", "batch_size")
 
 
 def _zero_division(text: str):
@@ -76,9 +78,7 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
         "--id-field",
         help="column of the row id (default: 'id' where the rows have one); ids must be unique",
     )
-    given.add_argument(
-        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
-    )
+    given.add_argument("--limit", type=int, help="score the first N rows only (all are checked)")
     written = p.add_argument_group("output")
     add_output(
         written,
@@ -96,7 +96,7 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
     )
     judging = p.add_argument_group("judges and scores")
     add_judge_arguments(judging, theme_none=True)
-    for name in ("include_other", "leave_out_other", "zero_division", "batch_size"):
+    for name in _SCORING:
         default, about = option_help(name)
         flag = "--" + name.replace("_", "-")
         if isinstance(default, bool):
@@ -128,6 +128,8 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str]]:
         name = "stdin" if is_stdio(args.input) else args.input.stem
         return name, rows, args.prediction_field, refs
     if args.dataset:
+        from editf1.cli.datasets import dataset_rows  # looked up when run (tests replace it)
+
         return *dataset_rows(args, refs), args.prediction_field, refs
     from editf1.builders.readers import demo_rows
 
@@ -164,16 +166,9 @@ def _score(args) -> int:
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
     checked = first_rows(_checked_rows(args, rows, pred, refs), args.limit)
-    judges = scorer_judges(args)
+    judges, options = scorer_judges(args), {k: getattr(args, k) for k in _SCORING}
     try:
-        scorer = EditF1Scorer(
-            **judges,
-            include_other=args.include_other,
-            leave_out_other=args.leave_out_other,
-            zero_division=args.zero_division,
-            batch_size=args.batch_size,
-            progress=progress,
-        )
+        scorer = EditF1Scorer(**judges, **options, progress=progress)
     except TypeError as error:  # the judges' answer to an option they do not take
         if not (judges["content_judge_options"] or judges["theme_judge_options"]):
             raise
