@@ -71,10 +71,8 @@ def _add_report(commands) -> None:
         type=int,
         default=10,
         metavar="N",
-        help="for each two runs of the same pairs, report.html shows the N pairs whose "
-        "content edit-F1 differs most, with each system's alignment: matched sentences, "
-        "expected additions and deletions (default %(default)s; 0: none; report.md names them "
-        "only by count, without their texts)",
+        help="how many of those pairs report.html shows for each two runs (see above; default "
+        "%(default)s; 0: none; report.md counts them, without their texts)",
     )
     add_bootstrap_options(p)
     p.set_defaults(run=_report)

@@ -168,18 +168,17 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
             ]
         else:
             path = Path(args.dataset)
-            if path.is_dir():
+            hub = not path.is_dir()  # --revision pins a Hub dataset; other options would be lost
+            if not hub:
                 source, label, kind = str(path), path.resolve().name, "a folder"
             elif args.download and "/" in args.dataset:
-                source, label = args.dataset, args.dataset.replace("/", "__")
-                kind = "a Hub dataset"
+                source, label, kind = args.dataset, args.dataset.replace("/", "__"), "a Hub dataset"
             else:
                 raise ValueError(
                     f"--dataset {args.dataset!r} is neither a known dataset "
                     f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
                     "--download"
                 )
-            hub = kind == "a Hub dataset"  # --revision pins it; other options would be lost
             if given := [f for f in _given(args) if not (f == "--revision" and hub)]:
                 raise ValueError(
                     f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
@@ -231,8 +230,7 @@ def add_commands(commands) -> None:
         description="Prepares every config of a dataset (or --config ones) and writes "
         "FOLDER/README.md (a dataset card whose YAML names configs and splits) and "
         "FOLDER/data/<config>/<split>.<format>, so that datasets.load_dataset(FOLDER, "
-        "config) loads it. Uploads nothing unless --push-to-hub is given (then to a "
-        "private repository).",
+        "config) loads it. Uploads nothing unless --push-to-hub is given.",
     )
     p.add_argument("name", help="dataset: " + ", ".join(BUILDER_NAMES))
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")

@@ -145,7 +145,6 @@ def _train_judge(args) -> int:
 
 
 def _shipped_default_agreement(items, seed: int) -> dict:
-    """The shipped default content judge's agreement on the fit's held-out cases."""
     from editf1.judges import load_content_judge
     from editf1.validation import agreement as ja
     from editf1.validation.labelled import select_split
