@@ -99,7 +99,6 @@ def add_commands(commands) -> None:
 
 
 def _columns_description(p) -> str:
-
     def named(*dests: str) -> str:
         return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
 
