@@ -168,8 +168,7 @@ def _check_fields(rows, args, *, drafts: bool) -> None:
             errors.append(f"{at_message} is empty: there is no message to answer")
         if drafts:
             text(at, row, args.prediction_field, "a draft (text)")
-            errors += check_reference(at, row[args.reference_field], args.reference_field)
-        elif text(at, row, args.reference_field, "one clinician reply (text)"):
+        if drafts or text(at, row, args.reference_field, "one clinician reply (text)"):
             errors += check_reference(at, row[args.reference_field], args.reference_field)
     if args.prompt_field:
         kinds = [isinstance(row[args.prompt_field], str) for row in rows]
