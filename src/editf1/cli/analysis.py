@@ -16,6 +16,7 @@ from editf1.cli.conventions import (
     read_input,
     write_json,
 )
+from editf1.cli.judge_options import add_judge_arguments, scorer_judges
 
 __all__ = ["add_commands"]
 
@@ -70,10 +71,8 @@ def _add_report(commands) -> None:
         type=int,
         default=10,
         metavar="N",
-        help="for each two runs of the same pairs, report.html shows the N pairs whose "
-        "content edit-F1 differs most, with each system's alignment: matched sentences, "
-        "expected additions and deletions (default %(default)s; 0: none; report.md names them "
-        "only by count, without their texts)",
+        help="how many of those pairs report.html shows for each two runs (see above; default "
+        "%(default)s; 0: none; report.md counts them, without their texts)",
     )
     add_bootstrap_options(p)
     p.set_defaults(run=_report)
@@ -82,12 +81,11 @@ def _add_report(commands) -> None:
 def _report(args) -> int:
     from editf1.analysis.compare import case_pattern, load_run
     from editf1.analysis.report import write_report
+    from editf1.io import check_output_path
 
     for option, values in (("--name", args.name), ("--summary", args.summary)):
         if values and len(values) != len(args.runs):
             raise ValueError(f"give {option} once per run ({len(args.runs)}), got {len(values)}")
-    from editf1.io import check_output_path
-
     check_output_path(args.output, "-o", folder=True)
     if args.top_pairs < 0:
         raise ValueError(f"--top-pairs must be 0 or more, got {args.top_pairs}")
@@ -112,8 +110,7 @@ def _report(args) -> int:
 
 
 def _check_complete_run(path: Path, run) -> None:
-    """Refuse (ValueError) a per-row file that is not a whole ``edit-f1 score`` run: rows
-    0..n-1 in order, the last line complete."""
+    """Refuse a per-row file that is not a whole run: rows 0..n-1 in order, last line whole."""
     for k, row in enumerate(pair.row for pair in run.pairs):
         if row != k:
             raise ValueError(
@@ -140,15 +137,12 @@ def _add_iap(commands) -> None:
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
     add_fields(p, group="message_id", reference="reference")
     add_output(p, "per-ordered-pair JSONL; - for standard output", summary="the summary")
-    from editf1.cli.judge_options import add_judge_arguments
-
     add_judge_arguments(p, theme_none=True)
     add_bootstrap_options(p)
     p.set_defaults(run=_iap)
 
 
 def _checked_replies(rows: list[dict], group_field: str, reference_field: str) -> list[dict]:
-    """``rows``, once each has a message id and one reply (InputError naming each bad one)."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.io import TableRows
     from editf1.naming import field_at
@@ -192,8 +186,6 @@ def _iap(args) -> int:
     replies: dict[str, list] = {}
     for row in _checked_replies(rows, group_field, reference_field):
         replies.setdefault(str(row[group_field]), []).append(row[reference_field])
-    from editf1.cli.judge_options import scorer_judges
-
     scorer = EditF1Scorer(**scorer_judges(args))
     iap = inter_annotator_predictability(
         scorer, replies, n_resamples=args.n_resamples, seed=args.seed

@@ -1,5 +1,6 @@
-"""What every ``edit-f1`` command does alike, apart from errors (:mod:`editf1.cli.main`):
-standard streams, output checks, and the options several commands share."""
+"""What every ``edit-f1`` command does alike: ``-`` is standard input for an input file and
+standard output for ``-o`` or ``--summary-json`` (human-readable lines then go to standard
+error); outputs are checked before any work and appear only once complete; shared options."""
 
 from __future__ import annotations
 
@@ -21,10 +22,8 @@ __all__ = [
     "first_rows",
     "human_stream",
     "is_stdio",
-    "n_resamples_option",
     "read_input",
     "rows_text",
-    "seed_option",
     "write_json",
 ]
 
@@ -108,8 +107,7 @@ COLUMNS = {
 
 
 def add_input(p, rows: str, *, optional: bool = False, stdin: bool = True) -> None:
-    """The ``input`` file (JSONL or CSV of ``rows``; ``-``: standard input) and
-    ``--input-format``."""
+    """The ``input`` file (JSONL or CSV of ``rows``) and ``--input-format``."""
     p.add_argument(
         "input",
         nargs="?" if optional else None,
@@ -121,14 +119,12 @@ def add_input(p, rows: str, *, optional: bool = False, stdin: bool = True) -> No
         "--input-format",
         default="auto",
         choices=["auto", "jsonl", "csv"],
-        help="format of the input: auto (by suffix: .jsonl, .csv, .tsv; JSONL for stdin), "
-        "jsonl or csv",
+        help="format of the input; auto: by suffix (.jsonl, .csv, .tsv), JSONL for stdin",
     )
 
 
 def add_fields(p, notes: dict[str, str] | None = None, **defaults: str) -> None:
-    """``--<name>-field`` for each ``name=default column`` (help: :data:`COLUMNS`, then
-    ``notes[name]``)."""
+    """``--<name>-field`` for each ``name=default column`` (help: :data:`COLUMNS`, ``notes``)."""
     for name, default in defaults.items():
         note = f"; {notes[name]}" if notes and name in notes else ""
         p.add_argument(
@@ -157,24 +153,22 @@ def first_rows(rows, limit: int | None):
 
 
 def add_output(p, help: str, *, summary: str | None = None, **kwargs) -> None:
-    """``--output`` / ``-o`` (``help``; ``kwargs``: ``required``, ``default``) and, with
-    ``summary`` (what it holds), ``--summary-json``."""
+    """``-o`` (``kwargs``: ``required``, ``default``) and, with ``summary`` (what it holds),
+    ``--summary-json``."""
     p.add_argument("--output", "-o", type=Path, help=help, **kwargs)
     if summary:
         p.add_argument(
-            "--summary-json",
-            type=Path,
-            help=f"also write {summary} as JSON; - for standard output",
+            "--summary-json", type=Path, help=f"also write {summary} as JSON; - for standard output"
         )
 
 
 def add_seed(p, help: str) -> None:
     """``--seed``: an integer in [0, 2**32 - 1], default 0."""
-    p.add_argument("--seed", type=seed_option, default=0, help=f"{help} (default %(default)s)")
+    p.add_argument("--seed", type=_seed, default=0, help=f"{help} (default %(default)s)")
 
 
-def seed_option(text: str) -> int:
-    """An ``argparse`` type: an integer in [0, 2**32 - 1] (what NumPy and scikit-learn take)."""
+def _seed(text: str) -> int:
+    """What NumPy and scikit-learn take as a seed."""
     import argparse
 
     try:
@@ -186,8 +180,7 @@ def seed_option(text: str) -> int:
     return value
 
 
-def n_resamples_option(text: str) -> int:
-    """An ``argparse`` type: at least :data:`editf1.stats.MIN_RESAMPLES` resamples."""
+def _n_resamples(text: str) -> int:
     import argparse
 
     from editf1.stats import MIN_RESAMPLES, check_n_resamples
@@ -206,9 +199,8 @@ def add_bootstrap_options(p, seed_help: str = "seed of the bootstrap") -> None:
     """``--n-resamples`` and the bootstrap's ``--seed``."""
     p.add_argument(
         "--n-resamples",
-        type=n_resamples_option,
+        type=_n_resamples,
         default=2000,
-        help="bootstrap resamples over cases for the confidence intervals (default %(default)s; at "
-        "least 100, editf1.stats.MIN_RESAMPLES)",
+        help="bootstrap resamples over cases for the CIs (default %(default)s; at least 100)",
     )
     add_seed(p, seed_help)

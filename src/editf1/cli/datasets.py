@@ -10,7 +10,7 @@ from pathlib import Path
 
 from editf1.builders import BUILDER_NAMES, SYPPM_COLLECTION
 
-__all__ = ["add_builder_options", "add_commands", "add_dataset_options", "dataset_rows"]
+__all__ = ["add_commands", "add_dataset_options", "dataset_rows"]
 
 #: The builder options: flag -> builder config field.
 _OPTIONS = {
@@ -67,8 +67,7 @@ def _column_map(text: str) -> dict[str, str]:
 
 
 def add_dataset_options(p: argparse.ArgumentParser) -> None:
-    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` (score, draft) and the
-    builder options."""
+    """``--dataset``, ``--config``, ``--split``, ``--data-dir`` and the builder options."""
     g = p.add_argument_group("a known dataset instead of a file")
     g.add_argument(
         "--dataset",
@@ -79,11 +78,10 @@ def add_dataset_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", help="the dataset's config (default: its default config)")
     g.add_argument("--split", help="the split (default: test, or the only split)")
     g.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
-    add_builder_options(p)
+    _add_builder_options(p)
 
 
-def add_builder_options(p: argparse.ArgumentParser) -> None:
-    """Options that configure a dataset builder (score, draft, export-dataset)."""
+def _add_builder_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("dataset builder options")
     g.add_argument("--cache-dir", type=Path, help="datasets cache (default: a temporary folder)")
     g.add_argument(
@@ -109,7 +107,7 @@ def add_builder_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--keep-column", action="append", help="carry this export column (repeat)")
     g.add_argument(
-        "--split-fractions", type=_fractions, help="e.g. train=0.8,validation=0.1,test=0.1"
+        "--split-fractions", type=_fractions, help="split shares, e.g. train=0.8,test=0.2"
     )
     g.add_argument("--split-seed", type=int, help="seed of the split shuffle (default 0)")
     g.add_argument("--list-separator", help="separator of list fields in text cells (;)")
@@ -119,7 +117,7 @@ def add_builder_options(p: argparse.ArgumentParser) -> None:
 
 
 def _builder_kwargs(args, name: str) -> dict:
-    """Config options given on the command line, checked against the builder."""
+    """The builder options given, checked against the builder's config."""
     from dataclasses import fields
 
     from editf1.builders import builder_class
@@ -142,9 +140,8 @@ def _builder_kwargs(args, name: str) -> dict:
 
 def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
     """``(run name, rows)`` of ``--dataset`` (a builder name, a Hub-ready folder, or with
-    ``--download`` a Hub dataset id), ``--config`` and ``--split``; the rows have
-    ``--prediction-field`` and ``reference_fields``. The run name is
-    ``<dataset>_<config>``, plus ``_<split>`` for a split other than ``test``.
+    ``--download`` a Hub dataset id); the rows have ``--prediction-field`` and
+    ``reference_fields``. The run name is ``<dataset>_<config>[_<split> unless test]``.
 
     Raises:
         ValueError: for an unknown dataset, config or split, missing columns, an option
@@ -171,18 +168,17 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
             ]
         else:
             path = Path(args.dataset)
-            if path.is_dir():
+            hub = not path.is_dir()  # --revision pins a Hub dataset; other options would be lost
+            if not hub:
                 source, label, kind = str(path), path.resolve().name, "a folder"
             elif args.download and "/" in args.dataset:
-                source, label = args.dataset, args.dataset.replace("/", "__")
-                kind = "a Hub dataset"
+                source, label, kind = args.dataset, args.dataset.replace("/", "__"), "a Hub dataset"
             else:
                 raise ValueError(
                     f"--dataset {args.dataset!r} is neither a known dataset "
                     f"({', '.join(BUILDER_NAMES)}) nor a folder; a Hub repository id needs "
                     "--download"
                 )
-            hub = kind == "a Hub dataset"  # --revision pins it; other options would be lost
             if given := [f for f in _given(args) if not (f == "--revision" and hub)]:
                 raise ValueError(
                     f"{', '.join(given)} do(es) not apply to {kind} (--dataset {args.dataset}); "
@@ -211,7 +207,6 @@ def dataset_rows(args, reference_fields: list[str]) -> tuple[str, list[dict]]:
 
 
 def _offline_hub_dataset(repo: str, revision: str | None) -> str:
-    """The error of a Hub dataset that cannot be downloaded, with the ways round it."""
     pinned = f"revision {revision}" if revision else "no --revision (the main branch)"
     download = f"hf download {repo} --repo-type dataset" + (
         f" --revision {revision}" if revision else ""
@@ -235,8 +230,7 @@ def add_commands(commands) -> None:
         description="Prepares every config of a dataset (or --config ones) and writes "
         "FOLDER/README.md (a dataset card whose YAML names configs and splits) and "
         "FOLDER/data/<config>/<split>.<format>, so that datasets.load_dataset(FOLDER, "
-        "config) loads it. Uploads nothing unless --push-to-hub is given (then to a "
-        "private repository).",
+        "config) loads it. Uploads nothing unless --push-to-hub is given.",
     )
     p.add_argument("name", help="dataset: " + ", ".join(BUILDER_NAMES))
     p.add_argument("--data-dir", type=Path, help="folder of the dataset's files")
@@ -260,13 +254,12 @@ def add_commands(commands) -> None:
         help="then upload the folder to this Hub dataset repository, created private "
         "(network; refused for third-party sets and public repositories of patient data)",
     )
-    add_builder_options(p)
+    _add_builder_options(p)
     p.set_defaults(run=_export_dataset)
 
 
 def _export_dataset(args) -> int:
-    """Write the folder through :func:`editf1.io.staged_folder` (a failed export leaves the
-    previous one whole; other files there and the inputs are kept)."""
+    """A failed export leaves the previous one whole; other files there and inputs are kept."""
     import datasets
 
     from editf1.builders.hub import (

@@ -1,5 +1,4 @@
-"""``edit-f1 draft`` (:mod:`editf1.drafting`), and the drafting model's options, which
-``preference-pairs --tadpole`` shares."""
+"""``edit-f1 draft`` (:mod:`editf1.drafting`) and the drafting model's options."""
 
 from __future__ import annotations
 
@@ -15,6 +14,8 @@ from editf1.cli.conventions import (
     human_stream,
     read_input,
 )
+from editf1.cli.datasets import add_dataset_options
+from editf1.cli.progress import silence_progress_bars
 
 __all__ = ["add_commands", "add_generator_options", "generator_from_args"]
 
@@ -59,9 +60,8 @@ def add_generator_options(p) -> None:
 
 
 def generator_from_args(args):
-    """A ``ServerGenerator`` with ``--server``, else a ``CausalLMGenerator``
-    (:mod:`editf1.drafting.generators`); ValueError for server options without
-    ``--server`` or no model named."""
+    """A ``ServerGenerator`` with ``--server``, else a ``CausalLMGenerator``; ValueError for
+    server options without ``--server`` or no model named."""
     from editf1.drafting.generators import CausalLMGenerator, ServerGenerator
 
     decoding = {k: getattr(args, k) for k in ("max_new_tokens", "temperature", "top_p", "seed")}
@@ -104,8 +104,7 @@ def add_commands(commands) -> None:
         "--strategy",
         default="zero-shot",
         choices=["zero-shot", "thematic", "few-shot"],
-        help="the instruction: zero-shot, thematic (the eight clinical themes described) or "
-        "few-shot (the --shots nearest prior message/reply pairs) (default %(default)s)",
+        help="the instruction (see above; default %(default)s)",
     )
     p.add_argument("--examples", type=Path, help="few-shot: JSONL or CSV pool of prior pairs")
     p.add_argument(
@@ -129,8 +128,6 @@ def add_commands(commands) -> None:
     add_output(p, "JSONL to write; - for standard output", required=True)
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_generator_options(p)
-    from editf1.cli.datasets import add_dataset_options
-
     add_dataset_options(p)
     p.set_defaults(run=_draft, quiet=False)
 
@@ -142,8 +139,6 @@ def _draft(args) -> int:
     if bool(args.input) == bool(args.dataset):
         raise ValueError("draft: give an input file or --dataset (one of them)")
     if args.no_progress:  # also the model libraries' bars (downloads, loading)
-        from editf1.cli.progress import silence_progress_bars
-
         silence_progress_bars()
     check_outputs([("-o", args.output)], [args.input, args.examples])
     fields = ("--message-field", "--reference-field")

@@ -40,9 +40,8 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
 
 
 class ScoreGold:
-    """The :class:`~editf1.gold.labels.GoldLabels` of a ``score --gold`` run (``second``:
-    the second annotator's), checked before any judge runs; pairs are keyed by id
-    (``by_id``) or row number (:func:`editf1.gold.labels.pair_keys`)."""
+    """The gold labels of a ``score --gold`` run (``second``: the second annotator's); pairs
+    are keyed by id (``by_id``) or row number (:func:`editf1.gold.labels.pair_keys`)."""
 
     def __init__(self, labels, second, themes_scored, by_id: bool) -> None:
         self.labels, self.second = labels, second
@@ -102,7 +101,6 @@ def check_gold(args, checked, scorer):
                 "annotator's labels are another file"
             )
         second = load_gold(args.second_gold, pairs, scorer.splitter)
-    # keyed as pair_keys keys them: by id where every row has one, else by row number
     by_id = bool(checked) and all(row_id is not None for row_id, _, _ in checked)
     return ScoreGold(labels, second, scorer.themes_scored, by_id)
 
@@ -183,18 +181,16 @@ def _sample_for_labels(args) -> int:
 
 
 def _score_arguments(args) -> list[str] | None:
-    """The ``edit-f1 score`` arguments that read the sampled file (``None``: stdin)."""
     if is_stdio(args.input):
         return None
-    options = [
-        ("--input-format", args.input_format, "auto"),
-        ("--prediction-field", args.prediction_field, "prediction"),
-        ("--reference-field", args.reference_field, "reference"),
-        ("--id-field", args.id_field, "id"),
-    ]
-    return [str(args.input)] + [
-        part for flag, value, default in options if value != default for part in (flag, value)
-    ]
+    defaults = {  # score's
+        "--input-format": "auto",
+        "--prediction-field": "prediction",
+        "--reference-field": "reference",
+        "--id-field": "id",
+    }
+    given = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in defaults}
+    return [str(args.input)] + [x for f, v in given.items() if v != defaults[f] for x in (f, v)]
 
 
 def _annotate(args) -> int:

@@ -26,9 +26,7 @@ def add_commands(commands) -> None:
         "the scores, the matched spans and expected deletions, the expected additions and "
         "every sentence's theme. Nothing leaves the machine unless --share is given.",
     )
-    p.add_argument(
-        "--host", default="127.0.0.1", help="address to serve on (default %(default)s, loopback)"
-    )
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default %(default)s)")
     p.add_argument("--port", type=int, default=7860, help="port to serve on (default %(default)s)")
     p.add_argument("--share", action="store_true", help="open a public gradio.live link")
     p.set_defaults(run=_demo)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from editf1.options import option_help
+
 __all__ = [
     "add_judge_arguments",
     "add_judge_option_arguments",
-    "judge_option_help",
     "judge_options",
     "scorer_judges",
 ]
@@ -20,8 +21,8 @@ def _shown(value) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def judge_option_help(kind: str) -> str:
-    """The help of ``--{kind}-judge-option``: every judge's options with help and default."""
+def _option_help(kind: str) -> str:
+    """Every ``kind`` judge's options with their help and default."""
     import dataclasses
 
     from editf1.judges import CONTENT_JUDGES, THEME_JUDGES, config_class
@@ -57,7 +58,7 @@ class _JudgeOptions(argparse.Action):
 
     @property
     def help(self) -> str:
-        return judge_option_help(self.kind)
+        return _option_help(self.kind)
 
     @help.setter
     def help(self, value) -> None:  # argparse sets it; the text is built when shown
@@ -68,10 +69,8 @@ class _JudgeOptions(argparse.Action):
 
 
 def add_judge_arguments(p, kinds=("content", "theme"), *, theme_none: bool = False) -> None:
-    """``--content-judge`` / ``--theme-judge NAME`` and their options flags;
-    ``theme_none``: ``--theme-judge none`` scores no themes."""
+    """``--{kind}-judge NAME`` and its options flag; ``theme_none``: ``--theme-judge none``."""
     from editf1.judges import CONTENT_JUDGES, THEME_JUDGES
-    from editf1.options import option_help
 
     for kind in kinds:
         names = ", ".join(CONTENT_JUDGES if kind == "content" else THEME_JUDGES)
@@ -85,14 +84,14 @@ def add_judge_arguments(p, kinds=("content", "theme"), *, theme_none: bool = Fal
 
 
 def add_judge_option_arguments(p, kinds=("content", "theme")) -> None:
-    """Add ``--content-judge-option`` / ``--theme-judge-option KEY=VALUE`` (repeatable)."""
+    """``--{kind}-judge-option KEY=VALUE`` (repeatable)."""
     for kind in kinds:
         p.add_argument(f"--{kind}-judge-option", action=_JudgeOptions, kind=kind)
 
 
 def scorer_judges(args) -> dict:
-    """The judges of the command line as :class:`~editf1.scorer.EditF1Scorer` takes them
-    (``--theme-judge none``: ``None``); ValueError for options of no judge."""
+    """The judges as :class:`~editf1.scorer.EditF1Scorer` takes them; ValueError for options of
+    no judge."""
     judges = {
         "content_judge": args.content_judge,
         "theme_judge": None if args.theme_judge == "none" else args.theme_judge,
@@ -105,9 +104,8 @@ def scorer_judges(args) -> dict:
 
 
 def judge_options(values: list[str]) -> dict | None:
-    """The options of repeated ``KEY=VALUE`` flags (``None``: none), each value read as
-    JSON where it is JSON; ValueError for a flag without ``=`` or a key, or a key given
-    twice.
+    """The options of repeated ``KEY=VALUE`` flags (``None``: none), a value read as JSON
+    where it is JSON; ValueError for a flag without ``=`` or a key, or a key given twice.
 
     >>> judge_options(["adapter=judges/x", "batch_size=8"])
     {'adapter': 'judges/x', 'batch_size': 8}

@@ -1,5 +1,4 @@
-"""The judge commands of ``edit-f1``: ``train-judge``, ``agreement``, ``merge-judge``
-and ``push-judge`` (the judge flags are :mod:`editf1.cli.judge_options`)."""
+"""``edit-f1 train-judge``, ``agreement``, ``merge-judge`` and ``push-judge``."""
 
 from __future__ import annotations
 
@@ -19,6 +18,8 @@ from editf1.cli.judge_options import add_judge_arguments, judge_options
 
 __all__ = ["add_commands"]
 
+_TRAINABLE = ("embedding-theme", "embedding-content", "llm-content", "llm-theme", "cross-encoder")
+
 
 def add_commands(commands) -> None:
     """Register ``train-judge``, ``agreement``, ``merge-judge`` and ``push-judge``."""
@@ -29,8 +30,7 @@ def add_commands(commands) -> None:
 
 
 def _lora_flags() -> dict:
-    """``{dest: field}`` of the :class:`~editf1.training.lora_config.LoraTraining` fields
-    that are ``train-judge`` flags."""
+    """``{dest: field}`` of the ``LoraTraining`` fields that are ``train-judge`` flags."""
     from dataclasses import fields
 
     from editf1.training.lora_config import LoraTraining
@@ -58,17 +58,7 @@ def _add_train_judge(commands) -> None:
         "all-MiniLM-L6-v2 fine-tuned on --data content labels with spans; writes a model "
         "folder.",
     )
-    p.add_argument(
-        "judge",
-        choices=[
-            "embedding-theme",
-            "embedding-content",
-            "llm-content",
-            "llm-theme",
-            "cross-encoder",
-        ],
-        help="which judge to fit (see above)",
-    )
+    p.add_argument("judge", choices=_TRAINABLE, help="which judge to fit (see above)")
     p.add_argument("--data", type=Path, help="training data (see above)")
     add_output(p, "parameter file (llm-*, cross-encoder: folder) to write", required=True)
     add_seed(p, "seed of the split, fit and resampling")
@@ -84,8 +74,8 @@ def _add_train_judge(commands) -> None:
         type=float,
         default=0.0,
         help="embedding-content: probability in [0, 1] each sentence of a run of draft "
-        "sentences must reach alone for the run to be a candidate; written into the "
-        "parameters and applied when measuring (not fitted; default %(default)s)",
+        "sentences must reach alone for the run to be a candidate; not fitted, as --veto "
+        "(default %(default)s)",
     )
     p.add_argument(
         "--base",
@@ -107,10 +97,9 @@ def _train_judge(args) -> int:
     from editf1.training import classifiers
 
     veto = check_veto(kind.strip() for kind in args.veto.split(",") if kind.strip())
-    if veto and args.judge != "embedding-content":
-        raise ValueError("--veto applies to embedding-content only")
-    if args.run_floor and args.judge != "embedding-content":
-        raise ValueError("--run-floor applies to embedding-content only")
+    for flag, value in (("--veto", veto), ("--run-floor", args.run_floor)):
+        if value and args.judge != "embedding-content":
+            raise ValueError(f"{flag} applies to embedding-content only")
     if args.judge.startswith("llm-"):
         return _train_llm_judge(args)
     given = [k for k in ("base", *_lora_flags(), "device") if getattr(args, k) is not None]
@@ -156,7 +145,6 @@ def _train_judge(args) -> int:
 
 
 def _shipped_default_agreement(items, seed: int) -> dict:
-    """The shipped default content judge's agreement on the fit's held-out cases."""
     from editf1.judges import load_content_judge
     from editf1.validation import agreement as ja
     from editf1.validation.labelled import select_split
@@ -170,8 +158,7 @@ def _shipped_default_agreement(items, seed: int) -> dict:
 
 
 def _labelled_items(args, task: str):
-    """``(items, name)`` of ``--data``: content labels (a K-QA folder but for the
-    cross-encoder) or theme labels (default: the shipped theme sentences)."""
+    """``(items, name)`` of ``--data``, content or theme labels (``task``)."""
     from editf1.validation import labelled
 
     data = args.data
@@ -194,8 +181,6 @@ def _labelled_items(args, task: str):
 
 
 def _train_cross_encoder(args) -> int:
-    """``train-judge cross-encoder``
-    (:func:`editf1.training.cross_encoder.train_cross_encoder_judge`)."""
     from editf1.training.cross_encoder import CrossEncoderTraining, train_cross_encoder_judge
 
     items, _ = _labelled_items(args, "content")
@@ -207,7 +192,6 @@ def _train_cross_encoder(args) -> int:
 
 
 def _train_llm_judge(args) -> int:
-    """``train-judge llm-*``: LoRA-tune, report, write the adapter's model card."""
     from editf1.cards import adapter_card_spec, write_card
     from editf1.training.lora import train_generative_judge
     from editf1.training.lora_config import LoraTraining
@@ -380,9 +364,8 @@ def _agreement(args) -> int:
 
 
 def _check_fitted(options: dict | None, items, args) -> None:
-    """Refuse (ValueError) to measure an embedding judge whose ``params_file`` records the
-    :func:`~editf1.validation.labelled.items_digest` of ``items`` in-sample: a theme judge
-    (fitted on all of them), or a content judge on a ``--split`` other than its own."""
+    """Refuse an embedding judge ``params_file`` fitted on ``items`` that would be measured
+    in-sample: a theme judge (fitted on all), or a content judge on another split."""
     from editf1.judges.embedding.config import load_params
     from editf1.validation.labelled import items_digest
 
@@ -459,11 +442,7 @@ def _add_push_judge(commands) -> None:
     )
     p.add_argument("folder", type=Path, help="the adapter folder")
     p.add_argument("repo_id", metavar="ORG/NAME", help="the Hub model repository")
-    p.add_argument(
-        "--public",
-        action="store_true",
-        help="create (or accept) a public repository; default private",
-    )
+    p.add_argument("--public", action="store_true", help="create (or accept) a public repository")
     p.set_defaults(run=_push_judge)
 
 

@@ -1,10 +1,4 @@
-"""The ``edit-f1`` parser, :func:`main` and the error convention (:mod:`editf1.cli`).
-
-Every command: a user error prints ``edit-f1: error: ...`` (one line, or one per bad
-row) and exits with status 2; ``-`` is standard input for an input file and standard
-output for ``-o`` or ``--summary-json`` (human-readable lines then go to standard
-error); outputs appear under their names only once complete (:mod:`editf1.io`).
-"""
+"""The ``edit-f1`` parser and :func:`main`, which applies the error rule of :mod:`editf1.cli`."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from contextlib import contextmanager
 from editf1.cli import analysis, datasets, drafting, gold, integrations, judges, scoring, training
 from editf1.cli.conventions import ProcessError
 
-__all__ = ["COMMAND_GROUPS", "SECTIONS", "HelpFormatter", "build_parser", "main"]
+__all__ = ["COMMAND_GROUPS", "SECTIONS", "build_parser", "main"]
 
 #: The command groups: each adds its commands (:data:`SECTIONS` orders them in the help).
 COMMAND_GROUPS = (scoring, judges, datasets, analysis, integrations, training, drafting, gold)
@@ -37,9 +31,8 @@ SECTIONS = (
 _PREFIX = "edit-f1: error: "
 
 
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's help, keeping a description's paragraphs and indented lines (examples)
-    and an option help's lines."""
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, keeping paragraphs, indented lines (examples) and an option's lines."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         fill = super()._fill_text
@@ -56,9 +49,8 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 class _Commands(dict):
-    """The subparsers as the groups see them (``{name: help}``): ``add_parser`` takes a
-    one-line ``help`` (for :data:`SECTIONS`) and an ``example`` (shown last, or first with
-    ``example_first``)."""
+    """The subparsers as the groups see them (``{name: help}``); ``add_parser`` also takes an
+    ``example`` (shown last, or first with ``example_first``)."""
 
     def __init__(self, subparsers) -> None:
         super().__init__()
@@ -74,7 +66,7 @@ class _Commands(dict):
             kwargs["description"] = f"{kwargs.get('description', '')}\n\n{shown}".strip()
         else:
             kwargs["epilog"] = shown
-        return self._subparsers.add_parser(name, formatter_class=HelpFormatter, **kwargs)
+        return self._subparsers.add_parser(name, formatter_class=_HelpFormatter, **kwargs)
 
     def listing(self) -> str:
         listed = [name for _, names in SECTIONS for name in names]
@@ -114,12 +106,11 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``edit-f1`` parser (every group of :data:`COMMAND_GROUPS`); building it imports
-    no model or data library, so ``--help`` is quick."""
+    """The ``edit-f1`` parser; building it imports no model or data library (quick ``--help``)."""
     parser = _Parser(
         prog="edit-f1",
         usage="%(prog)s [-h] [--version] COMMAND ...",
-        formatter_class=HelpFormatter,
+        formatter_class=_HelpFormatter,
         epilog="Each command's --help lists its options and an example, e.g. edit-f1 score --help.",
     )
     parser.add_argument("--version", action=_Version, help="show the version and exit")
@@ -137,8 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Terminated(KeyboardInterrupt):
-    """A termination signal (``signum``), raised so that outputs are cleaned up as for
-    Ctrl-C."""
+    """A termination signal (``signum``), raised so that outputs are cleaned up as for Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -152,8 +142,8 @@ _TERMINATING += ("SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF")
 
 @contextmanager
 def _sigterm_as_interrupt():
-    """Within the block, :data:`_TERMINATING` signals still at their default action (SIGTERM
-    always) raise :class:`_Terminated`."""
+    """Within the block, :data:`_TERMINATING` signals at their default action raise
+    :class:`_Terminated` (SIGTERM always)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -194,9 +184,8 @@ def _error_lines(error: BaseException) -> str:
 
 @contextmanager
 def _one_line_warnings(args):
-    """Within the block, a warning shown is one line, ``edit-f1: warning: ...``, once per
-    text; a :class:`~editf1.aggregate.RowsWarning` names rows as the command does
-    (``args.rows_text``) and options as the command line spells them."""
+    """Within the block, a warning is one line, ``edit-f1: warning: ...``, once per text; a
+    :class:`~editf1.aggregate.RowsWarning` names rows as the command does (``args.rows_text``)."""
     shown: set[str] = set()
 
     def one_line(message, category, filename, lineno, line=None) -> str:
@@ -220,10 +209,7 @@ def _one_line_warnings(args):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line.
-
-    Args:
-        argv: the arguments (default: ``sys.argv[1:]``).
+    """Run the command line (``argv``: default ``sys.argv[1:]``).
 
     Returns:
         The exit status: 0 on success; 2 for a user error (bad input or option, a missing

@@ -8,8 +8,8 @@ __all__ = ["silence_progress_bars"]
 
 
 def silence_progress_bars() -> None:
-    """Hide the progress bars of huggingface_hub, and of transformers and datasets where
-    imported, for the rest of the process (bars drawn with tqdm directly stay)."""
+    """Hide the bars of huggingface_hub, transformers and datasets for the rest of the process
+    (bars drawn with tqdm directly stay)."""
     from huggingface_hub.utils import disable_progress_bars
 
     disable_progress_bars()

@@ -1,6 +1,5 @@
-"""``edit-f1 score``: drafts scored against clinician replies by
-:class:`editf1.scorer.EditF1Scorer`, in one process or in shares across several
-(``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`)."""
+"""``edit-f1 score`` (:class:`editf1.scorer.EditF1Scorer`), in one process or in shares across
+several (``torchrun``, ``accelerate launch``; :mod:`editf1.integrations.distributed`)."""
 
 from __future__ import annotations
 
@@ -21,6 +20,12 @@ from editf1.cli.conventions import (
     rows_text,
     write_json,
 )
+from editf1.cli.datasets import add_dataset_options
+from editf1.cli.gold import add_gold_options, check_gold
+from editf1.cli.judge_options import add_judge_arguments, scorer_judges
+from editf1.cli.progress import silence_progress_bars
+from editf1.cli.summary import format_summary
+from editf1.options import option_help
 
 __all__ = ["DEFAULT_RUNS", "add_commands"]
 
@@ -28,10 +33,11 @@ __all__ = ["DEFAULT_RUNS", "add_commands"]
 DEFAULT_RUNS = Path("runs")
 #: Output suffixes of tables, which the per-row JSON Lines would be mistaken for.
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".xlsx", ".xls")
+#: The scorer's options ``score`` takes as flags (:mod:`editf1.options`).
+_SCORING = ("include_other", "leave_out_other", "zero_division", "batch_size")
 
 
 def _zero_division(text: str):
-    """``--zero-division``: ``warn``, 0 or 1 (:func:`editf1.options.check_zero_division`)."""
     from editf1.options import check_zero_division
 
     try:
@@ -72,9 +78,7 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
         "--id-field",
         help="column of the row id (default: 'id' where the rows have one); ids must be unique",
     )
-    given.add_argument(
-        "--limit", type=int, help="score only the first N rows (all rows are still checked)"
-    )
+    given.add_argument("--limit", type=int, help="score the first N rows only (all are checked)")
     written = p.add_argument_group("output")
     add_output(
         written,
@@ -90,14 +94,9 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
         action="store_true",
         help="hide the progress bars (also those of model downloads and loading)",
     )
-    from editf1.cli.datasets import add_dataset_options
-    from editf1.cli.gold import add_gold_options
-    from editf1.cli.judge_options import add_judge_arguments
-    from editf1.options import option_help
-
     judging = p.add_argument_group("judges and scores")
     add_judge_arguments(judging, theme_none=True)
-    for name in ("include_other", "leave_out_other", "zero_division", "batch_size"):
+    for name in _SCORING:
         default, about = option_help(name)
         flag = "--" + name.replace("_", "-")
         if isinstance(default, bool):
@@ -112,11 +111,10 @@ edit-f1 score - --summary-json - < pairs.jsonl""",
     p.set_defaults(run=_score)
 
 
-def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
-    """(run name, rows, prediction field, reference fields, id field)."""
+def _rows_for(args) -> tuple[str, list[dict], str, list[str]]:
+    """(run name, rows, prediction field, reference fields)."""
     if args.input and args.dataset:
         raise ValueError("give an input file or --dataset, not both")
-    id_field = args.id_field or "id"
     refs = args.reference_field or ["reference"]
     if len(set(refs)) < len(refs):
         raise ValueError(f"--reference-field names a column twice: {refs}")
@@ -128,21 +126,17 @@ def _rows_for(args) -> tuple[str, list[dict], str, list[str], str]:
         fields = [args.prediction_field, *refs]
         rows = read_rows(args.input, fields, args.input_format, named_by)
         name = "stdin" if is_stdio(args.input) else args.input.stem
-        return name, rows, args.prediction_field, refs, id_field
+        return name, rows, args.prediction_field, refs
     if args.dataset:
-        from editf1.cli.datasets import dataset_rows
+        from editf1.cli.datasets import dataset_rows  # looked up when run (tests replace it)
 
-        name, rows = dataset_rows(args, refs)
-        return name, rows, args.prediction_field, refs, id_field
+        return *dataset_rows(args, refs), args.prediction_field, refs
     from editf1.builders.readers import demo_rows
 
-    return "demo", demo_rows(), "prediction", ["reference"], id_field
+    return "demo", demo_rows(), "prediction", ["reference"]
 
 
 def _score(args) -> int:
-    from editf1.cli.gold import check_gold
-    from editf1.cli.judge_options import scorer_judges
-    from editf1.cli.summary import format_summary
     from editf1.integrations import distributed
     from editf1.io import JsonlWriter
     from editf1.scorer import EditF1Scorer
@@ -156,8 +150,6 @@ def _score(args) -> int:
         state = distributed.process_state()
     progress = not (args.no_progress or args.quiet) and (state is None or state.is_main_process)
     if not progress:
-        from editf1.cli.progress import silence_progress_bars
-
         silence_progress_bars()
     inputs = [args.input, args.data_dir, args.gold, args.second_gold]
     if args.output is not None and args.output.suffix.lower() in TABLE_SUFFIXES:
@@ -168,22 +160,15 @@ def _score(args) -> int:
         )
     check_outputs([("-o", args.output), ("--summary-json", args.summary_json)], inputs)
     with nullcontext() if state is None else state.main_process_first():
-        name, rows, pred, refs, id_field = _rows_for(args)  # a shared --cache-dir: built once
+        name, rows, pred, refs = _rows_for(args)  # a shared --cache-dir: built once
     output = args.output or DEFAULT_RUNS / f"{name}.edit_f1.jsonl"
     # the default name is the input's stem: a.jsonl and a.csv, or two runs, share it
     replaced = args.output is None and output.exists()
     check_outputs([("-o", output), ("--summary-json", args.summary_json)], inputs)
-    checked = first_rows(_checked_rows(args, rows, pred, refs, id_field), args.limit)
-    judges = scorer_judges(args)
+    checked = first_rows(_checked_rows(args, rows, pred, refs), args.limit)
+    judges, options = scorer_judges(args), {k: getattr(args, k) for k in _SCORING}
     try:
-        scorer = EditF1Scorer(
-            **judges,
-            include_other=args.include_other,
-            leave_out_other=args.leave_out_other,
-            zero_division=args.zero_division,
-            batch_size=args.batch_size,
-            progress=progress,
-        )
+        scorer = EditF1Scorer(**judges, **options, progress=progress)
     except TypeError as error:  # the judges' answer to an option they do not take
         if not (judges["content_judge_options"] or judges["theme_judge_options"]):
             raise
@@ -236,20 +221,15 @@ def _score(args) -> int:
     return 0
 
 
-def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
-    """The rows checked (:func:`editf1.inputs.check_rows`); with several
-    ``--reference-field`` columns an empty cell is no reply (counted in a warning) and a
-    row with none is an error naming every column.
-
-    Raises:
-        ValueError: for an ``--id-field`` rows lack.
-        InputError: listing every bad row and cell.
-    """
+def _checked_rows(args, rows, pred: str, refs: list[str]):
+    """The rows checked (:func:`editf1.inputs.check_rows`); with several ``--reference-field``
+    columns an empty cell is no reply and a row with none is an error naming every column."""
     from editf1.inputs import CheckedRows, InputError, check_rows
     from editf1.io import TableRows
     from editf1.naming import shown_columns
 
     table = isinstance(rows, TableRows)
+    id_field = args.id_field or "id"
     if args.id_field and (lacking := [i for i, row in enumerate(rows) if id_field not in row]):
         if table and len(lacking) == len(rows):
             raise ValueError(
@@ -297,7 +277,6 @@ def _checked_rows(args, rows, pred: str, refs: list[str], id_field: str):
 
 
 def _lines_text(rows, shown: list, count: int) -> str:
-    """The rows a :class:`~editf1.aggregate.RowsWarning` names, by file and line."""
     if not all(isinstance(row, int) for row in shown):  # e.g. "all"
         return f"[{', '.join(map(str, shown))}]"
     return f"({rows.where(shown)}{', ...' if count > len(shown) else ''})"

@@ -6,11 +6,9 @@ __all__ = ["format_summary"]
 
 
 def format_summary(summary: dict) -> str:
-    """Format :meth:`editf1.results.CorpusResult.summary` as a table: content and theme
-    precision/recall/F1 with their counts, then per theme F1, the share of replies and
-    drafts with it (Table 5) and the content recall of its reply sentences (Table 14).
-    Where nothing defines a theme's F1 or recall (stored as 1.0) the table shows "–".
-    """
+    """:meth:`editf1.results.CorpusResult.summary` as a table: content and theme scores with
+    their counts, then per theme F1, the share of replies and drafts with it (Table 5) and
+    the content recall of its reply sentences (Table 14); "–" where nothing defines them."""
     lines = [
         f"edit-F1 on {summary['n_pairs']} pair(s)",
         f"  content  precision {summary['precision']:.3f}  recall {summary['recall']:.3f}  "

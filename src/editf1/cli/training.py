@@ -1,5 +1,4 @@
-"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, a ``datasets.Dataset`` in
-trl's prompt / chosen / rejected format (:mod:`editf1.training.preferences`)."""
+"""``edit-f1 preference-pairs``: DPO pairs ranked by edit-F1, :mod:`editf1.training.preferences`."""
 
 from __future__ import annotations
 
@@ -16,13 +15,17 @@ from editf1.cli.conventions import (
     write_json,
 )
 from editf1.cli.drafting import add_generator_options, generator_from_args
+from editf1.cli.judge_options import (
+    add_judge_arguments,
+    add_judge_option_arguments,
+    judge_options,
+    scorer_judges,
+)
 
 __all__ = ["add_commands"]
 
 
 def _reward(args):
-    """The :class:`~editf1.training.rewards.EditF1Reward` the options describe."""
-    from editf1.cli.judge_options import scorer_judges
     from editf1.scorer import EditF1Scorer
     from editf1.training.rewards import EditF1Reward
 
@@ -86,8 +89,6 @@ def add_commands(commands) -> None:
         default=0.5,
         help="mix: reward = (1 - w) * content F1 + w * theme F1 (default %(default)s)",
     )
-    from editf1.cli.judge_options import add_judge_arguments, add_judge_option_arguments
-
     add_judge_arguments(p, ("content",))
     p.add_argument(
         "--theme-judge", help="embedding (default for --level theme and mix) or none (content only)"
@@ -98,8 +99,6 @@ def add_commands(commands) -> None:
 
 
 def _columns_description(p) -> str:
-    """The input's columns in both modes, named by the options' defaults."""
-
     def named(*dests: str) -> str:
         return ", ".join(f"{p.get_default(d)} (--{d.replace('_', '-')})" for d in dests)
 
@@ -148,8 +147,7 @@ def _preference_pairs(args) -> int:
 
 
 def _check_fields(rows, args, *, drafts: bool) -> None:
-    """Before any work: every row's message id, message, reply, draft (``drafts``) and
-    prompt (all text or all chat lists) are usable; InputError naming each bad field."""
+    """InputError naming each unusable message id, message, reply, draft or prompt."""
     from editf1.inputs import InputError, check_group, check_reference, describe
     from editf1.naming import field_at
 
@@ -170,8 +168,7 @@ def _check_fields(rows, args, *, drafts: bool) -> None:
             errors.append(f"{at_message} is empty: there is no message to answer")
         if drafts:
             text(at, row, args.prediction_field, "a draft (text)")
-            errors += check_reference(at, row[args.reference_field], args.reference_field)
-        elif text(at, row, args.reference_field, "one clinician reply (text)"):
+        if drafts or text(at, row, args.reference_field, "one clinician reply (text)"):
             errors += check_reference(at, row[args.reference_field], args.reference_field)
     if args.prompt_field:
         kinds = [isinstance(row[args.prompt_field], str) for row in rows]
@@ -213,7 +210,6 @@ def _scored_pairs(args):
 def _tadpole(args):
     import dataclasses
 
-    from editf1.cli.judge_options import judge_options
     from editf1.io import JsonlWriter
     from editf1.judges import load_theme_judge
     from editf1.training.preferences import pair_dataset, tadpole_pairs, tadpole_tuples
