@@ -1,7 +1,6 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
 each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting
-(``edit-f1 draft``), for ``edit-f1 score`` and ``edit-f1 report`` to compare pair by pair.
-"""
+(``edit-f1 draft``)."""
 
 from __future__ import annotations
 
@@ -34,12 +33,10 @@ def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = ""
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` >= 0 ``pool`` texts nearest to each of Q ``queries``, by cosine similarity
-    of the sentence encoder's embeddings (default: the package's).
-
-    Returns:
-        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
-        one per distinct pool text, never a text equal to the query.
+    """For each of Q ``queries``, the indices of at most ``k`` >= 0 ``pool`` texts nearest
+    to it by cosine similarity of the sentence encoder's embeddings (default: the
+    package's), most similar first (ties: the earlier), one per distinct pool text, never
+    a text equal to the query.
 
     Raises:
         ValueError: for k < 0.

@@ -1,6 +1,5 @@
-"""edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits
-(Seegmiller et al., arXiv 2601.11344: Algorithm 1's F1, §3.2's theme F1).
-"""
+"""edit-F1 as a reward for trl's ``GRPOTrainer`` (Seegmiller et al., arXiv 2601.11344:
+Algorithm 1's F1, §3.2's theme F1)."""
 
 from __future__ import annotations
 
@@ -40,20 +39,12 @@ class RewardDetail:
 
 
 def completion_text(completion) -> str:
-    """The draft in one completion as trl passes it.
-
-    Args:
-        completion: a string, or a list of message dicts whose content is a string or a
-            list of ``{"type": "text", "text": ...}`` parts.
-
-    Returns:
-        The string, or the assistant messages' text joined by blank lines.
+    """The draft in one completion as trl passes it: a string as it is, or the text of a
+    list of message dicts (a content a string or ``{"type": "text", "text": ...}`` parts),
+    the assistant messages' joined by blank lines.
 
     Raises:
         TypeError: for anything else.
-
-    >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "Hi."}]}])
-    'Hi.'
     """
     if isinstance(completion, str):
         return completion
@@ -75,14 +66,9 @@ def completion_text(completion) -> str:
 
 
 def copied_fraction(prediction: str, message: str, n: int = 3) -> float:
-    """Share of the draft's word n-grams that occur in the message (with repeats).
-
-    Words are :func:`editf1.judges.exact.normalize`'s; a draft of fewer than ``n`` words
-    uses n-grams of its own length. Returns a fraction in [0, 1] (0.0 without words).
-
-    >>> copied_fraction("I have a cough. Rest today.", "Doctor, I have a cough at night.")
-    0.5
-    """
+    """Share in [0, 1] of the draft's word n-grams that occur in the message (with
+    repeats; 0.0 without words). Words are :func:`editf1.judges.exact.normalize`'s; a
+    draft of fewer than ``n`` words uses n-grams of its own length."""
     words = normalize(prediction)
     if not words:
         return 0.0
@@ -191,10 +177,7 @@ class EditF1Reward:
         return [d.reward for d in details]
 
     def details(self, completions: Sequence, **columns) -> list[RewardDetail]:
-        """The reward of each completion and how it came about (:class:`RewardDetail`).
-
-        Arguments as for :meth:`__call__` (without ``prompts``).
-        """
+        """Each completion's :class:`RewardDetail` (arguments as :meth:`__call__`'s)."""
         references = self._column(self.reference_column, columns, len(completions))
         messages = None
         if self.message_column is not None:
