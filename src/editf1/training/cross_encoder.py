@@ -48,6 +48,10 @@ RUN_FLOORS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 THRESHOLDS = tuple(np.round(np.arange(0.05, 0.96, 0.01), 2))
 
 
+def _setting(default, text: str):
+    return field(default=default, metadata={"help": text})
+
+
 @dataclass(frozen=True)
 class CrossEncoderTraining:
     """Settings of one training run (defaults: the shipped judge's).
@@ -56,30 +60,17 @@ class CrossEncoderTraining:
         ValueError: from ``__post_init__``, naming the field.
     """
 
-    negatives_per_item: int = field(
-        default=2, metadata={"help": "random negative candidates per item (0: every one)"}
-    )
-    hard_negatives: int = field(
-        default=2,
-        metadata={"help": "negative candidates per item most similar to the sentence"},
-    )
-    corruptions_per_pair: int = field(
-        default=1, metadata={"help": "corrupted negatives per training gold pair"}
-    )
-    learning_rate: float = field(default=1e-4, metadata={"help": "AdamW's peak learning rate"})
-    epochs: int = field(default=3, metadata={"help": "passes over the training pairs"})
-    batch_size: int = field(default=16, metadata={"help": "pairs per step"})
-    max_length: int = field(default=128, metadata={"help": "word pieces per pair"})
-    window: int = field(
-        default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}
-    )
-    stack: tuple[str, ...] = field(
-        default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
-    )
-    calibration_share: float = field(
-        default=0.2, metadata={"help": "share of fitting cases held back for calibration"}
-    )
-    seed: int = field(default=0, metadata={"help": "of the splits, sampling and training"})
+    negatives_per_item: int = _setting(2, "random negative candidates per item (0: every one)")
+    hard_negatives: int = _setting(2, "negative candidates per item most similar to the sentence")
+    corruptions_per_pair: int = _setting(1, "corrupted negatives per training gold pair")
+    learning_rate: float = _setting(1e-4, "AdamW's peak learning rate")
+    epochs: int = _setting(3, "passes over the training pairs")
+    batch_size: int = _setting(16, "pairs per step")
+    max_length: int = _setting(128, "word pieces per pair")
+    window: int = _setting(2, "longest run of adjacent draft sentences as one span")
+    stack: tuple[str, ...] = _setting(("logit",), f"what the probability stacks: {STACK_FEATURES}")
+    calibration_share: float = _setting(0.2, "share of fitting cases held back for calibration")
+    seed: int = _setting(0, "of the splits, sampling and training")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stack", tuple(self.stack))
