@@ -4,13 +4,13 @@ Algorithm 1's F1, §3.2's theme F1)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from editf1.aggregate import aggregate
 from editf1.inputs import CheckedRows, InputError, check_rows, describe
+from editf1.judges.base import check_finite, check_number
 from editf1.judges.exact import normalize
 from editf1.scorer import EditF1Scorer
 
@@ -129,14 +129,9 @@ class EditF1Reward:
     ) -> None:
         if level not in ("content", "theme", "mix"):
             raise ValueError(f"level must be 'content', 'theme' or 'mix', got {level!r}")
-        for label, value in (
-            ("theme_weight", theme_weight),
-            ("max_copied_fraction", max_copied_fraction),
-        ):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{label} must be in [0, 1], got {value}")
-        if not math.isfinite(guard_reward):  # it goes to trl as a reward: may be < 0, not NaN
-            raise ValueError(f"guard_reward must be a finite number, got {guard_reward}")
+        self.theme_weight = check_number("theme_weight", theme_weight, 0, 1)
+        self.max_copied_fraction = check_number("max_copied_fraction", max_copied_fraction, 0, 1)
+        self.guard_reward = check_finite("guard_reward", guard_reward)  # may be < 0, not NaN
         if not 0 <= min_words <= max_words:
             raise ValueError(f"need 0 <= min_words <= max_words, got {min_words}, {max_words}")
         if scorer is None:
@@ -145,13 +140,10 @@ class EditF1Reward:
             raise ValueError(f"level {level!r} needs a scorer with a theme judge")
         self.scorer = scorer
         self.level = level
-        self.theme_weight = float(theme_weight)
         self.reference_column = reference_column
         self.message_column = message_column
         self.min_words = min_words
         self.max_words = max_words
-        self.max_copied_fraction = float(max_copied_fraction)
-        self.guard_reward = float(guard_reward)
         self.__name__ = name
 
     def __call__(self, prompts: Sequence, completions: Sequence, **columns) -> list[float]:
