@@ -151,23 +151,12 @@ def draft_rows(
                 "prompt_version": DRAFT_PROMPT,
                 "shots": shots_of[key],
             }
-            out.append(drafted | _other_columns(row, used, drafted))
-    return out
-
-
-def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
-    """The row's columns drafting did not read, renamed ``input_<name>`` where the
-    output has ``<name>`` (an error if the row has that too)."""
-    carried = {}
-    for name, value in row.items():
-        if name in used:
-            continue
-        if name in drafted:
-            if f"input_{name}" in row:
+            # the row's other columns, ``input_<name>`` where the output has ``<name>``
+            if clash := [n for n in row if n not in used and n in drafted and f"input_{n}" in row]:
                 raise ValueError(
-                    f"column {name!r} would be kept as 'input_{name}', which the input "
+                    f"column {clash[0]!r} would be kept as 'input_{clash[0]}', which the input "
                     "also has; rename one of them"
                 )
-            name = f"input_{name}"
-        carried[name] = value
-    return carried
+            kept = {f"input_{n}" if n in drafted else n: v for n, v in row.items() if n not in used}
+            out.append(drafted | kept)
+    return out
