@@ -200,23 +200,17 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             per_device_train_batch_size=settings.batch_size,
             learning_rate=settings.learning_rate,
             warmup_steps=0.1,
-            lr_scheduler_type="linear",
             save_strategy="no",
             logging_steps=50,
             report_to="none",
             seed=settings.seed,
             data_seed=settings.seed,
-            dataloader_num_workers=0,
             disable_tqdm=True,
             dataloader_pin_memory=False,
         )
         started = time.time()
-        trainer = CrossEncoderTrainer(
-            model=model,
-            args=args,
-            train_dataset=data,
-            loss=BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight)),
-        )
+        loss = BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight))
+        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss)
         trainer.train()
     losses = [round(float(log["loss"]), 4) for log in trainer.state.log_history if "loss" in log]
     model.eval()
