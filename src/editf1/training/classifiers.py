@@ -306,13 +306,9 @@ def train_theme_judge(
     cv = split(n_splits=folds, shuffle=True, random_state=seed)
     groups = None if groups is None else np.asarray(groups)
     predicted = cross_val_predict(model, features, y, cv=cv, groups=groups)
+    codes = range(len(THEMES))
     report = classification_report(
-        y,
-        predicted,
-        labels=range(len(THEMES)),
-        target_names=list(THEMES),
-        output_dict=True,
-        zero_division=0.0,
+        y, predicted, labels=codes, target_names=list(THEMES), output_dict=True, zero_division=0.0
     )
     model.fit(features, y)
     return {
@@ -333,7 +329,7 @@ def train_theme_judge(
             },
             "macro_f1": round(report["macro avg"]["f1-score"], 4),
             "accuracy": round(report["accuracy"], 4),
-            "confusion_matrix": confusion_matrix(y, predicted, labels=range(len(THEMES))).tolist(),
+            "confusion_matrix": confusion_matrix(y, predicted, labels=codes).tolist(),
         },
     }
 
