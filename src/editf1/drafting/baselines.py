@@ -1,7 +1,6 @@
 """Drafting baselines (Seegmiller et al., arXiv 2601.11344, §4.1.2): a causal LM answers
 each patient message with 0-shot, thematic or 5-shot retrieval-augmented prompting
-(``edit-f1 draft``), for ``edit-f1 score`` and ``edit-f1 report`` to compare pair by pair.
-"""
+(``edit-f1 draft``)."""
 
 from __future__ import annotations
 
@@ -34,12 +33,10 @@ def require_columns(rows: Sequence[dict], fields: Sequence[str], where: str = ""
 def nearest_examples(
     queries: Sequence[str], pool: Sequence[str], k: int = 5, encoder=None
 ) -> list[list[int]]:
-    """The ``k`` >= 0 ``pool`` texts nearest to each of Q ``queries``, by cosine similarity
-    of the sentence encoder's embeddings (default: the package's).
-
-    Returns:
-        Q lists of at most ``k`` pool indices, most similar first (ties: the earlier),
-        one per distinct pool text, never a text equal to the query.
+    """For each of Q ``queries``, the indices of at most ``k`` >= 0 ``pool`` texts nearest
+    to it by cosine similarity of the sentence encoder's embeddings (default: the
+    package's), most similar first (ties: the earlier), one per distinct pool text, never
+    a text equal to the query.
 
     Raises:
         ValueError: for k < 0.
@@ -154,23 +151,12 @@ def draft_rows(
                 "prompt_version": DRAFT_PROMPT,
                 "shots": shots_of[key],
             }
-            out.append(drafted | _other_columns(row, used, drafted))
-    return out
-
-
-def _other_columns(row: dict, used: set[str], drafted: dict) -> dict:
-    """The row's columns drafting did not read, renamed ``input_<name>`` where the
-    output has ``<name>`` (an error if the row has that too)."""
-    carried = {}
-    for name, value in row.items():
-        if name in used:
-            continue
-        if name in drafted:
-            if f"input_{name}" in row:
+            # the row's other columns, ``input_<name>`` where the output has ``<name>``
+            if clash := [n for n in row if n not in used and n in drafted and f"input_{n}" in row]:
                 raise ValueError(
-                    f"column {name!r} would be kept as 'input_{name}', which the input "
+                    f"column {clash[0]!r} would be kept as 'input_{clash[0]}', which the input "
                     "also has; rename one of them"
                 )
-            name = f"input_{name}"
-        carried[name] = value
-    return carried
+            kept = {f"input_{n}" if n in drafted else n: v for n, v in row.items() if n not in used}
+            out.append(drafted | kept)
+    return out

@@ -1,6 +1,5 @@
-"""Drafts from an LLM the user names, for drafting baselines and TADPOLE tuples: a local
-causal LM, or a model behind an OpenAI-compatible server.
-"""
+"""Drafts from an LLM the user names: a local causal LM, or a model behind an
+OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -81,9 +80,7 @@ class CausalLMGenerator:
         self.name = resolved.pinned
         self.max_new_tokens = int(max_new_tokens)
         self.batch_size = int(batch_size)
-        self.temperature = float(temperature)
-        self.top_p = float(top_p)
-        self.seed = int(seed)
+        self.temperature, self.top_p, self.seed = float(temperature), float(top_p), int(seed)
 
     @property
     def fingerprint(self) -> str:
@@ -269,29 +266,25 @@ class ServerGenerator:
         ]
         # 32 bytes a token and 64 KiB for the JSON around the K replies
         replies = self.connection.chat(bodies, (1 << 16) + 32 * self.max_new_tokens * k)
-        out = []
-        for i, reply in enumerate(replies):
-            texts, why = _reply_texts(reply, k)
-            if texts is None:
+        out = [_reply_texts(reply, k) for reply in replies]
+        for i, texts in enumerate(out):
+            if isinstance(texts, str):
                 raise ConnectionError(
-                    f"the server at {self.base_url} gave conversation {i} no answer: {why}"
+                    f"the server at {self.base_url} gave conversation {i} no answer: {texts}"
                 )
-            out.append(texts)
         return out
 
 
-def _reply_texts(reply, k: int) -> tuple[list[str] | None, str | None]:
-    """The K reply texts of a chat completion (by ``index``), or ``(None, reason)``."""
+def _reply_texts(reply, k: int) -> list[str] | str:
+    """The K reply texts of a chat completion (by ``index``), or why there are none."""
     if reply.payload is None:
-        return None, reply.failure
+        return reply.failure
     try:
         choices = sorted(reply.payload["choices"], key=lambda c: c["index"])
         texts = [c["message"]["content"] for c in choices]
     except (KeyError, TypeError, AttributeError):
-        return None, "malformed response"
+        return "malformed response"
     if not all(isinstance(text, str) for text in texts):
-        return None, "an answer without text (content null)"
+        return "an answer without text (content null)"
     texts = [text.strip() for text in texts]
-    if len(texts) != k:
-        return None, f"{len(texts)} replies, not {k}"
-    return texts, None
+    return texts if len(texts) == k else f"{len(texts)} replies, not {k}"

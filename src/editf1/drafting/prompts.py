@@ -1,8 +1,6 @@
 """Chat prompts for a drafting model (Seegmiller et al., arXiv 2601.11344, §4.1.2 and
-Appendix D), as lists of ``{"role", "content"}`` messages: the drafting strategies and
-TADPOLE's rewrites of a draft. The wording is this package's, versioned by
-:data:`DRAFT_PROMPT`.
-"""
+Appendix D): the drafting strategies and TADPOLE's rewrites of a draft, in this package's
+wording (versioned by :data:`DRAFT_PROMPT`)."""
 
 from __future__ import annotations
 
@@ -43,11 +41,7 @@ _THEMATIC_PROMPT = (
 
 
 def user_text(message: str, ehr_summary: str | None = None) -> str:
-    """The user turn: the EHR summary (left out when missing or empty) and the message.
-
-    >>> user_text("Can I get a refill?", "63M. T2DM.")
-    'EHR summary:\\n63M. T2DM.\\n\\nPatient message:\\nCan I get a refill?'
-    """
+    """The user turn: the EHR summary (left out when missing or empty) and the message."""
     body = f"Patient message:\n{message}"
     return f"EHR summary:\n{ehr_summary}\n\n{body}" if ehr_summary else body
 

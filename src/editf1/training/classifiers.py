@@ -1,7 +1,5 @@
-"""Fitting the embedded judges' logistic regressions (scikit-learn) on labelled data and
-reporting their agreement; the outputs are the JSON parameter files the judges load
-(``editf1/data``).
-"""
+"""Fitting the embedded judges' logistic regressions (scikit-learn) on labelled data, with
+their agreement: the JSON parameter files the judges load (``editf1/data``)."""
 
 from __future__ import annotations
 
@@ -96,7 +94,7 @@ def _out_of_fold_threshold(
     groups: np.ndarray,
     *,
     folds: int,
-    C: float,
+    C: float = 1.0,
     seed: int,
 ) -> tuple[np.ndarray, float, float]:
     """``(out_of_fold, threshold, kappa)``: each item's highest match probability over its
@@ -206,16 +204,11 @@ def calibrate_content_judge(
     )
     chosen = {} if threshold in (None, 0.5) else {"threshold": threshold}
     if threshold is None:
-        spans = [np.stack([s.cosine[0], s.word_recall[0]], axis=1) for s in scores]
+        fitting = [scores[i] for i in train]
+        spans = [np.stack([s.cosine[0], s.word_recall[0]], axis=1) for s in fitting]
+        vetoed = [s.vetoed[0] for s in fitting]
         _, threshold, kappa = _out_of_fold_threshold(
-            features[train],
-            [spans[i] for i in train],
-            [scores[i].vetoed[0] for i in train],
-            labels[train],
-            groups[train],
-            folds=folds,
-            C=1.0,
-            seed=seed,
+            features[train], spans, vetoed, labels[train], groups[train], folds=folds, seed=seed
         )
         chosen = {
             "threshold": threshold,
@@ -313,13 +306,9 @@ def train_theme_judge(
     cv = split(n_splits=folds, shuffle=True, random_state=seed)
     groups = None if groups is None else np.asarray(groups)
     predicted = cross_val_predict(model, features, y, cv=cv, groups=groups)
+    codes = range(len(THEMES))
     report = classification_report(
-        y,
-        predicted,
-        labels=range(len(THEMES)),
-        target_names=list(THEMES),
-        output_dict=True,
-        zero_division=0.0,
+        y, predicted, labels=codes, target_names=list(THEMES), output_dict=True, zero_division=0.0
     )
     model.fit(features, y)
     return {
@@ -340,7 +329,7 @@ def train_theme_judge(
             },
             "macro_f1": round(report["macro avg"]["f1-score"], 4),
             "accuracy": round(report["accuracy"], 4),
-            "confusion_matrix": confusion_matrix(y, predicted, labels=range(len(THEMES))).tolist(),
+            "confusion_matrix": confusion_matrix(y, predicted, labels=codes).tolist(),
         },
     }
 

@@ -1,8 +1,7 @@
 """Clinically decisive corruptions: hard NO MATCH examples made from matched pairs, to
 train judges that read both texts (never part of an evaluation split). The annotation
 guide makes a span whose number, unit, frequency, drug, negation, direction (continue /
-increase / stop / start / hold), time frame or condition changed a NO MATCH.
-"""
+increase / stop / start / hold), time frame or condition changed a NO MATCH."""
 
 from __future__ import annotations
 
@@ -272,7 +271,6 @@ def corrupt(reference: str, span: str, kind: str, rng: random.Random | None = No
     (added or removed) apply to one-sentence spans only.
 
     Args:
-        kind: one of :data:`CORRUPTION_KINDS`.
         rng: where choices come from (which of several numbers, the new value, the
             replacement drug, the condition added); default ``random.Random(0)``.
 

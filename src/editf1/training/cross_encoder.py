@@ -1,9 +1,7 @@
-"""Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`), which
-``edit-f1 train-judge cross-encoder`` runs (:func:`train_cross_encoder_judge`): span-level
-pairs (:mod:`editf1.training.span_examples`), fine-tuning with sentence-transformers, then
-calibration on held-back cases. The run is seeded; on another machine the weights agree to
-float rounding, not bit for bit.
-"""
+"""Training the cross-encoder content judge (:mod:`editf1.judges.cross_encoder`;
+``edit-f1 train-judge cross-encoder``): all-MiniLM-L6-v2 fine-tuned on span-level pairs with
+sentence-transformers, then calibrated on held-back cases. Seeded; on another machine the
+weights agree to float rounding, not bit for bit."""
 
 from __future__ import annotations
 
@@ -50,6 +48,10 @@ RUN_FLOORS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 THRESHOLDS = tuple(np.round(np.arange(0.05, 0.96, 0.01), 2))
 
 
+def _setting(default, text: str):
+    return field(default=default, metadata={"help": text})
+
+
 @dataclass(frozen=True)
 class CrossEncoderTraining:
     """Settings of one training run (defaults: the shipped judge's).
@@ -58,41 +60,25 @@ class CrossEncoderTraining:
         ValueError: from ``__post_init__``, naming the field.
     """
 
-    negatives_per_item: int = field(
-        default=2, metadata={"help": "random negative candidates per item (0: every one)"}
-    )
-    hard_negatives: int = field(
-        default=2,
-        metadata={"help": "negative candidates per item most similar to the sentence"},
-    )
-    corruptions_per_pair: int = field(
-        default=1, metadata={"help": "corrupted negatives per training gold pair"}
-    )
-    learning_rate: float = field(default=1e-4, metadata={"help": "AdamW's peak learning rate"})
-    epochs: int = field(default=3, metadata={"help": "passes over the training pairs"})
-    batch_size: int = field(default=16, metadata={"help": "pairs per step"})
-    max_length: int = field(default=128, metadata={"help": "word pieces per pair"})
-    window: int = field(
-        default=2, metadata={"help": "longest run of adjacent draft sentences as one span"}
-    )
-    stack: tuple[str, ...] = field(
-        default=("logit",), metadata={"help": f"what the probability stacks: {STACK_FEATURES}"}
-    )
-    calibration_share: float = field(
-        default=0.2, metadata={"help": "share of fitting cases held back for calibration"}
-    )
-    seed: int = field(default=0, metadata={"help": "of the splits, sampling and training"})
+    negatives_per_item: int = _setting(2, "random negative candidates per item (0: every one)")
+    hard_negatives: int = _setting(2, "negative candidates per item most similar to the sentence")
+    corruptions_per_pair: int = _setting(1, "corrupted negatives per training gold pair")
+    learning_rate: float = _setting(1e-4, "AdamW's peak learning rate")
+    epochs: int = _setting(3, "passes over the training pairs")
+    batch_size: int = _setting(16, "pairs per step")
+    max_length: int = _setting(128, "word pieces per pair")
+    window: int = _setting(2, "longest run of adjacent draft sentences as one span")
+    stack: tuple[str, ...] = _setting(("logit",), f"what the probability stacks: {STACK_FEATURES}")
+    calibration_share: float = _setting(0.2, "share of fitting cases held back for calibration")
+    seed: int = _setting(0, "of the splits, sampling and training")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stack", tuple(self.stack))
-        for name in ("epochs", "batch_size", "window"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.max_length < 16:
-            raise ValueError(f"max_length must be >= 16, got {self.max_length}")
-        for name in ("negatives_per_item", "hard_negatives", "corruptions_per_pair"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        least = {"epochs": 1, "batch_size": 1, "window": 1, "max_length": 16}
+        least |= dict.fromkeys(("negatives_per_item", "hard_negatives", "corruptions_per_pair"), 0)
+        for name, low in least.items():
+            if getattr(self, name) < low:
+                raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
         if not 0 < self.calibration_share < 1:
             raise ValueError(f"calibration_share must be in (0, 1), got {self.calibration_share}")
         if not self.learning_rate > 0:
@@ -115,14 +101,10 @@ def training_pairs(
     corruptions (:func:`corruption_examples`).
 
     Args:
-        negatives_per_item: negative candidates drawn at random per item (0 with no
-            ``hard_negatives``: every one).
-        hard_negatives: negative candidates per item most similar to the sentence
-            (``similarity``), taken before the random ones: the spans a judge taking
-            the best candidate is most likely to match wrongly.
-        corruptions_per_pair: corrupted negatives per gold pair.
-        similarity: a callable from (sentences, spans) to one similarity per pair;
-            default the bi-encoder's cosine (:func:`editf1.judges.encoder.default_encoder`).
+        negatives_per_item, hard_negatives, corruptions_per_pair: see
+            :class:`CrossEncoderTraining` (0 and 0 negatives: every negative candidate).
+        similarity: ranks the hard negatives: (sentences, spans) to one similarity per
+            pair; default the bi-encoder's cosine (:mod:`editf1.judges.encoder`).
     """
     rng = random.Random(seed)
     by_item: dict[int, list[SpanExample]] = {}
@@ -131,7 +113,11 @@ def training_pairs(
     negatives = {k: [e for e in es if not e.label] for k, es in by_item.items()}
     hard: dict[int, list[SpanExample]] = {k: [] for k in by_item}
     if hard_negatives:
-        similarity = similarity or _cosine
+        if similarity is None:
+            from editf1.judges.encoder import default_encoder
+
+            encode = default_encoder().encode
+            similarity = lambda a, b: (encode(list(a)) * encode(list(b))).sum(axis=1)  # noqa: E731
         flat = [e for es in negatives.values() for e in es]
         scores = similarity([e.reference for e in flat], [e.span for e in flat])
         ranked = sorted(zip(flat, scores), key=lambda pair: -pair[1])
@@ -148,15 +134,6 @@ def training_pairs(
     if corruptions_per_pair:
         out += corruption_examples(out, seed=seed, per_pair=corruptions_per_pair)
     return out
-
-
-def _cosine(sentences: Sequence[str], spans: Sequence[str]) -> np.ndarray:
-    """The bi-encoder's cosine of each (sentence, span) pair."""
-    from editf1.judges.encoder import default_encoder
-
-    encoder = default_encoder()
-    a, b = encoder.encode(list(sentences)), encoder.encode(list(spans))
-    return (a * b).sum(axis=1)
 
 
 def base_cross_encoder(max_length: int, base: str | None = None):
@@ -213,12 +190,8 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
         raise ValueError("training needs positive and negative pairs")
     transformers.set_seed(settings.seed)
     pos_weight = (len(pairs) - positives) / positives
-    data = Dataset.from_dict(
-        {
-            "sentence": [e.reference for e in pairs],
-            "span": [e.span for e in pairs],
-            "label": [float(e.label) for e in pairs],
-        }
+    data = Dataset.from_list(
+        [{"sentence": e.reference, "span": e.span, "label": float(e.label)} for e in pairs]
     )
     with tempfile.TemporaryDirectory() as work_dir:
         args = CrossEncoderTrainingArguments(
@@ -227,23 +200,17 @@ def fit_cross_encoder(model, pairs: Sequence[SpanExample], settings: CrossEncode
             per_device_train_batch_size=settings.batch_size,
             learning_rate=settings.learning_rate,
             warmup_steps=0.1,
-            lr_scheduler_type="linear",
             save_strategy="no",
             logging_steps=50,
             report_to="none",
             seed=settings.seed,
             data_seed=settings.seed,
-            dataloader_num_workers=0,
             disable_tqdm=True,
             dataloader_pin_memory=False,
         )
         started = time.time()
-        trainer = CrossEncoderTrainer(
-            model=model,
-            args=args,
-            train_dataset=data,
-            loss=BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight)),
-        )
+        loss = BinaryCrossEntropyLoss(model, pos_weight=torch.tensor(pos_weight))
+        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss)
         trainer.train()
     losses = [round(float(log["loss"]), 4) for log in trainer.state.log_history if "loss" in log]
     model.eval()
@@ -322,13 +289,10 @@ def calibrate(
     set_sizes = Counter(sets)
     weight = np.array([1.0 / set_sizes[s] for s in sets])
     model = LogisticRegression(C=1e4).fit(x, y, sample_weight=weight)
-    config = CrossEncoderConfig.from_json(
-        judge.config.to_json()
-        | {
-            "features": list(stack),
-            "weights": [round(float(w), 6) for w in model.coef_[0]],
-            "bias": round(float(model.intercept_[0]), 6),
-        }
+    config = judge.config.replace(
+        features=tuple(stack),
+        weights=tuple(round(float(w), 6) for w in model.coef_[0]),
+        bias=round(float(model.intercept_[0]), 6),
     )
     fitted = CrossEncoderContentJudge(
         config=config, pair_scorer=judge.pair_scorer, encoder=judge._encoder
@@ -349,26 +313,22 @@ def calibrate(
         ),
         key=lambda c: (round(c[0], 4), c[1], -c[2]),  # ties: the higher floor
     )
-    config = CrossEncoderConfig.from_json(
-        config.to_json() | {"run_floor": floor, "threshold": threshold}
-    )
+    config = config.replace(run_floor=floor, threshold=threshold)
     p = decided[floor]
     decisions = p >= threshold
-    per_set = {
-        name: {
-            "items": int(mask.sum()),
-            "match_rate": round(float(y[mask].mean()), 4),
-            "judge_match_rate": round(float(decisions[mask].mean()), 4),
-            "cohen_kappa": round(float(cohen_kappa(y[mask], decisions[mask])), 4),
-        }
-        for name, mask in masks.items()
-    }
-    figures = {
+    return config, {
         "mean_cohen_kappa": round(score, 4),
-        "sets": per_set,
+        "sets": {
+            name: {
+                "items": int(mask.sum()),
+                "match_rate": round(float(y[mask].mean()), 4),
+                "judge_match_rate": round(float(decisions[mask].mean()), 4),
+                "cohen_kappa": round(float(cohen_kappa(y[mask], decisions[mask])), 4),
+            }
+            for name, mask in masks.items()
+        },
         "ece": round(expected_calibration_error(p, y), 4),
     }
-    return config, figures
 
 
 def calibration_split(
@@ -451,8 +411,7 @@ def train_cross_encoder_judge(
             each item's ``source`` names the label set it comes from, weighted alike in
             calibration (``""``: one set).
         output: the folder to write (created; the model's files and ``judge.json``).
-        base: a local model folder to start from (tests build tiny ones); default the
-            shipped all-MiniLM-L6-v2.
+        base: a local model folder to start from; default the shipped all-MiniLM-L6-v2.
 
     Raises:
         FileExistsError: if ``output`` exists and is not empty.

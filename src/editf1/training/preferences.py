@@ -1,8 +1,6 @@
 """Preference pairs for trl's ``DPOTrainer`` ranked by edit-F1 (Seegmiller et al., arXiv
-2601.11344, §4.1.2 and Appendix D): the best of several drafts per message over the worst
-(:func:`scored_draft_pairs`), and TADPOLE's rewrites of a draft with a theme added or
-removed (:func:`tadpole_tuples`, :func:`tadpole_pairs`).
-"""
+2601.11344, §4.1.2 and Appendix D): the best of several drafts per message over the
+worst, and TADPOLE's rewrites of a draft with a theme added or removed."""
 
 from __future__ import annotations
 

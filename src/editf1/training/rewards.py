@@ -1,17 +1,16 @@
-"""edit-F1 as a reward for trl's ``GRPOTrainer``: train a drafting model toward fewer edits
-(Seegmiller et al., arXiv 2601.11344: Algorithm 1's F1, §3.2's theme F1).
-"""
+"""edit-F1 as a reward for trl's ``GRPOTrainer`` (Seegmiller et al., arXiv 2601.11344:
+Algorithm 1's F1, §3.2's theme F1)."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from editf1.aggregate import aggregate
 from editf1.inputs import CheckedRows, InputError, check_rows, describe
+from editf1.judges.base import check_finite, check_number
 from editf1.judges.exact import normalize
 from editf1.scorer import EditF1Scorer
 
@@ -40,20 +39,12 @@ class RewardDetail:
 
 
 def completion_text(completion) -> str:
-    """The draft in one completion as trl passes it.
-
-    Args:
-        completion: a string, or a list of message dicts whose content is a string or a
-            list of ``{"type": "text", "text": ...}`` parts.
-
-    Returns:
-        The string, or the assistant messages' text joined by blank lines.
+    """The draft in one completion as trl passes it: a string as it is, or the text of a
+    list of message dicts (a content a string or ``{"type": "text", "text": ...}`` parts),
+    the assistant messages' joined by blank lines.
 
     Raises:
         TypeError: for anything else.
-
-    >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "Hi."}]}])
-    'Hi.'
     """
     if isinstance(completion, str):
         return completion
@@ -75,14 +66,9 @@ def completion_text(completion) -> str:
 
 
 def copied_fraction(prediction: str, message: str, n: int = 3) -> float:
-    """Share of the draft's word n-grams that occur in the message (with repeats).
-
-    Words are :func:`editf1.judges.exact.normalize`'s; a draft of fewer than ``n`` words
-    uses n-grams of its own length. Returns a fraction in [0, 1] (0.0 without words).
-
-    >>> copied_fraction("I have a cough. Rest today.", "Doctor, I have a cough at night.")
-    0.5
-    """
+    """Share in [0, 1] of the draft's word n-grams that occur in the message (with
+    repeats; 0.0 without words). Words are :func:`editf1.judges.exact.normalize`'s; a
+    draft of fewer than ``n`` words uses n-grams of its own length."""
     words = normalize(prediction)
     if not words:
         return 0.0
@@ -143,14 +129,9 @@ class EditF1Reward:
     ) -> None:
         if level not in ("content", "theme", "mix"):
             raise ValueError(f"level must be 'content', 'theme' or 'mix', got {level!r}")
-        for label, value in (
-            ("theme_weight", theme_weight),
-            ("max_copied_fraction", max_copied_fraction),
-        ):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{label} must be in [0, 1], got {value}")
-        if not math.isfinite(guard_reward):  # it goes to trl as a reward: may be < 0, not NaN
-            raise ValueError(f"guard_reward must be a finite number, got {guard_reward}")
+        self.theme_weight = check_number("theme_weight", theme_weight, 0, 1)
+        self.max_copied_fraction = check_number("max_copied_fraction", max_copied_fraction, 0, 1)
+        self.guard_reward = check_finite("guard_reward", guard_reward)  # may be < 0, not NaN
         if not 0 <= min_words <= max_words:
             raise ValueError(f"need 0 <= min_words <= max_words, got {min_words}, {max_words}")
         if scorer is None:
@@ -159,13 +140,10 @@ class EditF1Reward:
             raise ValueError(f"level {level!r} needs a scorer with a theme judge")
         self.scorer = scorer
         self.level = level
-        self.theme_weight = float(theme_weight)
         self.reference_column = reference_column
         self.message_column = message_column
         self.min_words = min_words
         self.max_words = max_words
-        self.max_copied_fraction = float(max_copied_fraction)
-        self.guard_reward = float(guard_reward)
         self.__name__ = name
 
     def __call__(self, prompts: Sequence, completions: Sequence, **columns) -> list[float]:
@@ -191,10 +169,7 @@ class EditF1Reward:
         return [d.reward for d in details]
 
     def details(self, completions: Sequence, **columns) -> list[RewardDetail]:
-        """The reward of each completion and how it came about (:class:`RewardDetail`).
-
-        Arguments as for :meth:`__call__` (without ``prompts``).
-        """
+        """Each completion's :class:`RewardDetail` (arguments as :meth:`__call__`'s)."""
         references = self._column(self.reference_column, columns, len(completions))
         messages = None
         if self.message_column is not None:

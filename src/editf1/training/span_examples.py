@@ -36,7 +36,8 @@ class SpanExample:
 def span_examples(
     items: Sequence[ContentItem], *, window: int = 2, splitter: SentenceSplitter | None = None
 ) -> list[SpanExample]:
-    """The span-level examples of ``items``, in item order; per item:
+    """The span-level examples of ``items`` (candidate spans of at most ``window`` draft
+    sentences), in item order; per item:
 
     * ``gold``: a match's annotated span: positive (a match without a span, as in K-QA's
       labels, gives no example);
@@ -45,9 +46,6 @@ def span_examples(
     * ``candidate``: every other candidate span, in :func:`candidate_spans` order:
       negative, except those that overlap the gold span (left out); for a NO MATCH
       item, every candidate span.
-
-    Args:
-        window: longest run of adjacent draft sentences taken as one candidate span.
 
     Raises:
         ValueError: naming the item if its span is not verbatim in its draft.
