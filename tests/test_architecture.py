@@ -21,12 +21,12 @@ RESEARCH = SRC.parent / "research"
 #: Bottom to top. A module may import its own unit (a folder, or a core module) and any
 #: unit of a lower layer, nothing else.
 LAYERS: list[tuple[str, ...]] = [
+    ("editf1.data",),
     (
         "editf1.themes",
         "editf1.versions",
         "editf1.stats",
         "editf1.citation",
-        "editf1.data",
         "editf1.caches",
         "editf1.privacy",
         "editf1.naming",

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import math
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from html.entities import html5
-from importlib import resources
+
+from editf1.data import read_json, read_text
 
 __all__ = [
     "DEFAULT_MAX_WORDS",
@@ -54,12 +54,7 @@ _CLAUSE_END = tuple(",;:，、；：")
 #: warns about a row, and the embedded content judge matches it on shared words only.
 NON_LATIN_LIMIT = 0.2
 
-_WORDS = {
-    name: frozenset(words)
-    for name, words in json.loads(
-        resources.files("editf1.data").joinpath("splitter_words.json").read_text("utf-8")
-    ).items()
-}
+_WORDS = {name: frozenset(words) for name, words in read_json("splitter_words.json").items()}
 
 #: Lower-cased words after which an abbreviation-final period may end a sentence
 #: (``data/splitter_words.json``, as the lists below).
@@ -317,6 +312,6 @@ class SentenceSplitter:
 
 def load_clinical_abbreviations() -> frozenset[str]:
     """Read the shipped abbreviation list (one per line, ``#`` starts a comment)."""
-    raw = resources.files("editf1.data").joinpath("clinical_abbreviations.txt").read_text("utf-8")
+    raw = read_text("clinical_abbreviations.txt")
     words = (line.split("#", 1)[0].strip().lower() for line in raw.splitlines())
     return frozenset(w.rstrip(".") for w in words if w)

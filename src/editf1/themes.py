@@ -3,9 +3,9 @@ with the one-line definition and example sentence of each that annotators label 
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import NamedTuple
+
+from editf1.data import read_json
 
 __all__ = [
     "CLINICAL_THEMES",
@@ -43,7 +43,7 @@ class ThemeDefinition(NamedTuple):
     example: str
 
 
-_GUIDE = json.loads(resources.files("editf1.data").joinpath("theme_guide.json").read_text("utf-8"))
+_GUIDE = read_json("theme_guide.json")
 
 #: Each of :data:`THEMES`: its definition and example from the team's annotation guide
 #: (``data/theme_guide.json``).

@@ -10,7 +10,6 @@ import importlib.metadata
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from editf1.analysis.figures import (
 )
 from editf1.analysis.gold_compare import compare_with_gold
 from editf1.analysis.pairs import PairAlignment, differing_pairs
+from editf1.data import read_json
 from editf1.io import staged_folder
 from editf1.stats import check_n_resamples
 
@@ -42,7 +42,7 @@ class ReportFiles:
 
 
 #: The report's prose, table headers and figure captions.
-TEXT = json.loads(resources.files("editf1.data").joinpath("report_text.json").read_text("utf-8"))
+TEXT = read_json("report_text.json")
 _MARKDOWN_PREFIX = {"h1": "# ", "h2": "## ", "p": ""}
 
 

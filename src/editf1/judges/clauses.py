@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from importlib import resources
 from itertools import islice
 
 from editf1.caches import cached
+from editf1.data import read_text
 
 __all__ = ["CLAUSE_CONFLICT_KINDS", "NEGATION", "Clauses", "clause_conflicts", "clauses"]
 
@@ -39,9 +39,7 @@ _CLAUSE_END = re.compile(
 #: Verbs that, negated, ask for what follows ("do not hesitate to call").
 _NEGATIVE_VERBS = ("hesita", "forge", "forgo", "fail", "delay", "wait", "miss", "skip")
 #: Function words, never a negation's object (``editf1/data/function_words.txt``).
-_FUNCTION_WORDS = frozenset(
-    resources.files("editf1.data").joinpath("function_words.txt").read_text("utf-8").split()
-)
+_FUNCTION_WORDS = frozenset(read_text("function_words.txt").split())
 #: A negation's scope: at most this many words after its cue, within its clause.
 _SCOPE_WORDS = 5
 

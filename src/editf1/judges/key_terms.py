@@ -7,12 +7,11 @@ deliberately small heuristic (no offline drug list fits).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 
 from editf1.caches import cached
+from editf1.data import read_json
 from editf1.judges.clauses import CLAUSE_CONFLICT_KINDS
 
 __all__ = [
@@ -52,7 +51,7 @@ def check_veto(kinds) -> tuple[str, ...]:
 
 
 #: The rules' tables (``editf1/data/key_terms.json``): directions, drugs, tests, numbers, units.
-_TABLES = json.loads(resources.files("editf1.data").joinpath("key_terms.json").read_text("utf-8"))
+_TABLES = read_json("key_terms.json")
 #: Directions of a treatment, and the verbs (regular expressions) that express them.
 DIRECTIONS: dict[str, str] = _TABLES["directions"]
 #: Pairs of directions that contradict each other (either order): "continue as

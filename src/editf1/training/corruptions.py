@@ -5,13 +5,12 @@ increase / stop / start / hold), time frame or condition changed a NO MATCH."""
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 
+from editf1.data import read_json
 from editf1.judges.key_terms import DRUG_NAMES, DRUG_STEMS
 from editf1.segment import SentenceSplitter
 
@@ -24,7 +23,7 @@ __all__ = [
 ]
 
 #: The word tables the rewrites read (``data/corruptions.json``).
-_TABLES = json.loads(resources.files("editf1.data").joinpath("corruptions.json").read_text("utf-8"))
+_TABLES = read_json("corruptions.json")
 
 #: Drugs of different classes that a named drug may be replaced with.
 REPLACEMENT_DRUGS = tuple(_TABLES["replacement_drugs"])

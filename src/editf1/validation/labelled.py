@@ -22,12 +22,12 @@ import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit
 
+from editf1.data import read_text
 from editf1.inputs import BOOL_SPELLINGS, InputError, describe, unicode_problem
 from editf1.segment import has_word
 from editf1.themes import THEMES, check_theme
@@ -366,7 +366,7 @@ def _warn_rows(kept: list[tuple[str, tuple, bool]], repeats: str, against: str) 
 
 def shipped_theme_items() -> list[ThemeItem]:
     """The team-written theme sentences of ``data/theme_sentences.jsonl``, each its own case."""
-    raw = resources.files("editf1.data").joinpath("theme_sentences.jsonl").read_text("utf-8")
+    raw = read_text("theme_sentences.jsonl")
     rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
     return [
         ThemeItem(f"row-{i}", r["text"], check_theme(r["theme"]), source="team-written")

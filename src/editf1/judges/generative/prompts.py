@@ -6,12 +6,11 @@ judging alike.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 
+from editf1.data import read_json
 from editf1.themes import THEMES
 
 __all__ = [
@@ -49,9 +48,7 @@ CONTENT_PROMPT = "content-v1"
 THEME_PROMPT = "theme-v1"
 
 #: The instructions' text (``editf1/data/judge_prompts.json``): a change needs a new version.
-_TEXTS = json.loads(
-    resources.files("editf1.data").joinpath("judge_prompts.json").read_text("utf-8")
-)
+_TEXTS = read_json("judge_prompts.json")
 _CONTENT_INSTRUCTIONS = _TEXTS["content_instructions"]
 _THEME_DESCRIPTIONS = _TEXTS["theme_descriptions"]
 _THEME_INSTRUCTIONS = "\n".join(

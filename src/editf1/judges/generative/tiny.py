@@ -4,8 +4,9 @@ trained on a few sentences) built here for tests and benchmarks; its answers are
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+from editf1.data import read_text
 
 __all__ = ["CHATML_TEMPLATE", "build_tiny_causal_lm"]
 
@@ -17,7 +18,7 @@ CHATML_TEMPLATE = (
 )
 
 #: The text the tokenizer is trained on (``editf1/data/tiny_corpus.txt``).
-_CORPUS = resources.files("editf1.data").joinpath("tiny_corpus.txt").read_text("utf-8").strip()
+_CORPUS = read_text("tiny_corpus.txt").strip()
 
 
 def build_tiny_causal_lm(
