@@ -182,7 +182,12 @@ class EditF1Builder(datasets.GeneratorBasedBuilder):
             digest.update(self._upstream_identity().encode())
         for path in self._source_paths():
             digest.update(str(path.name).encode())
-            digest.update(path.read_bytes() if path.is_file() else b"<missing>")
+            if not path.is_file():
+                digest.update(b"<missing>")
+                continue
+            with open(path, "rb") as handle:  # in blocks: an export may be larger than memory
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
         return digest.hexdigest()[:32]
 
     def _split_generators(self, dl_manager):
